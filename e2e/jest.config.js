@@ -1,0 +1,3 @@
+import { jestConfig } from '../jest.preset.js';
+
+export default jestConfig('e2e');

@@ -1,0 +1,25 @@
+// Shared jest settings: TypeScript through swc into native ESM, workspace packages resolved to their
+// sources (the "source" export condition) so tests never depend on a stale build.
+/** @param {string} displayName */
+export function jestConfig(displayName) {
+  return {
+    displayName,
+    testEnvironment: 'node',
+    roots: ['<rootDir>/src', '<rootDir>/test'].filter(Boolean),
+    testMatch: ['**/*.test.ts'],
+    extensionsToTreatAsEsm: ['.ts'],
+    transform: {
+      '^.+\\.ts$': [
+        '@swc/jest',
+        {
+          jsc: { parser: { syntax: 'typescript' }, target: 'es2023' },
+          module: { type: 'es6' },
+          sourceMaps: 'inline',
+        },
+      ],
+    },
+    moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+    testEnvironmentOptions: { customExportConditions: ['source', 'node', 'node-addons'] },
+    testTimeout: 30_000,
+  };
+}

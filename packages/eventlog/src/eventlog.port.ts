@@ -1,0 +1,66 @@
+/**
+ * The EventLog port: a partitioned, durable, replayable log of keyed messages with consumer groups.
+ * Adapters: embedded (stored through the Database port, in-process wake-ups), NATS JetStream, Kafka.
+ * All pass one contract suite (`../test/eventlog.contract.ts`): ordering per key, at-least-once delivery,
+ * consumer groups share work, a new group can replay from the beginning, redelivery after a crash before ack.
+ */
+export interface LogMessage {
+  /** Partition key: the aggregate id. Messages with one key are delivered in publish order. */
+  readonly key: string;
+  readonly value: Uint8Array;
+  /** CloudEvents (`ce_id`, `ce_type`, `ce_source`, `ce_time`, `ce_subject`) and W3C `traceparent`. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export interface DeliveredMessage extends LogMessage {
+  readonly topic: string;
+  readonly partition: number;
+  /** The message's position in its partition, as a decimal string (Kafka offset, stream sequence, row id). */
+  readonly offset: string;
+}
+
+export interface SubscribeOptions {
+  readonly topic: string;
+  /** Members of one group share the partitions; every group sees every message. */
+  readonly group: string;
+  /**
+   * Where a group with no committed position starts: the first message (default) or only messages published
+   * after it subscribed. A group with a committed position always resumes after it.
+   */
+  readonly from?: 'beginning' | 'latest';
+  /**
+   * Called once per message, in order per partition. The message is acknowledged (its position committed)
+   * only after the returned promise resolves; a rejection or a crash means it is delivered again.
+   */
+  readonly handler: (message: DeliveredMessage) => Promise<void>;
+}
+
+export interface Subscription {
+  /** Stops fetching, waits for the message in hand to finish, commits, and leaves the group. */
+  close(): Promise<void>;
+}
+
+export interface EventLog {
+  /**
+   * Appends messages to a topic. Resolves only after the log durably acknowledged all of them; messages with
+   * one key keep their order. Rejects (and may have published a prefix) on failure: callers retry, consumers
+   * deduplicate.
+   */
+  publish(topic: string, messages: readonly LogMessage[]): Promise<void>;
+  subscribe(options: SubscribeOptions): Promise<Subscription>;
+  /** Closes every subscription and connection. */
+  close(): Promise<void>;
+}
+
+/** Stable partition of a key (FNV-1a), shared by the adapters that partition on the client side. */
+export const partitionOf = (key: string, partitions: number): number => {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) {
+    hash ^= key.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % partitions;
+};
+
+/** Topic names of the event stream: one per aggregate type. */
+export const topicOf = (aggregateType: string): string => `marketplace.${aggregateType}.v1`;

@@ -1,0 +1,65 @@
+import type { Queryable } from '@marketplace/database';
+import type { Actor, DomainEvent } from './decider.js';
+
+/** What the event store records about each event besides its payload. */
+export interface EventMetadata {
+  readonly actor?: Actor;
+  readonly correlationId?: string;
+  readonly causationId?: string;
+  /** W3C trace context of the command that produced the event; travels to the log as a header. */
+  readonly traceparent?: string;
+}
+
+export interface RecordedEvent<E extends DomainEvent = DomainEvent> {
+  readonly eventId: string;
+  /** Aggregate id, e.g. `product_42`; the partition key on the log. */
+  readonly streamId: string;
+  /** Aggregate type, e.g. `listing`; selects the topic `marketplace.<type>.v1`. */
+  readonly streamType: string;
+  /** 1 for the first event of a stream. */
+  readonly version: number;
+  readonly type: E['type'];
+  readonly data: E['data'];
+  readonly metadata: EventMetadata;
+  /** Epoch milliseconds. */
+  readonly occurredAt: number;
+  /** Position in the store's commit order (as a decimal string: bigint in the database). */
+  readonly globalPosition: string;
+}
+
+/** `no_stream`: the stream must not exist; a number: the stream must be at exactly that version; `any`. */
+export type ExpectedVersion = number | 'no_stream' | 'any';
+
+export class WrongExpectedVersionError extends Error {
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedVersion,
+  ) {
+    super(`stream ${streamId} is not at the expected version ${String(expected)}`);
+    this.name = 'WrongExpectedVersionError';
+  }
+}
+
+export interface AppendRequest<E extends DomainEvent = DomainEvent> {
+  readonly streamId: string;
+  readonly streamType: string;
+  readonly expectedVersion: ExpectedVersion;
+  readonly events: readonly E[];
+  readonly metadata: EventMetadata;
+  /** Epoch milliseconds recorded as occurredAt. */
+  readonly now: number;
+}
+
+export interface EventStore {
+  /** All events of a stream in version order; `version` 0 when the stream does not exist. */
+  readStream<E extends DomainEvent>(
+    streamId: string,
+    tx?: Queryable,
+  ): Promise<{ version: number; events: RecordedEvent<E>[] }>;
+  /**
+   * Appends in one transaction (or in `tx`, so a caller can write its own rows atomically with the events).
+   * The events table is also the outbox: whatever is appended is published by the relay, nothing else is.
+   * Throws WrongExpectedVersionError when the expectation fails (detected by a unique constraint).
+   */
+  append<E extends DomainEvent>(request: AppendRequest<E>, tx?: Queryable): Promise<RecordedEvent<E>[]>;
+}

@@ -1,0 +1,2 @@
+export * from './decider.js';
+export * from './event-store.port.js';

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+
+/** Thrown at start-up when an environment variable is missing or malformed; names the variable. */
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly { variable: string; message: string }[]) {
+    super(`invalid configuration: ${problems.map((p) => `${p.variable}: ${p.message}`).join('; ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Parses environment variables once, at start-up, with a zod object schema whose keys are the variable
+ * names. Empty strings count as unset, so `FOO= pnpm start` behaves like leaving FOO out.
+ */
+export const parseEnv = <S extends z.ZodObject>(
+  schema: S,
+  env: Record<string, string | undefined> = process.env,
+): z.infer<S> => {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const result = schema.safeParse(present);
+  if (result.success) return result.data;
+  throw new ConfigError(
+    result.error.issues.map((issue) => ({ variable: issue.path.join('.') || '(env)', message: issue.message })),
+  );
+};
+
+/** Reusable variable schemas. */
+export const envPort = (fallback: number) => z.coerce.number().int().min(0).max(65_535).default(fallback);
+export const envUrl = () => z.url();
+export const envList = () =>
+  z
+    .string()
+    .transform((value) =>
+      value
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item.length > 0),
+    );

@@ -1,0 +1,40 @@
+import { pino, type Logger } from 'pino';
+
+export type { Logger };
+
+/**
+ * Structured JSON logs. Secrets never reach a log line: the paths below are censored wherever they appear,
+ * and callers log principals by account id, never by key or token.
+ */
+export const REDACTED_PATHS = [
+  'apiKey',
+  'api_key',
+  'token',
+  'password',
+  'secret',
+  '*.apiKey',
+  '*.api_key',
+  '*.token',
+  '*.password',
+  '*.secret',
+  'req.headers["x-mcp-api-key"]',
+  'req.headers["x-agent-token"]',
+  'req.headers.authorization',
+  'headers["x-mcp-api-key"]',
+  'headers["x-agent-token"]',
+  'headers.authorization',
+];
+
+export interface LoggerOptions {
+  readonly service: string;
+  readonly level?: string;
+}
+
+export const createLogger = ({ service, level }: LoggerOptions): Logger =>
+  pino({
+    name: service,
+    level: level ?? process.env['LOG_LEVEL'] ?? (process.env['NODE_ENV'] === 'test' ? 'silent' : 'info'),
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    base: { service },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  });
