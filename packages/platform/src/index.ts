@@ -4,3 +4,4 @@ export * from './money.js';
 export * from './clock.js';
 export * from './logger.js';
 export * from './config.js';
+export * from './service.js';

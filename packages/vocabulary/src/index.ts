@@ -1,0 +1,61 @@
+/**
+ * Words and limits every surface must agree on (spec sections 2.3, 2.4, 8 and the product decisions).
+ * The gateway's request schemas and the services' deciders both read them from here, so a limit changes once.
+ */
+export const CONDITIONS = ['salvage', 'customer_returns', 'shelf_pulls', 'overstock', 'new_or_refurbished'] as const;
+export type Condition = (typeof CONDITIONS)[number];
+
+export const CATEGORIES = [
+  'electronics',
+  'apparel',
+  'home_goods',
+  'beauty',
+  'sports',
+  'kitchenware',
+  'office_supplies',
+  'toys',
+  'food_beverage',
+  'tools',
+  'other',
+] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+/** Display names for GET /api/ucp/catalog/categories. */
+export const CATEGORY_NAMES: Record<Category, string> = {
+  electronics: 'Electronics',
+  apparel: 'Apparel',
+  home_goods: 'Home Goods',
+  beauty: 'Beauty',
+  sports: 'Sports',
+  kitchenware: 'Kitchenware',
+  office_supplies: 'Office Supplies',
+  toys: 'Toys',
+  food_beverage: 'Food & Beverage',
+  tools: 'Tools',
+  other: 'Other',
+};
+
+export const isCondition = (value: string): value is Condition => (CONDITIONS as readonly string[]).includes(value);
+export const isCategory = (value: string): value is Category => (CATEGORIES as readonly string[]).includes(value);
+
+export const LISTING_LIMITS = {
+  nameMaxLength: 500,
+  descriptionMaxLength: 10_000,
+  galleryMaxItems: 8,
+  skuMaxLength: 255,
+  brandMaxLength: 255,
+  urlMaxLength: 2_000,
+  /** Largest unit price accepted, in cents ($10 million): keeps totals far inside safe integers. */
+  maxPriceCents: 1_000_000_000,
+  /** Largest lot, in units. */
+  maxQuantity: 100_000_000,
+} as const;
+
+export const LISTING_DEFAULTS = {
+  priceCents: 100,
+  quantity: 1,
+  category: 'electronics' as Category,
+  currency: 'USD',
+} as const;
+
+export const CATALOG_SEARCH_LIMITS = { defaultLimit: 20, maxLimit: 100 } as const;
