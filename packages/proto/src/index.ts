@@ -1,1 +1,4 @@
-export {};
+// One namespace per proto package, so equally named messages in two packages never clash.
+export * as commonV1 from './generated/index.marketplace.common.v1.js';
+export * as listingV1 from './generated/index.marketplace.listing.v1.js';
+export * as catalogV1 from './generated/index.marketplace.catalog.v1.js';
