@@ -1,1 +1,3 @@
-export {};
+export * from './infrastructure.config.js';
+export * from './lifecycle.js';
+export * from './namespaced-event-log.js';

@@ -1,0 +1,30 @@
+import { machine, recordResult } from './results.js';
+import { publishToSearchCluster, publishToSearchEmbedded } from './publish-to-search.bench.js';
+
+/**
+ * `pnpm bench [scenario...]`: runs the named scenarios (all by default), prints their figures and merges them
+ * into bench/results/<date>.json. Needs a build (`pnpm build`) and, for cluster scenarios, PostgreSQL and NATS.
+ */
+const publishOptions = { listings: 300, ratePerSecond: 20, pollIntervalMs: 10 };
+
+const scenarios: Record<string, () => Promise<Record<string, unknown>>> = {
+  'publish-to-search.embedded': () => publishToSearchEmbedded(publishOptions),
+  'publish-to-search.cluster-nats': () => publishToSearchCluster(publishOptions),
+};
+
+const requested = process.argv.slice(2);
+const unknown = requested.filter((name) => !(name in scenarios));
+if (unknown.length > 0) {
+  process.stderr.write(`unknown scenario(s): ${unknown.join(', ')}\nknown: ${Object.keys(scenarios).join(', ')}\n`);
+  process.exit(2);
+}
+
+process.stdout.write(`machine: ${JSON.stringify(machine())}\n`);
+for (const name of requested.length > 0 ? requested : Object.keys(scenarios)) {
+  const run = scenarios[name];
+  if (!run) continue;
+  process.stdout.write(`\n== ${name}\n`);
+  const figures = await run();
+  process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
+  process.stdout.write(`written to ${await recordResult(name, figures)}\n`);
+}

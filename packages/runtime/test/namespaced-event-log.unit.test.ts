@@ -1,0 +1,53 @@
+import { describe, expect, it } from '@jest/globals';
+import type { DeliveredMessage, EventLog, SubscribeOptions } from '@marketplace/eventlog';
+import { namespacedEventLog } from '../src/namespaced-event-log.js';
+
+/** A recording double of the port: enough to see which physical topics the decorator uses. */
+const recordingLog = () => {
+  const published: string[] = [];
+  const subscriptions: SubscribeOptions[] = [];
+  const log: EventLog = {
+    publish: async (topic) => {
+      published.push(topic);
+    },
+    subscribe: async (options) => {
+      subscriptions.push(options);
+      return { close: async () => undefined };
+    },
+    close: async () => undefined,
+  };
+  return { log, published, subscriptions };
+};
+
+describe('namespacedEventLog', () => {
+  it('prefixes topics on publish and subscribe, and hands the logical topic to handlers', async () => {
+    const { log, published, subscriptions } = recordingLog();
+    const namespaced = namespacedEventLog(log, 'staging');
+    await namespaced.publish('marketplace.listing.v1', []);
+    const seen: string[] = [];
+    await namespaced.subscribe({
+      topic: 'marketplace.listing.v1',
+      group: 'catalog',
+      handler: async (message) => {
+        seen.push(message.topic);
+      },
+    });
+    expect(published).toEqual(['staging.marketplace.listing.v1']);
+    expect(subscriptions[0]?.topic).toBe('staging.marketplace.listing.v1');
+    const delivered: DeliveredMessage = {
+      topic: 'staging.marketplace.listing.v1',
+      partition: 0,
+      offset: '1',
+      key: 'product_1',
+      value: new Uint8Array(),
+      headers: {},
+    };
+    await subscriptions[0]?.handler(delivered);
+    expect(seen).toEqual(['marketplace.listing.v1']);
+  });
+
+  it('is the identity without a namespace', () => {
+    const { log } = recordingLog();
+    expect(namespacedEventLog(log, '')).toBe(log);
+  });
+});
