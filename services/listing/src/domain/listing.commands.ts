@@ -1,0 +1,35 @@
+import type { Command } from '@marketplace/eventsourcing';
+
+/**
+ * What a seller sends to create a listing, before validation: categories and conditions are still plain
+ * strings, absent fields take their defaults in the listing rules.
+ */
+export interface ListingDraft {
+  readonly name: string;
+  readonly description: string;
+  readonly sku?: string;
+  readonly category?: string;
+  readonly condition?: string;
+  readonly priceCents?: number;
+  readonly quantity?: number;
+  readonly minOrderQuantity?: number;
+  readonly minQuoteQuantity?: number;
+  readonly brand?: string;
+  readonly imageUrl?: string;
+  readonly galleryImageUrls?: readonly string[];
+  readonly originalRetailPriceCents?: number;
+  readonly instantCheckout?: boolean;
+  readonly promotePublicly?: boolean;
+}
+
+export type CreateListing = Command<
+  'CreateListing',
+  {
+    /** `product_<n>`, allocated before deciding; the generated sku derives from it. */
+    readonly productId: string;
+    readonly sellerAccountId: number;
+    readonly draft: ListingDraft;
+  }
+>;
+
+export type ListingCommand = CreateListing;

@@ -1,0 +1,34 @@
+import type { DomainEvent } from '@marketplace/eventsourcing';
+import type { Category, Condition } from '@marketplace/vocabulary';
+
+/** The whole state of a listing. Money is integer cents, times are epoch milliseconds. */
+export interface Listing {
+  /** `product_<n>`: the aggregate id. */
+  readonly productId: string;
+  readonly sellerAccountId: number;
+  readonly name: string;
+  readonly description: string;
+  readonly sku: string;
+  readonly category: Category;
+  readonly condition?: Condition;
+  readonly priceCents: number;
+  readonly currency: string;
+  readonly quantity: number;
+  readonly minOrderQuantity: number;
+  readonly minQuoteQuantity: number;
+  readonly brand?: string;
+  readonly imageUrl?: string;
+  readonly galleryImageUrls: readonly string[];
+  readonly originalRetailPriceCents?: number;
+  readonly instantCheckout: boolean;
+  readonly promotePublicly: boolean;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  /** Last availability confirmation: every create, update or quantity call counts as one. */
+  readonly confirmedAt: number;
+}
+
+/** A seller published a new listing. State-carrying: consumers need no other event to know the listing. */
+export type ListingCreated = DomainEvent<'ListingCreated', { readonly listing: Listing }>;
+
+export type ListingEvent = ListingCreated;

@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import type { FieldViolation } from '@marketplace/platform';
+import { parseProductId, validationError } from '@marketplace/platform';
+import { CATEGORIES, CONDITIONS, LISTING_DEFAULTS, LISTING_LIMITS } from '@marketplace/vocabulary';
+import type { ListingDraft } from './listing.commands.js';
+
+/**
+ * The listing rules of spec 2.4 that need no I/O. Every rule runs, so a seller learns every problem of a draft
+ * from one answer. Violation paths are the REST field names (`price`, `galleryImageUrls/3`); the gateway
+ * renames them for surfaces that spell fields differently.
+ */
+
+/** Characters as JSON Schema's maxLength counts them: code points, so an emoji is one character. */
+const characterCount = (text: string): number => [...text].length;
+
+const text = (maxLength: number) =>
+  z
+    .string()
+    .trim()
+    .refine((value) => characterCount(value) <= maxLength, `must be at most ${maxLength} characters`);
+
+const requiredText = (maxLength: number) =>
+  text(maxLength).refine((value) => value.length > 0, 'is required');
+
+/** Seller systems often send empty columns: a blank optional text counts as not sent. */
+const optionalText = (maxLength: number) =>
+  text(maxLength)
+    .optional()
+    .transform((value) => (value === '' ? undefined : value));
+
+const cents = z
+  .int({ error: 'must be a whole number of cents' })
+  .positive('must be greater than 0')
+  .max(
+    LISTING_LIMITS.maxPriceCents,
+    `must be at most $${(LISTING_LIMITS.maxPriceCents / 100).toLocaleString('en-US')}`,
+  );
+
+const units = z
+  .int({ error: 'must be a whole number' })
+  .min(1, 'must be at least 1')
+  .max(LISTING_LIMITS.maxQuantity, `must be at most ${LISTING_LIMITS.maxQuantity}`);
+
+const imageUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an absolute http or https URL' })
+  .max(LISTING_LIMITS.urlMaxLength, `must be at most ${LISTING_LIMITS.urlMaxLength} characters`);
+
+const oneOf = (values: readonly string[]) => ({ error: `must be one of ${values.join(', ')}` });
+
+/** The two fields of the cross-field rule, checked on their own to know whether the rule can run. */
+const orderQuantities = z.object({
+  quantity: units.default(LISTING_DEFAULTS.quantity),
+  minOrderQuantity: units.default(1),
+});
+
+const newListingSchema = z
+  .object({
+    sellerAccountId: z.int({ error: 'must be an account id' }).positive('must be an account id'),
+    name: requiredText(LISTING_LIMITS.nameMaxLength),
+    description: requiredText(LISTING_LIMITS.descriptionMaxLength),
+    sku: optionalText(LISTING_LIMITS.skuMaxLength),
+    category: z.enum(CATEGORIES, oneOf(CATEGORIES)).default(LISTING_DEFAULTS.category),
+    condition: z.enum(CONDITIONS, oneOf(CONDITIONS)).optional(),
+    priceCents: cents.default(LISTING_DEFAULTS.priceCents),
+    ...orderQuantities.shape,
+    minQuoteQuantity: units.default(1),
+    brand: optionalText(LISTING_LIMITS.brandMaxLength),
+    imageUrl: imageUrl.optional(),
+    // `when`: zod skips a refinement once a field has failed; the count is still worth reporting beside
+    // the bad items (the same holds for the cross-field rule below).
+    galleryImageUrls: z
+      .array(imageUrl)
+      .refine((urls) => urls.length <= LISTING_LIMITS.galleryMaxItems, {
+        message: `must have at most ${LISTING_LIMITS.galleryMaxItems} items`,
+        when: () => true,
+      })
+      .default([]),
+    originalRetailPriceCents: cents.optional(),
+    instantCheckout: z.boolean().default(false),
+    promotePublicly: z.boolean().default(false),
+  })
+  .refine((listing) => listing.minOrderQuantity <= listing.quantity, {
+    path: ['minOrderQuantity'],
+    message: 'must not exceed quantity',
+    when: ({ value }) => orderQuantities.safeParse(value).success,
+  });
+
+/** A seller and draft that passed the rules, with every default applied. */
+export type ValidNewListing = z.output<typeof newListingSchema>;
+
+/** Domain field names that differ from the REST field names of spec 2.4. */
+const REST_FIELD_NAMES: Readonly<Record<string, string>> = {
+  priceCents: 'price',
+  originalRetailPriceCents: 'originalRetailPrice',
+};
+
+const violationOf = ({ path, message }: z.core.$ZodIssue): FieldViolation => {
+  const [field = '', ...rest] = path.map(String);
+  return { path: [REST_FIELD_NAMES[field] ?? field, ...rest].join('/'), message };
+};
+
+/** Checks a draft against every rule; throws AppError('validation') listing all violations at once. */
+export const validateNewListing = (sellerAccountId: number, draft: ListingDraft): ValidNewListing => {
+  const result = newListingSchema.safeParse({ ...draft, sellerAccountId });
+  if (result.success) return result.data;
+  const violations = result.error.issues.map(violationOf);
+  throw validationError(
+    `invalid listing: ${violations.map(({ path, message }) => `${path} ${message}`).join('; ')}`,
+    violations,
+  );
+};
+
+/**
+ * The sku of a listing whose seller sent none: derived from the product number, so deciding stays
+ * deterministic. Skus are never unique-checked (spec 2.4): a seller's own sku may equal a generated one.
+ */
+export const generatedSku = (productId: string): string => {
+  const productNumber = parseProductId(productId);
+  if (productNumber === undefined) throw new TypeError(`not a product id: ${productId}`);
+  return `SKU-${productNumber}`;
+};
