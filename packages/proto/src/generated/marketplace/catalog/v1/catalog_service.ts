@@ -177,10 +177,10 @@ export const SearchProductsRequest: MessageFns<SearchProductsRequest> = {
     }
   },
 
-  create<I extends Exact<DeepPartial<SearchProductsRequest>, I>>(base?: I): SearchProductsRequest {
-    return SearchProductsRequest.fromPartial(base ?? ({} as any));
+  create(base?: DeepPartial<SearchProductsRequest>): SearchProductsRequest {
+    return SearchProductsRequest.fromPartial(base ?? {});
   },
-  fromPartial<I extends Exact<DeepPartial<SearchProductsRequest>, I>>(object: I): SearchProductsRequest {
+  fromPartial(object: DeepPartial<SearchProductsRequest>): SearchProductsRequest {
     const message = createBaseSearchProductsRequest();
     message.query = object.query ?? "";
     message.category = object.category ?? undefined;
@@ -249,10 +249,10 @@ export const SearchProductsResponse: MessageFns<SearchProductsResponse> = {
     }
   },
 
-  create<I extends Exact<DeepPartial<SearchProductsResponse>, I>>(base?: I): SearchProductsResponse {
-    return SearchProductsResponse.fromPartial(base ?? ({} as any));
+  create(base?: DeepPartial<SearchProductsResponse>): SearchProductsResponse {
+    return SearchProductsResponse.fromPartial(base ?? {});
   },
-  fromPartial<I extends Exact<DeepPartial<SearchProductsResponse>, I>>(object: I): SearchProductsResponse {
+  fromPartial(object: DeepPartial<SearchProductsResponse>): SearchProductsResponse {
     const message = createBaseSearchProductsResponse();
     message.products = object.products?.map((e) => Product.fromPartial(e)) || [];
     message.total = object.total ?? 0;
@@ -316,10 +316,10 @@ export const GetProductRequest: MessageFns<GetProductRequest> = {
     }
   },
 
-  create<I extends Exact<DeepPartial<GetProductRequest>, I>>(base?: I): GetProductRequest {
-    return GetProductRequest.fromPartial(base ?? ({} as any));
+  create(base?: DeepPartial<GetProductRequest>): GetProductRequest {
+    return GetProductRequest.fromPartial(base ?? {});
   },
-  fromPartial<I extends Exact<DeepPartial<GetProductRequest>, I>>(object: I): GetProductRequest {
+  fromPartial(object: DeepPartial<GetProductRequest>): GetProductRequest {
     const message = createBaseGetProductRequest();
     message.productId = object.productId ?? "";
     message.viewerAccountId = object.viewerAccountId ?? undefined;
@@ -372,10 +372,10 @@ export const GetProductResponse: MessageFns<GetProductResponse> = {
     }
   },
 
-  create<I extends Exact<DeepPartial<GetProductResponse>, I>>(base?: I): GetProductResponse {
-    return GetProductResponse.fromPartial(base ?? ({} as any));
+  create(base?: DeepPartial<GetProductResponse>): GetProductResponse {
+    return GetProductResponse.fromPartial(base ?? {});
   },
-  fromPartial<I extends Exact<DeepPartial<GetProductResponse>, I>>(object: I): GetProductResponse {
+  fromPartial(object: DeepPartial<GetProductResponse>): GetProductResponse {
     const message = createBaseGetProductResponse();
     message.product = (object.product !== undefined && object.product !== null)
       ? Product.fromPartial(object.product)
@@ -659,10 +659,10 @@ export const Product: MessageFns<Product> = {
     }
   },
 
-  create<I extends Exact<DeepPartial<Product>, I>>(base?: I): Product {
-    return Product.fromPartial(base ?? ({} as any));
+  create(base?: DeepPartial<Product>): Product {
+    return Product.fromPartial(base ?? {});
   },
-  fromPartial<I extends Exact<DeepPartial<Product>, I>>(object: I): Product {
+  fromPartial(object: DeepPartial<Product>): Product {
     const message = createBaseProduct();
     message.id = object.id ?? "";
     message.title = object.title ?? "";
@@ -747,10 +747,6 @@ type DeepPartial<T> = T extends Builtin ? T
   : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
   : Partial<T>;
 
-type KeysOfUnion<T> = T extends T ? keyof T : never;
-type Exact<P, I extends P> = P extends Builtin ? P
-  : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
-
 function longToNumber(int64: { toString(): string }): number {
   const num = globalThis.Number(int64.toString());
   if (num > globalThis.Number.MAX_SAFE_INTEGER) {
@@ -765,6 +761,6 @@ function longToNumber(int64: { toString(): string }): number {
 interface MessageFns<T> {
   encode(message: T, writer?: BinaryWriter): BinaryWriter;
   decode(input: BinaryReader | Uint8Array, length?: number): T;
-  create<I extends Exact<DeepPartial<T>, I>>(base?: I): T;
-  fromPartial<I extends Exact<DeepPartial<T>, I>>(object: I): T;
+  create(base?: DeepPartial<T>): T;
+  fromPartial(object: DeepPartial<T>): T;
 }

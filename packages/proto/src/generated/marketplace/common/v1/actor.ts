@@ -71,10 +71,10 @@ export const Actor: MessageFns<Actor> = {
     }
   },
 
-  create<I extends Exact<DeepPartial<Actor>, I>>(base?: I): Actor {
-    return Actor.fromPartial(base ?? ({} as any));
+  create(base?: DeepPartial<Actor>): Actor {
+    return Actor.fromPartial(base ?? {});
   },
-  fromPartial<I extends Exact<DeepPartial<Actor>, I>>(object: I): Actor {
+  fromPartial(object: DeepPartial<Actor>): Actor {
     const message = createBaseActor();
     message.kind = object.kind ?? "";
     message.id = object.id ?? "";
@@ -91,13 +91,9 @@ type DeepPartial<T> = T extends Builtin ? T
   : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
   : Partial<T>;
 
-type KeysOfUnion<T> = T extends T ? keyof T : never;
-type Exact<P, I extends P> = P extends Builtin ? P
-  : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
-
 interface MessageFns<T> {
   encode(message: T, writer?: BinaryWriter): BinaryWriter;
   decode(input: BinaryReader | Uint8Array, length?: number): T;
-  create<I extends Exact<DeepPartial<T>, I>>(base?: I): T;
-  fromPartial<I extends Exact<DeepPartial<T>, I>>(object: I): T;
+  create(base?: DeepPartial<T>): T;
+  fromPartial(object: DeepPartial<T>): T;
 }

@@ -339,10 +339,10 @@ export const Listing: MessageFns<Listing> = {
     }
   },
 
-  create<I extends Exact<DeepPartial<Listing>, I>>(base?: I): Listing {
-    return Listing.fromPartial(base ?? ({} as any));
+  create(base?: DeepPartial<Listing>): Listing {
+    return Listing.fromPartial(base ?? {});
   },
-  fromPartial<I extends Exact<DeepPartial<Listing>, I>>(object: I): Listing {
+  fromPartial(object: DeepPartial<Listing>): Listing {
     const message = createBaseListing();
     message.productId = object.productId ?? "";
     message.sellerAccountId = object.sellerAccountId ?? 0;
@@ -379,10 +379,6 @@ type DeepPartial<T> = T extends Builtin ? T
   : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
   : Partial<T>;
 
-type KeysOfUnion<T> = T extends T ? keyof T : never;
-type Exact<P, I extends P> = P extends Builtin ? P
-  : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
-
 function longToNumber(int64: { toString(): string }): number {
   const num = globalThis.Number(int64.toString());
   if (num > globalThis.Number.MAX_SAFE_INTEGER) {
@@ -397,6 +393,6 @@ function longToNumber(int64: { toString(): string }): number {
 interface MessageFns<T> {
   encode(message: T, writer?: BinaryWriter): BinaryWriter;
   decode(input: BinaryReader | Uint8Array, length?: number): T;
-  create<I extends Exact<DeepPartial<T>, I>>(base?: I): T;
-  fromPartial<I extends Exact<DeepPartial<T>, I>>(object: I): T;
+  create(base?: DeepPartial<T>): T;
+  fromPartial(object: DeepPartial<T>): T;
 }

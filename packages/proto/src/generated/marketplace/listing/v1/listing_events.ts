@@ -152,10 +152,10 @@ export const ListingEvent: MessageFns<ListingEvent> = {
     }
   },
 
-  create<I extends Exact<DeepPartial<ListingEvent>, I>>(base?: I): ListingEvent {
-    return ListingEvent.fromPartial(base ?? ({} as any));
+  create(base?: DeepPartial<ListingEvent>): ListingEvent {
+    return ListingEvent.fromPartial(base ?? {});
   },
-  fromPartial<I extends Exact<DeepPartial<ListingEvent>, I>>(object: I): ListingEvent {
+  fromPartial(object: DeepPartial<ListingEvent>): ListingEvent {
     const message = createBaseListingEvent();
     message.eventId = object.eventId ?? "";
     message.productId = object.productId ?? "";
@@ -220,10 +220,10 @@ export const ListingCreated: MessageFns<ListingCreated> = {
     }
   },
 
-  create<I extends Exact<DeepPartial<ListingCreated>, I>>(base?: I): ListingCreated {
-    return ListingCreated.fromPartial(base ?? ({} as any));
+  create(base?: DeepPartial<ListingCreated>): ListingCreated {
+    return ListingCreated.fromPartial(base ?? {});
   },
-  fromPartial<I extends Exact<DeepPartial<ListingCreated>, I>>(object: I): ListingCreated {
+  fromPartial(object: DeepPartial<ListingCreated>): ListingCreated {
     const message = createBaseListingCreated();
     message.listing = (object.listing !== undefined && object.listing !== null)
       ? Listing.fromPartial(object.listing)
@@ -241,10 +241,6 @@ type DeepPartial<T> = T extends Builtin ? T
   : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
   : Partial<T>;
 
-type KeysOfUnion<T> = T extends T ? keyof T : never;
-type Exact<P, I extends P> = P extends Builtin ? P
-  : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
-
 function longToNumber(int64: { toString(): string }): number {
   const num = globalThis.Number(int64.toString());
   if (num > globalThis.Number.MAX_SAFE_INTEGER) {
@@ -259,6 +255,6 @@ function longToNumber(int64: { toString(): string }): number {
 interface MessageFns<T> {
   encode(message: T, writer?: BinaryWriter): BinaryWriter;
   decode(input: BinaryReader | Uint8Array, length?: number): T;
-  create<I extends Exact<DeepPartial<T>, I>>(base?: I): T;
-  fromPartial<I extends Exact<DeepPartial<T>, I>>(object: I): T;
+  create(base?: DeepPartial<T>): T;
+  fromPartial(object: DeepPartial<T>): T;
 }

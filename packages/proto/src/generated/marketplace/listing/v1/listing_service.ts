@@ -121,10 +121,10 @@ export const CreateListingRequest: MessageFns<CreateListingRequest> = {
     }
   },
 
-  create<I extends Exact<DeepPartial<CreateListingRequest>, I>>(base?: I): CreateListingRequest {
-    return CreateListingRequest.fromPartial(base ?? ({} as any));
+  create(base?: DeepPartial<CreateListingRequest>): CreateListingRequest {
+    return CreateListingRequest.fromPartial(base ?? {});
   },
-  fromPartial<I extends Exact<DeepPartial<CreateListingRequest>, I>>(object: I): CreateListingRequest {
+  fromPartial(object: DeepPartial<CreateListingRequest>): CreateListingRequest {
     const message = createBaseCreateListingRequest();
     message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
     message.sellerAccountId = object.sellerAccountId ?? 0;
@@ -351,10 +351,10 @@ export const ListingDraft: MessageFns<ListingDraft> = {
     }
   },
 
-  create<I extends Exact<DeepPartial<ListingDraft>, I>>(base?: I): ListingDraft {
-    return ListingDraft.fromPartial(base ?? ({} as any));
+  create(base?: DeepPartial<ListingDraft>): ListingDraft {
+    return ListingDraft.fromPartial(base ?? {});
   },
-  fromPartial<I extends Exact<DeepPartial<ListingDraft>, I>>(object: I): ListingDraft {
+  fromPartial(object: DeepPartial<ListingDraft>): ListingDraft {
     const message = createBaseListingDraft();
     message.name = object.name ?? "";
     message.description = object.description ?? "";
@@ -420,10 +420,10 @@ export const CreateListingResponse: MessageFns<CreateListingResponse> = {
     }
   },
 
-  create<I extends Exact<DeepPartial<CreateListingResponse>, I>>(base?: I): CreateListingResponse {
-    return CreateListingResponse.fromPartial(base ?? ({} as any));
+  create(base?: DeepPartial<CreateListingResponse>): CreateListingResponse {
+    return CreateListingResponse.fromPartial(base ?? {});
   },
-  fromPartial<I extends Exact<DeepPartial<CreateListingResponse>, I>>(object: I): CreateListingResponse {
+  fromPartial(object: DeepPartial<CreateListingResponse>): CreateListingResponse {
     const message = createBaseCreateListingResponse();
     message.listing = (object.listing !== undefined && object.listing !== null)
       ? Listing.fromPartial(object.listing)
@@ -475,10 +475,6 @@ type DeepPartial<T> = T extends Builtin ? T
   : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
   : Partial<T>;
 
-type KeysOfUnion<T> = T extends T ? keyof T : never;
-type Exact<P, I extends P> = P extends Builtin ? P
-  : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
-
 function longToNumber(int64: { toString(): string }): number {
   const num = globalThis.Number(int64.toString());
   if (num > globalThis.Number.MAX_SAFE_INTEGER) {
@@ -493,6 +489,6 @@ function longToNumber(int64: { toString(): string }): number {
 interface MessageFns<T> {
   encode(message: T, writer?: BinaryWriter): BinaryWriter;
   decode(input: BinaryReader | Uint8Array, length?: number): T;
-  create<I extends Exact<DeepPartial<T>, I>>(base?: I): T;
-  fromPartial<I extends Exact<DeepPartial<T>, I>>(object: I): T;
+  create(base?: DeepPartial<T>): T;
+  fromPartial(object: DeepPartial<T>): T;
 }
