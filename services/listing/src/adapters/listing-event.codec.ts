@@ -1,0 +1,60 @@
+import type { Actor, RecordedEvent } from '@marketplace/eventsourcing';
+import { listingV1 } from '@marketplace/proto';
+import type { ListingEvent } from '../domain/listing.events.js';
+import { fromActorMessage, fromListingMessage, toListingMessage } from './listing-proto.mapper.js';
+
+/** Listing events travel on the log as protobuf `marketplace.listing.v1.ListingEvent`. */
+export const LISTING_EVENT_CONTENT_TYPE = 'application/protobuf';
+
+/** What a `ListingEvent` message carries: the event and the envelope fields the log's consumers need. */
+export interface DecodedListingEvent {
+  readonly eventId: string;
+  readonly productId: string;
+  readonly version: number;
+  readonly occurredAt: number;
+  readonly actor?: Actor;
+  readonly correlationId?: string;
+  readonly event: ListingEvent;
+}
+
+const payloadOf = (event: RecordedEvent<ListingEvent>): listingV1.ListingEvent['payload'] => {
+  switch (event.type) {
+    case 'ListingCreated':
+      return { $case: 'created', value: { listing: toListingMessage(event.data.listing, event.version) } };
+  }
+};
+
+export const encodeListingEvent = (event: RecordedEvent<ListingEvent>): Uint8Array =>
+  listingV1.ListingEvent.encode({
+    eventId: event.eventId,
+    productId: event.streamId,
+    version: event.version,
+    occurredAtMs: event.occurredAt,
+    actor: event.metadata.actor,
+    correlationId: event.metadata.correlationId ?? '',
+    payload: payloadOf(event),
+  }).finish();
+
+const eventOf = (payload: listingV1.ListingEvent['payload']): ListingEvent => {
+  switch (payload?.$case) {
+    case 'created':
+      if (!payload.value.listing) throw new Error('ListingCreated without a listing');
+      return { type: 'ListingCreated', data: { listing: fromListingMessage(payload.value.listing) } };
+    case undefined:
+      throw new Error('ListingEvent without a payload (written by a newer version?)');
+  }
+};
+
+/** Throws on bytes that are not a ListingEvent this version understands. */
+export const decodeListingEvent = (bytes: Uint8Array): DecodedListingEvent => {
+  const message = listingV1.ListingEvent.decode(bytes);
+  return {
+    eventId: message.eventId,
+    productId: message.productId,
+    version: message.version,
+    occurredAt: message.occurredAtMs,
+    actor: message.actor && fromActorMessage(message.actor),
+    correlationId: message.correlationId === '' ? undefined : message.correlationId,
+    event: eventOf(message.payload),
+  };
+};

@@ -1,0 +1,93 @@
+import type { Actor } from '@marketplace/eventsourcing';
+import type { commonV1, listingV1 } from '@marketplace/proto';
+import { validationError } from '@marketplace/platform';
+import { isCategory, isCondition } from '@marketplace/vocabulary';
+import type { Listing } from '../domain/listing.events.js';
+
+/**
+ * Domain values ⇄ protobuf messages, shared by the event codec and the gRPC transport so the two never disagree.
+ * Protobuf has no absent strings: an absent condition, brand or image travels as ''.
+ */
+
+// A record rather than a list, so the compiler checks it names every kind of the Actor type.
+const ACTOR_KINDS: Record<Actor['kind'], true> = {
+  seller: true,
+  buyer: true,
+  admin: true,
+  system: true,
+  anonymous: true,
+};
+const isActorKind = (kind: string): kind is Actor['kind'] => Object.hasOwn(ACTOR_KINDS, kind);
+
+/** Throws AppError('validation') for a missing actor or an unknown kind: a caller's mistake, not a crash. */
+export const fromActorMessage = (actor: commonV1.Actor | undefined): Actor => {
+  if (actor === undefined)
+    throw validationError('actor is required', [{ path: 'actor', message: 'is required' }]);
+  const { kind, id } = actor;
+  if (!isActorKind(kind)) {
+    const message = `must be one of ${Object.keys(ACTOR_KINDS).join(', ')}`;
+    throw validationError(`actor.kind ${message}`, [{ path: 'actor/kind', message }]);
+  }
+  return { kind, id };
+};
+
+export const toListingMessage = (listing: Listing, version: number): listingV1.Listing => ({
+  productId: listing.productId,
+  sellerAccountId: listing.sellerAccountId,
+  name: listing.name,
+  description: listing.description,
+  sku: listing.sku,
+  category: listing.category,
+  condition: listing.condition ?? '',
+  priceCents: listing.priceCents,
+  currency: listing.currency,
+  quantity: listing.quantity,
+  minOrderQuantity: listing.minOrderQuantity,
+  minQuoteQuantity: listing.minQuoteQuantity,
+  brand: listing.brand ?? '',
+  imageUrl: listing.imageUrl ?? '',
+  galleryImageUrls: [...listing.galleryImageUrls],
+  promotePublicly: listing.promotePublicly,
+  originalRetailPriceCents: listing.originalRetailPriceCents,
+  instantCheckout: listing.instantCheckout,
+  createdAtMs: listing.createdAt,
+  updatedAtMs: listing.updatedAt,
+  confirmedAtMs: listing.confirmedAt,
+  version,
+});
+
+const absentWhenEmpty = (value: string): string | undefined => (value === '' ? undefined : value);
+
+/** Throws when the message holds a category or condition this version does not know. */
+export const fromListingMessage = (message: listingV1.Listing): Listing => {
+  const { category } = message;
+  const condition = absentWhenEmpty(message.condition);
+  if (!isCategory(category))
+    throw new Error(`listing ${message.productId} has an unknown category: ${category}`);
+  if (condition !== undefined && !isCondition(condition)) {
+    throw new Error(`listing ${message.productId} has an unknown condition: ${condition}`);
+  }
+  return {
+    productId: message.productId,
+    sellerAccountId: message.sellerAccountId,
+    name: message.name,
+    description: message.description,
+    sku: message.sku,
+    category,
+    condition,
+    priceCents: message.priceCents,
+    currency: message.currency,
+    quantity: message.quantity,
+    minOrderQuantity: message.minOrderQuantity,
+    minQuoteQuantity: message.minQuoteQuantity,
+    brand: absentWhenEmpty(message.brand),
+    imageUrl: absentWhenEmpty(message.imageUrl),
+    galleryImageUrls: message.galleryImageUrls,
+    originalRetailPriceCents: message.originalRetailPriceCents,
+    instantCheckout: message.instantCheckout,
+    promotePublicly: message.promotePublicly,
+    createdAt: message.createdAtMs,
+    updatedAt: message.updatedAtMs,
+    confirmedAt: message.confirmedAtMs,
+  };
+};

@@ -1,0 +1,84 @@
+import { describe, expect, it } from '@jest/globals';
+import type { RecordedEvent } from '@marketplace/eventsourcing';
+import { listingV1 } from '@marketplace/proto';
+import { decodeListingEvent, encodeListingEvent } from '../src/adapters/listing-event.codec.js';
+import type { Listing, ListingCreated } from '../src/domain/listing.events.js';
+
+const NOW = Date.UTC(2026, 8, 1, 12, 0, 0);
+
+const minimal: Listing = {
+  productId: 'product_42',
+  sellerAccountId: 7,
+  name: 'Pallet of USB-C chargers',
+  description: '480 units',
+  sku: 'SKU-42',
+  category: 'electronics',
+  priceCents: 100,
+  currency: 'USD',
+  quantity: 1,
+  minOrderQuantity: 1,
+  minQuoteQuantity: 1,
+  galleryImageUrls: [],
+  instantCheckout: false,
+  promotePublicly: false,
+  createdAt: NOW,
+  updatedAt: NOW,
+  confirmedAt: NOW,
+};
+
+const full: Listing = {
+  ...minimal,
+  condition: 'shelf_pulls',
+  brand: 'Anker',
+  imageUrl: 'https://img.example.com/0.jpg',
+  galleryImageUrls: ['https://img.example.com/1.jpg', 'https://img.example.com/2.jpg'],
+  originalRetailPriceCents: 3_999,
+  instantCheckout: true,
+  promotePublicly: true,
+};
+
+const recorded = (listing: Listing): RecordedEvent<ListingCreated> => ({
+  eventId: '01990000-0000-7000-8000-000000000001',
+  streamId: listing.productId,
+  streamType: 'listing',
+  version: 1,
+  type: 'ListingCreated',
+  data: { listing },
+  metadata: { actor: { kind: 'seller', id: '7' }, correlationId: 'req-1' },
+  occurredAt: NOW,
+  globalPosition: '5',
+});
+
+describe('listing event codec', () => {
+  it.each([
+    ['every optional field absent', minimal],
+    ['every optional field present', full],
+  ])('round-trips ListingCreated through protobuf with %s', (_case, listing) => {
+    expect(decodeListingEvent(encodeListingEvent(recorded(listing)))).toEqual({
+      eventId: '01990000-0000-7000-8000-000000000001',
+      productId: 'product_42',
+      version: 1,
+      occurredAt: NOW,
+      actor: { kind: 'seller', id: '7' },
+      correlationId: 'req-1',
+      event: { type: 'ListingCreated', data: { listing } },
+    });
+  });
+
+  it('writes the marketplace.listing.v1.ListingEvent message other services decode', () => {
+    const message = listingV1.ListingEvent.decode(encodeListingEvent(recorded(full)));
+    expect(message.payload?.$case).toBe('created');
+    expect(message.payload?.value.listing).toMatchObject({
+      productId: 'product_42',
+      priceCents: 100,
+      version: 1,
+    });
+  });
+
+  it('refuses a message without a payload', () => {
+    const empty = listingV1.ListingEvent.encode(
+      listingV1.ListingEvent.fromPartial({ eventId: 'x' }),
+    ).finish();
+    expect(() => decodeListingEvent(empty)).toThrow('ListingEvent without a payload');
+  });
+});
