@@ -1,14 +1,24 @@
 /**
  * The EventLog port: a partitioned, durable, replayable log of keyed messages with consumer groups.
  * Adapters: embedded (stored through the Database port, in-process wake-ups), NATS JetStream, Kafka.
- * All pass one contract suite (`../test/eventlog.contract.ts`): ordering per key, at-least-once delivery,
+ * All pass one contract suite (`@marketplace/eventlog/testing`): ordering per key, at-least-once delivery,
  * consumer groups share work, a new group can replay from the beginning, redelivery after a crash before ack.
+ *
+ * Names: a topic is dot-separated tokens of letters, digits, `_` and `-` (e.g. `marketplace.listing.v1`); a group
+ * is one such token. Every adapter checks them, and the messages, the same way (see `validation.ts`).
  */
 export interface LogMessage {
-  /** Partition key: the aggregate id. Messages with one key are delivered in publish order. */
+  /**
+   * Partition key: the aggregate id. Messages with one key are delivered in publish order. Non-empty text
+   * without line breaks or surrounding white space (a broker may carry it in a header).
+   */
   readonly key: string;
   readonly value: Uint8Array;
-  /** CloudEvents (`ce_id`, `ce_type`, `ce_source`, `ce_time`, `ce_subject`) and W3C `traceparent`. */
+  /**
+   * CloudEvents (`ce_id`, `ce_type`, `ce_source`, `ce_time`, `ce_subject`) and W3C `traceparent`. Names are
+   * letters, digits, `_`, `-` and `.`; values are text without line breaks or surrounding white space, so
+   * that they round-trip through every broker's header encoding unchanged.
+   */
   readonly headers: Readonly<Record<string, string>>;
 }
 
@@ -30,7 +40,9 @@ export interface SubscribeOptions {
   readonly from?: 'beginning' | 'latest';
   /**
    * Called once per message, in order per partition. The message is acknowledged (its position committed)
-   * only after the returned promise resolves; a rejection or a crash means it is delivered again.
+   * only after the returned promise resolves; a rejection or a crash means it is delivered again. After a
+   * rejection the same member retries it with a growing delay, holding back the messages behind it, so a
+   * message that always fails stops its partition (ordering wins over progress; the failures are logged).
    */
   readonly handler: (message: DeliveredMessage) => Promise<void>;
 }

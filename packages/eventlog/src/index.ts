@@ -1,1 +1,9 @@
 export * from './eventlog.port.js';
+export { DEFAULT_RETRY_POLICY, retryDelayMs, type RetryPolicy } from './delivery.js';
+export {
+  createNatsEventLog,
+  durableNameOf,
+  streamNameOf,
+  subjectOf,
+  type NatsEventLogOptions,
+} from './nats.event-log.js';

@@ -1,0 +1,317 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import type { DeliveredMessage, EventLog, LogMessage, SubscribeOptions } from '../eventlog.port.js';
+
+/** What the contract suite needs from an adapter's test file. */
+export interface EventLogContractTarget {
+  /** Opens a new client of the log under test; each one stands for a separate process. The suite closes it. */
+  open(): Promise<EventLog>;
+  /**
+   * Cuts a client off the way a crash would (nothing acknowledged, nothing released), so the log must hand
+   * what that client had in hand to another member. A target that cannot crash a client inside the test
+   * process leaves this out, and the crash test with it; handler failures are tested for every target.
+   */
+  crash?(log: EventLog): Promise<void>;
+  /** How long the log may take to notice a crashed member (ack wait, lease expiry) and redeliver. */
+  readonly crashDetectionMs?: number;
+  /** Bound on any wait for deliveries in this suite. */
+  readonly deliveryTimeoutMs?: number;
+}
+
+interface Delivery {
+  readonly member: number;
+  readonly key: string;
+  readonly seq: number;
+  readonly message: DeliveredMessage;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+const testMessage = (key: string, seq: number): LogMessage => ({
+  key,
+  value: encoder.encode(JSON.stringify({ key, seq })),
+  headers: { ce_id: `${key}/${seq}`, ce_type: 'contract.test', ce_source: 'eventlog-contract' },
+});
+
+const seqOf = (message: DeliveredMessage): number => (JSON.parse(decoder.decode(message.value)) as { seq: number }).seq;
+
+/** Round-robin over keys: key0/0, key1/0, …, key0/1, key1/1, … */
+const interleaved = (keys: readonly string[], perKey: number, firstSeq = 0): LogMessage[] =>
+  Array.from({ length: perKey }, (_, i) => keys.map((key) => testMessage(key, firstSeq + i))).flat();
+
+const keysNamed = (prefix: string, count: number): string[] =>
+  Array.from({ length: count }, (_, i) => `${prefix}-${i}`);
+
+/**
+ * The EventLog contract: every adapter's integration test calls this with a target, so all adapters are held
+ * to the same behaviour (see the port's documentation). Topics and groups are unique per test.
+ */
+export const describeEventLogContract = (name: string, target: EventLogContractTarget): void => {
+  const deliveryTimeoutMs = target.deliveryTimeoutMs ?? 15_000;
+  const crashDetectionMs = target.crashDetectionMs ?? 10_000;
+
+  describe(`EventLog contract: ${name}`, () => {
+    const clients: EventLog[] = [];
+    const releaseHandlers: Array<() => void> = [];
+
+    const open = async (): Promise<EventLog> => {
+      const client = await target.open();
+      clients.push(client);
+      return client;
+    };
+
+    afterEach(async () => {
+      releaseHandlers.splice(0).forEach((release) => release());
+      await Promise.all(clients.splice(0).map((client) => client.close()));
+    }, deliveryTimeoutMs);
+
+    const uniqueTopic = (): string => `contract.t${randomUUID().slice(0, 8)}.v1`;
+    const uniqueGroup = (label: string): string => `${label}-${randomUUID().slice(0, 8)}`;
+
+    const deliveries: Delivery[] = [];
+    afterEach(() => {
+      deliveries.length = 0;
+    });
+
+    /** Subscribes `client` as member number `member`, recording every delivery, then calling `then`. */
+    const member = (
+      client: EventLog,
+      member: number,
+      options: Omit<SubscribeOptions, 'handler'>,
+      then: (delivery: Delivery) => Promise<void> = async () => {},
+    ) =>
+      client.subscribe({
+        ...options,
+        handler: async (message) => {
+          const delivery = { member, key: message.key, seq: seqOf(message), message };
+          deliveries.push(delivery);
+          await then(delivery);
+        },
+      });
+
+    const waitFor = async (what: string, done: () => boolean, timeoutMs = deliveryTimeoutMs): Promise<void> => {
+      const deadline = Date.now() + timeoutMs;
+      while (!done()) {
+        if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+        await sleep(20);
+      }
+    };
+
+    const uniqueIds = (list: readonly Delivery[]): Set<string> =>
+      new Set(list.map((delivery) => delivery.message.headers['ce_id'] ?? ''));
+
+    const waitForAll = (messages: readonly LogMessage[], of: () => readonly Delivery[] = () => deliveries) =>
+      waitFor(`${messages.length} messages`, () => {
+        const seen = uniqueIds(of());
+        return messages.every((message) => seen.has(message.headers['ce_id'] ?? ''));
+      });
+
+    const seqsByKey = (list: readonly Delivery[]): Map<string, number[]> => {
+      const byKey = new Map<string, number[]>();
+      for (const { key, seq } of list) byKey.set(key, [...(byKey.get(key) ?? []), seq]);
+      return byKey;
+    };
+
+    it('publish resolves after a durable append: a fresh client sees the messages, headers and bytes intact', async () => {
+      const topic = uniqueTopic();
+      const everyByte = Uint8Array.from({ length: 256 }, (_, i) => i);
+      const published: LogMessage[] = [
+        {
+          key: 'order-1',
+          value: everyByte,
+          headers: {
+            ce_id: 'evt-1',
+            ce_type: 'marketplace.order.placed.v1',
+            ce_source: '//marketplace/order',
+            ce_time: '2025-01-02T03:04:05.678Z',
+            ce_subject: 'order-1',
+            traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+            'x-note': 'ünïcödé – ok',
+          },
+        },
+        { key: 'order-1', value: new Uint8Array(0), headers: { ce_id: 'evt-2' } },
+        { key: 'listing-ä', value: encoder.encode('{"a":1}'), headers: {} },
+      ];
+      const publisher = await open();
+      await publisher.publish(topic, published);
+      await publisher.close();
+
+      const received: DeliveredMessage[] = [];
+      const consumer = await open();
+      await consumer.subscribe({
+        topic,
+        group: uniqueGroup('fresh'),
+        handler: async (message) => {
+          received.push(message);
+        },
+      });
+      await waitFor('3 messages', () => received.length >= 3);
+
+      const byKey = (key: string) => received.filter((message) => message.key === key);
+      expect(byKey('order-1').map((message) => message.headers)).toEqual([published[0]!.headers, { ce_id: 'evt-2' }]);
+      expect(byKey('order-1').map((message) => Array.from(message.value))).toEqual([Array.from(everyByte), []]);
+      expect(byKey('listing-ä').map((message) => [message.headers, decoder.decode(message.value)])).toEqual([
+        [{}, '{"a":1}'],
+      ]);
+      expect(received.every((message) => message.topic === topic)).toBe(true);
+      const [first, second] = byKey('order-1');
+      expect(first!.partition).toBe(second!.partition);
+      expect(BigInt(first!.offset)).toBeLessThan(BigInt(second!.offset));
+    });
+
+    it('delivers the messages of each key in publish order, across several members, each once', async () => {
+      const topic = uniqueTopic();
+      const group = uniqueGroup('ordered');
+      const keys = keysNamed('aggregate', 24);
+      const perKey = 20;
+      const [a, b] = [await open(), await open()];
+      // A little asynchrony in the handler lets deliveries of different partitions overlap.
+      const work = () => sleep(Math.random() < 0.2 ? 2 : 0);
+      await member(a, 0, { topic, group }, work);
+      await member(b, 1, { topic, group }, work);
+
+      const publisher = await open();
+      const messages = interleaved(keys, perKey);
+      for (let i = 0; i < messages.length; i += 40) await publisher.publish(topic, messages.slice(i, i + 40));
+      await waitForAll(messages);
+
+      expect(deliveries).toHaveLength(messages.length);
+      const expected = Array.from({ length: perKey }, (_, i) => i);
+      for (const key of keys) expect(seqsByKey(deliveries).get(key)).toEqual(expected);
+    });
+
+    it('members of one group share the work: both handle some, together all, none twice', async () => {
+      const topic = uniqueTopic();
+      const group = uniqueGroup('shared');
+      const [a, b, publisher] = [await open(), await open(), await open()];
+      await member(a, 0, { topic, group }, () => sleep(1));
+      await member(b, 1, { topic, group }, () => sleep(1));
+
+      // Keep publishing until both members took part (groups may need a moment to rebalance), within a bound.
+      const published: LogMessage[] = [];
+      const bothWorked = () => new Set(deliveries.map((delivery) => delivery.member)).size === 2;
+      for (let round = 0; !bothWorked(); round++) {
+        if (round * 100 > deliveryTimeoutMs) throw new Error('only one member ever handled messages');
+        const batch = keysNamed(`r${round}`, 16).map((key) => testMessage(key, 0));
+        await publisher.publish(topic, batch);
+        published.push(...batch);
+        await sleep(100);
+      }
+      await waitForAll(published);
+
+      expect(uniqueIds(deliveries).size).toBe(published.length);
+      expect(deliveries).toHaveLength(published.length);
+    });
+
+    it('every group sees every message', async () => {
+      const topic = uniqueTopic();
+      const [a, b, publisher] = [await open(), await open(), await open()];
+      await member(a, 0, { topic, group: uniqueGroup('first') });
+      await member(b, 1, { topic, group: uniqueGroup('second') });
+
+      const messages = interleaved(keysNamed('k', 10), 5);
+      await publisher.publish(topic, messages);
+      await waitForAll(messages, () => deliveries.filter((delivery) => delivery.member === 0));
+      await waitForAll(messages, () => deliveries.filter((delivery) => delivery.member === 1));
+    });
+
+    it('a new group replays from the beginning; a returning group resumes after its committed position', async () => {
+      const topic = uniqueTopic();
+      const returning = uniqueGroup('returning');
+      const [client, publisher] = [await open(), await open()];
+      // One key, so one partition: messages arriving in order prove nothing older is still coming.
+      const history = Array.from({ length: 30 }, (_, seq) => testMessage('only-key', seq));
+      await publisher.publish(topic, history);
+
+      const first = await member(client, 0, { topic, group: returning });
+      await waitForAll(history);
+      await first.close();
+
+      const later = Array.from({ length: 10 }, (_, i) => testMessage('only-key', 30 + i));
+      await publisher.publish(topic, later);
+      await member(client, 1, { topic, group: uniqueGroup('newcomer') });
+      await member(client, 2, { topic, group: returning });
+
+      const of = (index: number) => () => deliveries.filter((delivery) => delivery.member === index);
+      await waitForAll([...history, ...later], of(1));
+      await waitForAll(later, of(2));
+      expect(of(1)().map((delivery) => delivery.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+      expect(of(2)().map((delivery) => delivery.seq)).toEqual(Array.from({ length: 10 }, (_, i) => 30 + i));
+    });
+
+    it("a new group subscribed from 'latest' skips the history", async () => {
+      const topic = uniqueTopic();
+      const [client, publisher] = [await open(), await open()];
+      await publisher.publish(
+        topic,
+        Array.from({ length: 20 }, (_, seq) => testMessage('only-key', seq)),
+      );
+      await member(client, 0, { topic, group: uniqueGroup('latest'), from: 'latest' });
+
+      const fresh = Array.from({ length: 5 }, (_, i) => testMessage('only-key', 20 + i));
+      await publisher.publish(topic, fresh);
+      await waitForAll(fresh);
+      expect(deliveries.map((delivery) => delivery.seq)).toEqual([20, 21, 22, 23, 24]);
+    });
+
+    it('delivers a message again when its handler fails, before the messages behind it', async () => {
+      const topic = uniqueTopic();
+      const [client, publisher] = [await open(), await open()];
+      let failures = 0;
+      await member(client, 0, { topic, group: uniqueGroup('failing') }, async ({ seq }) => {
+        if (seq === 2 && failures++ === 0) throw new Error('handler failed once');
+      });
+
+      const messages = Array.from({ length: 5 }, (_, seq) => testMessage('only-key', seq));
+      await publisher.publish(topic, messages);
+      await waitForAll(messages);
+      await waitFor('message 4', () => deliveries.some((delivery) => delivery.seq === 4));
+      expect(deliveries.map((delivery) => delivery.seq)).toEqual([0, 1, 2, 2, 3, 4]);
+    });
+
+    const { crash } = target;
+    if (crash) {
+      it('delivers a message again, to another member, when the member holding it crashes', async () => {
+        const topic = uniqueTopic();
+        const group = uniqueGroup('crash');
+        const members = [await open(), await open()];
+        let holder: number | undefined;
+        const hang = (delivery: Delivery): Promise<void> => {
+          if (holder !== undefined) return Promise.resolve();
+          holder = delivery.member;
+          return new Promise<void>((resolve) => releaseHandlers.push(resolve));
+        };
+        await member(members[0]!, 0, { topic, group }, hang);
+        await member(members[1]!, 1, { topic, group }, hang);
+
+        const messages = Array.from({ length: 3 }, (_, seq) => testMessage('only-key', seq));
+        const publisher = await open();
+        await publisher.publish(topic, messages);
+        await waitFor('a member to take the first message', () => holder !== undefined);
+        const crashed = holder!;
+        await crash(members[crashed]!);
+
+        const survivor = () => deliveries.filter((delivery) => delivery.member !== crashed);
+        await waitForAll(messages, survivor);
+        expect(survivor().map((delivery) => delivery.seq)).toEqual([0, 1, 2]);
+      }, crashDetectionMs + deliveryTimeoutMs + 5_000);
+    }
+
+    it('rejects invalid topics, groups and messages with a clear error', async () => {
+      const client = await open();
+      const handler = async () => {};
+      await expect(client.publish('no spaces allowed', [testMessage('k', 0)])).rejects.toThrow(/invalid topic/);
+      await expect(client.subscribe({ topic: uniqueTopic(), group: 'a.b', handler })).rejects.toThrow(
+        /invalid consumer group/,
+      );
+      await expect(
+        client.publish(uniqueTopic(), [{ key: 'k', value: new Uint8Array(), headers: { ce_id: 'a\r\nb' } }]),
+      ).rejects.toThrow(/header ce_id/);
+      await expect(client.publish(uniqueTopic(), [{ key: '', value: new Uint8Array(), headers: {} }])).rejects.toThrow(
+        /key must be/,
+      );
+    });
+  });
+};

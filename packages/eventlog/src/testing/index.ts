@@ -1,0 +1,1 @@
+export { describeEventLogContract, type EventLogContractTarget } from './eventlog.contract.js';
