@@ -1,1 +1,14 @@
-export {};
+export {
+  startGrpcServer,
+  type GrpcServer,
+  type GrpcServerOptions,
+  type GrpcService,
+  type ServingStatus,
+} from './grpc-server.js';
+export {
+  createGrpcClient,
+  DEFAULT_DEADLINE_MS,
+  type GrpcClient,
+  type GrpcClientOptions,
+} from './grpc-client.js';
+export { waitForServing, type WaitForServingOptions } from './wait-for-serving.js';
