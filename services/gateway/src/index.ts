@@ -1,1 +1,10 @@
-export {};
+export { startGateway, IDENTITY_SCHEMA, type GatewayOptions } from './gateway.service.js';
+export { createGatewayApp, DEFAULT_BODY_LIMIT_BYTES, type GatewayDependencies } from './http/app.js';
+export { runAccountsCli, ACCOUNTS_USAGE, type CliIo } from './cli/accounts.cli.js';
+export { gatewayConfigSchema, type GatewayConfig } from './gateway.config.js';
+export { createIdentityService, type IdentityService } from './application/identity.service.js';
+export { createListingClient, type ListingClient } from './clients/listing.client.js';
+export { createCatalogClient, type CatalogClient } from './clients/catalog.client.js';
+export { createListingBodySchema } from './http/schemas/create-listing.schema.js';
+export { catalogSearchQuerySchema } from './http/schemas/catalog-search.schema.js';
+export { createAccountBodySchema } from './http/schemas/admin.schema.js';

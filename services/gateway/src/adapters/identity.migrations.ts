@@ -1,0 +1,30 @@
+import type { Migration } from '@marketplace/database';
+
+/**
+ * The gateway's own schema (`identity` in production, a fresh one per test file). Account ids come from the
+ * identity column's sequence; keys are found by their clear lookup prefix and checked against their hash.
+ */
+export const IDENTITY_MIGRATIONS: readonly Migration[] = [
+  {
+    id: '001-accounts-and-api-keys',
+    sql: (schema) => `
+      CREATE TABLE ${schema}.accounts (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        role text NOT NULL CHECK (role IN ('seller', 'buyer')),
+        name text NOT NULL,
+        email text NOT NULL,
+        company text,
+        country char(2),
+        created_at timestamptz NOT NULL
+      );
+      CREATE TABLE ${schema}.api_keys (
+        prefix text PRIMARY KEY,
+        account_id bigint NOT NULL REFERENCES ${schema}.accounts (id),
+        key_hash text NOT NULL,
+        created_at timestamptz NOT NULL,
+        revoked_at timestamptz
+      );
+      CREATE INDEX api_keys_account_id ON ${schema}.api_keys (account_id);
+    `,
+  },
+];

@@ -1,0 +1,81 @@
+import type { Database, Queryable } from '@marketplace/database';
+import type { Clock } from '@marketplace/platform';
+import { notFound, unauthenticated } from '@marketplace/platform';
+import type { AccountDraft, IssuedKey, Principal } from '../domain/account.js';
+import type { RandomSource } from '../domain/api-key.js';
+import { apiKeyMatches, apiKeyPrefixOf, generateApiKey, isApiKeyPrefix } from '../domain/api-key.js';
+import { IdentityRepository } from '../adapters/identity.repository.js';
+
+/** Accounts and API keys: what the admin API, the CLI and authentication need. */
+export interface IdentityService {
+  /** Opens an account and issues its first key, in one transaction. */
+  createAccount(draft: AccountDraft): Promise<IssuedKey>;
+  /** Issues one more key to an existing account; not_found when there is no such account. */
+  issueApiKey(accountId: number): Promise<IssuedKey>;
+  /** Revokes a key by its prefix, at once; revoking twice is harmless; not_found for an unknown prefix. */
+  revokeApiKey(prefix: string): Promise<void>;
+  /** The principal behind a presented key; unauthenticated for anything but a known, unrevoked key. */
+  authenticate(presentedKey: string): Promise<Principal>;
+  /** Throws unless the identity tables exist and the database answers. */
+  probe(): Promise<void>;
+}
+
+export interface IdentityServiceOptions {
+  readonly db: Database;
+  /** Unquoted schema name: `identity` in production, a fresh one per test file. */
+  readonly schema: string;
+  readonly clock: Clock;
+  readonly random?: RandomSource;
+}
+
+/** Prefixes are 40 random bits; a few draws make a clash practically impossible. */
+const MAX_PREFIX_DRAWS = 5;
+
+export const createIdentityService = ({ db, schema, clock, random }: IdentityServiceOptions): IdentityService => {
+  const repository = new IdentityRepository(schema);
+
+  const issueTo = async (q: Queryable, accountId: number, role: IssuedKey['role']): Promise<IssuedKey> => {
+    for (let draw = 0; draw < MAX_PREFIX_DRAWS; draw++) {
+      const generated = generateApiKey(random);
+      const stored = await repository.insertApiKey(q, {
+        prefix: generated.prefix,
+        hash: generated.hash,
+        accountId,
+        createdAtMs: clock.now(),
+      });
+      if (stored) return { accountId, role, apiKey: generated.key, apiKeyPrefix: generated.prefix };
+    }
+    throw new Error(`no free API key prefix after ${MAX_PREFIX_DRAWS} draws`);
+  };
+
+  return {
+    createAccount: (draft) =>
+      db.transaction(async (tx) => {
+        const accountId = await repository.insertAccount(tx, draft, clock.now());
+        return issueTo(tx, accountId, draft.role);
+      }),
+
+    issueApiKey: (accountId) =>
+      db.transaction(async (tx) => {
+        const role = await repository.roleOf(tx, accountId);
+        if (!role) throw notFound(`account ${accountId} does not exist`);
+        return issueTo(tx, accountId, role);
+      }),
+
+    revokeApiKey: async (prefix) => {
+      const revoked = isApiKeyPrefix(prefix) && (await repository.revokeKey(db, prefix, clock.now()));
+      if (!revoked) throw notFound('no API key has this prefix');
+    },
+
+    authenticate: async (presentedKey) => {
+      const prefix = apiKeyPrefixOf(presentedKey);
+      const stored = prefix === undefined ? undefined : await repository.findActiveKey(db, prefix);
+      if (!prefix || !stored || !apiKeyMatches(presentedKey, stored.keyHash)) {
+        throw unauthenticated('the X-MCP-API-Key header does not carry a valid API key');
+      }
+      return { accountId: stored.accountId, role: stored.role, keyPrefix: prefix };
+    },
+
+    probe: () => repository.probe(db),
+  };
+};

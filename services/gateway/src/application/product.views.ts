@@ -1,0 +1,149 @@
+import type { catalogV1, listingV1 } from '@marketplace/proto';
+import { toIso } from '@marketplace/platform';
+
+/** A catalog item as spec 2.1 shows it in search results. Prices are integer cents. */
+export interface ProductSummary {
+  readonly id: string;
+  readonly title: string;
+  readonly description: string;
+  readonly price: number;
+  readonly currency: string;
+  /** `in_stock` or `out_of_stock`. */
+  readonly availability: string;
+  readonly quantity_available: number;
+  readonly images: readonly { readonly url: string }[];
+  readonly url: string;
+}
+
+/**
+ * The product details of GET /api/ucp/catalog/products/{id} and of a created listing: the summary fields plus
+ * what a buyer needs to decide (pricing and order quantities, condition, category, seller), and timestamps.
+ */
+export interface ProductDetails extends ProductSummary {
+  readonly sku: string;
+  readonly brand: string | null;
+  readonly category: string;
+  readonly condition: string | null;
+  readonly pricing: {
+    readonly unit_price: number;
+    readonly currency: string;
+    readonly original_retail_price: number | null;
+    readonly min_order_quantity: number;
+    readonly min_quote_quantity: number;
+    readonly instant_checkout: boolean;
+  };
+  readonly seller: { readonly account_id: number };
+  readonly promote_publicly: boolean;
+  readonly created_at: string;
+  readonly updated_at: string;
+}
+
+/** What both the catalog's Product and the listing service's Listing say about a product. */
+interface ProductFacts {
+  readonly id: string;
+  readonly title: string;
+  readonly description: string;
+  readonly priceCents: number;
+  readonly currency: string;
+  readonly availability: string;
+  readonly quantity: number;
+  readonly imageUrls: readonly string[];
+  readonly sku: string;
+  readonly brand: string;
+  readonly category: string;
+  readonly condition: string;
+  readonly originalRetailPriceCents?: number | undefined;
+  readonly minOrderQuantity: number;
+  readonly minQuoteQuantity: number;
+  readonly instantCheckout: boolean;
+  readonly promotePublicly: boolean;
+  readonly sellerAccountId: number;
+  readonly createdAtMs: number;
+  readonly updatedAtMs: number;
+}
+
+/** Renders products for the outside: snake_case fields, absolute URLs under the public base URL. */
+export class ProductViews {
+  constructor(private readonly publicBaseUrl: string) {}
+
+  /** Where a product's details live; also the Location of a created listing. */
+  productUrl(productId: string): string {
+    return `${this.publicBaseUrl}/api/ucp/catalog/products/${encodeURIComponent(productId)}`;
+  }
+
+  summaryOf(product: catalogV1.Product): ProductSummary {
+    return this.summary(factsOfCatalogProduct(product));
+  }
+
+  detailsOf(product: catalogV1.Product): ProductDetails {
+    return this.details(factsOfCatalogProduct(product));
+  }
+
+  detailsOfListing(listing: listingV1.Listing): ProductDetails {
+    return this.details({
+      id: listing.productId,
+      title: listing.name,
+      description: listing.description,
+      priceCents: listing.priceCents,
+      currency: listing.currency,
+      // Spec 3: a listing whose quantity is 0 is sold out.
+      availability: listing.quantity > 0 ? 'in_stock' : 'out_of_stock',
+      quantity: listing.quantity,
+      imageUrls: [listing.imageUrl, ...listing.galleryImageUrls].filter((url) => url.length > 0),
+      sku: listing.sku,
+      brand: listing.brand,
+      category: listing.category,
+      condition: listing.condition,
+      originalRetailPriceCents: listing.originalRetailPriceCents,
+      minOrderQuantity: listing.minOrderQuantity,
+      minQuoteQuantity: listing.minQuoteQuantity,
+      instantCheckout: listing.instantCheckout,
+      promotePublicly: listing.promotePublicly,
+      sellerAccountId: listing.sellerAccountId,
+      createdAtMs: listing.createdAtMs,
+      updatedAtMs: listing.updatedAtMs,
+    });
+  }
+
+  private summary(facts: ProductFacts): ProductSummary {
+    return {
+      id: facts.id,
+      title: facts.title,
+      description: facts.description,
+      price: facts.priceCents,
+      currency: facts.currency,
+      availability: facts.availability,
+      quantity_available: facts.quantity,
+      // Re-hosted images are stored as paths under /images/: make them absolute for agents.
+      images: facts.imageUrls.map((url) => ({ url: new URL(url, `${this.publicBaseUrl}/`).toString() })),
+      url: this.productUrl(facts.id),
+    };
+  }
+
+  private details(facts: ProductFacts): ProductDetails {
+    return {
+      ...this.summary(facts),
+      sku: facts.sku,
+      brand: facts.brand === '' ? null : facts.brand,
+      category: facts.category,
+      condition: facts.condition === '' ? null : facts.condition,
+      pricing: {
+        unit_price: facts.priceCents,
+        currency: facts.currency,
+        original_retail_price: facts.originalRetailPriceCents ?? null,
+        min_order_quantity: facts.minOrderQuantity,
+        min_quote_quantity: facts.minQuoteQuantity,
+        instant_checkout: facts.instantCheckout,
+      },
+      seller: { account_id: facts.sellerAccountId },
+      promote_publicly: facts.promotePublicly,
+      created_at: toIso(facts.createdAtMs),
+      updated_at: toIso(facts.updatedAtMs),
+    };
+  }
+}
+
+const factsOfCatalogProduct = (product: catalogV1.Product): ProductFacts => ({
+  ...product,
+  quantity: product.quantityAvailable,
+});

@@ -1,0 +1,24 @@
+import { catalogV1 } from '@marketplace/proto';
+import type { GrpcClientOptions } from '@marketplace/rpc';
+import { createGrpcClient } from '@marketplace/rpc';
+
+/** The gateway's view of the catalog (read side): one method per RPC it uses, failures as AppErrors. */
+export interface CatalogClient {
+  searchProducts(request: catalogV1.SearchProductsRequest): Promise<catalogV1.SearchProductsResponse>;
+  getProduct(request: catalogV1.GetProductRequest): Promise<catalogV1.Product>;
+  close(): void;
+}
+
+export const createCatalogClient = (address: string, options?: GrpcClientOptions): CatalogClient => {
+  const grpc = createGrpcClient(catalogV1.CatalogServiceDefinition, address, options);
+  const { client } = grpc;
+  return {
+    searchProducts: (request) => client.searchProducts(request),
+    getProduct: async (request) => {
+      const { product } = await client.getProduct(request);
+      if (!product) throw new Error('GetProduct answered without a product');
+      return product;
+    },
+    close: () => grpc.close(),
+  };
+};

@@ -1,0 +1,21 @@
+import { z } from 'zod';
+import { DEFAULT_GRPC_PORTS, envPort } from '@marketplace/platform';
+
+const grpcAddress = (defaultPort: number) =>
+  z
+    .string()
+    .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):[0-9]{1,5}$/, 'must be host:port')
+    .default(`127.0.0.1:${defaultPort}`);
+
+/** The gateway's own environment variables (cluster mode); the infrastructure ones come from @marketplace/runtime. */
+export const gatewayConfigSchema = z.object({
+  PORT: envPort(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  LISTING_GRPC_ADDR: grpcAddress(DEFAULT_GRPC_PORTS.listing),
+  CATALOG_GRPC_ADDR: grpcAddress(DEFAULT_GRPC_PORTS.catalog),
+  ADMIN_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
+  PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  GRPC_DEADLINE_MS: z.coerce.number().int().min(100).max(120_000).default(5_000),
+});
+
+export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;

@@ -1,0 +1,119 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { once } from 'node:events';
+import type { Database } from '@marketplace/database';
+import { runMigrations } from '@marketplace/database';
+import type { Clock, Logger, ServiceHandle } from '@marketplace/platform';
+import { waitForServing } from '@marketplace/rpc';
+import { IDENTITY_MIGRATIONS } from './adapters/identity.migrations.js';
+import { createIdentityService } from './application/identity.service.js';
+import { createCatalogClient } from './clients/catalog.client.js';
+import { createListingClient } from './clients/listing.client.js';
+import { createGatewayApp } from './http/app.js';
+import type { ReadinessCheck } from './readiness.js';
+import { Readiness } from './readiness.js';
+
+export interface GatewayOptions {
+  readonly db: Database;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly http: { readonly host: string; readonly port: number };
+  /** gRPC addresses (`host:port`) of the services the gateway calls. */
+  readonly services: { readonly listing: string; readonly catalog: string };
+  /** Unset: the admin API answers 404. */
+  readonly adminToken?: string | undefined;
+  /** Default: `http://localhost:<port>`. */
+  readonly publicBaseUrl?: string | undefined;
+  /** Replaces the gRPC health checks of the backends (the embedded runner knows their state directly). */
+  readonly isBackendReady?: () => boolean;
+  /** Schema of accounts and API keys; default `identity`. Tests pass a fresh one. */
+  readonly identitySchema?: string;
+  /** Deadline of every gRPC call; default 5 s. */
+  readonly grpcDeadlineMs?: number;
+  /** How long stop() lets in-flight requests finish before cutting connections; default 10 s. */
+  readonly drainTimeoutMs?: number;
+}
+
+export const IDENTITY_SCHEMA = 'identity';
+/** A readiness check that takes longer than this counts as failed. */
+const READINESS_CHECK_TIMEOUT_MS = 1_000;
+/** How often isReady() is refreshed when nobody polls /readyz. */
+const READINESS_REFRESH_MS = 2_000;
+/** Slow clients may not hold a connection forever with a trickling body. */
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/**
+ * Starts the gateway: migrates the identity schema, opens one gRPC client per backend, and serves HTTP.
+ * Resolves once listening; `stop()` drains in-flight requests (bounded), then closes the clients.
+ */
+export const startGateway = async (options: GatewayOptions): Promise<ServiceHandle> => {
+  const { db, logger, clock } = options;
+  const schema = options.identitySchema ?? IDENTITY_SCHEMA;
+  await runMigrations(db, { schema, migrations: IDENTITY_MIGRATIONS });
+  const identity = createIdentityService({ db, schema, clock });
+  const clientOptions = { deadlineMs: options.grpcDeadlineMs };
+  const listing = createListingClient(options.services.listing, clientOptions);
+  const catalog = createCatalogClient(options.services.catalog, clientOptions);
+
+  const grpcServing =
+    (address: string): ReadinessCheck =>
+    () =>
+      waitForServing(address, { timeoutMs: READINESS_CHECK_TIMEOUT_MS }).then(() => true);
+  const backendChecks: Record<string, ReadinessCheck> = options.isBackendReady
+    ? { backends: async () => options.isBackendReady?.() ?? false }
+    : { listing: grpcServing(options.services.listing), catalog: grpcServing(options.services.catalog) };
+  const readiness = new Readiness(
+    { ...backendChecks, identity: () => identity.probe().then(() => true) },
+    READINESS_CHECK_TIMEOUT_MS,
+  );
+
+  const server = createServer({ requestTimeout: REQUEST_TIMEOUT_MS });
+  try {
+    server.listen(options.http.port, options.http.host);
+    await once(server, 'listening');
+  } catch (error) {
+    listing.close();
+    catalog.close();
+    throw error;
+  }
+  const { port } = server.address() as AddressInfo;
+  const publicBaseUrl = options.publicBaseUrl ?? `http://localhost:${port}`;
+  server.on(
+    'request',
+    createGatewayApp({
+      identity,
+      listing,
+      catalog,
+      logger,
+      publicBaseUrl,
+      adminToken: options.adminToken,
+      readiness: () => readiness.check(),
+    }),
+  );
+  const address = `${options.http.host}:${port}`;
+  logger.info({ address, publicBaseUrl, adminApi: options.adminToken !== undefined }, 'gateway listening');
+
+  const refresh = setInterval(() => void readiness.check(), READINESS_REFRESH_MS);
+  refresh.unref();
+  void readiness.check();
+
+  let stopped: Promise<void> | undefined;
+  const drain = async (): Promise<void> => {
+    clearInterval(refresh);
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const cutOff = setTimeout(() => server.closeAllConnections(), options.drainTimeoutMs ?? 10_000);
+    await closed;
+    clearTimeout(cutOff);
+    listing.close();
+    catalog.close();
+    logger.info({ address }, 'gateway stopped');
+  };
+
+  return {
+    name: 'gateway',
+    address,
+    isReady: () => readiness.lastReport.ready,
+    stop: () => (stopped ??= drain()),
+  };
+};

@@ -1,0 +1,76 @@
+import express from 'express';
+import type { Express } from 'express';
+import helmet from 'helmet';
+import type { Logger } from '@marketplace/platform';
+import { CatalogQueries } from '../application/catalog.queries.js';
+import type { IdentityService } from '../application/identity.service.js';
+import { ListingCommands } from '../application/listing.commands.js';
+import { ProductViews } from '../application/product.views.js';
+import type { CatalogClient } from '../clients/catalog.client.js';
+import type { ListingClient } from '../clients/listing.client.js';
+import { notFoundFallback, problemErrorHandler } from './error-handler.js';
+import { Problems } from './problem.js';
+import { requestLog } from './request-log.js';
+import { adminRoutes } from './routes/admin.routes.js';
+import { catalogRoutes } from './routes/catalog.routes.js';
+import type { ReadinessReport } from './routes/health.routes.js';
+import { healthRoutes } from './routes/health.routes.js';
+import { problemsRoutes } from './routes/problems.routes.js';
+import { productsRoutes } from './routes/products.routes.js';
+
+/** Bodies are small JSON documents: a full listing with 10,000 escaped characters stays far below this. */
+export const DEFAULT_BODY_LIMIT_BYTES = 256 * 1024;
+
+export interface GatewayDependencies {
+  readonly identity: IdentityService;
+  readonly listing: ListingClient;
+  readonly catalog: CatalogClient;
+  readonly logger: Logger;
+  /** `{base_url}` of links, Location headers and problem types, without a trailing slash. */
+  readonly publicBaseUrl: string;
+  /** Unset: the admin API does not exist (404). */
+  readonly adminToken?: string | undefined;
+  readonly readiness: () => Promise<ReadinessReport>;
+  readonly bodyLimitBytes?: number;
+}
+
+/**
+ * The gateway's HTTP surface: security headers on every answer, the routes, and RFC 9457 problem documents
+ * for every error (unknown routes, wrong methods and bodies included).
+ */
+export const createGatewayApp = (deps: GatewayDependencies): Express => {
+  const publicBaseUrl = deps.publicBaseUrl.replace(/\/+$/, '');
+  const bodyLimitBytes = deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  const problems = new Problems(publicBaseUrl);
+  const views = new ProductViews(publicBaseUrl);
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(requestLog(deps.logger));
+  app.use(
+    helmet({
+      // A JSON API loads nothing and is never framed.
+      contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+      frameguard: { action: 'deny' },
+      referrerPolicy: { policy: 'no-referrer' },
+    }),
+  );
+  app.use(healthRoutes(problems, deps.readiness));
+  app.use(problemsRoutes(problems));
+  app.use(catalogRoutes(problems, new CatalogQueries(deps.catalog, views), deps.identity));
+  app.use(productsRoutes(problems, new ListingCommands(deps.listing, views), deps.identity, bodyLimitBytes));
+  if (deps.adminToken !== undefined) {
+    app.use(
+      adminRoutes({
+        problems,
+        identity: deps.identity,
+        adminToken: deps.adminToken,
+        logger: deps.logger,
+        bodyLimitBytes,
+      }),
+    );
+  }
+  app.use(notFoundFallback(problems));
+  app.use(problemErrorHandler(problems, deps.logger));
+  return app;
+};

@@ -1,0 +1,19 @@
+import { runServiceMain } from '@marketplace/runtime';
+import { gatewayConfigSchema } from './gateway.config.js';
+import { startGateway } from './gateway.service.js';
+
+runServiceMain({
+  name: 'gateway',
+  configSchema: gatewayConfigSchema,
+  start: ({ db, logger, clock }, config) =>
+    startGateway({
+      db,
+      logger,
+      clock,
+      http: { host: config.HOST, port: config.PORT },
+      services: { listing: config.LISTING_GRPC_ADDR, catalog: config.CATALOG_GRPC_ADDR },
+      adminToken: config.ADMIN_TOKEN,
+      publicBaseUrl: config.PUBLIC_BASE_URL,
+      grpcDeadlineMs: config.GRPC_DEADLINE_MS,
+    }),
+});
