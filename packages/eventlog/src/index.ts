@@ -7,3 +7,4 @@ export {
   subjectOf,
   type NatsEventLogOptions,
 } from './nats.event-log.js';
+export { createKafkaEventLog, type KafkaClient, type KafkaEventLogOptions } from './kafka.event-log.js';

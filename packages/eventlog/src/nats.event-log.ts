@@ -25,7 +25,7 @@ import {
 } from './eventlog.port.js';
 import { DEFAULT_RETRY_POLICY, deliverUntilHandled, retryDelayMs, type RetryPolicy } from './delivery.js';
 import { groupByPartition } from './partitioning.js';
-import { pause, settlesWithin } from './timing.js';
+import { pause, withTimeout } from './timing.js';
 import { assertGroup, assertMessages, assertPartitions, assertTopic } from './validation.js';
 
 export interface NatsEventLogOptions {
@@ -335,7 +335,7 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
       closed = true;
       await Promise.all([...subscriptions].map((subscription) => subscription.close()));
       if (ownsConnection) {
-        if (!(await settlesWithin(nc.drain(), requestTimeoutMs))) await nc.close();
+        await withTimeout(nc.drain(), requestTimeoutMs, 'draining the NATS connection').catch(() => nc.close());
       }
     },
   };

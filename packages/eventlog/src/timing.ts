@@ -12,11 +12,34 @@ export const pause = async (ms: number, signal: AbortSignal): Promise<boolean> =
   }
 };
 
-/** Waits for `work` at most `ms`; resolves `false` if time ran out first (the work is left to finish alone). */
-export const settlesWithin = async (work: Promise<unknown>, ms: number): Promise<boolean> => {
+export class TimeoutError extends Error {
+  override readonly name = 'TimeoutError';
+}
+
+/**
+ * Settles like `work`, or rejects with a TimeoutError after `ms`. The work itself cannot be cancelled: it goes
+ * on alone, and a late rejection of it is passed to `onLateFailure` instead of going unhandled.
+ */
+export const withTimeout = async <T>(
+  work: Promise<T>,
+  ms: number,
+  what: string,
+  onLateFailure: (error: unknown) => void = () => {},
+): Promise<T> => {
   const timer = new AbortController();
+  let timedOut = false;
   try {
-    return await Promise.race([work.then(() => true), pause(ms, timer.signal).then(() => false)]);
+    return await Promise.race([
+      work,
+      pause(ms, timer.signal).then((elapsed) => {
+        if (!elapsed) return new Promise<never>(() => {});
+        timedOut = true;
+        throw new TimeoutError(`${what} did not finish within ${ms} ms`);
+      }),
+    ]);
+  } catch (error) {
+    if (timedOut) work.catch(onLateFailure);
+    throw error;
   } finally {
     timer.abort();
   }

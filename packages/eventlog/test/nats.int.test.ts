@@ -5,23 +5,12 @@ import { AckPolicy, StorageType, jetstreamManager, type JetStreamManager } from 
 import type { EventLog } from '../src/eventlog.port.js';
 import { createNatsEventLog, durableNameOf, streamNameOf, type NatsEventLogOptions } from '../src/nats.event-log.js';
 import { describeEventLogContract } from '../src/testing/index.js';
+import { topicRecorder } from './topic-recorder.js';
 
 const servers = process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
 const fastRetries: Partial<NatsEventLogOptions> = { retry: { initialDelayMs: 20, maxDelayMs: 200 } };
 
-/** Every topic a test touched, so its stream is deleted afterwards and the shared server stays clean. */
-const topicsUsed = new Set<string>();
-const recordingTopics = (log: EventLog): EventLog => ({
-  publish: (topic, messages) => {
-    topicsUsed.add(topic);
-    return log.publish(topic, messages);
-  },
-  subscribe: (options) => {
-    topicsUsed.add(options.topic);
-    return log.subscribe(options);
-  },
-  close: () => log.close(),
-});
+const { topics: topicsUsed, record: recordingTopics } = topicRecorder();
 
 let admin: NatsConnection;
 let jsm: JetStreamManager;

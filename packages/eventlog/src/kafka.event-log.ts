@@ -1,0 +1,242 @@
+import {
+  Kafka,
+  Partitioners,
+  logLevel,
+  type Admin,
+  type Consumer,
+  type EachMessagePayload,
+  type IHeaders,
+  type KafkaMessage,
+  type LogEntry,
+  type Producer,
+} from 'kafkajs';
+import { createLogger, type Logger } from '@marketplace/platform';
+import type { DeliveredMessage, EventLog, LogMessage, SubscribeOptions, Subscription } from './eventlog.port.js';
+import { DEFAULT_RETRY_POLICY, deliverUntilHandled, type RetryPolicy } from './delivery.js';
+import { withTimeout } from './timing.js';
+import { assertGroup, assertMessages, assertPartitions, assertTopic } from './validation.js';
+
+/** The part of a kafkajs `Kafka` client this adapter uses; tests pass a double of it. */
+export type KafkaClient = Pick<Kafka, 'producer' | 'consumer' | 'admin'>;
+
+export interface KafkaEventLogOptions {
+  /** `host:port` of the bootstrap brokers. Required unless `kafka` is given. */
+  readonly brokers?: readonly string[];
+  readonly clientId?: string;
+  /** A kafkajs client to use instead of `brokers` (TLS/SASL set up by the caller, or a test double). */
+  readonly kafka?: KafkaClient;
+  /** Partitions of the topics this client creates; an existing topic keeps its own count. */
+  readonly partitions?: number;
+  /** Replication factor of created topics; -1 takes the broker's default. */
+  readonly replicationFactor?: number;
+  /**
+   * Bound on one publish. The idempotent producer retries without limit (a limit would void its ordering
+   * guarantee), so this is what turns a broker outage into an error the outbox relay retries.
+   */
+  readonly publishTimeoutMs?: number;
+  /** Bound on admin requests (topic creation, group offsets). */
+  readonly requestTimeoutMs?: number;
+  /** A member that sends no heartbeat for this long is dropped and its partitions go to the others. */
+  readonly sessionTimeoutMs?: number;
+  readonly heartbeatIntervalMs?: number;
+  readonly retry?: RetryPolicy;
+  readonly logger?: Logger;
+}
+
+const toBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+/** Kafka headers may repeat a name or carry bytes; the port's headers are text, the last value winning. */
+export const decodeHeaders = (headers: IHeaders | undefined): Record<string, string> => {
+  const decoded: Record<string, string> = {};
+  for (const [name, raw] of Object.entries(headers ?? {})) {
+    const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+    if (value !== undefined) decoded[name] = value.toString();
+  }
+  return decoded;
+};
+
+const toDelivered = (topic: string, partition: number, message: KafkaMessage): DeliveredMessage => ({
+  topic,
+  partition,
+  offset: message.offset,
+  key: message.key?.toString() ?? '',
+  // A copy: a view would pin kafkajs's whole fetch buffer for as long as the handler keeps the value.
+  value: new Uint8Array(message.value ?? []),
+  headers: decodeHeaders(message.headers),
+});
+
+const toKafkaMessage = (message: LogMessage) => ({
+  key: message.key,
+  value: toBuffer(message.value),
+  headers: { ...message.headers },
+});
+
+/** Routes kafkajs's own log lines into our structured logger. */
+const kafkaLogCreator =
+  (logger: Logger) =>
+  () =>
+  ({ namespace, level, log: { message, ...extra } }: LogEntry): void => {
+    const fields = { kafkajs: namespace, ...extra };
+    if (level === logLevel.ERROR) logger.error(fields, message);
+    else if (level === logLevel.WARN) logger.warn(fields, message);
+    else logger.debug(fields, message);
+  };
+
+/**
+ * The EventLog on Kafka, through kafkajs. Partitioning is Kafka's own (murmur2 of the key, like the Java
+ * client), a consumer group is a Kafka consumer group, and each subscription is one member. Offsets are
+ * committed explicitly, one message at a time, after its handler resolved; a member that dies before that
+ * leaves the offset uncommitted, so the partition's next owner gets the message again.
+ */
+export const createKafkaEventLog = async (options: KafkaEventLogOptions): Promise<EventLog> => {
+  const partitions = options.partitions ?? 8;
+  assertPartitions(partitions);
+  const publishTimeoutMs = options.publishTimeoutMs ?? 30_000;
+  const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+  const sessionTimeoutMs = options.sessionTimeoutMs ?? 30_000;
+  const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 3_000;
+  const retry = options.retry ?? DEFAULT_RETRY_POLICY;
+  const logger = options.logger ?? createLogger({ service: 'eventlog-kafka' });
+
+  const kafka = options.kafka ?? connectKafka(options, logger, requestTimeoutMs);
+  const producer: Producer = kafka.producer({
+    // Exactly one copy per send, in order, even when the producer retries (see the kafkajs docs on Producing).
+    idempotent: true,
+    maxInFlightRequests: 1,
+    allowAutoTopicCreation: false,
+    createPartitioner: Partitioners.DefaultPartitioner,
+  });
+  const admin: Admin = kafka.admin();
+  await producer.connect();
+  await admin.connect();
+
+  const topics = new Map<string, Promise<void>>();
+  const subscriptions = new Set<Subscription>();
+  let closed = false;
+
+  const ensureTopic = (topic: string): Promise<void> => {
+    let ready = topics.get(topic);
+    if (!ready) {
+      ready = withTimeout(
+        admin.createTopics({
+          topics: [{ topic, numPartitions: partitions, replicationFactor: options.replicationFactor ?? -1 }],
+          waitForLeaders: true,
+          timeout: requestTimeoutMs,
+        }),
+        requestTimeoutMs,
+        `creating topic ${topic}`,
+      ).then(() => undefined);
+      topics.set(topic, ready);
+      ready.catch(() => topics.delete(topic));
+    }
+    return ready;
+  };
+
+  /**
+   * kafkajs resolves "latest" only when the member first fetches, which can be after messages published
+   * since subscribe() resolved. A new group starting at 'latest' therefore gets its offsets set to the end of
+   * the topic before it joins, so "published after subscribing" means exactly that.
+   */
+  const startNewGroupAtEnd = async (topic: string, group: string): Promise<void> => {
+    const [committed] = await withTimeout(
+      admin.fetchOffsets({ groupId: group, topics: [topic] }),
+      requestTimeoutMs,
+      `fetching offsets of group ${group}`,
+    );
+    const isNewGroup = (committed?.partitions ?? []).every((partition) => partition.offset === '-1');
+    if (!isNewGroup) return;
+    const ends = await withTimeout(admin.fetchTopicOffsets(topic), requestTimeoutMs, `fetching the end of ${topic}`);
+    await withTimeout(
+      admin.setOffsets({ groupId: group, topic, partitions: ends.map(({ partition, high }) => ({ partition, offset: high })) }),
+      requestTimeoutMs,
+      `starting group ${group} at the end of ${topic}`,
+    ).catch((error: unknown) => {
+      // Kafka refuses while the group has members: then another member started it already.
+      logger.debug({ err: error, topic, group }, 'group offsets not set; the group is already running');
+    });
+  };
+
+  const subscribe = async ({ topic, group, from = 'beginning', handler }: SubscribeOptions): Promise<Subscription> => {
+    assertTopic(topic);
+    assertGroup(group);
+    if (closed) throw new Error('the event log is closed');
+    await ensureTopic(topic);
+    if (from === 'latest') await startNewGroupAtEnd(topic, group);
+
+    const consumer: Consumer = kafka.consumer({
+      groupId: group,
+      sessionTimeout: sessionTimeoutMs,
+      heartbeatInterval: heartbeatIntervalMs,
+      allowAutoTopicCreation: false,
+    });
+    const stopping = new AbortController();
+    const eachMessage = async ({ topic, partition, message, ...payload }: EachMessagePayload): Promise<void> => {
+      // Not committing leaves the message to whoever owns the partition next.
+      if (stopping.signal.aborted) return;
+      const outcome = await deliverUntilHandled(toDelivered(topic, partition, message), handler, {
+        retry,
+        signal: stopping.signal,
+        logger,
+        keepAlive: { intervalMs: heartbeatIntervalMs, beat: () => payload.heartbeat() },
+      });
+      if (outcome === 'abandoned') return;
+      // Kafka's committed offset is the next one to read. A failed commit throws, so kafkajs rejoins and the
+      // message is delivered again rather than skipped.
+      await consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
+    };
+
+    await consumer.connect();
+    try {
+      await consumer.subscribe({ topics: [topic], fromBeginning: from === 'beginning' });
+      await consumer.run({ autoCommit: false, partitionsConsumedConcurrently: partitions, eachMessage });
+    } catch (error) {
+      await consumer.disconnect();
+      throw error;
+    }
+    const subscription: Subscription = {
+      close: async () => {
+        stopping.abort();
+        // Waits for the message in hand (kafkajs finishes the running eachMessage), then leaves the group.
+        await consumer.disconnect();
+        subscriptions.delete(subscription);
+      },
+    };
+    subscriptions.add(subscription);
+    return subscription;
+  };
+
+  const publish = async (topic: string, messages: readonly LogMessage[]): Promise<void> => {
+    assertMessages(topic, messages);
+    if (closed) throw new Error('the event log is closed');
+    if (messages.length === 0) return;
+    await ensureTopic(topic);
+    await withTimeout(
+      producer.send({ topic, acks: -1, timeout: publishTimeoutMs, messages: messages.map(toKafkaMessage) }),
+      publishTimeoutMs,
+      `publishing ${messages.length} messages to ${topic}`,
+      (error) => logger.warn({ err: error, topic }, 'a timed-out publish failed later'),
+    );
+  };
+
+  return {
+    publish,
+    subscribe,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await Promise.all([...subscriptions].map((subscription) => subscription.close()));
+      await Promise.all([producer.disconnect(), admin.disconnect()]);
+    },
+  };
+};
+
+const connectKafka = (options: KafkaEventLogOptions, logger: Logger, requestTimeoutMs: number): Kafka => {
+  if (!options.brokers?.length) throw new TypeError('createKafkaEventLog needs `brokers` or `kafka`');
+  return new Kafka({
+    brokers: [...options.brokers],
+    clientId: options.clientId ?? 'marketplace',
+    requestTimeout: requestTimeoutMs,
+    logLevel: logLevel.WARN,
+    logCreator: kafkaLogCreator(logger),
+  });
+};

@@ -1,0 +1,21 @@
+import type { EventLog } from '../src/eventlog.port.js';
+
+/**
+ * Wraps a client to remember every topic a test touched, so the test file can delete them from a shared broker
+ * afterwards.
+ */
+export const topicRecorder = () => {
+  const topics = new Set<string>();
+  const record = (log: EventLog): EventLog => ({
+    publish: (topic, messages) => {
+      topics.add(topic);
+      return log.publish(topic, messages);
+    },
+    subscribe: (options) => {
+      topics.add(options.topic);
+      return log.subscribe(options);
+    },
+    close: () => log.close(),
+  });
+  return { topics, record };
+};
