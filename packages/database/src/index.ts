@@ -1,1 +1,5 @@
 export * from './database.port.js';
+export * from './postgres.adapter.js';
+export * from './pglite.adapter.js';
+export * from './wait-for-database.js';
+export * from './migrate.js';

@@ -1,0 +1,55 @@
+import { randomBytes } from 'node:crypto';
+import { quoteIdent, type Database } from '../database.port.js';
+import { createEmbeddedDatabase } from '../pglite.adapter.js';
+import { createPostgresDatabase } from '../postgres.adapter.js';
+import { waitForDatabase } from '../wait-for-database.js';
+
+/** The PostgreSQL server integration tests use: env TEST_DATABASE_URL, else the local trust-auth server. */
+export const TEST_DATABASE_URL =
+  process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/**
+ * A unique, valid lower-case identifier starting with `prefix`: a schema for one test file, or a LISTEN
+ * channel. Unique across jest's parallel workers (48 random bits).
+ */
+export const freshSchemaName = (prefix: string): string => {
+  if (!/^[a-z][a-z0-9_]{0,40}$/.test(prefix)) {
+    throw new Error(`schema prefix must be a lower-case identifier of at most 41 characters: ${prefix}`);
+  }
+  return `${prefix}_${randomBytes(6).toString('hex')}`;
+};
+
+/** Drops a test's schema and everything in it. */
+export const dropSchema = async (db: Database, schema: string): Promise<void> => {
+  await db.query(`drop schema if exists ${quoteIdent(schema)} cascade`);
+};
+
+export interface TestEngine {
+  readonly name: 'postgres' | 'pglite';
+  /**
+   * Opens a database; the caller closes it. Call it once per test file (in `beforeAll`): an embedded engine
+   * takes seconds to create. PostgreSQL is waited for up to 10 s.
+   */
+  create(): Promise<Database>;
+}
+
+/**
+ * Both engines, for `describe.each(testEngines())('$name', ({ create }) => ...)`, so an integration suite
+ * runs on real PostgreSQL and on PGlite (in memory).
+ */
+export const testEngines = (): TestEngine[] => [
+  {
+    name: 'postgres',
+    async create() {
+      // A small pool: jest runs many test files at once against one server.
+      const db = createPostgresDatabase({
+        url: TEST_DATABASE_URL,
+        poolSize: 4,
+        applicationName: 'marketplace-test',
+      });
+      await waitForDatabase(db, { timeoutMs: 10_000 });
+      return db;
+    },
+  },
+  { name: 'pglite', create: () => createEmbeddedDatabase() },
+];
