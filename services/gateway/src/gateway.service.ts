@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import type { Database } from '@marketplace/database';
-import { runMigrations } from '@marketplace/database';
+import { migrate } from '@marketplace/database';
 import type { Clock, Logger, ServiceHandle } from '@marketplace/platform';
 import { waitForServing } from '@marketplace/rpc';
 import { IDENTITY_MIGRATIONS } from './adapters/identity.migrations.js';
@@ -49,7 +49,7 @@ const REQUEST_TIMEOUT_MS = 30_000;
 export const startGateway = async (options: GatewayOptions): Promise<ServiceHandle> => {
   const { db, logger, clock } = options;
   const schema = options.identitySchema ?? IDENTITY_SCHEMA;
-  await runMigrations(db, { schema, migrations: IDENTITY_MIGRATIONS });
+  await migrate(db, schema, IDENTITY_MIGRATIONS);
   const identity = createIdentityService({ db, schema, clock });
   const clientOptions = { deadlineMs: options.grpcDeadlineMs };
   const listing = createListingClient(options.services.listing, clientOptions);

@@ -1,0 +1,96 @@
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import type { Database } from '@marketplace/database';
+import { dropSchema, freshSchemaName } from '@marketplace/database/testing';
+import type { Logger, ServiceHandle } from '@marketplace/platform';
+import { ManualClock, REDACTED_PATHS } from '@marketplace/platform';
+import type { GatewayOptions } from '../../src/gateway.service.js';
+import { startGateway } from '../../src/gateway.service.js';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+/** Every log line, as written: the tests read them to prove that no key is ever logged. */
+export class CapturedLog {
+  readonly lines: string[] = [];
+  readonly logger: Logger = pino(
+    { level: 'debug', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
+    new Writable({
+      write: (chunk: Buffer, _encoding, done) => {
+        this.lines.push(chunk.toString('utf8'));
+        done();
+      },
+    }),
+  );
+
+  get text(): string {
+    return this.lines.join('');
+  }
+}
+
+export interface Answer {
+  readonly status: number;
+  readonly headers: Headers;
+  /** Parsed JSON when the answer is JSON, the raw text otherwise. */
+  readonly body: unknown;
+}
+
+/** A gateway on an ephemeral port over a fresh identity schema, with its log captured. */
+export class TestGateway {
+  private constructor(
+    readonly handle: ServiceHandle,
+    readonly baseUrl: string,
+    readonly log: CapturedLog,
+    private readonly db: Database,
+    private readonly schema: string,
+  ) {}
+
+  static async start(
+    db: Database,
+    options: Partial<Omit<GatewayOptions, 'db' | 'logger' | 'clock'>> & Pick<GatewayOptions, 'services'>,
+    log = new CapturedLog(),
+  ): Promise<TestGateway> {
+    const schema = freshSchemaName('gateway_test');
+    const handle = await startGateway({
+      db,
+      logger: log.logger,
+      clock: new ManualClock(Date.UTC(2026, 0, 1)),
+      http: { host: '127.0.0.1', port: 0 },
+      identitySchema: schema,
+      grpcDeadlineMs: 2_000,
+      ...options,
+    });
+    return new TestGateway(handle, `http://${handle.address}`, log, db, schema);
+  }
+
+  async stop(): Promise<void> {
+    await this.handle.stop();
+    await dropSchema(this.db, this.schema);
+  }
+
+  async call(path: string, init: RequestInit = {}): Promise<Answer> {
+    const response = await fetch(new URL(path, this.baseUrl), { ...init, signal: AbortSignal.timeout(10_000) });
+    const text = await response.text();
+    const isJson = /json/.test(response.headers.get('content-type') ?? '');
+    return { status: response.status, headers: response.headers, body: isJson && text !== '' ? JSON.parse(text) : text };
+  }
+
+  postJson(path: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+    return this.call(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+  }
+
+  /** Opens an account through the admin API and returns its id and first key. */
+  async createAccount(role: 'seller' | 'buyer', name = `${role} one`): Promise<{ accountId: number; apiKey: string }> {
+    const { status, body } = await this.postJson(
+      '/api/admin/accounts',
+      { role, name, email: `${role}@example.test`, country: 'US' },
+      { authorization: `Bearer ${ADMIN_TOKEN}` },
+    );
+    if (status !== 201) throw new Error(`account creation answered ${status}: ${JSON.stringify(body)}`);
+    const created = body as { account_id: number; api_key: string };
+    return { accountId: created.account_id, apiKey: created.api_key };
+  }
+}
