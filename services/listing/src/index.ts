@@ -1,1 +1,1 @@
-export {};
+export { startListingService, type ListingServiceOptions } from './listing.service.js';

@@ -54,7 +54,7 @@ describe('listing event codec', () => {
     ['every optional field absent', minimal],
     ['every optional field present', full],
   ])('round-trips ListingCreated through protobuf with %s', (_case, listing) => {
-    expect(decodeListingEvent(encodeListingEvent(recorded(listing)))).toEqual({
+    expect(decodeListingEvent(encodeListingEvent(recorded(listing)).value)).toEqual({
       eventId: '01990000-0000-7000-8000-000000000001',
       productId: 'product_42',
       version: 1,
@@ -66,13 +66,24 @@ describe('listing event codec', () => {
   });
 
   it('writes the marketplace.listing.v1.ListingEvent message other services decode', () => {
-    const message = listingV1.ListingEvent.decode(encodeListingEvent(recorded(full)));
+    const message = listingV1.ListingEvent.decode(encodeListingEvent(recorded(full)).value);
     expect(message.payload?.$case).toBe('created');
     expect(message.payload?.value.listing).toMatchObject({
       productId: 'product_42',
       priceCents: 100,
       version: 1,
     });
+  });
+
+  it('labels the payload as protobuf for the content-type header', () => {
+    expect(encodeListingEvent(recorded(minimal)).contentType).toBe('application/protobuf');
+  });
+
+  it('refuses to encode an event that is not a listing event', () => {
+    const foreign = { ...recorded(minimal), type: 'QuoteRequested' };
+    expect(() => encodeListingEvent(foreign)).toThrow(
+      'product_42 holds an event that is not a listing event: QuoteRequested',
+    );
   });
 
   it('refuses a message without a payload', () => {

@@ -1,4 +1,4 @@
-import type { Actor, RecordedEvent } from '@marketplace/eventsourcing';
+import type { Actor, EventEncoder, RecordedEvent } from '@marketplace/eventsourcing';
 import { listingV1 } from '@marketplace/proto';
 import type { ListingEvent } from '../domain/listing.events.js';
 import { fromActorMessage, fromListingMessage, toListingMessage } from './listing-proto.mapper.js';
@@ -17,6 +17,13 @@ export interface DecodedListingEvent {
   readonly event: ListingEvent;
 }
 
+// A record rather than a list, so the compiler checks it names every listing event.
+const LISTING_EVENT_TYPES: Record<ListingEvent['type'], true> = { ListingCreated: true };
+
+/** The listing schema's store holds only listing events; anything else is a bug worth stopping for. */
+const isListingEvent = (event: RecordedEvent): event is RecordedEvent<ListingEvent> =>
+  Object.hasOwn(LISTING_EVENT_TYPES, event.type);
+
 const payloadOf = (event: RecordedEvent<ListingEvent>): listingV1.ListingEvent['payload'] => {
   switch (event.type) {
     case 'ListingCreated':
@@ -24,8 +31,11 @@ const payloadOf = (event: RecordedEvent<ListingEvent>): listingV1.ListingEvent['
   }
 };
 
-export const encodeListingEvent = (event: RecordedEvent<ListingEvent>): Uint8Array =>
-  listingV1.ListingEvent.encode({
+/** The outbox relay's encoder for the listing store. */
+export const encodeListingEvent: EventEncoder = (event) => {
+  if (!isListingEvent(event))
+    throw new Error(`${event.streamId} holds an event that is not a listing event: ${event.type}`);
+  const message = listingV1.ListingEvent.encode({
     eventId: event.eventId,
     productId: event.streamId,
     version: event.version,
@@ -33,7 +43,9 @@ export const encodeListingEvent = (event: RecordedEvent<ListingEvent>): Uint8Arr
     actor: event.metadata.actor,
     correlationId: event.metadata.correlationId ?? '',
     payload: payloadOf(event),
-  }).finish();
+  });
+  return { value: message.finish(), contentType: LISTING_EVENT_CONTENT_TYPE };
+};
 
 const eventOf = (payload: listingV1.ListingEvent['payload']): ListingEvent => {
   switch (payload?.$case) {

@@ -1,0 +1,69 @@
+import type { Database } from '@marketplace/database';
+import { migrate } from '@marketplace/database';
+import type { EventLog } from '@marketplace/eventlog';
+import { createPostgresEventStore, startOutboxRelay } from '@marketplace/eventsourcing';
+import type { Clock, Logger, ServiceHandle } from '@marketplace/platform';
+import { startGrpcServer } from '@marketplace/rpc';
+import { listingMigrations } from './adapters/listing.migrations.js';
+import { encodeListingEvent } from './adapters/listing-event.codec.js';
+import { productNumberSequence } from './adapters/product-number.sequence.js';
+import type { ListingDependencies } from './application/create-listing.js';
+import { createListing } from './application/create-listing.js';
+import { listingGrpcService } from './transport/listing.grpc.js';
+
+const SERVICE_NAME = 'listing';
+/** How long a stop lets in-flight gRPC calls finish before cancelling them. */
+const GRPC_DRAIN_TIMEOUT_MS = 10_000;
+
+export interface ListingServiceOptions {
+  readonly db: Database;
+  /** Where the outbox relay publishes listing events (topic `marketplace.listing.v1`). */
+  readonly log: EventLog;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  /** Port 0 binds a free ephemeral port; the handle's address names the one chosen. */
+  readonly grpc: { readonly host: string; readonly port: number };
+  /** The PostgreSQL schema the service owns; default `listing` (tests use a fresh one). */
+  readonly schema?: string;
+}
+
+/**
+ * Starts the listing service: brings its schema up to date, starts the outbox relay, then serves gRPC.
+ * `stop()` drains in reverse order: in-flight calls finish, then the relay publishes what they appended.
+ */
+export const startListingService = async (options: ListingServiceOptions): Promise<ServiceHandle> => {
+  const { db, log, clock } = options;
+  const schema = options.schema ?? SERVICE_NAME;
+  const logger = options.logger.child({ service: SERVICE_NAME });
+
+  await migrate(db, schema, listingMigrations);
+  const deps: ListingDependencies = {
+    db,
+    clock,
+    store: createPostgresEventStore({ db, schema }),
+    allocateProductNumber: productNumberSequence(schema),
+  };
+  const relay = startOutboxRelay({ db, schema, log, name: SERVICE_NAME, encode: encodeListingEvent, logger });
+  const server = await startGrpcServer({
+    host: options.grpc.host,
+    port: options.grpc.port,
+    services: [listingGrpcService({ createListing: (input) => createListing(deps, input) })],
+    logger,
+    serviceName: SERVICE_NAME,
+  }).catch(async (error: unknown) => {
+    await relay.stop();
+    throw error;
+  });
+
+  let stopping: Promise<void> | undefined;
+  const drain = async (): Promise<void> => {
+    await server.shutdown(GRPC_DRAIN_TIMEOUT_MS);
+    await relay.stop();
+  };
+  return {
+    name: SERVICE_NAME,
+    address: server.address,
+    isReady: () => stopping === undefined,
+    stop: () => (stopping ??= drain()),
+  };
+};
