@@ -1,1 +1,3 @@
-export {};
+export * from './search-index.port.js';
+export { createEmbeddedSearchIndex } from './embedded-search-index.js';
+export type { EmbeddedSearchIndexOptions } from './embedded-search-index.js';
