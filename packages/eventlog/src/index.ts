@@ -8,3 +8,5 @@ export {
   type NatsEventLogOptions,
 } from './nats.event-log.js';
 export { createKafkaEventLog, type KafkaClient, type KafkaEventLogOptions } from './kafka.event-log.js';
+export { createEmbeddedEventLog, type EmbeddedEventLogOptions } from './embedded.event-log.js';
+export { EMBEDDED_EVENT_LOG_MIGRATIONS } from './embedded.schema.js';

@@ -1,0 +1,219 @@
+import { EventEmitter } from 'node:events';
+import { migrate, quoteIdent, type Database, type Transaction } from '@marketplace/database';
+import { createLogger, type Logger } from '@marketplace/platform';
+import type { EventLog, LogMessage, SubscribeOptions, Subscription } from './eventlog.port.js';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './delivery.js';
+import { EmbeddedGroupMember, type EmbeddedTables, type GroupMemberSettings } from './embedded.group-member.js';
+import { EMBEDDED_EVENT_LOG_MIGRATIONS } from './embedded.schema.js';
+import { groupByPartition } from './partitioning.js';
+import { assertGroup, assertMessages, assertPartitions, assertTopic } from './validation.js';
+
+export interface EmbeddedEventLogOptions {
+  /** Where the log lives: PGlite for `pnpm start`, or a PostgreSQL server. */
+  readonly db: Database;
+  /** The schema of the log's tables (created and migrated on start). */
+  readonly schema?: string;
+  /** Partitions per topic; every client of a topic must agree (checked against the first one's). */
+  readonly partitions?: number;
+  /** How often an idle partition looks for messages whose wake-up it missed (lost notification). */
+  readonly pollIntervalMs?: number;
+  /** How long a member's claim on a partition lasts unrenewed: a crashed member's partitions move after it. */
+  readonly leaseMs?: number;
+  /** Messages read per query. */
+  readonly batchSize?: number;
+  readonly retry?: RetryPolicy;
+  readonly logger?: Logger;
+}
+
+/** Statements per multi-row insert stay well below PostgreSQL's 65,535 parameters. */
+const INSERT_CHUNK = 1_000;
+const COLUMNS_PER_ROW = 6;
+
+/**
+ * Wake-ups between the logs of one process that share a schema (the all-in-one runner opens one per service),
+ * delivered at once instead of after a round trip through NOTIFY.
+ */
+const localWakeUps = new Map<string, EventEmitter>();
+const localWakeUpsOf = (schema: string): EventEmitter => {
+  let emitter = localWakeUps.get(schema);
+  if (!emitter) {
+    emitter = new EventEmitter().setMaxListeners(0);
+    localWakeUps.set(schema, emitter);
+  }
+  return emitter;
+};
+
+/** Wake-up notes, the same in-process and over NOTIFY: `messages <topic> <p,p,…>` or `members <topic> <group>`. */
+const messagesNote = (topic: string, partitions: readonly number[]): string =>
+  `messages ${topic} ${partitions.join(',')}`;
+const membersNote = (topic: string, group: string): string => `members ${topic} ${group}`;
+
+/**
+ * The EventLog stored through the Database port: the log `pnpm start` uses on PGlite, fed by the services'
+ * outbox relays, and usable on a PostgreSQL server by several processes. Messages are rows of one table,
+ * numbered by a sequence; a publish holds a lock per partition until it commits, so a partition's offsets
+ * become visible in increasing order and a reader never skips a late commit. Consumer groups are
+ * `EmbeddedGroupMember`s. Readers wake on in-process calls, on NOTIFY from other processes, and poll as a
+ * backstop.
+ */
+export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): Promise<EventLog> => {
+  const { db } = options;
+  const schema = options.schema ?? 'eventlog';
+  const quoted = quoteIdent(schema);
+  const channel = `${schema}_wakeup`;
+  quoteIdent(channel);
+  const partitions = options.partitions ?? 8;
+  assertPartitions(partitions);
+  const logger = options.logger ?? createLogger({ service: 'eventlog-embedded' });
+  const tables: EmbeddedTables = {
+    messages: `${quoted}.messages`,
+    offsets: `${quoted}.consumer_offsets`,
+    members: `${quoted}.group_members`,
+  };
+
+  await migrate(db, schema, EMBEDDED_EVENT_LOG_MIGRATIONS);
+
+  const members = new Set<EmbeddedGroupMember>();
+  const topicsChecked = new Map<string, Promise<void>>();
+  let closed = false;
+
+  const onWakeUp = (note: string): void => {
+    const [kind, topic, detail = ''] = note.split(' ');
+    for (const member of members) {
+      if (member.topic !== topic) continue;
+      if (kind === 'messages') member.messagesArrived(detail.split(',').map(Number));
+      else if (kind === 'members' && member.group === detail) member.requestRebalance();
+    }
+  };
+  const local = localWakeUpsOf(schema);
+  local.on('wake', onWakeUp);
+  let unlisten: () => Promise<void>;
+  try {
+    unlisten = await db.listen(channel, onWakeUp);
+  } catch (error) {
+    local.off('wake', onWakeUp);
+    throw error;
+  }
+
+  const wakeUp = async (note: string, tx: Transaction = db): Promise<void> => {
+    await tx.query('select pg_notify($1, $2)', [channel, note]);
+  };
+
+  const settings: GroupMemberSettings = {
+    db,
+    tables,
+    partitions,
+    leaseMs: options.leaseMs ?? 15_000,
+    pollIntervalMs: options.pollIntervalMs ?? 2_000,
+    batchSize: options.batchSize ?? 100,
+    retry: options.retry ?? DEFAULT_RETRY_POLICY,
+    logger,
+    announceMembership: async (topic, group) => {
+      local.emit('wake', membersNote(topic, group));
+      await wakeUp(membersNote(topic, group));
+    },
+  };
+
+  /** Records the topic's partition count on first use, and refuses a client that counts differently. */
+  const checkTopic = (topic: string): Promise<void> => {
+    let checked = topicsChecked.get(topic);
+    if (!checked) {
+      checked = (async () => {
+        await db.query(`insert into ${quoted}.topics (topic, partitions) values ($1, $2) on conflict do nothing`, [
+          topic,
+          partitions,
+        ]);
+        const { rows } = await db.query<{ partitions: number }>(
+          `select partitions from ${quoted}.topics where topic = $1`,
+          [topic],
+        );
+        const recorded = rows[0]?.partitions;
+        if (recorded !== partitions) {
+          throw new Error(`topic ${topic} has ${recorded} partitions, but this client uses ${partitions}`);
+        }
+      })();
+      topicsChecked.set(topic, checked);
+      checked.catch(() => topicsChecked.delete(topic));
+    }
+    return checked;
+  };
+
+  const insertRows = async (tx: Transaction, topic: string, rows: ReadonlyArray<[number, string, LogMessage]>) => {
+    for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
+      const chunk = rows.slice(start, start + INSERT_CHUNK);
+      const placeholders = chunk.map((_, row) => {
+        const first = row * COLUMNS_PER_ROW + 1;
+        return `($${first}, $${first + 1}, $${first + 2}, $${first + 3}, $${first + 4}::jsonb, $${first + 5})`;
+      });
+      await tx.query(
+        `insert into ${tables.messages} (topic, partition, "offset", key, headers, value) values ${placeholders.join(', ')}`,
+        chunk.flatMap(([partition, offset, message]) => [
+          topic,
+          partition,
+          offset,
+          message.key,
+          JSON.stringify(message.headers),
+          message.value,
+        ]),
+      );
+    }
+  };
+
+  const publish = async (topic: string, messages: readonly LogMessage[]): Promise<void> => {
+    assertMessages(topic, messages);
+    if (closed) throw new Error('the event log is closed');
+    if (messages.length === 0) return;
+    await checkTopic(topic);
+    const byPartition = [...groupByPartition(messages, partitions)].sort(([a], [b]) => a - b);
+    const touched = byPartition.map(([partition]) => partition);
+    await db.transaction(async (tx) => {
+      // Held until commit, in a fixed order (no deadlock): offsets of a partition are drawn, and become
+      // visible, in commit order, so a reader at offset N never later finds a smaller one committed behind it.
+      for (const partition of touched) {
+        await tx.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [`${schema}:${topic}:${partition}`]);
+      }
+      const { rows } = await tx.query<{ offset: string }>(
+        `select nextval('${quoted}.message_offset') as "offset" from generate_series(1, $1)`,
+        [messages.length],
+      );
+      const offsets = rows.map((row) => BigInt(row.offset)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      let next = 0;
+      const numbered = byPartition.flatMap(([partition, batch]) =>
+        batch.map((message): [number, string, LogMessage] => [partition, String(offsets[next++]), message]),
+      );
+      await insertRows(tx, topic, numbered);
+      await wakeUp(messagesNote(topic, touched), tx);
+    });
+    local.emit('wake', messagesNote(topic, touched));
+  };
+
+  const subscribe = async (options: SubscribeOptions): Promise<Subscription> => {
+    assertTopic(options.topic);
+    assertGroup(options.group);
+    if (closed) throw new Error('the event log is closed');
+    await checkTopic(options.topic);
+    const member = await EmbeddedGroupMember.join(settings, options);
+    members.add(member);
+    return {
+      close: async () => {
+        members.delete(member);
+        await member.close();
+      },
+    };
+  };
+
+  return {
+    publish,
+    subscribe,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      const leaving = [...members];
+      members.clear();
+      await Promise.all(leaving.map((member) => member.close()));
+      local.off('wake', onWakeUp);
+      if (local.listenerCount('wake') === 0) localWakeUps.delete(schema);
+      await unlisten().catch((error: unknown) => logger.debug({ err: error }, 'unlisten failed'));
+    },
+  };
+};

@@ -1,0 +1,151 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Database } from '@marketplace/database';
+import { dropSchema, freshSchemaName, testEngines } from '@marketplace/database/testing';
+import type { EventLog } from '../src/eventlog.port.js';
+import { partitionOf } from '../src/eventlog.port.js';
+import { createEmbeddedEventLog, type EmbeddedEventLogOptions } from '../src/embedded.event-log.js';
+import { describeEventLogContract } from '../src/testing/index.js';
+
+/**
+ * A handle on a shared database that can be cut off, as a crashed process's connection would be: every call
+ * after `sever()` fails. Closing it leaves the shared database open.
+ */
+const severable = (db: Database): { db: Database; sever: () => void } => {
+  let severed = false;
+  const alive = () => {
+    if (severed) throw new Error('connection lost (simulated crash)');
+  };
+  return {
+    sever: () => {
+      severed = true;
+    },
+    db: {
+      engine: db.engine,
+      query: async (sql, params) => {
+        alive();
+        return db.query(sql, params);
+      },
+      transaction: async (work, options) => {
+        alive();
+        return db.transaction(work, options);
+      },
+      listen: async (channel, onNotify) => {
+        alive();
+        return db.listen(channel, onNotify);
+      },
+      withAdvisoryLock: async (key, work, options) => {
+        alive();
+        return db.withAdvisoryLock(key, work, options);
+      },
+      close: async () => {},
+    },
+  };
+};
+
+const waitUntil = async (done: () => boolean, timeoutMs = 10_000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+};
+
+const fastSettings: Partial<EmbeddedEventLogOptions> = {
+  leaseMs: 1_000,
+  pollIntervalMs: 200,
+  retry: { initialDelayMs: 20, maxDelayMs: 200 },
+};
+
+describe.each(testEngines())('embedded event log on $name', ({ create }) => {
+  const schema = freshSchemaName('eventlog_test');
+  let db: Database;
+  beforeAll(async () => {
+    db = await create();
+  }, 60_000);
+  afterAll(async () => {
+    await dropSchema(db, schema);
+    await db.close();
+  });
+
+  const severers = new Map<EventLog, () => void>();
+  describeEventLogContract(`embedded`, {
+    open: async () => {
+      const client = severable(db);
+      const log = await createEmbeddedEventLog({ db: client.db, schema, ...fastSettings });
+      severers.set(log, client.sever);
+      return log;
+    },
+    crash: async (log) => severers.get(log)!(),
+    crashDetectionMs: 3_000,
+  });
+
+  const open = (options: Partial<EmbeddedEventLogOptions> = {}) =>
+    createEmbeddedEventLog({ db, schema, ...fastSettings, ...options });
+  const message = (key: string, seq: number) => ({
+    key,
+    value: new TextEncoder().encode(String(seq)),
+    headers: { ce_id: `${key}/${seq}` },
+  });
+
+  it('refuses a client that counts a topic\'s partitions differently', async () => {
+    const [eight, four] = [await open({ partitions: 8 }), await open({ partitions: 4 })];
+    await eight.publish('embedded.partitions.v1', [message('k', 0)]);
+
+    await expect(four.publish('embedded.partitions.v1', [message('k', 1)])).rejects.toThrow(
+      /has 8 partitions, but this client uses 4/,
+    );
+    await Promise.all([eight.close(), four.close()]);
+  });
+
+  it('numbers a partition in commit order under concurrent publishers, keeping each publisher\'s order', async () => {
+    const topic = 'embedded.concurrent.v1';
+    const publishers = await Promise.all([open(), open(), open()]);
+    await Promise.all(
+      publishers.map(async (publisher, p) => {
+        for (let batch = 0; batch < 5; batch++) {
+          await publisher.publish(
+            topic,
+            [0, 1, 2, 3].map((i) => message(`key-${p}`, batch * 4 + i)),
+          );
+        }
+      }),
+    );
+
+    const seen: Array<{ key: string; seq: number; offset: bigint }> = [];
+    const consumer = await open();
+    await consumer.subscribe({
+      topic,
+      group: 'checker',
+      handler: async (delivered) => {
+        seen.push({ key: delivered.key, seq: Number(new TextDecoder().decode(delivered.value)), offset: BigInt(delivered.offset) });
+      },
+    });
+    await waitUntil(() => seen.length >= 60);
+
+    for (const p of [0, 1, 2]) {
+      const ofKey = seen.filter((entry) => entry.key === `key-${p}`);
+      expect(ofKey.map((entry) => entry.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    }
+    const offsetsByPartition = new Map<number, bigint[]>();
+    for (const entry of seen) {
+      const partition = partitionOf(entry.key, 8);
+      offsetsByPartition.set(partition, [...(offsetsByPartition.get(partition) ?? []), entry.offset]);
+    }
+    for (const offsets of offsetsByPartition.values()) {
+      expect(offsets).toEqual([...offsets].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+    }
+    await Promise.all([consumer, ...publishers].map((log) => log.close()));
+  });
+
+  it('sends a NOTIFY on publish, so readers in other processes wake up without polling', async () => {
+    const notes: string[] = [];
+    const log = await open();
+    const unlisten = await db.listen(`${schema}_wakeup`, (note) => notes.push(note));
+    await log.publish('embedded.notify.v1', [message('listing-7', 0)]);
+    await waitUntil(() => notes.length > 0);
+
+    expect(notes).toEqual([`messages embedded.notify.v1 ${partitionOf('listing-7', 8)}`]);
+    await unlisten();
+    await log.close();
+  });
+});
