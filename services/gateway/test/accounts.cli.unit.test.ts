@@ -69,13 +69,19 @@ describe('accounts CLI', () => {
     const { sent } = await run(['accounts', 'add-key', '7'], {
       env: { ADMIN_TOKEN: 't'.repeat(16), MARKETPLACE_URL: 'https://market.test' },
     });
-    expect(sent[0]).toMatchObject({ url: 'https://market.test/api/admin/accounts/7/api-keys', method: 'POST' });
+    expect(sent[0]).toMatchObject({
+      url: 'https://market.test/api/admin/accounts/7/api-keys',
+      method: 'POST',
+    });
   });
 
   it('revokes a key by prefix', async () => {
     const { code, sent, stdout } = await run(['revoke-key', 'lmk_abcdefgh'], { status: 204 });
     expect(code).toBe(0);
-    expect(sent[0]).toMatchObject({ url: 'http://localhost:8080/api/admin/api-keys/lmk_abcdefgh', method: 'DELETE' });
+    expect(sent[0]).toMatchObject({
+      url: 'http://localhost:8080/api/admin/api-keys/lmk_abcdefgh',
+      method: 'DELETE',
+    });
     expect(stdout).toBe('revoked lmk_abcdefgh\n');
   });
 
@@ -83,7 +89,10 @@ describe('accounts CLI', () => {
     [[], 'missing command'],
     [['frobnicate'], 'unknown command frobnicate'],
     [['create', '--role', 'seller'], 'create needs --role, --name and --email'],
-    [['create', '--role', 'seller', '--name', 'n', '--email', 'e', '--colour', 'red'], "Unknown option '--colour'"],
+    [
+      ['create', '--role', 'seller', '--name', 'n', '--email', 'e', '--colour', 'red'],
+      "Unknown option '--colour'",
+    ],
     [['add-key'], 'add-key needs an ACCOUNT_ID'],
     [['add-key', 'abc'], 'not an account id: abc'],
     [['add-key', '1', '2'], 'unexpected argument 2'],

@@ -39,7 +39,14 @@ describe('API keys', () => {
     const { key, prefix } = generateApiKey();
     expect(apiKeyPrefixOf(key)).toBe(prefix);
     expect(isApiKeyPrefix(prefix)).toBe(true);
-    for (const malformed of ['', prefix, `${key}x`, key.slice(0, -1), key.replace('lmk_', 'abc_'), ` ${key}`]) {
+    for (const malformed of [
+      '',
+      prefix,
+      `${key}x`,
+      key.slice(0, -1),
+      key.replace('lmk_', 'abc_'),
+      ` ${key}`,
+    ]) {
       expect(apiKeyPrefixOf(malformed)).toBeUndefined();
     }
     expect(isApiKeyPrefix('lmk_ABCDEFGH')).toBe(false);

@@ -80,6 +80,10 @@ describe('catalog search query parameters', () => {
   });
 
   it('name every bad parameter at once', () => {
-    expect(rejected({ limit: '500', offset: 'x', category: 'nope' }).sort()).toEqual(['category', 'limit', 'offset']);
+    expect(rejected({ limit: '500', offset: 'x', category: 'nope' }).sort()).toEqual([
+      'category',
+      'limit',
+      'offset',
+    ]);
   });
 });

@@ -40,8 +40,17 @@ describe('POST /api/products body', () => {
   });
 
   it('treats null as not sent', () => {
-    const body = createListingBodySchema.parse({ ...minimal, price: null, brand: null, galleryImageUrls: null });
-    expect(listingDraftOf(body)).toMatchObject({ priceCents: undefined, brand: undefined, galleryImageUrls: [] });
+    const body = createListingBodySchema.parse({
+      ...minimal,
+      price: null,
+      brand: null,
+      galleryImageUrls: null,
+    });
+    expect(listingDraftOf(body)).toMatchObject({
+      priceCents: undefined,
+      brand: undefined,
+      galleryImageUrls: [],
+    });
   });
 
   it('passes every field of spec 2.4 through', () => {
@@ -84,20 +93,23 @@ describe('POST /api/products body', () => {
 
   it('counts characters as code points against the spec limits', () => {
     const emoji = '📦';
-    expect(createListingBodySchema.safeParse({ ...minimal, name: emoji.repeat(LISTING_LIMITS.nameMaxLength) }).success).toBe(
-      true,
-    );
+    expect(
+      createListingBodySchema.safeParse({ ...minimal, name: emoji.repeat(LISTING_LIMITS.nameMaxLength) })
+        .success,
+    ).toBe(true);
     expect(pathsOf({ ...minimal, name: 'x'.repeat(LISTING_LIMITS.nameMaxLength + 1) })).toEqual(['name']);
-    expect(pathsOf({ ...minimal, description: 'x'.repeat(LISTING_LIMITS.descriptionMaxLength + 1) })).toEqual([
-      'description',
-    ]);
+    expect(pathsOf({ ...minimal, description: 'x'.repeat(LISTING_LIMITS.descriptionMaxLength + 1) })).toEqual(
+      ['description'],
+    );
   });
 
   it('allows at most 8 gallery images and names a bad item by index', () => {
     const urls = (n: number) => Array.from({ length: n }, (_, i) => `https://img.test/${i}.jpg`);
     expect(createListingBodySchema.safeParse({ ...minimal, galleryImageUrls: urls(8) }).success).toBe(true);
     expect(pathsOf({ ...minimal, galleryImageUrls: urls(9) })).toEqual(['galleryImageUrls']);
-    expect(pathsOf({ ...minimal, galleryImageUrls: ['https://img.test/a.jpg', 7] })).toEqual(['galleryImageUrls/1']);
+    expect(pathsOf({ ...minimal, galleryImageUrls: ['https://img.test/a.jpg', 7] })).toEqual([
+      'galleryImageUrls/1',
+    ]);
   });
 
   it.each([

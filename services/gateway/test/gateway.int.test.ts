@@ -5,7 +5,11 @@ import { ADMIN_TOKEN, CapturedLog, TestGateway, type Answer } from './support/ga
 import { FAULTY_PRODUCT_ID, InMemoryBackends } from './support/in-memory-backends.js';
 
 const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
-const listing = { name: 'Pallet of Zephyrtone earbuds', description: 'Customer returns, tested', price: 12.5 };
+const listing = {
+  name: 'Pallet of Zephyrtone earbuds',
+  description: 'Customer returns, tested',
+  price: 12.5,
+};
 
 /** An RFC 9457 document with the given status. */
 const expectProblem = (answer: Answer, status: number): Record<string, unknown> => {
@@ -50,7 +54,13 @@ describe.each(testEngines())('gateway HTTP API on $name', ({ create }) => {
     it('opens an account with a first key, shown once and never cached', async () => {
       const answer = await gateway.postJson(
         '/api/admin/accounts',
-        { role: 'seller', name: 'Tarnwick Ltd', email: 'ops@tarnwick.test', company: 'Tarnwick', country: 'gb' },
+        {
+          role: 'seller',
+          name: 'Tarnwick Ltd',
+          email: 'ops@tarnwick.test',
+          company: 'Tarnwick',
+          country: 'gb',
+        },
         admin,
       );
       expect(answer.status).toBe(201);
@@ -67,7 +77,12 @@ describe.each(testEngines())('gateway HTTP API on $name', ({ create }) => {
 
     it('refuses a missing or wrong admin token with 401', async () => {
       const body = { role: 'buyer', name: 'n', email: 'n@example.test' };
-      for (const headers of [{}, { authorization: 'Bearer wrong-token' }, { authorization: ADMIN_TOKEN }]) {
+      const attempts: Record<string, string>[] = [
+        {},
+        { authorization: 'Bearer wrong-token' },
+        { authorization: ADMIN_TOKEN },
+      ];
+      for (const headers of attempts) {
         const answer = await gateway.postJson('/api/admin/accounts', body, headers);
         expectProblem(answer, 401);
         expect(answer.headers.get('www-authenticate')).toContain('Bearer');
@@ -76,7 +91,11 @@ describe.each(testEngines())('gateway HTTP API on $name', ({ create }) => {
     });
 
     it('validates the account, naming each field', async () => {
-      const answer = await gateway.postJson('/api/admin/accounts', { role: 'admin', email: 'x', country: 'XX' }, admin);
+      const answer = await gateway.postJson(
+        '/api/admin/accounts',
+        { role: 'admin', email: 'x', country: 'XX' },
+        admin,
+      );
       const problem = expectProblem(answer, 400);
       expect((problem['errors'] as { path: string }[]).map(({ path }) => path).sort()).toEqual([
         'country',
@@ -100,10 +119,22 @@ describe.each(testEngines())('gateway HTTP API on $name', ({ create }) => {
     });
 
     it('answers 404 for keys of unknown accounts and unknown prefixes', async () => {
-      expectProblem(await gateway.call('/api/admin/accounts/999999/api-keys', { method: 'POST', headers: admin }), 404);
-      expectProblem(await gateway.call('/api/admin/accounts/abc/api-keys', { method: 'POST', headers: admin }), 404);
-      expectProblem(await gateway.call('/api/admin/api-keys/lmk_aaaaaaaa', { method: 'DELETE', headers: admin }), 404);
-      expectProblem(await gateway.call('/api/admin/api-keys/not-a-prefix', { method: 'DELETE', headers: admin }), 404);
+      expectProblem(
+        await gateway.call('/api/admin/accounts/999999/api-keys', { method: 'POST', headers: admin }),
+        404,
+      );
+      expectProblem(
+        await gateway.call('/api/admin/accounts/abc/api-keys', { method: 'POST', headers: admin }),
+        404,
+      );
+      expectProblem(
+        await gateway.call('/api/admin/api-keys/lmk_aaaaaaaa', { method: 'DELETE', headers: admin }),
+        404,
+      );
+      expectProblem(
+        await gateway.call('/api/admin/api-keys/not-a-prefix', { method: 'DELETE', headers: admin }),
+        404,
+      );
     });
 
     it('revokes a key at once, leaving the account’s other keys working', async () => {
@@ -114,16 +145,24 @@ describe.each(testEngines())('gateway HTTP API on $name', ({ create }) => {
       });
       const other = (issued.body as { api_key: string }).api_key;
       const prefix = account.apiKey.split('_').slice(0, 2).join('_');
-      expect((await gateway.postJson('/api/products', listing, { 'x-mcp-api-key': account.apiKey })).status).toBe(201);
+      expect(
+        (await gateway.postJson('/api/products', listing, { 'x-mcp-api-key': account.apiKey })).status,
+      ).toBe(201);
 
-      const revoked = await gateway.call(`/api/admin/api-keys/${prefix}`, { method: 'DELETE', headers: admin });
+      const revoked = await gateway.call(`/api/admin/api-keys/${prefix}`, {
+        method: 'DELETE',
+        headers: admin,
+      });
       expect(revoked.status).toBe(204);
-      expectProblem(await gateway.postJson('/api/products', listing, { 'x-mcp-api-key': account.apiKey }), 401);
+      expectProblem(
+        await gateway.postJson('/api/products', listing, { 'x-mcp-api-key': account.apiKey }),
+        401,
+      );
       expect((await gateway.postJson('/api/products', listing, { 'x-mcp-api-key': other })).status).toBe(201);
       // Revoking again is harmless.
-      expect((await gateway.call(`/api/admin/api-keys/${prefix}`, { method: 'DELETE', headers: admin })).status).toBe(
-        204,
-      );
+      expect(
+        (await gateway.call(`/api/admin/api-keys/${prefix}`, { method: 'DELETE', headers: admin })).status,
+      ).toBe(204);
     });
   });
 
@@ -136,7 +175,9 @@ describe.each(testEngines())('gateway HTTP API on $name', ({ create }) => {
       );
       expect(answer.status).toBe(201);
       const created = answer.body as { id: string };
-      expect(answer.headers.get('location')).toBe(`https://market.test/api/ucp/catalog/products/${created.id}`);
+      expect(answer.headers.get('location')).toBe(
+        `https://market.test/api/ucp/catalog/products/${created.id}`,
+      );
       expect(answer.body).toMatchObject({
         id: expect.stringMatching(/^product_[0-9]+$/),
         title: listing.name,
@@ -160,7 +201,12 @@ describe.each(testEngines())('gateway HTTP API on $name', ({ create }) => {
 
     it('answers 401 without a key, with a malformed key and with an unknown key', async () => {
       const unknownKey = seller.apiKey.slice(0, -4) + 'AAAA';
-      for (const headers of [{}, { 'x-mcp-api-key': 'hunter2' }, { 'x-mcp-api-key': unknownKey }]) {
+      const attempts: Record<string, string>[] = [
+        {},
+        { 'x-mcp-api-key': 'hunter2' },
+        { 'x-mcp-api-key': unknownKey },
+      ];
+      for (const headers of attempts) {
         expectProblem(await gateway.postJson('/api/products', listing, headers), 401);
       }
     });
@@ -188,8 +234,14 @@ describe.each(testEngines())('gateway HTTP API on $name', ({ create }) => {
     });
 
     it('passes the listing service’s own violations through as a 400', async () => {
-      const answer = await gateway.postJson('/api/products', { ...listing, price: -3 }, { 'x-mcp-api-key': seller.apiKey });
-      expect(expectProblem(answer, 400)['errors']).toEqual([{ path: 'price', message: 'must be greater than 0' }]);
+      const answer = await gateway.postJson(
+        '/api/products',
+        { ...listing, price: -3 },
+        { 'x-mcp-api-key': seller.apiKey },
+      );
+      expect(expectProblem(answer, 400)['errors']).toEqual([
+        { path: 'price', message: 'must be greater than 0' },
+      ]);
     });
 
     it('answers 400 for malformed JSON, 415 for another media type and 413 for an oversized body', async () => {
@@ -200,8 +252,13 @@ describe.each(testEngines())('gateway HTTP API on $name', ({ create }) => {
         body: '{"name": "unterminated',
       });
       expect(expectProblem(malformed, 400)['type']).toBe('https://market.test/problems/malformed-json');
-      for (const headers of [{ 'content-type': 'text/plain' }, {}]) {
-        const answer = await gateway.call('/api/products', { method: 'POST', headers: { ...key, ...headers }, body: '{}' });
+      const mediaTypes: Record<string, string>[] = [{ 'content-type': 'text/plain' }, {}];
+      for (const headers of mediaTypes) {
+        const answer = await gateway.call('/api/products', {
+          method: 'POST',
+          headers: { ...key, ...headers },
+          body: '{}',
+        });
         expectProblem(answer, 415);
       }
       const charset = await gateway.call('/api/products', {
@@ -210,7 +267,11 @@ describe.each(testEngines())('gateway HTTP API on $name', ({ create }) => {
         body: '{}',
       });
       expectProblem(charset, 415);
-      const huge = await gateway.postJson('/api/products', { ...listing, description: 'x'.repeat(300_000) }, key);
+      const huge = await gateway.postJson(
+        '/api/products',
+        { ...listing, description: 'x'.repeat(300_000) },
+        key,
+      );
       expectProblem(huge, 413);
     });
   });
@@ -223,11 +284,21 @@ describe.each(testEngines())('gateway HTTP API on $name', ({ create }) => {
       const key = { 'x-mcp-api-key': seller.apiKey };
       const promoted = await gateway.postJson(
         '/api/products',
-        { name: 'Quillmarsh office chairs', description: 'Boxed', price: 40, quantity: 30, promotePublicly: true },
+        {
+          name: 'Quillmarsh office chairs',
+          description: 'Boxed',
+          price: 40,
+          quantity: 30,
+          promotePublicly: true,
+        },
         key,
       );
       promotedId = (promoted.body as { id: string }).id;
-      const hidden = await gateway.postJson('/api/products', { name: 'Quillmarsh private lot', description: 'x' }, key);
+      const hidden = await gateway.postJson(
+        '/api/products',
+        { name: 'Quillmarsh private lot', description: 'x' },
+        key,
+      );
       hiddenId = (hidden.body as { id: string }).id;
     });
 
@@ -303,13 +374,18 @@ describe.each(testEngines())('gateway HTTP API on $name', ({ create }) => {
         expectProblem(await gateway.call(`/api/ucp/catalog/products/${id}`), 404);
       }
       expectProblem(
-        await gateway.call(`/api/ucp/catalog/products/${promotedId}`, { headers: { 'x-mcp-api-key': 'lmk_nope' } }),
+        await gateway.call(`/api/ucp/catalog/products/${promotedId}`, {
+          headers: { 'x-mcp-api-key': 'lmk_nope' },
+        }),
         401,
       );
     });
 
     it('answers a bare 500 for a real fault behind it, with no internals, and logs it', async () => {
-      const problem = expectProblem(await gateway.call(`/api/ucp/catalog/products/${FAULTY_PRODUCT_ID}`), 500);
+      const problem = expectProblem(
+        await gateway.call(`/api/ucp/catalog/products/${FAULTY_PRODUCT_ID}`),
+        500,
+      );
       expect(JSON.stringify(problem)).not.toMatch(/corrupted|var\/lib|stack/);
       expect(gateway.log.text).toContain('unexpected error while handling a request');
     });
@@ -330,7 +406,10 @@ describe.each(testEngines())('gateway HTTP API on $name', ({ create }) => {
 
     it('resolves problem types to their description', async () => {
       const answer = await gateway.call('/problems/validation-error');
-      expect(answer.body).toMatchObject({ type: 'https://market.test/problems/validation-error', status: 400 });
+      expect(answer.body).toMatchObject({
+        type: 'https://market.test/problems/validation-error',
+        status: 400,
+      });
       expectProblem(await gateway.call('/problems/nonsense'), 404);
     });
 
@@ -354,7 +433,11 @@ describe.each(testEngines())('gateway HTTP API on $name', ({ create }) => {
     it('records requests by account id and never contains a key or the admin token', async () => {
       // Keys in headers, in a path by mistake, and in a body: none may reach the log.
       await gateway.call(`/api/admin/api-keys/${seller.apiKey}`, { method: 'DELETE', headers: admin });
-      await gateway.postJson('/api/products', { ...listing, sku: seller.apiKey }, { 'x-mcp-api-key': seller.apiKey });
+      await gateway.postJson(
+        '/api/products',
+        { ...listing, sku: seller.apiKey },
+        { 'x-mcp-api-key': seller.apiKey },
+      );
       const text = gateway.log.text;
       expect(text).toContain(`"accountId":${seller.accountId}`);
       expect(text).toContain('"path":"/api/products"');

@@ -19,7 +19,9 @@ describe('problem documents', () => {
   });
 
   it('carry field violations as errors, and leave errors out when there are none', () => {
-    const problem = problems.fromError(validationError('bad', [{ path: 'price', message: 'must be a number' }]));
+    const problem = problems.fromError(
+      validationError('bad', [{ path: 'price', message: 'must be a number' }]),
+    );
     expect(problem).toEqual({
       type: 'https://market.test/problems/validation-error',
       title: PROBLEM_TYPES['validation-error'].title,

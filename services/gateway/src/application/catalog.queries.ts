@@ -15,7 +15,12 @@ export interface CatalogSearch {
 
 export interface ProductPage {
   readonly products: readonly ProductSummary[];
-  readonly pagination: { readonly total: number; readonly limit: number; readonly offset: number; readonly has_more: boolean };
+  readonly pagination: {
+    readonly total: number;
+    readonly limit: number;
+    readonly offset: number;
+    readonly has_more: boolean;
+  };
 }
 
 /** Catalog reads shared by REST and, later, the MCP tools. */

@@ -31,7 +31,12 @@ export interface IdentityServiceOptions {
 /** Prefixes are 40 random bits; a few draws make a clash practically impossible. */
 const MAX_PREFIX_DRAWS = 5;
 
-export const createIdentityService = ({ db, schema, clock, random }: IdentityServiceOptions): IdentityService => {
+export const createIdentityService = ({
+  db,
+  schema,
+  clock,
+  random,
+}: IdentityServiceOptions): IdentityService => {
   const repository = new IdentityRepository(schema);
 
   const issueTo = async (q: Queryable, accountId: number, role: IssuedKey['role']): Promise<IssuedKey> => {

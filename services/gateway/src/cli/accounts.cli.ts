@@ -89,7 +89,9 @@ const adminCallOf = (argv: readonly string[]): AdminCall => {
         throw new UsageError('create needs --role, --name and --email');
       }
       const optional = Object.fromEntries(
-        Object.entries({ company: values.company, country: values.country }).filter(([, v]) => v !== undefined),
+        Object.entries({ company: values.company, country: values.country }).filter(
+          ([, v]) => v !== undefined,
+        ),
       ) as Record<string, string>;
       return { method: 'POST', path: '/api/admin/accounts', body: { role, name, email, ...optional } };
     }
@@ -129,7 +131,9 @@ const send = async (url: URL, call: AdminCall, adminToken: string, io: CliIo): P
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
   } catch (error) {
-    io.stderr.write(`error: cannot reach ${url.origin}: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr.write(
+      `error: cannot reach ${url.origin}: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
     return EXIT.failed;
   }
   const text = await response.text();
@@ -149,7 +153,11 @@ const send = async (url: URL, call: AdminCall, adminToken: string, io: CliIo): P
 /** A problem document as one readable line: title, detail and each field violation. */
 const describeProblem = (text: string): string => {
   try {
-    const problem = JSON.parse(text) as { title?: string; detail?: string; errors?: { path: string; message: string }[] };
+    const problem = JSON.parse(text) as {
+      title?: string;
+      detail?: string;
+      errors?: { path: string; message: string }[];
+    };
     const violations = (problem.errors ?? []).map(({ path, message }) => `\n  ${path}: ${message}`).join('');
     return `${problem.title ?? ''}${problem.detail ? `: ${problem.detail}` : ''}${violations}`;
   } catch {

@@ -50,7 +50,10 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
   app.use(
     helmet({
       // A JSON API loads nothing and is never framed.
-      contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+      contentSecurityPolicy: {
+        useDefaults: false,
+        directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+      },
       frameguard: { action: 'deny' },
       referrerPolicy: { policy: 'no-referrer' },
     }),

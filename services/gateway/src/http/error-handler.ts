@@ -24,10 +24,14 @@ export const problemErrorHandler =
     }
     const problem = problems.fromError(error);
     if (problem) {
-      if (problem.status >= 500) logger.warn({ requestId: requestIdOf(req), detail: problem.detail }, problem.title);
+      if (problem.status >= 500)
+        logger.warn({ requestId: requestIdOf(req), detail: problem.detail }, problem.title);
       sendProblem(res, problem);
       return;
     }
     logger.error({ err: error, requestId: requestIdOf(req) }, 'unexpected error while handling a request');
-    sendProblem(res, problems.of('internal-error', `mention request id ${requestIdOf(req)} when reporting this`));
+    sendProblem(
+      res,
+      problems.of('internal-error', `mention request id ${requestIdOf(req)} when reporting this`),
+    );
   };

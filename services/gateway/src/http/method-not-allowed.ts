@@ -14,6 +14,9 @@ export const methodNotAllowed = (problems: Problems, methods: readonly string[])
       res.status(204).end();
       return;
     }
-    sendProblem(res, problems.of('method-not-allowed', `${req.method} is not allowed here; use ${methods.join(' or ')}`));
+    sendProblem(
+      res,
+      problems.of('method-not-allowed', `${req.method} is not allowed here; use ${methods.join(' or ')}`),
+    );
   };
 };

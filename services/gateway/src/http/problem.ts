@@ -41,9 +41,14 @@ export const PROBLEM_TYPES = {
   forbidden: {
     status: 403,
     title: 'Not allowed',
-    description: 'The credential is valid but its account may not do this (for example a buyer key publishing).',
+    description:
+      'The credential is valid but its account may not do this (for example a buyer key publishing).',
   },
-  'not-found': { status: 404, title: 'Not found', description: 'No resource or route exists at this address.' },
+  'not-found': {
+    status: 404,
+    title: 'Not found',
+    description: 'No resource or route exists at this address.',
+  },
   'method-not-allowed': {
     status: 405,
     title: 'Method not allowed',
@@ -155,7 +160,12 @@ export class Problems {
         return this.of('unsupported-media-type', message);
     }
     // Other client errors (an undecodable path, an aborted upload): the status says it all.
-    return { type: 'about:blank', title: STATUS_CODES[status] ?? 'Client error', status, ...(message ? { detail: message } : {}) };
+    return {
+      type: 'about:blank',
+      title: STATUS_CODES[status] ?? 'Client error',
+      status,
+      ...(message ? { detail: message } : {}),
+    };
   }
 }
 

@@ -41,12 +41,14 @@ export class TestGateway {
     readonly baseUrl: string,
     readonly log: CapturedLog,
     private readonly db: Database,
-    private readonly schema: string,
+    /** The fresh identity schema of this gateway. */
+    readonly schema: string,
   ) {}
 
   static async start(
     db: Database,
-    options: Partial<Omit<GatewayOptions, 'db' | 'logger' | 'clock'>> & Pick<GatewayOptions, 'services'>,
+    options: Partial<Omit<GatewayOptions, 'db' | 'logger' | 'clock' | 'identitySchema'>> &
+      Pick<GatewayOptions, 'services'>,
     log = new CapturedLog(),
   ): Promise<TestGateway> {
     const schema = freshSchemaName('gateway_test');
@@ -68,10 +70,17 @@ export class TestGateway {
   }
 
   async call(path: string, init: RequestInit = {}): Promise<Answer> {
-    const response = await fetch(new URL(path, this.baseUrl), { ...init, signal: AbortSignal.timeout(10_000) });
+    const response = await fetch(new URL(path, this.baseUrl), {
+      ...init,
+      signal: AbortSignal.timeout(10_000),
+    });
     const text = await response.text();
     const isJson = /json/.test(response.headers.get('content-type') ?? '');
-    return { status: response.status, headers: response.headers, body: isJson && text !== '' ? JSON.parse(text) : text };
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: isJson && text !== '' ? JSON.parse(text) : text,
+    };
   }
 
   postJson(path: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
@@ -83,7 +92,10 @@ export class TestGateway {
   }
 
   /** Opens an account through the admin API and returns its id and first key. */
-  async createAccount(role: 'seller' | 'buyer', name = `${role} one`): Promise<{ accountId: number; apiKey: string }> {
+  async createAccount(
+    role: 'seller' | 'buyer',
+    name = `${role} one`,
+  ): Promise<{ accountId: number; apiKey: string }> {
     const { status, body } = await this.postJson(
       '/api/admin/accounts',
       { role, name, email: `${role}@example.test`, country: 'US' },

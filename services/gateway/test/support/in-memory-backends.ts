@@ -17,26 +17,25 @@ export class InMemoryBackends {
   /** Every CreateListing request received, to check what the gateway sent. */
   readonly createRequests: listingV1.CreateListingRequest[] = [];
 
-  private constructor(private readonly server: GrpcServer) {}
+  private server: GrpcServer | undefined;
+
+  private constructor() {}
 
   get address(): string {
+    if (!this.server) throw new Error('backends not started');
     return this.server.address;
   }
 
   static async start(logger: Logger): Promise<InMemoryBackends> {
-    let backends: InMemoryBackends | undefined;
-    const self = (): InMemoryBackends => {
-      if (!backends) throw new Error('backends not started');
-      return backends;
-    };
+    const backends = new InMemoryBackends();
     const listing: listingV1.ListingServiceImplementation = {
-      createListing: async (request) => self().create(request),
+      createListing: async (request) => backends.create(request),
     };
     const catalog: catalogV1.CatalogServiceImplementation = {
-      searchProducts: async (request) => self().search(request),
-      getProduct: async (request) => self().get(request),
+      searchProducts: async (request) => backends.search(request),
+      getProduct: async (request) => backends.get(request),
     };
-    const server = await startGrpcServer({
+    backends.server = await startGrpcServer({
       host: '127.0.0.1',
       port: 0,
       logger,
@@ -46,12 +45,11 @@ export class InMemoryBackends {
         { definition: catalogV1.CatalogServiceDefinition, implementation: catalog },
       ],
     });
-    backends = new InMemoryBackends(server);
     return backends;
   }
 
-  stop(): Promise<void> {
-    return this.server.shutdown(1_000);
+  async stop(): Promise<void> {
+    await this.server?.shutdown(1_000);
   }
 
   private create(request: listingV1.CreateListingRequest): listingV1.CreateListingResponse {

@@ -13,15 +13,12 @@ import { parseOrThrow } from '../schemas/validate.js';
 
 /** The answer carries the only copy of a key: no cache may keep it. */
 const sendIssuedKey = (res: Response, issued: IssuedKey): void => {
-  res
-    .status(201)
-    .set('Cache-Control', 'no-store')
-    .json({
-      account_id: issued.accountId,
-      role: issued.role,
-      api_key: issued.apiKey,
-      api_key_prefix: issued.apiKeyPrefix,
-    });
+  res.status(201).set('Cache-Control', 'no-store').json({
+    account_id: issued.accountId,
+    role: issued.role,
+    api_key: issued.apiKey,
+    api_key_prefix: issued.apiKeyPrefix,
+  });
 };
 
 export interface AdminRoutesOptions {
@@ -33,7 +30,13 @@ export interface AdminRoutesOptions {
 }
 
 /** The operators' account API; only mounted when ADMIN_TOKEN is set. Logs name keys by prefix only. */
-export const adminRoutes = ({ problems, identity, adminToken, logger, bodyLimitBytes }: AdminRoutesOptions): Router => {
+export const adminRoutes = ({
+  problems,
+  identity,
+  adminToken,
+  logger,
+  bodyLimitBytes,
+}: AdminRoutesOptions): Router => {
   const router = Router();
   router.use('/api/admin', requireAdminToken(adminToken));
   router
@@ -41,7 +44,10 @@ export const adminRoutes = ({ problems, identity, adminToken, logger, bodyLimitB
     .post(...jsonBody(bodyLimitBytes), async (req, res) => {
       const draft = parseOrThrow(createAccountBodySchema, req.body, 'account');
       const issued = await identity.createAccount(draft);
-      logger.info({ accountId: issued.accountId, role: issued.role, keyPrefix: issued.apiKeyPrefix }, 'account created');
+      logger.info(
+        { accountId: issued.accountId, role: issued.role, keyPrefix: issued.apiKeyPrefix },
+        'account created',
+      );
       sendIssuedKey(res, issued);
     })
     .all(methodNotAllowed(problems, ['POST']));

@@ -12,7 +12,11 @@ const centsOf = (dollars: string | undefined): number | undefined =>
   dollars === undefined ? undefined : dollarsToCents(Number(dollars));
 
 /** The anonymous catalog (spec 4.1): search and product details. */
-export const catalogRoutes = (problems: Problems, catalog: CatalogQueries, identity: IdentityService): Router => {
+export const catalogRoutes = (
+  problems: Problems,
+  catalog: CatalogQueries,
+  identity: IdentityService,
+): Router => {
   const router = Router();
   router
     .route('/api/ucp/catalog/products')

@@ -27,7 +27,8 @@ export const listingDraftOf = (body: CreateListingBody): listingV1.ListingDraft 
   imageUrl: body.imageUrl ?? undefined,
   galleryImageUrls: body.galleryImageUrls ?? [],
   promotePublicly: body.promotePublicly ?? false,
-  originalRetailPriceCents: body.originalRetailPrice == null ? undefined : dollarsToCents(body.originalRetailPrice),
+  originalRetailPriceCents:
+    body.originalRetailPrice == null ? undefined : dollarsToCents(body.originalRetailPrice),
   instantCheckout: body.instantCheckout ?? false,
 });
 
@@ -43,7 +44,11 @@ export const productsRoutes = (
     .route('/api/products')
     .post(authenticateApiKey(identity, { required: true }), ...jsonBody(bodyLimitBytes), async (req, res) => {
       const body = parseOrThrow(createListingBodySchema, req.body, 'listing');
-      const created = await listings.create(authenticatedPrincipalOf(req), listingDraftOf(body), requestIdOf(req));
+      const created = await listings.create(
+        authenticatedPrincipalOf(req),
+        listingDraftOf(body),
+        requestIdOf(req),
+      );
       res.status(201).location(created.url).json(created);
     })
     .all(methodNotAllowed(problems, ['POST']));

@@ -26,7 +26,10 @@ const wholeNumber = (min: number, max: number) =>
     .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
 
 /** Dollars with at most 2 decimals, as the specification fixes for these two parameters. */
-const dollars = once.regex(/^[0-9]{1,10}(\.[0-9]{1,2})?$/, 'must be an amount in dollars with at most 2 decimals');
+const dollars = once.regex(
+  /^[0-9]{1,10}(\.[0-9]{1,2})?$/,
+  'must be an amount in dollars with at most 2 decimals',
+);
 
 export const catalogSearchQuerySchema = z
   .object({

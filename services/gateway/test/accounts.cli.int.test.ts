@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Database } from '@marketplace/database';
+import { testEngines } from '@marketplace/database/testing';
+import { runAccountsCli } from '../src/cli/accounts.cli.js';
+import { ADMIN_TOKEN, CapturedLog, TestGateway } from './support/gateway-harness.js';
+import { InMemoryBackends } from './support/in-memory-backends.js';
+
+const pglite = testEngines().find(({ name }) => name === 'pglite');
+
+/** The CLI over real HTTP against a running gateway; the admin API itself is covered on both engines elsewhere. */
+describe('accounts CLI against a gateway', () => {
+  let db: Database;
+  let backends: InMemoryBackends;
+  let gateway: TestGateway;
+
+  beforeAll(async () => {
+    if (!pglite) throw new Error('no pglite engine');
+    db = await pglite.create();
+    backends = await InMemoryBackends.start(new CapturedLog().logger);
+    gateway = await TestGateway.start(db, {
+      services: { listing: backends.address, catalog: backends.address },
+      adminToken: ADMIN_TOKEN,
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await backends?.stop();
+    await db?.close();
+  });
+
+  const cli = async (argv: string[], adminToken = ADMIN_TOKEN) => {
+    let stdout = '';
+    let stderr = '';
+    const code = await runAccountsCli(argv, {
+      env: { ADMIN_TOKEN: adminToken, MARKETPLACE_URL: gateway.baseUrl },
+      stdout: { write: (text: string) => (stdout += text) },
+      stderr: { write: (text: string) => (stderr += text) },
+    });
+    return { code, stdout, stderr };
+  };
+
+  const publishWith = (apiKey: string) =>
+    gateway.postJson('/api/products', { name: 'CLI lot', description: 'x' }, { 'x-mcp-api-key': apiKey });
+
+  it('creates an account, adds a key and revokes the first one', async () => {
+    const created = await cli([
+      'create',
+      '--role',
+      'seller',
+      '--name',
+      'Brindlewood',
+      '--email',
+      'b@example.test',
+    ]);
+    expect(created).toMatchObject({ code: 0 });
+    const account = JSON.parse(created.stdout) as {
+      account_id: number;
+      api_key: string;
+      api_key_prefix: string;
+    };
+    expect((await publishWith(account.api_key)).status).toBe(201);
+
+    const added = await cli(['add-key', String(account.account_id)]);
+    expect(added.code).toBe(0);
+    const second = JSON.parse(added.stdout) as { api_key: string };
+
+    const revoked = await cli(['revoke-key', account.api_key_prefix]);
+    expect(revoked).toMatchObject({ code: 0, stdout: `revoked ${account.api_key_prefix}\n` });
+    expect((await publishWith(account.api_key)).status).toBe(401);
+    expect((await publishWith(second.api_key)).status).toBe(201);
+  });
+
+  it('reports the validation problem field by field and exits 1', async () => {
+    const refused = await cli([
+      'create',
+      '--role',
+      'seller',
+      '--name',
+      'X',
+      '--email',
+      'nope',
+      '--country',
+      'ZZ',
+    ]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('error: 400 Invalid request');
+    expect(refused.stderr).toContain('email: must be an email address');
+    expect(refused.stderr).toContain('country: must be an ISO 3166-1 alpha-2 country code');
+  });
+
+  it('exits 1 with the 401 when the admin token is wrong', async () => {
+    const refused = await cli(['add-key', '1'], 'not-the-admin-token');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('error: 401');
+  });
+
+  it('exits 1 when the marketplace cannot be reached', async () => {
+    let stderr = '';
+    const code = await runAccountsCli(['add-key', '1'], {
+      env: { ADMIN_TOKEN, MARKETPLACE_URL: 'http://127.0.0.1:1' },
+      stdout: { write: () => true },
+      stderr: { write: (text: string) => (stderr += text) },
+    });
+    expect(code).toBe(1);
+    expect(stderr).toContain('cannot reach http://127.0.0.1:1');
+  });
+});

@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Database } from '@marketplace/database';
+import { dropSchema, testEngines } from '@marketplace/database/testing';
+import { CapturedLog, TestGateway } from './support/gateway-harness.js';
+import { InMemoryBackends } from './support/in-memory-backends.js';
+
+/** Nothing listens on port 1: a backend that is down. */
+const DOWN = '127.0.0.1:1';
+
+describe.each(testEngines())('gateway health, readiness and lifecycle on $name', ({ create }) => {
+  let db: Database;
+  let backends: InMemoryBackends;
+
+  beforeAll(async () => {
+    db = await create();
+    backends = await InMemoryBackends.start(new CapturedLog().logger);
+  }, 60_000);
+
+  afterAll(async () => {
+    await backends?.stop();
+    await db?.close();
+  });
+
+  it('is live and ready when the backends report SERVING over gRPC health and identity is migrated', async () => {
+    const gateway = await TestGateway.start(db, {
+      services: { listing: backends.address, catalog: backends.address },
+    });
+    try {
+      expect((await gateway.call('/healthz')).status).toBe(200);
+      const ready = await gateway.call('/readyz');
+      expect(ready).toMatchObject({ status: 200, body: { status: 'ready' } });
+      expect(gateway.handle.isReady()).toBe(true);
+    } finally {
+      await gateway.stop();
+    }
+  });
+
+  it('is live but not ready while the backends are down, and answers their calls with 503', async () => {
+    const gateway = await TestGateway.start(db, { services: { listing: DOWN, catalog: DOWN } });
+    try {
+      expect((await gateway.call('/healthz')).status).toBe(200);
+      const notReady = await gateway.call('/readyz');
+      expect(notReady.status).toBe(503);
+      expect(notReady.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(notReady.body).toMatchObject({ detail: 'not ready: listing, catalog' });
+      expect(gateway.handle.isReady()).toBe(false);
+      expect((await gateway.call('/api/ucp/catalog/products')).status).toBe(503);
+    } finally {
+      await gateway.stop();
+    }
+  });
+
+  it('uses an injected backend check instead of gRPC health when given one', async () => {
+    let backendReady = false;
+    const gateway = await TestGateway.start(db, {
+      services: { listing: DOWN, catalog: DOWN },
+      isBackendReady: () => backendReady,
+    });
+    try {
+      expect((await gateway.call('/readyz')).body).toMatchObject({ detail: 'not ready: backends' });
+      backendReady = true;
+      expect((await gateway.call('/readyz')).status).toBe(200);
+    } finally {
+      await gateway.stop();
+    }
+  });
+
+  it('is not ready when the identity tables are gone', async () => {
+    const gateway = await TestGateway.start(db, {
+      services: { listing: backends.address, catalog: backends.address },
+    });
+    try {
+      await dropSchema(db, gateway.schema);
+      expect((await gateway.call('/readyz')).body).toMatchObject({
+        status: 503,
+        detail: 'not ready: identity',
+      });
+    } finally {
+      await gateway.stop();
+    }
+  });
+
+  it('has no admin API without an admin token', async () => {
+    const gateway = await TestGateway.start(db, {
+      services: { listing: backends.address, catalog: backends.address },
+    });
+    try {
+      const answer = await gateway.postJson(
+        '/api/admin/accounts',
+        { role: 'seller', name: 'n', email: 'n@example.test' },
+        { authorization: 'Bearer anything-at-all-here' },
+      );
+      expect(answer.status).toBe(404);
+    } finally {
+      await gateway.stop();
+    }
+  });
+
+  it('stops listening on stop(), and a second stop() is the same drain', async () => {
+    const gateway = await TestGateway.start(db, {
+      services: { listing: backends.address, catalog: backends.address },
+    });
+    const first = gateway.handle.stop();
+    expect(gateway.handle.stop()).toBe(first);
+    await gateway.stop();
+    await expect(fetch(`${gateway.baseUrl}/healthz`)).rejects.toThrow();
+  });
+});

@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import type { Database } from '@marketplace/database';
+import { testEngines } from '@marketplace/database/testing';
+import { ADMIN_TOKEN, CapturedLog, TestGateway, type Answer } from './support/gateway-harness.js';
+import { InMemoryBackends } from './support/in-memory-backends.js';
+
+const RUNS = 150;
+
+/** The property: a client never causes a 5xx; errors are problem documents, successes JSON. */
+const expectClientOutcome = (answer: Answer): void => {
+  expect(answer.status).toBeLessThan(500);
+  const contentType = answer.headers.get('content-type') ?? '';
+  if (answer.status >= 400) expect(contentType).toMatch(/^application\/problem\+json/);
+  else if (answer.status !== 204) expect(contentType).toMatch(/^application\/json/);
+};
+
+/** Header values fetch can send: visible ASCII. */
+const headerValue = fc.string({ unit: fc.constantFrom(...'abcXYZ019_-.lmk '.split('')), maxLength: 70 });
+
+const parameterName = fc.oneof(
+  fc.constantFrom('q', 'category', 'condition', 'min_price', 'max_price', 'limit', 'offset'),
+  fc.string({ maxLength: 8 }),
+);
+
+describe.each(testEngines())('no client input causes a 5xx, on $name', ({ create }) => {
+  let db: Database;
+  let backends: InMemoryBackends;
+  let gateway: TestGateway;
+  let sellerKey: string;
+
+  beforeAll(async () => {
+    db = await create();
+    const log = new CapturedLog();
+    backends = await InMemoryBackends.start(log.logger);
+    gateway = await TestGateway.start(
+      db,
+      { services: { listing: backends.address, catalog: backends.address }, adminToken: ADMIN_TOKEN },
+      log,
+    );
+    sellerKey = (await gateway.createAccount('seller')).apiKey;
+  }, 60_000);
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await backends?.stop();
+    await db?.close();
+  });
+
+  it('for arbitrary JSON and non-JSON bodies on POST /api/products, with or without a key', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(fc.json(), fc.string()),
+        fc.oneof(fc.constant(sellerKey), headerValue, fc.constant(undefined)),
+        fc.constantFrom('application/json', 'text/plain', 'application/merchant+json'),
+        async (body, key, contentType) => {
+          const headers: Record<string, string> = { 'content-type': contentType };
+          if (key !== undefined) headers['x-mcp-api-key'] = key;
+          expectClientOutcome(await gateway.call('/api/products', { method: 'POST', headers, body }));
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('for arbitrary JSON objects close to a listing', async () => {
+    const almostListing = fc.record(
+      {
+        name: fc.oneof(fc.string(), fc.jsonValue()),
+        description: fc.oneof(fc.string(), fc.jsonValue()),
+        price: fc.oneof(fc.double(), fc.integer(), fc.jsonValue()),
+        quantity: fc.oneof(fc.integer(), fc.double(), fc.jsonValue()),
+        category: fc.oneof(fc.constantFrom('electronics', 'toys', 'nope'), fc.jsonValue()),
+        galleryImageUrls: fc.oneof(fc.array(fc.webUrl(), { maxLength: 10 }), fc.jsonValue()),
+        promotePublicly: fc.jsonValue(),
+      },
+      { requiredKeys: [] },
+    );
+    await fc.assert(
+      fc.asyncProperty(almostListing, async (body) => {
+        expectClientOutcome(await gateway.postJson('/api/products', body, { 'x-mcp-api-key': sellerKey }));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('for arbitrary query strings on catalog search', async () => {
+    const structured = fc
+      .array(fc.tuple(parameterName, fc.string({ maxLength: 12 })), { maxLength: 6 })
+      .map((pairs) => new URLSearchParams(pairs).toString());
+    const raw = fc.string({ maxLength: 40 }).map((text) => encodeURI(text).replace(/#/g, '%23'));
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(structured, raw), async (query) => {
+        expectClientOutcome(await gateway.call(`/api/ucp/catalog/products?${query}`));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('for arbitrary product ids, paths and admin bodies', async () => {
+    const segment = fc.oneof(
+      fc.string({ maxLength: 20 }).map(encodeURIComponent),
+      fc.constantFrom('%zz', '%', '..'),
+    );
+    await fc.assert(
+      fc.asyncProperty(segment, fc.json(), async (id, body) => {
+        expectClientOutcome(await gateway.call(`/api/ucp/catalog/products/${id}`));
+        expectClientOutcome(
+          await gateway.call('/api/admin/accounts', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
+            body,
+          }),
+        );
+        expectClientOutcome(await gateway.call(`/api/admin/api-keys/${id}`, { method: 'DELETE' }));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
