@@ -66,6 +66,9 @@ const runQuery = async <R extends Row>(
 
 /** The `pg` adapter of the Database port: a pool, plus one dedicated connection for LISTEN. */
 export const createPostgresDatabase = (options: PostgresDatabaseOptions): Database => {
+  if (!URL.canParse(options.url) || !/^postgres(ql)?:$/.test(new URL(options.url).protocol)) {
+    throw new Error('url must be a postgres:// or postgresql:// URL');
+  }
   const poolSize = options.poolSize ?? 10;
   if (!Number.isInteger(poolSize) || poolSize < 2)
     throw new Error(`poolSize must be an integer ≥ 2, got ${poolSize}`);

@@ -124,8 +124,12 @@ describe('the pg adapter', () => {
     expect(await leader).toBe('stopped');
   });
 
-  it('refuses a pool too small for an advisory lock holder and its work', () => {
+  it('refuses a pool too small for an advisory lock holder and its work, and a URL that is not postgres://', () => {
     expect(() => createPostgresDatabase({ url: TEST_DATABASE_URL, poolSize: 1 })).toThrow('poolSize');
+    expect(() => createPostgresDatabase({ url: 'mysql://127.0.0.1/db' })).toThrow(
+      'postgres:// or postgresql://',
+    );
+    expect(() => createPostgresDatabase({ url: '127.0.0.1:5432' })).toThrow('postgres:// or postgresql://');
   });
 });
 
