@@ -1,2 +1,15 @@
 export * from './decider.js';
+export * from './decider.specification.js';
 export * from './event-store.port.js';
+export { eventStoreMigrations, eventsChannelOf } from './event-store.migrations.js';
+export { createPostgresEventStore, type PostgresEventStoreOptions } from './postgres.event-store.js';
+export { handleCommand, type CommandResult, type HandleCommandOptions } from './handle-command.js';
+export {
+  cloudEventHeaders,
+  cloudEventTypeOf,
+  toLogMessage,
+  type EncodedEvent,
+  type EventEncoder,
+} from './outbox-message.js';
+export { startOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from './outbox-relay.js';
+export { eventIdOf, projectionMigrations, startProjection, type ProjectionOptions } from './projection.js';

@@ -1,0 +1,219 @@
+import { quoteIdent, type Database } from '@marketplace/database';
+import {
+  DEFAULT_RETRY_POLICY,
+  retryDelayMs,
+  topicOf,
+  type EventLog,
+  type LogMessage,
+  type RetryPolicy,
+} from '@marketplace/eventlog';
+import { createLogger, type Logger } from '@marketplace/platform';
+import { eventsChannelOf } from './event-store.migrations.js';
+import type { RecordedEvent } from './event-store.port.js';
+import { toLogMessage, type EventEncoder } from './outbox-message.js';
+import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from './events-table.js';
+import { pause, withTimeout } from './timing.js';
+import { WakeUp } from './wake-up.js';
+
+export interface OutboxRelayOptions {
+  readonly db: Database;
+  /** The schema of the event store whose events this relay publishes. */
+  readonly schema: string;
+  readonly log: EventLog;
+  /**
+   * The publishing service, e.g. `listing`: the CloudEvents source `/services/<name>`, the relay's checkpoint
+   * row, and its leader lock (one active relay per schema and name).
+   */
+  readonly name: string;
+  /** The payload of an event on the log, and its media type. */
+  readonly encode: EventEncoder;
+  /** The topic of an event; default `topicOf(event.streamType)`, e.g. `marketplace.listing.v1`. */
+  readonly topicFor?: (event: RecordedEvent) => string;
+  /** Events read and published per round; default 100. */
+  readonly batchSize?: number;
+  /** How often to look for events when no notification came (a notification lost, a late commit); default 1 s. */
+  readonly pollIntervalMs?: number;
+  /** Bound on one `log.publish`; default 30 s. A publish that times out is retried like a failed one. */
+  readonly publishTimeoutMs?: number;
+  /** Delays between attempts after a failed round (publish, or database); default 250 ms doubling to 30 s. */
+  readonly retry?: RetryPolicy;
+  /** How often a standby tries to become the active relay; default 2 s. */
+  readonly standbyIntervalMs?: number;
+  readonly logger?: Logger;
+}
+
+export interface OutboxRelay {
+  /** How many committed events are not published yet (by any relay of this name): 0 when caught up. */
+  lag(): Promise<number>;
+  /** Stops: the batch in hand is published and checkpointed first; a failing batch is left for the next run. */
+  stop(): Promise<void>;
+}
+
+interface Checkpoint {
+  readonly transactionId: string;
+  readonly globalPosition: string;
+}
+
+const NAME = /^[a-z][a-z0-9-]{0,62}$/;
+
+const positiveInteger = (value: number, what: string): number => {
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new RangeError(`${what} must be a positive integer, got ${value}`);
+  return value;
+};
+
+/**
+ * Publishes the event store's events to the log, in commit order, at least once.
+ *
+ * Why the xmin rule: `global_position` comes from a sequence, so a transaction that appended early but commits
+ * late makes its events visible *behind* events a reader may already have passed. The relay therefore reads
+ * only events whose transaction is older than every transaction still running
+ * (`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`): those transactions have all ended, so nothing
+ * can appear behind the checkpoint any more. It reads them in `(transaction_id, global_position)` order and
+ * moves its checkpoint only after the log acknowledged them. A crash between the two publishes the batch again
+ * (consumers deduplicate by `ce_id`); nothing is ever skipped.
+ *
+ * One relay per schema and name is active: the holder of an advisory lock. Others wait as standbys.
+ */
+export const startOutboxRelay = (options: OutboxRelayOptions): OutboxRelay => {
+  const { db, log, encode } = options;
+  if (!NAME.test(options.name)) throw new TypeError(`invalid relay name ${JSON.stringify(options.name)}`);
+  const batchSize = positiveInteger(options.batchSize ?? 100, 'batchSize');
+  const pollIntervalMs = positiveInteger(options.pollIntervalMs ?? 1_000, 'pollIntervalMs');
+  const publishTimeoutMs = positiveInteger(options.publishTimeoutMs ?? 30_000, 'publishTimeoutMs');
+  const standbyIntervalMs = positiveInteger(options.standbyIntervalMs ?? 2_000, 'standbyIntervalMs');
+  const retry = options.retry ?? DEFAULT_RETRY_POLICY;
+  const topicFor = options.topicFor ?? ((event: RecordedEvent) => topicOf(event.streamType));
+  const logger = (options.logger ?? createLogger({ service: options.name })).child({
+    component: 'outbox-relay',
+    schema: options.schema,
+  });
+  const schema = quoteIdent(options.schema);
+  const source = `/services/${options.name}`;
+  const lockKey = `outbox-relay:${options.schema}:${options.name}`;
+  const stopping = new AbortController();
+
+  const loadCheckpoint = async (): Promise<Checkpoint> => {
+    await db.query(
+      `insert into ${schema}.outbox_checkpoints (relay, transaction_id, global_position)
+       values ($1, '0', 0) on conflict (relay) do nothing`,
+      [options.name],
+    );
+    const { rows } = await db.query<{ transaction_id: string; global_position: string }>(
+      `select transaction_id, global_position from ${schema}.outbox_checkpoints where relay = $1`,
+      [options.name],
+    );
+    const row = rows[0];
+    if (!row) throw new Error(`the checkpoint of relay ${options.name} vanished`);
+    return { transactionId: row.transaction_id, globalPosition: row.global_position };
+  };
+
+  const readBatch = async (after: Checkpoint): Promise<(RecordedEvent & { transactionId: string })[]> => {
+    const { rows } = await db.query<EventRow & { transaction_id: string }>(
+      `select ${EVENT_COLUMNS}, transaction_id from ${schema}.events
+       where (transaction_id, global_position) > ($1::xid8, $2::bigint)
+         and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+       order by transaction_id, global_position
+       limit $3`,
+      [after.transactionId, after.globalPosition, batchSize],
+    );
+    return rows.map((row) => ({ ...toRecordedEvent(row), transactionId: row.transaction_id }));
+  };
+
+  const publish = async (events: readonly RecordedEvent[]): Promise<void> => {
+    // A stream has one type, so one topic: grouping by topic keeps every stream's events in order.
+    const byTopic = new Map<string, LogMessage[]>();
+    for (const event of events) {
+      const topic = topicFor(event);
+      byTopic.set(topic, [...(byTopic.get(topic) ?? []), toLogMessage(event, encode, source)]);
+    }
+    for (const [topic, messages] of byTopic) {
+      await withTimeout(log.publish(topic, messages), publishTimeoutMs, `publishing to ${topic}`);
+    }
+  };
+
+  const saveCheckpoint = async (checkpoint: Checkpoint): Promise<void> => {
+    // Forward only: a relay that lost its lock while publishing must not move a newer leader's checkpoint back.
+    await db.query(
+      `update ${schema}.outbox_checkpoints
+       set transaction_id = $2, global_position = $3, updated_at = now()
+       where relay = $1 and (transaction_id, global_position) < ($2::xid8, $3::bigint)`,
+      [options.name, checkpoint.transactionId, checkpoint.globalPosition],
+    );
+  };
+
+  /** Relays batches while this instance holds the leader lock; returns once stopping or the lock is lost. */
+  const lead = async (lockLost: AbortSignal): Promise<void> => {
+    const quit = AbortSignal.any([stopping.signal, lockLost]);
+    logger.info('active: relaying events');
+    const wakeUp = new WakeUp();
+    const unlisten = await db.listen(eventsChannelOf(options.schema), () => wakeUp.ring());
+    try {
+      let checkpoint = await loadCheckpoint();
+      let failures = 0;
+      while (!quit.aborted) {
+        let relayed: number;
+        try {
+          const batch = await readBatch(checkpoint);
+          const last = batch.at(-1);
+          if (last) {
+            await publish(batch);
+            const next = { transactionId: last.transactionId, globalPosition: last.globalPosition };
+            await saveCheckpoint(next);
+            checkpoint = next;
+          }
+          relayed = batch.length;
+          failures = 0;
+        } catch (error) {
+          failures++;
+          const delayMs = retryDelayMs(retry, failures);
+          logger.warn({ err: error, failures, delayMs }, 'relaying events failed; retrying the same batch');
+          await pause(delayMs, quit);
+          continue;
+        }
+        if (relayed < batchSize) await wakeUp.wait(pollIntervalMs, quit);
+      }
+    } finally {
+      await unlisten();
+      logger.info(stopping.signal.aborted ? 'stopped' : 'lost the leader lock: standing by');
+    }
+  };
+
+  const run = async (): Promise<void> => {
+    let failures = 0;
+    while (!stopping.signal.aborted) {
+      try {
+        const led = await db.withAdvisoryLock(lockKey, async (lockLost) => {
+          await lead(lockLost);
+          return true;
+        });
+        failures = 0;
+        if (led === undefined) await pause(standbyIntervalMs, stopping.signal);
+      } catch (error) {
+        failures++;
+        const delayMs = retryDelayMs(retry, failures);
+        logger.error({ err: error, failures, delayMs }, 'outbox relay failed; restarting');
+        await pause(delayMs, stopping.signal);
+      }
+    }
+  };
+
+  const running = run();
+
+  return {
+    async lag() {
+      const { rows } = await db.query<{ lag: string }>(
+        `select count(*) as lag from ${schema}.events
+         where (transaction_id, global_position) > coalesce(
+           (select (transaction_id, global_position) from ${schema}.outbox_checkpoints where relay = $1),
+           ('0'::xid8, 0::bigint))`,
+        [options.name],
+      );
+      return Number(rows[0]?.lag ?? 0);
+    },
+    async stop() {
+      stopping.abort();
+      await running;
+    },
+  };
+};

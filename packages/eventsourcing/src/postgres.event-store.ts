@@ -1,0 +1,134 @@
+import {
+  PG_UNIQUE_VIOLATION,
+  quoteIdent,
+  sqlStateOf,
+  type Database,
+  type Queryable,
+} from '@marketplace/database';
+import { newEventId } from '@marketplace/platform';
+import { assertValidAppend } from './append-request.validation.js';
+import type { DomainEvent } from './decider.js';
+import { eventsChannelOf } from './event-store.migrations.js';
+import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from './events-table.js';
+import {
+  WrongExpectedVersionError,
+  type AppendRequest,
+  type EventStore,
+  type RecordedEvent,
+} from './event-store.port.js';
+
+export interface PostgresEventStoreOptions {
+  readonly db: Database;
+  /** The schema `eventStoreMigrations` were applied to. */
+  readonly schema: string;
+}
+
+/** Appends with expected version `any` retry this often when a concurrent append takes their version. */
+const ANY_VERSION_ATTEMPTS = 5;
+/** PostgreSQL truncates longer channel names, so LISTEN and NOTIFY would disagree. */
+const MAX_CHANNEL_LENGTH = 63;
+
+/**
+ * Runs `work` in a savepoint of the caller's transaction, so that a failed append (a version conflict) leaves
+ * that transaction usable: the caller may re-read and retry, or write something else.
+ */
+const inSavepoint = async <T>(tx: Queryable, work: () => Promise<T>): Promise<T> => {
+  await tx.query('savepoint event_store_append');
+  try {
+    const result = await work();
+    await tx.query('release savepoint event_store_append');
+    return result;
+  } catch (error) {
+    await tx.query('rollback to savepoint event_store_append');
+    throw error;
+  }
+};
+
+/**
+ * The event store on PostgreSQL (a server or the embedded engine). Expected versions are enforced by the
+ * database, never by reading first and checking after: the new events take the versions after the expected one
+ * and `unique (stream_id, version)` refuses them when another append took those versions first.
+ */
+export const createPostgresEventStore = ({ db, schema }: PostgresEventStoreOptions): EventStore => {
+  const events = `${quoteIdent(schema)}.events`;
+  if (eventsChannelOf(schema).length > MAX_CHANNEL_LENGTH) {
+    throw new Error(
+      `schema name ${schema} is too long for its notification channel ${eventsChannelOf(schema)}`,
+    );
+  }
+
+  /** The version the new events follow, and the condition the append needs, per kind of expectation. */
+  const baseVersionOf = (expected: AppendRequest['expectedVersion']): { base: string; guard: string } => {
+    if (expected === 'any') {
+      return {
+        base: `(select coalesce(max(version), 0) from ${events} where stream_id = $1)`,
+        guard: 'true',
+      };
+    }
+    if (expected === 'no_stream' || expected === 0) return { base: '0', guard: 'true' };
+    // Versions are never deleted, so once the expected version exists it stays: this check cannot race. A
+    // concurrent append at the same version is caught by the unique constraint instead.
+    return {
+      base: String(expected),
+      guard: `exists (select 1 from ${events} where stream_id = $1 and version = ${expected})`,
+    };
+  };
+
+  const insert = async <E extends DomainEvent>(
+    tx: Queryable,
+    request: AppendRequest<E>,
+  ): Promise<RecordedEvent<E>[]> => {
+    const { base, guard } = baseVersionOf(request.expectedVersion);
+    try {
+      const { rows } = await tx.query<EventRow>(
+        `insert into ${events} (stream_id, stream_type, version, event_id, type, data, metadata, occurred_at)
+         select $1::text, $2::text, ${base} + appended.ordinality, appended.event_id, appended.type, appended.data,
+                $6::jsonb, $7::timestamptz
+         from unnest($3::uuid[], $4::text[], $5::jsonb[]) with ordinality
+           as appended (event_id, type, data, ordinality)
+         where ${guard}
+         returning ${EVENT_COLUMNS}`,
+        [
+          request.streamId,
+          request.streamType,
+          request.events.map(() => newEventId()),
+          request.events.map((event) => event.type),
+          request.events.map((event) => JSON.stringify(event.data)),
+          JSON.stringify(request.metadata),
+          new Date(request.now),
+        ],
+      );
+      if (rows.length === 0) throw new WrongExpectedVersionError(request.streamId, request.expectedVersion);
+      return rows.map((row) => toRecordedEvent<E>(row)).sort((a, b) => a.version - b.version);
+    } catch (error) {
+      if (sqlStateOf(error) === PG_UNIQUE_VIOLATION) {
+        throw new WrongExpectedVersionError(request.streamId, request.expectedVersion);
+      }
+      throw error;
+    }
+  };
+
+  return {
+    async readStream<E extends DomainEvent>(streamId: string, tx?: Queryable) {
+      const { rows } = await (tx ?? db).query<EventRow>(
+        `select ${EVENT_COLUMNS} from ${events} where stream_id = $1 order by version`,
+        [streamId],
+      );
+      return { version: rows.at(-1)?.version ?? 0, events: rows.map((row) => toRecordedEvent<E>(row)) };
+    },
+
+    async append<E extends DomainEvent>(request: AppendRequest<E>, tx?: Queryable) {
+      assertValidAppend(request);
+      if (request.events.length === 0) return [];
+      const attempts = request.expectedVersion === 'any' ? ANY_VERSION_ATTEMPTS : 1;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          // Alone, the append is one statement, hence atomic without a transaction of its own.
+          return tx ? await inSavepoint(tx, () => insert(tx, request)) : await insert(db, request);
+        } catch (error) {
+          if (!(error instanceof WrongExpectedVersionError) || attempt >= attempts) throw error;
+        }
+      }
+    },
+  };
+};

@@ -1,0 +1,46 @@
+import {
+  WrongExpectedVersionError,
+  type AppendRequest,
+  type DomainEvent,
+  type EventStore,
+  type RecordedEvent,
+} from '../../src/index.js';
+
+/**
+ * A double of the EventStore port for unit tests of code that uses it: streams in a map, the expected-version
+ * rule of the real store, and a hook that runs before each append (to let "another writer" in first).
+ */
+export class InMemoryEventStore implements EventStore {
+  readonly streams = new Map<string, RecordedEvent[]>();
+  readonly appends: AppendRequest[] = [];
+  beforeAppend: (request: AppendRequest) => Promise<void> = async () => undefined;
+  #position = 0;
+
+  async readStream<E extends DomainEvent>(streamId: string) {
+    const events = (this.streams.get(streamId) ?? []) as RecordedEvent<E>[];
+    return { version: events.length, events: [...events] };
+  }
+
+  async append<E extends DomainEvent>(request: AppendRequest<E>): Promise<RecordedEvent<E>[]> {
+    await this.beforeAppend(request);
+    const stream = this.streams.get(request.streamId) ?? [];
+    const expected = request.expectedVersion === 'no_stream' ? 0 : request.expectedVersion;
+    if (expected !== 'any' && expected !== stream.length) {
+      throw new WrongExpectedVersionError(request.streamId, request.expectedVersion);
+    }
+    this.appends.push(request);
+    const recorded = request.events.map((event, index): RecordedEvent<E> => ({
+      eventId: `event-${++this.#position}`,
+      streamId: request.streamId,
+      streamType: request.streamType,
+      version: stream.length + index + 1,
+      type: event.type,
+      data: event.data,
+      metadata: request.metadata,
+      occurredAt: request.now,
+      globalPosition: String(this.#position),
+    }));
+    this.streams.set(request.streamId, [...stream, ...recorded]);
+    return recorded;
+  }
+}
