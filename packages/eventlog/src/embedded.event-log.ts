@@ -15,7 +15,10 @@ export interface EmbeddedEventLogOptions {
   readonly schema?: string;
   /** Partitions per topic; every client of a topic must agree (checked against the first one's). */
   readonly partitions?: number;
-  /** How often an idle partition looks for messages whose wake-up it missed (lost notification). */
+  /**
+   * How often an idle partition looks for messages whose wake-up it missed. Only a backstop: in-process
+   * wake-ups are never lost, and NOTIFY only while a listener reconnects.
+   */
   readonly pollIntervalMs?: number;
   /** How long a member's claim on a partition lasts unrenewed: a crashed member's partitions move after it. */
   readonly leaseMs?: number;
@@ -104,7 +107,7 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
     tables,
     partitions,
     leaseMs: options.leaseMs ?? 15_000,
-    pollIntervalMs: options.pollIntervalMs ?? 2_000,
+    pollIntervalMs: options.pollIntervalMs ?? 5_000,
     batchSize: options.batchSize ?? 100,
     retry: options.retry ?? DEFAULT_RETRY_POLICY,
     logger,

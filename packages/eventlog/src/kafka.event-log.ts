@@ -185,6 +185,9 @@ export const createKafkaEventLog = async (options: KafkaEventLogOptions): Promis
       await consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
     };
 
+    consumer.on(consumer.events.CRASH, ({ payload }) =>
+      logger.error({ err: payload.error, topic, group, restarting: payload.restart }, 'Kafka consumer crashed'),
+    );
     await consumer.connect();
     try {
       await consumer.subscribe({ topics: [topic], fromBeginning: from === 'beginning' });

@@ -79,6 +79,8 @@ class KafkaDouble implements KafkaClient {
   consumer(config: ConsumerConfig): Consumer {
     this.consumerConfigs.push(config);
     return {
+      events: { CRASH: 'consumer.crash' },
+      on: () => () => {},
       connect: async () => {},
       subscribe: async (subscription: ConsumerSubscribeTopics) => {
         this.subscriptions.push(subscription);
