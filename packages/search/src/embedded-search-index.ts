@@ -5,6 +5,7 @@ import type { Query } from 'minisearch';
 import { indexTerms, queryTerms } from './lexical-analysis.js';
 import type { QueryTerm } from './lexical-analysis.js';
 import { NewestFirstOrder, newestFirst } from './result-order.js';
+import { SEARCH_TEXT_LIMITS, wordCount } from './search-index.port.js';
 import type {
   SearchDocument,
   SearchFilters,
@@ -84,7 +85,7 @@ class EmbeddedSearchIndex<P> implements SearchIndex<P> {
   }
 
   async search(query: SearchQuery): Promise<SearchResult<P>> {
-    assertPage(query);
+    assertWithinLimits(query);
     const text = query.text?.trim() ?? '';
     return text === '' ? this.newest(query) : this.relevant(queryTerms(text), query);
   }
@@ -180,7 +181,12 @@ const assertVersion = (version: number): void => {
   if (!Number.isSafeInteger(version) || version < 1) throw new RangeError(`invalid document version: ${version}`);
 };
 
-const assertPage = ({ limit, offset }: SearchQuery): void => {
+const assertWithinLimits = ({ text = '', limit, offset }: SearchQuery): void => {
   if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`invalid search limit: ${limit}`);
   if (!Number.isSafeInteger(offset) || offset < 0) throw new RangeError(`invalid search offset: ${offset}`);
+  if ([...text].length > SEARCH_TEXT_LIMITS.maxCharacters || wordCount(text) > SEARCH_TEXT_LIMITS.maxWords) {
+    throw new RangeError(
+      `search text exceeds ${SEARCH_TEXT_LIMITS.maxCharacters} characters or ${SEARCH_TEXT_LIMITS.maxWords} words`,
+    );
+  }
 };

@@ -79,6 +79,11 @@ const compoundsOf = (text: string): { whole: string | undefined; parts: string[]
 export const indexTerms = (text: string): string[] =>
   compoundsOf(text).flatMap(({ whole, parts }) => (whole === undefined ? parts : [whole, ...parts]));
 
-/** The terms of a query, each to be matched whole or by all of its parts. */
-export const queryTerms = (text: string): QueryTerm[] =>
-  compoundsOf(text).flatMap(({ whole, parts }): QueryTerm[] => (whole === undefined ? [] : [{ whole, parts }]));
+/** The distinct terms of a query, each to be matched whole or by all of its parts (a repeat adds nothing). */
+export const queryTerms = (text: string): QueryTerm[] => {
+  const terms = new Map<string, QueryTerm>();
+  for (const { whole, parts } of compoundsOf(text)) {
+    if (whole !== undefined && !terms.has(whole)) terms.set(whole, { whole, parts });
+  }
+  return [...terms.values()];
+};

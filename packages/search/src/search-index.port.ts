@@ -41,10 +41,19 @@ export interface SearchFilters {
   readonly visibility: 'public' | 'any';
 }
 
+/**
+ * Bounds on query text. The embedded index scores every listing that holds a query word, so each word costs
+ * up to one pass over the index: the word limit bounds the slowest query (see the package README).
+ */
+export const SEARCH_TEXT_LIMITS = { maxCharacters: 1_000, maxWords: 32 } as const;
+
+/** Words as the limit counts them: runs of non-space characters (`WH-1000XM4` is one word). */
+export const wordCount = (text: string): number => text.split(/\s+/u).filter((word) => word !== '').length;
+
 export interface SearchQuery {
   /**
    * Words to match, all of them (AND): every word narrows the result. Absent or blank: every document that
-   * passes the filters, newest first.
+   * passes the filters, newest first. Within SEARCH_TEXT_LIMITS; adapters reject longer text.
    */
   readonly text?: string;
   readonly filters: SearchFilters;

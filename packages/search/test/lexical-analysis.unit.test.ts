@@ -52,6 +52,10 @@ describe('queryTerms', () => {
     ]);
   });
 
+  it('gives each term once', () => {
+    expect(queryTerms('Chairs chair CHAIR')).toEqual([{ whole: 'chair', parts: [] }]);
+  });
+
   it('gives nothing for function words and punctuation', () => {
     expect(queryTerms(' the ... of !! ')).toEqual([]);
   });

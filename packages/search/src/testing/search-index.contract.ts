@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { SEARCH_TEXT_LIMITS } from '../search-index.port.js';
 import type { SearchDocument, SearchIndex, SearchQuery } from '../search-index.port.js';
 
 /** The payload the suite stores: enough to see that hits carry it back unchanged. */
@@ -283,6 +284,14 @@ export const searchIndexContract = (adapterName: string, options: SearchIndexCon
         const result = await index.search({ text: 'chair', filters: { visibility: 'any' }, limit: 10, offset: 30 });
 
         expect(result).toEqual({ hits: [], total: 25 });
+      });
+
+      it('accepts text up to the word limit and rejects text beyond it', async () => {
+        const words = (n: number): string => Array.from({ length: n }, () => 'chair').join(' ');
+
+        expect((await ids({ text: words(SEARCH_TEXT_LIMITS.maxWords) })).length).toBe(25);
+        await expect(idsFor(words(SEARCH_TEXT_LIMITS.maxWords + 1))).rejects.toThrow(RangeError);
+        await expect(idsFor('x'.repeat(SEARCH_TEXT_LIMITS.maxCharacters + 1))).rejects.toThrow(RangeError);
       });
 
       it('rejects a limit below 1 or a negative offset', async () => {
