@@ -1,3 +1,5 @@
 export * from './infrastructure.config.js';
+export * from './infrastructure.js';
 export * from './lifecycle.js';
 export * from './namespaced-event-log.js';
+export * from './run-service.js';

@@ -1,0 +1,77 @@
+import { join } from 'node:path';
+import type { Clock, Logger } from '@marketplace/platform';
+import { systemClock } from '@marketplace/platform';
+import type { Database } from '@marketplace/database';
+import { createEmbeddedDatabase, createPostgresDatabase, waitForDatabase } from '@marketplace/database';
+import type { EventLog } from '@marketplace/eventlog';
+import { createEmbeddedEventLog, createKafkaEventLog, createNatsEventLog } from '@marketplace/eventlog';
+import type { InfrastructureConfig } from './infrastructure.config.js';
+import { namespacedEventLog } from './namespaced-event-log.js';
+
+/** What a service's start function receives: the adapters chosen by configuration. */
+export interface Infrastructure {
+  readonly db: Database;
+  readonly log: EventLog;
+  readonly logger: Logger;
+  readonly clock: Clock;
+}
+
+export interface OwnedInfrastructure extends Infrastructure {
+  /** Closes the log, then the database. */
+  close(): Promise<void>;
+}
+
+/** Opens the database and the event log that the configuration names, waiting for them with backoff. */
+export const createInfrastructure = async (
+  config: InfrastructureConfig,
+  logger: Logger,
+  serviceName: string,
+): Promise<OwnedInfrastructure> => {
+  const db = config.DATABASE_URL
+    ? createPostgresDatabase({ url: config.DATABASE_URL, applicationName: serviceName, logger })
+    : await createEmbeddedDatabase({ dataDir: join(config.DATA_DIR, 'postgres') });
+  try {
+    await waitForDatabase(db, { timeoutMs: config.STARTUP_TIMEOUT_MS });
+    const log = namespacedEventLog(await openEventLog(config, db, serviceName, logger), config.EVENT_LOG_NAMESPACE);
+    return {
+      db,
+      log,
+      logger,
+      clock: systemClock,
+      close: async () => {
+        await log.close();
+        await db.close();
+      },
+    };
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+};
+
+const openEventLog = async (
+  config: InfrastructureConfig,
+  db: Database,
+  serviceName: string,
+  logger: Logger,
+): Promise<EventLog> => {
+  switch (config.EVENT_LOG) {
+    case 'embedded':
+      return createEmbeddedEventLog({ db, partitions: config.EVENT_LOG_PARTITIONS, logger });
+    case 'nats':
+      return createNatsEventLog({
+        servers: config.NATS_URL,
+        partitions: config.EVENT_LOG_PARTITIONS,
+        connectTimeoutMs: config.STARTUP_TIMEOUT_MS,
+        logger,
+      });
+    case 'kafka':
+      if (!config.KAFKA_BROKERS?.length) throw new Error('KAFKA_BROKERS is required when EVENT_LOG=kafka');
+      return createKafkaEventLog({
+        brokers: config.KAFKA_BROKERS,
+        clientId: `marketplace-${serviceName}`,
+        partitions: config.EVENT_LOG_PARTITIONS,
+        logger,
+      });
+  }
+};
