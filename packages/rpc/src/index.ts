@@ -12,3 +12,8 @@ export {
   type GrpcClientOptions,
 } from './grpc-client.js';
 export { waitForServing, type WaitForServingOptions } from './wait-for-serving.js';
+export {
+  serveGrpcService,
+  GRPC_DRAIN_TIMEOUT_MS,
+  type GrpcServiceHandleOptions,
+} from './grpc-service-handle.js';

@@ -1,3 +1,4 @@
+export * from './grpc-listen.config.js';
 export * from './infrastructure.config.js';
 export * from './infrastructure.js';
 export * from './lifecycle.js';

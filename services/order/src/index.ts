@@ -1,1 +1,1 @@
-export {};
+export * from './order.service.js';

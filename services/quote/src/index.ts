@@ -1,1 +1,1 @@
-export {};
+export * from './quote.service.js';
