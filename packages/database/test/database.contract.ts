@@ -10,7 +10,12 @@ import {
   type Database,
   type Migration,
 } from '../src/index.js';
-import { dropSchema, freshSchemaName, type TestEngine } from '../src/testing/index.js';
+import {
+  TEST_ENGINE_CREATE_TIMEOUT_MS,
+  dropSchema,
+  freshSchemaName,
+  type TestEngine,
+} from '../src/testing/index.js';
 
 /** Rejects when `promise` has not settled within `ms`, so a missing notification fails fast and clearly. */
 export const within = async <T>(promise: Promise<T>, ms: number, what: string): Promise<T> => {
@@ -72,7 +77,7 @@ export const describeDatabaseContract = (engine: TestEngine): void => {
       db = await engine.create();
       await db.query(`create schema ${quoteIdent(schema)}`);
       await db.query(`create table ${items} (id int primary key, name text not null unique)`);
-    });
+    }, TEST_ENGINE_CREATE_TIMEOUT_MS);
 
     afterAll(async () => {
       await dropSchema(db, schema);

@@ -1,11 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createEmbeddedDatabase } from '../src/index.js';
-import { testEngines } from '../src/testing/index.js';
+import { TEST_ENGINE_CREATE_TIMEOUT_MS, testEngines } from '../src/testing/index.js';
 import { describeDatabaseContract, latch } from './database.contract.js';
+
+// The preset's testTimeout does not apply when jest runs all projects from the root.
+jest.setTimeout(30_000);
 
 describeDatabaseContract(testEngines().find((engine) => engine.name === 'pglite')!);
 
@@ -20,52 +23,57 @@ describe('the embedded adapter with a data directory', () => {
     await rm(parent, { recursive: true, force: true });
   });
 
-  it('creates the directory, keeps data across close and reopen, and queues transactions', async () => {
-    const dataDir = join(parent, 'nested', 'data');
-    const first = await createEmbeddedDatabase({ dataDir });
-    expect((await stat(dataDir)).isDirectory()).toBe(true);
-    await first.query('create table kept (id int primary key, note text)');
-    await first.query('insert into kept values ($1, $2)', [1, 'survives']);
+  it(
+    'creates the directory, keeps data across close and reopen, and queues transactions',
+    async () => {
+      const dataDir = join(parent, 'nested', 'data');
+      const first = await createEmbeddedDatabase({ dataDir });
+      expect((await stat(dataDir)).isDirectory()).toBe(true);
+      await first.query('create table kept (id int primary key, note text)');
+      await first.query('insert into kept values ($1, $2)', [1, 'survives']);
 
-    // One backend session: a second transaction starts only after the first ends, never in between.
-    const steps: string[] = [];
-    const firstStarted = latch();
-    const slow = first.transaction(async (tx) => {
-      steps.push('slow begins');
-      firstStarted.open();
-      await sleep(100);
-      await tx.query('insert into kept values (2, $1)', ['from slow']);
-      steps.push('slow ends');
-    });
-    await firstStarted.promise;
-    const quick = first.transaction(async (tx) => {
-      steps.push('quick begins');
-      await tx.query('insert into kept values (3, $1)', ['from quick']);
-      steps.push('quick ends');
-    });
-    await Promise.all([slow, quick]);
-    expect(steps).toEqual(['slow begins', 'slow ends', 'quick begins', 'quick ends']);
+      // One backend session: a second transaction starts only after the first ends, never in between.
+      const steps: string[] = [];
+      const firstStarted = latch();
+      const slow = first.transaction(async (tx) => {
+        steps.push('slow begins');
+        firstStarted.open();
+        await sleep(100);
+        await tx.query('insert into kept values (2, $1)', ['from slow']);
+        steps.push('slow ends');
+      });
+      await firstStarted.promise;
+      const quick = first.transaction(async (tx) => {
+        steps.push('quick begins');
+        await tx.query('insert into kept values (3, $1)', ['from quick']);
+        steps.push('quick ends');
+      });
+      await Promise.all([slow, quick]);
+      expect(steps).toEqual(['slow begins', 'slow ends', 'quick begins', 'quick ends']);
 
-    const leaderStarted = latch();
-    const leader = first.withAdvisoryLock('relay', async (lockLost) => {
-      leaderStarted.open();
-      await new Promise((resolve) => lockLost.addEventListener('abort', resolve));
-      return 'stopped';
-    });
-    await leaderStarted.promise;
-    await first.close();
-    expect(await leader).toBe('stopped');
+      const leaderStarted = latch();
+      const leader = first.withAdvisoryLock('relay', async (lockLost) => {
+        leaderStarted.open();
+        await new Promise((resolve) => lockLost.addEventListener('abort', resolve));
+        return 'stopped';
+      });
+      await leaderStarted.promise;
+      await first.close();
+      expect(await leader).toBe('stopped');
 
-    const reopened = await createEmbeddedDatabase({ dataDir });
-    try {
-      const { rows } = await reopened.query('select id, note from kept order by id');
-      expect(rows).toEqual([
-        { id: 1, note: 'survives' },
-        { id: 2, note: 'from slow' },
-        { id: 3, note: 'from quick' },
-      ]);
-    } finally {
-      await reopened.close();
-    }
-  });
+      const reopened = await createEmbeddedDatabase({ dataDir });
+      try {
+        const { rows } = await reopened.query('select id, note from kept order by id');
+        expect(rows).toEqual([
+          { id: 1, note: 'survives' },
+          { id: 2, note: 'from slow' },
+          { id: 3, note: 'from quick' },
+        ]);
+      } finally {
+        await reopened.close();
+      }
+      // Two engines are created here: a new data directory, then its reopening.
+    },
+    2 * TEST_ENGINE_CREATE_TIMEOUT_MS,
+  );
 });

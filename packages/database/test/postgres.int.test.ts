@@ -1,9 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { createServer, connect, type AddressInfo, type Server } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createPostgresDatabase, waitForDatabase, type Database } from '../src/index.js';
 import { TEST_DATABASE_URL, freshSchemaName, testEngines } from '../src/testing/index.js';
 import { describeDatabaseContract, latch, within } from './database.contract.js';
+
+// The preset's testTimeout does not apply when jest runs all projects from the root.
+jest.setTimeout(30_000);
 
 describeDatabaseContract(testEngines().find((engine) => engine.name === 'postgres')!);
 

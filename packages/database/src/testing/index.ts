@@ -24,11 +24,17 @@ export const dropSchema = async (db: Database, schema: string): Promise<void> =>
   await db.query(`drop schema if exists ${quoteIdent(schema)} cascade`);
 };
 
+/**
+ * A timeout for the `beforeAll` that calls `create()`: creating an embedded engine takes 3-10 s on a busy
+ * 2-core machine, beyond jest's default of 5 s (a project's `testTimeout` does not apply when jest runs projects).
+ */
+export const TEST_ENGINE_CREATE_TIMEOUT_MS = 60_000;
+
 export interface TestEngine {
   readonly name: 'postgres' | 'pglite';
   /**
-   * Opens a database; the caller closes it. Call it once per test file (in `beforeAll`): an embedded engine
-   * takes seconds to create. PostgreSQL is waited for up to 10 s.
+   * Opens a database; the caller closes it. Call it once per test file, in a `beforeAll` given
+   * TEST_ENGINE_CREATE_TIMEOUT_MS: an embedded engine takes seconds to create. PostgreSQL is waited for up to 10 s.
    */
   create(): Promise<Database>;
 }
@@ -47,7 +53,12 @@ export const testEngines = (): TestEngine[] => [
         poolSize: 4,
         applicationName: 'marketplace-test',
       });
-      await waitForDatabase(db, { timeoutMs: 10_000 });
+      try {
+        await waitForDatabase(db, { timeoutMs: 10_000 });
+      } catch (error) {
+        await db.close();
+        throw error;
+      }
       return db;
     },
   },
