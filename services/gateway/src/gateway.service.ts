@@ -59,8 +59,9 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
     (address: string): ReadinessCheck =>
     () =>
       waitForServing(address, { timeoutMs: READINESS_CHECK_TIMEOUT_MS }).then(() => true);
-  const backendChecks: Record<string, ReadinessCheck> = options.isBackendReady
-    ? { backends: async () => options.isBackendReady?.() ?? false }
+  const { isBackendReady } = options;
+  const backendChecks: Record<string, ReadinessCheck> = isBackendReady
+    ? { backends: async () => isBackendReady() }
     : { listing: grpcServing(options.services.listing), catalog: grpcServing(options.services.catalog) };
   const readiness = new Readiness(
     { ...backendChecks, identity: () => identity.probe().then(() => true) },
