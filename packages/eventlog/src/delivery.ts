@@ -40,7 +40,9 @@ export const deliverUntilHandled = async (
 ): Promise<DeliveryOutcome> => {
   const beat = (): void => {
     try {
-      Promise.resolve(keepAlive?.beat()).catch((error: unknown) => logger.debug({ err: error }, 'keep-alive failed'));
+      Promise.resolve(keepAlive?.beat()).catch((error: unknown) =>
+        logger.debug({ err: error }, 'keep-alive failed'),
+      );
     } catch (error) {
       logger.debug({ err: error }, 'keep-alive failed');
     }
@@ -54,7 +56,14 @@ export const deliverUntilHandled = async (
       } catch (error) {
         const delayMs = retryDelayMs(retry, attempt);
         logger.warn(
-          { err: error, topic: message.topic, partition: message.partition, offset: message.offset, attempt, delayMs },
+          {
+            err: error,
+            topic: message.topic,
+            partition: message.partition,
+            offset: message.offset,
+            attempt,
+            delayMs,
+          },
           'event handler failed; retrying',
         );
         if (!(await pause(delayMs, signal))) return 'abandoned';

@@ -3,7 +3,11 @@ import { migrate, quoteIdent, type Database, type Transaction } from '@marketpla
 import { createLogger, type Logger } from '@marketplace/platform';
 import type { EventLog, LogMessage, SubscribeOptions, Subscription } from './eventlog.port.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './delivery.js';
-import { EmbeddedGroupMember, type EmbeddedTables, type GroupMemberSettings } from './embedded.group-member.js';
+import {
+  EmbeddedGroupMember,
+  type EmbeddedTables,
+  type GroupMemberSettings,
+} from './embedded.group-member.js';
 import { EMBEDDED_EVENT_LOG_MIGRATIONS } from './embedded.schema.js';
 import { groupByPartition } from './partitioning.js';
 import { assertGroup, assertMessages, assertPartitions, assertTopic } from './validation.js';
@@ -122,10 +126,10 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
     let checked = topicsChecked.get(topic);
     if (!checked) {
       checked = (async () => {
-        await db.query(`insert into ${quoted}.topics (topic, partitions) values ($1, $2) on conflict do nothing`, [
-          topic,
-          partitions,
-        ]);
+        await db.query(
+          `insert into ${quoted}.topics (topic, partitions) values ($1, $2) on conflict do nothing`,
+          [topic, partitions],
+        );
         const { rows } = await db.query<{ partitions: number }>(
           `select partitions from ${quoted}.topics where topic = $1`,
           [topic],
@@ -141,7 +145,11 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
     return checked;
   };
 
-  const insertRows = async (tx: Transaction, topic: string, rows: ReadonlyArray<[number, string, LogMessage]>) => {
+  const insertRows = async (
+    tx: Transaction,
+    topic: string,
+    rows: ReadonlyArray<[number, string, LogMessage]>,
+  ) => {
     for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
       const chunk = rows.slice(start, start + INSERT_CHUNK);
       const placeholders = chunk.map((_, row) => {
@@ -173,7 +181,9 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
       // Held until commit, in a fixed order (no deadlock): offsets of a partition are drawn, and become
       // visible, in commit order, so a reader at offset N never later finds a smaller one committed behind it.
       for (const partition of touched) {
-        await tx.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [`${schema}:${topic}:${partition}`]);
+        await tx.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [
+          `${schema}:${topic}:${partition}`,
+        ]);
       }
       const { rows } = await tx.query<{ offset: string }>(
         `select nextval('${quoted}.message_offset') as "offset" from generate_series(1, $1)`,

@@ -86,7 +86,10 @@ export class EmbeddedGroupMember {
       throw error;
     }
     // Renewing three times per lease lets one renewal fail without losing anything.
-    member.heartbeat = setInterval(() => member.requestRebalance(), Math.max(50, Math.floor(settings.leaseMs / 3)));
+    member.heartbeat = setInterval(
+      () => member.requestRebalance(),
+      Math.max(50, Math.floor(settings.leaseMs / 3)),
+    );
     return member;
   }
 
@@ -129,11 +132,10 @@ export class EmbeddedGroupMember {
          where topic = $1 and group_name = $2 and owner = $3`,
         [this.topic, this.group, this.id],
       );
-      await db.query(`delete from ${tables.members} where topic = $1 and group_name = $2 and member_id = $3`, [
-        this.topic,
-        this.group,
-        this.id,
-      ]);
+      await db.query(
+        `delete from ${tables.members} where topic = $1 and group_name = $2 and member_id = $3`,
+        [this.topic, this.group, this.id],
+      );
       await announceMembership(this.topic, this.group);
     } catch (error) {
       // The leases expire by themselves.
@@ -150,10 +152,10 @@ export class EmbeddedGroupMember {
        on conflict (topic, group_name, member_id) do update set alive_until = excluded.alive_until`,
       params,
     );
-    await db.query(`delete from ${tables.members} where topic = $1 and group_name = $2 and alive_until < now()`, [
-      this.topic,
-      this.group,
-    ]);
+    await db.query(
+      `delete from ${tables.members} where topic = $1 and group_name = $2 and alive_until < now()`,
+      [this.topic, this.group],
+    );
     const { rows: live } = await db.query<{ member_id: string }>(
       `select member_id from ${tables.members} where topic = $1 and group_name = $2 order by member_id`,
       [this.topic, this.group],
@@ -183,14 +185,18 @@ export class EmbeddedGroupMember {
     const heldPartitions = new Set(held.map((row) => row.partition));
     for (const [partition, worker] of this.workers) {
       if (!heldPartitions.has(partition) && worker.state === 'running') {
-        this.settings.logger.warn({ topic: this.topic, group: this.group, partition }, 'partition lease lost');
+        this.settings.logger.warn(
+          { topic: this.topic, group: this.group, partition },
+          'partition lease lost',
+        );
         worker.state = 'stopping';
         worker.controller.abort();
       }
     }
     if (this.stopping.signal.aborted) return;
     for (const { partition, committed_offset } of held) {
-      if (wanted.has(partition) && !this.workers.has(partition)) this.startWorker(partition, committed_offset);
+      if (wanted.has(partition) && !this.workers.has(partition))
+        this.startWorker(partition, committed_offset);
     }
   }
 
@@ -225,7 +231,10 @@ export class EmbeddedGroupMember {
       );
       await announceMembership(this.topic, this.group);
     } catch (error) {
-      logger.warn({ err: error, topic: this.topic, partition }, 'releasing a partition failed; its lease will expire');
+      logger.warn(
+        { err: error, topic: this.topic, partition },
+        'releasing a partition failed; its lease will expire',
+      );
     }
   }
 
@@ -234,7 +243,7 @@ export class EmbeddedGroupMember {
     const { db, tables, batchSize, pollIntervalMs, retry, logger, leaseMs } = this.settings;
     const stop = worker.controller.signal;
     let committed = committedOffset;
-    for (let failures = 0; !stop.aborted; ) {
+    for (let failures = 0; !stop.aborted;) {
       const seen = worker.wake.generation;
       let batch: MessageRow[];
       try {
@@ -263,7 +272,10 @@ export class EmbeddedGroupMember {
           headers: row.headers,
           value: new Uint8Array(row.value),
         };
-        if ((await deliverUntilHandled(message, this.handler, { retry, signal: stop, logger })) === 'abandoned') return;
+        if (
+          (await deliverUntilHandled(message, this.handler, { retry, signal: stop, logger })) === 'abandoned'
+        )
+          return;
         // Committing renews the lease too; no row means another member took the partition over.
         const { rowCount } = await db.query(
           `update ${tables.offsets}

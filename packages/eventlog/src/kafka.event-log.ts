@@ -11,7 +11,13 @@ import {
   type Producer,
 } from 'kafkajs';
 import { createLogger, type Logger } from '@marketplace/platform';
-import type { DeliveredMessage, EventLog, LogMessage, SubscribeOptions, Subscription } from './eventlog.port.js';
+import type {
+  DeliveredMessage,
+  EventLog,
+  LogMessage,
+  SubscribeOptions,
+  Subscription,
+} from './eventlog.port.js';
 import { DEFAULT_RETRY_POLICY, deliverUntilHandled, type RetryPolicy } from './delivery.js';
 import { withTimeout } from './timing.js';
 import { assertGroup, assertMessages, assertPartitions, assertTopic } from './validation.js';
@@ -145,9 +151,17 @@ export const createKafkaEventLog = async (options: KafkaEventLogOptions): Promis
     );
     const isNewGroup = (committed?.partitions ?? []).every((partition) => partition.offset === '-1');
     if (!isNewGroup) return;
-    const ends = await withTimeout(admin.fetchTopicOffsets(topic), requestTimeoutMs, `fetching the end of ${topic}`);
+    const ends = await withTimeout(
+      admin.fetchTopicOffsets(topic),
+      requestTimeoutMs,
+      `fetching the end of ${topic}`,
+    );
     await withTimeout(
-      admin.setOffsets({ groupId: group, topic, partitions: ends.map(({ partition, high }) => ({ partition, offset: high })) }),
+      admin.setOffsets({
+        groupId: group,
+        topic,
+        partitions: ends.map(({ partition, high }) => ({ partition, offset: high })),
+      }),
       requestTimeoutMs,
       `starting group ${group} at the end of ${topic}`,
     ).catch((error: unknown) => {
@@ -156,7 +170,12 @@ export const createKafkaEventLog = async (options: KafkaEventLogOptions): Promis
     });
   };
 
-  const subscribe = async ({ topic, group, from = 'beginning', handler }: SubscribeOptions): Promise<Subscription> => {
+  const subscribe = async ({
+    topic,
+    group,
+    from = 'beginning',
+    handler,
+  }: SubscribeOptions): Promise<Subscription> => {
     assertTopic(topic);
     assertGroup(group);
     if (closed) throw new Error('the event log is closed');
@@ -170,7 +189,12 @@ export const createKafkaEventLog = async (options: KafkaEventLogOptions): Promis
       allowAutoTopicCreation: false,
     });
     const stopping = new AbortController();
-    const eachMessage = async ({ topic, partition, message, ...payload }: EachMessagePayload): Promise<void> => {
+    const eachMessage = async ({
+      topic,
+      partition,
+      message,
+      ...payload
+    }: EachMessagePayload): Promise<void> => {
       // Not committing leaves the message to whoever owns the partition next.
       if (stopping.signal.aborted) return;
       const outcome = await deliverUntilHandled(toDelivered(topic, partition, message), handler, {
@@ -186,7 +210,10 @@ export const createKafkaEventLog = async (options: KafkaEventLogOptions): Promis
     };
 
     consumer.on(consumer.events.CRASH, ({ payload }) =>
-      logger.error({ err: payload.error, topic, group, restarting: payload.restart }, 'Kafka consumer crashed'),
+      logger.error(
+        { err: payload.error, topic, group, restarting: payload.restart },
+        'Kafka consumer crashed',
+      ),
     );
     await consumer.connect();
     try {

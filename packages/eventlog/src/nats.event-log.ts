@@ -186,8 +186,13 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
       if (!isApiError(error, JetStreamApiCodes.ConsumerNotFound)) throw error;
       await jsm.consumers.add(stream, config).catch(async (addError: unknown) => {
         // Another member created it first (possibly with another `from`): use theirs.
-        logger.debug({ err: addError, stream, consumer: name }, 'consumer creation raced; using the existing one');
-        await jsm.consumers.info(stream, name);
+        logger.debug(
+          { err: addError, stream, consumer: name },
+          'consumer creation raced; using the existing one',
+        );
+        await jsm.consumers.info(stream, name).catch(() => {
+          throw addError;
+        });
       });
     }
     return js.consumers.get(stream, name);
@@ -272,13 +277,20 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
     }
   };
 
-  const subscribe = async ({ topic, group, from = 'beginning', handler }: SubscribeOptions): Promise<Subscription> => {
+  const subscribe = async ({
+    topic,
+    group,
+    from = 'beginning',
+    handler,
+  }: SubscribeOptions): Promise<Subscription> => {
     assertTopic(topic);
     assertGroup(group);
     if (closed) throw new Error('the event log is closed');
     const stream = await ensureStream(topic);
     const consumers = await Promise.all(
-      Array.from({ length: partitions }, (_, partition) => ensureConsumer(stream, topic, group, partition, from)),
+      Array.from({ length: partitions }, (_, partition) =>
+        ensureConsumer(stream, topic, group, partition, from),
+      ),
     );
     const controller = new AbortController();
     const loops = consumers.map((consumer, partition) =>
@@ -321,7 +333,9 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
     if (messages.length === 0) return;
     await ensureStream(topic);
     const results = await Promise.allSettled(
-      [...groupByPartition(messages, partitions)].map(([partition, batch]) => publishPartition(js, subjectOf(topic, partition), batch)),
+      [...groupByPartition(messages, partitions)].map(([partition, batch]) =>
+        publishPartition(js, subjectOf(topic, partition), batch),
+      ),
     );
     const failure = results.find((result) => result.status === 'rejected');
     if (failure) throw failure.reason;
@@ -335,7 +349,9 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
       closed = true;
       await Promise.all([...subscriptions].map((subscription) => subscription.close()));
       if (ownsConnection) {
-        await withTimeout(nc.drain(), requestTimeoutMs, 'draining the NATS connection').catch(() => nc.close());
+        await withTimeout(nc.drain(), requestTimeoutMs, 'draining the NATS connection').catch(() =>
+          nc.close(),
+        );
       }
     },
   };

@@ -54,7 +54,8 @@ export const assertMessages = (topic: string, messages: readonly LogMessage[]): 
       );
     }
     if (!(value instanceof Uint8Array)) throw new TypeError(`${where}: value must be a Uint8Array`);
-    if (typeof headers !== 'object' || headers === null) throw new TypeError(`${where}: headers must be an object`);
+    if (typeof headers !== 'object' || headers === null)
+      throw new TypeError(`${where}: headers must be an object`);
     for (const [name, text] of Object.entries(headers)) {
       if (!HEADER_NAME.test(name)) {
         throw new TypeError(`${where}: invalid header name ${JSON.stringify(name)}`);

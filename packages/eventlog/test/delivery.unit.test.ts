@@ -5,7 +5,14 @@ import { deliverUntilHandled, retryDelayMs } from '../src/delivery.js';
 import { withTimeout } from '../src/timing.js';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
-const message: DeliveredMessage = { topic: 't.v1', partition: 0, offset: '1', key: 'k', value: new Uint8Array(), headers: {} };
+const message: DeliveredMessage = {
+  topic: 't.v1',
+  partition: 0,
+  offset: '1',
+  key: 'k',
+  value: new Uint8Array(),
+  headers: {},
+};
 const retry = { initialDelayMs: 1, maxDelayMs: 4 };
 
 describe('retryDelayMs', () => {
@@ -65,17 +72,21 @@ describe('deliverUntilHandled', () => {
   });
 
   it('survives a keep-alive that throws or rejects', async () => {
-    const outcome = await deliverUntilHandled(message, () => new Promise((resolve) => setTimeout(resolve, 30)), {
-      retry,
-      signal: new AbortController().signal,
-      logger,
-      keepAlive: {
-        intervalMs: 5,
-        beat: () => {
-          throw new Error('connection closed');
+    const outcome = await deliverUntilHandled(
+      message,
+      () => new Promise((resolve) => setTimeout(resolve, 30)),
+      {
+        retry,
+        signal: new AbortController().signal,
+        logger,
+        keepAlive: {
+          intervalMs: 5,
+          beat: () => {
+            throw new Error('connection closed');
+          },
         },
       },
-    });
+    );
     await deliverUntilHandled(message, () => new Promise((resolve) => setTimeout(resolve, 30)), {
       retry,
       signal: new AbortController().signal,

@@ -87,7 +87,7 @@ describe.each(testEngines())('embedded event log on $name', ({ create }) => {
     headers: { ce_id: `${key}/${seq}` },
   });
 
-  it('refuses a client that counts a topic\'s partitions differently', async () => {
+  it("refuses a client that counts a topic's partitions differently", async () => {
     const [eight, four] = [await open({ partitions: 8 }), await open({ partitions: 4 })];
     await eight.publish('embedded.partitions.v1', [message('k', 0)]);
 
@@ -97,7 +97,7 @@ describe.each(testEngines())('embedded event log on $name', ({ create }) => {
     await Promise.all([eight.close(), four.close()]);
   });
 
-  it('numbers a partition in commit order under concurrent publishers, keeping each publisher\'s order', async () => {
+  it("numbers a partition in commit order under concurrent publishers, keeping each publisher's order", async () => {
     const topic = 'embedded.concurrent.v1';
     const publishers = await Promise.all([open(), open(), open()]);
     await Promise.all(
@@ -117,7 +117,11 @@ describe.each(testEngines())('embedded event log on $name', ({ create }) => {
       topic,
       group: 'checker',
       handler: async (delivered) => {
-        seen.push({ key: delivered.key, seq: Number(new TextDecoder().decode(delivered.value)), offset: BigInt(delivered.offset) });
+        seen.push({
+          key: delivered.key,
+          seq: Number(new TextDecoder().decode(delivered.value)),
+          offset: BigInt(delivered.offset),
+        });
       },
     });
     await waitUntil(() => seen.length >= 60);

@@ -61,7 +61,10 @@ class KafkaDouble implements KafkaClient {
       fetchOffsets: async ({ groupId, topics }: { groupId: string; topics: string[] }) =>
         topics.map((topic) => ({
           topic,
-          partitions: [0, 1].map((partition) => ({ partition, offset: this.groupOffsets.get(groupId) ?? '-1' })),
+          partitions: [0, 1].map((partition) => ({
+            partition,
+            offset: this.groupOffsets.get(groupId) ?? '-1',
+          })),
         })),
       fetchTopicOffsets: async () => [
         { partition: 0, offset: '7', high: '7', low: '0' },
@@ -175,7 +178,9 @@ describe('Kafka event log (kafkajs test double)', () => {
     const log = await open(kafka);
 
     await expect(
-      log.publish('marketplace.listing.v1', [{ key: 'k', value: 'text' as unknown as Uint8Array, headers: {} }]),
+      log.publish('marketplace.listing.v1', [
+        { key: 'k', value: 'text' as unknown as Uint8Array, headers: {} },
+      ]),
     ).rejects.toThrow(/value must be a Uint8Array/);
     expect(kafka.sent).toEqual([]);
   });
@@ -187,7 +192,9 @@ describe('Kafka event log (kafkajs test double)', () => {
 
     expect(kafka.consumerConfigs).toEqual([expect.objectContaining({ groupId: 'catalog' })]);
     expect(kafka.subscriptions).toEqual([{ topics: ['marketplace.listing.v1'], fromBeginning: true }]);
-    expect(kafka.runConfigs).toEqual([expect.objectContaining({ autoCommit: false, partitionsConsumedConcurrently: 6 })]);
+    expect(kafka.runConfigs).toEqual([
+      expect.objectContaining({ autoCommit: false, partitionsConsumedConcurrently: 6 }),
+    ]);
     expect(kafka.offsetsSet).toEqual([]);
   });
 
@@ -195,8 +202,18 @@ describe('Kafka event log (kafkajs test double)', () => {
     const kafka = new KafkaDouble();
     kafka.groupOffsets.set('existing', '12');
     const log = await open(kafka);
-    await log.subscribe({ topic: 'marketplace.listing.v1', group: 'fresh', from: 'latest', handler: async () => {} });
-    await log.subscribe({ topic: 'marketplace.listing.v1', group: 'existing', from: 'latest', handler: async () => {} });
+    await log.subscribe({
+      topic: 'marketplace.listing.v1',
+      group: 'fresh',
+      from: 'latest',
+      handler: async () => {},
+    });
+    await log.subscribe({
+      topic: 'marketplace.listing.v1',
+      group: 'existing',
+      from: 'latest',
+      handler: async () => {},
+    });
 
     expect(kafka.offsetsSet).toEqual([
       {

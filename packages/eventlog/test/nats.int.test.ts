@@ -3,7 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { AckPolicy, StorageType, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { EventLog } from '../src/eventlog.port.js';
-import { createNatsEventLog, durableNameOf, streamNameOf, type NatsEventLogOptions } from '../src/nats.event-log.js';
+import {
+  createNatsEventLog,
+  durableNameOf,
+  streamNameOf,
+  type NatsEventLogOptions,
+} from '../src/nats.event-log.js';
 import { describeEventLogContract } from '../src/testing/index.js';
 import { topicRecorder } from './topic-recorder.js';
 
@@ -62,7 +67,9 @@ describe('NATS JetStream event log', () => {
     expect(stream.config.subjects).toEqual([`${name}.*`]);
     expect(stream.config.storage).toBe(StorageType.File);
     const consumers = await Promise.all(
-      [0, 1, 2, 3].map((partition) => jsm.consumers.info(stream.config.name, durableNameOf('projector', partition))),
+      [0, 1, 2, 3].map((partition) =>
+        jsm.consumers.info(stream.config.name, durableNameOf('projector', partition)),
+      ),
     );
     expect(consumers.map((consumer) => consumer.config.filter_subject)).toEqual(
       [0, 1, 2, 3].map((partition) => `${name}.${partition}`),

@@ -23,7 +23,12 @@ describe('partitions', () => {
     const groups = groupByPartition(messages, 4);
 
     expect([...groups.values()].flat()).toHaveLength(5);
-    expect(groups.get(partitionOf('a', 4))!.filter((m) => m.key === 'a').map((m) => m.value[0])).toEqual([0, 2, 4]);
+    expect(
+      groups
+        .get(partitionOf('a', 4))!
+        .filter((m) => m.key === 'a')
+        .map((m) => m.value[0]),
+    ).toEqual([0, 2, 4]);
   });
 });
 

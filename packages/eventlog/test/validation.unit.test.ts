@@ -1,7 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { assertGroup, assertMessages, assertPartitions, assertTopic } from '../src/validation.js';
 
-const message = (overrides: object = {}) => ({ key: 'k', value: new Uint8Array(), headers: {}, ...overrides });
+const message = (overrides: object = {}) => ({
+  key: 'k',
+  value: new Uint8Array(),
+  headers: {},
+  ...overrides,
+});
 
 describe('names', () => {
   it('accepts dot-separated topic tokens and single-token groups', () => {
@@ -10,9 +15,12 @@ describe('names', () => {
     expect(() => assertGroup('catalog-projection_2')).not.toThrow();
   });
 
-  it.each(['', 'a..b', '.a', 'a.', 'has space', 'a*', 'a>b', 'x'.repeat(201)])('refuses the topic %j', (topic) => {
-    expect(() => assertTopic(topic)).toThrow(/invalid topic/);
-  });
+  it.each(['', 'a..b', '.a', 'a.', 'has space', 'a*', 'a>b', 'x'.repeat(201)])(
+    'refuses the topic %j',
+    (topic) => {
+      expect(() => assertTopic(topic)).toThrow(/invalid topic/);
+    },
+  );
 
   it.each(['', 'a.b', '-a', 'a b', 'x'.repeat(65)])('refuses the group %j', (group) => {
     expect(() => assertGroup(group)).toThrow(/invalid consumer group/);
@@ -27,7 +35,10 @@ describe('messages', () => {
   it('accepts CloudEvents headers and binary values', () => {
     expect(() =>
       assertMessages('t.v1', [
-        message({ value: new Uint8Array([0, 255]), headers: { ce_id: 'e-1', traceparent: '00-ab-cd-01', 'x.y': '' } }),
+        message({
+          value: new Uint8Array([0, 255]),
+          headers: { ce_id: 'e-1', traceparent: '00-ab-cd-01', 'x.y': '' },
+        }),
       ]),
     ).not.toThrow();
   });

@@ -35,7 +35,8 @@ const testMessage = (key: string, seq: number): LogMessage => ({
   headers: { ce_id: `${key}/${seq}`, ce_type: 'contract.test', ce_source: 'eventlog-contract' },
 });
 
-const seqOf = (message: DeliveredMessage): number => (JSON.parse(decoder.decode(message.value)) as { seq: number }).seq;
+const seqOf = (message: DeliveredMessage): number =>
+  (JSON.parse(decoder.decode(message.value)) as { seq: number }).seq;
 
 /** Round-robin over keys: key0/0, key1/0, …, key0/1, key1/1, … */
 const interleaved = (keys: readonly string[], perKey: number, firstSeq = 0): LogMessage[] =>
@@ -51,6 +52,10 @@ const keysNamed = (prefix: string, count: number): string[] =>
 export const describeEventLogContract = (name: string, target: EventLogContractTarget): void => {
   const deliveryTimeoutMs = target.deliveryTimeoutMs ?? 15_000;
   const crashDetectionMs = target.crashDetectionMs ?? 10_000;
+
+  // Jest's default of 5 s is shorter than the suite's own bounded waits, whose errors say more.
+  const test = (title: string, body: () => Promise<void>, timeoutMs = 2 * deliveryTimeoutMs): void =>
+    it(title, body, timeoutMs);
 
   describe(`EventLog contract: ${name}`, () => {
     const clients: EventLog[] = [];
@@ -91,7 +96,11 @@ export const describeEventLogContract = (name: string, target: EventLogContractT
         },
       });
 
-    const waitFor = async (what: string, done: () => boolean, timeoutMs = deliveryTimeoutMs): Promise<void> => {
+    const waitFor = async (
+      what: string,
+      done: () => boolean,
+      timeoutMs = deliveryTimeoutMs,
+    ): Promise<void> => {
       const deadline = Date.now() + timeoutMs;
       while (!done()) {
         if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
@@ -114,7 +123,7 @@ export const describeEventLogContract = (name: string, target: EventLogContractT
       return byKey;
     };
 
-    it('publish resolves after a durable append: a fresh client sees the messages, headers and bytes intact', async () => {
+    test('publish resolves after a durable append: a fresh client sees the messages, headers and bytes intact', async () => {
       const topic = uniqueTopic();
       const everyByte = Uint8Array.from({ length: 256 }, (_, i) => i);
       const published: LogMessage[] = [
@@ -150,8 +159,14 @@ export const describeEventLogContract = (name: string, target: EventLogContractT
       await waitFor('3 messages', () => received.length >= 3);
 
       const byKey = (key: string) => received.filter((message) => message.key === key);
-      expect(byKey('order-1').map((message) => message.headers)).toEqual([published[0]!.headers, { ce_id: 'evt-2' }]);
-      expect(byKey('order-1').map((message) => Array.from(message.value))).toEqual([Array.from(everyByte), []]);
+      expect(byKey('order-1').map((message) => message.headers)).toEqual([
+        published[0]!.headers,
+        { ce_id: 'evt-2' },
+      ]);
+      expect(byKey('order-1').map((message) => Array.from(message.value))).toEqual([
+        Array.from(everyByte),
+        [],
+      ]);
       expect(byKey('listing-ä').map((message) => [message.headers, decoder.decode(message.value)])).toEqual([
         [{}, '{"a":1}'],
       ]);
@@ -161,7 +176,7 @@ export const describeEventLogContract = (name: string, target: EventLogContractT
       expect(BigInt(first!.offset)).toBeLessThan(BigInt(second!.offset));
     });
 
-    it('delivers the messages of each key in publish order, across several members, each once', async () => {
+    test('delivers the messages of each key in publish order, across several members, each once', async () => {
       const topic = uniqueTopic();
       const group = uniqueGroup('ordered');
       const keys = keysNamed('aggregate', 24);
@@ -182,7 +197,7 @@ export const describeEventLogContract = (name: string, target: EventLogContractT
       for (const key of keys) expect(seqsByKey(deliveries).get(key)).toEqual(expected);
     });
 
-    it('members of one group share the work: both handle some, together all, none twice', async () => {
+    test('members of one group share the work: both handle some, together all, none twice', async () => {
       const topic = uniqueTopic();
       const group = uniqueGroup('shared');
       const [a, b, publisher] = [await open(), await open(), await open()];
@@ -205,7 +220,7 @@ export const describeEventLogContract = (name: string, target: EventLogContractT
       expect(deliveries).toHaveLength(published.length);
     });
 
-    it('every group sees every message', async () => {
+    test('every group sees every message', async () => {
       const topic = uniqueTopic();
       const [a, b, publisher] = [await open(), await open(), await open()];
       await member(a, 0, { topic, group: uniqueGroup('first') });
@@ -217,7 +232,7 @@ export const describeEventLogContract = (name: string, target: EventLogContractT
       await waitForAll(messages, () => deliveries.filter((delivery) => delivery.member === 1));
     });
 
-    it('a new group replays from the beginning; a returning group resumes after its committed position', async () => {
+    test('a new group replays from the beginning; a returning group resumes after its committed position', async () => {
       const topic = uniqueTopic();
       const returning = uniqueGroup('returning');
       const [client, publisher] = [await open(), await open()];
@@ -241,7 +256,7 @@ export const describeEventLogContract = (name: string, target: EventLogContractT
       expect(of(2)().map((delivery) => delivery.seq)).toEqual(Array.from({ length: 10 }, (_, i) => 30 + i));
     });
 
-    it("a new group subscribed from 'latest' skips the history", async () => {
+    test("a new group subscribed from 'latest' skips the history", async () => {
       const topic = uniqueTopic();
       const [client, publisher] = [await open(), await open()];
       await publisher.publish(
@@ -256,7 +271,7 @@ export const describeEventLogContract = (name: string, target: EventLogContractT
       expect(deliveries.map((delivery) => delivery.seq)).toEqual([20, 21, 22, 23, 24]);
     });
 
-    it('delivers a message again when its handler fails, before the messages behind it', async () => {
+    test('delivers a message again when its handler fails, before the messages behind it', async () => {
       const topic = uniqueTopic();
       const [client, publisher] = [await open(), await open()];
       let failures = 0;
@@ -273,45 +288,51 @@ export const describeEventLogContract = (name: string, target: EventLogContractT
 
     const { crash } = target;
     if (crash) {
-      it('delivers a message again, to another member, when the member holding it crashes', async () => {
-        const topic = uniqueTopic();
-        const group = uniqueGroup('crash');
-        const members = [await open(), await open()];
-        let holder: number | undefined;
-        const hang = (delivery: Delivery): Promise<void> => {
-          if (holder !== undefined) return Promise.resolve();
-          holder = delivery.member;
-          return new Promise<void>((resolve) => releaseHandlers.push(resolve));
-        };
-        await member(members[0]!, 0, { topic, group }, hang);
-        await member(members[1]!, 1, { topic, group }, hang);
+      test(
+        'delivers a message again, to another member, when the member holding it crashes',
+        async () => {
+          const topic = uniqueTopic();
+          const group = uniqueGroup('crash');
+          const members = [await open(), await open()];
+          let holder: number | undefined;
+          const hang = (delivery: Delivery): Promise<void> => {
+            if (holder !== undefined) return Promise.resolve();
+            holder = delivery.member;
+            return new Promise<void>((resolve) => releaseHandlers.push(resolve));
+          };
+          await member(members[0]!, 0, { topic, group }, hang);
+          await member(members[1]!, 1, { topic, group }, hang);
 
-        const messages = Array.from({ length: 3 }, (_, seq) => testMessage('only-key', seq));
-        const publisher = await open();
-        await publisher.publish(topic, messages);
-        await waitFor('a member to take the first message', () => holder !== undefined);
-        const crashed = holder!;
-        await crash(members[crashed]!);
+          const messages = Array.from({ length: 3 }, (_, seq) => testMessage('only-key', seq));
+          const publisher = await open();
+          await publisher.publish(topic, messages);
+          await waitFor('a member to take the first message', () => holder !== undefined);
+          const crashed = holder!;
+          await crash(members[crashed]!);
 
-        const survivor = () => deliveries.filter((delivery) => delivery.member !== crashed);
-        await waitForAll(messages, survivor);
-        expect(survivor().map((delivery) => delivery.seq)).toEqual([0, 1, 2]);
-      }, crashDetectionMs + deliveryTimeoutMs + 5_000);
+          const survivor = () => deliveries.filter((delivery) => delivery.member !== crashed);
+          await waitForAll(messages, survivor);
+          expect(survivor().map((delivery) => delivery.seq)).toEqual([0, 1, 2]);
+        },
+        crashDetectionMs + deliveryTimeoutMs + 5_000,
+      );
     }
 
-    it('rejects invalid topics, groups and messages with a clear error', async () => {
+    test('rejects invalid topics, groups and messages with a clear error', async () => {
       const client = await open();
       const handler = async () => {};
-      await expect(client.publish('no spaces allowed', [testMessage('k', 0)])).rejects.toThrow(/invalid topic/);
+      await expect(client.publish('no spaces allowed', [testMessage('k', 0)])).rejects.toThrow(
+        /invalid topic/,
+      );
       await expect(client.subscribe({ topic: uniqueTopic(), group: 'a.b', handler })).rejects.toThrow(
         /invalid consumer group/,
       );
       await expect(
         client.publish(uniqueTopic(), [{ key: 'k', value: new Uint8Array(), headers: { ce_id: 'a\r\nb' } }]),
       ).rejects.toThrow(/header ce_id/);
-      await expect(client.publish(uniqueTopic(), [{ key: '', value: new Uint8Array(), headers: {} }])).rejects.toThrow(
-        /key must be/,
-      );
+      await expect(
+        client.publish(uniqueTopic(), [{ key: '', value: new Uint8Array(), headers: {} }]),
+      ).rejects.toThrow(/key must be/);
     });
   });
 };
