@@ -19,6 +19,7 @@ export interface ListingServiceOptions {
   readonly db: Database;
   /** Where the outbox relay publishes listing events (topic `marketplace.listing.v1`). */
   readonly log: EventLog;
+  /** The service's logger (bound to `service: listing` by its creator). */
   readonly logger: Logger;
   readonly clock: Clock;
   /** Port 0 binds a free ephemeral port; the handle's address names the one chosen. */
@@ -32,9 +33,8 @@ export interface ListingServiceOptions {
  * `stop()` drains in reverse order: in-flight calls finish, then the relay publishes what they appended.
  */
 export const startListingService = async (options: ListingServiceOptions): Promise<ServiceHandle> => {
-  const { db, log, clock } = options;
+  const { db, log, clock, logger } = options;
   const schema = options.schema ?? SERVICE_NAME;
-  const logger = options.logger.child({ service: SERVICE_NAME });
 
   await migrate(db, schema, listingMigrations);
   const deps: ListingDependencies = {
