@@ -20,6 +20,5 @@ export function jestConfig(displayName) {
     },
     moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
     testEnvironmentOptions: { customExportConditions: ['source', 'node', 'node-addons'] },
-    testTimeout: 30_000,
   };
 }
