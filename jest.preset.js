@@ -5,7 +5,8 @@ export function jestConfig(displayName) {
   return {
     displayName,
     testEnvironment: 'node',
-    roots: ['<rootDir>/src', '<rootDir>/test'].filter(Boolean),
+    roots: ['<rootDir>'],
+    testPathIgnorePatterns: ['/node_modules/', '/dist/'],
     testMatch: ['**/*.test.ts'],
     extensionsToTreatAsEsm: ['.ts'],
     transform: {
