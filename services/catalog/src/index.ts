@@ -1,1 +1,2 @@
-export {};
+export { startCatalogService } from './catalog.service.js';
+export type { CatalogServiceHandle, CatalogServiceOptions } from './catalog.service.js';

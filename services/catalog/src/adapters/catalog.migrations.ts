@@ -1,0 +1,31 @@
+import type { Migration } from '@marketplace/database';
+import { projectionMigrations } from '@marketplace/eventsourcing';
+
+/**
+ * The catalog schema: the products read model (the document as served, its stream version, and the creation
+ * time the search index loads in), the projection's record of applied events, and the projection's generation
+ * (bumped by a rebuild, which replays the log under a new consumer group).
+ */
+export const catalogMigrations: readonly Migration[] = [
+  ...projectionMigrations,
+  {
+    id: 'catalog-001-products',
+    sql: (schema) => `
+      create table ${schema}.products (
+        product_id text primary key,
+        version bigint not null,
+        created_at_ms bigint not null,
+        document jsonb not null,
+        projected_at timestamptz not null default now()
+      );
+      create index products_creation_order on ${schema}.products (created_at_ms, product_id);`,
+  },
+  {
+    id: 'catalog-002-projection-generations',
+    sql: (schema) => `
+      create table ${schema}.projection_generations (
+        projection text primary key,
+        generation integer not null check (generation >= 1)
+      );`,
+  },
+];

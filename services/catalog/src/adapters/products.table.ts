@@ -1,0 +1,66 @@
+import { quoteIdent } from '@marketplace/database';
+import type { Queryable } from '@marketplace/database';
+import type { CatalogProduct } from '../domain/catalog-product.js';
+
+/** A position in creation order, for paging through every product without offsets. */
+export interface CreationCursor {
+  readonly createdAtMs: number;
+  readonly id: string;
+}
+
+export interface ProductsTable {
+  find(db: Queryable, id: string): Promise<CatalogProduct | undefined>;
+  /** Reads a product and locks its row until the transaction ends, so two writers of one product queue. */
+  findForUpdate(tx: Queryable, id: string): Promise<CatalogProduct | undefined>;
+  save(tx: Queryable, product: CatalogProduct): Promise<void>;
+  /** Up to `limit` products created after `after` (from the first when absent), oldest first. */
+  pageInCreationOrder(db: Queryable, after: CreationCursor | undefined, limit: number): Promise<CatalogProduct[]>;
+  deleteAll(tx: Queryable): Promise<void>;
+}
+
+/** The products table of the catalog schema: one row per listing, the document as the catalog serves it. */
+export const productsTable = (schema: string): ProductsTable => {
+  const table = `${quoteIdent(schema)}.products`;
+  const documentsOf = (rows: readonly { document: unknown }[]): CatalogProduct[] =>
+    rows.map((row) => row.document as CatalogProduct);
+  return {
+    async find(db, id) {
+      const { rows } = await db.query<{ document: unknown }>(`select document from ${table} where product_id = $1`, [
+        id,
+      ]);
+      return documentsOf(rows)[0];
+    },
+    async findForUpdate(tx, id) {
+      const { rows } = await tx.query<{ document: unknown }>(
+        `select document from ${table} where product_id = $1 for update`,
+        [id],
+      );
+      return documentsOf(rows)[0];
+    },
+    async save(tx, product) {
+      await tx.query(
+        `insert into ${table} (product_id, version, created_at_ms, document) values ($1, $2, $3, $4::jsonb)
+         on conflict (product_id) do update
+           set version = excluded.version, created_at_ms = excluded.created_at_ms, document = excluded.document,
+               projected_at = now()`,
+        [product.id, product.version, product.createdAtMs, JSON.stringify(product)],
+      );
+    },
+    async pageInCreationOrder(db, after, limit) {
+      const { rows } = after
+        ? await db.query<{ document: unknown }>(
+            `select document from ${table} where (created_at_ms, product_id) > ($1, $2)
+             order by created_at_ms, product_id limit $3`,
+            [after.createdAtMs, after.id, limit],
+          )
+        : await db.query<{ document: unknown }>(
+            `select document from ${table} order by created_at_ms, product_id limit $1`,
+            [limit],
+          );
+      return documentsOf(rows);
+    },
+    async deleteAll(tx) {
+      await tx.query(`delete from ${table}`);
+    },
+  };
+};

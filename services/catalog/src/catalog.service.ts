@@ -1,0 +1,79 @@
+import type { Database } from '@marketplace/database';
+import { migrate } from '@marketplace/database';
+import type { EventLog } from '@marketplace/eventlog';
+import type { Clock, Logger, ServiceHandle } from '@marketplace/platform';
+import { startGrpcServer } from '@marketplace/rpc';
+import { createEmbeddedSearchIndex } from '@marketplace/search';
+import { catalogMigrations } from './adapters/catalog.migrations.js';
+import { productsTable } from './adapters/products.table.js';
+import { startSearchProjection } from './adapters/search-projection.runner.js';
+import { getProduct } from './application/get-product.query.js';
+import { searchProducts } from './application/search-products.query.js';
+import type { CatalogProduct } from './domain/catalog-product.js';
+import { catalogGrpcService } from './transport/catalog.grpc.js';
+
+const SERVICE_NAME = 'catalog';
+/** How long a stop lets in-flight gRPC calls finish before cancelling them. */
+const GRPC_DRAIN_TIMEOUT_MS = 10_000;
+
+export interface CatalogServiceOptions {
+  readonly db: Database;
+  /** Where listing events come from (topic `marketplace.listing.v1`). */
+  readonly log: EventLog;
+  readonly logger: Logger;
+  /** Part of every service's infrastructure; the catalog takes its times from the events. */
+  readonly clock: Clock;
+  /** Port 0 binds a free ephemeral port; the handle's address names the one chosen. */
+  readonly grpc: { readonly host: string; readonly port: number };
+  /** The PostgreSQL schema the service owns; default `catalog` (tests use a fresh one). */
+  readonly schema?: string;
+}
+
+export interface CatalogServiceHandle extends ServiceHandle {
+  /** Empties the catalog and replays the listing topic from the beginning (see README, "Rebuild"). */
+  rebuild(): Promise<void>;
+}
+
+/**
+ * Starts the catalog: brings its schema up to date, loads the search index from the products table, subscribes
+ * to listing events (group `catalog.search-projection`), then serves gRPC. Ready once all of that is done;
+ * `stop()` drains the gRPC calls, then closes the subscription.
+ */
+export const startCatalogService = async (options: CatalogServiceOptions): Promise<CatalogServiceHandle> => {
+  const { db, log } = options;
+  const schema = options.schema ?? SERVICE_NAME;
+  const logger = options.logger.child({ service: SERVICE_NAME });
+
+  await migrate(db, schema, catalogMigrations);
+  const index = createEmbeddedSearchIndex<CatalogProduct>();
+  const projection = await startSearchProjection({ db, log, schema, index, logger });
+  const products = productsTable(schema);
+  const server = await startGrpcServer({
+    host: options.grpc.host,
+    port: options.grpc.port,
+    services: [
+      catalogGrpcService({
+        searchProducts: (input) => searchProducts(index, input),
+        getProduct: (input) => getProduct((id) => products.find(db, id), input),
+      }),
+    ],
+    logger,
+    serviceName: SERVICE_NAME,
+  }).catch(async (error: unknown) => {
+    await projection.stop();
+    throw error;
+  });
+
+  let stopping: Promise<void> | undefined;
+  const drain = async (): Promise<void> => {
+    await server.shutdown(GRPC_DRAIN_TIMEOUT_MS);
+    await projection.stop();
+  };
+  return {
+    name: SERVICE_NAME,
+    address: server.address,
+    isReady: () => stopping === undefined && projection.isRunning(),
+    rebuild: () => projection.rebuild(),
+    stop: () => (stopping ??= drain()),
+  };
+};

@@ -1,0 +1,64 @@
+import type { catalogV1 } from '@marketplace/proto';
+import { catalogV1 as catalog } from '@marketplace/proto';
+import type { GrpcService } from '@marketplace/rpc';
+import type { GetProductInput } from '../application/get-product.query.js';
+import type { ProductPage, SearchProductsInput } from '../application/search-products.query.js';
+import type { CatalogProduct } from '../domain/catalog-product.js';
+import { availabilityOf } from '../domain/catalog-product.js';
+
+/** The application functions the gRPC API exposes. */
+export interface CatalogApplication {
+  searchProducts(input: SearchProductsInput): Promise<ProductPage>;
+  getProduct(input: GetProductInput): Promise<CatalogProduct>;
+}
+
+export const toProductMessage = (product: CatalogProduct): catalogV1.Product => ({
+  id: product.id,
+  title: product.title,
+  description: product.description,
+  priceCents: product.priceCents,
+  currency: product.currency,
+  availability: availabilityOf(product),
+  quantityAvailable: product.quantity,
+  imageUrls: [...product.imageUrls],
+  category: product.category,
+  condition: product.condition,
+  brand: product.brand,
+  sku: product.sku,
+  originalRetailPriceCents: product.originalRetailPriceCents,
+  minOrderQuantity: product.minOrderQuantity,
+  minQuoteQuantity: product.minQuoteQuantity,
+  instantCheckout: product.instantCheckout,
+  promotePublicly: product.promotePublicly,
+  sellerAccountId: product.sellerAccountId,
+  createdAtMs: product.createdAtMs,
+  updatedAtMs: product.updatedAtMs,
+});
+
+/** CatalogService over gRPC: messages ⇄ application inputs; AppErrors become statuses in @marketplace/rpc. */
+export const catalogGrpcService = (
+  application: CatalogApplication,
+): GrpcService<catalogV1.CatalogServiceDefinition> => ({
+  definition: catalog.CatalogServiceDefinition,
+  implementation: {
+    async searchProducts(request) {
+      const { products, total } = await application.searchProducts({
+        query: request.query,
+        category: request.category,
+        condition: request.condition,
+        minPriceCents: request.minPriceCents,
+        maxPriceCents: request.maxPriceCents,
+        limit: request.limit,
+        offset: request.offset,
+      });
+      return { products: products.map(toProductMessage), total };
+    },
+    async getProduct(request) {
+      const product = await application.getProduct({
+        productId: request.productId,
+        viewer: { sellerAccountId: request.viewerAccountId },
+      });
+      return { product: toProductMessage(product) };
+    },
+  },
+});

@@ -1,0 +1,72 @@
+import { describe, expect, it } from '@jest/globals';
+import { listingV1 } from '@marketplace/proto';
+import { decodeListingEvent } from '../src/adapters/listing-event.decoder.js';
+import { listingCreated, listingMessage, unknownListingEvent } from './support/listing-events.js';
+
+describe('decodeListingEvent', () => {
+  it('reads ListingCreated into the catalog product, main image first', () => {
+    const listing = listingMessage(3, { galleryImageUrls: ['https://images.example/3b.jpg'], condition: '' });
+    const message = listingCreated(listing, { version: 1, eventId: 'e-1' });
+
+    expect(decodeListingEvent(message.value)).toEqual({
+      type: 'ListingCreated',
+      eventId: 'e-1',
+      productId: 'product_3',
+      version: 1,
+      occurredAtMs: listing.updatedAtMs,
+      product: {
+        id: 'product_3',
+        sellerAccountId: 7,
+        title: listing.name,
+        description: listing.description,
+        sku: 'SKU-3',
+        category: 'electronics',
+        condition: '',
+        priceCents: 1_250,
+        currency: 'USD',
+        quantity: 480,
+        minOrderQuantity: 10,
+        minQuoteQuantity: 0,
+        brand: 'Anker',
+        imageUrls: ['https://images.example/3.jpg', 'https://images.example/3b.jpg'],
+        originalRetailPriceCents: 2_999,
+        instantCheckout: false,
+        promotePublicly: true,
+        createdAtMs: listing.createdAtMs,
+        updatedAtMs: listing.updatedAtMs,
+        version: 1,
+      },
+    });
+  });
+
+  it('leaves out an absent original retail price and an absent image', () => {
+    const listing = listingMessage(4, { originalRetailPriceCents: undefined, imageUrl: '' });
+
+    const fact = decodeListingEvent(listingCreated(listing).value);
+
+    expect(fact?.product).not.toHaveProperty('originalRetailPriceCents');
+    expect(fact?.product.imageUrls).toEqual([]);
+  });
+
+  it('gives undefined for an event kind it does not know', () => {
+    expect(decodeListingEvent(unknownListingEvent('product_5', 2).value)).toBeUndefined();
+  });
+
+  it('throws for a malformed product id, a missing version or a listing of another product', () => {
+    const encode = (event: Partial<listingV1.ListingEvent>): Uint8Array =>
+      listingV1.ListingEvent.encode(listingV1.ListingEvent.fromPartial(event)).finish();
+    const listing = listingMessage(6);
+
+    expect(() => decodeListingEvent(encode({ productId: 'p6', version: 1 }))).toThrow('malformed product id');
+    expect(() => decodeListingEvent(encode({ productId: 'product_6' }))).toThrow('invalid version');
+    expect(() =>
+      decodeListingEvent(
+        encode({ productId: 'product_7', version: 1, payload: { $case: 'created', value: { listing } } }),
+      ),
+    ).toThrow('another product');
+  });
+
+  it('throws for bytes that are not a ListingEvent', () => {
+    expect(() => decodeListingEvent(Uint8Array.from([0xff, 0xff, 0xff]))).toThrow();
+  });
+});

@@ -1,0 +1,39 @@
+import type { DeliveredMessage, EventLog, SubscribeOptions } from '@marketplace/eventlog';
+
+/**
+ * An EventLog double for projection tests: it records subscriptions and lets the test deliver messages to the
+ * open one by hand, so a test decides exactly what arrives, how often and in which order.
+ */
+export interface CapturingEventLog extends EventLog {
+  /** Every subscribe call, in order, with whether it was closed since. */
+  readonly subscriptions: { readonly options: SubscribeOptions; closed: boolean }[];
+  /** Hands a message to the open subscription's handler, as the log would; resolves when it was handled. */
+  deliver(message: DeliveredMessage): Promise<void>;
+}
+
+export const capturingEventLog = (): CapturingEventLog => {
+  const subscriptions: { options: SubscribeOptions; closed: boolean }[] = [];
+  return {
+    subscriptions,
+    async publish() {
+      throw new Error('the catalog never publishes');
+    },
+    async subscribe(options) {
+      const subscription = { options, closed: false };
+      subscriptions.push(subscription);
+      return {
+        close: async () => {
+          subscription.closed = true;
+        },
+      };
+    },
+    async deliver(message) {
+      const open = subscriptions.filter((subscription) => !subscription.closed);
+      if (open.length !== 1) throw new Error(`expected one open subscription, found ${open.length}`);
+      await open[0]!.options.handler(message);
+    },
+    async close() {
+      for (const subscription of subscriptions) subscription.closed = true;
+    },
+  };
+};
