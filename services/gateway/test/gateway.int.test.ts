@@ -252,6 +252,16 @@ describe.each(testEngines())('gateway HTTP API on $name', ({ create }) => {
         body: '{"name": "unterminated',
       });
       expect(expectProblem(malformed, 400)['type']).toBe('https://market.test/problems/malformed-json');
+      for (const body of ['42', 'null', '"a listing"', '[]']) {
+        const notAnObject = await gateway.call('/api/products', {
+          method: 'POST',
+          headers: { ...key, 'content-type': 'application/json' },
+          body,
+        });
+        expect(expectProblem(notAnObject, 400)['errors']).toEqual([
+          { path: '(root)', message: expect.any(String) },
+        ]);
+      }
       const mediaTypes: Record<string, string>[] = [{ 'content-type': 'text/plain' }, {}];
       for (const headers of mediaTypes) {
         const answer = await gateway.call('/api/products', {

@@ -15,5 +15,6 @@ export const jsonBody = (limitBytes: number): RequestHandler[] => [
     }
     next();
   },
-  express.json({ limit: limitBytes, type: JSON_TYPES, strict: true }),
+  // Any JSON value parses; the route's schema then says precisely what it expected (an object, usually).
+  express.json({ limit: limitBytes, type: JSON_TYPES, strict: false }),
 ];
