@@ -205,6 +205,7 @@ describe('listing rules', () => {
     const invalid: ListingDraft = {
       name: '',
       description: '',
+      category: 'gadgets',
       priceCents: -1,
       quantity: 3,
       minOrderQuantity: 4,
@@ -213,6 +214,7 @@ describe('listing rules', () => {
     expect(violationsOf(invalid).map(({ path }) => path)).toEqual([
       'name',
       'description',
+      'category',
       'price',
       'galleryImageUrls/8',
       'galleryImageUrls',

@@ -66,19 +66,19 @@ const newListingSchema = z
     minQuoteQuantity: units.default(1),
     brand: optionalText(LISTING_LIMITS.brandMaxLength),
     imageUrl: imageUrl.optional(),
-    // `when`: zod skips a refinement once a field has failed; the count is still worth reporting beside
-    // the bad items (the same holds for the cross-field rule below).
+    // A refinement, not .max(): zod's length check on an array hides the violations of its items.
     galleryImageUrls: z
       .array(imageUrl)
       .refine((urls) => urls.length <= LISTING_LIMITS.galleryMaxItems, {
         message: `must have at most ${LISTING_LIMITS.galleryMaxItems} items`,
-        when: () => true,
       })
       .default([]),
     originalRetailPriceCents: cents.optional(),
     instantCheckout: z.boolean().default(false),
     promotePublicly: z.boolean().default(false),
   })
+  // zod skips an object's refinements once any field failed hard (an unknown category, say); `when` still
+  // runs this rule whenever its own two fields are valid, so the seller hears about it in the same answer.
   .refine((listing) => listing.minOrderQuantity <= listing.quantity, {
     path: ['minOrderQuantity'],
     message: 'must not exceed quantity',
