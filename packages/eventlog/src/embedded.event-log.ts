@@ -10,7 +10,7 @@ import {
 } from './embedded.group-member.js';
 import { EMBEDDED_EVENT_LOG_MIGRATIONS } from './embedded.schema.js';
 import { groupByPartition } from './partitioning.js';
-import { assertGroup, assertMessages, assertPartitions, assertTopic } from './validation.js';
+import { assertDuration, assertGroup, assertMessages, assertPartitions, assertTopic } from './validation.js';
 
 export interface EmbeddedEventLogOptions {
   /** Where the log lives: PGlite for `pnpm start`, or a PostgreSQL server. */
@@ -71,6 +71,14 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
   quoteIdent(channel);
   const partitions = options.partitions ?? 8;
   assertPartitions(partitions);
+  const leaseMs = options.leaseMs ?? 15_000;
+  const pollIntervalMs = options.pollIntervalMs ?? 5_000;
+  const batchSize = options.batchSize ?? 100;
+  assertDuration('leaseMs', leaseMs, 100);
+  assertDuration('pollIntervalMs', pollIntervalMs, 10);
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) {
+    throw new RangeError(`invalid batchSize ${batchSize}: expected an integer from 1 to 10000`);
+  }
   const logger = options.logger ?? createLogger({ service: 'eventlog-embedded' });
   const tables: EmbeddedTables = {
     messages: `${quoted}.messages`,
@@ -110,9 +118,9 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
     db,
     tables,
     partitions,
-    leaseMs: options.leaseMs ?? 15_000,
-    pollIntervalMs: options.pollIntervalMs ?? 5_000,
-    batchSize: options.batchSize ?? 100,
+    leaseMs,
+    pollIntervalMs,
+    batchSize,
     retry: options.retry ?? DEFAULT_RETRY_POLICY,
     logger,
     announceMembership: async (topic, group) => {
@@ -205,8 +213,14 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
     assertGroup(options.group);
     if (closed) throw new Error('the event log is closed');
     await checkTopic(options.topic);
-    const member = await EmbeddedGroupMember.join(settings, options);
+    const member = new EmbeddedGroupMember(settings, options);
     members.add(member);
+    try {
+      await member.join();
+    } catch (error) {
+      members.delete(member);
+      throw error;
+    }
     return {
       close: async () => {
         members.delete(member);

@@ -56,41 +56,44 @@ export class EmbeddedGroupMember {
   private rebalancing: Promise<void> | undefined;
   private rebalanceAgain = false;
 
-  private constructor(
-    private readonly settings: GroupMemberSettings,
-    readonly topic: string,
-    readonly group: string,
-    private readonly handler: SubscribeOptions['handler'],
-  ) {}
+  readonly topic: string;
+  readonly group: string;
+  private readonly from: 'beginning' | 'latest';
+  private readonly handler: SubscribeOptions['handler'];
 
-  /** Joins the group (creating it at `from` if new) and takes its first share of partitions. */
-  static async join(
-    settings: GroupMemberSettings,
+  constructor(
+    private readonly settings: GroupMemberSettings,
     { topic, group, from = 'beginning', handler }: SubscribeOptions,
-  ): Promise<EmbeddedGroupMember> {
-    const { db, tables, partitions } = settings;
-    await db.query(
-      `insert into ${tables.offsets} (topic, group_name, partition, committed_offset)
-       select $1, $2, p, case when $4 then coalesce(
-         (select max(m."offset") from ${tables.messages} m where m.topic = $1 and m.partition = p), 0) else 0 end
-       from generate_series(0, $3 - 1) as p
-       on conflict do nothing`,
-      [topic, group, partitions, from === 'latest'],
-    );
-    const member = new EmbeddedGroupMember(settings, topic, group, handler);
+  ) {
+    this.topic = topic;
+    this.group = group;
+    this.from = from;
+    this.handler = handler;
+  }
+
+  /**
+   * Joins the group (creating it at `from` if new) and takes a first share of partitions. Register the member
+   * for wake-ups before: its partitions are read from here on.
+   */
+  async join(): Promise<void> {
+    const { db, tables, partitions, leaseMs, announceMembership } = this.settings;
     try {
-      await member.rebalanceOnce();
-      await settings.announceMembership(topic, group);
+      await db.query(
+        `insert into ${tables.offsets} (topic, group_name, partition, committed_offset)
+         select $1, $2, p, case when $4 then coalesce(
+           (select max(m."offset") from ${tables.messages} m where m.topic = $1 and m.partition = p), 0) else 0 end
+         from generate_series(0, $3 - 1) as p
+         on conflict do nothing`,
+        [this.topic, this.group, partitions, this.from === 'latest'],
+      );
+      await this.rebalanceOnce();
+      await announceMembership(this.topic, this.group);
     } catch (error) {
-      await member.close();
+      await this.close();
       throw error;
     }
     // Renewing three times per lease lets one renewal fail without losing anything.
-    member.heartbeat = setInterval(
-      () => member.requestRebalance(),
-      Math.max(50, Math.floor(settings.leaseMs / 3)),
-    );
-    return member;
+    this.heartbeat = setInterval(() => this.requestRebalance(), Math.max(50, Math.floor(leaseMs / 3)));
   }
 
   /** New messages were published to these partitions of the topic. */

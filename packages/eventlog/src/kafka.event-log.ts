@@ -20,7 +20,7 @@ import type {
 } from './eventlog.port.js';
 import { DEFAULT_RETRY_POLICY, deliverUntilHandled, type RetryPolicy } from './delivery.js';
 import { withTimeout } from './timing.js';
-import { assertGroup, assertMessages, assertPartitions, assertTopic } from './validation.js';
+import { assertDuration, assertGroup, assertMessages, assertPartitions, assertTopic } from './validation.js';
 
 /** The part of a kafkajs `Kafka` client this adapter uses; tests pass a double of it. */
 export type KafkaClient = Pick<Kafka, 'producer' | 'consumer' | 'admin'>;
@@ -101,6 +101,10 @@ export const createKafkaEventLog = async (options: KafkaEventLogOptions): Promis
   const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
   const sessionTimeoutMs = options.sessionTimeoutMs ?? 30_000;
   const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 3_000;
+  assertDuration('publishTimeoutMs', publishTimeoutMs);
+  assertDuration('requestTimeoutMs', requestTimeoutMs);
+  assertDuration('sessionTimeoutMs', sessionTimeoutMs);
+  assertDuration('heartbeatIntervalMs', heartbeatIntervalMs);
   const retry = options.retry ?? DEFAULT_RETRY_POLICY;
   const logger = options.logger ?? createLogger({ service: 'eventlog-kafka' });
 

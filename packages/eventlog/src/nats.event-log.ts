@@ -26,7 +26,7 @@ import {
 import { DEFAULT_RETRY_POLICY, deliverUntilHandled, retryDelayMs, type RetryPolicy } from './delivery.js';
 import { groupByPartition } from './partitioning.js';
 import { pause, withTimeout } from './timing.js';
-import { assertGroup, assertMessages, assertPartitions, assertTopic } from './validation.js';
+import { assertDuration, assertGroup, assertMessages, assertPartitions, assertTopic } from './validation.js';
 
 export interface NatsEventLogOptions {
   /** Server URLs, as a list or a comma-separated string. Required unless `connection` is given. */
@@ -88,7 +88,12 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
   assertPartitions(partitions);
   const ackWaitMs = options.ackWaitMs ?? 30_000;
   const requestTimeoutMs = options.requestTimeoutMs ?? 5_000;
-  const pullExpiresMs = Math.max(1_000, options.pullExpiresMs ?? 10_000);
+  const pullExpiresMs = options.pullExpiresMs ?? 10_000;
+  const duplicateWindowMs = options.duplicateWindowMs ?? 120_000;
+  assertDuration('ackWaitMs', ackWaitMs, 100);
+  assertDuration('requestTimeoutMs', requestTimeoutMs);
+  assertDuration('pullExpiresMs', pullExpiresMs, 1_000); // a JetStream minimum
+  assertDuration('duplicateWindowMs', duplicateWindowMs);
   const retry = options.retry ?? DEFAULT_RETRY_POLICY;
   const logger = options.logger ?? createLogger({ service: 'eventlog-nats' });
 
@@ -136,7 +141,7 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
       storage: StorageType.File,
       retention: RetentionPolicy.Limits,
       num_replicas: options.replicas ?? 1,
-      duplicate_window: nanos(options.duplicateWindowMs ?? 120_000),
+      duplicate_window: nanos(duplicateWindowMs),
     };
     try {
       return checkStream(await jsm.streams.info(name), topic);

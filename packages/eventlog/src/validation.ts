@@ -38,6 +38,15 @@ export const assertPartitions = (partitions: number): void => {
 };
 
 /** Line breaks would end a NATS header line, and NATS trims surrounding white space from values. */
+/** A time setting in milliseconds: an integer from `min` up to a day. */
+export const assertDuration = (name: string, ms: number, min = 1): void => {
+  if (!Number.isInteger(ms) || ms < min || ms > 86_400_000) {
+    throw new RangeError(
+      `invalid ${name} ${ms}: expected an integer number of milliseconds from ${min} to 86400000`,
+    );
+  }
+};
+
 const isHeaderSafe = (text: string): boolean => text === text.trim() && !/[\r\n]/.test(text);
 
 export const assertMessages = (topic: string, messages: readonly LogMessage[]): void => {

@@ -52,7 +52,8 @@ const waitUntil = async (done: () => boolean, timeoutMs = 10_000): Promise<void>
 
 const fastSettings: Partial<EmbeddedEventLogOptions> = {
   leaseMs: 1_000,
-  pollIntervalMs: 200,
+  // Longer than any test: deliveries must come from wake-ups, not from the backstop poll.
+  pollIntervalMs: 60_000,
   retry: { initialDelayMs: 20, maxDelayMs: 200 },
 };
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { assertGroup, assertMessages, assertPartitions, assertTopic } from '../src/validation.js';
+import {
+  assertDuration,
+  assertGroup,
+  assertMessages,
+  assertPartitions,
+  assertTopic,
+} from '../src/validation.js';
 
 const message = (overrides: object = {}) => ({
   key: 'k',
@@ -24,6 +30,15 @@ describe('names', () => {
 
   it.each(['', 'a.b', '-a', 'a b', 'x'.repeat(65)])('refuses the group %j', (group) => {
     expect(() => assertGroup(group)).toThrow(/invalid consumer group/);
+  });
+
+  it.each([0, -1, 1.5, 86_400_001, Number.NaN])('refuses a duration of %p ms', (ms) => {
+    expect(() => assertDuration('ackWaitMs', ms)).toThrow(/invalid ackWaitMs/);
+  });
+
+  it('refuses a duration below its minimum', () => {
+    expect(() => assertDuration('pullExpiresMs', 999, 1_000)).toThrow(/from 1000/);
+    expect(() => assertDuration('pullExpiresMs', 1_000, 1_000)).not.toThrow();
   });
 
   it.each([0, -1, 1.5, 1025, Number.NaN])('refuses %p partitions', (partitions) => {
