@@ -221,7 +221,7 @@ describe('listing rules', () => {
       'minOrderQuantity',
     ]);
     expect(() => validateNewListing(SELLER, invalid)).toThrow(
-      'invalid listing: name is required; description is required; price must be greater than 0; ',
+      'invalid listing: name is required; description is required; category must be one of ',
     );
   });
 });
