@@ -41,6 +41,7 @@ const READINESS_CHECK_TIMEOUT_MS = 1_000;
 const READINESS_REFRESH_MS = 2_000;
 /** Slow clients may not hold a connection forever with a trickling body. */
 const REQUEST_TIMEOUT_MS = 30_000;
+const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
 
 /**
  * Starts the gateway: migrates the identity schema, opens one gRPC client per backend, and serves HTTP.
@@ -91,7 +92,8 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
       readiness: () => readiness.check(),
     }),
   );
-  const address = `${options.http.host}:${port}`;
+  const { host } = options.http;
+  const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
   logger.info({ address, publicBaseUrl, adminApi: options.adminToken !== undefined }, 'gateway listening');
 
   const refresh = setInterval(() => void readiness.check(), READINESS_REFRESH_MS);
@@ -103,7 +105,10 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
     clearInterval(refresh);
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
-    const cutOff = setTimeout(() => server.closeAllConnections(), options.drainTimeoutMs ?? 10_000);
+    const cutOff = setTimeout(
+      () => server.closeAllConnections(),
+      options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
+    );
     await closed;
     clearTimeout(cutOff);
     listing.close();
