@@ -15,7 +15,10 @@ const percentile = (sorted: readonly number[], p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const ms = (value: number): string => `${value.toFixed(1)} ms`;
 
-const timeQuery = async (index: SearchIndex<null>, query: SearchQuery): Promise<{ ms: number; total: number }> => {
+const timeQuery = async (
+  index: SearchIndex<null>,
+  query: SearchQuery,
+): Promise<{ ms: number; total: number }> => {
   const start = performance.now();
   const { total } = await index.search(query);
   return { ms: performance.now() - start, total };
@@ -34,8 +37,10 @@ const main = async (): Promise<void> => {
   stalls.disable();
   gc();
   const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20;
-  console.log(`documents ${SIZE}: build ${ms(buildMs)}, heap +${heapMb.toFixed(0)} MB (documents included), ` +
-    `longest event-loop stall while building ${ms(stalls.max / 1e6)}`);
+  console.log(
+    `documents ${SIZE}: build ${ms(buildMs)}, heap +${heapMb.toFixed(0)} MB (documents included), ` +
+      `longest event-loop stall while building ${ms(stalls.max / 1e6)}`,
+  );
 
   const random = seededRandom(7);
   const somewhatCommon = (): string => VOCABULARY[Math.floor(random() ** 3 * 2_000)]!;
@@ -43,21 +48,57 @@ const main = async (): Promise<void> => {
   for (let i = 0; i < 1_000; i++) {
     const text = `${somewhatCommon()} ${somewhatCommon()}`;
     const category = ['electronics', 'tools', 'toys'][i % 3];
-    latencies.push((await timeQuery(index, { text, filters: { visibility: 'public', category }, limit: 10, offset: 0 })).ms);
+    latencies.push(
+      (await timeQuery(index, { text, filters: { visibility: 'public', category }, limit: 10, offset: 0 }))
+        .ms,
+    );
   }
   latencies.sort((a, b) => a - b);
-  console.log(`1000 two-word queries with a category filter, top 10: p50 ${ms(percentile(latencies, 50))}, ` +
-    `p99 ${ms(percentile(latencies, 99))}, max ${ms(latencies.at(-1)!)}`);
+  console.log(
+    `1000 two-word queries with a category filter, top 10: p50 ${ms(percentile(latencies, 50))}, ` +
+      `p99 ${ms(percentile(latencies, 99))}, max ${ms(latencies.at(-1)!)}`,
+  );
 
   const worst: [string, SearchQuery][] = [
-    ['the most common word, no filter', { text: VOCABULARY[0], filters: { visibility: 'any' }, limit: 10, offset: 0 }],
-    ['the two most common words', { text: `${VOCABULARY[0]} ${VOCABULARY[1]}`, filters: { visibility: 'any' }, limit: 10, offset: 0 }],
-    ['the most common word, last page', { text: VOCABULARY[0], filters: { visibility: 'any' }, limit: 100, offset: 50_000 }],
-    ['a model number by its parts', { text: 'wh 1000xm4', filters: { visibility: 'public' }, limit: 10, offset: 0 }],
+    [
+      'the most common word, no filter',
+      { text: VOCABULARY[0], filters: { visibility: 'any' }, limit: 10, offset: 0 },
+    ],
+    [
+      'the two most common words',
+      { text: `${VOCABULARY[0]} ${VOCABULARY[1]}`, filters: { visibility: 'any' }, limit: 10, offset: 0 },
+    ],
+    [
+      'the most common word, last page',
+      { text: VOCABULARY[0], filters: { visibility: 'any' }, limit: 100, offset: 50_000 },
+    ],
+    [
+      'a model number by its parts',
+      { text: 'wh 1000xm4', filters: { visibility: 'public' }, limit: 10, offset: 0 },
+    ],
     ['no text, public, newest first', { filters: { visibility: 'public' }, limit: 20, offset: 0 }],
-    ['no text, price filter, deep page', { filters: { visibility: 'public', minPriceCents: 20_000 }, limit: 100, offset: 60_000 }],
-    ['1000 characters of the 100 most common words', { text: VOCABULARY.slice(0, 100).join(' ').slice(0, 1_000), filters: { visibility: 'any' }, limit: 10, offset: 0 }],
-    ['1000 characters of rare words', { text: VOCABULARY.slice(4_000).join(' ').slice(0, 1_000), filters: { visibility: 'any' }, limit: 10, offset: 0 }],
+    [
+      'no text, price filter, deep page',
+      { filters: { visibility: 'public', minPriceCents: 20_000 }, limit: 100, offset: 60_000 },
+    ],
+    [
+      '1000 characters of the 100 most common words',
+      {
+        text: VOCABULARY.slice(0, 100).join(' ').slice(0, 1_000),
+        filters: { visibility: 'any' },
+        limit: 10,
+        offset: 0,
+      },
+    ],
+    [
+      '1000 characters of rare words',
+      {
+        text: VOCABULARY.slice(4_000).join(' ').slice(0, 1_000),
+        filters: { visibility: 'any' },
+        limit: 10,
+        offset: 0,
+      },
+    ],
   ];
   for (const [name, query] of worst) {
     await timeQuery(index, query);

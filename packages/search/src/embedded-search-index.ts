@@ -34,8 +34,9 @@ const TEXT_FIELDS = Object.keys(FIELD_BOOSTS);
  * Filters run inside MiniSearch (as a document boost of 0), so a filtered-out listing never enters the
  * intersection of the query's terms, let alone the sort.
  */
-export const createEmbeddedSearchIndex = <P = unknown>(options: EmbeddedSearchIndexOptions = {}): SearchIndex<P> =>
-  new EmbeddedSearchIndex<P>(options.sliceMs ?? 10);
+export const createEmbeddedSearchIndex = <P = unknown>(
+  options: EmbeddedSearchIndexOptions = {},
+): SearchIndex<P> => new EmbeddedSearchIndex<P>(options.sliceMs ?? 10);
 
 class EmbeddedSearchIndex<P> implements SearchIndex<P> {
   private readonly documents = new Map<string, SearchDocument<P>>();
@@ -137,7 +138,7 @@ class EmbeddedSearchIndex<P> implements SearchIndex<P> {
     // and touches only the documents on or before the page, however many match.
     const end = Math.min(results.length, offset + limit);
     const ordered: SearchHit<P>[] = [];
-    for (let runStart = 0; runStart < end; ) {
+    for (let runStart = 0; runStart < end;) {
       const score = results[runStart]!.score;
       let runEnd = runStart + 1;
       while (runEnd < results.length && results[runEnd]!.score === score) runEnd++;
@@ -165,7 +166,9 @@ class EmbeddedSearchIndex<P> implements SearchIndex<P> {
 const queryOf = (terms: readonly QueryTerm[]): Query => ({
   combineWith: 'AND',
   queries: terms.map(({ whole, parts }) =>
-    parts.length === 0 ? whole : { combineWith: 'OR', queries: [whole, { combineWith: 'AND', queries: [...parts] }] },
+    parts.length === 0
+      ? whole
+      : { combineWith: 'OR', queries: [whole, { combineWith: 'AND', queries: [...parts] }] },
   ),
 });
 
@@ -178,7 +181,8 @@ const matchesFilters = (document: SearchDocument | undefined, filters: SearchFil
   (filters.maxPriceCents === undefined || document.priceCents <= filters.maxPriceCents);
 
 const assertVersion = (version: number): void => {
-  if (!Number.isSafeInteger(version) || version < 1) throw new RangeError(`invalid document version: ${version}`);
+  if (!Number.isSafeInteger(version) || version < 1)
+    throw new RangeError(`invalid document version: ${version}`);
 };
 
 const assertWithinLimits = ({ text = '', limit, offset }: SearchQuery): void => {

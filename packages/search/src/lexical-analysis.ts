@@ -21,10 +21,9 @@ export interface QueryTerm {
   readonly parts: readonly string[];
 }
 
-const STOP_WORDS = new Set([
-  'a', 'an', 'and', 'are', 'as', 'at', 'be', 'by', 'for', 'from', 'in', 'into', 'is', 'it', 'its', 'of',
-  'on', 'or', 'that', 'the', 'this', 'to', 'with',
-]);
+const STOP_WORDS = new Set(
+  'a an and are as at be by for from in into is it its of on or that the this to with'.split(' '),
+);
 
 // A unit of a compound: a number with optional decimals and an alphanumeric tail (`15.6`, `8250u`), or an
 // alphanumeric run starting with a letter (`i5`, `wh`).

@@ -34,7 +34,7 @@ describe('indexTerms', () => {
     ]);
   });
 
-  it("drops function words and apostrophes inside words", () => {
+  it('drops function words and apostrophes inside words', () => {
     expect(indexTerms("The men's jackets, for the winter")).toEqual(['men', 'jacket', 'winter']);
   });
 

@@ -36,7 +36,7 @@ export interface CatalogServiceHandle extends ServiceHandle {
 
 /**
  * Starts the catalog: brings its schema up to date, loads the search index from the products table, subscribes
- * to listing events (group `catalog.search-projection`), then serves gRPC. Ready once all of that is done;
+ * to listing events (group `catalog-search-projection`), then serves gRPC. Ready once all of that is done;
  * `stop()` drains the gRPC calls, then closes the subscription.
  */
 export const startCatalogService = async (options: CatalogServiceOptions): Promise<CatalogServiceHandle> => {

@@ -32,10 +32,18 @@ const violationsOf = (work: () => unknown): unknown => {
 describe('toSearchQuery', () => {
   it('asks the index for public listings only, with the filters given', () => {
     expect(
-      toSearchQuery(search({ query: 'usb', category: 'tools', condition: 'salvage', minPriceCents: 0, maxPriceCents: 5 })),
+      toSearchQuery(
+        search({ query: 'usb', category: 'tools', condition: 'salvage', minPriceCents: 0, maxPriceCents: 5 }),
+      ),
     ).toEqual({
       text: 'usb',
-      filters: { visibility: 'public', category: 'tools', condition: 'salvage', minPriceCents: 0, maxPriceCents: 5 },
+      filters: {
+        visibility: 'public',
+        category: 'tools',
+        condition: 'salvage',
+        minPriceCents: 0,
+        maxPriceCents: 5,
+      },
       limit: 20,
       offset: 0,
     });
@@ -45,13 +53,37 @@ describe('toSearchQuery', () => {
     ['a limit of 0', { limit: 0 }, [{ path: 'limit', message: 'must be at least 1' }]],
     ['a limit of 101', { limit: 101 }, [{ path: 'limit', message: 'must be at most 100' }]],
     ['a negative offset', { offset: -1 }, [{ path: 'offset', message: 'must not be negative' }]],
-    ['an unknown category', { category: 'cars' }, [{ path: 'category', message: expect.stringContaining('electronics') }]],
-    ['an unknown condition', { condition: 'used' }, [{ path: 'condition', message: expect.stringContaining('salvage') }]],
+    [
+      'an unknown category',
+      { category: 'cars' },
+      [{ path: 'category', message: expect.stringContaining('electronics') }],
+    ],
+    [
+      'an unknown condition',
+      { condition: 'used' },
+      [{ path: 'condition', message: expect.stringContaining('salvage') }],
+    ],
     ['a negative price', { minPriceCents: -1 }, [{ path: 'minPriceCents', message: 'must not be negative' }]],
-    ['a fractional price', { maxPriceCents: 1.5 }, [{ path: 'maxPriceCents', message: 'must be a whole number of cents' }]],
-    ['an inverted price range', { minPriceCents: 500, maxPriceCents: 100 }, [{ path: 'minPriceCents', message: 'must not exceed maxPriceCents' }]],
-    ['a query of 33 words', { query: 'word '.repeat(33) }, [{ path: 'query', message: 'must be at most 32 words' }]],
-    ['a query of 1001 characters', { query: 'x'.repeat(1_001) }, [{ path: 'query', message: 'must be at most 1000 characters' }]],
+    [
+      'a fractional price',
+      { maxPriceCents: 1.5 },
+      [{ path: 'maxPriceCents', message: 'must be a whole number of cents' }],
+    ],
+    [
+      'an inverted price range',
+      { minPriceCents: 500, maxPriceCents: 100 },
+      [{ path: 'minPriceCents', message: 'must not exceed maxPriceCents' }],
+    ],
+    [
+      'a query of 33 words',
+      { query: 'word '.repeat(33) },
+      [{ path: 'query', message: 'must be at most 32 words' }],
+    ],
+    [
+      'a query of 1001 characters',
+      { query: 'x'.repeat(1_001) },
+      [{ path: 'query', message: 'must be at most 1000 characters' }],
+    ],
   ])('rejects %s, naming the field', (_name, overrides, violations) => {
     expect(violationsOf(() => toSearchQuery(search(overrides)))).toEqual(violations);
   });
@@ -91,12 +123,12 @@ describe('getProduct', () => {
   });
 
   it('returns a listing that was not promoted to its seller, and not_found to anyone else', async () => {
-    await expect(getProduct(lookup, { productId: 'product_1', viewer: { sellerAccountId: 7 } })).resolves.toEqual(
-      hidden,
-    );
-    await expect(getProduct(lookup, { productId: 'product_1', viewer: { sellerAccountId: 8 } })).rejects.toMatchObject(
-      { kind: 'not_found', message: 'product product_1 not found' },
-    );
+    await expect(
+      getProduct(lookup, { productId: 'product_1', viewer: { sellerAccountId: 7 } }),
+    ).resolves.toEqual(hidden);
+    await expect(
+      getProduct(lookup, { productId: 'product_1', viewer: { sellerAccountId: 8 } }),
+    ).rejects.toMatchObject({ kind: 'not_found', message: 'product product_1 not found' });
     await expect(getProduct(lookup, { productId: 'product_1', viewer: {} })).rejects.toMatchObject({
       kind: 'not_found',
     });

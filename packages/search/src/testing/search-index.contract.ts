@@ -60,7 +60,12 @@ export const searchIndexContract = (adapterName: string, options: SearchIndexCon
         const document = contractDocument(1, { title: 'Dell Latitude laptop' });
         expect(await index.upsert(document)).toBe('applied');
 
-        const result = await index.search({ text: 'latitude', filters: { visibility: 'any' }, limit: 10, offset: 0 });
+        const result = await index.search({
+          text: 'latitude',
+          filters: { visibility: 'any' },
+          limit: 10,
+          offset: 0,
+        });
 
         expect(result.total).toBe(1);
         expect(result.hits[0]?.document).toEqual(document);
@@ -188,13 +193,20 @@ export const searchIndexContract = (adapterName: string, options: SearchIndexCon
       it('matches nothing when the text has no searchable word', async () => {
         await index.upsert(contractDocument(1, { title: 'The best of the lot' }));
 
-        const result = await index.search({ text: 'the !!', filters: { visibility: 'any' }, limit: 10, offset: 0 });
+        const result = await index.search({
+          text: 'the !!',
+          filters: { visibility: 'any' },
+          limit: 10,
+          offset: 0,
+        });
 
         expect(result).toEqual({ hits: [], total: 0 });
       });
 
       it('searches the description as well as the title', async () => {
-        await index.upsert(contractDocument(1, { title: 'Mixed lot', description: 'Includes cordless drills' }));
+        await index.upsert(
+          contractDocument(1, { title: 'Mixed lot', description: 'Includes cordless drills' }),
+        );
 
         expect(await idsFor('cordless drill')).toEqual(['product_1']);
       });
@@ -211,7 +223,9 @@ export const searchIndexContract = (adapterName: string, options: SearchIndexCon
       it('breaks equal scores newest first, then by id', async () => {
         await index.upsert(contractDocument(1, { title: 'Desk lamp' }));
         await index.upsert(contractDocument(3, { title: 'Desk lamp' }));
-        await index.upsert(contractDocument(2, { title: 'Desk lamp', createdAtMs: contractDocument(3).createdAtMs }));
+        await index.upsert(
+          contractDocument(2, { title: 'Desk lamp', createdAtMs: contractDocument(3).createdAtMs }),
+        );
 
         expect(await idsFor('desk lamp')).toEqual(['product_2', 'product_3', 'product_1']);
       });
@@ -230,9 +244,25 @@ export const searchIndexContract = (adapterName: string, options: SearchIndexCon
       beforeEach(async () => {
         await index.upsertMany([
           contractDocument(1, { title: 'Drill', category: 'tools', condition: 'salvage', priceCents: 1_000 }),
-          contractDocument(2, { title: 'Drill', category: 'tools', condition: 'overstock', priceCents: 2_000 }),
-          contractDocument(3, { title: 'Drill', category: 'toys', condition: 'overstock', priceCents: 3_000 }),
-          contractDocument(4, { title: 'Drill', category: 'tools', condition: '', priceCents: 4_000, public: false }),
+          contractDocument(2, {
+            title: 'Drill',
+            category: 'tools',
+            condition: 'overstock',
+            priceCents: 2_000,
+          }),
+          contractDocument(3, {
+            title: 'Drill',
+            category: 'toys',
+            condition: 'overstock',
+            priceCents: 3_000,
+          }),
+          contractDocument(4, {
+            title: 'Drill',
+            category: 'tools',
+            condition: '',
+            priceCents: 4_000,
+            public: false,
+          }),
         ]);
       });
 
@@ -249,7 +279,11 @@ export const searchIndexContract = (adapterName: string, options: SearchIndexCon
       });
 
       it('returns only public documents when asked to', async () => {
-        expect(await ids({ filters: { visibility: 'public' } })).toEqual(['product_3', 'product_2', 'product_1']);
+        expect(await ids({ filters: { visibility: 'public' } })).toEqual([
+          'product_3',
+          'product_2',
+          'product_1',
+        ]);
         expect(await ids({ text: 'drill', filters: { visibility: 'public', category: 'tools' } })).toEqual([
           'product_2',
           'product_1',
@@ -261,27 +295,42 @@ export const searchIndexContract = (adapterName: string, options: SearchIndexCon
       beforeEach(async () => {
         await index.upsertMany(
           Array.from({ length: 25 }, (_, i) =>
-            contractDocument(i + 1, { title: i % 2 === 0 ? 'Office chair' : 'Office chair, ergonomic chair' }),
+            contractDocument(i + 1, {
+              title: i % 2 === 0 ? 'Office chair' : 'Office chair, ergonomic chair',
+            }),
           ),
         );
       });
 
-      it.each([[undefined], ['office chair']])('pages through every match exactly once (text %s)', async (text) => {
-        const everything = await index.search({ text, filters: { visibility: 'any' }, limit: 100, offset: 0 });
-        const pages = [];
-        for (let offset = 0; offset < 25; offset += 10) {
-          const page = await index.search({ text, filters: { visibility: 'any' }, limit: 10, offset });
-          expect(page.total).toBe(25);
-          pages.push(...page.hits.map((hit) => hit.id));
-        }
+      it.each([[undefined], ['office chair']])(
+        'pages through every match exactly once (text %s)',
+        async (text) => {
+          const everything = await index.search({
+            text,
+            filters: { visibility: 'any' },
+            limit: 100,
+            offset: 0,
+          });
+          const pages = [];
+          for (let offset = 0; offset < 25; offset += 10) {
+            const page = await index.search({ text, filters: { visibility: 'any' }, limit: 10, offset });
+            expect(page.total).toBe(25);
+            pages.push(...page.hits.map((hit) => hit.id));
+          }
 
-        expect(everything.total).toBe(25);
-        expect(pages).toEqual(everything.hits.map((hit) => hit.id));
-        expect(new Set(pages).size).toBe(25);
-      });
+          expect(everything.total).toBe(25);
+          expect(pages).toEqual(everything.hits.map((hit) => hit.id));
+          expect(new Set(pages).size).toBe(25);
+        },
+      );
 
       it('answers an offset past the end with no hits and the full total', async () => {
-        const result = await index.search({ text: 'chair', filters: { visibility: 'any' }, limit: 10, offset: 30 });
+        const result = await index.search({
+          text: 'chair',
+          filters: { visibility: 'any' },
+          limit: 10,
+          offset: 30,
+        });
 
         expect(result).toEqual({ hits: [], total: 25 });
       });

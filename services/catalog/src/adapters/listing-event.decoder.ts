@@ -42,7 +42,8 @@ export const decodeListingEvent = (bytes: Uint8Array): ListingFact | undefined =
   switch (event.payload?.$case) {
     case 'created': {
       const { listing } = event.payload.value;
-      if (listing?.productId !== event.productId) throw new Error(`${where}: listing missing or of another product`);
+      if (listing?.productId !== event.productId)
+        throw new Error(`${where}: listing missing or of another product`);
       return {
         type: 'ListingCreated',
         eventId: event.eventId,

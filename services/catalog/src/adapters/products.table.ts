@@ -14,7 +14,11 @@ export interface ProductsTable {
   findForUpdate(tx: Queryable, id: string): Promise<CatalogProduct | undefined>;
   save(tx: Queryable, product: CatalogProduct): Promise<void>;
   /** Up to `limit` products created after `after` (from the first when absent), oldest first. */
-  pageInCreationOrder(db: Queryable, after: CreationCursor | undefined, limit: number): Promise<CatalogProduct[]>;
+  pageInCreationOrder(
+    db: Queryable,
+    after: CreationCursor | undefined,
+    limit: number,
+  ): Promise<CatalogProduct[]>;
   deleteAll(tx: Queryable): Promise<void>;
 }
 
@@ -25,9 +29,10 @@ export const productsTable = (schema: string): ProductsTable => {
     rows.map((row) => row.document as CatalogProduct);
   return {
     async find(db, id) {
-      const { rows } = await db.query<{ document: unknown }>(`select document from ${table} where product_id = $1`, [
-        id,
-      ]);
+      const { rows } = await db.query<{ document: unknown }>(
+        `select document from ${table} where product_id = $1`,
+        [id],
+      );
       return documentsOf(rows)[0];
     },
     async findForUpdate(tx, id) {

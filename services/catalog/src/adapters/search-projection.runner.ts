@@ -14,11 +14,14 @@ import type { CreationCursor, ProductsTable } from './products.table.js';
 import { productsTable } from './products.table.js';
 
 export const LISTING_TOPIC = 'marketplace.listing.v1';
-/** The consumer group of the first generation; a rebuild moves to `<this>.g<n>`. */
-export const SEARCH_PROJECTION = 'catalog.search-projection';
+/**
+ * The consumer group of the first generation; a rebuild moves to `<this>-g<n>`. `<service>-<purpose>` rather
+ * than `<service>.<purpose>`: the EventLog port allows no dots in group names (NATS durable names).
+ */
+export const SEARCH_PROJECTION = 'catalog-search-projection';
 
 export const searchProjectionGroup = (generation: number): string =>
-  generation === 1 ? SEARCH_PROJECTION : `${SEARCH_PROJECTION}.g${generation}`;
+  generation === 1 ? SEARCH_PROJECTION : `${SEARCH_PROJECTION}-g${generation}`;
 
 export interface SearchProjectionOptions {
   readonly db: Database;
@@ -80,7 +83,10 @@ export const startSearchProjection = async (options: SearchProjectionOptions): P
       decode: (message) => decodeListingEvent(message.value),
       apply: async (tx, fact, message) => {
         if (fact === undefined) {
-          logger.warn({ offset: message.offset, key: message.key }, 'skipped a listing event of an unknown kind');
+          logger.warn(
+            { offset: message.offset, key: message.key },
+            'skipped a listing event of an unknown kind',
+          );
           return;
         }
         await applyFact(tx, products, fact);
@@ -113,7 +119,10 @@ export const startSearchProjection = async (options: SearchProjectionOptions): P
     await index.clear();
     group = searchProjectionGroup(generation);
     subscription = await subscribe(group);
-    logger.info({ previous, group }, 'catalog rebuild started: replaying the listing topic from the beginning');
+    logger.info(
+      { previous, group },
+      'catalog rebuild started: replaying the listing topic from the beginning',
+    );
   };
 
   return {

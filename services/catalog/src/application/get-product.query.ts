@@ -15,13 +15,17 @@ export type ProductLookup = (productId: string) => Promise<CatalogProduct | unde
  * GetProduct: the product if the viewer may see it. A listing hidden from the viewer is reported exactly like
  * one that does not exist, so its existence does not leak.
  */
-export const getProduct = async (lookup: ProductLookup, { productId, viewer }: GetProductInput): Promise<CatalogProduct> => {
+export const getProduct = async (
+  lookup: ProductLookup,
+  { productId, viewer }: GetProductInput,
+): Promise<CatalogProduct> => {
   if (parseProductId(productId) === undefined) {
     throw validationError(`invalid product id: ${JSON.stringify(productId.slice(0, 64))}`, [
       { path: 'productId', message: 'must look like product_<number>' },
     ]);
   }
   const product = await lookup(productId);
-  if (product === undefined || !isVisibleTo(product, viewer)) throw notFound(`product ${productId} not found`);
+  if (product === undefined || !isVisibleTo(product, viewer))
+    throw notFound(`product ${productId} not found`);
   return product;
 };

@@ -26,7 +26,11 @@ export interface ProductPage {
 
 /** The catalog's paging fields travel as int32. */
 const MAX_OFFSET = 2_147_483_647;
-const cents = z.number().int('must be a whole number of cents').min(0, 'must not be negative').max(Number.MAX_SAFE_INTEGER);
+const cents = z
+  .number()
+  .int('must be a whole number of cents')
+  .min(0, 'must not be negative')
+  .max(Number.MAX_SAFE_INTEGER);
 
 // The gateway validates the same request; the service checks again because it trusts no caller.
 const searchProductsSchema = z

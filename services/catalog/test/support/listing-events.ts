@@ -47,7 +47,11 @@ export const listingCreated = (
     correlationId: '',
     payload: { $case: 'created', value: { listing: { ...listing, version } } },
   }).finish(),
-  headers: { ce_id: eventId, ce_type: 'marketplace.listing.v1.ListingCreated', ce_subject: listing.productId },
+  headers: {
+    ce_id: eventId,
+    ce_type: 'marketplace.listing.v1.ListingCreated',
+    ce_subject: listing.productId,
+  },
 });
 
 /** A listing event of a kind this version does not know: no payload it can read. */

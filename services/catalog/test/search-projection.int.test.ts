@@ -1,0 +1,168 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import type { Database } from '@marketplace/database';
+import { migrate } from '@marketplace/database';
+import { dropSchema, freshSchemaName, testEngines } from '@marketplace/database/testing';
+import { createLogger } from '@marketplace/platform';
+import type { SearchIndex } from '@marketplace/search';
+import { createEmbeddedSearchIndex } from '@marketplace/search';
+import { catalogMigrations } from '../src/adapters/catalog.migrations.js';
+import { productsTable } from '../src/adapters/products.table.js';
+import type { SearchProjection } from '../src/adapters/search-projection.runner.js';
+import { startSearchProjection } from '../src/adapters/search-projection.runner.js';
+import type { CatalogProduct } from '../src/domain/catalog-product.js';
+import type { CapturingEventLog } from './support/capturing-event-log.js';
+import { capturingEventLog } from './support/capturing-event-log.js';
+import { delivered, listingCreated, listingMessage, unknownListingEvent } from './support/listing-events.js';
+
+const logger = createLogger({ service: 'catalog-test', level: 'silent' });
+
+describe.each(testEngines())('search projection on $name', ({ create }) => {
+  let db: Database;
+  let schema: string;
+  let log: CapturingEventLog;
+  let index: SearchIndex<CatalogProduct>;
+  let projection: SearchProjection;
+
+  const start = async (loadPageSize?: number): Promise<SearchProjection> => {
+    index = createEmbeddedSearchIndex<CatalogProduct>();
+    log = capturingEventLog();
+    return startSearchProjection({ db, log, schema, index, logger, loadPageSize });
+  };
+  const row = (id: string): Promise<CatalogProduct | undefined> => productsTable(schema).find(db, id);
+  const publicHits = async (text: string): Promise<string[]> =>
+    (await index.search({ text, filters: { visibility: 'public' }, limit: 10, offset: 0 })).hits.map(
+      (hit) => hit.id,
+    );
+  const appliedEventCount = async (): Promise<number> =>
+    (await db.query<{ n: number }>(`select count(*)::int as n from "${schema}".projection_applied_events`))
+      .rows[0]!.n;
+
+  beforeAll(async () => {
+    db = await create();
+  });
+  beforeEach(async () => {
+    schema = freshSchemaName('catalog_test');
+    await migrate(db, schema, catalogMigrations);
+    projection = await start();
+  });
+  afterAll(async () => {
+    await db.close();
+  });
+  afterEach(async () => {
+    await projection.stop();
+    await dropSchema(db, schema);
+  });
+
+  it('subscribes to the listing topic with the catalog group, from the beginning', () => {
+    expect(log.subscriptions[0]?.options).toMatchObject({
+      topic: 'marketplace.listing.v1',
+      group: 'catalog-search-projection',
+      from: 'beginning',
+    });
+    expect(projection.isRunning()).toBe(true);
+  });
+
+  it('applies an event delivered twice once: one row, one applied event, one index entry', async () => {
+    const message = delivered(listingCreated(listingMessage(1, { name: 'Cordless drill set' })));
+
+    await log.deliver(message);
+    await log.deliver(message);
+
+    expect(await row('product_1')).toMatchObject({
+      id: 'product_1',
+      title: 'Cordless drill set',
+      version: 1,
+    });
+    expect(await appliedEventCount()).toBe(1);
+    expect(await index.count()).toBe(1);
+    expect(await publicHits('drill')).toEqual(['product_1']);
+  });
+
+  it('does not let an older event overwrite a newer one, in the table or the index', async () => {
+    await log.deliver(delivered(listingCreated(listingMessage(1, { name: 'Newer title' }), { version: 2 })));
+
+    await log.deliver(delivered(listingCreated(listingMessage(1, { name: 'Older title' }), { version: 1 })));
+
+    expect(await row('product_1')).toMatchObject({ title: 'Newer title', version: 2 });
+    expect(await publicHits('older')).toEqual([]);
+    expect(await publicHits('newer')).toEqual(['product_1']);
+    expect(await appliedEventCount()).toBe(2);
+  });
+
+  it('keeps a listing that was not promoted in the read model but out of public search', async () => {
+    await log.deliver(
+      delivered(listingCreated(listingMessage(1, { name: 'Private drill', promotePublicly: false }))),
+    );
+
+    expect(await row('product_1')).toMatchObject({ promotePublicly: false });
+    expect(await publicHits('drill')).toEqual([]);
+    expect(await index.count()).toBe(1);
+  });
+
+  it('acknowledges an event of an unknown kind without projecting anything', async () => {
+    await log.deliver(delivered(unknownListingEvent('product_1', 1)));
+
+    expect(await row('product_1')).toBeUndefined();
+    expect(await appliedEventCount()).toBe(1);
+  });
+
+  it('rolls back and rethrows on a malformed event, so the log delivers it again', async () => {
+    const malformed = {
+      ...delivered(listingCreated(listingMessage(1))),
+      value: Uint8Array.from([0xff, 0xff]),
+    };
+
+    await expect(log.deliver(malformed)).rejects.toThrow();
+
+    expect(await appliedEventCount()).toBe(0);
+  });
+
+  it('reloads the index from the table on restart, in pages, without any delivery', async () => {
+    for (const n of [1, 2, 3, 4, 5]) {
+      await log.deliver(delivered(listingCreated(listingMessage(n, { name: `Drill ${n}` }))));
+    }
+    await projection.stop();
+
+    projection = await start(2);
+
+    expect(log.subscriptions).toHaveLength(1);
+    expect(await index.count()).toBe(5);
+    expect(await publicHits('drill')).toEqual([
+      'product_5',
+      'product_4',
+      'product_3',
+      'product_2',
+      'product_1',
+    ]);
+  });
+
+  it('rebuilds: empties the catalog and replays the topic from the beginning under the next group', async () => {
+    const event = delivered(listingCreated(listingMessage(1, { name: 'Cordless drill' })));
+    await log.deliver(event);
+
+    await projection.rebuild();
+
+    expect(log.subscriptions.map(({ options, closed }) => [options.group, options.from, closed])).toEqual([
+      ['catalog-search-projection', 'beginning', true],
+      ['catalog-search-projection-g2', 'beginning', false],
+    ]);
+    expect(await row('product_1')).toBeUndefined();
+    expect(await index.count()).toBe(0);
+    expect(await appliedEventCount()).toBe(0);
+
+    await log.deliver(event);
+
+    expect(await publicHits('drill')).toEqual(['product_1']);
+    expect(projection.group()).toBe('catalog-search-projection-g2');
+  });
+
+  it('resumes the rebuilt generation after a restart', async () => {
+    await projection.rebuild();
+    await projection.rebuild();
+    await projection.stop();
+
+    projection = await start();
+
+    expect(log.subscriptions[0]?.options.group).toBe('catalog-search-projection-g3');
+  });
+});
