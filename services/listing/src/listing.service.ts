@@ -3,7 +3,7 @@ import { migrate } from '@marketplace/database';
 import type { EventLog } from '@marketplace/eventlog';
 import { createPostgresEventStore, startOutboxRelay } from '@marketplace/eventsourcing';
 import type { Clock, Logger, ServiceHandle } from '@marketplace/platform';
-import { startGrpcServer } from '@marketplace/rpc';
+import { serveGrpcService } from '@marketplace/rpc';
 import { listingMigrations } from './adapters/listing.migrations.js';
 import { encodeListingEvent } from './adapters/listing-event.codec.js';
 import { productNumberSequence } from './adapters/product-number.sequence.js';
@@ -12,8 +12,6 @@ import { createListing } from './application/create-listing.js';
 import { listingGrpcService } from './transport/listing.grpc.js';
 
 const SERVICE_NAME = 'listing';
-/** How long a stop lets in-flight gRPC calls finish before cancelling them. */
-const GRPC_DRAIN_TIMEOUT_MS = 10_000;
 
 export interface ListingServiceOptions {
   readonly db: Database;
@@ -44,26 +42,16 @@ export const startListingService = async (options: ListingServiceOptions): Promi
     allocateProductNumber: productNumberSequence(schema),
   };
   const relay = startOutboxRelay({ db, schema, log, name: SERVICE_NAME, encode: encodeListingEvent, logger });
-  const server = await startGrpcServer({
+  // The server drains first so the relay publishes whatever in-flight calls appended.
+  return serveGrpcService({
     host: options.grpc.host,
     port: options.grpc.port,
     services: [listingGrpcService({ createListing: (input) => createListing(deps, input) })],
     logger,
     serviceName: SERVICE_NAME,
+    afterServerStopped: () => relay.stop(),
   }).catch(async (error: unknown) => {
     await relay.stop();
     throw error;
   });
-
-  let stopping: Promise<void> | undefined;
-  const drain = async (): Promise<void> => {
-    await server.shutdown(GRPC_DRAIN_TIMEOUT_MS);
-    await relay.stop();
-  };
-  return {
-    name: SERVICE_NAME,
-    address: server.address,
-    isReady: () => stopping === undefined,
-    stop: () => (stopping ??= drain()),
-  };
 };
