@@ -90,6 +90,8 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
   const requestTimeoutMs = options.requestTimeoutMs ?? 5_000;
   const pullExpiresMs = options.pullExpiresMs ?? 10_000;
   const duplicateWindowMs = options.duplicateWindowMs ?? 120_000;
+  const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+  assertDuration('connectTimeoutMs', connectTimeoutMs);
   assertDuration('ackWaitMs', ackWaitMs, 100);
   assertDuration('requestTimeoutMs', requestTimeoutMs);
   assertDuration('pullExpiresMs', pullExpiresMs, 1_000); // a JetStream minimum
@@ -101,7 +103,7 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
     options.connection ??
     (await connect({
       servers: serverList(options.servers),
-      timeout: options.connectTimeoutMs ?? 10_000,
+      timeout: connectTimeoutMs,
       // A service rides out a broker restart instead of giving up after the default ten attempts.
       maxReconnectAttempts: -1,
     }));
