@@ -1,5 +1,5 @@
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { createEmbeddedSearchIndex } from '../src/index.js';
+import { SEARCH_TEXT_LIMITS, createEmbeddedSearchIndex } from '../src/index.js';
 import type { SearchIndex, SearchQuery } from '../src/index.js';
 import { VOCABULARY, seededRandom, syntheticCatalog } from './synthetic-catalog.js';
 
@@ -82,18 +82,18 @@ const main = async (): Promise<void> => {
       { filters: { visibility: 'public', minPriceCents: 20_000 }, limit: 100, offset: 60_000 },
     ],
     [
-      '1000 characters of the 100 most common words',
+      'the 32 most common words (the word limit)',
       {
-        text: VOCABULARY.slice(0, 100).join(' ').slice(0, 1_000),
+        text: VOCABULARY.slice(0, SEARCH_TEXT_LIMITS.maxWords).join(' '),
         filters: { visibility: 'any' },
         limit: 10,
         offset: 0,
       },
     ],
     [
-      '1000 characters of rare words',
+      '32 rare words',
       {
-        text: VOCABULARY.slice(4_000).join(' ').slice(0, 1_000),
+        text: VOCABULARY.slice(4_000, 4_000 + SEARCH_TEXT_LIMITS.maxWords).join(' '),
         filters: { visibility: 'any' },
         limit: 10,
         offset: 0,

@@ -2,7 +2,7 @@ import type { Database } from '@marketplace/database';
 import { migrate } from '@marketplace/database';
 import type { EventLog } from '@marketplace/eventlog';
 import type { Clock, Logger, ServiceHandle } from '@marketplace/platform';
-import { startGrpcServer } from '@marketplace/rpc';
+import { serveGrpcService } from '@marketplace/rpc';
 import { createEmbeddedSearchIndex } from '@marketplace/search';
 import { catalogMigrations } from './adapters/catalog.migrations.js';
 import { productsTable } from './adapters/products.table.js';
@@ -13,8 +13,6 @@ import type { CatalogProduct } from './domain/catalog-product.js';
 import { catalogGrpcService } from './transport/catalog.grpc.js';
 
 const SERVICE_NAME = 'catalog';
-/** How long a stop lets in-flight gRPC calls finish before cancelling them. */
-const GRPC_DRAIN_TIMEOUT_MS = 10_000;
 
 export interface CatalogServiceOptions {
   readonly db: Database;
@@ -48,7 +46,8 @@ export const startCatalogService = async (options: CatalogServiceOptions): Promi
   const index = createEmbeddedSearchIndex<CatalogProduct>();
   const projection = await startSearchProjection({ db, log, schema, index, logger });
   const products = productsTable(schema);
-  const server = await startGrpcServer({
+  // The server drains first, then the subscription closes (its message in hand finishes and is committed).
+  const handle = await serveGrpcService({
     host: options.grpc.host,
     port: options.grpc.port,
     services: [
@@ -59,21 +58,11 @@ export const startCatalogService = async (options: CatalogServiceOptions): Promi
     ],
     logger,
     serviceName: SERVICE_NAME,
+    isCaughtUp: () => projection.isRunning(),
+    afterServerStopped: () => projection.stop(),
   }).catch(async (error: unknown) => {
     await projection.stop();
     throw error;
   });
-
-  let stopping: Promise<void> | undefined;
-  const drain = async (): Promise<void> => {
-    await server.shutdown(GRPC_DRAIN_TIMEOUT_MS);
-    await projection.stop();
-  };
-  return {
-    name: SERVICE_NAME,
-    address: server.address,
-    isReady: () => stopping === undefined && projection.isRunning(),
-    rebuild: () => projection.rebuild(),
-    stop: () => (stopping ??= drain()),
-  };
+  return { ...handle, rebuild: () => projection.rebuild() };
 };
