@@ -4,6 +4,7 @@
  * (`@marketplace/search/testing`), so every behaviour promised here is tested once for all of them.
  *
  * Every method is asynchronous because a remote adapter needs it; the embedded adapter answers from memory.
+ * A write is visible to searches once its promise resolved (Elasticsearch: `refresh: 'wait_for'`).
  */
 
 /** One listing as the index sees it: the fields it matches, filters and sorts on, plus an opaque payload. */
