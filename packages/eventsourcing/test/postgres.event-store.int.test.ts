@@ -1,0 +1,211 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Database } from '@marketplace/database';
+import { testEngines } from '@marketplace/database/testing';
+import {
+  createPostgresEventStore,
+  eventsChannelOf,
+  handleCommand,
+  WrongExpectedVersionError,
+  type EventStore,
+} from '../src/index.js';
+import { dropSchema, migratedSchema } from './support/engines.js';
+import { stockCommand, stockDecider, type StockEvent } from './support/stock.decider.js';
+
+const NOW = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
+const added = (quantity: number): StockEvent => ({ type: 'StockAdded', data: { quantity } });
+
+describe.each(testEngines())('PostgreSQL event store on $name', ({ create }) => {
+  let db: Database;
+  let schema: string;
+  let store: EventStore;
+  let streams = 0;
+  const newStream = () => `stock_${++streams}`;
+  const append = (streamId: string, expectedVersion: number | 'no_stream' | 'any', events: StockEvent[]) =>
+    store.append({ streamId, streamType: 'stock', expectedVersion, events, metadata: {}, now: NOW });
+
+  beforeAll(async () => {
+    db = await create();
+    schema = await migratedSchema(db, 'es_store');
+    store = createPostgresEventStore({ db, schema });
+  });
+
+  afterAll(async () => {
+    await dropSchema(db, schema);
+    await db.close();
+  });
+
+  it('reads back what it appended, in version order, with the envelope', async () => {
+    const streamId = newStream();
+    const metadata = {
+      actor: { kind: 'seller' as const, id: '7' },
+      correlationId: 'corr-1',
+      traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+    };
+    // Quotes, backslashes and braces must survive the trip through a jsonb array parameter.
+    const awkward = { type: 'StockAdded' as const, data: { quantity: 1, note: 'a "b" \\ {c} \u00e9' } };
+    const appended = await store.append({
+      streamId,
+      streamType: 'stock',
+      expectedVersion: 'no_stream',
+      events: [added(5), awkward],
+      metadata,
+      now: NOW,
+    });
+
+    const read = await store.readStream<StockEvent>(streamId);
+    expect(read.version).toBe(2);
+    expect(read.events).toEqual(appended);
+    expect(read.events.map(({ version, type, data }) => ({ version, type, data }))).toEqual([
+      { version: 1, type: 'StockAdded', data: { quantity: 5 } },
+      { version: 2, type: 'StockAdded', data: awkward.data },
+    ]);
+    expect(read.events[0]).toMatchObject({ streamId, streamType: 'stock', metadata, occurredAt: NOW });
+    expect(read.events[0]!.eventId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(BigInt(read.events[1]!.globalPosition)).toBeGreaterThan(BigInt(read.events[0]!.globalPosition));
+  });
+
+  it('reads a stream that does not exist as version 0 with no events', async () => {
+    await expect(store.readStream('stock_never')).resolves.toEqual({ version: 0, events: [] });
+  });
+
+  it('appends after the expected version and refuses a stale, a future or a no-stream expectation', async () => {
+    const streamId = newStream();
+    await append(streamId, 'no_stream', [added(1)]);
+    await expect(append(streamId, 1, [added(2)])).resolves.toMatchObject([{ version: 2 }]);
+
+    await expect(append(streamId, 1, [added(3)])).rejects.toBeInstanceOf(WrongExpectedVersionError);
+    await expect(append(streamId, 5, [added(3)])).rejects.toBeInstanceOf(WrongExpectedVersionError);
+    await expect(append(streamId, 'no_stream', [added(3)])).rejects.toBeInstanceOf(WrongExpectedVersionError);
+    await expect(append(newStream(), 1, [added(3)])).rejects.toBeInstanceOf(WrongExpectedVersionError);
+    expect((await store.readStream(streamId)).version).toBe(2);
+  });
+
+  it("appends at the stream's end with expected version any", async () => {
+    const streamId = newStream();
+    await append(streamId, 'any', [added(1)]);
+    await expect(append(streamId, 'any', [added(2), added(3)])).resolves.toMatchObject([
+      { version: 2 },
+      { version: 3 },
+    ]);
+  });
+
+  it('lets exactly one of many concurrent appends at one version win', async () => {
+    const streamId = newStream();
+    await append(streamId, 'no_stream', [added(1)]);
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) => append(streamId, 1, [added(i)])),
+    );
+
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+    const losers = outcomes.filter((outcome) => outcome.status === 'rejected');
+    expect(losers).toHaveLength(9);
+    for (const loser of losers) expect(loser.reason).toBeInstanceOf(WrongExpectedVersionError);
+    expect((await store.readStream(streamId)).version).toBe(2);
+  });
+
+  it('appends every one of concurrent appends expecting any version, one after the other', async () => {
+    const streamId = newStream();
+    const appended = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => append(streamId, 'any', [added(i)])),
+    );
+    expect(appended.map(([event]) => event!.version).sort()).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('lets concurrent commands with retries all succeed, each deciding on the latest state', async () => {
+    const streamId = newStream();
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        handleCommand({
+          store,
+          decider: stockDecider,
+          streamId,
+          streamType: 'stock',
+          command: stockCommand('AddStock', 1),
+          retryOnConflict: 10,
+        }),
+      ),
+    );
+    expect(results.map((result) => result.version).sort()).toEqual([1, 2, 3, 4, 5]);
+    expect((await store.readStream(streamId)).events.map((event) => event.version)).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it("commits the events with the caller's own rows, or neither", async () => {
+    await db.query(`create table ${schema}.stock_names (stream_id text primary key)`);
+    const streamId = newStream();
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.query(`insert into ${schema}.stock_names values ($1)`, [streamId]);
+        await handleCommand({
+          store,
+          decider: stockDecider,
+          streamId,
+          streamType: 'stock',
+          command: stockCommand('AddStock', 1),
+          tx,
+        });
+        throw new Error('the caller fails after the append');
+      }),
+    ).rejects.toThrow('the caller fails');
+    expect((await store.readStream(streamId)).version).toBe(0);
+
+    await db.transaction(async (tx) => {
+      await tx.query(`insert into ${schema}.stock_names values ($1)`, [streamId]);
+      await handleCommand({
+        store,
+        decider: stockDecider,
+        streamId,
+        streamType: 'stock',
+        command: stockCommand('AddStock', 1),
+        tx,
+      });
+    });
+    expect((await store.readStream(streamId)).version).toBe(1);
+    expect(
+      (await db.query(`select 1 from ${schema}.stock_names where stream_id = $1`, [streamId])).rowCount,
+    ).toBe(1);
+  });
+
+  it("leaves the caller's transaction usable after a conflict", async () => {
+    const streamId = newStream();
+    await append(streamId, 'no_stream', [added(1)]);
+    const version = await db.transaction(async (tx) => {
+      await expect(
+        store.append(
+          {
+            streamId,
+            streamType: 'stock',
+            expectedVersion: 'no_stream',
+            events: [added(2)],
+            metadata: {},
+            now: NOW,
+          },
+          tx,
+        ),
+      ).rejects.toBeInstanceOf(WrongExpectedVersionError);
+      await store.append(
+        { streamId, streamType: 'stock', expectedVersion: 1, events: [added(2)], metadata: {}, now: NOW },
+        tx,
+      );
+      return (await store.readStream(streamId, tx)).version;
+    });
+    expect(version).toBe(2);
+  });
+
+  it('notifies the relay channel when the appending transaction commits', async () => {
+    const payloads: string[] = [];
+    const unlisten = await db.listen(eventsChannelOf(schema), (payload) => payloads.push(payload));
+    try {
+      await append(newStream(), 'no_stream', [added(1)]);
+      const deadline = Date.now() + 5_000;
+      while (payloads.length === 0 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(payloads).toEqual(['']);
+    } finally {
+      await unlisten();
+    }
+  });
+
+  it('refuses an append the relay could not publish before touching the database', async () => {
+    await expect(append(' stock', 'no_stream', [added(1)])).rejects.toThrow(/invalid stream id/);
+  });
+});

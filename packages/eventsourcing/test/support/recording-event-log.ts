@@ -1,0 +1,48 @@
+import type {
+  DeliveredMessage,
+  EventLog,
+  LogMessage,
+  SubscribeOptions,
+  Subscription,
+} from '@marketplace/eventlog';
+
+export interface PublishedMessage extends LogMessage {
+  readonly topic: string;
+}
+
+/**
+ * A double of the EventLog port for the relay's tests: it records what was published, and can be told to
+ * refuse publishing (the broker is down) until told otherwise. It has no consumers.
+ */
+export class RecordingEventLog implements EventLog {
+  readonly published: PublishedMessage[] = [];
+  publishAttempts = 0;
+  #failure: Error | undefined;
+
+  failPublishing(error = new Error('broker unavailable')): void {
+    this.#failure = error;
+  }
+
+  recover(): void {
+    this.#failure = undefined;
+  }
+
+  async publish(topic: string, messages: readonly LogMessage[]): Promise<void> {
+    this.publishAttempts++;
+    if (this.#failure) throw this.#failure;
+    this.published.push(...messages.map((message) => ({ ...message, topic })));
+  }
+
+  async subscribe(_options: SubscribeOptions): Promise<Subscription> {
+    throw new Error('RecordingEventLog has no consumers');
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** A message as a subscriber would receive it, for feeding a projection by hand. */
+export const delivered = (message: PublishedMessage, offset: number): DeliveredMessage => ({
+  ...message,
+  partition: 0,
+  offset: String(offset),
+});
