@@ -125,7 +125,9 @@ export const startOutboxRelay = (options: OutboxRelayOptions): OutboxRelay => {
     const byTopic = new Map<string, LogMessage[]>();
     for (const event of events) {
       const topic = topicFor(event);
-      byTopic.set(topic, [...(byTopic.get(topic) ?? []), toLogMessage(event, encode, source)]);
+      const messages = byTopic.get(topic) ?? [];
+      messages.push(toLogMessage(event, encode, source));
+      byTopic.set(topic, messages);
     }
     for (const [topic, messages] of byTopic) {
       await withTimeout(log.publish(topic, messages), publishTimeoutMs, `publishing to ${topic}`);
@@ -142,6 +144,17 @@ export const startOutboxRelay = (options: OutboxRelayOptions): OutboxRelay => {
     );
   };
 
+  /** Reads, publishes and checkpoints one batch; resolves to the new checkpoint and how many events it moved. */
+  const relayBatch = async (after: Checkpoint): Promise<{ checkpoint: Checkpoint; relayed: number }> => {
+    const batch = await readBatch(after);
+    const last = batch.at(-1);
+    if (!last) return { checkpoint: after, relayed: 0 };
+    await publish(batch);
+    const checkpoint = { transactionId: last.transactionId, globalPosition: last.globalPosition };
+    await saveCheckpoint(checkpoint);
+    return { checkpoint, relayed: batch.length };
+  };
+
   /** Relays batches while this instance holds the leader lock; returns once stopping or the lock is lost. */
   const lead = async (lockLost: AbortSignal): Promise<void> => {
     const quit = AbortSignal.any([stopping.signal, lockLost]);
@@ -152,26 +165,18 @@ export const startOutboxRelay = (options: OutboxRelayOptions): OutboxRelay => {
       let checkpoint = await loadCheckpoint();
       let failures = 0;
       while (!quit.aborted) {
-        let relayed: number;
         try {
-          const batch = await readBatch(checkpoint);
-          const last = batch.at(-1);
-          if (last) {
-            await publish(batch);
-            const next = { transactionId: last.transactionId, globalPosition: last.globalPosition };
-            await saveCheckpoint(next);
-            checkpoint = next;
-          }
-          relayed = batch.length;
+          const round = await relayBatch(checkpoint);
+          checkpoint = round.checkpoint;
           failures = 0;
+          // A full batch suggests more are waiting: read again at once.
+          if (round.relayed < batchSize) await wakeUp.wait(pollIntervalMs, quit);
         } catch (error) {
           failures++;
           const delayMs = retryDelayMs(retry, failures);
           logger.warn({ err: error, failures, delayMs }, 'relaying events failed; retrying the same batch');
           await pause(delayMs, quit);
-          continue;
         }
-        if (relayed < batchSize) await wakeUp.wait(pollIntervalMs, quit);
       }
     } finally {
       await unlisten();

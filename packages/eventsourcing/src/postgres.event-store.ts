@@ -75,12 +75,12 @@ export const createPostgresEventStore = ({ db, schema }: PostgresEventStoreOptio
   };
 
   const insert = async <E extends DomainEvent>(
-    tx: Queryable,
+    queryable: Queryable,
     request: AppendRequest<E>,
   ): Promise<RecordedEvent<E>[]> => {
     const { base, guard } = baseVersionOf(request.expectedVersion);
     try {
-      const { rows } = await tx.query<EventRow>(
+      const { rows } = await queryable.query<EventRow>(
         `insert into ${events} (stream_id, stream_type, version, event_id, type, data, metadata, occurred_at)
          select $1::text, $2::text, ${base} + appended.ordinality, appended.event_id, appended.type, appended.data,
                 $6::jsonb, $7::timestamptz
