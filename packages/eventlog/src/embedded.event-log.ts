@@ -28,6 +28,12 @@ export interface EmbeddedEventLogOptions {
   readonly leaseMs?: number;
   /** Messages read per query. */
   readonly batchSize?: number;
+  /**
+   * This process is the only one using the log (PGlite: one process per data directory). Partition claims and
+   * memberships found at open then belong to an earlier run that died, and are released at once instead of
+   * after their lease: a restart after a crash resumes consuming immediately.
+   */
+  readonly soleProcess?: boolean;
   readonly retry?: RetryPolicy;
   readonly logger?: Logger;
 }
@@ -87,6 +93,12 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
   };
 
   await migrate(db, schema, EMBEDDED_EVENT_LOG_MIGRATIONS);
+  if (options.soleProcess) {
+    await db.transaction(async (tx) => {
+      await tx.query(`update ${tables.offsets} set owner = null, lease_until = null where owner is not null`);
+      await tx.query(`delete from ${tables.members}`);
+    });
+  }
 
   const members = new Set<EmbeddedGroupMember>();
   const topicsChecked = new Map<string, Promise<void>>();

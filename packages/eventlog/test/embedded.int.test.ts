@@ -153,4 +153,37 @@ describe.each(testEngines())('embedded event log on $name', ({ create }) => {
     await unlisten();
     await log.close();
   });
+
+  it('with soleProcess, takes over the partitions a crashed earlier run still claims, without waiting for the lease', async () => {
+    const topic = 'embedded.sole-process.v1';
+    const crashed = severable(db);
+    const earlier = await createEmbeddedEventLog({ db: crashed.db, schema, ...fastSettings, leaseMs: 60_000 });
+    const earlierSeen: string[] = [];
+    await earlier.subscribe({
+      topic,
+      group: 'restarting',
+      handler: async (delivered) => {
+        earlierSeen.push(delivered.key);
+      },
+    });
+    await earlier.publish(topic, [message('before-crash', 0)]);
+    await waitUntil(() => earlierSeen.length === 1);
+    crashed.sever();
+
+    const restarted = await open({ leaseMs: 60_000, soleProcess: true });
+    const seen: string[] = [];
+    await restarted.subscribe({
+      topic,
+      group: 'restarting',
+      handler: async (delivered) => {
+        seen.push(delivered.key);
+      },
+    });
+    await restarted.publish(topic, [message('after-crash', 1)]);
+    await waitUntil(() => seen.includes('after-crash'), 5_000);
+    expect(seen).toEqual(['after-crash']);
+    await restarted.close();
+    // The crashed run's timers are still armed; closing it fails against the severed handle but stops them.
+    await earlier.close().catch(() => undefined);
+  });
 });

@@ -57,7 +57,13 @@ const openEventLog = async (
 ): Promise<EventLog> => {
   switch (config.EVENT_LOG) {
     case 'embedded':
-      return createEmbeddedEventLog({ db, partitions: config.EVENT_LOG_PARTITIONS, logger });
+      return createEmbeddedEventLog({
+        db,
+        partitions: config.EVENT_LOG_PARTITIONS,
+        logger,
+        // One process per PGlite data directory: whatever it finds claimed is left by a run that died.
+        soleProcess: db.engine === 'pglite',
+      });
     case 'nats':
       return createNatsEventLog({
         servers: config.NATS_URL,
