@@ -1,1 +1,4 @@
-export {};
+export * from './harness/processes.js';
+export * from './harness/marketplace-client.js';
+export * from './harness/cluster.js';
+export * from './harness/embedded.js';

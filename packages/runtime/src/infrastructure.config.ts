@@ -18,6 +18,11 @@ export const infrastructureConfigSchema = z.object({
     .regex(/^[a-z0-9_-]*$/, 'lower-case letters, digits, - and _ only')
     .default(''),
   EVENT_LOG_PARTITIONS: z.coerce.number().int().min(1).max(256).default(8),
+  /**
+   * NATS: how long a message delivered to a consumer that died stays with it before redelivery. Live consumers
+   * send in-progress acks, so a slow handler is not cut off; this only bounds recovery after a crash.
+   */
+  EVENT_LOG_ACK_WAIT_MS: z.coerce.number().int().min(1_000).max(600_000).default(10_000),
   /** How long start-up waits for PostgreSQL and the broker before giving up. */
   STARTUP_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(60_000),
   /** How long a drain on SIGTERM may take before the process exits anyway. */

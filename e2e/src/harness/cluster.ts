@@ -1,0 +1,137 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import pg from 'pg';
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { waitForServing } from '@marketplace/rpc';
+import { eventually, freePort, ManagedProcess, repoRoot } from './processes.js';
+import { MarketplaceClient } from './marketplace-client.js';
+
+const SERVER_URL = process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const NATS_URL = process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
+export const BACKEND_SERVICES = ['listing', 'catalog', 'quote', 'order', 'subscription'] as const;
+export type BackendService = (typeof BACKEND_SERVICES)[number];
+
+/**
+ * Cluster mode on this machine: every service its own process, a fresh PostgreSQL database and a fresh NATS
+ * namespace per run, so runs never see each other's data.
+ */
+export class Cluster {
+  readonly processes = new Map<BackendService | 'gateway', ManagedProcess>();
+  readonly adminToken = randomBytes(24).toString('hex');
+  private constructor(
+    readonly client: MarketplaceClient,
+    private readonly databaseName: string,
+    readonly namespace: string,
+    private readonly grpcAddresses: Map<BackendService, string>,
+  ) {}
+
+  static async start(): Promise<Cluster> {
+    const suffix = randomBytes(4).toString('hex');
+    const databaseName = `e2e_${suffix}`;
+    await withServer((client) => client.query(`CREATE DATABASE ${databaseName}`));
+    const databaseUrl = new URL(SERVER_URL);
+    databaseUrl.pathname = `/${databaseName}`;
+
+    const grpcAddresses = new Map<BackendService, string>();
+    for (const service of BACKEND_SERVICES) grpcAddresses.set(service, `127.0.0.1:${await freePort()}`);
+    const httpPort = await freePort();
+    const cluster = new Cluster(
+      new MarketplaceClient(`http://127.0.0.1:${httpPort}`),
+      databaseName,
+      `e2e-${suffix}`,
+      grpcAddresses,
+    );
+    const shared = {
+      DATABASE_URL: databaseUrl.toString(),
+      EVENT_LOG: 'nats',
+      NATS_URL,
+      EVENT_LOG_NAMESPACE: cluster.namespace,
+    };
+    for (const service of BACKEND_SERVICES) {
+      const address = grpcAddresses.get(service) ?? '';
+      cluster.processes.set(
+        service,
+        new ManagedProcess(service, join(repoRoot, `services/${service}/dist/src/main.js`), {
+          ...shared,
+          GRPC_HOST: '127.0.0.1',
+          GRPC_PORT: address.split(':')[1] ?? '',
+        }),
+      );
+    }
+    cluster.processes.set(
+      'gateway',
+      new ManagedProcess('gateway', join(repoRoot, 'services/gateway/dist/src/main.js'), {
+        ...shared,
+        HOST: '127.0.0.1',
+        PORT: String(httpPort),
+        ADMIN_TOKEN: cluster.adminToken,
+        ...Object.fromEntries(BACKEND_SERVICES.map((s) => [`${s.toUpperCase()}_GRPC_ADDR`, grpcAddresses.get(s) ?? ''])),
+      }),
+    );
+    for (const process of cluster.processes.values()) process.start();
+    await cluster.waitUntilReady();
+    return cluster;
+  }
+
+
+  adminClient(): MarketplaceClient {
+    return new MarketplaceClient(this.client.baseUrl, this.adminToken);
+  }
+
+  process(name: BackendService | 'gateway'): ManagedProcess {
+    const found = this.processes.get(name);
+    if (!found) throw new Error(`no process ${name}`);
+    return found;
+  }
+
+  async waitForService(service: BackendService): Promise<void> {
+    await waitForServing(this.grpcAddresses.get(service) ?? '', { timeoutMs: 60_000 });
+  }
+
+  async waitUntilReady(): Promise<void> {
+    await Promise.all(BACKEND_SERVICES.map((service) => this.waitForService(service)));
+    await eventually(async () => ((await this.client.isReady()) ? true : undefined), {
+      timeoutMs: 90_000,
+      intervalMs: 200,
+      describe: () => this.describeProcesses(),
+    });
+  }
+
+  describeProcesses(): string {
+    return [...this.processes.values()]
+      .map((p) => `--- ${p.name} (${p.running ? 'running' : 'exited'})\n${p.logs}`)
+      .join('\n');
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.processes.values()].map((p) => p.stop('SIGTERM')));
+    await withServer((client) => client.query(`DROP DATABASE IF EXISTS ${this.databaseName} WITH (FORCE)`));
+    await deleteNamespaceStreams(this.namespace);
+  }
+}
+
+const withServer = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => {
+  const client = new pg.Client({ connectionString: SERVER_URL, connectionTimeoutMillis: 5_000 });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+};
+
+/** Removes the JetStream streams a run created, so CI machines do not accumulate them. */
+const deleteNamespaceStreams = async (namespace: string): Promise<void> => {
+  const connection = await connect({ servers: NATS_URL, timeout: 5_000 });
+  try {
+    const manager = await jetstreamManager(connection);
+    for await (const stream of manager.streams.list()) {
+      if (stream.config.subjects.some((subject) => subject.startsWith(`${namespace}.`))) {
+        await manager.streams.delete(stream.config.name);
+      }
+    }
+  } finally {
+    await connection.close();
+  }
+};

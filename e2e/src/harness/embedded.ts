@@ -1,0 +1,56 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { eventually, freePort, ManagedProcess, repoRoot } from './processes.js';
+import { MarketplaceClient } from './marketplace-client.js';
+
+/** `pnpm start` as a user runs it: one process, embedded PostgreSQL and log, data under a DATA_DIR. */
+export class EmbeddedMarketplace {
+  private constructor(
+    readonly adminToken: string,
+    readonly process: ManagedProcess,
+    readonly client: MarketplaceClient,
+    readonly dataDir: string,
+  ) {}
+
+  static async start(): Promise<EmbeddedMarketplace> {
+    const dataDir = await mkdtemp(join(tmpdir(), 'marketplace-e2e-'));
+    const port = await freePort();
+    const adminToken = randomBytes(24).toString('hex');
+    const process = new ManagedProcess('marketplace', join(repoRoot, 'runner/dist/src/embedded.main.js'), {
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ADMIN_TOKEN: adminToken,
+    });
+    const marketplace = new EmbeddedMarketplace(
+      adminToken,
+      process,
+      new MarketplaceClient(`http://127.0.0.1:${port}`, adminToken),
+      dataDir,
+    );
+    process.start();
+    await marketplace.waitUntilReady();
+    return marketplace;
+  }
+
+  async waitUntilReady(): Promise<void> {
+    await eventually(async () => ((await this.client.isReady()) ? true : undefined), {
+      timeoutMs: 60_000,
+      intervalMs: 100,
+      describe: () => `marketplace not ready (${this.process.running ? 'running' : 'exited'}):\n${this.process.logs}`,
+    });
+  }
+
+  async restart(signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<void> {
+    await this.process.stop(signal);
+    this.process.start();
+    await this.waitUntilReady();
+  }
+
+  async stop(): Promise<void> {
+    await this.process.stop('SIGTERM');
+    await rm(this.dataDir, { recursive: true, force: true });
+  }
+}

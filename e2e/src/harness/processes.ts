@@ -1,0 +1,87 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root, from e2e/src/harness or e2e/dist/src/harness. */
+export const repoRoot = fileURLToPath(new URL(import.meta.url.includes('/dist/') ? '../../../../' : '../../../', import.meta.url));
+
+/** A port the OS just handed out and released: free for the child about to bind it. */
+export const freePort = async (): Promise<number> => {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  server.close();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+};
+
+/** A compiled entry point run as its own process, with its output kept for failure messages. */
+export class ManagedProcess {
+  private child: ChildProcess | undefined;
+  private output = '';
+
+  constructor(
+    readonly name: string,
+    private readonly entry: string,
+    private readonly env: Record<string, string>,
+  ) {}
+
+  start(): void {
+    this.output = '';
+    const child = spawn(process.execPath, [this.entry], {
+      cwd: repoRoot,
+      env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...this.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const keep = (chunk: Buffer): void => {
+      this.output = (this.output + chunk.toString()).slice(-20_000);
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    this.child = child;
+  }
+
+  get running(): boolean {
+    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  get logs(): string {
+    return this.output;
+  }
+
+  /** SIGTERM (a graceful drain) or SIGKILL (a crash); resolves when the process is gone. */
+  async stop(signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM', timeoutMs = 20_000): Promise<number | null> {
+    const child = this.child;
+    if (!child || !this.running) return child?.exitCode ?? null;
+    const exited = once(child, 'exit');
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    try {
+      const [code] = (await exited) as [number | null];
+      return code;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** Polls `probe` until it returns a value, or fails with `describe()` after the timeout. */
+export const eventually = async <T>(
+  probe: () => Promise<T | undefined>,
+  options: { timeoutMs: number; intervalMs?: number; describe: () => string },
+): Promise<T> => {
+  const deadline = Date.now() + options.timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 50));
+  }
+  throw new Error(`timed out after ${options.timeoutMs} ms: ${options.describe()}\nlast error: ${String(lastError)}`);
+};

@@ -1,0 +1,21 @@
+#!/usr/bin/env node
+import { runAccountsCli } from '@marketplace/gateway';
+
+const USAGE = `usage: marketplace accounts <create|add-key|revoke-key> ...
+  marketplace accounts create --role seller|buyer --name NAME --email EMAIL [--company C] [--country CC]
+  marketplace accounts add-key ACCOUNT_ID
+  marketplace accounts revoke-key KEY_PREFIX
+Talks to the admin API at MARKETPLACE_URL (default http://localhost:8080) with ADMIN_TOKEN.
+`;
+
+const [command, ...rest] = process.argv.slice(2);
+if (command === 'accounts') {
+  process.exitCode = await runAccountsCli(rest, {
+    env: process.env,
+    stdout: process.stdout,
+    stderr: process.stderr,
+  });
+} else {
+  process.stderr.write(USAGE);
+  process.exitCode = command === undefined || command === '--help' ? 0 : 2;
+}

@@ -1,0 +1,51 @@
+import type { Logger, ServiceHandle } from '@marketplace/platform';
+import type { Infrastructure } from '@marketplace/runtime';
+import { startListingService } from '@marketplace/listing';
+import { startCatalogService } from '@marketplace/catalog';
+import { startQuoteService } from '@marketplace/quote';
+import { startOrderService } from '@marketplace/order';
+import { startSubscriptionService } from '@marketplace/subscription';
+import { startGateway } from '@marketplace/gateway';
+import type { EmbeddedConfig } from './embedded.config.js';
+
+/** Each service keeps its own gRPC server, on an ephemeral loopback port: the code path production runs. */
+const LOOPBACK = { host: '127.0.0.1', port: 0 } as const;
+
+/**
+ * Starts every service on one shared infrastructure, the gateway last. Returns the handles in start order,
+ * so they drain in reverse.
+ */
+export const startMarketplace = async (
+  infrastructure: Infrastructure,
+  config: EmbeddedConfig,
+): Promise<ServiceHandle[]> => {
+  const handles: ServiceHandle[] = [];
+  const scoped = (service: string): Infrastructure & { logger: Logger } => ({
+    ...infrastructure,
+    logger: infrastructure.logger.child({ service }),
+  });
+  try {
+    const listing = await startListingService({ ...scoped('listing'), grpc: LOOPBACK });
+    handles.push(listing);
+    const catalog = await startCatalogService({ ...scoped('catalog'), grpc: LOOPBACK });
+    handles.push(catalog);
+    handles.push(await startQuoteService({ ...scoped('quote'), grpc: LOOPBACK }));
+    handles.push(await startOrderService({ ...scoped('order'), grpc: LOOPBACK }));
+    handles.push(await startSubscriptionService({ ...scoped('subscription'), grpc: LOOPBACK }));
+    const backends = [...handles];
+    handles.push(
+      await startGateway({
+        ...scoped('gateway'),
+        http: { host: config.HOST, port: config.PORT },
+        services: { listing: listing.address, catalog: catalog.address },
+        adminToken: config.ADMIN_TOKEN,
+        publicBaseUrl: config.PUBLIC_BASE_URL,
+        isBackendReady: () => backends.every((handle) => handle.isReady()),
+      }),
+    );
+    return handles;
+  } catch (error) {
+    await Promise.allSettled([...handles].reverse().map((handle) => handle.stop()));
+    throw error;
+  }
+};
