@@ -2,7 +2,9 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
-const resultsDir = fileURLToPath(new URL(import.meta.url.includes('/dist/') ? '../../results/' : '../results/', import.meta.url));
+const resultsDir = fileURLToPath(
+  new URL(import.meta.url.includes('/dist/') ? '../../results/' : '../results/', import.meta.url),
+);
 
 export const machine = () => ({
   node: process.version,
@@ -22,7 +24,10 @@ export const recordResult = async (scenario: string, figures: Record<string, unk
   } catch {
     // first result of the day
   }
-  const scenarios = { ...existing.scenarios, [scenario]: { measuredAt: new Date().toISOString(), ...figures } };
+  const scenarios = {
+    ...existing.scenarios,
+    [scenario]: { measuredAt: new Date().toISOString(), ...figures },
+  };
   await writeFile(file, `${JSON.stringify({ machine: machine(), scenarios }, null, 2)}\n`);
   return file;
 };

@@ -15,7 +15,9 @@ const scenarios: Record<string, () => Promise<Record<string, unknown>>> = {
 const requested = process.argv.slice(2);
 const unknown = requested.filter((name) => !(name in scenarios));
 if (unknown.length > 0) {
-  process.stderr.write(`unknown scenario(s): ${unknown.join(', ')}\nknown: ${Object.keys(scenarios).join(', ')}\n`);
+  process.stderr.write(
+    `unknown scenario(s): ${unknown.join(', ')}\nknown: ${Object.keys(scenarios).join(', ')}\n`,
+  );
   process.exit(2);
 }
 

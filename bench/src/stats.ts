@@ -12,7 +12,8 @@ export interface Summary {
 export const summarize = (samples: readonly number[]): Summary => {
   if (samples.length === 0) throw new Error('no samples');
   const sorted = [...samples].sort((a, b) => a - b);
-  const rank = (p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+  const rank = (p: number): number =>
+    sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
   const round = (ms: number): number => Math.round(ms * 10) / 10;
   return {
     count: sorted.length,

@@ -66,14 +66,15 @@ export class Cluster {
         HOST: '127.0.0.1',
         PORT: String(httpPort),
         ADMIN_TOKEN: cluster.adminToken,
-        ...Object.fromEntries(BACKEND_SERVICES.map((s) => [`${s.toUpperCase()}_GRPC_ADDR`, grpcAddresses.get(s) ?? ''])),
+        ...Object.fromEntries(
+          BACKEND_SERVICES.map((s) => [`${s.toUpperCase()}_GRPC_ADDR`, grpcAddresses.get(s) ?? '']),
+        ),
       }),
     );
     for (const process of cluster.processes.values()) process.start();
     await cluster.waitUntilReady();
     return cluster;
   }
-
 
   adminClient(): MarketplaceClient {
     return new MarketplaceClient(this.client.baseUrl, this.adminToken);

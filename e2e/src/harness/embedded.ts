@@ -39,7 +39,8 @@ export class EmbeddedMarketplace {
     await eventually(async () => ((await this.client.isReady()) ? true : undefined), {
       timeoutMs: 60_000,
       intervalMs: 100,
-      describe: () => `marketplace not ready (${this.process.running ? 'running' : 'exited'}):\n${this.process.logs}`,
+      describe: () =>
+        `marketplace not ready (${this.process.running ? 'running' : 'exited'}):\n${this.process.logs}`,
     });
   }
 

@@ -17,25 +17,43 @@ export class MarketplaceClient {
     private readonly adminToken?: string,
   ) {}
 
-  async request(path: string, init: RequestInit = {}): Promise<{ status: number; body: unknown; headers: Headers }> {
-    const response = await fetch(new URL(path, this.baseUrl), { ...init, signal: AbortSignal.timeout(10_000) });
+  async request(
+    path: string,
+    init: RequestInit = {},
+  ): Promise<{ status: number; body: unknown; headers: Headers }> {
+    const response = await fetch(new URL(path, this.baseUrl), {
+      ...init,
+      signal: AbortSignal.timeout(10_000),
+    });
     const text = await response.text();
-    const body: unknown = text.length > 0 && /json/.test(response.headers.get('content-type') ?? '') ? JSON.parse(text) : text;
+    const body: unknown =
+      text.length > 0 && /json/.test(response.headers.get('content-type') ?? '') ? JSON.parse(text) : text;
     return { status: response.status, body, headers: response.headers };
   }
 
-  async createAccount(role: 'seller' | 'buyer', name: string): Promise<{ accountId: number; apiKey: string }> {
+  async createAccount(
+    role: 'seller' | 'buyer',
+    name: string,
+  ): Promise<{ accountId: number; apiKey: string }> {
     const { status, body } = await this.request('/api/admin/accounts', {
       method: 'POST',
       headers: { authorization: `Bearer ${this.adminToken ?? ''}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ role, name, email: `${name.toLowerCase().replace(/\W+/g, '.')}@example.com`, country: 'US' }),
+      body: JSON.stringify({
+        role,
+        name,
+        email: `${name.toLowerCase().replace(/\W+/g, '.')}@example.com`,
+        country: 'US',
+      }),
     });
     if (status !== 201) throw new Error(`account creation answered ${status}: ${JSON.stringify(body)}`);
     const created = body as { account_id: number; api_key: string };
     return { accountId: created.account_id, apiKey: created.api_key };
   }
 
-  async publish(apiKey: string, listing: Record<string, unknown>): Promise<{ status: number; body: Product }> {
+  async publish(
+    apiKey: string,
+    listing: Record<string, unknown>,
+  ): Promise<{ status: number; body: Product }> {
     const { status, body } = await this.request('/api/products', {
       method: 'POST',
       headers: { 'x-mcp-api-key': apiKey, 'content-type': 'application/json' },
@@ -45,7 +63,9 @@ export class MarketplaceClient {
   }
 
   async search(query: Record<string, string | number>): Promise<SearchPage> {
-    const params = new URLSearchParams(Object.entries(query).map(([key, value]): [string, string] => [key, String(value)]));
+    const params = new URLSearchParams(
+      Object.entries(query).map(([key, value]): [string, string] => [key, String(value)]),
+    );
     const { status, body } = await this.request(`/api/ucp/catalog/products?${params.toString()}`);
     if (status !== 200) throw new Error(`search answered ${status}: ${JSON.stringify(body)}`);
     return body as SearchPage;

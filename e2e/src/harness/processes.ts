@@ -4,7 +4,9 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 /** The repository root, from e2e/src/harness or e2e/dist/src/harness. */
-export const repoRoot = fileURLToPath(new URL(import.meta.url.includes('/dist/') ? '../../../../' : '../../../', import.meta.url));
+export const repoRoot = fileURLToPath(
+  new URL(import.meta.url.includes('/dist/') ? '../../../../' : '../../../', import.meta.url),
+);
 
 /** A port the OS just handed out and released: free for the child about to bind it. */
 export const freePort = async (): Promise<number> => {
@@ -83,5 +85,7 @@ export const eventually = async <T>(
     }
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 50));
   }
-  throw new Error(`timed out after ${options.timeoutMs} ms: ${options.describe()}\nlast error: ${String(lastError)}`);
+  throw new Error(
+    `timed out after ${options.timeoutMs} ms: ${options.describe()}\nlast error: ${String(lastError)}`,
+  );
 };

@@ -157,7 +157,12 @@ describe.each(testEngines())('embedded event log on $name', ({ create }) => {
   it('with soleProcess, takes over the partitions a crashed earlier run still claims, without waiting for the lease', async () => {
     const topic = 'embedded.sole-process.v1';
     const crashed = severable(db);
-    const earlier = await createEmbeddedEventLog({ db: crashed.db, schema, ...fastSettings, leaseMs: 60_000 });
+    const earlier = await createEmbeddedEventLog({
+      db: crashed.db,
+      schema,
+      ...fastSettings,
+      leaseMs: 60_000,
+    });
     const earlierSeen: string[] = [];
     await earlier.subscribe({
       topic,

@@ -16,11 +16,16 @@ export const parseEnv = <S extends z.ZodObject>(
   schema: S,
   env: Record<string, string | undefined> = process.env,
 ): z.infer<S> => {
-  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+  );
   const result = schema.safeParse(present);
   if (result.success) return result.data;
   throw new ConfigError(
-    result.error.issues.map((issue) => ({ variable: issue.path.join('.') || '(env)', message: issue.message })),
+    result.error.issues.map((issue) => ({
+      variable: issue.path.join('.') || '(env)',
+      message: issue.message,
+    })),
   );
 };
 
@@ -28,11 +33,9 @@ export const parseEnv = <S extends z.ZodObject>(
 export const envPort = (fallback: number) => z.coerce.number().int().min(0).max(65_535).default(fallback);
 export const envUrl = () => z.url();
 export const envList = () =>
-  z
-    .string()
-    .transform((value) =>
-      value
-        .split(',')
-        .map((item) => item.trim())
-        .filter((item) => item.length > 0),
-    );
+  z.string().transform((value) =>
+    value
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item.length > 0),
+  );

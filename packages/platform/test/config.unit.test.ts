@@ -2,7 +2,11 @@ import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
 import { ConfigError, envList, envPort, parseEnv } from '../src/config.js';
 
-const schema = z.object({ PORT: envPort(8080), HOSTS: envList().default([]), MODE: z.enum(['a', 'b']).default('a') });
+const schema = z.object({
+  PORT: envPort(8080),
+  HOSTS: envList().default([]),
+  MODE: z.enum(['a', 'b']).default('a'),
+});
 
 describe('parseEnv', () => {
   it('applies defaults and treats empty strings as unset', () => {

@@ -5,12 +5,17 @@ describe('product ids', () => {
   it('round-trips', () => {
     expect(parseProductId(formatProductId(42))).toBe(42);
   });
-  it.each(['product_0', 'product_', 'product_01', 'product_-1', 'prod_1', 'product_1x', 'product_99999999999999999'])(
-    'rejects %p',
-    (id) => {
-      expect(parseProductId(id)).toBeUndefined();
-    },
-  );
+  it.each([
+    'product_0',
+    'product_',
+    'product_01',
+    'product_-1',
+    'prod_1',
+    'product_1x',
+    'product_99999999999999999',
+  ])('rejects %p', (id) => {
+    expect(parseProductId(id)).toBeUndefined();
+  });
 });
 
 describe('event ids', () => {

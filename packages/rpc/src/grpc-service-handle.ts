@@ -6,8 +6,9 @@ import { startGrpcServer } from './grpc-server.js';
 /** How long a stop lets in-flight gRPC calls finish before cancelling them. */
 export const GRPC_DRAIN_TIMEOUT_MS = 10_000;
 
-export interface GrpcServiceHandleOptions<Definitions extends readonly TsProtoServiceDefinition[]>
-  extends GrpcServerOptions<Definitions> {
+export interface GrpcServiceHandleOptions<
+  Definitions extends readonly TsProtoServiceDefinition[],
+> extends GrpcServerOptions<Definitions> {
   /** Runs after the server stopped taking calls: stop relays and consumers the calls may have fed. */
   readonly afterServerStopped?: () => Promise<void>;
   /** Readiness beyond "not stopping", e.g. a projection that has caught up. */

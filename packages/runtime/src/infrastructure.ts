@@ -32,7 +32,10 @@ export const createInfrastructure = async (
     : await createEmbeddedDatabase({ dataDir: join(config.DATA_DIR, 'postgres') });
   try {
     await waitForDatabase(db, { timeoutMs: config.STARTUP_TIMEOUT_MS });
-    const log = namespacedEventLog(await openEventLog(config, db, serviceName, logger), config.EVENT_LOG_NAMESPACE);
+    const log = namespacedEventLog(
+      await openEventLog(config, db, serviceName, logger),
+      config.EVENT_LOG_NAMESPACE,
+    );
     return {
       db,
       log,

@@ -24,7 +24,10 @@ export const drain = async (
   return clean;
 };
 
-const withinDeadline = async (work: Promise<void>, deadline: number): Promise<'done' | 'timeout' | 'failed'> => {
+const withinDeadline = async (
+  work: Promise<void>,
+  deadline: number,
+): Promise<'done' | 'timeout' | 'failed'> => {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - Date.now()));

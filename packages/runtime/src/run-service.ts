@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { ServiceHandle } from '@marketplace/platform';
 import { ConfigError, createLogger, parseEnv } from '@marketplace/platform';
 import type { Infrastructure } from './infrastructure.js';
@@ -38,7 +38,11 @@ export const runServiceMain = <S extends z.ZodObject>(options: ServiceMainOption
     }
     logger.info({ address: handle.address }, `${options.name} started`);
     onShutdownSignal(() =>
-      drain([handle], { timeoutMs: config.SHUTDOWN_TIMEOUT_MS, logger, finally: () => infrastructure.close() }),
+      drain([handle], {
+        timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+        logger,
+        finally: () => infrastructure.close(),
+      }),
     );
   };
   main().catch((error: unknown) => {

@@ -4,7 +4,11 @@ import { drain } from '../src/lifecycle.js';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 
-const handle = (name: string, stopped: string[], stop: () => Promise<void> = async () => undefined): ServiceHandle => ({
+const handle = (
+  name: string,
+  stopped: string[],
+  stop: () => Promise<void> = async () => undefined,
+): ServiceHandle => ({
   name,
   address: name,
   isReady: () => true,
@@ -17,13 +21,16 @@ const handle = (name: string, stopped: string[], stop: () => Promise<void> = asy
 describe('drain', () => {
   it('stops services in reverse start order, then closes the infrastructure', async () => {
     const stopped: string[] = [];
-    const clean = await drain([handle('listing', stopped), handle('catalog', stopped), handle('gateway', stopped)], {
-      timeoutMs: 1_000,
-      logger,
-      finally: async () => {
-        stopped.push('infrastructure');
+    const clean = await drain(
+      [handle('listing', stopped), handle('catalog', stopped), handle('gateway', stopped)],
+      {
+        timeoutMs: 1_000,
+        logger,
+        finally: async () => {
+          stopped.push('infrastructure');
+        },
       },
-    });
+    );
     expect(clean).toBe(true);
     expect(stopped).toEqual(['gateway', 'catalog', 'listing', 'infrastructure']);
   });

@@ -2,7 +2,13 @@
  * Words and limits every surface must agree on (spec sections 2.3, 2.4, 8 and the product decisions).
  * The gateway's request schemas and the services' deciders both read them from here, so a limit changes once.
  */
-export const CONDITIONS = ['salvage', 'customer_returns', 'shelf_pulls', 'overstock', 'new_or_refurbished'] as const;
+export const CONDITIONS = [
+  'salvage',
+  'customer_returns',
+  'shelf_pulls',
+  'overstock',
+  'new_or_refurbished',
+] as const;
 export type Condition = (typeof CONDITIONS)[number];
 
 export const CATEGORIES = [
@@ -35,8 +41,10 @@ export const CATEGORY_NAMES: Record<Category, string> = {
   other: 'Other',
 };
 
-export const isCondition = (value: string): value is Condition => (CONDITIONS as readonly string[]).includes(value);
-export const isCategory = (value: string): value is Category => (CATEGORIES as readonly string[]).includes(value);
+export const isCondition = (value: string): value is Condition =>
+  (CONDITIONS as readonly string[]).includes(value);
+export const isCategory = (value: string): value is Category =>
+  (CATEGORIES as readonly string[]).includes(value);
 
 export const LISTING_LIMITS = {
   nameMaxLength: 500,
