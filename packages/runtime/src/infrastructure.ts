@@ -16,6 +16,12 @@ export interface Infrastructure {
   readonly clock: Clock;
 }
 
+/** What a backend service's start function takes: the infrastructure and where to serve gRPC. */
+export interface ServiceDependencies extends Infrastructure {
+  /** Port 0 binds a free ephemeral port; the handle's address names the one chosen. */
+  readonly grpc: { readonly host: string; readonly port: number };
+}
+
 export interface OwnedInfrastructure extends Infrastructure {
   /** Closes the log, then the database. */
   close(): Promise<void>;

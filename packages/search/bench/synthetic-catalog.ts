@@ -1,3 +1,4 @@
+import { CATEGORIES, CONDITIONS } from '@marketplace/vocabulary';
 import type { SearchDocument } from '../src/index.js';
 
 /**
@@ -5,20 +6,6 @@ import type { SearchDocument } from '../src/index.js';
  * vocabulary of pronounceable pseudo-words, so a few words are very common (the worst case for a query)
  * and most are rare, as in real catalogs.
  */
-const CATEGORIES = [
-  'electronics',
-  'apparel',
-  'home_goods',
-  'beauty',
-  'sports',
-  'kitchenware',
-  'office_supplies',
-  'toys',
-  'food_beverage',
-  'tools',
-  'other',
-];
-const CONDITIONS = ['salvage', 'customer_returns', 'shelf_pulls', 'overstock', 'new_or_refurbished'];
 const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'ze', 'pa', 'do', 'gu', 'be', 'fi', 'ho'];
 
 /** Mulberry32: a small seeded generator, so every run measures the same catalog. */

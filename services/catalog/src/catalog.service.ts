@@ -1,7 +1,6 @@
-import type { Database } from '@marketplace/database';
 import { migrate } from '@marketplace/database';
-import type { EventLog } from '@marketplace/eventlog';
-import type { Clock, Logger, ServiceHandle } from '@marketplace/platform';
+import type { ServiceHandle } from '@marketplace/platform';
+import type { ServiceDependencies } from '@marketplace/runtime';
 import { serveGrpcService } from '@marketplace/rpc';
 import { createEmbeddedSearchIndex } from '@marketplace/search';
 import { catalogMigrations } from './adapters/catalog.migrations.js';
@@ -14,15 +13,7 @@ import { catalogGrpcService } from './transport/catalog.grpc.js';
 
 const SERVICE_NAME = 'catalog';
 
-export interface CatalogServiceOptions {
-  readonly db: Database;
-  /** Where listing events come from (topic `marketplace.listing.v1`). */
-  readonly log: EventLog;
-  readonly logger: Logger;
-  /** Part of every service's infrastructure; the catalog takes its times from the events. */
-  readonly clock: Clock;
-  /** Port 0 binds a free ephemeral port; the handle's address names the one chosen. */
-  readonly grpc: { readonly host: string; readonly port: number };
+export interface CatalogServiceOptions extends ServiceDependencies {
   /** The PostgreSQL schema the service owns; default `catalog` (tests use a fresh one). */
   readonly schema?: string;
 }

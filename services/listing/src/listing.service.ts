@@ -1,8 +1,7 @@
-import type { Database } from '@marketplace/database';
 import { migrate } from '@marketplace/database';
-import type { EventLog } from '@marketplace/eventlog';
 import { createPostgresEventStore, startOutboxRelay } from '@marketplace/eventsourcing';
-import type { Clock, Logger, ServiceHandle } from '@marketplace/platform';
+import type { ServiceHandle } from '@marketplace/platform';
+import type { ServiceDependencies } from '@marketplace/runtime';
 import { serveGrpcService } from '@marketplace/rpc';
 import { listingMigrations } from './adapters/listing.migrations.js';
 import { encodeListingEvent } from './adapters/listing-event.codec.js';
@@ -13,15 +12,7 @@ import { listingGrpcService } from './transport/listing.grpc.js';
 
 const SERVICE_NAME = 'listing';
 
-export interface ListingServiceOptions {
-  readonly db: Database;
-  /** Where the outbox relay publishes listing events (topic `marketplace.listing.v1`). */
-  readonly log: EventLog;
-  /** The service's logger (bound to `service: listing` by its creator). */
-  readonly logger: Logger;
-  readonly clock: Clock;
-  /** Port 0 binds a free ephemeral port; the handle's address names the one chosen. */
-  readonly grpc: { readonly host: string; readonly port: number };
+export interface ListingServiceOptions extends ServiceDependencies {
   /** The PostgreSQL schema the service owns; default `listing` (tests use a fresh one). */
   readonly schema?: string;
 }

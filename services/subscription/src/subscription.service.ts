@@ -1,15 +1,8 @@
-import type { Database } from '@marketplace/database';
-import type { EventLog } from '@marketplace/eventlog';
-import type { Clock, Logger, ServiceHandle } from '@marketplace/platform';
+import type { ServiceHandle } from '@marketplace/platform';
+import type { ServiceDependencies } from '@marketplace/runtime';
 import { serveGrpcService } from '@marketplace/rpc';
 
-export interface SubscriptionServiceOptions {
-  readonly db: Database;
-  readonly log: EventLog;
-  readonly logger: Logger;
-  readonly clock: Clock;
-  readonly grpc: { readonly host: string; readonly port: number };
-}
+export type SubscriptionServiceOptions = ServiceDependencies;
 
 /**
  * The subscription service as it stands before its domain lands: a running gRPC server with the health service, started
