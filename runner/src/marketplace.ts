@@ -1,4 +1,4 @@
-import type { Logger, ServiceHandle } from '@marketplace/platform';
+import type { ServiceHandle } from '@marketplace/platform';
 import type { Infrastructure } from '@marketplace/runtime';
 import { startListingService } from '@marketplace/listing';
 import { startCatalogService } from '@marketplace/catalog';
@@ -12,7 +12,7 @@ import type { EmbeddedConfig } from './embedded.config.js';
 const LOOPBACK = { host: '127.0.0.1', port: 0 } as const;
 
 /**
- * Starts every service on one shared infrastructure, the gateway last. Returns the handles in start order,
+ * Starts every service on one shared infrastructure (each binds its own name to the logger), the gateway last. Returns the handles in start order,
  * so they drain in reverse.
  */
 export const startMarketplace = async (
@@ -20,22 +20,18 @@ export const startMarketplace = async (
   config: EmbeddedConfig,
 ): Promise<ServiceHandle[]> => {
   const handles: ServiceHandle[] = [];
-  const scoped = (service: string): Infrastructure & { logger: Logger } => ({
-    ...infrastructure,
-    logger: infrastructure.logger.child({ service }),
-  });
   try {
-    const listing = await startListingService({ ...scoped('listing'), grpc: LOOPBACK });
+    const listing = await startListingService({ ...infrastructure, grpc: LOOPBACK });
     handles.push(listing);
-    const catalog = await startCatalogService({ ...scoped('catalog'), grpc: LOOPBACK });
+    const catalog = await startCatalogService({ ...infrastructure, grpc: LOOPBACK });
     handles.push(catalog);
-    handles.push(await startQuoteService({ ...scoped('quote'), grpc: LOOPBACK }));
-    handles.push(await startOrderService({ ...scoped('order'), grpc: LOOPBACK }));
-    handles.push(await startSubscriptionService({ ...scoped('subscription'), grpc: LOOPBACK }));
+    handles.push(await startQuoteService({ ...infrastructure, grpc: LOOPBACK }));
+    handles.push(await startOrderService({ ...infrastructure, grpc: LOOPBACK }));
+    handles.push(await startSubscriptionService({ ...infrastructure, grpc: LOOPBACK }));
     const backends = [...handles];
     handles.push(
       await startGateway({
-        ...scoped('gateway'),
+        ...infrastructure,
         http: { host: config.HOST, port: config.PORT },
         services: { listing: listing.address, catalog: catalog.address },
         adminToken: config.ADMIN_TOKEN,

@@ -48,7 +48,8 @@ const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
  * Resolves once listening; `stop()` drains in-flight requests (bounded), then closes the clients.
  */
 export const startGateway = async (options: GatewayOptions): Promise<ServiceHandle> => {
-  const { db, logger, clock } = options;
+  const { db, clock } = options;
+  const logger = options.logger.child({ service: 'gateway' });
   const schema = options.identitySchema ?? IDENTITY_SCHEMA;
   await migrate(db, schema, IDENTITY_MIGRATIONS);
   const identity = createIdentityService({ db, schema, clock });

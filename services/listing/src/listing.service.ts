@@ -22,7 +22,8 @@ export interface ListingServiceOptions extends ServiceDependencies {
  * `stop()` drains in reverse order: in-flight calls finish, then the relay publishes what they appended.
  */
 export const startListingService = async (options: ListingServiceOptions): Promise<ServiceHandle> => {
-  const { db, log, clock, logger } = options;
+  const { db, log, clock } = options;
+  const logger = options.logger.child({ service: SERVICE_NAME });
   const schema = options.schema ?? SERVICE_NAME;
 
   await migrate(db, schema, listingMigrations);
