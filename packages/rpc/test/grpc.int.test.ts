@@ -66,6 +66,12 @@ const catalog = {
   async searchProducts() {
     return { products: [product], total: 1 };
   },
+  async listCategories() {
+    return { categories: [] };
+  },
+  async recommendPrice() {
+    throw new AppError('unavailable', 'not called by these tests');
+  },
 } satisfies catalogV1.CatalogServiceImplementation;
 
 const listing = {

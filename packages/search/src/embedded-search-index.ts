@@ -178,7 +178,9 @@ const matchesFilters = (document: SearchDocument | undefined, filters: SearchFil
   (filters.category === undefined || document.category === filters.category) &&
   (filters.condition === undefined || document.condition === filters.condition) &&
   (filters.minPriceCents === undefined || document.priceCents >= filters.minPriceCents) &&
-  (filters.maxPriceCents === undefined || document.priceCents <= filters.maxPriceCents);
+  (filters.maxPriceCents === undefined || document.priceCents <= filters.maxPriceCents) &&
+  (filters.minDiscountPercent === undefined ||
+    (document.discountPercent !== undefined && document.discountPercent >= filters.minDiscountPercent));
 
 const assertVersion = (version: number): void => {
   if (!Number.isSafeInteger(version) || version < 1)

@@ -24,6 +24,11 @@ export interface SearchDocument<P = unknown> {
   readonly condition: string;
   /** Unit price in cents, for the price range filter. */
   readonly priceCents: number;
+  /**
+   * Whole percent off the original retail price, for the minimum-discount filter; absent when the listing
+   * has no original retail price (it then never passes that filter).
+   */
+  readonly discountPercent?: number;
   /** Whether agent-facing (public) surfaces may return it; the catalog's visibility rule decides. */
   readonly public: boolean;
   /** Epoch milliseconds; a query without text lists the newest first, and equal scores break on it too. */
@@ -38,6 +43,8 @@ export interface SearchFilters {
   /** Inclusive bounds on `priceCents`. */
   readonly minPriceCents?: number;
   readonly maxPriceCents?: number;
+  /** Inclusive lower bound on `discountPercent`; documents without one never pass. */
+  readonly minDiscountPercent?: number;
   /** `public`: only documents with `public: true`; `any`: every document (internal callers only). */
   readonly visibility: 'public' | 'any';
 }

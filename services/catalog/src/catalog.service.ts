@@ -7,6 +7,8 @@ import { catalogMigrations } from './adapters/catalog.migrations.js';
 import { productsTable } from './adapters/products.table.js';
 import { startSearchProjection } from './adapters/search-projection.runner.js';
 import { getProduct } from './application/get-product.query.js';
+import { listCategories } from './application/list-categories.query.js';
+import { recommendPriceFor } from './application/recommend-price.query.js';
 import { searchProducts } from './application/search-products.query.js';
 import type { CatalogProduct } from './domain/catalog-product.js';
 import { catalogGrpcService } from './transport/catalog.grpc.js';
@@ -45,6 +47,12 @@ export const startCatalogService = async (options: CatalogServiceOptions): Promi
       catalogGrpcService({
         searchProducts: (input) => searchProducts(index, input),
         getProduct: (input) => getProduct((id) => products.find(db, id), input),
+        listCategories: () => listCategories(() => products.countPublicInStockByCategory(db)),
+        recommendPrice: (input) =>
+          recommendPriceFor(
+            (category, condition, limit) => products.priceToRetailRatios(db, category, condition, limit),
+            input,
+          ),
       }),
     ],
     logger,

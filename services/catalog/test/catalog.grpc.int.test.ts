@@ -141,4 +141,62 @@ describe.each(testEngines())('CatalogService over gRPC on $name', ({ create }) =
       violations: [{ path: 'productId', message: 'must look like product_<number>' }],
     });
   });
+
+  it('reports the discount off the original retail price and filters on a minimum discount', async () => {
+    const { product } = await catalog.client.getProduct({ productId: 'product_3' });
+    expect(product?.discountPercent).toBe(69);
+
+    expect(ids((await search({ minDiscountPercent: 50 })).products)).toEqual(['product_3']);
+    expect(ids((await search({ query: 'drill', minDiscountPercent: 16 })).products).sort()).toEqual([
+      'product_2',
+      'product_3',
+      'product_5',
+    ]);
+    await expect(search({ minDiscountPercent: 101 })).rejects.toMatchObject({
+      kind: 'validation',
+      violations: [{ path: 'minDiscountPercent', message: 'must be at most 100' }],
+    });
+  });
+
+  it('counts public, in-stock listings per category, every category listed', async () => {
+    const { categories } = await catalog.client.listCategories({});
+
+    expect(categories).toHaveLength(11);
+    expect(categories).toEqual(
+      expect.arrayContaining([
+        { id: 'tools', productCount: 2 },
+        { id: 'toys', productCount: 1 },
+        { id: 'electronics', productCount: 0 },
+      ]),
+    );
+  });
+
+  it('recommends a price from the table, then from enough comparable public listings', async () => {
+    const request = { category: 'kitchenware', condition: 'shelf_pulls', originalRetailCents: 20_000 };
+    const tableOnly = await catalog.client.recommendPrice(request);
+    expect(tableOnly).toMatchObject({ recommendedUnitPriceCents: 9_000, basis: { comparableListings: 0 } });
+
+    const comparable = (n: number, overrides: Partial<Parameters<typeof listingMessage>[1]> = {}) =>
+      listingMessage(n, {
+        name: `Pans ${n}`,
+        category: 'kitchenware',
+        condition: 'shelf_pulls',
+        priceCents: (n - 10) * 100,
+        originalRetailPriceCents: 10_000,
+        ...overrides,
+      });
+    const listings = [
+      ...[11, 12, 13, 14, 15].map((n) => comparable(n)),
+      comparable(16, { priceCents: 9_000, promotePublicly: false }),
+      comparable(17, { originalRetailPriceCents: undefined }),
+    ];
+    for (const listing of listings) await log.deliver(delivered(listingCreated(listing)));
+
+    const recommendation = await catalog.client.recommendPrice({ ...request, quantity: 1 });
+    expect(recommendation.basis).toMatchObject({ comparableListings: 5, comparableMedianRatio: 0.03 });
+    expect(recommendation.recommendedUnitPriceCents).toBe(4_800);
+    await expect(
+      catalog.client.recommendPrice({ ...request, condition: 'used', originalRetailCents: 0 }),
+    ).rejects.toMatchObject({ kind: 'validation' });
+  });
 });

@@ -243,18 +243,26 @@ export const searchIndexContract = (adapterName: string, options: SearchIndexCon
     describe('filters', () => {
       beforeEach(async () => {
         await index.upsertMany([
-          contractDocument(1, { title: 'Drill', category: 'tools', condition: 'salvage', priceCents: 1_000 }),
+          contractDocument(1, {
+            title: 'Drill',
+            category: 'tools',
+            condition: 'salvage',
+            priceCents: 1_000,
+            discountPercent: 80,
+          }),
           contractDocument(2, {
             title: 'Drill',
             category: 'tools',
             condition: 'overstock',
             priceCents: 2_000,
+            discountPercent: 50,
           }),
           contractDocument(3, {
             title: 'Drill',
             category: 'toys',
             condition: 'overstock',
             priceCents: 3_000,
+            discountPercent: 49,
           }),
           contractDocument(4, {
             title: 'Drill',
@@ -272,6 +280,16 @@ export const searchIndexContract = (adapterName: string, options: SearchIndexCon
         ['minimum price, inclusive', { minPriceCents: 2_000 }, ['product_4', 'product_3', 'product_2']],
         ['maximum price, inclusive', { maxPriceCents: 2_000 }, ['product_2', 'product_1']],
         ['price range', { minPriceCents: 1_500, maxPriceCents: 3_500 }, ['product_3', 'product_2']],
+        [
+          'minimum discount, inclusive; none without a discount',
+          { minDiscountPercent: 50 },
+          ['product_2', 'product_1'],
+        ],
+        [
+          'a zero minimum discount still requires one',
+          { minDiscountPercent: 0 },
+          ['product_3', 'product_2', 'product_1'],
+        ],
         ['all at once', { category: 'tools', condition: 'overstock', maxPriceCents: 2_000 }, ['product_2']],
       ])('filters by %s, with and without text', async (_name, filters, expected) => {
         expect(await ids({ filters: { visibility: 'any', ...filters } })).toEqual(expected);

@@ -20,7 +20,20 @@ export interface ProductsTable {
     limit: number,
   ): Promise<CatalogProduct[]>;
   deleteAll(tx: Queryable): Promise<void>;
+  /** Public, in-stock products per category (categories without any are absent). */
+  countPublicInStockByCategory(db: Queryable): Promise<Map<string, number>>;
+  /**
+   * `price / original retail` of the `limit` most recently created public products of a category and
+   * condition that have an original retail price.
+   */
+  priceToRetailRatios(db: Queryable, category: string, condition: string, limit: number): Promise<number[]>;
 }
+
+// The visibility rule of src/domain/product-visibility.ts (`isPublic`) and `availabilityOf`, as SQL over the
+// stored document, so counts and comparables need no pass over every product; the products table int tests
+// check both against those functions.
+const PUBLIC = `(document->>'promotePublicly')::boolean`;
+const IN_STOCK = `(document->>'quantity')::bigint > 0`;
 
 /** The products table of the catalog schema: one row per listing, the document as the catalog serves it. */
 export const productsTable = (schema: string): ProductsTable => {
@@ -66,6 +79,24 @@ export const productsTable = (schema: string): ProductsTable => {
     },
     async deleteAll(tx) {
       await tx.query(`delete from ${table}`);
+    },
+    async countPublicInStockByCategory(db) {
+      const { rows } = await db.query<{ category: string; products: string | number }>(
+        `select document->>'category' as category, count(*) as products from ${table}
+         where ${PUBLIC} and ${IN_STOCK} group by 1`,
+      );
+      return new Map(rows.map((row) => [row.category, Number(row.products)]));
+    },
+    async priceToRetailRatios(db, category, condition, limit) {
+      const { rows } = await db.query<{ ratio: string | number }>(
+        `select (document->>'priceCents')::float8 / (document->>'originalRetailPriceCents')::float8 as ratio
+         from ${table}
+         where document->>'category' = $1 and document->>'condition' = $2 and ${PUBLIC}
+           and (document->>'originalRetailPriceCents')::bigint > 0
+         order by created_at_ms desc, product_id desc limit $3`,
+        [category, condition, limit],
+      );
+      return rows.map((row) => Number(row.ratio));
     },
   };
 };

@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import type { FieldViolation } from '@marketplace/platform';
-import { validationError } from '@marketplace/platform';
 import { SEARCH_TEXT_LIMITS, wordCount } from '@marketplace/search';
 import type { SearchIndex, SearchQuery } from '@marketplace/search';
 import { CATALOG_SEARCH_LIMITS, CATEGORIES, CONDITIONS } from '@marketplace/vocabulary';
 import type { CatalogProduct } from '../domain/catalog-product.js';
+import { parseInput } from './validate-input.js';
 
 /** A catalog search as callers send it; prices in cents. */
 export interface SearchProductsInput {
@@ -14,6 +13,8 @@ export interface SearchProductsInput {
   readonly condition?: string;
   readonly minPriceCents?: number;
   readonly maxPriceCents?: number;
+  /** Whole percent 0-100; listings without an original retail price never pass. */
+  readonly minDiscountPercent?: number;
   readonly limit: number;
   readonly offset: number;
 }
@@ -47,6 +48,12 @@ const searchProductsSchema = z
     condition: z.enum(CONDITIONS, { error: `must be one of ${CONDITIONS.join(', ')}` }).optional(),
     minPriceCents: cents.optional(),
     maxPriceCents: cents.optional(),
+    minDiscountPercent: z
+      .number()
+      .int('must be a whole percent')
+      .min(0, 'must be at least 0')
+      .max(100, 'must be at most 100')
+      .optional(),
     limit: z
       .number()
       .int('must be a whole number')
@@ -60,26 +67,14 @@ const searchProductsSchema = z
     { path: ['minPriceCents'], message: 'must not exceed maxPriceCents' },
   );
 
-const violationOf = ({ path, message }: z.core.$ZodIssue): FieldViolation => ({
-  path: path.map(String).join('/'),
-  message,
-});
-
 /** The index query for a search request; throws AppError('validation') naming every offending field. */
 export const toSearchQuery = (input: SearchProductsInput): SearchQuery => {
-  const result = searchProductsSchema.safeParse(input);
-  if (!result.success) {
-    const violations = result.error.issues.map(violationOf);
-    throw validationError(
-      `invalid search: ${violations.map(({ path, message }) => `${path} ${message}`).join('; ')}`,
-      violations,
-    );
-  }
-  const { query, category, condition, minPriceCents, maxPriceCents, limit, offset } = result.data;
+  const { query, category, condition, minPriceCents, maxPriceCents, minDiscountPercent, limit, offset } =
+    parseInput(searchProductsSchema, input, 'search');
   return {
     text: query,
     // Search serves public surfaces: only publicly promoted listings (see product-visibility.ts).
-    filters: { visibility: 'public', category, condition, minPriceCents, maxPriceCents },
+    filters: { visibility: 'public', category, condition, minPriceCents, maxPriceCents, minDiscountPercent },
     limit,
     offset,
   };

@@ -2,14 +2,20 @@ import type { catalogV1 } from '@marketplace/proto';
 import { catalogV1 as catalog } from '@marketplace/proto';
 import type { GrpcService } from '@marketplace/rpc';
 import type { GetProductInput } from '../application/get-product.query.js';
+import type { CategoryCount } from '../application/list-categories.query.js';
+import type { RecommendPriceInput } from '../application/recommend-price.query.js';
 import type { ProductPage, SearchProductsInput } from '../application/search-products.query.js';
 import type { CatalogProduct } from '../domain/catalog-product.js';
 import { availabilityOf } from '../domain/catalog-product.js';
+import { discountPercentOf } from '../domain/discount.js';
+import type { PriceRecommendation } from '../domain/pricing-recommendation.js';
 
 /** The application functions the gRPC API exposes. */
 export interface CatalogApplication {
   searchProducts(input: SearchProductsInput): Promise<ProductPage>;
   getProduct(input: GetProductInput): Promise<CatalogProduct>;
+  listCategories(): Promise<CategoryCount[]>;
+  recommendPrice(input: RecommendPriceInput): Promise<PriceRecommendation>;
 }
 
 export const toProductMessage = (product: CatalogProduct): catalogV1.Product => ({
@@ -33,6 +39,7 @@ export const toProductMessage = (product: CatalogProduct): catalogV1.Product => 
   sellerAccountId: product.sellerAccountId,
   createdAtMs: product.createdAtMs,
   updatedAtMs: product.updatedAtMs,
+  discountPercent: discountPercentOf(product),
 });
 
 /** CatalogService over gRPC: messages ⇄ application inputs; AppErrors become statuses in @marketplace/rpc. */
@@ -48,6 +55,7 @@ export const catalogGrpcService = (
         condition: request.condition,
         minPriceCents: request.minPriceCents,
         maxPriceCents: request.maxPriceCents,
+        minDiscountPercent: request.minDiscountPercent,
         limit: request.limit,
         offset: request.offset,
       });
@@ -59,6 +67,18 @@ export const catalogGrpcService = (
         viewer: { sellerAccountId: request.viewerAccountId },
       });
       return { product: toProductMessage(product) };
+    },
+    async listCategories() {
+      return { categories: await application.listCategories() };
+    },
+    async recommendPrice(request) {
+      const { basis, ...prices } = await application.recommendPrice({
+        category: request.category,
+        condition: request.condition,
+        originalRetailCents: request.originalRetailCents,
+        quantity: request.quantity,
+      });
+      return { ...prices, basis };
     },
   },
 });

@@ -16,6 +16,8 @@ export class InMemoryBackends {
   readonly listings: listingV1.Listing[] = [];
   /** Every CreateListing request received, to check what the gateway sent. */
   readonly createRequests: listingV1.CreateListingRequest[] = [];
+  /** Every RecommendPrice request received; the answer is half the retail price, to see it mapped. */
+  readonly recommendPriceRequests: catalogV1.RecommendPriceRequest[] = [];
 
   private server: GrpcServer | undefined;
 
@@ -34,6 +36,8 @@ export class InMemoryBackends {
     const catalog: catalogV1.CatalogServiceImplementation = {
       searchProducts: async (request) => backends.search(request),
       getProduct: async (request) => backends.get(request),
+      listCategories: async () => backends.categories(),
+      recommendPrice: async (request) => backends.recommendPrice(request),
     };
     backends.server = await startGrpcServer({
       host: '127.0.0.1',
@@ -100,6 +104,31 @@ export class InMemoryBackends {
       throw notFound(`no product ${productId}`);
     }
     return { product: productOf(listing) };
+  }
+
+  private categories(): catalogV1.ListCategoriesResponse {
+    const counts = new Map<string, number>();
+    for (const { category, promotePublicly, quantity } of this.listings) {
+      if (promotePublicly && quantity > 0) counts.set(category, (counts.get(category) ?? 0) + 1);
+    }
+    return { categories: [...counts].map(([id, productCount]) => ({ id, productCount })) };
+  }
+
+  private recommendPrice(request: catalogV1.RecommendPriceRequest): catalogV1.RecommendPriceResponse {
+    this.recommendPriceRequests.push(request);
+    const half = Math.round(request.originalRetailCents / 2);
+    return {
+      recommendedUnitPriceCents: half,
+      lowUnitPriceCents: half - 1,
+      highUnitPriceCents: half + 1,
+      basis: {
+        conditionRecoveryRate: 0.5,
+        comparableListings: 0,
+        appliedRatio: 0.5,
+        lotSizeFactor: 1,
+        explanation: 'half of retail',
+      },
+    };
   }
 }
 

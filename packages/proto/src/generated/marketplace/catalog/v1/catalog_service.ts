@@ -17,6 +17,8 @@ export interface SearchProductsRequest {
   maxPriceCents?: number | undefined;
   limit: number;
   offset: number;
+  /** Whole percent 0-100 off the original retail price; listings without one never pass. */
+  minDiscountPercent?: number | undefined;
 }
 
 export interface SearchProductsResponse {
@@ -56,6 +58,53 @@ export interface Product {
   sellerAccountId: number;
   createdAtMs: number;
   updatedAtMs: number;
+  /** Whole percent off the original retail price (floored, never negative); absent without one. */
+  discountPercent?: number | undefined;
+}
+
+export interface ListCategoriesRequest {
+}
+
+export interface ListCategoriesResponse {
+  categories: CategoryCount[];
+}
+
+export interface CategoryCount {
+  id: string;
+  productCount: number;
+}
+
+export interface RecommendPriceRequest {
+  category: string;
+  condition: string;
+  originalRetailCents: number;
+  /** Units in the lot; absent: 1. */
+  quantity?: number | undefined;
+}
+
+export interface RecommendPriceResponse {
+  recommendedUnitPriceCents: number;
+  lowUnitPriceCents: number;
+  highUnitPriceCents: number;
+  basis: PriceBasis | undefined;
+}
+
+/** How the recommendation was reached, so a seller (or its agent) can judge it. */
+export interface PriceBasis {
+  /** Share of retail this condition typically recovers (from the documented table). */
+  conditionRecoveryRate: number;
+  /** Public listings of the same category and condition with an original retail price that were considered. */
+  comparableListings: number;
+  /** Their median price-to-retail ratio; absent when there were too few to use. */
+  comparableMedianRatio?:
+    | number
+    | undefined;
+  /** The ratio applied before the lot-size adjustment. */
+  appliedRatio: number;
+  /** Multiplier for the lot size (1 for small lots, lower for large ones). */
+  lotSizeFactor: number;
+  /** One sentence explaining the above. */
+  explanation: string;
 }
 
 function createBaseSearchProductsRequest(): SearchProductsRequest {
@@ -67,6 +116,7 @@ function createBaseSearchProductsRequest(): SearchProductsRequest {
     maxPriceCents: undefined,
     limit: 0,
     offset: 0,
+    minDiscountPercent: undefined,
   };
 }
 
@@ -92,6 +142,9 @@ export const SearchProductsRequest: MessageFns<SearchProductsRequest> = {
     }
     if (message.offset !== 0) {
       writer.uint32(56).int32(message.offset);
+    }
+    if (message.minDiscountPercent !== undefined) {
+      writer.uint32(64).int32(message.minDiscountPercent);
     }
     return writer;
   },
@@ -165,6 +218,14 @@ export const SearchProductsRequest: MessageFns<SearchProductsRequest> = {
             message.offset = reader.int32();
             continue;
           }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.minDiscountPercent = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -189,6 +250,7 @@ export const SearchProductsRequest: MessageFns<SearchProductsRequest> = {
     message.maxPriceCents = object.maxPriceCents ?? undefined;
     message.limit = object.limit ?? 0;
     message.offset = object.offset ?? 0;
+    message.minDiscountPercent = object.minDiscountPercent ?? undefined;
     return message;
   },
 };
@@ -406,6 +468,7 @@ function createBaseProduct(): Product {
     sellerAccountId: 0,
     createdAtMs: 0,
     updatedAtMs: 0,
+    discountPercent: undefined,
   };
 }
 
@@ -470,6 +533,9 @@ export const Product: MessageFns<Product> = {
     }
     if (message.updatedAtMs !== 0) {
       writer.uint32(160).int64(message.updatedAtMs);
+    }
+    if (message.discountPercent !== undefined) {
+      writer.uint32(168).int32(message.discountPercent);
     }
     return writer;
   },
@@ -647,6 +713,14 @@ export const Product: MessageFns<Product> = {
             message.updatedAtMs = longToNumber(reader.int64());
             continue;
           }
+          case 21: {
+            if (tag !== 168) {
+              break;
+            }
+
+            message.discountPercent = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -684,6 +758,478 @@ export const Product: MessageFns<Product> = {
     message.sellerAccountId = object.sellerAccountId ?? 0;
     message.createdAtMs = object.createdAtMs ?? 0;
     message.updatedAtMs = object.updatedAtMs ?? 0;
+    message.discountPercent = object.discountPercent ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListCategoriesRequest(): ListCategoriesRequest {
+  return {};
+}
+
+export const ListCategoriesRequest: MessageFns<ListCategoriesRequest> = {
+  encode(_: ListCategoriesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListCategoriesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListCategoriesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ListCategoriesRequest>): ListCategoriesRequest {
+    return ListCategoriesRequest.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<ListCategoriesRequest>): ListCategoriesRequest {
+    const message = createBaseListCategoriesRequest();
+    return message;
+  },
+};
+
+function createBaseListCategoriesResponse(): ListCategoriesResponse {
+  return { categories: [] };
+}
+
+export const ListCategoriesResponse: MessageFns<ListCategoriesResponse> = {
+  encode(message: ListCategoriesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.categories) {
+      CategoryCount.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListCategoriesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListCategoriesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.categories.push(CategoryCount.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ListCategoriesResponse>): ListCategoriesResponse {
+    return ListCategoriesResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListCategoriesResponse>): ListCategoriesResponse {
+    const message = createBaseListCategoriesResponse();
+    message.categories = object.categories?.map((e) => CategoryCount.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseCategoryCount(): CategoryCount {
+  return { id: "", productCount: 0 };
+}
+
+export const CategoryCount: MessageFns<CategoryCount> = {
+  encode(message: CategoryCount, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.productCount !== 0) {
+      writer.uint32(16).int64(message.productCount);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CategoryCount {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCategoryCount();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.productCount = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<CategoryCount>): CategoryCount {
+    return CategoryCount.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CategoryCount>): CategoryCount {
+    const message = createBaseCategoryCount();
+    message.id = object.id ?? "";
+    message.productCount = object.productCount ?? 0;
+    return message;
+  },
+};
+
+function createBaseRecommendPriceRequest(): RecommendPriceRequest {
+  return { category: "", condition: "", originalRetailCents: 0, quantity: undefined };
+}
+
+export const RecommendPriceRequest: MessageFns<RecommendPriceRequest> = {
+  encode(message: RecommendPriceRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.category !== "") {
+      writer.uint32(10).string(message.category);
+    }
+    if (message.condition !== "") {
+      writer.uint32(18).string(message.condition);
+    }
+    if (message.originalRetailCents !== 0) {
+      writer.uint32(24).int64(message.originalRetailCents);
+    }
+    if (message.quantity !== undefined) {
+      writer.uint32(32).int64(message.quantity);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecommendPriceRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecommendPriceRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.category = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.condition = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.originalRetailCents = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.quantity = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<RecommendPriceRequest>): RecommendPriceRequest {
+    return RecommendPriceRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RecommendPriceRequest>): RecommendPriceRequest {
+    const message = createBaseRecommendPriceRequest();
+    message.category = object.category ?? "";
+    message.condition = object.condition ?? "";
+    message.originalRetailCents = object.originalRetailCents ?? 0;
+    message.quantity = object.quantity ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRecommendPriceResponse(): RecommendPriceResponse {
+  return { recommendedUnitPriceCents: 0, lowUnitPriceCents: 0, highUnitPriceCents: 0, basis: undefined };
+}
+
+export const RecommendPriceResponse: MessageFns<RecommendPriceResponse> = {
+  encode(message: RecommendPriceResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.recommendedUnitPriceCents !== 0) {
+      writer.uint32(8).int64(message.recommendedUnitPriceCents);
+    }
+    if (message.lowUnitPriceCents !== 0) {
+      writer.uint32(16).int64(message.lowUnitPriceCents);
+    }
+    if (message.highUnitPriceCents !== 0) {
+      writer.uint32(24).int64(message.highUnitPriceCents);
+    }
+    if (message.basis !== undefined) {
+      PriceBasis.encode(message.basis, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecommendPriceResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecommendPriceResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.recommendedUnitPriceCents = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.lowUnitPriceCents = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.highUnitPriceCents = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.basis = PriceBasis.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<RecommendPriceResponse>): RecommendPriceResponse {
+    return RecommendPriceResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RecommendPriceResponse>): RecommendPriceResponse {
+    const message = createBaseRecommendPriceResponse();
+    message.recommendedUnitPriceCents = object.recommendedUnitPriceCents ?? 0;
+    message.lowUnitPriceCents = object.lowUnitPriceCents ?? 0;
+    message.highUnitPriceCents = object.highUnitPriceCents ?? 0;
+    message.basis = (object.basis !== undefined && object.basis !== null)
+      ? PriceBasis.fromPartial(object.basis)
+      : undefined;
+    return message;
+  },
+};
+
+function createBasePriceBasis(): PriceBasis {
+  return {
+    conditionRecoveryRate: 0,
+    comparableListings: 0,
+    comparableMedianRatio: undefined,
+    appliedRatio: 0,
+    lotSizeFactor: 0,
+    explanation: "",
+  };
+}
+
+export const PriceBasis: MessageFns<PriceBasis> = {
+  encode(message: PriceBasis, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.conditionRecoveryRate !== 0) {
+      writer.uint32(9).double(message.conditionRecoveryRate);
+    }
+    if (message.comparableListings !== 0) {
+      writer.uint32(16).int64(message.comparableListings);
+    }
+    if (message.comparableMedianRatio !== undefined) {
+      writer.uint32(25).double(message.comparableMedianRatio);
+    }
+    if (message.appliedRatio !== 0) {
+      writer.uint32(33).double(message.appliedRatio);
+    }
+    if (message.lotSizeFactor !== 0) {
+      writer.uint32(41).double(message.lotSizeFactor);
+    }
+    if (message.explanation !== "") {
+      writer.uint32(50).string(message.explanation);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PriceBasis {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePriceBasis();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 9) {
+              break;
+            }
+
+            message.conditionRecoveryRate = reader.double();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.comparableListings = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 25) {
+              break;
+            }
+
+            message.comparableMedianRatio = reader.double();
+            continue;
+          }
+          case 4: {
+            if (tag !== 33) {
+              break;
+            }
+
+            message.appliedRatio = reader.double();
+            continue;
+          }
+          case 5: {
+            if (tag !== 41) {
+              break;
+            }
+
+            message.lotSizeFactor = reader.double();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.explanation = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<PriceBasis>): PriceBasis {
+    return PriceBasis.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PriceBasis>): PriceBasis {
+    const message = createBasePriceBasis();
+    message.conditionRecoveryRate = object.conditionRecoveryRate ?? 0;
+    message.comparableListings = object.comparableListings ?? 0;
+    message.comparableMedianRatio = object.comparableMedianRatio ?? undefined;
+    message.appliedRatio = object.appliedRatio ?? 0;
+    message.lotSizeFactor = object.lotSizeFactor ?? 0;
+    message.explanation = object.explanation ?? "";
     return message;
   },
 };
@@ -713,6 +1259,24 @@ export const CatalogServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** Public, in-stock listings per category (every category of the vocabulary, zero counts included). */
+    listCategories: {
+      name: "ListCategories",
+      requestType: ListCategoriesRequest as typeof ListCategoriesRequest,
+      requestStream: false,
+      responseType: ListCategoriesResponse as typeof ListCategoriesResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** A unit price for a lot a seller is about to list, from recovery rates and comparable public listings. */
+    recommendPrice: {
+      name: "RecommendPrice",
+      requestType: RecommendPriceRequest as typeof RecommendPriceRequest,
+      requestStream: false,
+      responseType: RecommendPriceResponse as typeof RecommendPriceResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -725,6 +1289,16 @@ export interface CatalogServiceImplementation<CallContextExt = {}> {
     request: GetProductRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<GetProductResponse>>;
+  /** Public, in-stock listings per category (every category of the vocabulary, zero counts included). */
+  listCategories(
+    request: ListCategoriesRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ListCategoriesResponse>>;
+  /** A unit price for a lot a seller is about to list, from recovery rates and comparable public listings. */
+  recommendPrice(
+    request: RecommendPriceRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<RecommendPriceResponse>>;
 }
 
 export interface CatalogServiceClient<CallOptionsExt = {}> {
@@ -736,6 +1310,16 @@ export interface CatalogServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<GetProductRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<GetProductResponse>;
+  /** Public, in-stock listings per category (every category of the vocabulary, zero counts included). */
+  listCategories(
+    request: DeepPartial<ListCategoriesRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ListCategoriesResponse>;
+  /** A unit price for a lot a seller is about to list, from recovery rates and comparable public listings. */
+  recommendPrice(
+    request: DeepPartial<RecommendPriceRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<RecommendPriceResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
