@@ -3,8 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import type { Database } from '@marketplace/database';
 import { migrate } from '@marketplace/database';
+import type { EventLog } from '@marketplace/eventlog';
+import { startOutboxRelay } from '@marketplace/eventsourcing';
 import type { Clock, Logger, ServiceHandle } from '@marketplace/platform';
 import { waitForServing } from '@marketplace/rpc';
+import { encodeAccountEvent } from './adapters/account-event.codec.js';
 import { IDENTITY_MIGRATIONS } from './adapters/identity.migrations.js';
 import { createIdentityService } from './application/identity.service.js';
 import { createCatalogClient } from './clients/catalog.client.js';
@@ -15,6 +18,8 @@ import { Readiness } from './readiness.js';
 
 export interface GatewayOptions {
   readonly db: Database;
+  /** Where the account events of the identity schema's outbox are published. */
+  readonly log: EventLog;
   readonly logger: Logger;
   readonly clock: Clock;
   readonly http: { readonly host: string; readonly port: number };
@@ -56,6 +61,14 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
   const clientOptions = { deadlineMs: options.grpcDeadlineMs };
   const listing = createListingClient(options.services.listing, clientOptions);
   const catalog = createCatalogClient(options.services.catalog, clientOptions);
+  const relay = startOutboxRelay({
+    db,
+    schema,
+    log: options.log,
+    name: 'gateway',
+    encode: encodeAccountEvent,
+    logger,
+  });
 
   const grpcServing =
     (address: string): ReadinessCheck =>
@@ -77,6 +90,7 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
   } catch (error) {
     listing.close();
     catalog.close();
+    await relay.stop();
     throw error;
   }
   const { port } = server.address() as AddressInfo;
@@ -114,6 +128,8 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
     clearTimeout(cutOff);
     listing.close();
     catalog.close();
+    // After the server, so the relay is still running while the last requests append.
+    await relay.stop();
     logger.info({ address }, 'gateway stopped');
   };
 

@@ -5,9 +5,10 @@ import { startGateway } from './gateway.service.js';
 runServiceMain({
   name: 'gateway',
   configSchema: gatewayConfigSchema,
-  start: ({ db, logger, clock }, config) =>
+  start: ({ db, log, logger, clock }, config) =>
     startGateway({
       db,
+      log,
       logger,
       clock,
       http: { host: config.HOST, port: config.PORT },

@@ -5,6 +5,7 @@
 
 /* eslint-disable */
 
-export * as catalog from "./index.marketplace.catalog.js";
 export * as common from "./index.marketplace.common.js";
+export * as account from "./index.marketplace.account.js";
+export * as catalog from "./index.marketplace.catalog.js";
 export * as listing from "./index.marketplace.listing.js";

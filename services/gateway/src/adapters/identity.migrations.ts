@@ -1,8 +1,10 @@
 import type { Migration } from '@marketplace/database';
+import { eventStoreMigrations } from '@marketplace/eventsourcing';
 
 /**
  * The gateway's own schema (`identity` in production, a fresh one per test file). Account ids come from the
  * identity column's sequence; keys are found by their clear lookup prefix and checked against their hash.
+ * The event store (also the outbox) carries the account events other services project.
  */
 export const IDENTITY_MIGRATIONS: readonly Migration[] = [
   {
@@ -27,4 +29,5 @@ export const IDENTITY_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX api_keys_account_id ON ${schema}.api_keys (account_id);
     `,
   },
+  ...eventStoreMigrations,
 ];

@@ -1,14 +1,17 @@
 import type { Database, Queryable } from '@marketplace/database';
+import { createPostgresEventStore } from '@marketplace/eventsourcing';
 import type { Clock } from '@marketplace/platform';
 import { notFound, unauthenticated } from '@marketplace/platform';
 import type { AccountDraft, IssuedKey, Principal } from '../domain/account.js';
+import type { AccountCreated } from '../domain/account.events.js';
+import { ACCOUNT_STREAM_TYPE, accountStreamId } from '../domain/account.events.js';
 import type { RandomSource } from '../domain/api-key.js';
 import { apiKeyMatches, apiKeyPrefixOf, generateApiKey, isApiKeyPrefix } from '../domain/api-key.js';
 import { IdentityRepository } from '../adapters/identity.repository.js';
 
 /** Accounts and API keys: what the admin API, the CLI and authentication need. */
 export interface IdentityService {
-  /** Opens an account and issues its first key, in one transaction. */
+  /** Opens an account, issues its first key and appends AccountCreated (to the outbox), in one transaction. */
   createAccount(draft: AccountDraft): Promise<IssuedKey>;
   /** Issues one more key to an existing account; not_found when there is no such account. */
   issueApiKey(accountId: number): Promise<IssuedKey>;
@@ -38,6 +41,7 @@ export const createIdentityService = ({
   random,
 }: IdentityServiceOptions): IdentityService => {
   const repository = new IdentityRepository(schema);
+  const store = createPostgresEventStore({ db, schema });
 
   const issueTo = async (q: Queryable, accountId: number, role: IssuedKey['role']): Promise<IssuedKey> => {
     for (let draw = 0; draw < MAX_PREFIX_DRAWS; draw++) {
@@ -56,7 +60,19 @@ export const createIdentityService = ({
   return {
     createAccount: (draft) =>
       db.transaction(async (tx) => {
-        const accountId = await repository.insertAccount(tx, draft, clock.now());
+        const now = clock.now();
+        const accountId = await repository.insertAccount(tx, draft, now);
+        await store.append<AccountCreated>(
+          {
+            streamId: accountStreamId(accountId),
+            streamType: ACCOUNT_STREAM_TYPE,
+            expectedVersion: 'no_stream',
+            events: [{ type: 'AccountCreated', data: { ...draft, accountId } }],
+            metadata: { actor: { kind: 'admin', id: '' } },
+            now,
+          },
+          tx,
+        );
         return issueTo(tx, accountId, draft.role);
       }),
 

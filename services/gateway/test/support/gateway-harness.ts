@@ -1,6 +1,8 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import type { Database } from '@marketplace/database';
+import type { EventLog } from '@marketplace/eventlog';
+import { createEmbeddedEventLog } from '@marketplace/eventlog';
 import { dropSchema, freshSchemaName } from '@marketplace/database/testing';
 import type { Logger, ServiceHandle } from '@marketplace/platform';
 import { ManualClock, REDACTED_PATHS } from '@marketplace/platform';
@@ -34,7 +36,7 @@ export interface Answer {
   readonly body: unknown;
 }
 
-/** A gateway on an ephemeral port over a fresh identity schema, with its log captured. */
+/** A gateway on an ephemeral port over a fresh identity schema and a fresh embedded event log, with its log captured. */
 export class TestGateway {
   private constructor(
     readonly handle: ServiceHandle,
@@ -43,17 +45,23 @@ export class TestGateway {
     private readonly db: Database,
     /** The fresh identity schema of this gateway. */
     readonly schema: string,
+    /** Where the gateway publishes account events (fresh schema per gateway). */
+    readonly eventLog: EventLog,
+    private readonly eventLogSchema: string,
   ) {}
 
   static async start(
     db: Database,
-    options: Partial<Omit<GatewayOptions, 'db' | 'logger' | 'clock' | 'identitySchema'>> &
+    options: Partial<Omit<GatewayOptions, 'db' | 'log' | 'logger' | 'clock' | 'identitySchema'>> &
       Pick<GatewayOptions, 'services'>,
     log = new CapturedLog(),
   ): Promise<TestGateway> {
     const schema = freshSchemaName('gateway_test');
+    const eventLogSchema = freshSchemaName('gateway_eventlog_test');
+    const eventLog = await createEmbeddedEventLog({ db, schema: eventLogSchema });
     const handle = await startGateway({
       db,
+      log: eventLog,
       logger: log.logger,
       clock: new ManualClock(Date.UTC(2026, 0, 1)),
       http: { host: '127.0.0.1', port: 0 },
@@ -61,12 +69,14 @@ export class TestGateway {
       grpcDeadlineMs: 2_000,
       ...options,
     });
-    return new TestGateway(handle, `http://${handle.address}`, log, db, schema);
+    return new TestGateway(handle, `http://${handle.address}`, log, db, schema, eventLog, eventLogSchema);
   }
 
   async stop(): Promise<void> {
     await this.handle.stop();
+    await this.eventLog.close();
     await dropSchema(this.db, this.schema);
+    await dropSchema(this.db, this.eventLogSchema);
   }
 
   async call(path: string, init: RequestInit = {}): Promise<Answer> {
