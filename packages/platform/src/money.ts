@@ -19,3 +19,18 @@ export const hasAtMostTwoDecimals = (dollars: number): boolean =>
 export const centsToDollars = (cents: number): number => cents / 100;
 
 export const DEFAULT_CURRENCY = 'USD';
+
+/**
+ * The discount of a price off an original retail price (decisions, "Listings": `1 - price / original retail`),
+ * in whole percent. Floored, so a listing shown at "50% off" really is at least half off, and never negative
+ * (a price above retail is no discount). Undefined without a positive retail price: such a listing never
+ * passes a `min_discount` filter. Integer arithmetic, so a third off is 33, not 33.000000000000004.
+ */
+export const discountPercent = (
+  priceCents: number,
+  originalRetailCents: number | undefined,
+): number | undefined => {
+  if (originalRetailCents === undefined || originalRetailCents <= 0) return undefined;
+  const saved = originalRetailCents - priceCents;
+  return saved <= 0 ? 0 : Math.floor((saved * 100) / originalRetailCents);
+};

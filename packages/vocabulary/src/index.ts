@@ -67,3 +67,9 @@ export const LISTING_DEFAULTS = {
 } as const;
 
 export const CATALOG_SEARCH_LIMITS = { defaultLimit: 20, maxLimit: 100 } as const;
+
+/**
+ * The bulk threshold (decisions, "Checkout and orders"; defaults, configurable where checkout runs): a line
+ * of more than `moreThanUnits` units or more than `moreThanSubtotalCents` goes through a quote, not checkout.
+ */
+export const BULK_THRESHOLD_DEFAULTS = { moreThanUnits: 100, moreThanSubtotalCents: 500_000 } as const;

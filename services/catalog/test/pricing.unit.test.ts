@@ -3,7 +3,6 @@ import { AppError } from '@marketplace/platform';
 import { CONDITIONS } from '@marketplace/vocabulary';
 import { listCategories } from '../src/application/list-categories.query.js';
 import { COMPARABLES_CONSIDERED, recommendPriceFor } from '../src/application/recommend-price.query.js';
-import { discountPercentOf } from '../src/domain/discount.js';
 import {
   MIN_COMPARABLES,
   RECOVERY_RATES,
@@ -11,23 +10,6 @@ import {
   median,
   recommendPrice,
 } from '../src/domain/pricing-recommendation.js';
-
-describe('discountPercentOf', () => {
-  it.each([
-    [5_000, 10_000, 50],
-    [6_667, 10_000, 33],
-    [6_666, 10_000, 33],
-    [1, 3, 66],
-    [10_000, 10_000, 0],
-    [12_000, 10_000, 0],
-  ])('price %i of retail %i is %i%% off, floored and never negative', (priceCents, retail, expected) => {
-    expect(discountPercentOf({ priceCents, originalRetailPriceCents: retail })).toBe(expected);
-  });
-
-  it('is undefined without an original retail price', () => {
-    expect(discountPercentOf({ priceCents: 100 })).toBeUndefined();
-  });
-});
 
 describe('recommendPrice', () => {
   const base = {

@@ -312,6 +312,22 @@ describe.each(testEngines())('gateway HTTP API on $name', ({ create }) => {
       hiddenId = (hidden.body as { id: string }).id;
     });
 
+    it("lists categories with display names and the catalog's public, in-stock counts", async () => {
+      const answer = await gateway.call('/api/ucp/catalog/categories');
+
+      expect(answer.status).toBe(200);
+      const { categories } = answer.body as {
+        categories: { id: string; name: string; product_count: number }[];
+      };
+      expect(categories.find(({ id }) => id === 'electronics')).toEqual({
+        id: 'electronics',
+        name: 'Electronics',
+        product_count: expect.any(Number),
+      });
+      expect(categories.every(({ product_count }) => product_count > 0)).toBe(true);
+      expectProblem(await gateway.call('/api/ucp/catalog/categories', { method: 'POST' }), 405);
+    });
+
     it('searches anonymously, answering exactly products and pagination with spec 2.1 products', async () => {
       const answer = await gateway.call('/api/ucp/catalog/products?q=quillmarsh&limit=1');
       expect(answer.status).toBe(200);

@@ -55,9 +55,11 @@ describe('product views', () => {
         unit_price: 1250,
         currency: 'USD',
         original_retail_price: 4000,
+        discount_percent: 68,
         min_order_quantity: 10,
         min_quote_quantity: 50,
         instant_checkout: false,
+        bulk_threshold: { more_than_units: 100, more_than_subtotal: 500_000 },
       },
       seller: { account_id: 3 },
       promote_publicly: true,
@@ -92,6 +94,7 @@ describe('product views', () => {
       version: 1,
     };
     const details = views.detailsOfListing(listing);
+    expect(details.pricing.discount_percent).toBeNull();
     expect(details).toMatchObject({
       id: 'product_8',
       title: 'Office chairs',

@@ -1,5 +1,6 @@
 import type { catalogV1, listingV1 } from '@marketplace/proto';
-import { toIso } from '@marketplace/platform';
+import { discountPercent, toIso } from '@marketplace/platform';
+import { BULK_THRESHOLD_DEFAULTS } from '@marketplace/vocabulary';
 
 /** A catalog item as spec 2.1 shows it in search results. Prices are integer cents. */
 export interface ProductSummary {
@@ -28,9 +29,13 @@ export interface ProductDetails extends ProductSummary {
     readonly unit_price: number;
     readonly currency: string;
     readonly original_retail_price: number | null;
+    /** Whole percent off the original retail price; null without one. */
+    readonly discount_percent: number | null;
     readonly min_order_quantity: number;
     readonly min_quote_quantity: number;
     readonly instant_checkout: boolean;
+    /** Above either bound a line goes through request_quote instead of checkout (decisions). */
+    readonly bulk_threshold: { readonly more_than_units: number; readonly more_than_subtotal: number };
   };
   readonly seller: { readonly account_id: number };
   readonly promote_publicly: boolean;
@@ -131,9 +136,14 @@ export class ProductViews {
         unit_price: facts.priceCents,
         currency: facts.currency,
         original_retail_price: facts.originalRetailPriceCents ?? null,
+        discount_percent: discountPercent(facts.priceCents, facts.originalRetailPriceCents) ?? null,
         min_order_quantity: facts.minOrderQuantity,
         min_quote_quantity: facts.minQuoteQuantity,
         instant_checkout: facts.instantCheckout,
+        bulk_threshold: {
+          more_than_units: BULK_THRESHOLD_DEFAULTS.moreThanUnits,
+          more_than_subtotal: BULK_THRESHOLD_DEFAULTS.moreThanSubtotalCents,
+        },
       },
       seller: { account_id: facts.sellerAccountId },
       promote_publicly: facts.promotePublicly,

@@ -6,6 +6,8 @@ import { createGrpcClient } from '@marketplace/rpc';
 export interface CatalogClient {
   searchProducts(request: catalogV1.SearchProductsRequest): Promise<catalogV1.SearchProductsResponse>;
   getProduct(request: catalogV1.GetProductRequest): Promise<catalogV1.Product>;
+  listCategories(): Promise<catalogV1.CategoryCount[]>;
+  recommendPrice(request: catalogV1.RecommendPriceRequest): Promise<catalogV1.RecommendPriceResponse>;
   close(): void;
 }
 
@@ -19,6 +21,8 @@ export const createCatalogClient = (address: string, options?: GrpcClientOptions
       if (!product) throw new Error('GetProduct answered without a product');
       return product;
     },
+    listCategories: async () => (await client.listCategories({})).categories,
+    recommendPrice: (request) => client.recommendPrice(request),
     close: () => grpc.close(),
   };
 };

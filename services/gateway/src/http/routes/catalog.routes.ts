@@ -11,7 +11,7 @@ import { parseOrThrow } from '../schemas/validate.js';
 const centsOf = (dollars: string | undefined): number | undefined =>
   dollars === undefined ? undefined : dollarsToCents(Number(dollars));
 
-/** The anonymous catalog (spec 4.1): search and product details. */
+/** The anonymous catalog (spec 4.1): search, categories and product details. */
 export const catalogRoutes = (
   problems: Problems,
   catalog: CatalogQueries,
@@ -33,6 +33,12 @@ export const catalogRoutes = (
           offset: query.offset,
         }),
       );
+    })
+    .all(methodNotAllowed(problems, ['GET']));
+  router
+    .route('/api/ucp/catalog/categories')
+    .get(async (_req, res) => {
+      res.json(await catalog.categories());
     })
     .all(methodNotAllowed(problems, ['GET']));
   router

@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import { forbidden, unauthenticated } from '@marketplace/platform';
+import { CATALOG_SEARCH_LIMITS, CATEGORIES, CONDITIONS, LISTING_LIMITS } from '@marketplace/vocabulary';
+import type { Principal } from '../../domain/account.js';
+import type { CatalogQueries, PricingRecommendation, ProductPage } from '../catalog.queries.js';
+import type { ProductDetails } from '../product.views.js';
+import type { Tool } from './tool.js';
+
+/** The catalog's text limit (see @marketplace/search): longer queries are refused, not truncated. */
+const MAX_QUERY_CHARACTERS = 1_000;
+const PRODUCT_ID = /^product_[1-9][0-9]{0,15}$/;
+
+const category = z.enum(CATEGORIES, { error: `must be one of ${CATEGORIES.join(', ')}` });
+const condition = z.enum(CONDITIONS, { error: `must be one of ${CONDITIONS.join(', ')}` });
+const cents = (min: number) =>
+  z
+    .number({ error: 'must be a whole number of cents' })
+    .int('must be a whole number of cents')
+    .min(min, `must be at least ${min}`)
+    .max(LISTING_LIMITS.maxPriceCents, `must be at most ${LISTING_LIMITS.maxPriceCents}`);
+
+/** search_inventory (spec 4.3): every parameter optional; prices in cents, discount in whole percent. */
+export const searchInventoryInput = z.object({
+  query: z
+    .string()
+    .max(MAX_QUERY_CHARACTERS, `must be at most ${MAX_QUERY_CHARACTERS} characters`)
+    .optional(),
+  category: category.optional(),
+  condition: condition.optional(),
+  min_discount: z
+    .number({ error: 'must be a whole percent' })
+    .int('must be a whole percent')
+    .min(0, 'must be at least 0')
+    .max(100, 'must be at most 100')
+    .optional(),
+  max_price: cents(0).optional(),
+  limit: z
+    .number({ error: 'must be a whole number' })
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(CATALOG_SEARCH_LIMITS.maxLimit, `must be at most ${CATALOG_SEARCH_LIMITS.maxLimit}`)
+    .default(CATALOG_SEARCH_LIMITS.defaultLimit),
+});
+
+/** get_product_details (spec 4.3). */
+export const getProductDetailsInput = z.object({
+  product_id: z.string({ error: 'must be a string' }).regex(PRODUCT_ID, 'must look like product_<number>'),
+});
+
+/** get_pricing_recommendation (spec 4.3), a seller tool. */
+export const getPricingRecommendationInput = z.object({
+  category,
+  condition,
+  original_retail: cents(1),
+  quantity: z
+    .number({ error: 'must be a whole number' })
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(LISTING_LIMITS.maxQuantity, `must be at most ${LISTING_LIMITS.maxQuantity}`)
+    .optional(),
+});
+
+export const searchInventoryTool = (
+  catalog: CatalogQueries,
+): Tool<typeof searchInventoryInput, ProductPage> => ({
+  name: 'search_inventory',
+  description:
+    'Search public liquidation lots by words (all must match), category, condition, minimum discount off ' +
+    'retail (whole percent) and maximum unit price (cents); best match first, newest first without a query.',
+  inputSchema: searchInventoryInput,
+  handler: (_principal, input) =>
+    catalog.search({
+      query: input.query,
+      category: input.category,
+      condition: input.condition,
+      minDiscountPercent: input.min_discount,
+      maxPriceCents: input.max_price,
+      limit: input.limit,
+      offset: 0,
+    }),
+});
+
+export const getProductDetailsTool = (
+  catalog: CatalogQueries,
+): Tool<typeof getProductDetailsInput, ProductDetails> => ({
+  name: 'get_product_details',
+  description:
+    'Everything needed to decide on one lot: pricing (unit price, original retail, discount, order and quote ' +
+    'minimums, instant checkout, bulk threshold), condition, category, brand, sku, images, seller, availability.',
+  inputSchema: getProductDetailsInput,
+  // A seller also sees its own listings that were not promoted, exactly as over REST.
+  handler: (principal, input) => catalog.details(input.product_id, principal),
+});
+
+const requireSeller = (principal: Principal | undefined): Principal => {
+  if (principal === undefined) throw unauthenticated('a seller API key is required');
+  if (principal.role !== 'seller') throw forbidden('only sellers may ask for a pricing recommendation');
+  return principal;
+};
+
+export const getPricingRecommendationTool = (
+  catalog: CatalogQueries,
+): Tool<typeof getPricingRecommendationInput, PricingRecommendation> => ({
+  name: 'get_pricing_recommendation',
+  description:
+    'A recommended unit price (cents) with a low-high range for a lot, from recovery rates by condition, ' +
+    'comparable public listings of the same category and condition, and the lot size; the basis explains it.',
+  inputSchema: getPricingRecommendationInput,
+  handler: async (principal, input) => {
+    requireSeller(principal);
+    return catalog.pricingRecommendation({
+      category: input.category,
+      condition: input.condition,
+      originalRetailCents: input.original_retail,
+      quantity: input.quantity,
+    });
+  },
+});
