@@ -1,0 +1,1 @@
+export { describeBlobStoreContract } from './blob-store.contract.js';
