@@ -2,7 +2,7 @@ import { migrate } from '@marketplace/database';
 import type { ServiceHandle } from '@marketplace/platform';
 import type { ServiceDependencies } from '@marketplace/runtime';
 import { serveGrpcService } from '@marketplace/rpc';
-import { createEmbeddedSearchIndex } from '@marketplace/search';
+import { createWorkerSearchIndex } from '@marketplace/search';
 import { catalogMigrations } from './adapters/catalog.migrations.js';
 import { productsTable } from './adapters/products.table.js';
 import { startSearchProjection } from './adapters/search-projection.runner.js';
@@ -36,8 +36,15 @@ export const startCatalogService = async (options: CatalogServiceOptions): Promi
   const logger = options.logger.child({ service: SERVICE_NAME });
 
   await migrate(db, schema, catalogMigrations);
-  const index = createEmbeddedSearchIndex<CatalogProduct>();
-  const projection = await startSearchProjection({ db, log, schema, index, logger });
+  // In a worker thread: a query of very common words costs seconds at 100k listings, and must not stall
+  // gRPC, health checks and the projection (README, "The event loop").
+  const index = createWorkerSearchIndex<CatalogProduct>();
+  const projection = await startSearchProjection({ db, log, schema, index, logger }).catch(
+    async (error: unknown) => {
+      await index.close();
+      throw error;
+    },
+  );
   const products = productsTable(schema);
   // The server drains first, then the subscription closes (its message in hand finishes and is committed).
   const handle = await serveGrpcService({
@@ -58,9 +65,13 @@ export const startCatalogService = async (options: CatalogServiceOptions): Promi
     logger,
     serviceName: SERVICE_NAME,
     isCaughtUp: () => projection.isRunning(),
-    afterServerStopped: () => projection.stop(),
+    afterServerStopped: async () => {
+      await projection.stop();
+      await index.close();
+    },
   }).catch(async (error: unknown) => {
     await projection.stop();
+    await index.close();
     throw error;
   });
   return { ...handle, rebuild: () => projection.rebuild() };
