@@ -23,6 +23,7 @@ describe('cluster mode on PostgreSQL and NATS', () => {
     const published = await cluster.client.publish(sellerKey, {
       name: 'Tarnwick industrial fans',
       description: 'Overstock from a warehouse closure',
+      imageUrl: cluster.images.imageUrl('fans'),
       price: 55,
       quantity: 12,
       category: 'home_goods',
@@ -47,6 +48,7 @@ describe('cluster mode on PostgreSQL and NATS', () => {
       const published = await cluster.client.publish(sellerKey, {
         name: `Ostrander crate ${n}`,
         description: 'Mixed salvage lot',
+        imageUrl: cluster.images.imageUrl('crate'),
         price: 3,
         quantity: 1 + n,
         promotePublicly: true,

@@ -29,6 +29,7 @@ describe('embedded mode (pnpm start)', () => {
     const published = await marketplace.client.publish(sellerKey, {
       name: 'Pallet of Zephyrtone wireless earbuds',
       description: 'Customer returns, tested, 200 units',
+      imageUrl: marketplace.images.imageUrl('earbuds'),
       price: 12.5,
       quantity: 200,
       condition: 'customer_returns',
@@ -40,12 +41,22 @@ describe('embedded mode (pnpm start)', () => {
     const details = await marketplace.client.request(`/api/ucp/catalog/products/${published.body.id}`);
     expect(details.status).toBe(200);
     expect(details.body).toMatchObject({ id: published.body.id });
+    // The image was re-hosted: the marketplace serves it itself, under its content hash, cacheable forever.
+    const [image] = (details.body as { images: { url: string }[] }).images;
+    expect(image?.url).toMatch(/^http:\/\/localhost:[0-9]+\/images\/[0-9a-f]{64}\.png$/);
+    const served = await fetch(new URL(new URL(image!.url).pathname, marketplace.client.baseUrl), {
+      signal: AbortSignal.timeout(5_000),
+    });
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toBe('image/png');
+    expect(served.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
   });
 
   it('keeps listings across a graceful restart and a crash', async () => {
     const published = await marketplace.client.publish(sellerKey, {
       name: 'Quillmarsh office chairs',
       description: 'Overstock, boxed',
+      imageUrl: marketplace.images.imageUrl('chairs'),
       price: 40,
       quantity: 30,
       promotePublicly: true,
@@ -62,6 +73,7 @@ describe('embedded mode (pnpm start)', () => {
     const after = await marketplace.client.publish(sellerKey, {
       name: 'Brindlewood cutting boards',
       description: 'Shelf pulls',
+      imageUrl: marketplace.images.imageUrl('boards'),
       promotePublicly: true,
     });
     expect(after.status).toBe(201);
@@ -73,11 +85,13 @@ describe('embedded mode (pnpm start)', () => {
     const hidden = await marketplace.client.publish(sellerKey, {
       name: 'Velloran private lot',
       description: 'In-app only',
+      imageUrl: marketplace.images.imageUrl('velloran-private'),
     });
     expect(hidden.status).toBe(201);
     const visible = await marketplace.client.publish(sellerKey, {
       name: 'Velloran public lot',
       description: 'Promoted',
+      imageUrl: marketplace.images.imageUrl('velloran-public'),
       promotePublicly: true,
     });
     await findOne('velloran');

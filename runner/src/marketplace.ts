@@ -1,3 +1,4 @@
+import { createBlobStore } from '@marketplace/blobstore';
 import type { ServiceHandle } from '@marketplace/platform';
 import type { Infrastructure } from '@marketplace/runtime';
 import { startListingService } from '@marketplace/listing';
@@ -20,8 +21,15 @@ export const startMarketplace = async (
   config: EmbeddedConfig,
 ): Promise<ServiceHandle[]> => {
   const handles: ServiceHandle[] = [];
+  // One store for both: the listing service writes the images the gateway serves.
+  const images = createBlobStore(config, config.DATA_DIR);
   try {
-    const listing = await startListingService({ ...infrastructure, grpc: LOOPBACK });
+    const listing = await startListingService({
+      ...infrastructure,
+      grpc: LOOPBACK,
+      blobs: images,
+      outboundAllowList: config.OUTBOUND_ALLOW_HOSTS,
+    });
     handles.push(listing);
     const catalog = await startCatalogService({ ...infrastructure, grpc: LOOPBACK });
     handles.push(catalog);
@@ -32,6 +40,7 @@ export const startMarketplace = async (
     handles.push(
       await startGateway({
         ...infrastructure,
+        images,
         http: { host: config.HOST, port: config.PORT },
         services: { listing: listing.address, catalog: catalog.address },
         adminToken: config.ADMIN_TOKEN,

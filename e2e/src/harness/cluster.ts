@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
+import type { ImageServer } from '@marketplace/outbound-http/testing';
+import { startImageServer } from '@marketplace/outbound-http/testing';
 import { waitForServing } from '@marketplace/rpc';
 import { eventually, freePort, ManagedProcess, repoRoot } from './processes.js';
 import { MarketplaceClient } from './marketplace-client.js';
@@ -22,8 +24,12 @@ export class Cluster {
   private constructor(
     readonly client: MarketplaceClient,
     private readonly databaseName: string,
+    /** The cluster's own database, for benches that seed a read model directly. */
+    readonly databaseUrl: string,
     readonly namespace: string,
     private readonly grpcAddresses: Map<BackendService, string>,
+    /** Serves the images listings are published with; the listing service is allowed to fetch from it. */
+    readonly images: ImageServer,
   ) {}
 
   static async start(): Promise<Cluster> {
@@ -39,14 +45,17 @@ export class Cluster {
     const cluster = new Cluster(
       new MarketplaceClient(`http://127.0.0.1:${httpPort}`),
       databaseName,
+      databaseUrl.toString(),
       `e2e-${suffix}`,
       grpcAddresses,
+      await startImageServer(),
     );
     const shared = {
       DATABASE_URL: databaseUrl.toString(),
       EVENT_LOG: 'nats',
       NATS_URL,
       EVENT_LOG_NAMESPACE: cluster.namespace,
+      OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
     };
     for (const service of BACKEND_SERVICES) {
       const address = grpcAddresses.get(service) ?? '';
@@ -109,6 +118,7 @@ export class Cluster {
     await Promise.all([...this.processes.values()].map((p) => p.stop('SIGTERM')));
     await withServer((client) => client.query(`DROP DATABASE IF EXISTS ${this.databaseName} WITH (FORCE)`));
     await deleteNamespaceStreams(this.namespace);
+    await this.images.close();
   }
 }
 

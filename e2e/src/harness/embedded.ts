@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ImageServer } from '@marketplace/outbound-http/testing';
+import { startImageServer } from '@marketplace/outbound-http/testing';
 import { eventually, freePort, ManagedProcess, repoRoot } from './processes.js';
 import { MarketplaceClient } from './marketplace-client.js';
 
@@ -12,6 +14,8 @@ export class EmbeddedMarketplace {
     readonly process: ManagedProcess,
     readonly client: MarketplaceClient,
     readonly dataDir: string,
+    /** Serves the images listings are published with; the marketplace is allowed to fetch from it. */
+    readonly images: ImageServer,
   ) {}
 
   static async start(): Promise<EmbeddedMarketplace> {
@@ -23,12 +27,14 @@ export class EmbeddedMarketplace {
       PORT: String(port),
       HOST: '127.0.0.1',
       ADMIN_TOKEN: adminToken,
+      OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
     });
     const marketplace = new EmbeddedMarketplace(
       adminToken,
       process,
       new MarketplaceClient(`http://127.0.0.1:${port}`, adminToken),
       dataDir,
+      await startImageServer(),
     );
     process.start();
     await marketplace.waitUntilReady();
@@ -53,5 +59,6 @@ export class EmbeddedMarketplace {
   async stop(): Promise<void> {
     await this.process.stop('SIGTERM');
     await rm(this.dataDir, { recursive: true, force: true });
+    await this.images.close();
   }
 }

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
+import type { BlobStore } from '@marketplace/blobstore';
 import type { Database } from '@marketplace/database';
 import { migrate } from '@marketplace/database';
 import type { EventLog } from '@marketplace/eventlog';
@@ -18,6 +19,8 @@ import { Readiness } from './readiness.js';
 
 export interface GatewayOptions {
   readonly db: Database;
+  /** The listing images the listing service re-hosted, served at /images/. */
+  readonly images: BlobStore;
   /** Where the account events of the identity schema's outbox are published. */
   readonly log: EventLog;
   readonly logger: Logger;
@@ -101,6 +104,7 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
       identity,
       listing,
       catalog,
+      images: options.images,
       logger,
       publicBaseUrl,
       adminToken: options.adminToken,

@@ -1,14 +1,19 @@
-import { runServiceMain } from '@marketplace/runtime';
+import { blobStoreConfigSchema, createBlobStore } from '@marketplace/blobstore';
+import { infrastructureConfigSchema, runServiceMain } from '@marketplace/runtime';
 import { gatewayConfigSchema } from './gateway.config.js';
 import { startGateway } from './gateway.service.js';
 
 runServiceMain({
   name: 'gateway',
-  configSchema: gatewayConfigSchema,
+  configSchema: gatewayConfigSchema.extend({
+    DATA_DIR: infrastructureConfigSchema.shape.DATA_DIR,
+    ...blobStoreConfigSchema.shape,
+  }),
   start: ({ db, log, logger, clock }, config) =>
     startGateway({
       db,
       log,
+      images: createBlobStore(config, config.DATA_DIR),
       logger,
       clock,
       http: { host: config.HOST, port: config.PORT },

@@ -1,8 +1,11 @@
+import type { BlobStore } from '@marketplace/blobstore';
 import { migrate } from '@marketplace/database';
 import { createPostgresEventStore, startOutboxRelay } from '@marketplace/eventsourcing';
+import { createGuardedFetcher } from '@marketplace/outbound-http';
 import type { ServiceHandle } from '@marketplace/platform';
 import type { ServiceDependencies } from '@marketplace/runtime';
 import { serveGrpcService } from '@marketplace/rpc';
+import { ImageLibraryTable } from './adapters/image-library.table.js';
 import { listingMigrations } from './adapters/listing.migrations.js';
 import { encodeListingEvent } from './adapters/listing-event.codec.js';
 import { productNumberSequence } from './adapters/product-number.sequence.js';
@@ -15,6 +18,10 @@ const SERVICE_NAME = 'listing';
 export interface ListingServiceOptions extends ServiceDependencies {
   /** The PostgreSQL schema the service owns; default `listing` (tests use a fresh one). */
   readonly schema?: string;
+  /** Where re-hosted listing images are stored (the gateway serves them from the same store). */
+  readonly blobs: BlobStore;
+  /** Hosts and CIDRs image fetches may reach although not public (`OUTBOUND_ALLOW_HOSTS`). */
+  readonly outboundAllowList?: { readonly hosts?: readonly string[]; readonly cidrs?: readonly string[] };
 }
 
 /**
@@ -27,11 +34,19 @@ export const startListingService = async (options: ListingServiceOptions): Promi
   const schema = options.schema ?? SERVICE_NAME;
 
   await migrate(db, schema, listingMigrations);
+  const fetcher = createGuardedFetcher({ allowList: options.outboundAllowList });
+  const imageLibrary = new ImageLibraryTable(schema);
   const deps: ListingDependencies = {
     db,
     clock,
     store: createPostgresEventStore({ db, schema }),
     allocateProductNumber: productNumberSequence(schema),
+    images: {
+      fetcher,
+      blobs: options.blobs,
+      findLibraryImage: (category, words) => imageLibrary.mostSimilar(db, category, words),
+    },
+    imageLibrary,
   };
   const relay = startOutboxRelay({ db, schema, log, name: SERVICE_NAME, encode: encodeListingEvent, logger });
   // The server drains first so the relay publishes whatever in-flight calls appended.
@@ -41,9 +56,13 @@ export const startListingService = async (options: ListingServiceOptions): Promi
     services: [listingGrpcService({ createListing: (input) => createListing(deps, input) })],
     logger,
     serviceName: SERVICE_NAME,
-    afterServerStopped: () => relay.stop(),
+    afterServerStopped: async () => {
+      await relay.stop();
+      await fetcher.close();
+    },
   }).catch(async (error: unknown) => {
     await relay.stop();
+    await fetcher.close();
     throw error;
   });
 };

@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { blobStoreConfigSchema, createBlobStore } from '@marketplace/blobstore';
+import { outboundConfigSchema } from '@marketplace/outbound-http';
 import { DEFAULT_GRPC_PORTS, envPort } from '@marketplace/platform';
-import { runServiceMain } from '@marketplace/runtime';
+import { infrastructureConfigSchema, runServiceMain } from '@marketplace/runtime';
 import { startListingService } from './listing.service.js';
 
 /** Cluster mode: one listing service per process, infrastructure from the environment (see README). */
@@ -9,7 +11,18 @@ runServiceMain({
   configSchema: z.object({
     GRPC_HOST: z.string().default('0.0.0.0'),
     GRPC_PORT: envPort(DEFAULT_GRPC_PORTS.listing),
+    DATA_DIR: infrastructureConfigSchema.shape.DATA_DIR,
+    ...blobStoreConfigSchema.shape,
+    ...outboundConfigSchema.shape,
   }),
   start: ({ db, log, logger, clock }, config) =>
-    startListingService({ db, log, logger, clock, grpc: { host: config.GRPC_HOST, port: config.GRPC_PORT } }),
+    startListingService({
+      db,
+      log,
+      logger,
+      clock,
+      grpc: { host: config.GRPC_HOST, port: config.GRPC_PORT },
+      blobs: createBlobStore(config, config.DATA_DIR),
+      outboundAllowList: config.OUTBOUND_ALLOW_HOSTS,
+    }),
 });

@@ -9,12 +9,21 @@ import { listingMigrations } from '../src/adapters/listing.migrations.js';
 import { productNumberSequence } from '../src/adapters/product-number.sequence.js';
 import type { CreateListingInput, ListingDependencies } from '../src/application/create-listing.js';
 import { createListing } from '../src/application/create-listing.js';
+import { TestImages } from './support/test-images.js';
 
 const NOW = Date.UTC(2026, 8, 1, 12, 0, 0);
 
+let images: TestImages;
+
 const input = (name = 'Pallet of USB-C chargers'): CreateListingInput => ({
   sellerAccountId: 7,
-  draft: { name, description: '480 units, 65 W, boxed', priceCents: 1_250, quantity: 480 },
+  draft: {
+    name,
+    description: '480 units, 65 W, boxed',
+    priceCents: 1_250,
+    quantity: 480,
+    imageUrl: images.server.imageUrl('charger'),
+  },
   actor: { kind: 'seller', id: '7' },
   correlationId: 'req-1',
 });
@@ -27,12 +36,20 @@ describe.each(testEngines())('createListing on $name', ({ create }) => {
 
   beforeAll(async () => {
     db = await create();
+    images = await TestImages.start();
     await migrate(db, schema, listingMigrations);
     store = createPostgresEventStore({ db, schema });
-    deps = { db, store, clock: new ManualClock(NOW), allocateProductNumber: productNumberSequence(schema) };
+    deps = {
+      db,
+      store,
+      clock: new ManualClock(NOW),
+      allocateProductNumber: productNumberSequence(schema),
+      ...images.dependencies(db, schema),
+    };
   });
 
   afterAll(async () => {
+    await images.stop();
     await dropSchema(db, schema);
     await db.close();
   });

@@ -12,10 +12,12 @@ import { createGrpcClient } from '@marketplace/rpc';
 import { ClientError, Metadata, Status } from 'nice-grpc-common';
 import { decodeListingEvent } from '../src/adapters/listing-event.codec.js';
 import { startListingService } from '../src/index.js';
+import { IMAGE_SERVER_ALLOW_LIST, TestImages } from './support/test-images.js';
 
 const NOW = Date.UTC(2026, 8, 1, 12, 0, 0);
 const SELLER = { kind: 'seller', id: '7' };
 const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+let images: TestImages;
 
 const request = (draft: Partial<listingV1.ListingDraft>): listingV1.CreateListingRequest => ({
   actor: SELLER,
@@ -24,6 +26,7 @@ const request = (draft: Partial<listingV1.ListingDraft>): listingV1.CreateListin
   draft: listingV1.ListingDraft.fromPartial({
     name: 'Pallet of USB-C chargers',
     description: '480 units',
+    imageUrl: images.server.imageUrl('charger'),
     ...draft,
   }),
 });
@@ -50,6 +53,7 @@ describe.each(testEngines())('listing service over gRPC on $name', ({ create }) 
 
   beforeAll(async () => {
     db = await create();
+    images = await TestImages.start();
     log = await createEmbeddedEventLog({ db, schema: logSchema });
     await log.subscribe({
       topic: 'marketplace.listing.v1',
@@ -65,6 +69,8 @@ describe.each(testEngines())('listing service over gRPC on $name', ({ create }) 
       clock: new ManualClock(NOW),
       grpc: { host: '127.0.0.1', port: 0 },
       schema,
+      blobs: images.blobs,
+      outboundAllowList: IMAGE_SERVER_ALLOW_LIST,
     });
     grpc = createGrpcClient(listingV1.ListingServiceDefinition, service.address);
   });
@@ -73,6 +79,7 @@ describe.each(testEngines())('listing service over gRPC on $name', ({ create }) 
     grpc.close();
     await service.stop();
     await log.close();
+    await images.stop();
     await dropSchema(db, schema);
     await dropSchema(db, logSchema);
     await db.close();
@@ -99,7 +106,7 @@ describe.each(testEngines())('listing service over gRPC on $name', ({ create }) 
       minOrderQuantity: 1,
       minQuoteQuantity: 1,
       brand: '',
-      imageUrl: '',
+      imageUrl: expect.stringMatching(/^\/images\/[0-9a-f]{64}\.png$/),
       galleryImageUrls: [],
       promotePublicly: false,
       originalRetailPriceCents: undefined,

@@ -1,6 +1,7 @@
 import express from 'express';
 import type { Express } from 'express';
 import helmet from 'helmet';
+import type { BlobStore } from '@marketplace/blobstore';
 import type { Logger } from '@marketplace/platform';
 import { CatalogQueries } from '../application/catalog.queries.js';
 import type { IdentityService } from '../application/identity.service.js';
@@ -15,6 +16,7 @@ import { adminRoutes } from './routes/admin.routes.js';
 import { catalogRoutes } from './routes/catalog.routes.js';
 import type { ReadinessReport } from './routes/health.routes.js';
 import { healthRoutes } from './routes/health.routes.js';
+import { imagesRoutes } from './routes/images.routes.js';
 import { problemsRoutes } from './routes/problems.routes.js';
 import { productsRoutes } from './routes/products.routes.js';
 
@@ -25,6 +27,8 @@ export interface GatewayDependencies {
   readonly identity: IdentityService;
   readonly listing: ListingClient;
   readonly catalog: CatalogClient;
+  /** The re-hosted listing images served at /images/. */
+  readonly images: BlobStore;
   readonly logger: Logger;
   /** `{base_url}` of links, Location headers and problem types, without a trailing slash. */
   readonly publicBaseUrl: string;
@@ -60,6 +64,7 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
   );
   app.use(healthRoutes(problems, deps.readiness));
   app.use(problemsRoutes(problems));
+  app.use(imagesRoutes(problems, deps.images));
   app.use(catalogRoutes(problems, new CatalogQueries(deps.catalog, views), deps.identity));
   app.use(productsRoutes(problems, new ListingCommands(deps.listing, views), deps.identity, bodyLimitBytes));
   if (deps.adminToken !== undefined) {

@@ -1,5 +1,9 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
+import { createFilesystemBlobStore } from '@marketplace/blobstore';
 import type { Database } from '@marketplace/database';
 import type { EventLog } from '@marketplace/eventlog';
 import { createEmbeddedEventLog } from '@marketplace/eventlog';
@@ -62,6 +66,7 @@ export class TestGateway {
     const handle = await startGateway({
       db,
       log: eventLog,
+      images: createFilesystemBlobStore(mkdtempSync(join(tmpdir(), 'gateway-images-'))),
       logger: log.logger,
       clock: new ManualClock(Date.UTC(2026, 0, 1)),
       http: { host: '127.0.0.1', port: 0 },

@@ -1,9 +1,11 @@
 import type { Migration } from '@marketplace/database';
 import { eventStoreMigrations } from '@marketplace/eventsourcing';
+import { imageLibraryMigration } from './image-library.table.js';
 import { productNumberSequenceMigration } from './product-number.sequence.js';
 
-/** Everything the listing schema holds: the event store (also the outbox) and the product number sequence. */
+/** Everything the listing schema holds: the event store (also the outbox), the product number sequence and the image library. */
 export const listingMigrations: readonly Migration[] = [
   ...eventStoreMigrations,
   productNumberSequenceMigration,
+  imageLibraryMigration,
 ];

@@ -3,9 +3,14 @@ import type { Actor, EventStore } from '@marketplace/eventsourcing';
 import { handleCommand } from '@marketplace/eventsourcing';
 import type { Clock } from '@marketplace/platform';
 import { formatProductId } from '@marketplace/platform';
+import type { ImageLibraryTable } from '../adapters/image-library.table.js';
 import type { ListingDraft } from '../domain/listing.commands.js';
+import { titleWords } from '../domain/listing-images.js';
 import { listingDecider } from '../domain/listing.decider.js';
 import type { Listing } from '../domain/listing.events.js';
+import { validateNewListing } from '../domain/listing.rules.js';
+import type { ImageHostingDependencies } from './host-images.js';
+import { hostListingImages } from './host-images.js';
 
 /** The stream type of listings: selects the topic `marketplace.listing.v1`. */
 export const LISTING_STREAM_TYPE = 'listing';
@@ -18,6 +23,9 @@ export interface ListingDependencies {
   readonly store: EventStore;
   readonly clock: Clock;
   readonly allocateProductNumber: AllocateProductNumber;
+  readonly images: ImageHostingDependencies;
+  /** Learns the images sellers send, for listings sent without one. */
+  readonly imageLibrary: ImageLibraryTable;
 }
 
 export interface CreateListingInput {
@@ -35,15 +43,18 @@ export interface CreatedListing {
 }
 
 /**
- * Creates a listing under a new product number. Allocation and append share one transaction, so a listing
- * exists exactly when its ListingCreated does; a rejected draft only leaves a gap in the product numbers, which
- * are unique, not dense.
+ * Creates a listing under a new product number. The images are re-hosted first, outside any transaction (a
+ * fetch may take seconds), and only for a draft the rules accept. Allocation, append and the image library
+ * share one transaction, so a listing exists exactly when its ListingCreated does; a rejected draft only leaves
+ * a gap in the product numbers, which are unique, not dense.
  */
-export const createListing = (
+export const createListing = async (
   deps: ListingDependencies,
   input: CreateListingInput,
-): Promise<CreatedListing> =>
-  deps.db.transaction(async (tx) => {
+): Promise<CreatedListing> => {
+  const accepted = validateNewListing(input.sellerAccountId, input.draft);
+  const hostedImages = await hostListingImages(deps.images, accepted);
+  return deps.db.transaction(async (tx) => {
     const productId = formatProductId(await deps.allocateProductNumber(tx));
     const { state, version } = await handleCommand({
       store: deps.store,
@@ -53,7 +64,7 @@ export const createListing = (
       tx,
       command: {
         type: 'CreateListing',
-        data: { productId, sellerAccountId: input.sellerAccountId, draft: input.draft },
+        data: { productId, sellerAccountId: input.sellerAccountId, draft: input.draft, hostedImages },
         metadata: {
           now: deps.clock.now(),
           actor: input.actor,
@@ -63,5 +74,17 @@ export const createListing = (
       },
     });
     if (state.status !== 'listed') throw new Error(`CreateListing left ${productId} without a listing`);
-    return { listing: state.listing, version };
+    const { listing } = state;
+    // Only images a seller sent teach the library; a borrowed one is already in it.
+    if (accepted.imageUrl !== undefined && listing.imageUrl !== undefined) {
+      await deps.imageLibrary.add(tx, {
+        productId,
+        category: listing.category,
+        titleWords: titleWords(listing.name),
+        imagePath: listing.imageUrl,
+        addedAtMs: listing.createdAt,
+      });
+    }
+    return { listing, version };
   });
+};

@@ -22,6 +22,12 @@ export interface ListingDraft {
   readonly promotePublicly?: boolean;
 }
 
+/** A listing's images once re-hosted: paths `/images/<sha256>.<ext>` that replace the URLs the seller sent. */
+export interface HostedImages {
+  readonly imageUrl?: string | undefined;
+  readonly galleryImageUrls: readonly string[];
+}
+
 export type CreateListing = Command<
   'CreateListing',
   {
@@ -29,6 +35,8 @@ export type CreateListing = Command<
     readonly productId: string;
     readonly sellerAccountId: number;
     readonly draft: ListingDraft;
+    /** Absent: the listing keeps the URLs of the draft. */
+    readonly hostedImages?: HostedImages;
   }
 >;
 

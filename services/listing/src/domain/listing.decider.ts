@@ -9,7 +9,7 @@ export type ListingState =
   { readonly status: 'absent' } | { readonly status: 'listed'; readonly listing: Listing };
 
 const createListing = (command: CreateListing, state: ListingState): ListingCreated[] => {
-  const { productId, sellerAccountId, draft } = command.data;
+  const { productId, sellerAccountId, draft, hostedImages } = command.data;
   if (state.status !== 'absent') throw conflict(`listing ${productId} already exists`);
   const { sku, ...details } = validateNewListing(sellerAccountId, draft);
   const { now } = command.metadata;
@@ -19,6 +19,7 @@ const createListing = (command: CreateListing, state: ListingState): ListingCrea
       data: {
         listing: {
           ...details,
+          ...hostedImages,
           productId,
           sku: sku ?? generatedSku(productId),
           currency: LISTING_DEFAULTS.currency,

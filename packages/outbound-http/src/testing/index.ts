@@ -1,0 +1,1 @@
+export { startImageServer, testImageBytes, type ImageServer } from './image-server.js';
