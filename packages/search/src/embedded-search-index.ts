@@ -5,7 +5,10 @@ import type { Query } from 'minisearch';
 import { indexTerms, queryTerms } from './lexical-analysis.js';
 import type { QueryTerm } from './lexical-analysis.js';
 import { NewestFirstOrder, newestFirst } from './result-order.js';
-import { SEARCH_TEXT_LIMITS, wordCount } from './search-index.port.js';
+import { assertVersion, assertWithinLimits } from './search-input.js';
+
+// The vector index imports the version check from here; its home is search-input.ts.
+export { assertVersion } from './search-input.js';
 import type {
   SearchDocument,
   SearchFilters,
@@ -172,7 +175,7 @@ const queryOf = (terms: readonly QueryTerm[]): Query => ({
   ),
 });
 
-const matchesFilters = (document: SearchDocument | undefined, filters: SearchFilters): boolean =>
+export const matchesFilters = (document: SearchDocument | undefined, filters: SearchFilters): boolean =>
   document !== undefined &&
   (filters.visibility === 'any' || document.public) &&
   (filters.category === undefined || document.category === filters.category) &&
@@ -181,18 +184,3 @@ const matchesFilters = (document: SearchDocument | undefined, filters: SearchFil
   (filters.maxPriceCents === undefined || document.priceCents <= filters.maxPriceCents) &&
   (filters.minDiscountPercent === undefined ||
     (document.discountPercent !== undefined && document.discountPercent >= filters.minDiscountPercent));
-
-const assertVersion = (version: number): void => {
-  if (!Number.isSafeInteger(version) || version < 1)
-    throw new RangeError(`invalid document version: ${version}`);
-};
-
-const assertWithinLimits = ({ text = '', limit, offset }: SearchQuery): void => {
-  if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`invalid search limit: ${limit}`);
-  if (!Number.isSafeInteger(offset) || offset < 0) throw new RangeError(`invalid search offset: ${offset}`);
-  if ([...text].length > SEARCH_TEXT_LIMITS.maxCharacters || wordCount(text) > SEARCH_TEXT_LIMITS.maxWords) {
-    throw new RangeError(
-      `search text exceeds ${SEARCH_TEXT_LIMITS.maxCharacters} characters or ${SEARCH_TEXT_LIMITS.maxWords} words`,
-    );
-  }
-};

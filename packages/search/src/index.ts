@@ -3,3 +3,14 @@ export { createEmbeddedSearchIndex } from './embedded-search-index.js';
 export type { EmbeddedSearchIndexOptions } from './embedded-search-index.js';
 export { createWorkerSearchIndex } from './worker-search-index.js';
 export type { WorkerSearchIndex, WorkerSearchIndexOptions } from './worker-search-index.js';
+export {
+  createElasticsearchSearchIndex,
+  filterClauses,
+  indexTemplateBody,
+  searchRequestOf,
+  MAX_RESULT_WINDOW,
+} from './elasticsearch-search-index.js';
+export type {
+  ElasticsearchSearchIndex,
+  ElasticsearchSearchIndexOptions,
+} from './elasticsearch-search-index.js';
