@@ -1,3 +1,4 @@
+import { catalogSearchCluster } from './catalog/catalog-search.bench.js';
 import { machine, recordResult } from './results.js';
 import { publishToSearchCluster, publishToSearchEmbedded } from './publish-to-search.bench.js';
 
@@ -10,6 +11,8 @@ const publishOptions = { listings: 300, ratePerSecond: 20, pollIntervalMs: 10 };
 const scenarios: Record<string, () => Promise<Record<string, unknown>>> = {
   'publish-to-search.embedded': () => publishToSearchEmbedded(publishOptions),
   'publish-to-search.cluster-nats': () => publishToSearchCluster(publishOptions),
+  'catalog-search.cluster-nats': () =>
+    catalogSearchCluster({ listings: 100_000, concurrency: 16, durationMs: 15_000 }),
 };
 
 const requested = process.argv.slice(2);
