@@ -3,6 +3,9 @@ export { createEmbeddedSearchIndex } from './embedded-search-index.js';
 export type { EmbeddedSearchIndexOptions } from './embedded-search-index.js';
 export { createWorkerSearchIndex } from './worker-search-index.js';
 export type { WorkerSearchIndex, WorkerSearchIndexOptions } from './worker-search-index.js';
+export * from './vector/vector-index.port.js';
+export { createHnswVectorIndex, MAX_VECTOR_CANDIDATES } from './vector/hnsw-vector-index.js';
+export type { HnswVectorIndexOptions } from './vector/hnsw-vector-index.js';
 export {
   createElasticsearchSearchIndex,
   filterClauses,
