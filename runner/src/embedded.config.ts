@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { envPort } from '@marketplace/platform';
 import { blobStoreConfigSchema } from '@marketplace/blobstore';
+import { mailerConfigSchema } from '@marketplace/mailer';
 import { outboundConfigSchema } from '@marketplace/outbound-http';
 import { infrastructureConfigSchema } from '@marketplace/runtime';
 
@@ -12,6 +13,7 @@ export const embeddedConfigSchema = infrastructureConfigSchema.extend({
   PUBLIC_BASE_URL: z.url().optional(),
   ...blobStoreConfigSchema.shape,
   ...outboundConfigSchema.shape,
+  ...mailerConfigSchema.shape,
 });
 
 export type EmbeddedConfig = z.infer<typeof embeddedConfigSchema>;

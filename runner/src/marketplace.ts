@@ -1,4 +1,5 @@
 import { createBlobStore } from '@marketplace/blobstore';
+import { createMailer } from '@marketplace/mailer';
 import type { ServiceHandle } from '@marketplace/platform';
 import type { Infrastructure } from '@marketplace/runtime';
 import { startListingService } from '@marketplace/listing';
@@ -29,6 +30,8 @@ export const startMarketplace = async (
       grpc: LOOPBACK,
       blobs: images,
       outboundAllowList: config.OUTBOUND_ALLOW_HOSTS,
+      mailer: createMailer(config, config.DATA_DIR),
+      publicBaseUrl: config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`,
     });
     handles.push(listing);
     const catalog = await startCatalogService({ ...infrastructure, grpc: LOOPBACK });

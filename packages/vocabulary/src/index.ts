@@ -73,3 +73,9 @@ export const CATALOG_SEARCH_LIMITS = { defaultLimit: 20, maxLimit: 100 } as cons
  * of more than `moreThanUnits` units or more than `moreThanSubtotalCents` goes through a quote, not checkout.
  */
 export const BULK_THRESHOLD_DEFAULTS = { moreThanUnits: 100, moreThanSubtotalCents: 500_000 } as const;
+
+/**
+ * Staleness (decisions, "Listings"): a listing whose availability nobody confirmed for `staleAfterDays` gets one
+ * email to its seller per stale period; the check runs every `checkIntervalMs` by default.
+ */
+export const LISTING_STALENESS = { staleAfterDays: 90, checkIntervalMs: 60 * 60 * 1_000 } as const;

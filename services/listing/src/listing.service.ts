@@ -1,6 +1,7 @@
 import type { BlobStore } from '@marketplace/blobstore';
 import { migrate } from '@marketplace/database';
 import { createPostgresEventStore, startOutboxRelay } from '@marketplace/eventsourcing';
+import type { Mailer } from '@marketplace/mailer';
 import { createGuardedFetcher } from '@marketplace/outbound-http';
 import type { ServiceHandle } from '@marketplace/platform';
 import type { ServiceDependencies } from '@marketplace/runtime';
@@ -9,11 +10,16 @@ import { ImageLibraryTable } from './adapters/image-library.table.js';
 import { listingMigrations } from './adapters/listing.migrations.js';
 import { encodeListingEvent } from './adapters/listing-event.codec.js';
 import { productNumberSequence } from './adapters/product-number.sequence.js';
+import { startStalenessProjections } from './adapters/staleness.projections.js';
+import { StalenessTables } from './adapters/staleness.tables.js';
 import type { ListingDependencies } from './application/create-listing.js';
 import { createListing } from './application/create-listing.js';
+import { runStalenessCheck, scheduleStalenessCheck } from './application/staleness.js';
+import { LISTING_STALENESS } from '@marketplace/vocabulary';
 import { listingGrpcService } from './transport/listing.grpc.js';
 
 const SERVICE_NAME = 'listing';
+const DEFAULT_PUBLIC_BASE_URL = 'http://localhost:8080';
 
 export interface ListingServiceOptions extends ServiceDependencies {
   /** The PostgreSQL schema the service owns; default `listing` (tests use a fresh one). */
@@ -22,11 +28,18 @@ export interface ListingServiceOptions extends ServiceDependencies {
   readonly blobs: BlobStore;
   /** Hosts and CIDRs image fetches may reach although not public (`OUTBOUND_ALLOW_HOSTS`). */
   readonly outboundAllowList?: { readonly hosts?: readonly string[]; readonly cidrs?: readonly string[] };
+  /** Sends the staleness reminders. */
+  readonly mailer: Mailer;
+  /** `{base_url}` of the listing links in emails; default `http://localhost:8080`. */
+  readonly publicBaseUrl?: string | undefined;
+  /** How often the staleness check runs; default hourly. */
+  readonly stalenessCheckIntervalMs?: number;
 }
 
 /**
- * Starts the listing service: brings its schema up to date, starts the outbox relay, then serves gRPC.
- * `stop()` drains in reverse order: in-flight calls finish, then the relay publishes what they appended.
+ * Starts the listing service: brings its schema up to date, starts the outbox relay, the staleness projections
+ * and schedule, then serves gRPC. `stop()` drains in reverse order: in-flight calls finish, then the relay
+ * publishes what they appended, then the staleness work stops.
  */
 export const startListingService = async (options: ListingServiceOptions): Promise<ServiceHandle> => {
   const { db, log, clock } = options;
@@ -48,6 +61,26 @@ export const startListingService = async (options: ListingServiceOptions): Promi
     },
     imageLibrary,
   };
+  const stalenessTables = new StalenessTables(schema);
+  const projections = await startStalenessProjections({ log, db, schema, tables: stalenessTables });
+  const staleness = scheduleStalenessCheck(
+    () =>
+      runStalenessCheck({
+        db,
+        tables: stalenessTables,
+        mailer: options.mailer,
+        clock,
+        logger,
+        publicBaseUrl: (options.publicBaseUrl ?? DEFAULT_PUBLIC_BASE_URL).replace(/\/+$/, ''),
+      }),
+    { intervalMs: options.stalenessCheckIntervalMs ?? LISTING_STALENESS.checkIntervalMs, logger },
+  );
+  const stopBackgroundWork = async (): Promise<void> => {
+    await relay.stop();
+    await staleness.stop();
+    await Promise.all(projections.map((projection) => projection.close()));
+    await fetcher.close();
+  };
   const relay = startOutboxRelay({ db, schema, log, name: SERVICE_NAME, encode: encodeListingEvent, logger });
   // The server drains first so the relay publishes whatever in-flight calls appended.
   return serveGrpcService({
@@ -56,13 +89,9 @@ export const startListingService = async (options: ListingServiceOptions): Promi
     services: [listingGrpcService({ createListing: (input) => createListing(deps, input) })],
     logger,
     serviceName: SERVICE_NAME,
-    afterServerStopped: async () => {
-      await relay.stop();
-      await fetcher.close();
-    },
+    afterServerStopped: stopBackgroundWork,
   }).catch(async (error: unknown) => {
-    await relay.stop();
-    await fetcher.close();
+    await stopBackgroundWork();
     throw error;
   });
 };

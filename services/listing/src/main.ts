@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { blobStoreConfigSchema, createBlobStore } from '@marketplace/blobstore';
+import { createMailer, mailerConfigSchema } from '@marketplace/mailer';
 import { outboundConfigSchema } from '@marketplace/outbound-http';
 import { DEFAULT_GRPC_PORTS, envPort } from '@marketplace/platform';
 import { infrastructureConfigSchema, runServiceMain } from '@marketplace/runtime';
@@ -14,6 +15,9 @@ runServiceMain({
     DATA_DIR: infrastructureConfigSchema.shape.DATA_DIR,
     ...blobStoreConfigSchema.shape,
     ...outboundConfigSchema.shape,
+    ...mailerConfigSchema.shape,
+    /** `{base_url}` of the listing links in staleness emails (the gateway's public URL). */
+    PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   }),
   start: ({ db, log, logger, clock }, config) =>
     startListingService({
@@ -24,5 +28,7 @@ runServiceMain({
       grpc: { host: config.GRPC_HOST, port: config.GRPC_PORT },
       blobs: createBlobStore(config, config.DATA_DIR),
       outboundAllowList: config.OUTBOUND_ALLOW_HOSTS,
+      mailer: createMailer(config, config.DATA_DIR),
+      publicBaseUrl: config.PUBLIC_BASE_URL,
     }),
 });

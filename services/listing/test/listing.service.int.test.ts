@@ -11,6 +11,10 @@ import type { GrpcClient } from '@marketplace/rpc';
 import { createGrpcClient } from '@marketplace/rpc';
 import { ClientError, Metadata, Status } from 'nice-grpc-common';
 import { decodeListingEvent } from '../src/adapters/listing-event.codec.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createEmlMailer } from '@marketplace/mailer';
 import { startListingService } from '../src/index.js';
 import { IMAGE_SERVER_ALLOW_LIST, TestImages } from './support/test-images.js';
 
@@ -71,6 +75,10 @@ describe.each(testEngines())('listing service over gRPC on $name', ({ create }) 
       schema,
       blobs: images.blobs,
       outboundAllowList: IMAGE_SERVER_ALLOW_LIST,
+      mailer: createEmlMailer({
+        directory: mkdtempSync(join(tmpdir(), 'listing-mail-')),
+        from: 'test@example.test',
+      }),
     });
     grpc = createGrpcClient(listingV1.ListingServiceDefinition, service.address);
   });

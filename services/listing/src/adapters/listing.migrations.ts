@@ -1,11 +1,14 @@
 import type { Migration } from '@marketplace/database';
-import { eventStoreMigrations } from '@marketplace/eventsourcing';
+import { eventStoreMigrations, projectionMigrations } from '@marketplace/eventsourcing';
 import { imageLibraryMigration } from './image-library.table.js';
 import { productNumberSequenceMigration } from './product-number.sequence.js';
+import { stalenessMigration } from './staleness.tables.js';
 
 /** Everything the listing schema holds: the event store (also the outbox), the product number sequence and the image library. */
 export const listingMigrations: readonly Migration[] = [
   ...eventStoreMigrations,
   productNumberSequenceMigration,
   imageLibraryMigration,
+  ...projectionMigrations,
+  stalenessMigration,
 ];

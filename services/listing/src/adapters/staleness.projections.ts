@@ -1,0 +1,55 @@
+import type { Database } from '@marketplace/database';
+import type { EventLog, Subscription } from '@marketplace/eventlog';
+import { startProjection } from '@marketplace/eventsourcing';
+import { accountV1 } from '@marketplace/proto';
+import { decodeListingEvent } from './listing-event.codec.js';
+import type { StalenessTables } from './staleness.tables.js';
+
+export const ACCOUNT_TOPIC = 'marketplace.account.v1';
+export const LISTING_TOPIC = 'marketplace.listing.v1';
+
+/**
+ * The two projections the staleness job reads: seller contacts from the account events, and each listing's last
+ * confirmation from the listing events (this service's own, through the log like any consumer: the job needs no
+ * say in how commands are written). Both are idempotent: startProjection deduplicates by event id, and the
+ * confirmation keeps the newest version.
+ */
+export const startStalenessProjections = async (options: {
+  readonly log: EventLog;
+  readonly db: Database;
+  readonly schema: string;
+  readonly tables: StalenessTables;
+}): Promise<Subscription[]> => {
+  const { log, db, schema, tables } = options;
+  const contacts = await startProjection({
+    log,
+    db,
+    schema,
+    topic: ACCOUNT_TOPIC,
+    group: 'listing-seller-contacts',
+    decode: (message) => accountV1.AccountEvent.decode(message.value),
+    apply: async (tx, event) => {
+      if (event.payload?.$case !== 'created' || event.payload.value.role !== 'seller') return;
+      const { name, email } = event.payload.value;
+      await tables.upsertSellerContact(tx, { accountId: event.accountId, name, email });
+    },
+  });
+  try {
+    const confirmations = await startProjection({
+      log,
+      db,
+      schema,
+      topic: LISTING_TOPIC,
+      group: 'listing-staleness',
+      decode: (message) => decodeListingEvent(message.value),
+      apply: async (tx, decoded) => {
+        const { listing } = decoded.event.data;
+        await tables.recordConfirmation(tx, { ...listing, version: decoded.version });
+      },
+    });
+    return [contacts, confirmations];
+  } catch (error) {
+    await contacts.close();
+    throw error;
+  }
+};

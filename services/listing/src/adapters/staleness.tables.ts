@@ -1,0 +1,150 @@
+import type { Migration, Queryable } from '@marketplace/database';
+import { quoteIdent } from '@marketplace/database';
+
+/**
+ * What the staleness job reads and writes, in the listing schema:
+ * - `seller_contacts`: email and name of each seller, projected from `marketplace.account.v1`;
+ * - `listing_confirmations`: each listing's last availability confirmation, projected from the listing events
+ *   (state-carrying, so the newest version wins whatever order they arrive in);
+ * - `staleness_reminders`: one row per stale period (product, confirmation it started from), claimed before the
+ *   email is sent and marked sent after: the unique key is what makes the reminder once per period across
+ *   replicas and restarts.
+ */
+export const stalenessMigration: Migration = {
+  id: 'listing-003-staleness',
+  sql: (schema) => `
+    CREATE TABLE ${schema}.seller_contacts (
+      account_id bigint PRIMARY KEY,
+      name text NOT NULL,
+      email text NOT NULL
+    );
+    CREATE TABLE ${schema}.listing_confirmations (
+      product_id text PRIMARY KEY,
+      seller_account_id bigint NOT NULL,
+      name text NOT NULL,
+      confirmed_at_ms bigint NOT NULL,
+      version bigint NOT NULL
+    );
+    CREATE INDEX listing_confirmations_confirmed_at ON ${schema}.listing_confirmations (confirmed_at_ms);
+    CREATE TABLE ${schema}.staleness_reminders (
+      product_id text NOT NULL,
+      confirmed_at_ms bigint NOT NULL,
+      claimed_at_ms bigint NOT NULL,
+      sent_at_ms bigint,
+      PRIMARY KEY (product_id, confirmed_at_ms)
+    );
+  `,
+};
+
+export interface DueReminder {
+  readonly productId: string;
+  readonly confirmedAt: number;
+  readonly listingName: string;
+  readonly sellerName: string;
+  readonly sellerEmail: string;
+}
+
+export class StalenessTables {
+  private readonly contacts: string;
+  private readonly confirmations: string;
+  private readonly reminders: string;
+
+  constructor(schema: string) {
+    const quoted = quoteIdent(schema);
+    this.contacts = `${quoted}.seller_contacts`;
+    this.confirmations = `${quoted}.listing_confirmations`;
+    this.reminders = `${quoted}.staleness_reminders`;
+  }
+
+  async upsertSellerContact(q: Queryable, contact: { accountId: number; name: string; email: string }) {
+    await q.query(
+      `INSERT INTO ${this.contacts} (account_id, name, email) VALUES ($1, $2, $3)
+       ON CONFLICT (account_id) DO UPDATE SET name = EXCLUDED.name, email = EXCLUDED.email`,
+      [contact.accountId, contact.name, contact.email],
+    );
+  }
+
+  /** Keeps the newest version: a redelivered older event never moves a confirmation back. */
+  async recordConfirmation(
+    q: Queryable,
+    listing: {
+      productId: string;
+      sellerAccountId: number;
+      name: string;
+      confirmedAt: number;
+      version: number;
+    },
+  ): Promise<void> {
+    await q.query(
+      `INSERT INTO ${this.confirmations} (product_id, seller_account_id, name, confirmed_at_ms, version)
+       VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (product_id) DO UPDATE
+         SET seller_account_id = EXCLUDED.seller_account_id, name = EXCLUDED.name,
+             confirmed_at_ms = EXCLUDED.confirmed_at_ms, version = EXCLUDED.version
+         WHERE ${this.confirmations}.version < EXCLUDED.version`,
+      [listing.productId, listing.sellerAccountId, listing.name, listing.confirmedAt, listing.version],
+    );
+  }
+
+  /**
+   * Periods stale at `cutoff` whose reminder is neither sent nor claimed since `reclaimBefore` (a claim older
+   * than that belongs to a run that crashed or failed to send). Listings whose seller contact has not arrived
+   * yet wait for it.
+   */
+  async due(q: Queryable, cutoff: number, reclaimBefore: number, limit: number): Promise<DueReminder[]> {
+    const { rows } = await q.query<{
+      product_id: string;
+      confirmed_at_ms: string;
+      listing_name: string;
+      seller_name: string;
+      email: string;
+    }>(
+      `SELECT c.product_id, c.confirmed_at_ms, c.name AS listing_name, s.name AS seller_name, s.email
+         FROM ${this.confirmations} c
+         JOIN ${this.contacts} s ON s.account_id = c.seller_account_id
+         LEFT JOIN ${this.reminders} r ON r.product_id = c.product_id AND r.confirmed_at_ms = c.confirmed_at_ms
+        WHERE c.confirmed_at_ms <= $1
+          AND (r.product_id IS NULL OR (r.sent_at_ms IS NULL AND r.claimed_at_ms <= $2))
+        ORDER BY c.confirmed_at_ms, c.product_id
+        LIMIT $3`,
+      [cutoff, reclaimBefore, limit],
+    );
+    return rows.map((row) => ({
+      productId: row.product_id,
+      confirmedAt: Number(row.confirmed_at_ms),
+      listingName: row.listing_name,
+      sellerName: row.seller_name,
+      sellerEmail: row.email,
+    }));
+  }
+
+  /**
+   * Claims a period's reminder for this run: true for exactly one of several replicas racing on it (the primary
+   * key serializes them), and again after `reclaimBefore` if it was never marked sent.
+   */
+  async claim(
+    q: Queryable,
+    period: { productId: string; confirmedAt: number },
+    now: number,
+    reclaimBefore: number,
+  ) {
+    const { rowCount } = await q.query(
+      `INSERT INTO ${this.reminders} (product_id, confirmed_at_ms, claimed_at_ms) VALUES ($1, $2, $3)
+       ON CONFLICT (product_id, confirmed_at_ms) DO UPDATE SET claimed_at_ms = EXCLUDED.claimed_at_ms
+         WHERE ${this.reminders}.sent_at_ms IS NULL AND ${this.reminders}.claimed_at_ms <= $4`,
+      [period.productId, period.confirmedAt, now, reclaimBefore],
+    );
+    return rowCount === 1;
+  }
+
+  async markSent(
+    q: Queryable,
+    period: { productId: string; confirmedAt: number },
+    now: number,
+  ): Promise<void> {
+    await q.query(
+      `UPDATE ${this.reminders} SET sent_at_ms = $3 WHERE product_id = $1 AND confirmed_at_ms = $2`,
+      [period.productId, period.confirmedAt, now],
+    );
+  }
+}
