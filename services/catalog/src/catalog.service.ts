@@ -6,7 +6,9 @@ import { createWorkerSearchIndex } from '@marketplace/search';
 import { catalogMigrations } from './adapters/catalog.migrations.js';
 import { productsTable } from './adapters/products.table.js';
 import { startSearchProjection } from './adapters/search-projection.runner.js';
-import { getProduct } from './application/get-product.query.js';
+import { startSellerProjection } from './adapters/seller-projection.runner.js';
+import { sellersTable } from './adapters/sellers.table.js';
+import { getProductWithSeller } from './application/get-product.query.js';
 import { listCategories } from './application/list-categories.query.js';
 import { recommendPriceFor } from './application/recommend-price.query.js';
 import { searchProducts } from './application/search-products.query.js';
@@ -27,8 +29,9 @@ export interface CatalogServiceHandle extends ServiceHandle {
 
 /**
  * Starts the catalog: brings its schema up to date, loads the search index from the products table, subscribes
- * to listing events (group `catalog-search-projection`), then serves gRPC. Ready once all of that is done;
- * `stop()` drains the gRPC calls, then closes the subscription.
+ * to listing events (group `catalog-search-projection`) and to account events (`catalog-seller-projection`),
+ * then serves gRPC. Ready once all of that is done; `stop()` drains the gRPC calls, then closes the
+ * subscriptions and the index.
  */
 export const startCatalogService = async (options: CatalogServiceOptions): Promise<CatalogServiceHandle> => {
   const { db, log } = options;
@@ -45,15 +48,33 @@ export const startCatalogService = async (options: CatalogServiceOptions): Promi
       throw error;
     },
   );
+  const sellerProjection = await startSellerProjection({ db, log, schema, logger }).catch(
+    async (error: unknown) => {
+      await projection.stop();
+      await index.close();
+      throw error;
+    },
+  );
+  const closeReadSide = async (): Promise<void> => {
+    await sellerProjection.close();
+    await projection.stop();
+    await index.close();
+  };
   const products = productsTable(schema);
-  // The server drains first, then the subscription closes (its message in hand finishes and is committed).
+  const sellers = sellersTable(schema);
+  // The server drains first, then the subscriptions close (their messages in hand finish and are committed).
   const handle = await serveGrpcService({
     host: options.grpc.host,
     port: options.grpc.port,
     services: [
       catalogGrpcService({
         searchProducts: (input) => searchProducts(index, input),
-        getProduct: (input) => getProduct((id) => products.find(db, id), input),
+        getProduct: (input) =>
+          getProductWithSeller(
+            (id) => products.find(db, id),
+            (accountId) => sellers.find(db, accountId),
+            input,
+          ),
         listCategories: () => listCategories(() => products.countPublicInStockByCategory(db)),
         recommendPrice: (input) =>
           recommendPriceFor(
@@ -65,13 +86,9 @@ export const startCatalogService = async (options: CatalogServiceOptions): Promi
     logger,
     serviceName: SERVICE_NAME,
     isCaughtUp: () => projection.isRunning(),
-    afterServerStopped: async () => {
-      await projection.stop();
-      await index.close();
-    },
+    afterServerStopped: closeReadSide,
   }).catch(async (error: unknown) => {
-    await projection.stop();
-    await index.close();
+    await closeReadSide();
     throw error;
   });
   return { ...handle, rebuild: () => projection.rebuild() };

@@ -9,6 +9,7 @@ import type { CatalogServiceHandle } from '../src/index.js';
 import { startCatalogService } from '../src/index.js';
 import type { CapturingEventLog } from './support/capturing-event-log.js';
 import { capturingEventLog } from './support/capturing-event-log.js';
+import { accountCreated } from './support/account-events.js';
 import { delivered, listingCreated, listingMessage, SELLER } from './support/listing-events.js';
 
 const logger = createLogger({ service: 'catalog-test', level: 'silent' });
@@ -198,5 +199,30 @@ describe.each(testEngines())('CatalogService over gRPC on $name', ({ create }) =
     await expect(
       catalog.client.recommendPrice({ ...request, condition: 'used', originalRetailCents: 0 }),
     ).rejects.toMatchObject({ kind: 'validation' });
+  });
+
+  it('names the seller from its account events, once they arrived; buyers and older versions change nothing', async () => {
+    const before = await catalog.client.getProduct({ productId: 'product_1' });
+    expect(before.product?.seller).toBeUndefined();
+
+    const created = accountCreated(SELLER, {
+      role: 'seller',
+      name: 'Acme Surplus',
+      company: 'Acme Surplus LLC',
+      country: 'US',
+    });
+    await log.deliver(created);
+    await log.deliver(created);
+    await log.deliver(accountCreated(SELLER + 1, { role: 'buyer', name: 'A buyer' }));
+
+    const { product } = await catalog.client.getProduct({ productId: 'product_1' });
+    expect(product?.seller).toEqual({ name: 'Acme Surplus', company: 'Acme Surplus LLC', country: 'US' });
+    const { products } = await search({ query: 'drill' });
+    expect(products.every((found) => found.seller === undefined)).toBe(true);
+
+    await log.deliver(accountCreated(SELLER, { role: 'seller', name: 'Acme Renamed' }, { version: 2 }));
+    await log.deliver(accountCreated(SELLER, { role: 'seller', name: 'Acme Surplus' }, { version: 1 }));
+    const renamed = await catalog.client.getProduct({ productId: 'product_1' });
+    expect(renamed.product?.seller).toEqual({ name: 'Acme Renamed', company: '', country: '' });
   });
 });

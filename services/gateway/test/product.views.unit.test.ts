@@ -26,6 +26,7 @@ const product: catalogV1.Product = {
   sellerAccountId: 3,
   createdAtMs: CREATED,
   updatedAtMs: CREATED + 1000,
+  seller: { name: 'Acme Surplus', company: '', country: 'US' },
 };
 
 describe('product views', () => {
@@ -61,7 +62,7 @@ describe('product views', () => {
         instant_checkout: false,
         bulk_threshold: { more_than_units: 100, more_than_subtotal: 500_000 },
       },
-      seller: { account_id: 3 },
+      seller: { account_id: 3, name: 'Acme Surplus', company: null, country: 'US' },
       promote_publicly: true,
       created_at: '2026-01-02T03:04:05.000Z',
       updated_at: '2026-01-02T03:04:06.000Z',
@@ -95,6 +96,7 @@ describe('product views', () => {
     };
     const details = views.detailsOfListing(listing);
     expect(details.pricing.discount_percent).toBeNull();
+    expect(details.seller).toEqual({ account_id: 3, name: null, company: null, country: null });
     expect(details).toMatchObject({
       id: 'product_8',
       title: 'Office chairs',

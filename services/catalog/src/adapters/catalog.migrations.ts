@@ -28,4 +28,15 @@ export const catalogMigrations: readonly Migration[] = [
         generation integer not null check (generation >= 1)
       );`,
   },
+  {
+    id: 'catalog-003-sellers',
+    sql: (schema) => `
+      create table ${schema}.sellers (
+        account_id bigint primary key,
+        version bigint not null,
+        name text not null,
+        company text not null,
+        country text not null
+      );`,
+  },
 ];

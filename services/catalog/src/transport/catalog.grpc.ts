@@ -1,7 +1,7 @@
 import type { catalogV1 } from '@marketplace/proto';
 import { catalogV1 as catalog } from '@marketplace/proto';
 import type { GrpcService } from '@marketplace/rpc';
-import type { GetProductInput } from '../application/get-product.query.js';
+import type { GetProductInput, ProductWithSeller } from '../application/get-product.query.js';
 import type { CategoryCount } from '../application/list-categories.query.js';
 import type { RecommendPriceInput } from '../application/recommend-price.query.js';
 import type { ProductPage, SearchProductsInput } from '../application/search-products.query.js';
@@ -9,16 +9,18 @@ import type { CatalogProduct } from '../domain/catalog-product.js';
 import { availabilityOf } from '../domain/catalog-product.js';
 import { discountPercentOf } from '../domain/discount.js';
 import type { PriceRecommendation } from '../domain/pricing-recommendation.js';
+import type { SellerProfile } from '../domain/seller-profile.js';
 
 /** The application functions the gRPC API exposes. */
 export interface CatalogApplication {
   searchProducts(input: SearchProductsInput): Promise<ProductPage>;
-  getProduct(input: GetProductInput): Promise<CatalogProduct>;
+  getProduct(input: GetProductInput): Promise<ProductWithSeller>;
   listCategories(): Promise<CategoryCount[]>;
   recommendPrice(input: RecommendPriceInput): Promise<PriceRecommendation>;
 }
 
-export const toProductMessage = (product: CatalogProduct): catalogV1.Product => ({
+/** A product as the API sends it; `seller` only where the caller reads one product (details). */
+export const toProductMessage = (product: CatalogProduct, seller?: SellerProfile): catalogV1.Product => ({
   id: product.id,
   title: product.title,
   description: product.description,
@@ -40,6 +42,7 @@ export const toProductMessage = (product: CatalogProduct): catalogV1.Product => 
   createdAtMs: product.createdAtMs,
   updatedAtMs: product.updatedAtMs,
   discountPercent: discountPercentOf(product),
+  seller: seller && { name: seller.name, company: seller.company, country: seller.country },
 });
 
 /** CatalogService over gRPC: messages ⇄ application inputs; AppErrors become statuses in @marketplace/rpc. */
@@ -59,14 +62,14 @@ export const catalogGrpcService = (
         limit: request.limit,
         offset: request.offset,
       });
-      return { products: products.map(toProductMessage), total };
+      return { products: products.map((product) => toProductMessage(product)), total };
     },
     async getProduct(request) {
-      const product = await application.getProduct({
+      const { product, seller } = await application.getProduct({
         productId: request.productId,
         viewer: { sellerAccountId: request.viewerAccountId },
       });
-      return { product: toProductMessage(product) };
+      return { product: toProductMessage(product, seller) };
     },
     async listCategories() {
       return { categories: await application.listCategories() };

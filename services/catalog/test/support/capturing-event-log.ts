@@ -7,7 +7,10 @@ import type { DeliveredMessage, EventLog, SubscribeOptions } from '@marketplace/
 export interface CapturingEventLog extends EventLog {
   /** Every subscribe call, in order, with whether it was closed since. */
   readonly subscriptions: { readonly options: SubscribeOptions; closed: boolean }[];
-  /** Hands a message to the open subscription's handler, as the log would; resolves when it was handled. */
+  /**
+   * Hands a message to the handler of the open subscription to its topic, as the log would; resolves when it
+   * was handled.
+   */
   deliver(message: DeliveredMessage): Promise<void>;
 }
 
@@ -28,8 +31,12 @@ export const capturingEventLog = (): CapturingEventLog => {
       };
     },
     async deliver(message) {
-      const open = subscriptions.filter((subscription) => !subscription.closed);
-      if (open.length !== 1) throw new Error(`expected one open subscription, found ${open.length}`);
+      const open = subscriptions.filter(
+        (subscription) => !subscription.closed && subscription.options.topic === message.topic,
+      );
+      if (open.length !== 1) {
+        throw new Error(`expected one open subscription to ${message.topic}, found ${open.length}`);
+      }
       await open[0]!.options.handler(message);
     },
     async close() {

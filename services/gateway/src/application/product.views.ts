@@ -37,7 +37,13 @@ export interface ProductDetails extends ProductSummary {
     /** Above either bound a line goes through request_quote instead of checkout (decisions). */
     readonly bulk_threshold: { readonly more_than_units: number; readonly more_than_subtotal: number };
   };
-  readonly seller: { readonly account_id: number };
+  /** Name, company and country are null until the catalog has seen the seller's account (and when not given). */
+  readonly seller: {
+    readonly account_id: number;
+    readonly name: string | null;
+    readonly company: string | null;
+    readonly country: string | null;
+  };
   readonly promote_publicly: boolean;
   readonly created_at: string;
   readonly updated_at: string;
@@ -63,6 +69,7 @@ interface ProductFacts {
   readonly instantCheckout: boolean;
   readonly promotePublicly: boolean;
   readonly sellerAccountId: number;
+  readonly seller?: catalogV1.SellerProfile | undefined;
   readonly createdAtMs: number;
   readonly updatedAtMs: number;
 }
@@ -129,7 +136,7 @@ export class ProductViews {
     return {
       ...this.summary(facts),
       sku: facts.sku,
-      brand: facts.brand === '' ? null : facts.brand,
+      brand: emptyAsNull(facts.brand),
       category: facts.category,
       condition: facts.condition === '' ? null : facts.condition,
       pricing: {
@@ -145,13 +152,22 @@ export class ProductViews {
           more_than_subtotal: BULK_THRESHOLD_DEFAULTS.moreThanSubtotalCents,
         },
       },
-      seller: { account_id: facts.sellerAccountId },
+      seller: {
+        account_id: facts.sellerAccountId,
+        name: emptyAsNull(facts.seller?.name),
+        company: emptyAsNull(facts.seller?.company),
+        country: emptyAsNull(facts.seller?.country),
+      },
       promote_publicly: facts.promotePublicly,
       created_at: toIso(facts.createdAtMs),
       updated_at: toIso(facts.updatedAtMs),
     };
   }
 }
+
+/** Protobuf cannot omit a string: '' (or nothing at all) is shown as null. */
+const emptyAsNull = (text: string | undefined): string | null =>
+  text === undefined || text === '' ? null : text;
 
 const factsOfCatalogProduct = (product: catalogV1.Product): ProductFacts => ({
   ...product,

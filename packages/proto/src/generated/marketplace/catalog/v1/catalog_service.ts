@@ -59,7 +59,19 @@ export interface Product {
   createdAtMs: number;
   updatedAtMs: number;
   /** Whole percent off the original retail price (floored, never negative); absent without one. */
-  discountPercent?: number | undefined;
+  discountPercent?:
+    | number
+    | undefined;
+  /** The seller's public profile, from account events; absent until the catalog has seen the account. */
+  seller?: SellerProfile | undefined;
+}
+
+export interface SellerProfile {
+  name: string;
+  /** Empty when the account has none. */
+  company: string;
+  /** ISO 3166-1 alpha-2; empty when the account has none. */
+  country: string;
 }
 
 export interface ListCategoriesRequest {
@@ -469,6 +481,7 @@ function createBaseProduct(): Product {
     createdAtMs: 0,
     updatedAtMs: 0,
     discountPercent: undefined,
+    seller: undefined,
   };
 }
 
@@ -536,6 +549,9 @@ export const Product: MessageFns<Product> = {
     }
     if (message.discountPercent !== undefined) {
       writer.uint32(168).int32(message.discountPercent);
+    }
+    if (message.seller !== undefined) {
+      SellerProfile.encode(message.seller, writer.uint32(178).fork()).join();
     }
     return writer;
   },
@@ -721,6 +737,14 @@ export const Product: MessageFns<Product> = {
             message.discountPercent = reader.int32();
             continue;
           }
+          case 22: {
+            if (tag !== 178) {
+              break;
+            }
+
+            message.seller = SellerProfile.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -759,6 +783,88 @@ export const Product: MessageFns<Product> = {
     message.createdAtMs = object.createdAtMs ?? 0;
     message.updatedAtMs = object.updatedAtMs ?? 0;
     message.discountPercent = object.discountPercent ?? undefined;
+    message.seller = (object.seller !== undefined && object.seller !== null)
+      ? SellerProfile.fromPartial(object.seller)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSellerProfile(): SellerProfile {
+  return { name: "", company: "", country: "" };
+}
+
+export const SellerProfile: MessageFns<SellerProfile> = {
+  encode(message: SellerProfile, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.company !== "") {
+      writer.uint32(18).string(message.company);
+    }
+    if (message.country !== "") {
+      writer.uint32(26).string(message.country);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SellerProfile {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSellerProfile();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.company = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.country = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<SellerProfile>): SellerProfile {
+    return SellerProfile.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SellerProfile>): SellerProfile {
+    const message = createBaseSellerProfile();
+    message.name = object.name ?? "";
+    message.company = object.company ?? "";
+    message.country = object.country ?? "";
     return message;
   },
 };
