@@ -1,5 +1,5 @@
-import { errors } from '@elastic/elasticsearch';
-import type { Client, estypes } from '@elastic/elasticsearch';
+import { Client, errors } from '@elastic/elasticsearch';
+import type { estypes } from '@elastic/elasticsearch';
 import { assertVersion, assertWithinLimits } from './search-input.js';
 import type {
   SearchDocument,
@@ -176,6 +176,26 @@ export const createElasticsearchSearchIndex = async <P>(
   const index = new ElasticsearchIndex<P>(options);
   await index.ensureExists();
   return index;
+};
+
+/** An index with its own client, for a service that owns the connection: `close()` ends it. */
+export interface ConnectedElasticsearchSearchIndex<P> extends ElasticsearchSearchIndex<P> {
+  close(): Promise<void>;
+}
+
+/** Connects to `url` and opens the index behind `alias` (see `createElasticsearchSearchIndex`). */
+export const connectElasticsearchSearchIndex = async <P>(
+  options: Omit<ElasticsearchSearchIndexOptions, 'client'> & { readonly url: string },
+): Promise<ConnectedElasticsearchSearchIndex<P>> => {
+  const client = new Client({ node: options.url, requestTimeout: options.requestTimeoutMs ?? 10_000 });
+  try {
+    const index = new ElasticsearchIndex<P>({ ...options, client });
+    await index.ensureExists();
+    return Object.assign(index, { close: () => client.close() });
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
 };
 
 class ElasticsearchIndex<P> implements ElasticsearchSearchIndex<P> {

@@ -7,6 +7,7 @@ export * from './vector/vector-index.port.js';
 export { createHnswVectorIndex, MAX_VECTOR_CANDIDATES } from './vector/hnsw-vector-index.js';
 export type { HnswVectorIndexOptions } from './vector/hnsw-vector-index.js';
 export {
+  connectElasticsearchSearchIndex,
   createElasticsearchSearchIndex,
   filterClauses,
   indexTemplateBody,
@@ -14,6 +15,7 @@ export {
   MAX_RESULT_WINDOW,
 } from './elasticsearch-search-index.js';
 export type {
+  ConnectedElasticsearchSearchIndex,
   ElasticsearchSearchIndex,
   ElasticsearchSearchIndexOptions,
 } from './elasticsearch-search-index.js';

@@ -2,9 +2,10 @@ import { migrate } from '@marketplace/database';
 import type { ServiceHandle } from '@marketplace/platform';
 import type { ServiceDependencies } from '@marketplace/runtime';
 import { serveGrpcService } from '@marketplace/rpc';
-import { createWorkerSearchIndex } from '@marketplace/search';
 import { catalogMigrations } from './adapters/catalog.migrations.js';
 import { productsTable } from './adapters/products.table.js';
+import { openSearchIndex } from './adapters/search-backend.js';
+import type { SearchBackend } from './adapters/search-backend.js';
 import { startSearchProjection } from './adapters/search-projection.runner.js';
 import { startSellerProjection } from './adapters/seller-projection.runner.js';
 import { sellersTable } from './adapters/sellers.table.js';
@@ -12,7 +13,6 @@ import { getProductWithSeller } from './application/get-product.query.js';
 import { listCategories } from './application/list-categories.query.js';
 import { recommendPriceFor } from './application/recommend-price.query.js';
 import { searchProducts } from './application/search-products.query.js';
-import type { CatalogProduct } from './domain/catalog-product.js';
 import { catalogGrpcService } from './transport/catalog.grpc.js';
 
 const SERVICE_NAME = 'catalog';
@@ -20,6 +20,8 @@ const SERVICE_NAME = 'catalog';
 export interface CatalogServiceOptions extends ServiceDependencies {
   /** The PostgreSQL schema the service owns; default `catalog` (tests use a fresh one). */
   readonly schema?: string;
+  /** Default `embedded` (see `adapters/search-backend.ts`). */
+  readonly searchBackend?: SearchBackend;
 }
 
 export interface CatalogServiceHandle extends ServiceHandle {
@@ -39,26 +41,27 @@ export const startCatalogService = async (options: CatalogServiceOptions): Promi
   const logger = options.logger.child({ service: SERVICE_NAME });
 
   await migrate(db, schema, catalogMigrations);
-  // In a worker thread: a query of very common words costs seconds at 100k listings, and must not stall
-  // gRPC, health checks and the projection (README, "The event loop").
-  const index = createWorkerSearchIndex<CatalogProduct>();
+  // Embedded: in a worker thread, because a query of very common words costs seconds at 100k listings and must
+  // not stall gRPC, health checks and the projection (README, "The event loop").
+  const searchIndex = await openSearchIndex(options.searchBackend ?? { kind: 'embedded' });
+  const { index } = searchIndex;
   const projection = await startSearchProjection({ db, log, schema, index, logger }).catch(
     async (error: unknown) => {
-      await index.close();
+      await searchIndex.close();
       throw error;
     },
   );
   const sellerProjection = await startSellerProjection({ db, log, schema, logger }).catch(
     async (error: unknown) => {
       await projection.stop();
-      await index.close();
+      await searchIndex.close();
       throw error;
     },
   );
   const closeReadSide = async (): Promise<void> => {
     await sellerProjection.close();
     await projection.stop();
-    await index.close();
+    await searchIndex.close();
   };
   const products = productsTable(schema);
   const sellers = sellersTable(schema);

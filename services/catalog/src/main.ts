@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_GRPC_PORTS, envPort } from '@marketplace/platform';
+import { DEFAULT_GRPC_PORTS, envPort, envUrl } from '@marketplace/platform';
 import { runServiceMain } from '@marketplace/runtime';
 import { startCatalogService } from './catalog.service.js';
 
@@ -9,7 +9,31 @@ runServiceMain({
   configSchema: z.object({
     GRPC_HOST: z.string().default('0.0.0.0'),
     GRPC_PORT: envPort(DEFAULT_GRPC_PORTS.catalog),
+    SEARCH_BACKEND: z.enum(['embedded', 'elasticsearch']).default('embedded'),
+    ELASTICSEARCH_URL: envUrl().optional(),
+    ELASTICSEARCH_INDEX: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9_-]{0,200}$/, 'must be a lower-case Elasticsearch index name')
+      .default('catalog-products'),
   }),
-  start: (infrastructure, config) =>
-    startCatalogService({ ...infrastructure, grpc: { host: config.GRPC_HOST, port: config.GRPC_PORT } }),
+  start: (infrastructure, config) => {
+    if (config.SEARCH_BACKEND === 'embedded') {
+      return startCatalogService({
+        ...infrastructure,
+        grpc: { host: config.GRPC_HOST, port: config.GRPC_PORT },
+      });
+    }
+    if (config.ELASTICSEARCH_URL === undefined) {
+      throw new Error('ELASTICSEARCH_URL is required with SEARCH_BACKEND=elasticsearch');
+    }
+    return startCatalogService({
+      ...infrastructure,
+      grpc: { host: config.GRPC_HOST, port: config.GRPC_PORT },
+      searchBackend: {
+        kind: 'elasticsearch',
+        url: config.ELASTICSEARCH_URL,
+        alias: config.ELASTICSEARCH_INDEX,
+      },
+    });
+  },
 });

@@ -1,0 +1,26 @@
+import { connectElasticsearchSearchIndex, createWorkerSearchIndex } from '@marketplace/search';
+import type { SearchIndex } from '@marketplace/search';
+import type { CatalogProduct } from '../domain/catalog-product.js';
+
+/**
+ * Where the catalog's search index lives: `embedded` (MiniSearch in a worker thread of this process, rebuilt
+ * from the products table at start; one catalog replica) or `elasticsearch` (shared by every replica; the
+ * start-up load re-sends the table, which the external versions make idempotent).
+ */
+export type SearchBackend =
+  | { readonly kind: 'embedded' }
+  | { readonly kind: 'elasticsearch'; readonly url: string; readonly alias: string };
+
+export interface OpenedSearchIndex {
+  readonly index: SearchIndex<CatalogProduct>;
+  /** Ends the worker thread or the connection. */
+  close(): Promise<void>;
+}
+
+export const openSearchIndex = async (backend: SearchBackend): Promise<OpenedSearchIndex> => {
+  const index =
+    backend.kind === 'elasticsearch'
+      ? await connectElasticsearchSearchIndex<CatalogProduct>({ url: backend.url, alias: backend.alias })
+      : createWorkerSearchIndex<CatalogProduct>();
+  return { index, close: () => index.close() };
+};
