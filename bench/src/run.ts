@@ -1,6 +1,7 @@
 import { catalogSearchCluster } from './catalog/catalog-search.bench.js';
 import { machine, recordResult } from './results.js';
 import { publishToSearchCluster, publishToSearchEmbedded } from './publish-to-search.bench.js';
+import { publishThroughputCluster } from './publish-throughput.bench.js';
 
 /**
  * `pnpm bench [scenario...]`: runs the named scenarios (all by default), prints their figures and merges them
@@ -11,6 +12,7 @@ const publishOptions = { listings: 300, ratePerSecond: 20, pollIntervalMs: 10 };
 const scenarios: Record<string, () => Promise<Record<string, unknown>>> = {
   'publish-to-search.embedded': () => publishToSearchEmbedded(publishOptions),
   'publish-to-search.cluster-nats': () => publishToSearchCluster(publishOptions),
+  'publish-throughput.cluster-nats': () => publishThroughputCluster({ concurrency: 16, durationMs: 10_000 }),
   'catalog-search.cluster-nats': () =>
     catalogSearchCluster({ listings: 100_000, concurrency: 16, durationMs: 15_000 }),
 };
