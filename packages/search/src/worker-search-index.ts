@@ -24,6 +24,8 @@ export interface WorkerSearchIndexOptions {
 
 /** A SearchIndex that lives in a worker thread; `close` ends the thread. */
 export interface WorkerSearchIndex<P> extends SearchIndex<P> {
+  /** False once the thread died or was closed: every call fails from then on (readiness should say so). */
+  isAlive(): boolean;
   close(): Promise<void>;
 }
 
@@ -92,6 +94,10 @@ class WorkerThreadSearchIndex<P> implements WorkerSearchIndex<P> {
 
   clear(): Promise<void> {
     return this.call({ method: 'clear' });
+  }
+
+  isAlive(): boolean {
+    return this.failure === undefined;
   }
 
   async close(): Promise<void> {

@@ -37,11 +37,13 @@ describe('createWorkerSearchIndex', () => {
   it('rejects every call once closed, instead of waiting for a thread that is gone', async () => {
     const index = createWorkerSearchIndex<ContractPayload>();
     await index.upsert(contractDocument(1));
+    expect(index.isAlive()).toBe(true);
     const pending = expect(index.count()).rejects.toThrow('search index closed');
 
     await index.close();
 
     await pending;
+    expect(index.isAlive()).toBe(false);
     await expect(index.count()).rejects.toThrow('search index closed');
   });
 });

@@ -88,7 +88,7 @@ export const startCatalogService = async (options: CatalogServiceOptions): Promi
     ],
     logger,
     serviceName: SERVICE_NAME,
-    isCaughtUp: () => projection.isRunning(),
+    isCaughtUp: () => projection.isRunning() && searchIndex.isAlive(),
     afterServerStopped: closeReadSide,
   }).catch(async (error: unknown) => {
     await closeReadSide();

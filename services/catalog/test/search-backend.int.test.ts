@@ -6,7 +6,7 @@ import { listingCreated, listingMessage } from './support/listing-events.js';
 
 describe('openSearchIndex', () => {
   it('opens the embedded index in a worker thread, which answers until closed', async () => {
-    const { index, close } = await openSearchIndex({ kind: 'embedded' });
+    const { index, isAlive, close } = await openSearchIndex({ kind: 'embedded' });
     const product = decodeListingEvent(listingCreated(listingMessage(1)).value)!.product;
 
     await index.upsert(toSearchDocument(product));
@@ -16,9 +16,11 @@ describe('openSearchIndex', () => {
       limit: 5,
       offset: 0,
     });
+    expect(isAlive()).toBe(true);
     await close();
 
     expect(total).toBe(1);
+    expect(isAlive()).toBe(false);
     await expect(index.count()).rejects.toThrow('closed');
   });
 

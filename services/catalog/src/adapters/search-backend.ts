@@ -13,14 +13,23 @@ export type SearchBackend =
 
 export interface OpenedSearchIndex {
   readonly index: SearchIndex<CatalogProduct>;
+  /**
+   * False once the embedded index's worker thread died: the catalog then reports itself not ready. A remote
+   * index has no such state (each failing call fails on its own).
+   */
+  isAlive(): boolean;
   /** Ends the worker thread or the connection. */
   close(): Promise<void>;
 }
 
 export const openSearchIndex = async (backend: SearchBackend): Promise<OpenedSearchIndex> => {
-  const index =
-    backend.kind === 'elasticsearch'
-      ? await connectElasticsearchSearchIndex<CatalogProduct>({ url: backend.url, alias: backend.alias })
-      : createWorkerSearchIndex<CatalogProduct>();
-  return { index, close: () => index.close() };
+  if (backend.kind === 'elasticsearch') {
+    const index = await connectElasticsearchSearchIndex<CatalogProduct>({
+      url: backend.url,
+      alias: backend.alias,
+    });
+    return { index, isAlive: () => true, close: () => index.close() };
+  }
+  const index = createWorkerSearchIndex<CatalogProduct>();
+  return { index, isAlive: () => index.isAlive(), close: () => index.close() };
 };
