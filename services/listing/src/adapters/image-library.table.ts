@@ -21,6 +21,17 @@ export const imageLibraryMigration: Migration = {
   `,
 };
 
+/** Ranking the newest candidates only keeps the lookup's cost flat however large a category grows. */
+export const IMAGE_LIBRARY_CANDIDATES = 1_000;
+
+/** The newest candidates of a category are found by this index, not by sorting the category. */
+export const imageLibraryRecentMigration: Migration = {
+  id: 'listing-004-image-library-recent',
+  sql: (schema) => `
+    CREATE INDEX image_library_category_added_at ON ${schema}.image_library (category, added_at DESC);
+  `,
+};
+
 export interface ImageLibraryEntry {
   readonly productId: string;
   readonly category: string;
@@ -32,7 +43,10 @@ export interface ImageLibraryEntry {
 export class ImageLibraryTable {
   private readonly table: string;
 
-  constructor(schema: string) {
+  constructor(
+    schema: string,
+    private readonly candidates = IMAGE_LIBRARY_CANDIDATES,
+  ) {
     this.table = `${quoteIdent(schema)}.image_library`;
   }
 
@@ -47,19 +61,22 @@ export class ImageLibraryTable {
   }
 
   /**
-   * The image of the listing in `category` sharing the most title words with `words` (the newest on a tie);
-   * undefined when none shares a word.
+   * The image of the listing in `category` sharing the most title words with `words` (the newest on a tie),
+   * among the newest `candidates` sharing any; undefined when none shares a word.
    */
   async mostSimilar(q: Queryable, category: string, words: readonly string[]): Promise<string | undefined> {
     if (words.length === 0) return undefined;
     const { rows } = await q.query<{ image_path: string }>(
       `SELECT image_path
-         FROM ${this.table}
-        WHERE category = $1 AND title_words && $2::text[]
+         FROM (SELECT image_path, title_words, added_at
+                 FROM ${this.table}
+                WHERE category = $1 AND title_words && $2::text[]
+                ORDER BY added_at DESC
+                LIMIT $3) AS candidates
         ORDER BY cardinality(ARRAY(SELECT unnest(title_words) INTERSECT SELECT unnest($2::text[]))) DESC,
                  added_at DESC
         LIMIT 1`,
-      [category, words],
+      [category, words, this.candidates],
     );
     return rows[0]?.image_path;
   }

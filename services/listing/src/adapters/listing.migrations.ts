@@ -1,6 +1,6 @@
 import type { Migration } from '@marketplace/database';
 import { eventStoreMigrations, projectionMigrations } from '@marketplace/eventsourcing';
-import { imageLibraryMigration } from './image-library.table.js';
+import { imageLibraryMigration, imageLibraryRecentMigration } from './image-library.table.js';
 import { productNumberSequenceMigration } from './product-number.sequence.js';
 import { stalenessMigration } from './staleness.tables.js';
 
@@ -11,4 +11,5 @@ export const listingMigrations: readonly Migration[] = [
   imageLibraryMigration,
   ...projectionMigrations,
   stalenessMigration,
+  imageLibraryRecentMigration,
 ];
