@@ -100,4 +100,30 @@ describe('embedded mode (pnpm start)', () => {
     const anonymous = await marketplace.client.request(`/api/ucp/catalog/products/${hidden.body.id}`);
     expect(anonymous.status).toBe(404);
   });
+
+  it('explains image failures as 400 problems on the field: a guarded address, not an image, none found', async () => {
+    const refused = await marketplace.client.publish(sellerKey, {
+      name: 'Marrowgate lamps',
+      description: 'Overstock',
+      imageUrl: 'http://169.254.169.254/latest/meta-data',
+      galleryImageUrls: [marketplace.images.notAnImageUrl],
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({
+      status: 400,
+      errors: [
+        { path: 'imageUrl', message: expect.stringContaining('does not fetch from') },
+        { path: 'galleryImageUrls/0', message: 'is not a jpeg, png, gif or webp image' },
+      ],
+    });
+    const unseen = await marketplace.client.publish(sellerKey, {
+      name: 'Marrowgate garden gnomes',
+      description: 'Shelf pulls',
+      category: 'toys',
+    });
+    expect(unseen.status).toBe(400);
+    expect(unseen.body).toMatchObject({
+      errors: [{ path: 'imageUrl', message: 'no image of a similar toys listing was found: send imageUrl' }],
+    });
+  });
 });
