@@ -2,6 +2,7 @@ import { catalogSearchCluster } from './catalog/catalog-search.bench.js';
 import { machine, recordResult } from './results.js';
 import { publishToSearchCluster, publishToSearchEmbedded } from './publish-to-search.bench.js';
 import { publishThroughputCluster } from './publish-throughput.bench.js';
+import { semanticSearchLocal } from './semantic/semantic-search.bench.js';
 
 /**
  * `pnpm bench [scenario...]`: runs the named scenarios (all by default), prints their figures and merges them
@@ -15,6 +16,7 @@ const scenarios: Record<string, () => Promise<Record<string, unknown>>> = {
   'publish-throughput.cluster-nats': () => publishThroughputCluster({ concurrency: 16, durationMs: 10_000 }),
   'catalog-search.cluster-nats': () =>
     catalogSearchCluster({ listings: 100_000, concurrency: 16, durationMs: 15_000 }),
+  'semantic-search.local': async () => ({ ...(await semanticSearchLocal()) }),
 };
 
 const requested = process.argv.slice(2);

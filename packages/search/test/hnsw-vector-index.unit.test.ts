@@ -52,7 +52,7 @@ describe('HNSW vector index (usearch)', () => {
     ]);
   });
 
-  it('widens the candidate set when filters leave fewer hits than asked, up to its bound', async () => {
+  it('filters the nearest candidates, so a far listing passing a selective filter is still found', async () => {
     const entries = Array.from({ length: 300 }, (_, i) => ({
       document: contractDocument(i + 1, { category: i === 299 ? 'furniture' : 'electronics' }),
       // The furniture listing is the farthest of all from the query.

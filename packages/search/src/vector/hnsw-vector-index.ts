@@ -9,8 +9,8 @@ import type { VectorEntry, VectorHit, VectorIndex, VectorQuery } from './vector-
 export interface HnswVectorIndexOptions {
   readonly dimensions: number;
   /**
-   * HNSW graph parameters (usearch). The defaults were measured on 100-d vectors (README): connectivity 16 and
-   * 40 candidates while adding build 100k vectors in seconds; 64 while searching keeps recall@10 above 0.99.
+   * HNSW graph parameters (usearch). The defaults were measured on the catalog's 100-d embeddings at 100k
+   * (README): connectivity 16 and 80 while adding build in ~5 s; 2,048 while searching gives recall@10 0.965.
    */
   readonly connectivity?: number;
   readonly expansionAdd?: number;
@@ -22,20 +22,16 @@ interface Entry<P> {
   readonly document: SearchDocument<P>;
 }
 
-/** How many nearest candidates the first round fetches per hit asked for, before filters. */
-const CANDIDATES_PER_HIT = 4;
-const MIN_CANDIDATES = 64;
-/** Each further round, while filters leave too few hits, fetches this many times more candidates. */
-const CANDIDATE_GROWTH = 4;
 /**
- * The candidate set never grows past this: the specification applies filters to the similarity candidates,
- * and a filter matching a handful of listings among 100k must not make a query walk the whole graph
- * (100k candidates cost ~0.3 s of blocked event loop). Such a query may return fewer than `limit` hits.
+ * Every query takes this many nearest candidates (or the whole index, when smaller), then applies the filters,
+ * as the specification's semantic search says. Asking HNSW for 2,048 costs about what asking for 64 does once
+ * the search expansion is 2,048, which recall needs anyway (README); a filter matching a handful of listings
+ * far from the query may still answer fewer than `limit` hits: the lexical search is the exhaustive one.
  */
 export const MAX_VECTOR_CANDIDATES = 2_048;
 /** Loads add vectors until this much time has passed, then yield to the event loop. */
 const LOAD_SLICE_MS = 10;
-const LOAD_BATCH = 64;
+const LOAD_BATCH = 256;
 
 /** Creates the embedded vector index: an HNSW graph from usearch (a prebuilt native binary) in memory. */
 export const createHnswVectorIndex = <P>(options: HnswVectorIndexOptions): VectorIndex<P> =>
@@ -62,8 +58,8 @@ class HnswVectorIndex<P> implements VectorIndex<P> {
       metric: MetricKind.Cos,
       quantization: ScalarKind.F32,
       connectivity: this.options.connectivity ?? 16,
-      expansion_add: this.options.expansionAdd ?? 40,
-      expansion_search: this.options.expansionSearch ?? 64,
+      expansion_add: this.options.expansionAdd ?? 80,
+      expansion_search: this.options.expansionSearch ?? MAX_VECTOR_CANDIDATES,
       multi: false,
     });
   }
@@ -76,9 +72,12 @@ class HnswVectorIndex<P> implements VectorIndex<P> {
     const outcomes: WriteOutcome[] = [];
     let sliceStart = performance.now();
     for (let start = 0; start < entries.length; start += LOAD_BATCH) {
+      // A batch goes into the graph in one call, which usearch spreads over the cores (twice as fast on two).
+      const pending = new Map<string, { key: bigint; vector: Float32Array }>();
       for (const { document, vector } of entries.slice(start, start + LOAD_BATCH)) {
-        outcomes.push(this.apply(document, vector));
+        outcomes.push(this.record(document, vector, (key) => pending.set(document.id, { key, vector })));
       }
+      this.addToGraph([...pending.values()]);
       if (performance.now() - sliceStart > LOAD_SLICE_MS) {
         await nextTurn();
         sliceStart = performance.now();
@@ -98,15 +97,8 @@ class HnswVectorIndex<P> implements VectorIndex<P> {
   async search({ vector, filters, limit }: VectorQuery): Promise<VectorHit<P>[]> {
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`invalid search limit: ${limit}`);
     this.assertDimensions(vector);
-    const candidateBound = Math.min(this.entries.size, MAX_VECTOR_CANDIDATES);
-    if (candidateBound === 0 || vector.every((value) => value === 0)) return [];
-    let candidates = Math.min(candidateBound, Math.max(MIN_CANDIDATES, limit * CANDIDATES_PER_HIT));
-    for (;;) {
-      const hits = this.filteredNearest(vector, candidates, filters, limit);
-      // Filters may leave fewer than `limit`: widen the candidate set, up to its bound.
-      if (hits.length >= limit || candidates >= candidateBound) return hits;
-      candidates = Math.min(candidateBound, candidates * CANDIDATE_GROWTH);
-    }
+    if (this.entries.size === 0 || vector.every((value) => value === 0)) return [];
+    return this.filteredNearest(vector, Math.min(this.entries.size, MAX_VECTOR_CANDIDATES), filters, limit);
   }
 
   async count(): Promise<number> {
@@ -140,16 +132,33 @@ class HnswVectorIndex<P> implements VectorIndex<P> {
   }
 
   private apply(document: SearchDocument<P>, vector: Float32Array): WriteOutcome {
+    return this.record(document, vector, (key) => this.addToGraph([{ key, vector }]));
+  }
+
+  /** Checks and records the write; `add` puts the vector into the graph under its new key, now or with a batch. */
+  private record(
+    document: SearchDocument<P>,
+    vector: Float32Array,
+    add: (key: bigint) => void,
+  ): WriteOutcome {
     assertVersion(document.version);
     this.assertDimensions(vector);
     if (this.isStale(document.id, document.version)) return 'stale';
     this.forget(document.id);
     this.removedVersions.delete(document.id);
     const key = this.nextKey++;
-    this.graph.add(key, vector, 1);
     this.entries.set(document.id, { key, document });
     this.idOfKey.set(key, document.id);
+    add(key);
     return 'applied';
+  }
+
+  private addToGraph(vectors: readonly { key: bigint; vector: Float32Array }[]): void {
+    if (vectors.length === 0) return;
+    const keys = BigUint64Array.from(vectors, ({ key }) => key);
+    const matrix = new Float32Array(vectors.length * this.options.dimensions);
+    vectors.forEach(({ vector }, i) => matrix.set(vector, i * this.options.dimensions));
+    this.graph.add(keys, matrix, 0);
   }
 
   private forget(id: string): void {
