@@ -68,6 +68,8 @@ export const searchInventoryTool = (
     'Search public liquidation lots by words (all must match), category, condition, minimum discount off ' +
     'retail (whole percent) and maximum unit price (cents); best match first, newest first without a query.',
   inputSchema: searchInventoryInput,
+  auth: 'none',
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: (_principal, input) =>
     catalog.search({
       query: input.query,
@@ -88,6 +90,8 @@ export const getProductDetailsTool = (
     'Everything needed to decide on one lot: pricing (unit price, original retail, discount, order and quote ' +
     'minimums, instant checkout, bulk threshold), condition, category, brand, sku, images, seller, availability.',
   inputSchema: getProductDetailsInput,
+  auth: 'none',
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   // A seller also sees its own listings that were not promoted, exactly as over REST.
   handler: (principal, input) => catalog.details(input.product_id, principal),
 });
@@ -106,6 +110,8 @@ export const getPricingRecommendationTool = (
     'A recommended unit price (cents) with a low-high range for a lot, from recovery rates by condition, ' +
     'comparable public listings of the same category and condition, and the lot size; the basis explains it.',
   inputSchema: getPricingRecommendationInput,
+  auth: 'seller',
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (principal, input) => {
     requireSeller(principal);
     return catalog.pricingRecommendation({

@@ -1,6 +1,18 @@
 import type { z } from 'zod';
 import type { Principal } from '../../domain/account.js';
 
+/** Who may call a tool (spec 4.3): anyone, a buyer (API key or agent token), or a seller (API key). */
+export type ToolAuth = 'none' | 'buyer' | 'seller';
+
+/** MCP tool annotations, set truthfully: clients decide on confirmation prompts from them. */
+export interface ToolAnnotations {
+  readonly readOnlyHint: boolean;
+  readonly destructiveHint: boolean;
+  readonly idempotentHint: boolean;
+  /** True when the tool reaches beyond the marketplace (fetches a URL, sends mail, calls a webhook). */
+  readonly openWorldHint: boolean;
+}
+
 /**
  * An agent-facing function (spec 4.3), independent of the transport that will expose it (MCP, REST invoke):
  * its input schema, as the specification lists the parameters, and its handler. The transport parses the
@@ -10,6 +22,10 @@ export interface Tool<S extends z.ZodType = z.ZodType, R = unknown> {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: S;
+  /** The shape of the handler's result, published as the MCP output schema and checked in the conformance tests. */
+  readonly outputSchema?: z.ZodType<R>;
+  readonly auth: ToolAuth;
+  readonly annotations: ToolAnnotations;
   /** `principal` is the caller behind an API key or agent token, undefined when anonymous. */
   handler(principal: Principal | undefined, input: z.output<S>): Promise<R>;
 }
