@@ -3,3 +3,4 @@ export * as commonV1 from './generated/index.marketplace.common.v1.js';
 export * as listingV1 from './generated/index.marketplace.listing.v1.js';
 export * as catalogV1 from './generated/index.marketplace.catalog.v1.js';
 export * as accountV1 from './generated/index.marketplace.account.v1.js';
+export * as quoteV1 from './generated/index.marketplace.quote.v1.js';
