@@ -60,6 +60,70 @@ export const getPricingRecommendationInput = z.object({
     .optional(),
 });
 
+/** A catalog item as spec 2.1 shows it (ProductSummary); other catalog-shaped tools extend it. */
+export const productSummaryOutput = z.object({
+  id: z.string(),
+  title: z.string(),
+  description: z.string(),
+  price: z.number().int().describe('unit price in cents'),
+  currency: z.string(),
+  availability: z.enum(['in_stock', 'out_of_stock']),
+  quantity_available: z.number().int(),
+  images: z.array(z.object({ url: z.string() })),
+  url: z.string(),
+});
+
+export const productPageOutput = z.object({
+  products: z.array(productSummaryOutput),
+  pagination: z.object({
+    total: z.number().int(),
+    limit: z.number().int(),
+    offset: z.number().int(),
+    has_more: z.boolean(),
+  }),
+});
+
+export const productDetailsOutput = productSummaryOutput.extend({
+  sku: z.string(),
+  brand: z.string().nullable(),
+  category: z.string(),
+  condition: z.string().nullable(),
+  pricing: z.object({
+    unit_price: z.number().int(),
+    currency: z.string(),
+    original_retail_price: z.number().int().nullable(),
+    discount_percent: z.number().int().nullable(),
+    min_order_quantity: z.number().int(),
+    min_quote_quantity: z.number().int(),
+    instant_checkout: z.boolean(),
+    bulk_threshold: z.object({ more_than_units: z.number().int(), more_than_subtotal: z.number().int() }),
+  }),
+  seller: z.object({
+    account_id: z.number().int(),
+    name: z.string().nullable(),
+    company: z.string().nullable(),
+    country: z.string().nullable(),
+  }),
+  promote_publicly: z.boolean(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+export const pricingRecommendationOutput = z.object({
+  recommended_unit_price: z.number().int(),
+  low_unit_price: z.number().int(),
+  high_unit_price: z.number().int(),
+  currency: z.string(),
+  basis: z.object({
+    condition_recovery_rate: z.number(),
+    comparable_listings: z.number().int(),
+    comparable_median_ratio: z.number().nullable(),
+    applied_ratio: z.number(),
+    lot_size_factor: z.number(),
+    explanation: z.string(),
+  }),
+});
+
 export const searchInventoryTool = (
   catalog: CatalogQueries,
 ): Tool<typeof searchInventoryInput, ProductPage> => ({
@@ -68,6 +132,7 @@ export const searchInventoryTool = (
     'Search public liquidation lots by words (all must match), category, condition, minimum discount off ' +
     'retail (whole percent) and maximum unit price (cents); best match first, newest first without a query.',
   inputSchema: searchInventoryInput,
+  outputSchema: productPageOutput,
   auth: 'none',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: (_principal, input) =>
@@ -90,6 +155,7 @@ export const getProductDetailsTool = (
     'Everything needed to decide on one lot: pricing (unit price, original retail, discount, order and quote ' +
     'minimums, instant checkout, bulk threshold), condition, category, brand, sku, images, seller, availability.',
   inputSchema: getProductDetailsInput,
+  outputSchema: productDetailsOutput,
   auth: 'none',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   // A seller also sees its own listings that were not promoted, exactly as over REST.
@@ -110,6 +176,7 @@ export const getPricingRecommendationTool = (
     'A recommended unit price (cents) with a low-high range for a lot, from recovery rates by condition, ' +
     'comparable public listings of the same category and condition, and the lot size; the basis explains it.',
   inputSchema: getPricingRecommendationInput,
+  outputSchema: pricingRecommendationOutput,
   auth: 'seller',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (principal, input) => {

@@ -22,8 +22,11 @@ export interface Tool<S extends z.ZodType = z.ZodType, R = unknown> {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: S;
-  /** The shape of the handler's result, published as the MCP output schema and checked in the conformance tests. */
-  readonly outputSchema?: z.ZodType<R>;
+  /**
+   * The shape of the handler's result (a JSON object, as MCP requires of structured content): published as the
+   * MCP output schema and in /api/mcp/schema.json, and checked in the conformance tests.
+   */
+  readonly outputSchema: z.ZodType<R>;
   readonly auth: ToolAuth;
   readonly annotations: ToolAnnotations;
   /** `principal` is the caller behind an API key or agent token, undefined when anonymous. */

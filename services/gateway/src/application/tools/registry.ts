@@ -1,0 +1,40 @@
+import type { CatalogQueries } from '../catalog.queries.js';
+import { getPricingRecommendationTool, getProductDetailsTool, searchInventoryTool } from './catalog.tools.js';
+import type { Tool } from './tool.js';
+
+/**
+ * The application services the tools call. Each area adds its service here (one field, additive) when it adds
+ * its tools below; app.ts builds this object once from the same services the REST routes use.
+ */
+export interface ToolDependencies {
+  readonly catalog: CatalogQueries;
+}
+
+/**
+ * Every agent-facing tool of spec 4.3, defined once. The transports (/mcp, /api/mcp/streamable,
+ * /api/mcp/invoke, /api/mcp/stream) and the documents (/api/mcp/schema.json) all read this one list, so a tool
+ * added here appears everywhere with the same schemas, auth and annotations.
+ */
+export interface ToolRegistry {
+  /** In a stable order (the order of the list below): clients may cache tools/list. */
+  readonly tools: readonly Tool[];
+  find(name: string): Tool | undefined;
+}
+
+export const createToolRegistry = (deps: ToolDependencies): ToolRegistry =>
+  registryOf([
+    // catalog
+    searchInventoryTool(deps.catalog),
+    getProductDetailsTool(deps.catalog),
+    getPricingRecommendationTool(deps.catalog),
+  ]);
+
+/** A registry of these tools; a name used twice is a programming error caught at start-up. */
+export const registryOf = (tools: readonly Tool[]): ToolRegistry => {
+  const byName = new Map<string, Tool>();
+  for (const tool of tools) {
+    if (byName.has(tool.name)) throw new Error(`tool ${tool.name} is registered twice`);
+    byName.set(tool.name, tool);
+  }
+  return { tools, find: (name) => byName.get(name) };
+};

@@ -1,0 +1,36 @@
+import { describe, expect, it } from '@jest/globals';
+import { z } from 'zod';
+import { CatalogQueries } from '../src/application/catalog.queries.js';
+import { ProductViews } from '../src/application/product.views.js';
+import { createToolRegistry, registryOf } from '../src/application/tools/registry.js';
+import type { CatalogClient } from '../src/clients/catalog.client.js';
+
+const unusedCatalog = {} as CatalogClient;
+const registry = createToolRegistry({
+  catalog: new CatalogQueries(unusedCatalog, new ProductViews('http://marketplace.test')),
+});
+
+describe('tool registry', () => {
+  it('finds each tool by its name and keeps the order of its list', () => {
+    const names = registry.tools.map((tool) => tool.name);
+    expect(names.slice(0, 3)).toEqual([
+      'search_inventory',
+      'get_product_details',
+      'get_pricing_recommendation',
+    ]);
+    for (const name of names) expect(registry.find(name)?.name).toBe(name);
+    expect(registry.find('no_such_tool')).toBeUndefined();
+  });
+
+  it('gives every tool object-rooted input and output schemas that convert to JSON Schema', () => {
+    for (const tool of registry.tools) {
+      expect(z.toJSONSchema(tool.inputSchema, { io: 'input' })).toMatchObject({ type: 'object' });
+      expect(z.toJSONSchema(tool.outputSchema, { io: 'output' })).toMatchObject({ type: 'object' });
+    }
+  });
+
+  it('refuses a tool name registered twice', () => {
+    const [first] = registry.tools;
+    expect(() => registryOf([first!, first!])).toThrow(/registered twice/);
+  });
+});
