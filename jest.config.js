@@ -6,6 +6,7 @@ export default {
     '<rootDir>/runner',
     '<rootDir>/e2e',
     '<rootDir>/bench',
+    '<rootDir>/charts/test',
   ],
   testTimeout: 30_000,
 };
