@@ -72,6 +72,15 @@ const catalog = {
   async recommendPrice() {
     throw new AppError('unavailable', 'not called by these tests');
   },
+  async semanticSearch() {
+    throw new AppError('unavailable', 'not called by these tests');
+  },
+  async listPublicProducts() {
+    throw new AppError('unavailable', 'not called by these tests');
+  },
+  async getCatalogStats() {
+    throw new AppError('unavailable', 'not called by these tests');
+  },
 } satisfies catalogV1.CatalogServiceImplementation;
 
 const listing = {
@@ -88,6 +97,24 @@ const listing = {
         version: 1,
       },
     };
+  },
+  async getListing() {
+    throw new AppError('unavailable', 'not called by these tests');
+  },
+  async updateListing() {
+    throw new AppError('unavailable', 'not called by these tests');
+  },
+  async setQuantity() {
+    throw new AppError('unavailable', 'not called by these tests');
+  },
+  async bulkUpdateListings() {
+    throw new AppError('unavailable', 'not called by these tests');
+  },
+  async reserveStock() {
+    throw new AppError('unavailable', 'not called by these tests');
+  },
+  async releaseStock() {
+    throw new AppError('unavailable', 'not called by these tests');
   },
 } satisfies listingV1.ListingServiceImplementation;
 

@@ -14,6 +14,16 @@ import { startStalenessProjections } from './adapters/staleness.projections.js';
 import { StalenessTables } from './adapters/staleness.tables.js';
 import type { ListingDependencies } from './application/create-listing.js';
 import { createListing } from './application/create-listing.js';
+import type { ListingWriteDependencies } from './application/change-listing.js';
+import {
+  bulkUpdateListings,
+  getListing,
+  releaseStock,
+  reserveStock,
+  setQuantity,
+  updateListing,
+} from './application/change-listing.js';
+import { listingStreamLock } from './adapters/listing-stream.lock.js';
 import { runStalenessCheck, scheduleStalenessCheck } from './application/staleness.js';
 import { LISTING_STALENESS } from '@marketplace/vocabulary';
 import { listingGrpcService } from './transport/listing.grpc.js';
@@ -61,6 +71,7 @@ export const startListingService = async (options: ListingServiceOptions): Promi
     },
     imageLibrary,
   };
+  const writes: ListingWriteDependencies = { ...deps, lockStream: listingStreamLock(schema) };
   const stalenessTables = new StalenessTables(schema);
   const projections = await startStalenessProjections({ log, db, schema, tables: stalenessTables });
   const staleness = scheduleStalenessCheck(
@@ -86,7 +97,17 @@ export const startListingService = async (options: ListingServiceOptions): Promi
   return serveGrpcService({
     host: options.grpc.host,
     port: options.grpc.port,
-    services: [listingGrpcService({ createListing: (input) => createListing(deps, input) })],
+    services: [
+      listingGrpcService({
+        createListing: (input) => createListing(deps, input),
+        getListing: (productId) => getListing(writes, productId),
+        updateListing: (input) => updateListing(writes, input),
+        setQuantity: (input) => setQuantity(writes, input),
+        bulkUpdateListings: (input) => bulkUpdateListings(writes, input),
+        reserveStock: (input) => reserveStock(writes, input),
+        releaseStock: (input) => releaseStock(writes, input),
+      }),
+    ],
     logger,
     serviceName: SERVICE_NAME,
     afterServerStopped: stopBackgroundWork,

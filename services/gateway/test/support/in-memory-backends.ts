@@ -1,11 +1,16 @@
 import type { Logger } from '@marketplace/platform';
-import { formatProductId, notFound, validationError } from '@marketplace/platform';
+import { formatProductId, notFound, unavailable, validationError } from '@marketplace/platform';
 import { catalogV1, listingV1 } from '@marketplace/proto';
 import type { GrpcServer } from '@marketplace/rpc';
 import { startGrpcServer } from '@marketplace/rpc';
 
 /** A product id the test catalog fails on unexpectedly, to see how the gateway answers a real fault. */
 export const FAULTY_PRODUCT_ID = 'product_999999';
+
+/** The routes behind these methods are tested against the real listing service (listing-routes.int.test.ts). */
+const notServedHere = async (): Promise<never> => {
+  throw unavailable('not served by the in-memory backends');
+};
 
 /**
  * Test implementations of the listing and catalog services behind one real gRPC server on loopback, so the
@@ -32,6 +37,12 @@ export class InMemoryBackends {
     const backends = new InMemoryBackends();
     const listing: listingV1.ListingServiceImplementation = {
       createListing: async (request) => backends.create(request),
+      getListing: notServedHere,
+      updateListing: notServedHere,
+      setQuantity: notServedHere,
+      bulkUpdateListings: notServedHere,
+      reserveStock: notServedHere,
+      releaseStock: notServedHere,
     };
     const catalog: catalogV1.CatalogServiceImplementation = {
       searchProducts: async (request) => backends.search(request),

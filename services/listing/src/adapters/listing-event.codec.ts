@@ -18,18 +18,40 @@ export interface DecodedListingEvent {
 }
 
 // A record rather than a list, so the compiler checks it names every listing event.
-const LISTING_EVENT_TYPES: Record<ListingEvent['type'], true> = { ListingCreated: true };
+const LISTING_EVENT_TYPES: Record<ListingEvent['type'], true> = {
+  ListingCreated: true,
+  ListingUpdated: true,
+  ListingQuantitySet: true,
+  StockReserved: true,
+  StockReleased: true,
+};
 
 /** The listing schema's store holds only listing events; anything else is a bug worth stopping for. */
 const isListingEvent = (event: RecordedEvent): event is RecordedEvent<ListingEvent> =>
   Object.hasOwn(LISTING_EVENT_TYPES, event.type);
 
-const payloadOf = (event: RecordedEvent<ListingEvent>): listingV1.ListingEvent['payload'] => {
+const payloadOf = (recorded: RecordedEvent<ListingEvent>): listingV1.ListingEvent['payload'] => {
+  // RecordedEvent keeps type and data apart; rejoined, the switch narrows the data to the event's type.
+  const event = { type: recorded.type, data: recorded.data } as ListingEvent;
+  const listing = toListingMessage(event.data.listing, recorded.version);
   switch (event.type) {
     case 'ListingCreated':
-      return { $case: 'created', value: { listing: toListingMessage(event.data.listing, event.version) } };
+      return { $case: 'created', value: { listing } };
+    case 'ListingUpdated':
+      return { $case: 'updated', value: { listing, changedFields: [...event.data.changedFields] } };
+    case 'ListingQuantitySet':
+      return { $case: 'quantitySet', value: { listing } };
+    case 'StockReserved':
+      return { $case: 'stockReserved', value: { listing, ...reservationOf(event.data) } };
+    case 'StockReleased':
+      return { $case: 'stockReleased', value: { listing, ...reservationOf(event.data) } };
   }
 };
+
+const reservationOf = ({ reservationId, quantity }: { reservationId: string; quantity: number }) => ({
+  reservationId,
+  quantity,
+});
 
 /** The outbox relay's encoder for the listing store. */
 export const encodeListingEvent: EventEncoder = (event) => {
@@ -47,11 +69,38 @@ export const encodeListingEvent: EventEncoder = (event) => {
   return { value: message.finish(), contentType: LISTING_EVENT_CONTENT_TYPE };
 };
 
+const listingIn = (value: { listing?: listingV1.Listing | undefined }, type: ListingEvent['type']) => {
+  if (!value.listing) throw new Error(`${type} without a listing`);
+  return fromListingMessage(value.listing);
+};
+
 const eventOf = (payload: listingV1.ListingEvent['payload']): ListingEvent => {
   switch (payload?.$case) {
     case 'created':
-      if (!payload.value.listing) throw new Error('ListingCreated without a listing');
-      return { type: 'ListingCreated', data: { listing: fromListingMessage(payload.value.listing) } };
+      return { type: 'ListingCreated', data: { listing: listingIn(payload.value, 'ListingCreated') } };
+    case 'updated':
+      return {
+        type: 'ListingUpdated',
+        data: {
+          listing: listingIn(payload.value, 'ListingUpdated'),
+          changedFields: payload.value.changedFields,
+        },
+      };
+    case 'quantitySet':
+      return {
+        type: 'ListingQuantitySet',
+        data: { listing: listingIn(payload.value, 'ListingQuantitySet') },
+      };
+    case 'stockReserved':
+      return {
+        type: 'StockReserved',
+        data: { listing: listingIn(payload.value, 'StockReserved'), ...reservationOf(payload.value) },
+      };
+    case 'stockReleased':
+      return {
+        type: 'StockReleased',
+        data: { listing: listingIn(payload.value, 'StockReleased'), ...reservationOf(payload.value) },
+      };
     case undefined:
       throw new Error('ListingEvent without a payload (written by a newer version?)');
   }

@@ -40,4 +40,47 @@ export type CreateListing = Command<
   }
 >;
 
-export type ListingCommand = CreateListing;
+/**
+ * The fields a seller may change after publishing, before validation; absent fields keep their value. Images
+ * are not among them (they would need re-hosting), nor is stock (SetQuantity).
+ */
+export interface ListingChanges {
+  readonly name?: string;
+  readonly description?: string;
+  readonly sku?: string;
+  readonly category?: string;
+  readonly condition?: string;
+  readonly priceCents?: number;
+  readonly minOrderQuantity?: number;
+  readonly minQuoteQuantity?: number;
+  readonly brand?: string;
+  readonly originalRetailPriceCents?: number;
+  readonly instantCheckout?: boolean;
+  readonly promotePublicly?: boolean;
+}
+
+/** The seller's changes to one listing (a PUT, or one listing of a bulk update). */
+export type UpdateListing = Command<
+  'UpdateListing',
+  { readonly productId: string; readonly sellerAccountId: number; readonly changes: ListingChanges }
+>;
+
+/** The seller sets the units in stock; 0 marks the listing sold out. */
+export type SetQuantity = Command<
+  'SetQuantity',
+  { readonly productId: string; readonly sellerAccountId: number; readonly quantity: number }
+>;
+
+/** An order takes units out of stock; idempotent per reservation id. */
+export type ReserveStock = Command<
+  'ReserveStock',
+  { readonly productId: string; readonly reservationId: string; readonly quantity: number }
+>;
+
+/** A reservation's units go back in stock; idempotent. */
+export type ReleaseStock = Command<
+  'ReleaseStock',
+  { readonly productId: string; readonly reservationId: string }
+>;
+
+export type ListingCommand = CreateListing | UpdateListing | SetQuantity | ReserveStock | ReleaseStock;

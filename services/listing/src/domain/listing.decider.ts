@@ -1,12 +1,80 @@
 import type { Decider } from '@marketplace/eventsourcing';
-import { conflict } from '@marketplace/platform';
+import { AppError, conflict, forbidden, notFound, validationError } from '@marketplace/platform';
 import { LISTING_DEFAULTS } from '@marketplace/vocabulary';
-import type { CreateListing, ListingCommand } from './listing.commands.js';
-import type { Listing, ListingCreated, ListingEvent } from './listing.events.js';
-import { generatedSku, validateNewListing } from './listing.rules.js';
+import type {
+  CreateListing,
+  ListingCommand,
+  ReleaseStock,
+  ReserveStock,
+  SetQuantity,
+  UpdateListing,
+} from './listing.commands.js';
+import type {
+  Listing,
+  ListingCreated,
+  ListingEvent,
+  ListingQuantitySet,
+  ListingUpdated,
+  StockReleased,
+  StockReserved,
+} from './listing.events.js';
+import {
+  generatedSku,
+  restFieldName,
+  validateListingChanges,
+  validateNewListing,
+  validateStockQuantity,
+} from './listing.rules.js';
+
+/** A stock reservation of an order: kept after release, so a repeated reservation id never reserves again. */
+export interface Reservation {
+  readonly quantity: number;
+  readonly released: boolean;
+}
 
 export type ListingState =
-  { readonly status: 'absent' } | { readonly status: 'listed'; readonly listing: Listing };
+  | { readonly status: 'absent' }
+  | {
+      readonly status: 'listed';
+      readonly listing: Listing;
+      readonly reservations: ReadonlyMap<string, Reservation>;
+    };
+
+type ListedState = Extract<ListingState, { status: 'listed' }>;
+
+/** Not enough units in stock for a reservation: the gRPC edge answers FAILED_PRECONDITION. */
+export class InsufficientStockError extends AppError {
+  constructor(
+    readonly productId: string,
+    readonly requested: number,
+    readonly available: number,
+  ) {
+    super(
+      'conflict',
+      available === 0
+        ? `${productId} is sold out: ${requested} units cannot be reserved`
+        : `${productId} has ${available} units in stock: ${requested} cannot be reserved`,
+    );
+    this.name = 'InsufficientStockError';
+  }
+}
+
+/** Order services name reservations by their own ids (an order id, a checkout line): short printable tokens. */
+const RESERVATION_ID = /^[\x21-\x7e]{1,128}$/;
+
+const listed = (state: ListingState, productId: string): ListedState => {
+  if (state.status !== 'listed') throw notFound(`listing ${productId} does not exist`);
+  return state;
+};
+
+/** Only the seller who published a listing may change it. */
+const ownedBy = (state: ListingState, productId: string, sellerAccountId: number): ListedState => {
+  const current = listed(state, productId);
+  if (current.listing.sellerAccountId !== sellerAccountId) {
+    throw forbidden(`listing ${productId} belongs to another seller`);
+  }
+  return current;
+};
 
 const createListing = (command: CreateListing, state: ListingState): ListingCreated[] => {
   const { productId, sellerAccountId, draft, hostedImages } = command.data;
@@ -32,18 +100,138 @@ const createListing = (command: CreateListing, state: ListingState): ListingCrea
   ];
 };
 
+/** Always one event, changes or not: every update call is an availability confirmation (spec 4.2). */
+const updateListing = (command: UpdateListing, state: ListingState): ListingUpdated[] => {
+  const { productId, sellerAccountId } = command.data;
+  const { listing } = ownedBy(state, productId, sellerAccountId);
+  const changes = validateListingChanges(listing, command.data.changes);
+  const changed = Object.entries(changes).filter(
+    ([field, value]) => value !== undefined && value !== listing[field as keyof Listing],
+  );
+  const { now } = command.metadata;
+  return [
+    {
+      type: 'ListingUpdated',
+      data: {
+        listing: { ...listing, ...Object.fromEntries(changed), updatedAt: now, confirmedAt: now },
+        changedFields: changed.map(([field]) => restFieldName(field)),
+      },
+    },
+  ];
+};
+
+const setQuantity = (command: SetQuantity, state: ListingState): ListingQuantitySet[] => {
+  const { productId, sellerAccountId } = command.data;
+  const { listing } = ownedBy(state, productId, sellerAccountId);
+  const quantity = validateStockQuantity(command.data.quantity);
+  const { now } = command.metadata;
+  return [
+    {
+      type: 'ListingQuantitySet',
+      data: { listing: { ...listing, quantity, updatedAt: now, confirmedAt: now } },
+    },
+  ];
+};
+
+const checkReservationId = (reservationId: string): void => {
+  if (!RESERVATION_ID.test(reservationId)) {
+    const message = 'must be 1 to 128 printable characters without spaces';
+    throw validationError(`reservationId ${message}`, [{ path: 'reservationId', message }]);
+  }
+};
+
+/** A reservation taken before answers again with nothing new; a reused id with another quantity is a conflict. */
+const reserveStock = (command: ReserveStock, state: ListingState): StockReserved[] => {
+  const { productId, reservationId, quantity } = command.data;
+  checkReservationId(reservationId);
+  if (!Number.isSafeInteger(quantity) || quantity < 1) {
+    throw validationError('quantity must be a whole number of at least 1', [
+      { path: 'quantity', message: 'must be a whole number of at least 1' },
+    ]);
+  }
+  const { listing, reservations } = listed(state, productId);
+  const previous = reservations.get(reservationId);
+  if (previous?.released === true) {
+    throw conflict(`reservation ${reservationId} of ${productId} was released; reserve under a new id`);
+  }
+  if (previous !== undefined) {
+    if (previous.quantity !== quantity) {
+      throw conflict(
+        `reservation ${reservationId} of ${productId} holds ${previous.quantity} units, not ${quantity}`,
+      );
+    }
+    return [];
+  }
+  if (quantity > listing.quantity) throw new InsufficientStockError(productId, quantity, listing.quantity);
+  const { now } = command.metadata;
+  return [
+    {
+      type: 'StockReserved',
+      data: {
+        listing: { ...listing, quantity: listing.quantity - quantity, updatedAt: now },
+        reservationId,
+        quantity,
+      },
+    },
+  ];
+};
+
+const releaseStock = (command: ReleaseStock, state: ListingState): StockReleased[] => {
+  const { productId, reservationId } = command.data;
+  checkReservationId(reservationId);
+  const { listing, reservations } = listed(state, productId);
+  const reservation = reservations.get(reservationId);
+  if (reservation === undefined || reservation.released) return [];
+  const { now } = command.metadata;
+  return [
+    {
+      type: 'StockReleased',
+      data: {
+        listing: { ...listing, quantity: listing.quantity + reservation.quantity, updatedAt: now },
+        reservationId,
+        quantity: reservation.quantity,
+      },
+    },
+  ];
+};
+
+const evolve = (state: ListingState, event: ListingEvent): ListingState => {
+  if (event.type === 'ListingCreated') {
+    return { status: 'listed', listing: event.data.listing, reservations: new Map() };
+  }
+  if (state.status !== 'listed') throw new Error(`${event.type} on a listing that was never created`);
+  const { listing } = event.data;
+  switch (event.type) {
+    case 'ListingUpdated':
+    case 'ListingQuantitySet':
+      return { ...state, listing };
+    case 'StockReserved':
+    case 'StockReleased': {
+      const reservations = new Map(state.reservations);
+      reservations.set(event.data.reservationId, {
+        quantity: event.data.quantity,
+        released: event.type === 'StockReleased',
+      });
+      return { status: 'listed', listing, reservations };
+    }
+  }
+};
+
 export const listingDecider: Decider<ListingCommand, ListingEvent, ListingState> = {
   decide: (command, state) => {
     switch (command.type) {
       case 'CreateListing':
         return createListing(command, state);
+      case 'UpdateListing':
+        return updateListing(command, state);
+      case 'SetQuantity':
+        return setQuantity(command, state);
+      case 'ReserveStock':
+        return reserveStock(command, state);
+      case 'ReleaseStock':
+        return releaseStock(command, state);
     }
   },
-  evolve: (_state, event) => {
-    switch (event.type) {
-      case 'ListingCreated':
-        return { status: 'listed', listing: event.data.listing };
-    }
-  },
+  evolve,
   initialState: () => ({ status: 'absent' }),
 };

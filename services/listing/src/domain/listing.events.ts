@@ -31,4 +31,30 @@ export interface Listing {
 /** A seller published a new listing. State-carrying: consumers need no other event to know the listing. */
 export type ListingCreated = DomainEvent<'ListingCreated', { readonly listing: Listing }>;
 
-export type ListingEvent = ListingCreated;
+/** The seller changed price or details; `changedFields` are the REST names of the fields that changed. */
+export type ListingUpdated = DomainEvent<
+  'ListingUpdated',
+  { readonly listing: Listing; readonly changedFields: readonly string[] }
+>;
+
+/** The seller set the units in stock (0: sold out). */
+export type ListingQuantitySet = DomainEvent<'ListingQuantitySet', { readonly listing: Listing }>;
+
+/** Units taken out of stock for an order. */
+export type StockReserved = DomainEvent<
+  'StockReserved',
+  { readonly listing: Listing; readonly reservationId: string; readonly quantity: number }
+>;
+
+/** A reservation's units put back in stock. */
+export type StockReleased = DomainEvent<
+  'StockReleased',
+  { readonly listing: Listing; readonly reservationId: string; readonly quantity: number }
+>;
+
+/**
+ * Every listing event is state-carrying: `listing` is the whole listing after the event, so a projection
+ * replaces what it holds whatever the kind of change.
+ */
+export type ListingEvent =
+  ListingCreated | ListingUpdated | ListingQuantitySet | StockReserved | StockReleased;

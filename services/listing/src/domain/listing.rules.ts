@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { FieldViolation } from '@marketplace/platform';
+import type { AppError, FieldViolation } from '@marketplace/platform';
 import { parseProductId, validationError } from '@marketplace/platform';
 import { CATEGORIES, CONDITIONS, LISTING_DEFAULTS, LISTING_LIMITS } from '@marketplace/vocabulary';
-import type { ListingDraft } from './listing.commands.js';
+import type { ListingChanges, ListingDraft } from './listing.commands.js';
 
 /**
  * The listing rules of spec 2.4 that need no I/O. Every rule runs, so a seller learns every problem of a draft
@@ -46,6 +46,8 @@ const imageUrl = z
   .max(LISTING_LIMITS.urlMaxLength, `must be at most ${LISTING_LIMITS.urlMaxLength} characters`);
 
 const oneOf = (values: readonly string[]) => ({ error: `must be one of ${values.join(', ')}` });
+const category = z.enum(CATEGORIES, oneOf(CATEGORIES));
+const condition = z.enum(CONDITIONS, oneOf(CONDITIONS));
 
 /** The two fields of the cross-field rule, checked on their own to know whether the rule can run. */
 const orderQuantities = z.object({
@@ -59,8 +61,8 @@ const newListingSchema = z
     name: requiredText(LISTING_LIMITS.nameMaxLength),
     description: requiredText(LISTING_LIMITS.descriptionMaxLength),
     sku: optionalText(LISTING_LIMITS.skuMaxLength),
-    category: z.enum(CATEGORIES, oneOf(CATEGORIES)).default(LISTING_DEFAULTS.category),
-    condition: z.enum(CONDITIONS, oneOf(CONDITIONS)).optional(),
+    category: category.default(LISTING_DEFAULTS.category),
+    condition: condition.optional(),
     priceCents: cents.default(LISTING_DEFAULTS.priceCents),
     ...orderQuantities.shape,
     minQuoteQuantity: units.default(1),
@@ -94,20 +96,131 @@ const REST_FIELD_NAMES: Readonly<Record<string, string>> = {
   originalRetailPriceCents: 'originalRetailPrice',
 };
 
+/** The REST name of a listing field (`priceCents` → `price`), as violations and changed fields spell it. */
+export const restFieldName = (field: string): string => REST_FIELD_NAMES[field] ?? field;
+
 const violationOf = ({ path, message }: z.core.$ZodIssue): FieldViolation => {
   const [field = '', ...rest] = path.map(String);
-  return { path: [REST_FIELD_NAMES[field] ?? field, ...rest].join('/'), message };
+  return { path: [restFieldName(field), ...rest].join('/'), message };
 };
 
 /** Checks a draft against every rule; throws AppError('validation') listing all violations at once. */
 export const validateNewListing = (sellerAccountId: number, draft: ListingDraft): ValidNewListing => {
   const result = newListingSchema.safeParse({ ...draft, sellerAccountId });
   if (result.success) return result.data;
-  const violations = result.error.issues.map(violationOf);
-  throw validationError(
+  throw invalidListing(result.error.issues.map(violationOf));
+};
+
+/** What may change after publishing (ListingChanges): the rules of creation, each field optional. */
+const listingChangesSchema = z.object({
+  name: requiredText(LISTING_LIMITS.nameMaxLength).optional(),
+  description: requiredText(LISTING_LIMITS.descriptionMaxLength).optional(),
+  sku: optionalText(LISTING_LIMITS.skuMaxLength),
+  category: category.optional(),
+  condition: condition.optional(),
+  priceCents: cents.optional(),
+  minOrderQuantity: units.optional(),
+  minQuoteQuantity: units.optional(),
+  brand: optionalText(LISTING_LIMITS.brandMaxLength),
+  originalRetailPriceCents: cents.optional(),
+  instantCheckout: z.boolean().optional(),
+  promotePublicly: z.boolean().optional(),
+});
+
+export type ValidListingChanges = z.output<typeof listingChangesSchema>;
+
+const invalidListing = (violations: readonly FieldViolation[]): AppError =>
+  validationError(
     `invalid listing: ${violations.map(({ path, message }) => `${path} ${message}`).join('; ')}`,
     violations,
   );
+
+/**
+ * Checks a seller's changes against the rules of spec 2.4 and against the listing they change: a minimum
+ * order quantity may not exceed the units in stock (unless the lot is sold out, when any minimum is moot).
+ * Throws AppError('validation') listing every violation at once.
+ */
+export const validateListingChanges = (
+  current: { readonly quantity: number },
+  changes: ListingChanges,
+): ValidListingChanges => {
+  const result = listingChangesSchema.safeParse(changes);
+  const violations = result.success ? [] : result.error.issues.map(violationOf);
+  const minOrderQuantity = result.success ? result.data.minOrderQuantity : undefined;
+  if (minOrderQuantity !== undefined && current.quantity > 0 && minOrderQuantity > current.quantity) {
+    violations.push({
+      path: 'minOrderQuantity',
+      message: `must not exceed the ${current.quantity} units in stock`,
+    });
+  }
+  if (!result.success || violations.length > 0) throw invalidListing(violations);
+  return result.data;
+};
+
+/** Units in stock as a seller sets them: 0 (sold out) up to the largest lot. */
+const stockQuantity = z
+  .int({ error: 'must be a whole number' })
+  .min(0, 'must be at least 0')
+  .max(LISTING_LIMITS.maxQuantity, `must be at most ${LISTING_LIMITS.maxQuantity}`);
+
+export const validateStockQuantity = (quantity: number): number => {
+  const result = stockQuantity.safeParse(quantity);
+  if (result.success) return result.data;
+  throw invalidListing(result.error.issues.map(({ message }) => ({ path: 'quantity', message })));
+};
+
+/** Spec 8: bulk tools take 1 to 200 ids per call. */
+export const BULK_MAX_ITEMS = 200;
+
+/** The modes of the bulk_update_listings tool (spec 4.3); prices in cents, percentages in percent. */
+export const BULK_UPDATE_MODES = [
+  'price_set',
+  'price_percent_increase',
+  'price_percent_decrease',
+  'moq_set',
+] as const;
+export type BulkUpdateMode = (typeof BULK_UPDATE_MODES)[number];
+
+/** A price may at most grow elevenfold in one step: a larger "increase" is far likelier a typo. */
+const MAX_PERCENT_INCREASE = 1_000;
+
+const bulkValueRules: Record<BulkUpdateMode, z.ZodType<number>> = {
+  price_set: cents,
+  price_percent_increase: z
+    .number()
+    .positive('must be greater than 0')
+    .max(MAX_PERCENT_INCREASE, `must be at most ${MAX_PERCENT_INCREASE}`),
+  price_percent_decrease: z.number().positive('must be greater than 0').lt(100, 'must be less than 100'),
+  moq_set: units,
+};
+
+/** Checks the value of a bulk update against its mode; throws AppError('validation') on `value`. */
+export const checkBulkValue = (mode: BulkUpdateMode, value: number): void => {
+  const result = bulkValueRules[mode].safeParse(value);
+  if (!result.success) {
+    throw invalidListing(result.error.issues.map(({ message }) => ({ path: 'value', message })));
+  }
+};
+
+/**
+ * What one bulk update changes on one listing. Percentages round half up to whole cents; a price that would
+ * round to nothing is left to the price rule to refuse.
+ */
+export const bulkChangesOf = (
+  mode: BulkUpdateMode,
+  value: number,
+  listing: { readonly priceCents: number },
+): ListingChanges => {
+  switch (mode) {
+    case 'price_set':
+      return { priceCents: value };
+    case 'price_percent_increase':
+      return { priceCents: Math.round((listing.priceCents * (100 + value)) / 100) };
+    case 'price_percent_decrease':
+      return { priceCents: Math.round((listing.priceCents * (100 - value)) / 100) };
+    case 'moq_set':
+      return { minOrderQuantity: value };
+  }
 };
 
 /**

@@ -1,12 +1,28 @@
+import { Status, type CallContext } from 'nice-grpc-common';
+import { ErrorInfo, RichServerError } from 'nice-grpc-error-details';
 import { listingV1 } from '@marketplace/proto';
 import type { GrpcService } from '@marketplace/rpc';
 import { fromActorMessage, toListingMessage } from '../adapters/listing-proto.mapper.js';
+import type { BulkUpdateInput, BulkUpdateResult, CommandContext } from '../application/change-listing.js';
 import type { CreatedListing, CreateListingInput } from '../application/create-listing.js';
-import type { ListingDraft } from '../domain/listing.commands.js';
+import type { ListingChanges, ListingDraft } from '../domain/listing.commands.js';
+import { InsufficientStockError } from '../domain/listing.decider.js';
 
 /** The application functions the gRPC API exposes. */
 export interface ListingApplication {
   createListing(input: CreateListingInput): Promise<CreatedListing>;
+  getListing(productId: string): Promise<CreatedListing>;
+  updateListing(
+    input: CommandContext & { sellerAccountId: number; productId: string; changes: ListingChanges },
+  ): Promise<CreatedListing>;
+  setQuantity(
+    input: CommandContext & { sellerAccountId: number; productId: string; quantity: number },
+  ): Promise<CreatedListing>;
+  bulkUpdateListings(input: BulkUpdateInput): Promise<BulkUpdateResult>;
+  reserveStock(
+    input: CommandContext & { productId: string; reservationId: string; quantity: number },
+  ): Promise<CreatedListing>;
+  releaseStock(input: CommandContext & { productId: string; reservationId: string }): Promise<CreatedListing>;
 }
 
 /** Proto optional fields arrive as undefined when absent, which is how the draft marks "take the default". */
@@ -31,6 +47,44 @@ const draftOf = (draft: listingV1.ListingDraft | undefined): ListingDraft =>
         promotePublicly: draft.promotePublicly,
       };
 
+/** Absent proto optionals stay absent: the listing keeps those fields. */
+const changesOf = (changes: listingV1.ListingChanges | undefined): ListingChanges => {
+  if (changes === undefined) return {};
+  const present = Object.entries(changes).filter(([, value]) => value !== undefined);
+  return Object.fromEntries(present);
+};
+
+interface CommandRequest {
+  readonly actor?: listingV1.UpdateListingRequest['actor'];
+  readonly correlationId: string;
+}
+
+const contextOf = (request: CommandRequest, { metadata }: CallContext): CommandContext => ({
+  actor: fromActorMessage(request.actor),
+  correlationId: request.correlationId === '' ? undefined : request.correlationId,
+  // The caller's trace context travels on to the events (and from them to the log's headers).
+  traceparent: metadata.get('traceparent'),
+});
+
+const listingReply = ({ listing, version }: CreatedListing) => ({
+  listing: toListingMessage(listing, version),
+});
+
+/**
+ * Insufficient stock is FAILED_PRECONDITION (retrying the same call cannot succeed until stock changes), with
+ * the kind `conflict` in ErrorInfo so clients of @marketplace/rpc still get an AppError with the message.
+ */
+const failedPreconditionOf = (error: unknown): unknown =>
+  error instanceof InsufficientStockError
+    ? new RichServerError(Status.FAILED_PRECONDITION, error.message, [
+        ErrorInfo.fromPartial({
+          domain: 'marketplace',
+          reason: 'CONFLICT',
+          metadata: { cause: 'INSUFFICIENT_STOCK', available: String(error.available) },
+        }),
+      ])
+    : error;
+
 /** ListingService over gRPC: maps messages to application inputs and back; AppErrors become statuses in rpc. */
 export const listingGrpcService = (
   application: ListingApplication,
@@ -38,15 +92,67 @@ export const listingGrpcService = (
   definition: listingV1.ListingServiceDefinition,
   implementation: {
     async createListing(request, context) {
-      const { listing, version } = await application.createListing({
+      const created = await application.createListing({
         sellerAccountId: request.sellerAccountId,
         draft: draftOf(request.draft),
-        actor: fromActorMessage(request.actor),
-        correlationId: request.correlationId === '' ? undefined : request.correlationId,
-        // The caller's trace context travels on to the events (and from them to the log's headers).
-        traceparent: context.metadata.get('traceparent'),
+        ...contextOf(request, context),
       });
-      return { listing: toListingMessage(listing, version) };
+      return listingReply(created);
+    },
+    async getListing(request) {
+      return listingReply(await application.getListing(request.productId));
+    },
+    async updateListing(request, context) {
+      const updated = await application.updateListing({
+        sellerAccountId: request.sellerAccountId,
+        productId: request.productId,
+        changes: changesOf(request.changes),
+        ...contextOf(request, context),
+      });
+      return listingReply(updated);
+    },
+    async setQuantity(request, context) {
+      const updated = await application.setQuantity({
+        sellerAccountId: request.sellerAccountId,
+        productId: request.productId,
+        quantity: request.quantity,
+        ...contextOf(request, context),
+      });
+      return listingReply(updated);
+    },
+    async bulkUpdateListings(request, context) {
+      const { updated, failures } = await application.bulkUpdateListings({
+        sellerAccountId: request.sellerAccountId,
+        productIds: request.productIds,
+        mode: request.mode,
+        value: request.value,
+        ...contextOf(request, context),
+      });
+      return {
+        updated: updated.map(({ listing, version }) => toListingMessage(listing, version)),
+        failures,
+      };
+    },
+    async reserveStock(request, context) {
+      try {
+        const reserved = await application.reserveStock({
+          productId: request.productId,
+          reservationId: request.reservationId,
+          quantity: request.quantity,
+          ...contextOf(request, context),
+        });
+        return listingReply(reserved);
+      } catch (error) {
+        throw failedPreconditionOf(error);
+      }
+    },
+    async releaseStock(request, context) {
+      const released = await application.releaseStock({
+        productId: request.productId,
+        reservationId: request.reservationId,
+        ...contextOf(request, context),
+      });
+      return listingReply(released);
     },
   },
 });

@@ -23,12 +23,46 @@ export interface ListingEvent {
   occurredAtMs: number;
   actor: Actor | undefined;
   correlationId: string;
-  payload: { $case: "created"; value: ListingCreated } | undefined;
+  payload:
+    | { $case: "created"; value: ListingCreated }
+    | { $case: "updated"; value: ListingUpdated }
+    | { $case: "quantitySet"; value: ListingQuantitySet }
+    | { $case: "stockReserved"; value: StockReserved }
+    | { $case: "stockReleased"; value: StockReleased }
+    | undefined;
 }
 
 /** A seller published a new listing. State-carrying: the whole listing as created. */
 export interface ListingCreated {
   listing: Listing | undefined;
+}
+
+/** The seller changed the price or details (one PUT or one listing of a bulk update). */
+export interface ListingUpdated {
+  listing:
+    | Listing
+    | undefined;
+  /** The REST names of the fields that changed (price, minOrderQuantity, ...). */
+  changedFields: string[];
+}
+
+/** The seller set the units in stock (0: sold out). */
+export interface ListingQuantitySet {
+  listing: Listing | undefined;
+}
+
+/** Units taken out of stock for an order. */
+export interface StockReserved {
+  listing: Listing | undefined;
+  reservationId: string;
+  quantity: number;
+}
+
+/** A reservation's units put back in stock. */
+export interface StockReleased {
+  listing: Listing | undefined;
+  reservationId: string;
+  quantity: number;
 }
 
 function createBaseListingEvent(): ListingEvent {
@@ -66,6 +100,18 @@ export const ListingEvent: MessageFns<ListingEvent> = {
     switch (message.payload?.$case) {
       case "created":
         ListingCreated.encode(message.payload.value, writer.uint32(82).fork()).join();
+        break;
+      case "updated":
+        ListingUpdated.encode(message.payload.value, writer.uint32(90).fork()).join();
+        break;
+      case "quantitySet":
+        ListingQuantitySet.encode(message.payload.value, writer.uint32(98).fork()).join();
+        break;
+      case "stockReserved":
+        StockReserved.encode(message.payload.value, writer.uint32(106).fork()).join();
+        break;
+      case "stockReleased":
+        StockReleased.encode(message.payload.value, writer.uint32(114).fork()).join();
         break;
     }
     return writer;
@@ -140,6 +186,38 @@ export const ListingEvent: MessageFns<ListingEvent> = {
             message.payload = { $case: "created", value: ListingCreated.decode(reader, reader.uint32()) };
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.payload = { $case: "updated", value: ListingUpdated.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.payload = { $case: "quantitySet", value: ListingQuantitySet.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.payload = { $case: "stockReserved", value: StockReserved.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.payload = { $case: "stockReleased", value: StockReleased.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -167,6 +245,30 @@ export const ListingEvent: MessageFns<ListingEvent> = {
       case "created": {
         if (object.payload?.value !== undefined && object.payload?.value !== null) {
           message.payload = { $case: "created", value: ListingCreated.fromPartial(object.payload.value) };
+        }
+        break;
+      }
+      case "updated": {
+        if (object.payload?.value !== undefined && object.payload?.value !== null) {
+          message.payload = { $case: "updated", value: ListingUpdated.fromPartial(object.payload.value) };
+        }
+        break;
+      }
+      case "quantitySet": {
+        if (object.payload?.value !== undefined && object.payload?.value !== null) {
+          message.payload = { $case: "quantitySet", value: ListingQuantitySet.fromPartial(object.payload.value) };
+        }
+        break;
+      }
+      case "stockReserved": {
+        if (object.payload?.value !== undefined && object.payload?.value !== null) {
+          message.payload = { $case: "stockReserved", value: StockReserved.fromPartial(object.payload.value) };
+        }
+        break;
+      }
+      case "stockReleased": {
+        if (object.payload?.value !== undefined && object.payload?.value !== null) {
+          message.payload = { $case: "stockReleased", value: StockReleased.fromPartial(object.payload.value) };
         }
         break;
       }
@@ -228,6 +330,294 @@ export const ListingCreated: MessageFns<ListingCreated> = {
     message.listing = (object.listing !== undefined && object.listing !== null)
       ? Listing.fromPartial(object.listing)
       : undefined;
+    return message;
+  },
+};
+
+function createBaseListingUpdated(): ListingUpdated {
+  return { listing: undefined, changedFields: [] };
+}
+
+export const ListingUpdated: MessageFns<ListingUpdated> = {
+  encode(message: ListingUpdated, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.listing !== undefined) {
+      Listing.encode(message.listing, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.changedFields) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListingUpdated {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListingUpdated();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.listing = Listing.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.changedFields.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ListingUpdated>): ListingUpdated {
+    return ListingUpdated.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListingUpdated>): ListingUpdated {
+    const message = createBaseListingUpdated();
+    message.listing = (object.listing !== undefined && object.listing !== null)
+      ? Listing.fromPartial(object.listing)
+      : undefined;
+    message.changedFields = object.changedFields?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseListingQuantitySet(): ListingQuantitySet {
+  return { listing: undefined };
+}
+
+export const ListingQuantitySet: MessageFns<ListingQuantitySet> = {
+  encode(message: ListingQuantitySet, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.listing !== undefined) {
+      Listing.encode(message.listing, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListingQuantitySet {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListingQuantitySet();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.listing = Listing.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ListingQuantitySet>): ListingQuantitySet {
+    return ListingQuantitySet.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListingQuantitySet>): ListingQuantitySet {
+    const message = createBaseListingQuantitySet();
+    message.listing = (object.listing !== undefined && object.listing !== null)
+      ? Listing.fromPartial(object.listing)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseStockReserved(): StockReserved {
+  return { listing: undefined, reservationId: "", quantity: 0 };
+}
+
+export const StockReserved: MessageFns<StockReserved> = {
+  encode(message: StockReserved, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.listing !== undefined) {
+      Listing.encode(message.listing, writer.uint32(10).fork()).join();
+    }
+    if (message.reservationId !== "") {
+      writer.uint32(18).string(message.reservationId);
+    }
+    if (message.quantity !== 0) {
+      writer.uint32(24).int64(message.quantity);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StockReserved {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStockReserved();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.listing = Listing.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reservationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.quantity = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<StockReserved>): StockReserved {
+    return StockReserved.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<StockReserved>): StockReserved {
+    const message = createBaseStockReserved();
+    message.listing = (object.listing !== undefined && object.listing !== null)
+      ? Listing.fromPartial(object.listing)
+      : undefined;
+    message.reservationId = object.reservationId ?? "";
+    message.quantity = object.quantity ?? 0;
+    return message;
+  },
+};
+
+function createBaseStockReleased(): StockReleased {
+  return { listing: undefined, reservationId: "", quantity: 0 };
+}
+
+export const StockReleased: MessageFns<StockReleased> = {
+  encode(message: StockReleased, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.listing !== undefined) {
+      Listing.encode(message.listing, writer.uint32(10).fork()).join();
+    }
+    if (message.reservationId !== "") {
+      writer.uint32(18).string(message.reservationId);
+    }
+    if (message.quantity !== 0) {
+      writer.uint32(24).int64(message.quantity);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StockReleased {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStockReleased();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.listing = Listing.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reservationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.quantity = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<StockReleased>): StockReleased {
+    return StockReleased.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<StockReleased>): StockReleased {
+    const message = createBaseStockReleased();
+    message.listing = (object.listing !== undefined && object.listing !== null)
+      ? Listing.fromPartial(object.listing)
+      : undefined;
+    message.reservationId = object.reservationId ?? "";
+    message.quantity = object.quantity ?? 0;
     return message;
   },
 };

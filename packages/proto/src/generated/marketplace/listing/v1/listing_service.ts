@@ -43,6 +43,111 @@ export interface CreateListingResponse {
   listing: Listing | undefined;
 }
 
+export interface GetListingRequest {
+  /** product_<n> */
+  productId: string;
+}
+
+export interface GetListingResponse {
+  listing: Listing | undefined;
+}
+
+/**
+ * The fields a seller may change after publishing; absent ones keep their value. Images and stock have their
+ * own paths (stock: SetQuantity).
+ */
+export interface ListingChanges {
+  name?: string | undefined;
+  description?: string | undefined;
+  sku?: string | undefined;
+  category?: string | undefined;
+  condition?: string | undefined;
+  priceCents?: number | undefined;
+  minOrderQuantity?: number | undefined;
+  minQuoteQuantity?: number | undefined;
+  brand?: string | undefined;
+  originalRetailPriceCents?: number | undefined;
+  instantCheckout?: boolean | undefined;
+  promotePublicly?: boolean | undefined;
+}
+
+export interface UpdateListingRequest {
+  actor: Actor | undefined;
+  sellerAccountId: number;
+  productId: string;
+  changes: ListingChanges | undefined;
+  correlationId: string;
+}
+
+export interface UpdateListingResponse {
+  listing: Listing | undefined;
+}
+
+export interface SetQuantityRequest {
+  actor: Actor | undefined;
+  sellerAccountId: number;
+  productId: string;
+  /** 0 or more; 0 marks the listing sold out. */
+  quantity: number;
+  correlationId: string;
+}
+
+export interface SetQuantityResponse {
+  listing: Listing | undefined;
+}
+
+export interface BulkUpdateListingsRequest {
+  actor: Actor | undefined;
+  sellerAccountId: number;
+  /** 1 to 200 product ids (product_<n>); repeats count once. */
+  productIds: string[];
+  /**
+   * price_set (value: cents per unit), price_percent_increase, price_percent_decrease (value: percent) or
+   * moq_set (value: units).
+   */
+  mode: string;
+  value: number;
+  correlationId: string;
+}
+
+export interface BulkUpdateFailure {
+  productId: string;
+  /** not_found, not_owned or invalid. */
+  reason: string;
+  message: string;
+}
+
+export interface BulkUpdateListingsResponse {
+  updated: Listing[];
+  failures: BulkUpdateFailure[];
+}
+
+export interface ReserveStockRequest {
+  productId: string;
+  /** At least 1. */
+  quantity: number;
+  /** The caller's id for this reservation (e.g. the order id): repeating a reservation id never reserves twice. */
+  reservationId: string;
+  actor: Actor | undefined;
+  correlationId: string;
+}
+
+export interface ReserveStockResponse {
+  /** The listing after the reservation (quantity: what is left in stock). */
+  listing: Listing | undefined;
+}
+
+export interface ReleaseStockRequest {
+  productId: string;
+  reservationId: string;
+  actor: Actor | undefined;
+  correlationId: string;
+}
+
+export interface ReleaseStockResponse {
+  listing: Listing | undefined;
+}
+
 function createBaseCreateListingRequest(): CreateListingRequest {
   return { actor: undefined, sellerAccountId: 0, draft: undefined, correlationId: "" };
 }
@@ -432,6 +537,1209 @@ export const CreateListingResponse: MessageFns<CreateListingResponse> = {
   },
 };
 
+function createBaseGetListingRequest(): GetListingRequest {
+  return { productId: "" };
+}
+
+export const GetListingRequest: MessageFns<GetListingRequest> = {
+  encode(message: GetListingRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.productId !== "") {
+      writer.uint32(10).string(message.productId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetListingRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetListingRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<GetListingRequest>): GetListingRequest {
+    return GetListingRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetListingRequest>): GetListingRequest {
+    const message = createBaseGetListingRequest();
+    message.productId = object.productId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetListingResponse(): GetListingResponse {
+  return { listing: undefined };
+}
+
+export const GetListingResponse: MessageFns<GetListingResponse> = {
+  encode(message: GetListingResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.listing !== undefined) {
+      Listing.encode(message.listing, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetListingResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetListingResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.listing = Listing.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<GetListingResponse>): GetListingResponse {
+    return GetListingResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetListingResponse>): GetListingResponse {
+    const message = createBaseGetListingResponse();
+    message.listing = (object.listing !== undefined && object.listing !== null)
+      ? Listing.fromPartial(object.listing)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListingChanges(): ListingChanges {
+  return {
+    name: undefined,
+    description: undefined,
+    sku: undefined,
+    category: undefined,
+    condition: undefined,
+    priceCents: undefined,
+    minOrderQuantity: undefined,
+    minQuoteQuantity: undefined,
+    brand: undefined,
+    originalRetailPriceCents: undefined,
+    instantCheckout: undefined,
+    promotePublicly: undefined,
+  };
+}
+
+export const ListingChanges: MessageFns<ListingChanges> = {
+  encode(message: ListingChanges, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== undefined) {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.description !== undefined) {
+      writer.uint32(18).string(message.description);
+    }
+    if (message.sku !== undefined) {
+      writer.uint32(26).string(message.sku);
+    }
+    if (message.category !== undefined) {
+      writer.uint32(34).string(message.category);
+    }
+    if (message.condition !== undefined) {
+      writer.uint32(42).string(message.condition);
+    }
+    if (message.priceCents !== undefined) {
+      writer.uint32(48).int64(message.priceCents);
+    }
+    if (message.minOrderQuantity !== undefined) {
+      writer.uint32(56).int64(message.minOrderQuantity);
+    }
+    if (message.minQuoteQuantity !== undefined) {
+      writer.uint32(64).int64(message.minQuoteQuantity);
+    }
+    if (message.brand !== undefined) {
+      writer.uint32(74).string(message.brand);
+    }
+    if (message.originalRetailPriceCents !== undefined) {
+      writer.uint32(80).int64(message.originalRetailPriceCents);
+    }
+    if (message.instantCheckout !== undefined) {
+      writer.uint32(88).bool(message.instantCheckout);
+    }
+    if (message.promotePublicly !== undefined) {
+      writer.uint32(96).bool(message.promotePublicly);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListingChanges {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListingChanges();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sku = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.category = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.condition = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.priceCents = longToNumber(reader.int64());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.minOrderQuantity = longToNumber(reader.int64());
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.minQuoteQuantity = longToNumber(reader.int64());
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.brand = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.originalRetailPriceCents = longToNumber(reader.int64());
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.instantCheckout = reader.bool();
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.promotePublicly = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ListingChanges>): ListingChanges {
+    return ListingChanges.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListingChanges>): ListingChanges {
+    const message = createBaseListingChanges();
+    message.name = object.name ?? undefined;
+    message.description = object.description ?? undefined;
+    message.sku = object.sku ?? undefined;
+    message.category = object.category ?? undefined;
+    message.condition = object.condition ?? undefined;
+    message.priceCents = object.priceCents ?? undefined;
+    message.minOrderQuantity = object.minOrderQuantity ?? undefined;
+    message.minQuoteQuantity = object.minQuoteQuantity ?? undefined;
+    message.brand = object.brand ?? undefined;
+    message.originalRetailPriceCents = object.originalRetailPriceCents ?? undefined;
+    message.instantCheckout = object.instantCheckout ?? undefined;
+    message.promotePublicly = object.promotePublicly ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateListingRequest(): UpdateListingRequest {
+  return { actor: undefined, sellerAccountId: 0, productId: "", changes: undefined, correlationId: "" };
+}
+
+export const UpdateListingRequest: MessageFns<UpdateListingRequest> = {
+  encode(message: UpdateListingRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.sellerAccountId !== 0) {
+      writer.uint32(16).int64(message.sellerAccountId);
+    }
+    if (message.productId !== "") {
+      writer.uint32(26).string(message.productId);
+    }
+    if (message.changes !== undefined) {
+      ListingChanges.encode(message.changes, writer.uint32(34).fork()).join();
+    }
+    if (message.correlationId !== "") {
+      writer.uint32(42).string(message.correlationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateListingRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateListingRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.sellerAccountId = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.changes = ListingChanges.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.correlationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<UpdateListingRequest>): UpdateListingRequest {
+    return UpdateListingRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UpdateListingRequest>): UpdateListingRequest {
+    const message = createBaseUpdateListingRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
+    message.sellerAccountId = object.sellerAccountId ?? 0;
+    message.productId = object.productId ?? "";
+    message.changes = (object.changes !== undefined && object.changes !== null)
+      ? ListingChanges.fromPartial(object.changes)
+      : undefined;
+    message.correlationId = object.correlationId ?? "";
+    return message;
+  },
+};
+
+function createBaseUpdateListingResponse(): UpdateListingResponse {
+  return { listing: undefined };
+}
+
+export const UpdateListingResponse: MessageFns<UpdateListingResponse> = {
+  encode(message: UpdateListingResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.listing !== undefined) {
+      Listing.encode(message.listing, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateListingResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateListingResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.listing = Listing.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<UpdateListingResponse>): UpdateListingResponse {
+    return UpdateListingResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UpdateListingResponse>): UpdateListingResponse {
+    const message = createBaseUpdateListingResponse();
+    message.listing = (object.listing !== undefined && object.listing !== null)
+      ? Listing.fromPartial(object.listing)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSetQuantityRequest(): SetQuantityRequest {
+  return { actor: undefined, sellerAccountId: 0, productId: "", quantity: 0, correlationId: "" };
+}
+
+export const SetQuantityRequest: MessageFns<SetQuantityRequest> = {
+  encode(message: SetQuantityRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.sellerAccountId !== 0) {
+      writer.uint32(16).int64(message.sellerAccountId);
+    }
+    if (message.productId !== "") {
+      writer.uint32(26).string(message.productId);
+    }
+    if (message.quantity !== 0) {
+      writer.uint32(32).int64(message.quantity);
+    }
+    if (message.correlationId !== "") {
+      writer.uint32(42).string(message.correlationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetQuantityRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetQuantityRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.sellerAccountId = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.quantity = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.correlationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<SetQuantityRequest>): SetQuantityRequest {
+    return SetQuantityRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SetQuantityRequest>): SetQuantityRequest {
+    const message = createBaseSetQuantityRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
+    message.sellerAccountId = object.sellerAccountId ?? 0;
+    message.productId = object.productId ?? "";
+    message.quantity = object.quantity ?? 0;
+    message.correlationId = object.correlationId ?? "";
+    return message;
+  },
+};
+
+function createBaseSetQuantityResponse(): SetQuantityResponse {
+  return { listing: undefined };
+}
+
+export const SetQuantityResponse: MessageFns<SetQuantityResponse> = {
+  encode(message: SetQuantityResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.listing !== undefined) {
+      Listing.encode(message.listing, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetQuantityResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetQuantityResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.listing = Listing.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<SetQuantityResponse>): SetQuantityResponse {
+    return SetQuantityResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SetQuantityResponse>): SetQuantityResponse {
+    const message = createBaseSetQuantityResponse();
+    message.listing = (object.listing !== undefined && object.listing !== null)
+      ? Listing.fromPartial(object.listing)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseBulkUpdateListingsRequest(): BulkUpdateListingsRequest {
+  return { actor: undefined, sellerAccountId: 0, productIds: [], mode: "", value: 0, correlationId: "" };
+}
+
+export const BulkUpdateListingsRequest: MessageFns<BulkUpdateListingsRequest> = {
+  encode(message: BulkUpdateListingsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.sellerAccountId !== 0) {
+      writer.uint32(16).int64(message.sellerAccountId);
+    }
+    for (const v of message.productIds) {
+      writer.uint32(26).string(v!);
+    }
+    if (message.mode !== "") {
+      writer.uint32(34).string(message.mode);
+    }
+    if (message.value !== 0) {
+      writer.uint32(41).double(message.value);
+    }
+    if (message.correlationId !== "") {
+      writer.uint32(50).string(message.correlationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BulkUpdateListingsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBulkUpdateListingsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.sellerAccountId = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.productIds.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.mode = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 41) {
+              break;
+            }
+
+            message.value = reader.double();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.correlationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<BulkUpdateListingsRequest>): BulkUpdateListingsRequest {
+    return BulkUpdateListingsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<BulkUpdateListingsRequest>): BulkUpdateListingsRequest {
+    const message = createBaseBulkUpdateListingsRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
+    message.sellerAccountId = object.sellerAccountId ?? 0;
+    message.productIds = object.productIds?.map((e) => e) || [];
+    message.mode = object.mode ?? "";
+    message.value = object.value ?? 0;
+    message.correlationId = object.correlationId ?? "";
+    return message;
+  },
+};
+
+function createBaseBulkUpdateFailure(): BulkUpdateFailure {
+  return { productId: "", reason: "", message: "" };
+}
+
+export const BulkUpdateFailure: MessageFns<BulkUpdateFailure> = {
+  encode(message: BulkUpdateFailure, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.productId !== "") {
+      writer.uint32(10).string(message.productId);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    if (message.message !== "") {
+      writer.uint32(26).string(message.message);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BulkUpdateFailure {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBulkUpdateFailure();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<BulkUpdateFailure>): BulkUpdateFailure {
+    return BulkUpdateFailure.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<BulkUpdateFailure>): BulkUpdateFailure {
+    const message = createBaseBulkUpdateFailure();
+    message.productId = object.productId ?? "";
+    message.reason = object.reason ?? "";
+    message.message = object.message ?? "";
+    return message;
+  },
+};
+
+function createBaseBulkUpdateListingsResponse(): BulkUpdateListingsResponse {
+  return { updated: [], failures: [] };
+}
+
+export const BulkUpdateListingsResponse: MessageFns<BulkUpdateListingsResponse> = {
+  encode(message: BulkUpdateListingsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.updated) {
+      Listing.encode(v!, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.failures) {
+      BulkUpdateFailure.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BulkUpdateListingsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBulkUpdateListingsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.updated.push(Listing.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.failures.push(BulkUpdateFailure.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<BulkUpdateListingsResponse>): BulkUpdateListingsResponse {
+    return BulkUpdateListingsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<BulkUpdateListingsResponse>): BulkUpdateListingsResponse {
+    const message = createBaseBulkUpdateListingsResponse();
+    message.updated = object.updated?.map((e) => Listing.fromPartial(e)) || [];
+    message.failures = object.failures?.map((e) => BulkUpdateFailure.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseReserveStockRequest(): ReserveStockRequest {
+  return { productId: "", quantity: 0, reservationId: "", actor: undefined, correlationId: "" };
+}
+
+export const ReserveStockRequest: MessageFns<ReserveStockRequest> = {
+  encode(message: ReserveStockRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.productId !== "") {
+      writer.uint32(10).string(message.productId);
+    }
+    if (message.quantity !== 0) {
+      writer.uint32(16).int64(message.quantity);
+    }
+    if (message.reservationId !== "") {
+      writer.uint32(26).string(message.reservationId);
+    }
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(34).fork()).join();
+    }
+    if (message.correlationId !== "") {
+      writer.uint32(42).string(message.correlationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReserveStockRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReserveStockRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.quantity = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.reservationId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.correlationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ReserveStockRequest>): ReserveStockRequest {
+    return ReserveStockRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ReserveStockRequest>): ReserveStockRequest {
+    const message = createBaseReserveStockRequest();
+    message.productId = object.productId ?? "";
+    message.quantity = object.quantity ?? 0;
+    message.reservationId = object.reservationId ?? "";
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
+    message.correlationId = object.correlationId ?? "";
+    return message;
+  },
+};
+
+function createBaseReserveStockResponse(): ReserveStockResponse {
+  return { listing: undefined };
+}
+
+export const ReserveStockResponse: MessageFns<ReserveStockResponse> = {
+  encode(message: ReserveStockResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.listing !== undefined) {
+      Listing.encode(message.listing, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReserveStockResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReserveStockResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.listing = Listing.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ReserveStockResponse>): ReserveStockResponse {
+    return ReserveStockResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ReserveStockResponse>): ReserveStockResponse {
+    const message = createBaseReserveStockResponse();
+    message.listing = (object.listing !== undefined && object.listing !== null)
+      ? Listing.fromPartial(object.listing)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseReleaseStockRequest(): ReleaseStockRequest {
+  return { productId: "", reservationId: "", actor: undefined, correlationId: "" };
+}
+
+export const ReleaseStockRequest: MessageFns<ReleaseStockRequest> = {
+  encode(message: ReleaseStockRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.productId !== "") {
+      writer.uint32(10).string(message.productId);
+    }
+    if (message.reservationId !== "") {
+      writer.uint32(18).string(message.reservationId);
+    }
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(26).fork()).join();
+    }
+    if (message.correlationId !== "") {
+      writer.uint32(34).string(message.correlationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReleaseStockRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReleaseStockRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reservationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.correlationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ReleaseStockRequest>): ReleaseStockRequest {
+    return ReleaseStockRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ReleaseStockRequest>): ReleaseStockRequest {
+    const message = createBaseReleaseStockRequest();
+    message.productId = object.productId ?? "";
+    message.reservationId = object.reservationId ?? "";
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
+    message.correlationId = object.correlationId ?? "";
+    return message;
+  },
+};
+
+function createBaseReleaseStockResponse(): ReleaseStockResponse {
+  return { listing: undefined };
+}
+
+export const ReleaseStockResponse: MessageFns<ReleaseStockResponse> = {
+  encode(message: ReleaseStockResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.listing !== undefined) {
+      Listing.encode(message.listing, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReleaseStockResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReleaseStockResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.listing = Listing.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ReleaseStockResponse>): ReleaseStockResponse {
+    return ReleaseStockResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ReleaseStockResponse>): ReleaseStockResponse {
+    const message = createBaseReleaseStockResponse();
+    message.listing = (object.listing !== undefined && object.listing !== null)
+      ? Listing.fromPartial(object.listing)
+      : undefined;
+    return message;
+  },
+};
+
 /**
  * The write side of listings. Validation failures are INVALID_ARGUMENT with google.rpc.BadRequest
  * field violations; an unknown listing is NOT_FOUND; another seller's listing is PERMISSION_DENIED.
@@ -449,6 +1757,76 @@ export const ListingServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * The current listing, whoever asks (checkout reads price, seller, instant checkout, minimum order quantity,
+     * stock and visibility from it); NOT_FOUND when there is no such listing.
+     */
+    getListing: {
+      name: "GetListing",
+      requestType: GetListingRequest as typeof GetListingRequest,
+      requestStream: false,
+      responseType: GetListingResponse as typeof GetListingResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * Changes the price or details of the seller's own listing (the fields the changes carry; the others keep
+     * their value). Counts as an availability confirmation.
+     */
+    updateListing: {
+      name: "UpdateListing",
+      requestType: UpdateListingRequest as typeof UpdateListingRequest,
+      requestStream: false,
+      responseType: UpdateListingResponse as typeof UpdateListingResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Sets the units in stock; 0 marks the listing sold out. Counts as an availability confirmation. */
+    setQuantity: {
+      name: "SetQuantity",
+      requestType: SetQuantityRequest as typeof SetQuantityRequest,
+      requestStream: false,
+      responseType: SetQuantityResponse as typeof SetQuantityResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * One change applied to up to 200 listings; listings that are not the seller's, do not exist or would break a
+     * rule are reported in `failures` and left untouched. Never INVALID_ARGUMENT for one listing's problem.
+     */
+    bulkUpdateListings: {
+      name: "BulkUpdateListings",
+      requestType: BulkUpdateListingsRequest as typeof BulkUpdateListingsRequest,
+      requestStream: false,
+      responseType: BulkUpdateListingsResponse as typeof BulkUpdateListingsResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * Takes `quantity` units out of stock for an order. Idempotent per reservation_id: repeating it returns the
+     * same reservation. FAILED_PRECONDITION when the stock is insufficient (stock never goes below zero); the
+     * listing is sold out once its stock reaches 0.
+     */
+    reserveStock: {
+      name: "ReserveStock",
+      requestType: ReserveStockRequest as typeof ReserveStockRequest,
+      requestStream: false,
+      responseType: ReserveStockResponse as typeof ReserveStockResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * Puts a reservation's units back in stock. Idempotent: releasing an unknown or released reservation changes
+     * nothing.
+     */
+    releaseStock: {
+      name: "ReleaseStock",
+      requestType: ReleaseStockRequest as typeof ReleaseStockRequest,
+      requestStream: false,
+      responseType: ReleaseStockResponse as typeof ReleaseStockResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -457,6 +1835,52 @@ export interface ListingServiceImplementation<CallContextExt = {}> {
     request: CreateListingRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<CreateListingResponse>>;
+  /**
+   * The current listing, whoever asks (checkout reads price, seller, instant checkout, minimum order quantity,
+   * stock and visibility from it); NOT_FOUND when there is no such listing.
+   */
+  getListing(
+    request: GetListingRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<GetListingResponse>>;
+  /**
+   * Changes the price or details of the seller's own listing (the fields the changes carry; the others keep
+   * their value). Counts as an availability confirmation.
+   */
+  updateListing(
+    request: UpdateListingRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<UpdateListingResponse>>;
+  /** Sets the units in stock; 0 marks the listing sold out. Counts as an availability confirmation. */
+  setQuantity(
+    request: SetQuantityRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<SetQuantityResponse>>;
+  /**
+   * One change applied to up to 200 listings; listings that are not the seller's, do not exist or would break a
+   * rule are reported in `failures` and left untouched. Never INVALID_ARGUMENT for one listing's problem.
+   */
+  bulkUpdateListings(
+    request: BulkUpdateListingsRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<BulkUpdateListingsResponse>>;
+  /**
+   * Takes `quantity` units out of stock for an order. Idempotent per reservation_id: repeating it returns the
+   * same reservation. FAILED_PRECONDITION when the stock is insufficient (stock never goes below zero); the
+   * listing is sold out once its stock reaches 0.
+   */
+  reserveStock(
+    request: ReserveStockRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ReserveStockResponse>>;
+  /**
+   * Puts a reservation's units back in stock. Idempotent: releasing an unknown or released reservation changes
+   * nothing.
+   */
+  releaseStock(
+    request: ReleaseStockRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ReleaseStockResponse>>;
 }
 
 export interface ListingServiceClient<CallOptionsExt = {}> {
@@ -464,6 +1888,52 @@ export interface ListingServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<CreateListingRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<CreateListingResponse>;
+  /**
+   * The current listing, whoever asks (checkout reads price, seller, instant checkout, minimum order quantity,
+   * stock and visibility from it); NOT_FOUND when there is no such listing.
+   */
+  getListing(
+    request: DeepPartial<GetListingRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<GetListingResponse>;
+  /**
+   * Changes the price or details of the seller's own listing (the fields the changes carry; the others keep
+   * their value). Counts as an availability confirmation.
+   */
+  updateListing(
+    request: DeepPartial<UpdateListingRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<UpdateListingResponse>;
+  /** Sets the units in stock; 0 marks the listing sold out. Counts as an availability confirmation. */
+  setQuantity(
+    request: DeepPartial<SetQuantityRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<SetQuantityResponse>;
+  /**
+   * One change applied to up to 200 listings; listings that are not the seller's, do not exist or would break a
+   * rule are reported in `failures` and left untouched. Never INVALID_ARGUMENT for one listing's problem.
+   */
+  bulkUpdateListings(
+    request: DeepPartial<BulkUpdateListingsRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<BulkUpdateListingsResponse>;
+  /**
+   * Takes `quantity` units out of stock for an order. Idempotent per reservation_id: repeating it returns the
+   * same reservation. FAILED_PRECONDITION when the stock is insufficient (stock never goes below zero); the
+   * listing is sold out once its stock reaches 0.
+   */
+  reserveStock(
+    request: DeepPartial<ReserveStockRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ReserveStockResponse>;
+  /**
+   * Puts a reservation's units back in stock. Idempotent: releasing an unknown or released reservation changes
+   * nothing.
+   */
+  releaseStock(
+    request: DeepPartial<ReleaseStockRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ReleaseStockResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;

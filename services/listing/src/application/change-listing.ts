@@ -1,0 +1,205 @@
+import type { Transaction } from '@marketplace/database';
+import type { Actor } from '@marketplace/eventsourcing';
+import { fold, handleCommand } from '@marketplace/eventsourcing';
+import type { AppError } from '@marketplace/platform';
+import { isAppError, notFound, parseProductId, validationError } from '@marketplace/platform';
+import type { ListingChanges, ListingCommand } from '../domain/listing.commands.js';
+import type { ListingState } from '../domain/listing.decider.js';
+import { listingDecider } from '../domain/listing.decider.js';
+import type { ListingEvent } from '../domain/listing.events.js';
+import type { BulkUpdateMode } from '../domain/listing.rules.js';
+import { BULK_MAX_ITEMS, BULK_UPDATE_MODES, bulkChangesOf, checkBulkValue } from '../domain/listing.rules.js';
+import type { CreatedListing, ListingDependencies } from './create-listing.js';
+import { LISTING_STREAM_TYPE } from './create-listing.js';
+
+/** Serialises the writers of one listing's stream inside their transaction (a PostgreSQL advisory lock). */
+export type LockListingStream = (tx: Transaction, productId: string) => Promise<void>;
+
+export type ListingWriteDependencies = Pick<ListingDependencies, 'db' | 'store' | 'clock'> & {
+  readonly lockStream: LockListingStream;
+};
+
+/**
+ * The expected version still guards every append; the lock makes a conflict rare (a writer that does not lock),
+ * and a conflict re-reads and decides again, so two concurrent updates never lose one.
+ */
+const CONFLICT_RETRIES = 3;
+
+export interface CommandContext {
+  readonly actor: Actor;
+  readonly correlationId?: string | undefined;
+  readonly traceparent?: string | undefined;
+}
+
+type ExistingListingCommand = Exclude<ListingCommand, { type: 'CreateListing' }>;
+type CommandOf<T extends ExistingListingCommand['type']> = Extract<ExistingListingCommand, { type: T }>;
+
+const knownProductId = (productId: string): string => {
+  if (parseProductId(productId) === undefined) throw notFound(`listing ${productId} does not exist`);
+  return productId;
+};
+
+const readState = async (deps: ListingWriteDependencies, productId: string, tx?: Transaction) => {
+  const stream = await deps.store.readStream<ListingEvent>(productId, tx);
+  const state: ListingState = fold(
+    listingDecider,
+    stream.events.map(({ type, data }) => ({ type, data }) as ListingEvent),
+  );
+  return { state, version: stream.version };
+};
+
+/** The listing as it stands; not_found when there is none. */
+export const getListing = async (
+  deps: ListingWriteDependencies,
+  productId: string,
+): Promise<CreatedListing> => {
+  const { state, version } = await readState(deps, knownProductId(productId));
+  if (state.status !== 'listed') throw notFound(`listing ${productId} does not exist`);
+  return { listing: state.listing, version };
+};
+
+/**
+ * Handles one command on an existing listing in its own transaction, under the stream's lock. `commandFor`
+ * sees the state read under that lock (a bulk percentage needs the current price).
+ */
+const handleOnListing = async <T extends ExistingListingCommand['type']>(
+  deps: ListingWriteDependencies,
+  productId: string,
+  commandFor: (state: ListingState) => CommandOf<T>,
+): Promise<CreatedListing> =>
+  deps.db.transaction(async (tx) => {
+    await deps.lockStream(tx, productId);
+    const { state: before } = await readState(deps, productId, tx);
+    const { state, version } = await handleCommand({
+      store: deps.store,
+      decider: listingDecider,
+      streamId: productId,
+      streamType: LISTING_STREAM_TYPE,
+      tx,
+      command: commandFor(before),
+      retryOnConflict: CONFLICT_RETRIES,
+    });
+    if (state.status !== 'listed') throw notFound(`listing ${productId} does not exist`);
+    return { listing: state.listing, version };
+  });
+
+const metadataOf = (deps: ListingWriteDependencies, context: CommandContext) => ({
+  now: deps.clock.now(),
+  actor: context.actor,
+  correlationId: context.correlationId,
+  traceparent: context.traceparent,
+});
+
+export const updateListing = (
+  deps: ListingWriteDependencies,
+  input: CommandContext & { sellerAccountId: number; productId: string; changes: ListingChanges },
+): Promise<CreatedListing> => {
+  const productId = knownProductId(input.productId);
+  return handleOnListing(deps, productId, () => ({
+    type: 'UpdateListing',
+    data: { productId, sellerAccountId: input.sellerAccountId, changes: input.changes },
+    metadata: metadataOf(deps, input),
+  }));
+};
+
+export const setQuantity = (
+  deps: ListingWriteDependencies,
+  input: CommandContext & { sellerAccountId: number; productId: string; quantity: number },
+): Promise<CreatedListing> => {
+  const productId = knownProductId(input.productId);
+  return handleOnListing(deps, productId, () => ({
+    type: 'SetQuantity',
+    data: { productId, sellerAccountId: input.sellerAccountId, quantity: input.quantity },
+    metadata: metadataOf(deps, input),
+  }));
+};
+
+export const reserveStock = (
+  deps: ListingWriteDependencies,
+  input: CommandContext & { productId: string; reservationId: string; quantity: number },
+): Promise<CreatedListing> => {
+  const productId = knownProductId(input.productId);
+  return handleOnListing(deps, productId, () => ({
+    type: 'ReserveStock',
+    data: { productId, reservationId: input.reservationId, quantity: input.quantity },
+    metadata: metadataOf(deps, input),
+  }));
+};
+
+export const releaseStock = (
+  deps: ListingWriteDependencies,
+  input: CommandContext & { productId: string; reservationId: string },
+): Promise<CreatedListing> => {
+  const productId = knownProductId(input.productId);
+  return handleOnListing(deps, productId, () => ({
+    type: 'ReleaseStock',
+    data: { productId, reservationId: input.reservationId },
+    metadata: metadataOf(deps, input),
+  }));
+};
+
+export interface BulkUpdateInput extends CommandContext {
+  readonly sellerAccountId: number;
+  readonly productIds: readonly string[];
+  readonly mode: string;
+  readonly value: number;
+}
+
+export type BulkFailureReason = 'not_found' | 'not_owned' | 'invalid';
+
+export interface BulkUpdateResult {
+  readonly updated: CreatedListing[];
+  readonly failures: { productId: string; reason: BulkFailureReason; message: string }[];
+}
+
+const FAILURE_REASONS: Partial<Record<AppError['kind'], BulkFailureReason>> = {
+  not_found: 'not_found',
+  forbidden: 'not_owned',
+  validation: 'invalid',
+};
+
+const isBulkUpdateMode = (mode: string): mode is BulkUpdateMode =>
+  (BULK_UPDATE_MODES as readonly string[]).includes(mode);
+
+/**
+ * One change on up to 200 of the seller's listings (the bulk_update_listings tool). The request as a whole is
+ * checked first (400 for a bad mode, value or id count); then each listing is changed in its own transaction,
+ * and a listing that does not exist, is another seller's or would break a rule is reported, not touched.
+ */
+export const bulkUpdateListings = async (
+  deps: ListingWriteDependencies,
+  input: BulkUpdateInput,
+): Promise<BulkUpdateResult> => {
+  const productIds = [...new Set(input.productIds)];
+  if (productIds.length < 1 || productIds.length > BULK_MAX_ITEMS) {
+    const message = `must hold 1 to ${BULK_MAX_ITEMS} product ids`;
+    throw validationError(`productIds ${message}`, [{ path: 'productIds', message }]);
+  }
+  const { mode, value } = input;
+  if (!isBulkUpdateMode(mode)) {
+    const message = `must be one of ${BULK_UPDATE_MODES.join(', ')}`;
+    throw validationError(`mode ${message}`, [{ path: 'mode', message }]);
+  }
+  checkBulkValue(mode, value);
+  const result: BulkUpdateResult = { updated: [], failures: [] };
+  for (const productId of productIds) {
+    try {
+      const updated = await handleOnListing(deps, knownProductId(productId), (state) => ({
+        type: 'UpdateListing',
+        data: {
+          productId,
+          sellerAccountId: input.sellerAccountId,
+          // An absent listing gets no changes: the decider reports it (not found) before looking at them.
+          changes: state.status === 'listed' ? bulkChangesOf(mode, value, state.listing) : {},
+        },
+        metadata: metadataOf(deps, input),
+      }));
+      result.updated.push(updated);
+    } catch (error) {
+      const reason = isAppError(error) ? FAILURE_REASONS[error.kind] : undefined;
+      if (reason === undefined || !isAppError(error)) throw error;
+      result.failures.push({ productId, reason, message: error.message });
+    }
+  }
+  return result;
+};
