@@ -9,4 +9,6 @@ export * as common from "./index.marketplace.common.js";
 export * as account from "./index.marketplace.account.js";
 export * as catalog from "./index.marketplace.catalog.js";
 export * as listing from "./index.marketplace.listing.js";
+export * as order from "./index.marketplace.order.js";
 export * as quote from "./index.marketplace.quote.js";
+export * as subscription from "./index.marketplace.subscription.js";
