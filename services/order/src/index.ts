@@ -1,1 +1,2 @@
-export * from './order.service.js';
+export { startOrderService, type OrderServiceOptions } from './order.service.js';
+export { orderSettingsSchema, type OrderSettings } from './order.config.js';

@@ -1,18 +1,126 @@
+import { migrate } from '@marketplace/database';
+import { createPostgresEventStore, startOutboxRelay } from '@marketplace/eventsourcing';
+import type { Mailer } from '@marketplace/mailer';
 import type { ServiceHandle } from '@marketplace/platform';
-import type { ServiceDependencies } from '@marketplace/runtime';
+import type { PeriodicJob, ServiceDependencies } from '@marketplace/runtime';
+import { schedulePeriodicJob } from '@marketplace/runtime';
 import { serveGrpcService } from '@marketplace/rpc';
+import { CompletionsTable } from './adapters/completions.table.js';
+import { DisputeNotificationsTable } from './adapters/dispute-notifications.table.js';
+import { createGrpcListings } from './adapters/listings.grpc-client.js';
+import { encodeOrderEvent, ORDER_TOPIC } from './adapters/order-event.codec.js';
+import { orderMigrations } from './adapters/order.migrations.js';
+import { OrdersTable } from './adapters/orders.table.js';
+import { createGrpcQuotes } from './adapters/quotes.grpc-client.js';
+import { recoverInterruptedCompletions } from './application/checkout.js';
+import type { OrderDependencies } from './application/order.dependencies.js';
+import { completeInspectedOrders, sendDisputeNotifications } from './application/orders.js';
+import type { Listings, Quotes } from './application/ports.js';
+import type { OrderSettings } from './order.config.js';
+import { orderGrpcService } from './transport/order.grpc.js';
 
-export type OrderServiceOptions = ServiceDependencies;
+const SERVICE_NAME = 'order';
+/** A completion attempt still unfinished after this long was interrupted; the recovery job finishes it. */
+const INTERRUPTED_AFTER_MS = 60_000;
+const DISPUTE_MAIL_INTERVAL_MS = 30_000;
+
+export interface OrderServiceOptions extends ServiceDependencies {
+  /** The PostgreSQL schema the service owns; default `order` (tests use a fresh one). */
+  readonly schema?: string;
+  /** Where the listing and quote services listen (`host:port`), unless `ports` replaces them. */
+  readonly services?: { readonly listing: string; readonly quote: string };
+  /** Test doubles of the listing and quote services. */
+  readonly ports?: { readonly listings: Listings; readonly quotes: Quotes };
+  readonly settings: OrderSettings;
+  /** Sends the operator's dispute notifications. */
+  readonly mailer: Mailer;
+}
 
 /**
- * The order service as it stands before its domain lands: a running gRPC server with the health service, started
- * and drained like every other service, so the runner, the chart and the probes already treat it as real.
+ * Starts the order service: brings its schema up to date, starts the outbox relay (topic marketplace.order.v1
+ * for orders and checkout sessions alike), the automatic completion, the completion recovery and the dispute
+ * mail jobs, then serves gRPC. `stop()` drains the server first, so the relay publishes what it appended.
  */
-export const startOrderService = (options: OrderServiceOptions): Promise<ServiceHandle> =>
-  serveGrpcService({
+export const startOrderService = async (options: OrderServiceOptions): Promise<ServiceHandle> => {
+  const { db, log, clock, settings } = options;
+  const logger = options.logger.child({ service: SERVICE_NAME });
+  const schema = options.schema ?? SERVICE_NAME;
+  await migrate(db, schema, orderMigrations);
+
+  const clients = options.ports
+    ? undefined
+    : {
+        listings: createGrpcListings(options.services?.listing ?? '127.0.0.1:0'),
+        quotes: createGrpcQuotes(options.services?.quote ?? '127.0.0.1:0'),
+      };
+  const ports = options.ports ?? clients;
+  if (!ports) throw new Error('the order service needs the listing and quote services');
+  let disputeMail: PeriodicJob | undefined;
+  const deps: OrderDependencies = {
+    db,
+    clock,
+    logger,
+    store: createPostgresEventStore({ db, schema }),
+    orders: new OrdersTable(schema),
+    completions: new CompletionsTable(schema),
+    disputes: new DisputeNotificationsTable(schema),
+    listings: ports.listings,
+    quotes: ports.quotes,
+    bulkThreshold: {
+      moreThanUnits: settings.CHECKOUT_BULK_MAX_UNITS,
+      moreThanSubtotalCents: settings.CHECKOUT_BULK_MAX_SUBTOTAL_CENTS,
+    },
+    checkoutTtlMs: settings.CHECKOUT_SESSION_TTL_MS,
+    onDisputeRecorded: () => disputeMail?.poke(),
+  };
+  const { ADMIN_EMAIL: adminEmail } = settings;
+  if (adminEmail === undefined) logger.warn('ADMIN_EMAIL is not set: dispute notifications stay queued');
+  const jobs: PeriodicJob[] = [
+    schedulePeriodicJob('order-completion', () => completeInspectedOrders(deps), {
+      intervalMs: settings.ORDER_COMPLETION_INTERVAL_MS,
+      logger,
+    }),
+    schedulePeriodicJob(
+      'checkout-recovery',
+      () => recoverInterruptedCompletions(deps, INTERRUPTED_AFTER_MS),
+      {
+        intervalMs: INTERRUPTED_AFTER_MS / 2,
+        logger,
+      },
+    ),
+  ];
+  if (adminEmail !== undefined) {
+    disputeMail = schedulePeriodicJob(
+      'dispute-mail',
+      () => sendDisputeNotifications(deps, { mailer: options.mailer, adminEmail, logger }),
+      { intervalMs: DISPUTE_MAIL_INTERVAL_MS, logger },
+    );
+    jobs.push(disputeMail);
+  }
+  const relay = startOutboxRelay({
+    db,
+    schema,
+    log,
+    name: SERVICE_NAME,
+    encode: encodeOrderEvent,
+    topicFor: () => ORDER_TOPIC,
+    logger,
+  });
+  const stopBackgroundWork = async (): Promise<void> => {
+    await Promise.all(jobs.map((job) => job.stop()));
+    await relay.stop();
+    clients?.listings.close();
+    clients?.quotes.close();
+  };
+  return serveGrpcService({
     host: options.grpc.host,
     port: options.grpc.port,
-    services: [],
-    logger: options.logger.child({ service: 'order' }),
-    serviceName: 'order',
+    services: [orderGrpcService(deps)],
+    logger,
+    serviceName: SERVICE_NAME,
+    afterServerStopped: stopBackgroundWork,
+  }).catch(async (error: unknown) => {
+    await stopBackgroundWork();
+    throw error;
   });
+};

@@ -1,0 +1,52 @@
+import type { Actor } from '@marketplace/eventsourcing';
+import { isAppError } from '@marketplace/platform';
+import { listingV1 } from '@marketplace/proto';
+import type { GrpcClientOptions } from '@marketplace/rpc';
+import { createGrpcClient } from '@marketplace/rpc';
+import type { Listings } from '../application/ports.js';
+
+const ORDER_SERVICE_ACTOR: Actor = { kind: 'system', id: 'order-service' };
+
+/** The listing service over gRPC, as checkout's Listings port. */
+export const createGrpcListings = (
+  address: string,
+  options?: GrpcClientOptions,
+): Listings & { close(): void } => {
+  const grpc = createGrpcClient(listingV1.ListingServiceDefinition, address, options);
+  const { client } = grpc;
+  return {
+    get: async (productId) => {
+      try {
+        const { listing } = await client.getListing({ productId });
+        // Only listings on the agent-facing surfaces can be bought; in-app ones are not found to buyers.
+        if (!listing?.promotePublicly) return undefined;
+        return {
+          productId: listing.productId,
+          name: listing.name,
+          sellerAccountId: listing.sellerAccountId,
+          priceCents: listing.priceCents,
+          currency: listing.currency,
+          quantity: listing.quantity,
+          minOrderQuantity: listing.minOrderQuantity,
+          instantCheckout: listing.instantCheckout,
+        };
+      } catch (error) {
+        if (isAppError(error) && error.kind === 'not_found') return undefined;
+        throw error;
+      }
+    },
+    reserve: async (productId, quantity, reservationId) => {
+      await client.reserveStock({
+        productId,
+        quantity,
+        reservationId,
+        actor: ORDER_SERVICE_ACTOR,
+        correlationId: '',
+      });
+    },
+    release: async (productId, reservationId) => {
+      await client.releaseStock({ productId, reservationId, actor: ORDER_SERVICE_ACTOR, correlationId: '' });
+    },
+    close: () => grpc.close(),
+  };
+};

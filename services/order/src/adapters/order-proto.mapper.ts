@@ -1,0 +1,117 @@
+import type { Actor } from '@marketplace/eventsourcing';
+import type { commonV1, orderV1 } from '@marketplace/proto';
+import { validationError } from '@marketplace/platform';
+import type { CheckoutLine, CheckoutSession } from '../domain/checkout.events.js';
+import type { BuyerContact, Issue, Order, Tracking } from '../domain/order.events.js';
+
+/**
+ * Domain values ⇄ protobuf messages, shared by the event codec and the gRPC transport so the two never disagree.
+ * Protobuf has no absent strings: an absent name, company or tracking field travels as ''.
+ */
+
+const ACTOR_KINDS: Record<Actor['kind'], true> = {
+  seller: true,
+  buyer: true,
+  admin: true,
+  system: true,
+  anonymous: true,
+};
+const isActorKind = (kind: string): kind is Actor['kind'] => Object.hasOwn(ACTOR_KINDS, kind);
+
+export const fromActorMessage = (actor: commonV1.Actor | undefined): Actor => {
+  if (actor === undefined)
+    throw validationError('actor is required', [{ path: 'actor', message: 'is required' }]);
+  if (!isActorKind(actor.kind)) {
+    const message = `must be one of ${Object.keys(ACTOR_KINDS).join(', ')}`;
+    throw validationError(`actor.kind ${message}`, [{ path: 'actor/kind', message }]);
+  }
+  return { kind: actor.kind, id: actor.id };
+};
+
+const orEmpty = (value: string | undefined): string => value ?? '';
+const orUndefined = (value: string): string | undefined => (value === '' ? undefined : value);
+
+export const toBuyerMessage = (buyer: BuyerContact | undefined): orderV1.Buyer => ({
+  email: orEmpty(buyer?.email),
+  name: orEmpty(buyer?.name),
+  company: orEmpty(buyer?.company),
+});
+
+export const fromBuyerMessage = (buyer: orderV1.Buyer | undefined): BuyerContact | undefined =>
+  buyer === undefined || buyer.email === ''
+    ? undefined
+    : { email: buyer.email, name: orUndefined(buyer.name), company: orUndefined(buyer.company) };
+
+export const toTrackingMessage = (tracking: Tracking): orderV1.Tracking => ({
+  trackingNumber: orEmpty(tracking.trackingNumber),
+  trackingUrl: orEmpty(tracking.trackingUrl),
+  carrierName: orEmpty(tracking.carrierName),
+});
+
+export const fromTrackingMessage = (tracking: orderV1.Tracking | undefined): Tracking => ({
+  trackingNumber: orUndefined(tracking?.trackingNumber ?? ''),
+  trackingUrl: orUndefined(tracking?.trackingUrl ?? ''),
+  carrierName: orUndefined(tracking?.carrierName ?? ''),
+});
+
+export const toIssueMessage = (issue: Issue): orderV1.Issue => ({
+  reason: issue.reason,
+  description: issue.description,
+  requestedAction: orEmpty(issue.requestedAction),
+  photoUrls: [...issue.photoUrls],
+  reportedAtMs: issue.reportedAt,
+});
+
+export const toOrderMessage = (order: Order, version = 0): orderV1.Order => ({
+  orderId: order.orderId,
+  checkoutId: order.checkoutId,
+  productId: order.productId,
+  productName: order.productName,
+  sellerAccountId: order.sellerAccountId,
+  buyerAccountId: order.buyerAccountId,
+  buyer: toBuyerMessage(order.buyer),
+  quantity: order.quantity,
+  unitPriceCents: order.unitPriceCents,
+  totalCents: order.totalCents,
+  currency: order.currency,
+  quoteRequestId: order.quoteRequestId,
+  shippingCountry: orEmpty(order.shippingCountry),
+  paymentTerms: order.paymentTerms,
+  status: order.status,
+  placedAtMs: order.placedAt,
+  shipByMs: order.shipBy,
+  tracking: order.tracking && toTrackingMessage(order.tracking),
+  shippedAtMs: order.shippedAt,
+  deliveredAtMs: order.deliveredAt,
+  inspectionDeadlineMs: order.inspectionDeadline,
+  completedAtMs: order.completedAt,
+  issue: order.issue && toIssueMessage(order.issue),
+  reservationId: order.reservationId,
+  version,
+});
+
+const toLineMessage = (line: CheckoutLine): orderV1.CheckoutLine => ({
+  productId: line.productId,
+  productName: line.productName,
+  sellerAccountId: line.sellerAccountId,
+  quantity: line.quantity,
+  unitPriceCents: line.unitPriceCents,
+  lineTotalCents: line.lineTotalCents,
+  quoteRequestId: line.quoteRequestId,
+});
+
+export const toSessionMessage = (session: CheckoutSession, version = 0): orderV1.CheckoutSession => ({
+  checkoutId: session.checkoutId,
+  status: session.status,
+  lines: session.lines.map(toLineMessage),
+  subtotalCents: session.subtotalCents,
+  currency: session.currency,
+  messages: [...session.messages],
+  buyer: toBuyerMessage(session.buyer),
+  buyerAccountId: session.buyerAccountId,
+  shippingCountry: orEmpty(session.shippingCountry),
+  createdAtMs: session.createdAt,
+  expiresAtMs: session.expiresAt,
+  orderIds: [...session.orderIds],
+  version,
+});

@@ -1,0 +1,46 @@
+import type { Migration } from '@marketplace/database';
+import { eventStoreMigrations } from '@marketplace/eventsourcing';
+import { completionsMigration } from './completions.table.js';
+
+/**
+ * The order schema: the event store (also the outbox) of orders and checkout sessions, the order number
+ * sequence, the `orders` table (each order's current state, written in the transaction of its events, for the
+ * queries by seller, deadline and status), and the queue of operator emails about disputes.
+ */
+const orderTablesMigration: Migration = {
+  id: 'order-001-orders',
+  sql: (schema) => `
+    CREATE SEQUENCE ${schema}.order_number_seq;
+    CREATE TABLE ${schema}.orders (
+      order_id bigint PRIMARY KEY,
+      seller_account_id bigint NOT NULL,
+      buyer_account_id bigint NOT NULL,
+      status text NOT NULL,
+      placed_at_ms bigint NOT NULL,
+      ship_by_ms bigint NOT NULL,
+      inspection_deadline_ms bigint,
+      issue_reported_at_ms bigint,
+      version bigint NOT NULL,
+      state jsonb NOT NULL
+    );
+    CREATE INDEX orders_seller_status_ship_by ON ${schema}.orders (seller_account_id, status, ship_by_ms);
+    CREATE INDEX orders_delivered_deadline ON ${schema}.orders (inspection_deadline_ms) WHERE status = 'delivered';
+    CREATE INDEX orders_placed_at ON ${schema}.orders (placed_at_ms);
+    CREATE TABLE ${schema}.dispute_notifications (
+      order_id bigint PRIMARY KEY,
+      payload jsonb NOT NULL,
+      created_at_ms bigint NOT NULL,
+      attempts integer NOT NULL DEFAULT 0,
+      next_attempt_at_ms bigint NOT NULL,
+      sent_at_ms bigint
+    );
+    CREATE INDEX dispute_notifications_unsent ON ${schema}.dispute_notifications (next_attempt_at_ms)
+      WHERE sent_at_ms IS NULL;
+  `,
+};
+
+export const orderMigrations: readonly Migration[] = [
+  ...eventStoreMigrations,
+  orderTablesMigration,
+  completionsMigration,
+];

@@ -1,0 +1,428 @@
+import { randomUUID } from 'node:crypto';
+import type { Transaction } from '@marketplace/database';
+import { fold, handleCommand } from '@marketplace/eventsourcing';
+import type { FieldViolation } from '@marketplace/platform';
+import { conflict, isAppError, parseProductId, validationError } from '@marketplace/platform';
+import type { CheckoutCommand } from '../domain/checkout.commands.js';
+import type { CheckoutEvent, CheckoutSession } from '../domain/checkout.events.js';
+import { reservationIdOf } from '../domain/checkout.events.js';
+import type { CheckoutState } from '../domain/checkout.decider.js';
+import { checkoutDecider } from '../domain/checkout.decider.js';
+import type { AgreedQuote, LineToPrice } from '../domain/checkout.rules.js';
+import { CHECKOUT_LIMITS, priceCheckout } from '../domain/checkout.rules.js';
+import type { BuyerContact, Order } from '../domain/order.events.js';
+import { orderDecider, shipByOf } from '../domain/order.decider.js';
+import { PAYMENT_TERMS, streamIdOfOrder } from '../domain/order.rules.js';
+import type { CallContext, OrderDependencies } from './order.dependencies.js';
+import { CHECKOUT_STREAM_TYPE, ORDER_STREAM_TYPE } from './order.dependencies.js';
+
+export interface CheckoutLineInput {
+  readonly productId: string;
+  readonly quantity: number;
+  readonly quoteRequestId?: number | undefined;
+}
+
+export interface CreateCheckoutInput extends CallContext {
+  readonly lines: readonly CheckoutLineInput[];
+  readonly buyer?: BuyerContact | undefined;
+  readonly buyerAccountId?: number | undefined;
+  readonly shippingCountry?: string | undefined;
+}
+
+export interface CompletedCheckout {
+  readonly session: CheckoutSession;
+  readonly orders: Order[];
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const COUNTRY = /^[A-Z]{2}$/;
+/** How many times a reservation refused as a conflict is retried while the listing still has the units. */
+const RESERVE_ATTEMPTS = 5;
+
+const validateInput = (input: CreateCheckoutInput): void => {
+  const violations: FieldViolation[] = [];
+  if (input.lines.length < 1 || input.lines.length > CHECKOUT_LIMITS.maxLines) {
+    violations.push({ path: 'line_items', message: `must have 1 to ${CHECKOUT_LIMITS.maxLines} items` });
+  }
+  input.lines.forEach((line, index) => {
+    if (parseProductId(line.productId) === undefined) {
+      violations.push({ path: `line_items/${index}/product_id`, message: 'must look like product_<number>' });
+    }
+    if (
+      !Number.isSafeInteger(line.quantity) ||
+      line.quantity < 1 ||
+      line.quantity > CHECKOUT_LIMITS.maxQuantity
+    ) {
+      violations.push({
+        path: `line_items/${index}/quantity`,
+        message: `must be a whole number from 1 to ${CHECKOUT_LIMITS.maxQuantity}`,
+      });
+    }
+  });
+  if (input.buyer !== undefined && !EMAIL.test(input.buyer.email)) {
+    violations.push({ path: 'buyer/email', message: 'must be an email address' });
+  }
+  if (input.shippingCountry !== undefined && !COUNTRY.test(input.shippingCountry)) {
+    violations.push({ path: 'shipping_country', message: 'must be an ISO 3166-1 alpha-2 code' });
+  }
+  if (violations.length > 0) throw validationError('invalid checkout', violations);
+};
+
+/** The quote of a line, checked: the caller's own, for this product, answered with a price, not exceeded. */
+const agreedQuoteOf = async (
+  deps: OrderDependencies,
+  input: CreateCheckoutInput,
+  line: CheckoutLineInput,
+  index: number,
+): Promise<AgreedQuote | FieldViolation> => {
+  const path = `line_items/${index}/quote_request_id`;
+  const quoteRequestId = line.quoteRequestId;
+  if (quoteRequestId === undefined) throw new Error('agreedQuoteOf needs a quote request id');
+  const quote = await deps.quotes.get(quoteRequestId);
+  const callerOwns =
+    quote !== undefined &&
+    (quote.buyerAccountId !== undefined
+      ? quote.buyerAccountId === input.buyerAccountId
+      : input.buyerAccountId !== undefined &&
+        input.buyer !== undefined &&
+        quote.buyerEmail.toLowerCase() === input.buyer.email.toLowerCase());
+  // Someone else's quote reads exactly like a missing one.
+  if (!quote || !callerOwns) return { path, message: 'no such quote request of this buyer' };
+  if (quote.productId !== line.productId) return { path, message: `is a quote for ${quote.productId}` };
+  if (quote.agreedUnitPriceCents === undefined) {
+    return { path, message: 'has no agreed price: the seller has not accepted or countered it' };
+  }
+  if (line.quantity > quote.quantity) {
+    return { path: `line_items/${index}/quantity`, message: `must be at most the quoted ${quote.quantity}` };
+  }
+  return {
+    quoteRequestId: quote.quoteRequestId,
+    productId: quote.productId,
+    quantity: quote.quantity,
+    unitPriceCents: quote.agreedUnitPriceCents,
+  };
+};
+
+const linesToPrice = async (deps: OrderDependencies, input: CreateCheckoutInput): Promise<LineToPrice[]> => {
+  const violations: FieldViolation[] = [];
+  const priced = await Promise.all(
+    input.lines.map(async (line, index): Promise<LineToPrice | undefined> => {
+      const listing = await deps.listings.get(line.productId);
+      if (!listing) {
+        violations.push({ path: `line_items/${index}/product_id`, message: `no product ${line.productId}` });
+        return undefined;
+      }
+      if (line.quoteRequestId === undefined) return { listing, quantity: line.quantity };
+      const quote = await agreedQuoteOf(deps, input, line, index);
+      if ('path' in quote) {
+        violations.push(quote);
+        return undefined;
+      }
+      return { listing, quantity: line.quantity, quote };
+    }),
+  );
+  if (violations.length > 0) throw validationError('invalid checkout', violations);
+  return priced.filter((line): line is LineToPrice => line !== undefined);
+};
+
+/**
+ * Prices a checkout session from the listings (and agreed quotes) and records it. With `instantOnly` (quick_buy)
+ * a line that is not instant-checkout, over the bulk threshold or above stock is refused before anything is
+ * recorded.
+ */
+export const createCheckout = async (
+  deps: OrderDependencies,
+  input: CreateCheckoutInput,
+  { instantOnly = false }: { readonly instantOnly?: boolean } = {},
+): Promise<CheckoutSession> => {
+  validateInput(input);
+  const toPrice = await linesToPrice(deps, input);
+  const priced = priceCheckout(deps.bulkThreshold, toPrice);
+  if (instantOnly) {
+    const notInstant = toPrice.find(({ listing }) => !listing.instantCheckout);
+    if (notInstant) {
+      throw conflict(
+        `the seller of ${notInstant.listing.productId} has not enabled instant checkout; ask for a price with request_quote`,
+      );
+    }
+    if (priced.escalations.length > 0) throw conflict(priced.escalations.join(' '));
+  }
+  const now = deps.clock.now();
+  const checkoutId = `checkout_${randomUUID()}`;
+  const session: CheckoutSession = {
+    checkoutId,
+    status: priced.escalations.length > 0 ? 'requires_escalation' : 'ready_for_complete',
+    lines: priced.lines,
+    subtotalCents: priced.subtotalCents,
+    currency: priced.currency,
+    messages: priced.escalations,
+    buyer: input.buyer,
+    buyerAccountId: input.buyerAccountId,
+    shippingCountry: input.shippingCountry,
+    createdAt: now,
+    expiresAt: now + deps.checkoutTtlMs,
+    attempt: 0,
+    orderIds: [],
+  };
+  await runCheckoutCommand(deps, input, checkoutId, { type: 'CreateCheckout', data: { session } });
+  return session;
+};
+
+const runCheckoutCommand = async (
+  deps: OrderDependencies,
+  context: CallContext,
+  checkoutId: string,
+  command: Omit<CheckoutCommand, 'metadata'>,
+  tx?: Transaction,
+): Promise<{ session: CheckoutSession; appended: boolean }> => {
+  const { state, events } = await handleCommand({
+    store: deps.store,
+    decider: checkoutDecider,
+    streamId: checkoutId,
+    streamType: CHECKOUT_STREAM_TYPE,
+    tx,
+    command: {
+      ...command,
+      metadata: {
+        now: deps.clock.now(),
+        actor: context.actor,
+        correlationId: context.correlationId,
+        traceparent: context.traceparent,
+      },
+    } as CheckoutCommand,
+  });
+  return { session: sessionOf(state), appended: events.length > 0 };
+};
+
+const sessionOf = (state: CheckoutState): CheckoutSession => {
+  if (state.status === 'absent') throw new Error('a checkout command left no session');
+  return state.session;
+};
+
+const ordersOf = async (deps: OrderDependencies, session: CheckoutSession): Promise<Order[]> => {
+  const found = await Promise.all(session.orderIds.map((orderId) => deps.orders.get(deps.db, orderId)));
+  return found.flatMap((entry) => (entry ? [entry.order] : []));
+};
+
+/**
+ * Completes a session: records the attempt, reserves each line's stock, then places one order per line and
+ * marks the session completed in one transaction. Idempotent: a completed session answers its orders.
+ */
+export const completeCheckout = async (
+  deps: OrderDependencies,
+  input: CallContext & { readonly checkoutId: string; readonly buyerAccountId: number },
+): Promise<CompletedCheckout> => {
+  const { session } = await deps.db.transaction(async (tx) => {
+    const started = await runCheckoutCommand(
+      deps,
+      input,
+      input.checkoutId,
+      { type: 'StartCompletion', data: { buyerAccountId: input.buyerAccountId } },
+      tx,
+    );
+    if (started.appended) {
+      await deps.completions.started(tx, input.checkoutId, started.session.attempt, deps.clock.now());
+    }
+    return started;
+  });
+  if (session.status === 'completed') return { session, orders: await ordersOf(deps, session) };
+  return finishAttempt(deps, input, session);
+};
+
+/** Reserves a line's units, retrying refusals that were contention rather than a lack of stock. */
+const reserveLine = async (
+  deps: OrderDependencies,
+  productId: string,
+  quantity: number,
+  reservationId: string,
+) => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await deps.listings.reserve(productId, quantity, reservationId);
+      return;
+    } catch (error) {
+      if (!isAppError(error) || error.kind !== 'conflict' || attempt >= RESERVE_ATTEMPTS) throw error;
+      const listing = await deps.listings.get(productId);
+      if (!listing || listing.quantity < quantity) throw error;
+    }
+  }
+};
+
+/**
+ * Runs (or re-runs, after a crash) the session's current attempt. Reservation ids are derived from the session
+ * and the attempt, so re-running never reserves twice. Insufficient stock on any line releases the lines already
+ * reserved and fails the attempt; any other failure leaves the attempt to the recovery job.
+ */
+export const finishAttempt = async (
+  deps: OrderDependencies,
+  context: CallContext,
+  session: CheckoutSession,
+): Promise<CompletedCheckout> => {
+  const { attempt, checkoutId } = session;
+  const reservationIds = session.lines.map((_, index) => reservationIdOf(checkoutId, attempt, index));
+  for (const [index, line] of session.lines.entries()) {
+    const reservationId = reservationIds[index] ?? '';
+    try {
+      await reserveLine(deps, line.productId, line.quantity, reservationId);
+    } catch (error) {
+      if (!isAppError(error) || error.kind !== 'conflict') throw error;
+      const reason = `line ${index + 1} (${line.productId}): not enough stock for ${line.quantity} units (${error.message})`;
+      // Released before the failure is recorded: a crash in between re-runs this attempt, which fails again.
+      for (const [reserved, earlier] of session.lines.slice(0, index).entries()) {
+        await deps.listings.release(earlier.productId, reservationIds[reserved] ?? '');
+      }
+      await deps.db.transaction(async (tx) => {
+        await runCheckoutCommand(
+          deps,
+          context,
+          checkoutId,
+          { type: 'FailCompletion', data: { attempt, reason } },
+          tx,
+        );
+        await deps.completions.ended(tx, checkoutId);
+      });
+      throw conflict(`${reason}; ask the seller with request_quote`);
+    }
+  }
+  try {
+    return await deps.db.transaction(async (tx) => placeOrders(deps, context, session, reservationIds, tx));
+  } catch (error) {
+    // Another request (or the recovery job) placed this attempt's orders first: answer them.
+    const current = await currentSession(deps, checkoutId);
+    if (current?.status === 'completed') return { session: current, orders: await ordersOf(deps, current) };
+    throw error;
+  }
+};
+
+const placeOrders = async (
+  deps: OrderDependencies,
+  context: CallContext,
+  session: CheckoutSession,
+  reservationIds: readonly string[],
+  tx: Transaction,
+): Promise<CompletedCheckout> => {
+  const now = deps.clock.now();
+  const buyerAccountId = session.buyerAccountId;
+  if (buyerAccountId === undefined)
+    throw new Error(`checkout ${session.checkoutId} is completing without a buyer`);
+  const orders: Order[] = [];
+  for (const [index, line] of session.lines.entries()) {
+    const orderId = await deps.orders.allocateOrderId(tx);
+    const { state, version } = await handleCommand({
+      store: deps.store,
+      decider: orderDecider,
+      streamId: streamIdOfOrder(orderId),
+      streamType: ORDER_STREAM_TYPE,
+      tx,
+      command: {
+        type: 'PlaceOrder',
+        data: {
+          order: {
+            orderId,
+            checkoutId: session.checkoutId,
+            reservationId: reservationIds[index] ?? '',
+            productId: line.productId,
+            productName: line.productName,
+            sellerAccountId: line.sellerAccountId,
+            buyerAccountId,
+            buyer: session.buyer ?? { email: '' },
+            quantity: line.quantity,
+            unitPriceCents: line.unitPriceCents,
+            totalCents: line.lineTotalCents,
+            currency: session.currency,
+            quoteRequestId: line.quoteRequestId,
+            shippingCountry: session.shippingCountry,
+            paymentTerms: PAYMENT_TERMS,
+            placedAt: now,
+            shipBy: shipByOf(now),
+          },
+        },
+        metadata: {
+          now,
+          actor: context.actor,
+          correlationId: context.correlationId,
+          traceparent: context.traceparent,
+        },
+      },
+    });
+    if (state.status !== 'placed') throw new Error(`PlaceOrder left order ${orderId} absent`);
+    await deps.orders.save(tx, { order: state.order, version });
+    orders.push(state.order);
+  }
+  const finished = await runCheckoutCommand(
+    deps,
+    context,
+    session.checkoutId,
+    { type: 'FinishCompletion', data: { attempt: session.attempt, orderIds: orders.map((o) => o.orderId) } },
+    tx,
+  );
+  await deps.completions.ended(tx, session.checkoutId);
+  return { session: finished.session, orders };
+};
+
+const currentSession = async (
+  deps: OrderDependencies,
+  checkoutId: string,
+): Promise<CheckoutSession | undefined> => {
+  const { events } = await deps.store.readStream<CheckoutEvent>(checkoutId);
+  if (events.length === 0) return undefined;
+  const state = fold(
+    checkoutDecider,
+    events.map(({ type, data }) => ({ type, data }) as CheckoutEvent),
+  );
+  return state.status === 'created' ? state.session : undefined;
+};
+
+/**
+ * The recovery job: attempts that started more than `staleAfterMs` ago and neither placed their orders nor
+ * failed (a crash, the database or the listing service down in between) are run again to their end. They roll
+ * forward: the buyer asked to buy and the units may be held.
+ */
+export const recoverInterruptedCompletions = async (
+  deps: OrderDependencies,
+  staleAfterMs: number,
+): Promise<number> => {
+  const checkoutIds = await deps.completions.startedBefore(deps.db, deps.clock.now() - staleAfterMs, 50);
+  let recovered = 0;
+  for (const checkoutId of checkoutIds) {
+    const session = await currentSession(deps, checkoutId);
+    if (session?.status !== 'completing') {
+      await deps.db.transaction((tx) => deps.completions.ended(tx, checkoutId));
+      continue;
+    }
+    try {
+      await finishAttempt(deps, { actor: { kind: 'system', id: 'checkout-recovery' } }, session);
+      recovered++;
+    } catch (error) {
+      // A failed attempt is recorded as such by finishAttempt; anything else waits for the next pass.
+      if (!isAppError(error) || error.kind !== 'conflict') throw error;
+    }
+  }
+  return recovered;
+};
+
+/** quick_buy: a one-line checkout of an instant-checkout listing under the threshold, completed at once. */
+export const quickBuy = async (
+  deps: OrderDependencies,
+  input: CallContext & {
+    readonly productId: string;
+    readonly quantity: number;
+    readonly buyer: BuyerContact;
+    readonly buyerAccountId: number;
+    readonly shippingCountry?: string | undefined;
+  },
+): Promise<{ checkoutId: string; order: Order }> => {
+  const session = await createCheckout(
+    deps,
+    { ...input, lines: [{ productId: input.productId, quantity: input.quantity }] },
+    { instantOnly: true },
+  );
+  const { orders } = await completeCheckout(deps, {
+    ...input,
+    checkoutId: session.checkoutId,
+    buyerAccountId: input.buyerAccountId,
+  });
+  const order = orders[0];
+  if (!order) throw new Error(`quick_buy checkout ${session.checkoutId} placed no order`);
+  return { checkoutId: session.checkoutId, order };
+};

@@ -1,0 +1,35 @@
+import type { Database } from '@marketplace/database';
+import type { Actor, EventStore } from '@marketplace/eventsourcing';
+import type { Clock, Logger } from '@marketplace/platform';
+import type { CompletionsTable } from '../adapters/completions.table.js';
+import type { DisputeNotificationsTable } from '../adapters/dispute-notifications.table.js';
+import type { OrdersTable } from '../adapters/orders.table.js';
+import type { BulkThreshold } from '../domain/checkout.rules.js';
+import type { Listings, Quotes } from './ports.js';
+
+export const ORDER_STREAM_TYPE = 'order';
+export const CHECKOUT_STREAM_TYPE = 'checkout';
+
+export interface OrderDependencies {
+  readonly db: Database;
+  readonly store: EventStore;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly orders: OrdersTable;
+  readonly completions: CompletionsTable;
+  readonly disputes: DisputeNotificationsTable;
+  readonly listings: Listings;
+  readonly quotes: Quotes;
+  readonly bulkThreshold: BulkThreshold;
+  /** How long a checkout session can be completed after it was created. */
+  readonly checkoutTtlMs: number;
+  /** Called after a dispute was recorded, so its operator email goes out soon (not on the request path). */
+  readonly onDisputeRecorded: () => void;
+}
+
+/** Who asked, and the trace of the request, recorded on every event. */
+export interface CallContext {
+  readonly actor: Actor;
+  readonly correlationId?: string | undefined;
+  readonly traceparent?: string | undefined;
+}

@@ -1,0 +1,12 @@
+import type { Command } from '@marketplace/eventsourcing';
+import type { CheckoutSession } from './checkout.events.js';
+
+export type CreateCheckout = Command<'CreateCheckout', { readonly session: CheckoutSession }>;
+export type StartCompletion = Command<'StartCompletion', { readonly buyerAccountId: number }>;
+export type FailCompletion = Command<'FailCompletion', { readonly attempt: number; readonly reason: string }>;
+export type FinishCompletion = Command<
+  'FinishCompletion',
+  { readonly attempt: number; readonly orderIds: readonly number[] }
+>;
+
+export type CheckoutCommand = CreateCheckout | StartCompletion | FailCompletion | FinishCompletion;

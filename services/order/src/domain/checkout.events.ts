@@ -1,0 +1,57 @@
+import type { DomainEvent } from '@marketplace/eventsourcing';
+import type { BuyerContact } from './order.events.js';
+
+/** One line of a session, priced when the session was created. */
+export interface CheckoutLine {
+  readonly productId: string;
+  readonly productName: string;
+  readonly sellerAccountId: number;
+  readonly quantity: number;
+  readonly unitPriceCents: number;
+  readonly lineTotalCents: number;
+  /** Set when the line is an accepted or countered quote, at its agreed price. */
+  readonly quoteRequestId?: number | undefined;
+}
+
+export type CheckoutStatus = 'ready_for_complete' | 'requires_escalation' | 'completing' | 'completed';
+
+export interface CheckoutSession {
+  /** `checkout_<uuid>`: the stream id. */
+  readonly checkoutId: string;
+  readonly status: CheckoutStatus;
+  readonly lines: readonly CheckoutLine[];
+  readonly subtotalCents: number;
+  readonly currency: string;
+  /** Why the session needs escalation, or why the last completion attempt failed. */
+  readonly messages: readonly string[];
+  readonly buyer?: BuyerContact | undefined;
+  /** The verified buyer who created the session, when one did; only that buyer may complete it. */
+  readonly buyerAccountId?: number | undefined;
+  readonly shippingCountry?: string | undefined;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  /**
+   * Completion attempts started so far; the stock reservations of attempt n of line i are
+   * `<checkoutId>:<n>:<i>`, so re-running an attempt never reserves twice and a new attempt never reuses a
+   * released reservation.
+   */
+  readonly attempt: number;
+  readonly orderIds: readonly number[];
+}
+
+export type CheckoutCreated = DomainEvent<'CheckoutCreated', { readonly session: CheckoutSession }>;
+export type CheckoutCompletionStarted = DomainEvent<
+  'CheckoutCompletionStarted',
+  { readonly attempt: number; readonly buyerAccountId: number }
+>;
+export type CheckoutCompletionFailed = DomainEvent<
+  'CheckoutCompletionFailed',
+  { readonly attempt: number; readonly reason: string }
+>;
+export type CheckoutCompleted = DomainEvent<'CheckoutCompleted', { readonly orderIds: readonly number[] }>;
+
+export type CheckoutEvent =
+  CheckoutCreated | CheckoutCompletionStarted | CheckoutCompletionFailed | CheckoutCompleted;
+
+export const reservationIdOf = (checkoutId: string, attempt: number, lineIndex: number): string =>
+  `${checkoutId}:${attempt}:${lineIndex}`;

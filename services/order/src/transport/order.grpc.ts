@@ -1,0 +1,175 @@
+import { orderV1 } from '@marketplace/proto';
+import type { GrpcService } from '@marketplace/rpc';
+import { validationError } from '@marketplace/platform';
+import {
+  fromActorMessage,
+  fromBuyerMessage,
+  fromTrackingMessage,
+  toOrderMessage,
+  toSessionMessage,
+} from '../adapters/order-proto.mapper.js';
+import { completeCheckout, createCheckout, quickBuy } from '../application/checkout.js';
+import type { OrderDependencies } from '../application/order.dependencies.js';
+import {
+  confirmOrder,
+  countOrdersSince,
+  getBuyerOrder,
+  getSellerOrders,
+  markDelivered,
+  markShipped,
+  openDispute,
+  sellerAttention,
+} from '../application/orders.js';
+import type { DisputeReason, RequestedAction } from '../domain/order.events.js';
+import { DISPUTE_REASONS, REQUESTED_ACTIONS } from '../domain/order.events.js';
+
+const contextOf = (
+  request: { actor?: orderV1.CreateCheckoutRequest['actor']; correlationId: string },
+  traceparent: string | undefined,
+) => ({
+  actor: fromActorMessage(request.actor),
+  correlationId: request.correlationId === '' ? undefined : request.correlationId,
+  // The caller's trace context travels on to the events (and from them to the log's headers).
+  traceparent,
+});
+
+/** A verified account id the gateway must send; 0 (proto's absent) is a caller's bug, reported as such. */
+const accountId = (value: number, path: string): number => {
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw validationError(`${path} is required`, [{ path, message: 'must be a positive account id' }]);
+  }
+  return value;
+};
+
+const reasonOf = (reason: string): DisputeReason => {
+  const found = DISPUTE_REASONS.find((known) => known === reason);
+  if (!found) {
+    throw validationError('invalid reason', [
+      { path: 'reason', message: `must be one of ${DISPUTE_REASONS.join(', ')}` },
+    ]);
+  }
+  return found;
+};
+
+const requestedActionOf = (action: string): RequestedAction | undefined => {
+  if (action === '') return undefined;
+  const found = REQUESTED_ACTIONS.find((known) => known === action);
+  if (!found) {
+    throw validationError('invalid requested_action', [
+      { path: 'requested_action', message: `must be one of ${REQUESTED_ACTIONS.join(', ')}` },
+    ]);
+  }
+  return found;
+};
+
+/** OrderService over gRPC: maps messages to application inputs and back; AppErrors become statuses in rpc. */
+export const orderGrpcService = (deps: OrderDependencies): GrpcService<orderV1.OrderServiceDefinition> => ({
+  definition: orderV1.OrderServiceDefinition,
+  implementation: {
+    async createCheckout(request, context) {
+      const session = await createCheckout(deps, {
+        ...contextOf(request, context.metadata.get('traceparent')),
+        lines: request.lines.map((line) => ({
+          productId: line.productId,
+          quantity: line.quantity,
+          quoteRequestId: line.quoteRequestId,
+        })),
+        buyer: fromBuyerMessage(request.buyer),
+        buyerAccountId: request.buyerAccountId,
+        shippingCountry: request.shippingCountry === '' ? undefined : request.shippingCountry,
+      });
+      return { session: toSessionMessage(session) };
+    },
+    async completeCheckout(request, context) {
+      const { session, orders } = await completeCheckout(deps, {
+        ...contextOf(request, context.metadata.get('traceparent')),
+        checkoutId: request.checkoutId,
+        buyerAccountId: accountId(request.buyerAccountId, 'buyer_account_id'),
+      });
+      return { session: toSessionMessage(session), orders: orders.map((order) => toOrderMessage(order)) };
+    },
+    async quickBuy(request, context) {
+      const buyer = fromBuyerMessage(request.buyer);
+      if (!buyer)
+        throw validationError('buyer_email is required', [{ path: 'buyer_email', message: 'is required' }]);
+      const { checkoutId, order } = await quickBuy(deps, {
+        ...contextOf(request, context.metadata.get('traceparent')),
+        productId: request.productId,
+        quantity: request.quantity,
+        buyer,
+        buyerAccountId: accountId(request.buyerAccountId, 'buyer_account_id'),
+        shippingCountry: request.shippingCountry === '' ? undefined : request.shippingCountry,
+      });
+      return { checkoutId, order: toOrderMessage(order) };
+    },
+    async getBuyerOrder(request) {
+      const order = await getBuyerOrder(
+        deps,
+        request.orderId,
+        accountId(request.buyerAccountId, 'buyer_account_id'),
+      );
+      return { order: toOrderMessage(order) };
+    },
+    async confirmOrder(request, context) {
+      const order = await confirmOrder(deps, {
+        ...contextOf(request, context.metadata.get('traceparent')),
+        orderId: request.orderId,
+        buyerAccountId: accountId(request.buyerAccountId, 'buyer_account_id'),
+      });
+      return { order: toOrderMessage(order) };
+    },
+    async openDispute(request, context) {
+      const order = await openDispute(deps, {
+        ...contextOf(request, context.metadata.get('traceparent')),
+        orderId: request.orderId,
+        buyerAccountId: accountId(request.buyerAccountId, 'buyer_account_id'),
+        reason: reasonOf(request.reason),
+        description: request.description,
+        requestedAction: requestedActionOf(request.requestedAction),
+        photoUrls: request.photoUrls,
+      });
+      return { order: toOrderMessage(order) };
+    },
+    async markShipped(request, context) {
+      const { updated, skipped } = await markShipped(deps, {
+        ...contextOf(request, context.metadata.get('traceparent')),
+        sellerAccountId: accountId(request.sellerAccountId, 'seller_account_id'),
+        orderIds: request.orderIds,
+        tracking: fromTrackingMessage(request.tracking),
+      });
+      return { updated: updated.map((order) => toOrderMessage(order)), skipped };
+    },
+    async markDelivered(request, context) {
+      const order = await markDelivered(deps, {
+        ...contextOf(request, context.metadata.get('traceparent')),
+        orderId: request.orderId,
+        sellerAccountId: accountId(request.sellerAccountId, 'seller_account_id'),
+      });
+      return { order: toOrderMessage(order) };
+    },
+    async getSellerOrders(request) {
+      const orders = await getSellerOrders(
+        deps,
+        accountId(request.sellerAccountId, 'seller_account_id'),
+        request.orderIds,
+      );
+      return { orders: orders.map((order) => toOrderMessage(order)) };
+    },
+    async sellerAttention(request) {
+      const { atRisk, issues } = await sellerAttention(deps, {
+        sellerAccountId: accountId(request.sellerAccountId, 'seller_account_id'),
+        windowHours: request.windowHours,
+        limit: request.limit,
+      });
+      return {
+        atRisk: atRisk.orders.map((order) => toOrderMessage(order)),
+        atRiskTotal: atRisk.total,
+        issuesReported: issues.orders.map((order) => toOrderMessage(order)),
+        issuesReportedTotal: issues.total,
+      };
+    },
+    async countOrdersSince(request) {
+      return { count: await countOrdersSince(deps, request.sinceMs) };
+    },
+  },
+});
