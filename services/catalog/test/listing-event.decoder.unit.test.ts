@@ -48,6 +48,25 @@ describe('decodeListingEvent', () => {
     expect(fact?.product.imageUrls).toEqual([]);
   });
 
+  it('reads every later listing event as a change carrying the whole listing', () => {
+    const listing = listingMessage(5, { priceCents: 990, quantity: 0, version: 4 });
+    const encode = (payload: listingV1.ListingEvent['payload']): Uint8Array =>
+      listingV1.ListingEvent.encode(
+        listingV1.ListingEvent.fromPartial({ eventId: 'e-4', productId: 'product_5', version: 4, payload }),
+      ).finish();
+    const reservation = { listing, reservationId: 'order-1', quantity: 3 };
+    for (const payload of [
+      { $case: 'updated', value: { listing, changedFields: ['price'] } },
+      { $case: 'quantitySet', value: { listing } },
+      { $case: 'stockReserved', value: reservation },
+      { $case: 'stockReleased', value: reservation },
+    ] as const) {
+      const fact = decodeListingEvent(encode(payload));
+      expect(fact).toMatchObject({ type: 'ListingChanged', productId: 'product_5', version: 4 });
+      expect(fact?.product).toMatchObject({ priceCents: 990, quantity: 0, version: 4 });
+    }
+  });
+
   it('gives undefined for an event kind it does not know', () => {
     expect(decodeListingEvent(unknownListingEvent('product_5', 2).value)).toBeUndefined();
   });

@@ -30,8 +30,8 @@ const productOf = (listing: listingV1.Listing, version: number): CatalogProduct 
 });
 
 /**
- * Reads a `marketplace.listing.v1` message value. Returns `undefined` for an event kind this version does not
- * know (a newer producer's): the catalog cannot project it, and a rebuild after an upgrade replays it.
+ * Reads a `marketplace.listing.v1` message value. Every kind carries the whole listing. Returns `undefined` for
+ * an event kind this version does not know (a newer producer's): the catalog cannot project it, and a rebuild after an upgrade replays it.
  * Throws for bytes that are not a well-formed ListingEvent: the log redelivers it until someone looks.
  */
 export const decodeListingEvent = (bytes: Uint8Array): ListingFact | undefined => {
@@ -39,21 +39,17 @@ export const decodeListingEvent = (bytes: Uint8Array): ListingFact | undefined =
   const where = `listing event ${event.eventId || '(no id)'} of ${event.productId || '(no product)'}`;
   if (parseProductId(event.productId) === undefined) throw new Error(`${where}: malformed product id`);
   if (!Number.isSafeInteger(event.version) || event.version < 1) throw new Error(`${where}: invalid version`);
-  switch (event.payload?.$case) {
-    case 'created': {
-      const { listing } = event.payload.value;
-      if (listing?.productId !== event.productId)
-        throw new Error(`${where}: listing missing or of another product`);
-      return {
-        type: 'ListingCreated',
-        eventId: event.eventId,
-        productId: event.productId,
-        version: event.version,
-        occurredAtMs: event.occurredAtMs,
-        product: productOf(listing, event.version),
-      };
-    }
-    case undefined:
-      return undefined;
-  }
+  const { payload } = event;
+  if (payload === undefined) return undefined;
+  const { listing } = payload.value;
+  if (listing?.productId !== event.productId)
+    throw new Error(`${where}: listing missing or of another product`);
+  return {
+    type: payload.$case === 'created' ? 'ListingCreated' : 'ListingChanged',
+    eventId: event.eventId,
+    productId: event.productId,
+    version: event.version,
+    occurredAtMs: event.occurredAtMs,
+    product: productOf(listing, event.version),
+  };
 };

@@ -13,6 +13,7 @@ export const projectListingFact = (
   if (current !== undefined && current.version >= fact.version) return undefined;
   switch (fact.type) {
     case 'ListingCreated':
+    case 'ListingChanged':
       return { ...fact.product, version: fact.version };
   }
 };
