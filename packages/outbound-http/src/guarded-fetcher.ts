@@ -33,9 +33,23 @@ export interface FetchedResource {
   readonly body: Buffer;
 }
 
+/** What a guarded POST learned: the status of the answer (its body is read and dropped). */
+export interface PostedResponse {
+  readonly status: number;
+}
+
 export interface GuardedFetcher {
   /** GETs a URL under the guard; rejects with OutboundFetchError. */
   fetch(url: string, options?: { readonly accept?: string }): Promise<FetchedResource>;
+  /**
+   * POSTs a body under the same guard and timeout (webhooks). Redirects are not followed: a 3xx is an answer
+   * like any other. Rejects with OutboundFetchError only when no answer arrived (refused address, timeout,
+   * network); any HTTP status resolves.
+   */
+  post(
+    url: string,
+    request: { readonly headers: Readonly<Record<string, string>>; readonly body: string },
+  ): Promise<PostedResponse>;
   close(): Promise<void>;
 }
 
@@ -168,19 +182,40 @@ export const createGuardedFetcher = (options: GuardedFetcherOptions = {}): Guard
     }
   };
 
+  const postOnce = async (
+    target: string,
+    { headers, body }: { readonly headers: Readonly<Record<string, string>>; readonly body: string },
+    signal: AbortSignal,
+  ): Promise<PostedResponse> => {
+    let url: URL;
+    try {
+      url = new URL(target);
+    } catch {
+      throw new OutboundFetchError('bad_url', 'not an absolute URL');
+    }
+    checkTarget(url);
+    const response = await request(url, { method: 'POST', dispatcher: agent, signal, headers, body });
+    await response.body.dump();
+    return { status: response.statusCode };
+  };
+
+  /** Runs one bounded exchange, turning whatever went wrong into an OutboundFetchError. */
+  const guarded = async <T>(exchange: (signal: AbortSignal) => Promise<T>): Promise<T> => {
+    const signal = AbortSignal.timeout(timeoutMs);
+    try {
+      return await exchange(signal);
+    } catch (error) {
+      const refusal = guardErrorIn(error);
+      if (refusal) throw refusal;
+      if (signal.aborted)
+        throw new OutboundFetchError('timeout', `no complete answer within ${timeoutMs} ms`);
+      throw new OutboundFetchError('network', 'the server could not be reached', { cause: error });
+    }
+  };
+
   return {
-    fetch: async (url, fetchOptions = {}) => {
-      const signal = AbortSignal.timeout(timeoutMs);
-      try {
-        return await fetchOnce(url, fetchOptions.accept, signal);
-      } catch (error) {
-        const refusal = guardErrorIn(error);
-        if (refusal) throw refusal;
-        if (signal.aborted)
-          throw new OutboundFetchError('timeout', `no complete answer within ${timeoutMs} ms`);
-        throw new OutboundFetchError('network', 'the server could not be reached', { cause: error });
-      }
-    },
+    fetch: (url, fetchOptions = {}) => guarded((signal) => fetchOnce(url, fetchOptions.accept, signal)),
+    post: (url, postRequest) => guarded((signal) => postOnce(url, postRequest, signal)),
     close: () => agent.close(),
   };
 };

@@ -5,6 +5,7 @@ export {
   type FetchedResource,
   type GuardedFetcher,
   type GuardedFetcherOptions,
+  type PostedResponse,
 } from './guarded-fetcher.js';
 export { OutboundFetchError, type OutboundFetchFailure } from './outbound-fetch.error.js';
 export { outboundConfigSchema, type OutboundConfig } from './outbound.config.js';

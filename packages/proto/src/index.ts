@@ -5,3 +5,4 @@ export * as catalogV1 from './generated/index.marketplace.catalog.v1.js';
 export * as accountV1 from './generated/index.marketplace.account.v1.js';
 export * as quoteV1 from './generated/index.marketplace.quote.v1.js';
 export * as orderV1 from './generated/index.marketplace.order.v1.js';
+export * as subscriptionV1 from './generated/index.marketplace.subscription.v1.js';

@@ -19,3 +19,4 @@ export type {
   ElasticsearchSearchIndex,
   ElasticsearchSearchIndexOptions,
 } from './elasticsearch-search-index.js';
+export { indexTerms, queryTerms, type QueryTerm } from './lexical-analysis.js';

@@ -1,18 +1,159 @@
+import { migrate } from '@marketplace/database';
+import type { Subscription } from '@marketplace/eventlog';
+import { createPostgresEventStore, startOutboxRelay, startProjection } from '@marketplace/eventsourcing';
+import type { Mailer } from '@marketplace/mailer';
+import { createGuardedFetcher } from '@marketplace/outbound-http';
 import type { ServiceHandle } from '@marketplace/platform';
 import type { ServiceDependencies } from '@marketplace/runtime';
 import { serveGrpcService } from '@marketplace/rpc';
+import { DeliveriesTable } from './adapters/deliveries.table.js';
+import { createDeliverySender } from './adapters/delivery.senders.js';
+import {
+  ACCOUNT_TOPIC,
+  decodeNewListing,
+  decodeSellerCountry,
+  LISTING_TOPIC,
+} from './adapters/marketplace-event.decoders.js';
+import { MatchingTables } from './adapters/matching.tables.js';
+import { encodeSubscriptionEvent } from './adapters/subscription-event.codec.js';
+import { subscriptionMigrations } from './adapters/subscription.migrations.js';
+import { SubscriptionsTable } from './adapters/subscriptions.table.js';
+import { startDeliveryWorker } from './application/delivery-worker.js';
+import { matchNewListing } from './application/match-listing.js';
+import type { SubscriptionDependencies } from './application/subscriptions.js';
+import {
+  listSubscriptions,
+  subscribe,
+  subscriptionResource,
+  unsubscribe,
+} from './application/subscriptions.js';
+import { ATTEMPT_TIMEOUT_MS } from './domain/delivery-policy.js';
+import { subscriptionGrpcService } from './transport/subscription.grpc.js';
 
-export type SubscriptionServiceOptions = ServiceDependencies;
+const SERVICE_NAME = 'subscription';
+const DEFAULT_PUBLIC_BASE_URL = 'http://localhost:8080';
+/** Consumer groups: one matcher and one seller projection per deployment, shared by the replicas. */
+export const MATCHER_GROUP = 'subscription-matcher';
+export const SELLER_COUNTRY_GROUP = 'subscription-seller-countries';
+
+export interface SubscriptionServiceOptions extends ServiceDependencies {
+  /** The PostgreSQL schema the service owns; default `subscription` (tests use a fresh one). */
+  readonly schema?: string;
+  /** Sends match emails. */
+  readonly mailer: Mailer;
+  /** Signs webhooks (`WEBHOOK_SIGNING_SECRET`, or the one generated in DATA_DIR). */
+  readonly signingSecret: string;
+  /** Hosts and CIDRs webhooks may reach although not public (`OUTBOUND_ALLOW_HOSTS`). */
+  readonly outboundAllowList?: { readonly hosts?: readonly string[]; readonly cidrs?: readonly string[] };
+  /** `{base_url}` of product and unsubscribe links; default `http://localhost:8080`. */
+  readonly publicBaseUrl?: string | undefined;
+  /** Delivery worker tuning (tests shorten the lease). */
+  readonly delivery?: { readonly concurrency?: number; readonly leaseMs?: number; readonly pollMs?: number };
+}
 
 /**
- * The subscription service as it stands before its domain lands: a running gRPC server with the health service, started
- * and drained like every other service, so the runner, the chart and the probes already treat it as real.
+ * Starts the subscription service: migrates its schema, starts the outbox relay, the seller-country projection,
+ * the listing matcher and the delivery worker, then serves gRPC. `stop()` drains in reverse order.
  */
-export const startSubscriptionService = (options: SubscriptionServiceOptions): Promise<ServiceHandle> =>
-  serveGrpcService({
-    host: options.grpc.host,
-    port: options.grpc.port,
-    services: [],
-    logger: options.logger.child({ service: 'subscription' }),
-    serviceName: 'subscription',
+export const startSubscriptionService = async (
+  options: SubscriptionServiceOptions,
+): Promise<ServiceHandle> => {
+  const { db, log, clock } = options;
+  const logger = options.logger.child({ service: SERVICE_NAME });
+  const schema = options.schema ?? SERVICE_NAME;
+  const publicBaseUrl = (options.publicBaseUrl ?? DEFAULT_PUBLIC_BASE_URL).replace(/\/+$/, '');
+
+  await migrate(db, schema, subscriptionMigrations);
+  const deps: SubscriptionDependencies = {
+    db,
+    clock,
+    store: createPostgresEventStore({ db, schema }),
+    subscriptions: new SubscriptionsTable(schema),
+    matching: new MatchingTables(schema),
+    deliveries: new DeliveriesTable(schema),
+    signingSecret: options.signingSecret,
+  };
+  const fetcher = createGuardedFetcher({
+    allowList: options.outboundAllowList,
+    timeoutMs: ATTEMPT_TIMEOUT_MS,
   });
+  const worker = startDeliveryWorker({
+    db,
+    deliveries: deps.deliveries,
+    clock,
+    logger,
+    send: createDeliverySender({
+      fetcher,
+      mailer: options.mailer,
+      signingSecret: options.signingSecret,
+      clock,
+      publicBaseUrl,
+    }),
+    ...options.delivery,
+  });
+  const consumers: Subscription[] = [];
+  const relay = startOutboxRelay({
+    db,
+    schema,
+    log,
+    name: SERVICE_NAME,
+    encode: encodeSubscriptionEvent,
+    logger,
+  });
+  const stopBackgroundWork = async (): Promise<void> => {
+    await relay.stop();
+    await Promise.all(consumers.map((consumer) => consumer.close()));
+    await worker.stop();
+    await fetcher.close();
+  };
+  try {
+    consumers.push(
+      await startProjection({
+        log,
+        db,
+        schema,
+        topic: ACCOUNT_TOPIC,
+        group: SELLER_COUNTRY_GROUP,
+        decode: (message) => decodeSellerCountry(message.value),
+        apply: async (tx, seller) => {
+          if (seller !== undefined) await deps.matching.saveSeller(tx, seller);
+        },
+      }),
+    );
+    consumers.push(
+      await startProjection({
+        log,
+        db,
+        schema,
+        topic: LISTING_TOPIC,
+        group: MATCHER_GROUP,
+        decode: (message) => decodeNewListing(message.value),
+        apply: async (tx, listing) => {
+          if (listing === undefined) return;
+          const enqueued = await matchNewListing({ ...deps, publicBaseUrl }, tx, listing, clock.now());
+          // After the commit: the worker claims only committed rows.
+          if (enqueued > 0) setImmediate(() => worker.wake());
+        },
+      }),
+    );
+    return await serveGrpcService({
+      host: options.grpc.host,
+      port: options.grpc.port,
+      services: [
+        subscriptionGrpcService({
+          subscribe: (input) => subscribe(deps, input),
+          unsubscribe: (input) => unsubscribe(deps, input),
+          listSubscriptions: (ownerAccountId) => listSubscriptions(deps, ownerAccountId),
+          subscriptionResource: (subscriptionId, ownerAccountId) =>
+            subscriptionResource(deps, subscriptionId, ownerAccountId),
+        }),
+      ],
+      logger,
+      serviceName: SERVICE_NAME,
+      afterServerStopped: stopBackgroundWork,
+    });
+  } catch (error) {
+    await stopBackgroundWork();
+    throw error;
+  }
+};

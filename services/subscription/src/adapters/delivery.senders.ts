@@ -1,0 +1,76 @@
+import type { Mailer } from '@marketplace/mailer';
+import type { GuardedFetcher } from '@marketplace/outbound-http';
+import { OutboundFetchError } from '@marketplace/outbound-http';
+import type { Clock } from '@marketplace/platform';
+import type { DeliverySender } from '../application/delivery-worker.js';
+import type { MatchPayload } from '../domain/match-notification.js';
+import { matchEmailOf, SAVED_SEARCH_MATCH } from '../domain/match-notification.js';
+import type { AttemptOutcome } from '../domain/delivery-policy.js';
+import { outcomeOfStatus } from '../domain/delivery-policy.js';
+import type { Delivery } from './deliveries.table.js';
+import { unsubscribeTokenOf, WEBHOOK_HEADERS, webhookSignatureOf } from './webhook-signature.js';
+
+export interface DeliverySenderOptions {
+  /** Guarded outbound HTTP: public addresses only (plus OUTBOUND_ALLOW_HOSTS), 10 s per attempt. */
+  readonly fetcher: GuardedFetcher;
+  readonly mailer: Mailer;
+  readonly signingSecret: string;
+  readonly clock: Clock;
+  /** `{base_url}` of the unsubscribe link in emails. */
+  readonly publicBaseUrl: string;
+}
+
+/** A refused or malformed address will not become acceptable by retrying; everything else might. */
+const outcomeOfFetchError = (error: unknown): AttemptOutcome => {
+  if (error instanceof OutboundFetchError) {
+    const final = error.reason === 'bad_url' || error.reason === 'forbidden_address';
+    return { kind: 'failed', retryable: !final, error: `${error.reason}: ${error.message}` };
+  }
+  return { kind: 'failed', retryable: true, error: (error as Error).message };
+};
+
+/** Sends an attempt through the delivery's channel: a signed webhook POST or an email. */
+export const createDeliverySender = (options: DeliverySenderOptions): DeliverySender => {
+  const { fetcher, mailer, signingSecret, clock } = options;
+
+  const postWebhook = async (delivery: Delivery): Promise<AttemptOutcome> => {
+    const timestamp = Math.floor(clock.now() / 1000);
+    try {
+      const { status } = await fetcher.post(delivery.target, {
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'LiquidationMarketplace-Webhooks/1.0',
+          [WEBHOOK_HEADERS.event]: SAVED_SEARCH_MATCH,
+          [WEBHOOK_HEADERS.delivery]: delivery.deliveryId,
+          [WEBHOOK_HEADERS.timestamp]: String(timestamp),
+          [WEBHOOK_HEADERS.signature]: webhookSignatureOf(signingSecret, timestamp, delivery.body),
+        },
+        body: delivery.body,
+      });
+      return outcomeOfStatus(status);
+    } catch (error) {
+      return outcomeOfFetchError(error);
+    }
+  };
+
+  const sendEmail = async (delivery: Delivery): Promise<AttemptOutcome> => {
+    const payload = JSON.parse(delivery.body) as MatchPayload;
+    const token = unsubscribeTokenOf(signingSecret, delivery.subscriptionId);
+    const unsubscribeUrl =
+      `${options.publicBaseUrl}/api/subscriptions/${encodeURIComponent(delivery.subscriptionId)}` +
+      `/unsubscribe?token=${encodeURIComponent(token)}`;
+    try {
+      await mailer.send({
+        to: delivery.target,
+        ...matchEmailOf(payload, unsubscribeUrl),
+        // Stable across retries: a repeat after a crash is recognisable as the same message.
+        messageId: `<${delivery.deliveryId}@saved-search.marketplace>`,
+      });
+      return { kind: 'delivered' };
+    } catch (error) {
+      return { kind: 'failed', retryable: true, error: `mail: ${(error as Error).message}` };
+    }
+  };
+
+  return (delivery) => (delivery.channelType === 'webhook' ? postWebhook(delivery) : sendEmail(delivery));
+};

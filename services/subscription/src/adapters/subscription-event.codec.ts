@@ -1,0 +1,68 @@
+import type { EventEncoder, RecordedEvent } from '@marketplace/eventsourcing';
+import { subscriptionV1 } from '@marketplace/proto';
+import type { SubscriptionEvent } from '../domain/subscription.js';
+import { fromSubscriptionMessage, toSubscriptionMessage } from './subscription-proto.mapper.js';
+
+/** Subscription events travel on the log as protobuf `marketplace.subscription.v1.SubscriptionEvent`. */
+export const SUBSCRIPTION_EVENT_CONTENT_TYPE = 'application/protobuf';
+
+const SUBSCRIPTION_EVENT_TYPES: Record<SubscriptionEvent['type'], true> = {
+  SubscriptionCreated: true,
+  SubscriptionDeleted: true,
+};
+
+const isSubscriptionEvent = (event: RecordedEvent): event is RecordedEvent<SubscriptionEvent> =>
+  Object.hasOwn(SUBSCRIPTION_EVENT_TYPES, event.type);
+
+const payloadOf = (event: RecordedEvent<SubscriptionEvent>): subscriptionV1.SubscriptionEvent['payload'] => {
+  const typed = { type: event.type, data: event.data } as SubscriptionEvent;
+  switch (typed.type) {
+    case 'SubscriptionCreated':
+      return { $case: 'created', value: { subscription: toSubscriptionMessage(typed.data.subscription) } };
+    case 'SubscriptionDeleted':
+      return { $case: 'deleted', value: { deletedAtMs: typed.data.deletedAt } };
+  }
+};
+
+/** The outbox relay's encoder for the subscription store. */
+export const encodeSubscriptionEvent: EventEncoder = (event) => {
+  if (!isSubscriptionEvent(event))
+    throw new Error(`${event.streamId} holds an event that is not a subscription event: ${event.type}`);
+  const message = subscriptionV1.SubscriptionEvent.encode({
+    eventId: event.eventId,
+    subscriptionId: event.streamId,
+    version: event.version,
+    occurredAtMs: event.occurredAt,
+    actor: event.metadata.actor,
+    correlationId: event.metadata.correlationId ?? '',
+    payload: payloadOf(event),
+  });
+  return { value: message.finish(), contentType: SUBSCRIPTION_EVENT_CONTENT_TYPE };
+};
+
+/** Throws on bytes that are not a SubscriptionEvent this version understands. */
+export const decodeSubscriptionEvent = (
+  bytes: Uint8Array,
+): { subscriptionId: string; version: number; event: SubscriptionEvent } => {
+  const message = subscriptionV1.SubscriptionEvent.decode(bytes);
+  const { payload } = message;
+  const base = { subscriptionId: message.subscriptionId, version: message.version };
+  switch (payload?.$case) {
+    case 'created':
+      if (!payload.value.subscription) throw new Error('SubscriptionCreated without a subscription');
+      return {
+        ...base,
+        event: {
+          type: 'SubscriptionCreated',
+          data: { subscription: fromSubscriptionMessage(payload.value.subscription) },
+        },
+      };
+    case 'deleted':
+      return {
+        ...base,
+        event: { type: 'SubscriptionDeleted', data: { deletedAt: payload.value.deletedAtMs } },
+      };
+    case undefined:
+      throw new Error('SubscriptionEvent without a payload (written by a newer version?)');
+  }
+};

@@ -1,0 +1,112 @@
+import type { Queryable } from '@marketplace/database';
+import { quoteIdent } from '@marketplace/database';
+import { LISTING_LIMITS } from '@marketplace/vocabulary';
+import type { Channel, SavedSearchQuery, Subscription } from '../domain/subscription.js';
+
+/** The key of "any category" or "any condition" in the match index. */
+const ANY = '*';
+
+type SubscriptionRow = {
+  subscription_id: string;
+  owner_account_id: string | number | null;
+  query: SavedSearchQuery;
+  channels: Channel[];
+  created_at_ms: string | number;
+};
+
+const subscriptionOf = (row: SubscriptionRow): Subscription => ({
+  subscriptionId: row.subscription_id,
+  ...(row.owner_account_id === null ? {} : { ownerAccountId: Number(row.owner_account_id) }),
+  query: row.query,
+  channels: row.channels,
+  createdAt: Number(row.created_at_ms),
+});
+
+const COLUMNS = 'subscription_id, owner_account_id, query, channels, created_at_ms';
+
+/** What a listing must offer for the index to return a subscription. */
+export interface MatchKeys {
+  readonly category: string;
+  readonly condition: string;
+  readonly priceCents: number;
+  /** Subscriptions created after this moment never match (a saved search is about listings to come). */
+  readonly createdAt: number;
+}
+
+/**
+ * The live subscriptions: written by the application in the transaction that appends the subscription's
+ * events, read by the matcher through the match index and by the owner's queries.
+ */
+export class SubscriptionsTable {
+  private readonly table: string;
+
+  constructor(schema: string) {
+    this.table = `${quoteIdent(schema)}.subscriptions`;
+  }
+
+  async insert(tx: Queryable, subscription: Subscription): Promise<void> {
+    const { query } = subscription;
+    await tx.query(
+      `insert into ${this.table} (${COLUMNS}, category_key, condition_key, min_price_cents, max_price_cents)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [
+        subscription.subscriptionId,
+        subscription.ownerAccountId ?? null,
+        query,
+        subscription.channels,
+        subscription.createdAt,
+        query.category ?? ANY,
+        query.condition ?? ANY,
+        query.minPriceCents ?? 0,
+        query.maxPriceCents ?? LISTING_LIMITS.maxPriceCents,
+      ],
+    );
+  }
+
+  async markDeleted(tx: Queryable, subscriptionId: string, deletedAt: number): Promise<void> {
+    await tx.query(`update ${this.table} set deleted_at_ms = $2 where subscription_id = $1`, [
+      subscriptionId,
+      deletedAt,
+    ]);
+  }
+
+  /** A live subscription of `ownerAccountId`, or undefined (also when it belongs to someone else). */
+  async findOwned(
+    db: Queryable,
+    subscriptionId: string,
+    ownerAccountId: number,
+  ): Promise<Subscription | undefined> {
+    const { rows } = await db.query<SubscriptionRow>(
+      `select ${COLUMNS} from ${this.table}
+       where subscription_id = $1 and owner_account_id = $2 and deleted_at_ms is null`,
+      [subscriptionId, ownerAccountId],
+    );
+    return rows[0] && subscriptionOf(rows[0]);
+  }
+
+  /** The owner's live subscriptions, oldest first. */
+  async listOwned(db: Queryable, ownerAccountId: number): Promise<Subscription[]> {
+    const { rows } = await db.query<SubscriptionRow>(
+      `select ${COLUMNS} from ${this.table}
+       where owner_account_id = $1 and deleted_at_ms is null order by created_at_ms, subscription_id`,
+      [ownerAccountId],
+    );
+    return rows.map(subscriptionOf);
+  }
+
+  /**
+   * The live subscriptions whose category, condition and price range admit the listing: four range scans of
+   * the match index (exact or any category × exact or any condition), whatever the number of subscriptions.
+   * The remaining filters (text, quantities, country, bulk) are the caller's, on this short list.
+   */
+  async candidates(db: Queryable, keys: MatchKeys): Promise<Subscription[]> {
+    const { rows } = await db.query<SubscriptionRow>(
+      `select ${COLUMNS} from ${this.table}
+       where category_key in ($1, '${ANY}') and condition_key in ($2, '${ANY}')
+         and max_price_cents >= $3 and min_price_cents <= $3
+         and deleted_at_ms is null and created_at_ms <= $4`,
+      [keys.category, keys.condition === '' ? ANY : keys.condition, keys.priceCents, keys.createdAt],
+    );
+    return rows.map(subscriptionOf);
+  }
+}

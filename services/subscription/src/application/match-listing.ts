@@ -1,0 +1,97 @@
+import { randomBytes } from 'node:crypto';
+import type { Queryable } from '@marketplace/database';
+import type { DeliveriesTable, NewDelivery } from '../adapters/deliveries.table.js';
+import type { NewListing } from '../adapters/marketplace-event.decoders.js';
+import type { MatchingTables } from '../adapters/matching.tables.js';
+import type { SubscriptionsTable } from '../adapters/subscriptions.table.js';
+import { matchedProductOf, matchPayloadOf } from '../domain/match-notification.js';
+import type { ListingFacts } from '../domain/saved-search.match.js';
+import { listingTermsOf, matchesQuery } from '../domain/saved-search.match.js';
+
+/** Delivery ids: the payload id and the X-Marketplace-Delivery header, stable across retries. */
+export const newDeliveryId = (): string => `evt_${randomBytes(12).toString('hex')}`;
+
+/**
+ * How long a listing waits for its seller's account event before `sellerCountry` filters give up on it: the
+ * two come through different topics, so the listing may arrive first.
+ */
+export const SELLER_WAIT_MS = 30_000;
+
+export class SellerNotYetKnownError extends Error {
+  constructor(accountId: number) {
+    super(
+      `seller ${accountId} is not known yet; the listing is matched again once the account event arrived`,
+    );
+    this.name = 'SellerNotYetKnownError';
+  }
+}
+
+export interface MatchDependencies {
+  readonly subscriptions: SubscriptionsTable;
+  readonly matching: MatchingTables;
+  readonly deliveries: DeliveriesTable;
+  /** `{base_url}` of product links in notifications. */
+  readonly publicBaseUrl: string;
+}
+
+/**
+ * Matches a new listing against the saved searches, in the transaction that records the listing event as
+ * applied: candidates come from the match index, the other filters run on them, and each subscription that
+ * matches for the first time gets its webhook and email deliveries enqueued and its resource updated. Returns
+ * how many deliveries were enqueued.
+ */
+export const matchNewListing = async (
+  deps: MatchDependencies,
+  tx: Queryable,
+  { listing }: NewListing,
+  now: number,
+): Promise<number> => {
+  if (!listing.promotePublicly) return 0;
+  const candidates = await deps.subscriptions.candidates(tx, listing);
+  if (candidates.length === 0) return 0;
+  let sellerCountry: string | undefined;
+  if (candidates.some((subscription) => subscription.query.sellerCountry !== undefined)) {
+    sellerCountry = await deps.matching.sellerCountry(tx, listing.sellerAccountId);
+    if (sellerCountry === undefined && now - listing.createdAt < SELLER_WAIT_MS) {
+      throw new SellerNotYetKnownError(listing.sellerAccountId);
+    }
+  }
+  const facts: ListingFacts = { ...listing, ...(sellerCountry === undefined ? {} : { sellerCountry }) };
+  const terms = listingTermsOf(facts);
+  const matched = candidates.filter((subscription) => matchesQuery(subscription.query, facts, terms));
+  const firstTime = await deps.matching.recordNew(
+    tx,
+    listing.productId,
+    matched.map((subscription) => subscription.subscriptionId),
+    now,
+  );
+  const product = matchedProductOf(facts, deps.publicBaseUrl);
+  const deliveries: NewDelivery[] = [];
+  const resources: string[] = [];
+  for (const subscription of matched) {
+    if (!firstTime.has(subscription.subscriptionId)) continue;
+    subscription.channels.forEach((channel, channelIndex) => {
+      if (channel.type === 'mcp_resource') {
+        resources.push(subscription.subscriptionId);
+        return;
+      }
+      const deliveryId = newDeliveryId();
+      deliveries.push({
+        deliveryId,
+        subscriptionId: subscription.subscriptionId,
+        productId: listing.productId,
+        channelIndex,
+        channelType: channel.type,
+        target: channel.type === 'webhook' ? channel.url : channel.email,
+        body: JSON.stringify(matchPayloadOf(deliveryId, subscription, product, now)),
+      });
+    });
+  }
+  await deps.deliveries.enqueue(tx, deliveries, now);
+  await deps.matching.addToResources(tx, resources, {
+    productId: listing.productId,
+    matchedAt: now,
+    product,
+  });
+  return deliveries.length;
+};

@@ -1,0 +1,177 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Database } from '@marketplace/database';
+import type { Actor, EventStore } from '@marketplace/eventsourcing';
+import { handleCommand } from '@marketplace/eventsourcing';
+import type { Clock } from '@marketplace/platform';
+import { notFound } from '@marketplace/platform';
+import type { DeliveriesTable, Delivery } from '../adapters/deliveries.table.js';
+import type { MatchingTables, ResourceMatch } from '../adapters/matching.tables.js';
+import type { SubscriptionsTable } from '../adapters/subscriptions.table.js';
+import { unsubscribeTokenOf } from '../adapters/webhook-signature.js';
+import type {
+  Subscription,
+  SubscriptionCommand,
+  SubscriptionDraft,
+  SubscriptionEvent,
+} from '../domain/subscription.js';
+import type { SubscriptionState } from '../domain/subscription.decider.js';
+import { subscriptionDecider } from '../domain/subscription.decider.js';
+
+/** The stream type of subscriptions: selects the topic `marketplace.subscription.v1`. */
+export const SUBSCRIPTION_STREAM_TYPE = 'subscription';
+
+/** `sub_<24 hex>`: 96 random bits, so ids can be neither guessed nor enumerated. */
+export const newSubscriptionId = (): string => `sub_${randomBytes(12).toString('hex')}`;
+
+export interface SubscriptionDependencies {
+  readonly db: Database;
+  readonly store: EventStore;
+  readonly clock: Clock;
+  readonly subscriptions: SubscriptionsTable;
+  readonly matching: MatchingTables;
+  readonly deliveries: DeliveriesTable;
+  /** The webhook signing secret; unsubscribe tokens derive from it. */
+  readonly signingSecret: string;
+}
+
+export interface RequestContext {
+  readonly actor: Actor;
+  readonly correlationId?: string;
+  readonly traceparent?: string;
+}
+
+export interface SubscribeInput extends RequestContext {
+  /** Undefined: an anonymous subscription (webhook and email channels only). */
+  readonly ownerAccountId?: number;
+  readonly draft: SubscriptionDraft;
+}
+
+export interface SubscribeResult {
+  readonly subscription: Subscription;
+  /** Ends the subscription without an account (also in every match email). */
+  readonly unsubscribeToken: string;
+}
+
+export interface UnsubscribeInput extends RequestContext {
+  readonly subscriptionId: string;
+  readonly requesterAccountId?: number;
+  readonly unsubscribeToken?: string;
+}
+
+export interface SubscriptionResource {
+  readonly subscription: Subscription;
+  readonly matches: ResourceMatch[];
+  readonly deliveries: Delivery[];
+}
+
+const tokensEqual = (presented: string, expected: string): boolean => {
+  const a = Buffer.from(presented);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+};
+
+/** Decides a command and keeps the `subscriptions` table in step, in one transaction with the events. */
+const execute = async (
+  deps: SubscriptionDependencies,
+  subscriptionId: string,
+  command: Omit<SubscriptionCommand, 'metadata'>,
+  context: RequestContext,
+): Promise<SubscriptionState> =>
+  deps.db.transaction(async (tx) => {
+    const { events, state } = await handleCommand({
+      store: deps.store,
+      decider: subscriptionDecider,
+      streamId: subscriptionId,
+      streamType: SUBSCRIPTION_STREAM_TYPE,
+      tx,
+      command: {
+        ...command,
+        metadata: {
+          now: deps.clock.now(),
+          actor: context.actor,
+          correlationId: context.correlationId,
+          traceparent: context.traceparent,
+        },
+      } as SubscriptionCommand,
+    });
+    for (const { type, data } of events) {
+      const event = { type, data } as SubscriptionEvent;
+      switch (event.type) {
+        case 'SubscriptionCreated':
+          await deps.subscriptions.insert(tx, event.data.subscription);
+          break;
+        case 'SubscriptionDeleted':
+          await deps.subscriptions.markDeleted(tx, subscriptionId, event.data.deletedAt);
+          break;
+      }
+    }
+    return state;
+  });
+
+/** subscribe_to_query: validates, records the subscription and answers it with its unsubscribe token. */
+export const subscribe = async (
+  deps: SubscriptionDependencies,
+  input: SubscribeInput,
+): Promise<SubscribeResult> => {
+  const subscriptionId = newSubscriptionId();
+  const state = await execute(
+    deps,
+    subscriptionId,
+    {
+      type: 'Subscribe',
+      data: {
+        subscriptionId,
+        ...(input.ownerAccountId === undefined ? {} : { ownerAccountId: input.ownerAccountId }),
+        draft: input.draft,
+      },
+    },
+    input,
+  );
+  if (state.status !== 'active') throw new Error(`Subscribe left ${subscriptionId} without a subscription`);
+  return {
+    subscription: state.subscription,
+    unsubscribeToken: unsubscribeTokenOf(deps.signingSecret, subscriptionId),
+  };
+};
+
+/** Ends a subscription: its owner, or whoever holds its unsubscribe token. Anyone else gets 404. */
+export const unsubscribe = async (deps: SubscriptionDependencies, input: UnsubscribeInput): Promise<void> => {
+  const { subscriptionId, unsubscribeToken } = input;
+  const unsubscribeTokenValid =
+    unsubscribeToken !== undefined &&
+    unsubscribeToken !== '' &&
+    tokensEqual(unsubscribeToken, unsubscribeTokenOf(deps.signingSecret, subscriptionId));
+  await execute(
+    deps,
+    subscriptionId,
+    {
+      type: 'Unsubscribe',
+      data: {
+        subscriptionId,
+        ...(input.requesterAccountId === undefined ? {} : { requesterAccountId: input.requesterAccountId }),
+        unsubscribeTokenValid,
+      },
+    },
+    input,
+  );
+};
+
+export const listSubscriptions = (
+  deps: SubscriptionDependencies,
+  ownerAccountId: number,
+): Promise<Subscription[]> => deps.subscriptions.listOwned(deps.db, ownerAccountId);
+
+/** The owner's view of one subscription: its recent matches and the state of its deliveries. */
+export const subscriptionResource = async (
+  deps: SubscriptionDependencies,
+  subscriptionId: string,
+  ownerAccountId: number,
+): Promise<SubscriptionResource> => {
+  const subscription = await deps.subscriptions.findOwned(deps.db, subscriptionId, ownerAccountId);
+  if (!subscription) throw notFound(`subscription ${subscriptionId} not found`);
+  const [matches, deliveries] = await Promise.all([
+    deps.matching.recentMatches(deps.db, subscriptionId),
+    deps.deliveries.recent(deps.db, subscriptionId),
+  ]);
+  return { subscription, matches, deliveries };
+};

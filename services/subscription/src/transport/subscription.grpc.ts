@@ -1,0 +1,109 @@
+import { subscriptionV1 } from '@marketplace/proto';
+import type { GrpcService } from '@marketplace/rpc';
+import { validationError } from '@marketplace/platform';
+import type { Delivery } from '../adapters/deliveries.table.js';
+import {
+  channelDraftOf,
+  fromActorMessage,
+  toSubscriptionMessage,
+} from '../adapters/subscription-proto.mapper.js';
+import type {
+  SubscribeInput,
+  SubscribeResult,
+  SubscriptionResource,
+  UnsubscribeInput,
+} from '../application/subscriptions.js';
+import type { Subscription } from '../domain/subscription.js';
+
+/** The application functions the gRPC API exposes. */
+export interface SubscriptionApplication {
+  subscribe(input: SubscribeInput): Promise<SubscribeResult>;
+  unsubscribe(input: UnsubscribeInput): Promise<void>;
+  listSubscriptions(ownerAccountId: number): Promise<Subscription[]>;
+  subscriptionResource(subscriptionId: string, ownerAccountId: number): Promise<SubscriptionResource>;
+}
+
+/** The query arrives as JSON text so unknown keys survive; text that is not JSON is the caller's mistake. */
+const parseQuery = (json: string): unknown => {
+  try {
+    return JSON.parse(json);
+  } catch {
+    throw validationError('query is not JSON', [{ path: 'query', message: 'must be a JSON object' }]);
+  }
+};
+
+/** 0 on the wire means "nobody": anonymous for Subscribe, no account for the owner-only calls. */
+const accountIdOf = (id: number): number | undefined => (id > 0 ? id : undefined);
+
+const ownerOnly = (id: number): number => {
+  if (id <= 0)
+    throw validationError('owner_account_id is required', [
+      { path: 'owner_account_id', message: 'is required' },
+    ]);
+  return id;
+};
+
+const toDeliveryMessage = (delivery: Delivery): subscriptionV1.SubscriptionDelivery => ({
+  deliveryId: delivery.deliveryId,
+  channelType: delivery.channelType,
+  target: delivery.target,
+  productId: delivery.productId,
+  status: delivery.status,
+  attempts: delivery.attempts,
+  lastError: delivery.lastError ?? '',
+  createdAtMs: delivery.createdAt,
+  lastAttemptAtMs: delivery.lastAttemptAt ?? 0,
+  nextAttemptAtMs: delivery.status === 'pending' ? (delivery.nextAttemptAt ?? 0) : 0,
+  deliveredAtMs: delivery.deliveredAt ?? 0,
+});
+
+/** SubscriptionService over gRPC: maps messages to application inputs and back; AppErrors become statuses in rpc. */
+export const subscriptionGrpcService = (
+  application: SubscriptionApplication,
+): GrpcService<subscriptionV1.SubscriptionServiceDefinition> => ({
+  definition: subscriptionV1.SubscriptionServiceDefinition,
+  implementation: {
+    async subscribe(request, context) {
+      const ownerAccountId = accountIdOf(request.ownerAccountId);
+      const { subscription, unsubscribeToken } = await application.subscribe({
+        ...(ownerAccountId === undefined ? {} : { ownerAccountId }),
+        draft: { query: parseQuery(request.queryJson), channels: request.channels.map(channelDraftOf) },
+        actor: fromActorMessage(request.actor),
+        correlationId: request.correlationId === '' ? undefined : request.correlationId,
+        traceparent: context.metadata.get('traceparent'),
+      });
+      return { subscription: toSubscriptionMessage(subscription), unsubscribeToken };
+    },
+    async listSubscriptions(request) {
+      const subscriptions = await application.listSubscriptions(ownerOnly(request.ownerAccountId));
+      return { subscriptions: subscriptions.map(toSubscriptionMessage) };
+    },
+    async deleteSubscription(request, context) {
+      const requesterAccountId = accountIdOf(request.ownerAccountId);
+      await application.unsubscribe({
+        subscriptionId: request.subscriptionId,
+        ...(requesterAccountId === undefined ? {} : { requesterAccountId }),
+        unsubscribeToken: request.unsubscribeToken,
+        actor: fromActorMessage(request.actor),
+        correlationId: request.correlationId === '' ? undefined : request.correlationId,
+        traceparent: context.metadata.get('traceparent'),
+      });
+      return {};
+    },
+    async getSubscriptionResource(request) {
+      const resource = await application.subscriptionResource(
+        request.subscriptionId,
+        ownerOnly(request.ownerAccountId),
+      );
+      return {
+        subscription: toSubscriptionMessage(resource.subscription),
+        matches: resource.matches.map((match) => ({
+          productId: match.productId,
+          matchedAtMs: match.matchedAt,
+          productJson: JSON.stringify(match.product),
+        })),
+        deliveries: resource.deliveries.map(toDeliveryMessage),
+      };
+    },
+  },
+});
