@@ -19,6 +19,9 @@ export function jestConfig(displayName) {
         },
       ],
     },
+    // The "source" condition below also reaches third-party packages that publish TypeScript sources under it
+    // (eventsource-parser, used by the MCP SDK client): those are compiled like ours instead of being skipped.
+    transformIgnorePatterns: ['/node_modules/(?!(\\.pnpm/)?eventsource-parser)'],
     moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
     testEnvironmentOptions: { customExportConditions: ['source', 'node', 'node-addons'] },
   };

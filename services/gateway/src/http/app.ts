@@ -7,8 +7,12 @@ import { CatalogQueries } from '../application/catalog.queries.js';
 import type { IdentityService } from '../application/identity.service.js';
 import { ListingCommands } from '../application/listing.commands.js';
 import { ProductViews } from '../application/product.views.js';
+import { createToolRegistry } from '../application/tools/registry.js';
 import type { CatalogClient } from '../clients/catalog.client.js';
 import type { ListingClient } from '../clients/listing.client.js';
+import { McpDispatcher } from '../mcp/dispatcher.js';
+import { marketplaceResources } from '../mcp/marketplace.resources.js';
+import { mcpRoutes } from '../mcp/mcp.routes.js';
 import { notFoundFallback, problemErrorHandler } from './error-handler.js';
 import { Problems } from './problem.js';
 import { requestLog } from './request-log.js';
@@ -65,7 +69,8 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
   app.use(healthRoutes(problems, deps.readiness));
   app.use(problemsRoutes(problems));
   app.use(imagesRoutes(problems, deps.images));
-  app.use(catalogRoutes(problems, new CatalogQueries(deps.catalog, views), deps.identity));
+  const catalogQueries = new CatalogQueries(deps.catalog, views);
+  app.use(catalogRoutes(problems, catalogQueries, deps.identity));
   app.use(productsRoutes(problems, new ListingCommands(deps.listing, views), deps.identity, bodyLimitBytes));
   if (deps.adminToken !== undefined) {
     app.use(
@@ -78,6 +83,17 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
       }),
     );
   }
+  const tools = createToolRegistry({ catalog: catalogQueries });
+  const mcpResources = marketplaceResources({ catalog: catalogQueries });
+  app.use(
+    mcpRoutes({
+      dispatcher: new McpDispatcher(tools, mcpResources, deps.logger),
+      identity: deps.identity,
+      problems,
+      logger: deps.logger,
+      publicBaseUrl,
+    }),
+  );
   app.use(notFoundFallback(problems));
   app.use(problemErrorHandler(problems, deps.logger));
   return app;

@@ -1,0 +1,128 @@
+import { z } from 'zod';
+import type { Principal } from '../domain/account.js';
+import type { McpDispatcher } from './dispatcher.js';
+import type { JsonRpcId } from './json-rpc-error.js';
+import { JSON_RPC, JsonRpcError, jsonRpcErrorResponse } from './json-rpc-error.js';
+import { listResources, listResourceTemplates, listTools } from './listings.js';
+import {
+  MCP_CAPABILITIES,
+  MCP_INSTRUCTIONS,
+  MCP_SERVER_INFO,
+  negotiatedProtocolVersion,
+} from './server-info.js';
+
+/** The envelope of spec 4.3 (`jsonrpc` "2.0", `id` string, integer or null, `method`, `params` object). */
+export const jsonRpcEnvelopeSchema = z.object({
+  jsonrpc: z.literal('2.0', { error: 'must be "2.0"' }),
+  id: z
+    .union([z.string(), z.number().int(), z.null()], { error: 'must be a string, an integer or null' })
+    .optional(),
+  method: z.string({ error: 'must be a string' }).min(1, 'must not be empty'),
+  params: z.record(z.string(), z.unknown(), { error: 'must be an object' }).optional(),
+});
+
+export type JsonRpcEnvelope = z.infer<typeof jsonRpcEnvelopeSchema>;
+
+const callToolParams = z.object({
+  name: z.string({ error: 'name must be a string' }),
+  arguments: z.record(z.string(), z.unknown(), { error: 'arguments must be an object' }).optional(),
+});
+const readResourceParams = z.object({ uri: z.string({ error: 'uri must be a string' }) });
+
+/** What one POST answers: an HTTP status and a JSON-RPC response, or nothing (202) for a notification. */
+export interface JsonRpcReply {
+  readonly status: number;
+  readonly body?: unknown;
+}
+
+const paramsOf = <S extends z.ZodType>(schema: S, params: unknown): z.output<S> => {
+  const parsed = schema.safeParse(params ?? {});
+  if (parsed.success) return parsed.data;
+  throw new JsonRpcError(
+    JSON_RPC.invalidParams,
+    `Invalid params: ${parsed.error.issues.map((issue) => issue.message).join('; ')}`,
+  );
+};
+
+/**
+ * /api/mcp/streamable: one JSON-RPC 2.0 request per POST, one JSON response, the same dispatcher as /mcp.
+ * A body that is not a JSON-RPC request object is 400 with -32600 (batches included: MCP dropped them); an
+ * unknown method is 400 with -32601 (spec 4.3 lists the methods the envelope may carry); everything else is
+ * 200, with a JSON-RPC error where the method failed (-32602 for bad params or an unknown tool).
+ */
+export const answerJsonRpc = async (
+  dispatcher: McpDispatcher,
+  principal: Principal | undefined,
+  body: unknown,
+): Promise<JsonRpcReply> => {
+  const envelope = jsonRpcEnvelopeSchema.safeParse(body);
+  if (!envelope.success) {
+    const id = idOf(body);
+    const detail = envelope.error.issues
+      .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'body'} ${issue.message}`)
+      .join('; ');
+    const message = Array.isArray(body)
+      ? 'Invalid Request: batches are not supported; send one JSON-RPC request per POST'
+      : `Invalid Request: ${detail}`;
+    return { status: 400, body: jsonRpcErrorResponse(id, JSON_RPC.invalidRequest, message) };
+  }
+  const { id, method, params } = envelope.data;
+  // A notification (no id) gets no response; the ones MCP defines (initialized, cancelled) need no action here.
+  if (id === undefined) return { status: 202 };
+  try {
+    const result = await resultOf(dispatcher, principal, method, params);
+    if (result === undefined) {
+      return {
+        status: 400,
+        body: jsonRpcErrorResponse(id, JSON_RPC.methodNotFound, `Method not found: ${method}`),
+      };
+    }
+    return { status: 200, body: { jsonrpc: '2.0', id, result } };
+  } catch (error) {
+    if (error instanceof JsonRpcError) {
+      return { status: 200, body: jsonRpcErrorResponse(id, error.code, error.message, error.data) };
+    }
+    throw error;
+  }
+};
+
+/** The result of a known method, undefined for an unknown one. */
+const resultOf = async (
+  dispatcher: McpDispatcher,
+  principal: Principal | undefined,
+  method: string,
+  params: JsonRpcEnvelope['params'],
+): Promise<unknown> => {
+  switch (method) {
+    case 'initialize':
+      return {
+        protocolVersion: negotiatedProtocolVersion(params?.['protocolVersion']),
+        capabilities: MCP_CAPABILITIES,
+        serverInfo: MCP_SERVER_INFO,
+        instructions: MCP_INSTRUCTIONS,
+      };
+    case 'ping':
+      return {};
+    case 'tools/list':
+      return listTools(dispatcher);
+    case 'tools/call': {
+      const call = paramsOf(callToolParams, params);
+      return dispatcher.callTool(principal, call.name, call.arguments);
+    }
+    case 'resources/list':
+      return listResources(dispatcher);
+    case 'resources/templates/list':
+      return listResourceTemplates(dispatcher);
+    case 'resources/read':
+      return dispatcher.readResource(principal, paramsOf(readResourceParams, params).uri);
+    default:
+      return undefined;
+  }
+};
+
+/** The id of a malformed request, when it has a usable one, so the client can match the error. */
+const idOf = (body: unknown): JsonRpcId => {
+  if (typeof body !== 'object' || body === null || !('id' in body)) return null;
+  const { id } = body;
+  return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)) ? id : null;
+};

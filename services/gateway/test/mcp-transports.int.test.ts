@@ -1,0 +1,345 @@
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Database } from '@marketplace/database';
+import { testEngines } from '@marketplace/database/testing';
+import { createParser } from 'eventsource-parser';
+import { ADMIN_TOKEN, CapturedLog, TestGateway } from './support/gateway-harness.js';
+import { InMemoryBackends } from './support/in-memory-backends.js';
+
+const [engine] = testEngines();
+
+/** The transports over the gateway alone (in-memory backends); the full conformance suite is in e2e/. */
+describe('MCP transports', () => {
+  let db: Database;
+  let backends: InMemoryBackends;
+  let gateway: TestGateway;
+  let sellerKey: string;
+  let buyerKey: string;
+
+  const connect = async (headers: Record<string, string> = {}): Promise<Client> => {
+    const client = new Client({ name: 'gateway-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL('/mcp', gateway.baseUrl), { requestInit: { headers } }),
+    );
+    return client;
+  };
+  const rpc = (body: unknown, headers: Record<string, string> = {}) =>
+    gateway.postJson('/api/mcp/streamable', body, headers);
+
+  beforeAll(async () => {
+    db = await engine!.create();
+    backends = await InMemoryBackends.start(new CapturedLog().logger);
+    gateway = await TestGateway.start(db, {
+      services: { listing: backends.address, catalog: backends.address },
+      adminToken: ADMIN_TOKEN,
+      publicBaseUrl: 'https://market.test',
+    });
+    sellerKey = (await gateway.createAccount('seller')).apiKey;
+    buyerKey = (await gateway.createAccount('buyer')).apiKey;
+    const published = await gateway.postJson(
+      '/api/products',
+      { name: 'Pallet of Quorvex headphones', description: 'Shelf pulls', promotePublicly: true },
+      { 'x-mcp-api-key': sellerKey },
+    );
+    expect(published.status).toBe(201);
+  }, 60_000);
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await backends?.stop();
+    await db?.close();
+  });
+
+  describe('/mcp through the SDK client', () => {
+    it('initializes at 2025-11-25 without a session and lists tools with schemas and annotations', async () => {
+      const client = await connect();
+      expect(client.getServerVersion()).toMatchObject({ name: 'liquidation-marketplace', version: '1.0.0' });
+      expect(client.getServerCapabilities()).toMatchObject({ tools: {}, resources: {} });
+      const { tools } = await client.listTools();
+      const search = tools.find((tool) => tool.name === 'search_inventory');
+      expect(search).toMatchObject({
+        inputSchema: { type: 'object', properties: { limit: { type: 'integer', maximum: 100 } } },
+        outputSchema: { type: 'object' },
+        annotations: {
+          readOnlyHint: true,
+          destructiveHint: false,
+          idempotentHint: true,
+          openWorldHint: false,
+        },
+        _meta: { 'marketplace/auth': 'none' },
+      });
+      await client.close();
+    });
+
+    it('calls a tool: structured content and the same JSON as text', async () => {
+      const client = await connect();
+      const result = await client.callTool({ name: 'search_inventory', arguments: { query: 'quorvex' } });
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ pagination: { total: 1 } });
+      const [text] = result.content as { type: string; text: string }[];
+      expect(JSON.parse(text!.text)).toEqual(result.structuredContent);
+      await client.close();
+    });
+
+    it('answers invalid arguments and a missing or wrong credential as isError results that say what to do', async () => {
+      const anonymous = await connect();
+      const invalid = await anonymous.callTool({ name: 'search_inventory', arguments: { limit: 101 } });
+      expect(invalid.isError).toBe(true);
+      expect(JSON.stringify(invalid.content)).toMatch(/limit: must be at most 100/);
+      const pricing = { category: 'electronics', condition: 'overstock', original_retail: 10_000 };
+      const noKey = await anonymous.callTool({ name: 'get_pricing_recommendation', arguments: pricing });
+      expect(noKey.isError).toBe(true);
+      expect(JSON.stringify(noKey.content)).toMatch(/X-MCP-API-Key/);
+      await anonymous.close();
+
+      const buyer = await connect({ 'x-mcp-api-key': buyerKey });
+      const wrongRole = await buyer.callTool({ name: 'get_pricing_recommendation', arguments: pricing });
+      expect(wrongRole.isError).toBe(true);
+      expect(JSON.stringify(wrongRole.content)).toMatch(/seller tool/);
+      await buyer.close();
+
+      const seller = await connect({ 'x-mcp-api-key': sellerKey });
+      const allowed = await seller.callTool({ name: 'get_pricing_recommendation', arguments: pricing });
+      expect(allowed.structuredContent).toMatchObject({ recommended_unit_price: 5_000 });
+      await seller.close();
+    });
+
+    it('refuses an unknown tool as a protocol error (-32602)', async () => {
+      const client = await connect();
+      await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toMatchObject({
+        code: -32602,
+      });
+      await client.close();
+    });
+
+    it('lists and reads resources; an unknown URI is -32002', async () => {
+      const client = await connect();
+      const { resources } = await client.listResources();
+      expect(resources.map((resource) => resource.uri)).toContain('marketplace://categories');
+      const read = await client.readResource({ uri: 'marketplace://categories' });
+      const [contents] = read.contents as { text: string; mimeType: string }[];
+      expect(contents!.mimeType).toBe('application/json');
+      expect(JSON.parse(contents!.text)).toMatchObject({
+        categories: [{ id: 'electronics', product_count: 1 }],
+      });
+      await expect(client.readResource({ uri: 'marketplace://nothing' })).rejects.toMatchObject({
+        code: -32002,
+      });
+      await client.close();
+    });
+
+    it('rejects an invalid API key before any MCP work (401)', async () => {
+      await expect(connect({ 'x-mcp-api-key': 'mk_invalid' })).rejects.toThrow(/401/);
+    });
+  });
+
+  describe('/mcp over raw HTTP', () => {
+    const post = (headers: Record<string, string>) =>
+      gateway.call('/mcp', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+
+    it('answers GET and DELETE with 405 (stateless: no stream, no session)', async () => {
+      for (const method of ['GET', 'DELETE']) {
+        const answer = await gateway.call('/mcp', { method });
+        expect(answer.status).toBe(405);
+        expect(answer.headers.get('allow')).toBe('POST, OPTIONS');
+        expect(answer.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+      }
+    });
+
+    it('answers JSON, not SSE, and mints no session id', async () => {
+      const answer = await post({});
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(answer.headers.get('mcp-session-id')).toBeNull();
+    });
+
+    it('checks Origin: the public origin and loopback pass, others are 403', async () => {
+      expect((await post({ origin: 'https://market.test' })).status).toBe(200);
+      expect((await post({ origin: 'http://localhost:5173' })).status).toBe(200);
+      const refused = await post({ origin: 'https://evil.test' });
+      expect(refused.status).toBe(403);
+      expect(refused.body).toMatchObject({ error: { code: -32000 } });
+    });
+
+    /** fetch may not set Host: a raw request does. */
+    const postWithHost = (headers: Record<string, string>): Promise<number> =>
+      new Promise((resolve, reject) => {
+        const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+        const req = request(
+          new URL('/mcp', gateway.baseUrl),
+          {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+              ...headers,
+            },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+
+    it('checks Host: the public host and loopback names pass, others are 403 unless forwarded by a proxy', async () => {
+      expect(await postWithHost({ host: 'market.test' })).toBe(200);
+      expect(await postWithHost({ host: 'localhost:1234' })).toBe(200);
+      expect(await postWithHost({ host: 'evil.test' })).toBe(403);
+      expect(await postWithHost({ host: 'market.test:8443' })).toBe(403);
+      // Behind a proxy that rewrites Host, the forwarded public host counts.
+      expect(await postWithHost({ host: 'gateway-internal:8080', 'x-forwarded-host': 'market.test' })).toBe(200);
+    });
+  });
+
+  describe('/api/mcp/streamable', () => {
+    it('answers initialize, tools/list and tools/call with one JSON-RPC response each', async () => {
+      const init = await rpc({
+        jsonrpc: '2.0',
+        id: 'a',
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      });
+      expect(init.status).toBe(200);
+      expect(init.body).toMatchObject({
+        jsonrpc: '2.0',
+        id: 'a',
+        result: { protocolVersion: '2025-06-18', serverInfo: { name: 'liquidation-marketplace' } },
+      });
+      const list = await rpc({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+      expect((list.body as { result: { tools: unknown[] } }).result.tools.length).toBeGreaterThanOrEqual(3);
+      const call = await rpc({
+        jsonrpc: '2.0',
+        id: null,
+        method: 'tools/call',
+        params: { name: 'get_product_details', arguments: { product_id: 'product_1' } },
+      });
+      expect(call.body).toMatchObject({ id: null, result: { structuredContent: { id: 'product_1' } } });
+    });
+
+    it('answers an unsupported protocol version with its own latest', async () => {
+      const init = await rpc({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '1999-01-01' },
+      });
+      expect(init.body).toMatchObject({ result: { protocolVersion: '2025-11-25' } });
+    });
+
+    it.each([
+      ['a wrong version', { jsonrpc: '1.0', id: 1, method: 'tools/list' }, -32600],
+      ['no method', { jsonrpc: '2.0', id: 1 }, -32600],
+      ['a fractional id', { jsonrpc: '2.0', id: 1.5, method: 'tools/list' }, -32600],
+      ['params that are not an object', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: [1] }, -32600],
+      ['a batch', [{ jsonrpc: '2.0', id: 1, method: 'tools/list' }], -32600],
+      ['a bare string', 'tools/list', -32600],
+      ['an unknown method', { jsonrpc: '2.0', id: 7, method: 'prompts/list' }, -32601],
+    ])('answers %s with HTTP 400 and %d', async (_case, body, code) => {
+      const answer = await rpc(body);
+      expect(answer.status).toBe(400);
+      expect(answer.body).toMatchObject({ jsonrpc: '2.0', error: { code } });
+    });
+
+    it('answers malformed JSON with -32700', async () => {
+      const answer = await gateway.call('/api/mcp/streamable', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"jsonrpc": "2.0",',
+      });
+      expect(answer.status).toBe(400);
+      expect(answer.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
+    });
+
+    it('answers a notification with 202 and no body', async () => {
+      const answer = await rpc({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      expect(answer.status).toBe(202);
+      expect(answer.body).toBe('');
+    });
+
+    it('reports bad params and an unknown tool as -32602 in a 200', async () => {
+      const badParams = await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { arguments: {} } });
+      expect(badParams.status).toBe(200);
+      expect(badParams.body).toMatchObject({ id: 1, error: { code: -32602 } });
+      const unknown = await rpc({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'nope' } });
+      expect(unknown.body).toMatchObject({ id: 2, error: { code: -32602 } });
+    });
+
+    it('answers an invalid API key as a JSON-RPC error with HTTP 401', async () => {
+      const answer = await rpc(
+        { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+        { 'x-mcp-api-key': 'mk_nope' },
+      );
+      expect(answer.status).toBe(401);
+      expect(answer.body).toMatchObject({ error: { code: -32000, data: { status: 401 } } });
+    });
+  });
+
+  describe('/api/mcp/invoke and /api/mcp/stream', () => {
+    it('invokes a tool and answers its result', async () => {
+      const answer = await gateway.postJson('/api/mcp/invoke', {
+        tool: 'search_inventory',
+        parameters: { query: 'quorvex' },
+      });
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({ pagination: { total: 1 } });
+    });
+
+    it('answers an unknown tool and invalid parameters with 400 problems naming the field', async () => {
+      const unknown = await gateway.postJson('/api/mcp/invoke', { tool: 'nope', parameters: {} });
+      expect(unknown.status).toBe(400);
+      expect(unknown.body).toMatchObject({ errors: [{ path: 'tool' }] });
+      const invalid = await gateway.postJson('/api/mcp/invoke', {
+        tool: 'search_inventory',
+        parameters: { limit: 0 },
+      });
+      expect(invalid.status).toBe(400);
+      expect(invalid.body).toMatchObject({ errors: [{ path: 'parameters/limit' }] });
+      const noTool = await gateway.postJson('/api/mcp/invoke', { parameters: {} });
+      expect(noTool.body).toMatchObject({ status: 400, errors: [{ path: 'tool' }] });
+    });
+
+    it('answers a seller tool without a key with 401', async () => {
+      const answer = await gateway.postJson('/api/mcp/invoke', {
+        tool: 'get_pricing_recommendation',
+        parameters: { category: 'electronics', condition: 'overstock', original_retail: 100 },
+      });
+      expect(answer.status).toBe(401);
+    });
+
+    it('streams one message event with the result, then done', async () => {
+      const answer = await gateway.postJson('/api/mcp/stream', {
+        tool: 'get_product_details',
+        parameters: { product_id: 'product_1' },
+      });
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      const events: { event: string | undefined; data: string }[] = [];
+      const parser = createParser({ onEvent: ({ event, data }) => events.push({ event, data }) });
+      parser.feed(answer.body as string);
+      expect(events.map((event) => event.event)).toEqual(['message', 'done']);
+      expect(JSON.parse(events[0]!.data)).toMatchObject({ id: 'product_1' });
+    });
+
+    it('answers a failing stream call with the problem, not an event stream', async () => {
+      const answer = await gateway.postJson('/api/mcp/stream', {
+        tool: 'get_product_details',
+        parameters: { product_id: 'product_404' },
+      });
+      expect(answer.status).toBe(404);
+      expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    });
+  });
+});
