@@ -4,16 +4,20 @@ import { blobStoreConfigSchema } from '@marketplace/blobstore';
 import { mailerConfigSchema } from '@marketplace/mailer';
 import { outboundConfigSchema } from '@marketplace/outbound-http';
 import { infrastructureConfigSchema } from '@marketplace/runtime';
+import { orderSettingsSchema } from '@marketplace/order';
 
 /** `pnpm start`: the whole marketplace in one process. Infrastructure defaults are the embedded adapters. */
 export const embeddedConfigSchema = infrastructureConfigSchema.extend({
   PORT: envPort(8080),
   HOST: z.string().default('0.0.0.0'),
   ADMIN_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
+  /** Absent: generated once and kept in DATA_DIR/secrets. */
+  AGENT_TOKEN_SECRET: z.string().min(32, 'use at least 32 characters').optional(),
   PUBLIC_BASE_URL: z.url().optional(),
   ...blobStoreConfigSchema.shape,
   ...outboundConfigSchema.shape,
   ...mailerConfigSchema.shape,
+  ...orderSettingsSchema.shape,
 });
 
 export type EmbeddedConfig = z.infer<typeof embeddedConfigSchema>;

@@ -13,6 +13,13 @@ import type { EmbeddedConfig } from './embedded.config.js';
 /** Each service keeps its own gRPC server, on an ephemeral loopback port: the code path production runs. */
 const LOOPBACK = { host: '127.0.0.1', port: 0 } as const;
 
+/** The address of a service started earlier. */
+const addressOf = (handles: readonly ServiceHandle[], name: string): string => {
+  const handle = handles.find((started) => started.name === name);
+  if (!handle) throw new Error(`${name} must start before the services that call it`);
+  return handle.address;
+};
+
 /**
  * Starts every service on one shared infrastructure (each binds its own name to the logger), the gateway last. Returns the handles in start order,
  * so they drain in reverse.
@@ -37,7 +44,16 @@ export const startMarketplace = async (
     const catalog = await startCatalogService({ ...infrastructure, grpc: LOOPBACK });
     handles.push(catalog);
     handles.push(await startQuoteService({ ...infrastructure, grpc: LOOPBACK }));
-    handles.push(await startOrderService({ ...infrastructure, grpc: LOOPBACK }));
+    handles.push(
+      await startOrderService({
+        ...infrastructure,
+        grpc: LOOPBACK,
+        // Checkout reads listings and reserves their stock, and prices quoted lines at the agreed price.
+        services: { listing: listing.address, quote: addressOf(handles, 'quote') },
+        settings: config,
+        mailer: createMailer(config, config.DATA_DIR),
+      }),
+    );
     handles.push(await startSubscriptionService({ ...infrastructure, grpc: LOOPBACK }));
     const backends = [...handles];
     handles.push(
