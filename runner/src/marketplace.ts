@@ -7,7 +7,7 @@ import { startCatalogService } from '@marketplace/catalog';
 import { startQuoteService } from '@marketplace/quote';
 import { startOrderService } from '@marketplace/order';
 import { startSubscriptionService } from '@marketplace/subscription';
-import { startGateway } from '@marketplace/gateway';
+import { persistentSecret, startGateway } from '@marketplace/gateway';
 import type { EmbeddedConfig } from './embedded.config.js';
 
 /** Each service keeps its own gRPC server, on an ephemeral loopback port: the code path production runs. */
@@ -63,6 +63,8 @@ export const startMarketplace = async (
         http: { host: config.HOST, port: config.PORT },
         services: { listing: listing.address, catalog: catalog.address },
         adminToken: config.ADMIN_TOKEN,
+        agentTokenSecret:
+          config.AGENT_TOKEN_SECRET ?? (await persistentSecret(config.DATA_DIR, 'agent-token-secret')),
         publicBaseUrl: config.PUBLIC_BASE_URL,
         isBackendReady: () => backends.every((handle) => handle.isReady()),
       }),

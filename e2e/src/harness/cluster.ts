@@ -56,6 +56,10 @@ export class Cluster {
       NATS_URL,
       EVENT_LOG_NAMESPACE: cluster.namespace,
       OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+      // Services that call others (order: listing and quote) find them under the gateway's names.
+      ...Object.fromEntries(
+        BACKEND_SERVICES.map((s) => [`${s.toUpperCase()}_GRPC_ADDR`, grpcAddresses.get(s) ?? '']),
+      ),
     };
     for (const service of BACKEND_SERVICES) {
       const address = grpcAddresses.get(service) ?? '';
