@@ -1,5 +1,7 @@
 import { migrate } from '@marketplace/database';
+import type { Embedder } from '@marketplace/embeddings';
 import type { ServiceHandle } from '@marketplace/platform';
+import { createHnswVectorIndex } from '@marketplace/search';
 import type { ServiceDependencies } from '@marketplace/runtime';
 import { serveGrpcService } from '@marketplace/rpc';
 import { catalogMigrations } from './adapters/catalog.migrations.js';
@@ -7,12 +9,18 @@ import { productsTable } from './adapters/products.table.js';
 import { openSearchIndex } from './adapters/search-backend.js';
 import type { SearchBackend } from './adapters/search-backend.js';
 import { startSearchProjection } from './adapters/search-projection.runner.js';
+import { createSemanticIndexer } from './adapters/semantic-indexer.js';
 import { startSellerProjection } from './adapters/seller-projection.runner.js';
 import { sellersTable } from './adapters/sellers.table.js';
 import { getProductWithSeller } from './application/get-product.query.js';
+import { catalogStats } from './application/catalog-stats.query.js';
 import { listCategories } from './application/list-categories.query.js';
+import { listPublicProducts } from './application/list-public-products.query.js';
 import { recommendPriceFor } from './application/recommend-price.query.js';
 import { searchProducts } from './application/search-products.query.js';
+import type { SemanticSearchBackend } from './application/semantic-search.query.js';
+import { semanticSearch } from './application/semantic-search.query.js';
+import type { CatalogProduct } from './domain/catalog-product.js';
 import { catalogGrpcService } from './transport/catalog.grpc.js';
 
 const SERVICE_NAME = 'catalog';
@@ -22,6 +30,11 @@ export interface CatalogServiceOptions extends ServiceDependencies {
   readonly schema?: string;
   /** Default `embedded` (see `adapters/search-backend.ts`). */
   readonly searchBackend?: SearchBackend;
+  /**
+   * Embeds listings (in the projection) and semantic queries; absent: no semantic search, which then answers
+   * `unavailable` (EMBEDDINGS_PROVIDER=none; see `createEmbedder` of @marketplace/embeddings).
+   */
+  readonly embedder?: Embedder;
 }
 
 export interface CatalogServiceHandle extends ServiceHandle {
@@ -45,12 +58,18 @@ export const startCatalogService = async (options: CatalogServiceOptions): Promi
   // not stall gRPC, health checks and the projection (README, "The event loop").
   const searchIndex = await openSearchIndex(options.searchBackend ?? { kind: 'embedded' });
   const { index } = searchIndex;
-  const projection = await startSearchProjection({ db, log, schema, index, logger }).catch(
-    async (error: unknown) => {
-      await searchIndex.close();
-      throw error;
-    },
-  );
+  const semantic = await semanticBackendOf(options.embedder);
+  const projection = await startSearchProjection({
+    db,
+    log,
+    schema,
+    index,
+    semantic: semantic && createSemanticIndexer({ db, schema, logger, ...semantic }),
+    logger,
+  }).catch(async (error: unknown) => {
+    await searchIndex.close();
+    throw error;
+  });
   const sellerProjection = await startSellerProjection({ db, log, schema, logger }).catch(
     async (error: unknown) => {
       await projection.stop();
@@ -79,6 +98,13 @@ export const startCatalogService = async (options: CatalogServiceOptions): Promi
             input,
           ),
         listCategories: () => listCategories(() => products.countPublicInStockByCategory(db)),
+        semanticSearch: (input) => semanticSearch(semantic, input),
+        listPublicProducts: (input) =>
+          listPublicProducts(
+            (afterNumber, limit) => products.pagePublicByNumber(db, afterNumber, limit),
+            input,
+          ),
+        catalogStats: () => catalogStats(() => products.countPublicByCategoryAndCondition(db)),
         recommendPrice: (input) =>
           recommendPriceFor(
             (category, condition, limit) => products.priceToRetailRatios(db, category, condition, limit),
@@ -95,4 +121,13 @@ export const startCatalogService = async (options: CatalogServiceOptions): Promi
     throw error;
   });
   return { ...handle, rebuild: () => projection.rebuild() };
+};
+
+/** The vector index is sized by the embedder's dimensions, which one embedding tells. */
+const semanticBackendOf = async (
+  embedder: Embedder | undefined,
+): Promise<SemanticSearchBackend | undefined> => {
+  if (embedder === undefined) return undefined;
+  const [probe] = await embedder.embed(['dimensions']);
+  return { embedder, vectors: createHnswVectorIndex<CatalogProduct>({ dimensions: probe!.length }) };
 };

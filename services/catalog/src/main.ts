@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { createEmbedder, embedderConfigSchema } from '@marketplace/embeddings';
 import { DEFAULT_GRPC_PORTS, envPort, envUrl } from '@marketplace/platform';
-import { runServiceMain } from '@marketplace/runtime';
+import { infrastructureConfigSchema, runServiceMain } from '@marketplace/runtime';
 import { startCatalogService } from './catalog.service.js';
 
 /** Cluster mode: one catalog service per process, infrastructure from the environment (see README). */
@@ -15,12 +16,16 @@ runServiceMain({
       .string()
       .regex(/^[a-z0-9][a-z0-9_-]{0,200}$/, 'must be a lower-case Elasticsearch index name')
       .default('catalog-products'),
+    DATA_DIR: infrastructureConfigSchema.shape.DATA_DIR,
+    ...embedderConfigSchema.shape,
   }),
-  start: (infrastructure, config) => {
+  start: async (infrastructure, config) => {
+    const embedder = await createEmbedder(config, config.DATA_DIR);
     if (config.SEARCH_BACKEND === 'embedded') {
       return startCatalogService({
         ...infrastructure,
         grpc: { host: config.GRPC_HOST, port: config.GRPC_PORT },
+        embedder,
       });
     }
     if (config.ELASTICSEARCH_URL === undefined) {
@@ -29,6 +34,7 @@ runServiceMain({
     return startCatalogService({
       ...infrastructure,
       grpc: { host: config.GRPC_HOST, port: config.GRPC_PORT },
+      embedder,
       searchBackend: {
         kind: 'elasticsearch',
         url: config.ELASTICSEARCH_URL,

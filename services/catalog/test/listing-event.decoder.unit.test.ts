@@ -55,12 +55,13 @@ describe('decodeListingEvent', () => {
         listingV1.ListingEvent.fromPartial({ eventId: 'e-4', productId: 'product_5', version: 4, payload }),
       ).finish();
     const reservation = { listing, reservationId: 'order-1', quantity: 3 };
-    for (const payload of [
+    const payloads: listingV1.ListingEvent['payload'][] = [
       { $case: 'updated', value: { listing, changedFields: ['price'] } },
       { $case: 'quantitySet', value: { listing } },
       { $case: 'stockReserved', value: reservation },
       { $case: 'stockReleased', value: reservation },
-    ] as const) {
+    ];
+    for (const payload of payloads) {
       const fact = decodeListingEvent(encode(payload));
       expect(fact).toMatchObject({ type: 'ListingChanged', productId: 'product_5', version: 4 });
       expect(fact?.product).toMatchObject({ priceCents: 990, quantity: 0, version: 4 });

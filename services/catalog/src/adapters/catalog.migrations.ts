@@ -39,4 +39,26 @@ export const catalogMigrations: readonly Migration[] = [
         country text not null
       );`,
   },
+  {
+    // The feed's stable order: product number ascending, over public products only (the visibility rule of
+    // products.table.ts as SQL).
+    id: 'catalog-004-public-product-order',
+    sql: (schema) => `
+      alter table ${schema}.products
+        add column product_number bigint generated always as (substring(product_id from 9)::bigint) stored;
+      create index products_public_order on ${schema}.products (product_number)
+        where (document->>'promotePublicly')::boolean;`,
+  },
+  {
+    // Listing embeddings, computed once per text and embedding space: a restart or a rebuild reuses them
+    // instead of asking the provider again (only the vector index's graph is rebuilt in memory).
+    id: 'catalog-005-product-embeddings',
+    sql: (schema) => `
+      create table ${schema}.product_embeddings (
+        product_id text primary key,
+        space text not null,
+        text_sha256 text not null,
+        vector bytea not null
+      );`,
+  },
 ];

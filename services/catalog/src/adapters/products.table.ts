@@ -8,6 +8,13 @@ export interface CreationCursor {
   readonly id: string;
 }
 
+export interface PublicProductCount {
+  readonly category: string;
+  readonly condition: string;
+  readonly products: number;
+  readonly inStock: number;
+}
+
 export interface ProductsTable {
   find(db: Queryable, id: string): Promise<CatalogProduct | undefined>;
   /** Reads a product and locks its row until the transaction ends, so two writers of one product queue. */
@@ -20,6 +27,10 @@ export interface ProductsTable {
     limit: number,
   ): Promise<CatalogProduct[]>;
   deleteAll(tx: Queryable): Promise<void>;
+  /** Up to `limit` public products whose number is above `afterNumber`, product number ascending. */
+  pagePublicByNumber(db: Queryable, afterNumber: number, limit: number): Promise<CatalogProduct[]>;
+  /** Public products per (category, condition) present, with how many of them are in stock. */
+  countPublicByCategoryAndCondition(db: Queryable): Promise<PublicProductCount[]>;
   /** Public, in-stock products per category (categories without any are absent). */
   countPublicInStockByCategory(db: Queryable): Promise<Map<string, number>>;
   /**
@@ -79,6 +90,32 @@ export const productsTable = (schema: string): ProductsTable => {
     },
     async deleteAll(tx) {
       await tx.query(`delete from ${table}`);
+    },
+    async pagePublicByNumber(db, afterNumber, limit) {
+      const { rows } = await db.query<{ document: unknown }>(
+        `select document from ${table} where ${PUBLIC} and product_number > $1
+         order by product_number limit $2`,
+        [afterNumber, limit],
+      );
+      return documentsOf(rows);
+    },
+    async countPublicByCategoryAndCondition(db) {
+      const { rows } = await db.query<{
+        category: string;
+        condition: string;
+        products: string | number;
+        in_stock: string | number;
+      }>(
+        `select document->>'category' as category, document->>'condition' as condition, count(*) as products,
+                count(*) filter (where ${IN_STOCK}) as in_stock
+         from ${table} where ${PUBLIC} group by 1, 2`,
+      );
+      return rows.map((row) => ({
+        category: row.category,
+        condition: row.condition,
+        products: Number(row.products),
+        inStock: Number(row.in_stock),
+      }));
     },
     async countPublicInStockByCategory(db) {
       const { rows } = await db.query<{ category: string; products: string | number }>(

@@ -12,6 +12,7 @@ import type { ListingFact } from '../domain/listing-fact.js';
 import { decodeListingEvent } from './listing-event.decoder.js';
 import type { CreationCursor, ProductsTable } from './products.table.js';
 import { productsTable } from './products.table.js';
+import type { SemanticIndexer } from './semantic-indexer.js';
 
 export const LISTING_TOPIC = 'marketplace.listing.v1';
 /**
@@ -29,6 +30,8 @@ export interface SearchProjectionOptions {
   /** The catalog schema, migrated with `catalogMigrations`. */
   readonly schema: string;
   readonly index: SearchIndex<CatalogProduct>;
+  /** Keeps the vector index of semantic search; absent without an embedder (EMBEDDINGS_PROVIDER=none). */
+  readonly semantic?: SemanticIndexer;
   readonly logger: Logger;
   /** Products read per query while loading the index; default 1000. */
   readonly loadPageSize?: number;
@@ -57,20 +60,22 @@ export interface SearchProjection {
  * left off.
  */
 export const startSearchProjection = async (options: SearchProjectionOptions): Promise<SearchProjection> => {
-  const { db, log, schema, index } = options;
+  const { db, log, schema, index, semantic } = options;
   const logger = options.logger.child({ component: 'search-projection' });
   const products = productsTable(schema);
   const generations = `${quoteIdent(schema)}.projection_generations`;
   const appliedEvents = `${quoteIdent(schema)}.projection_applied_events`;
 
-  const loaded = await loadIndex(db, products, index, options.loadPageSize ?? 1_000);
-  logger.info(loaded, 'search index loaded from the products table');
+  const loaded = await loadIndexes(db, products, index, semantic, options.loadPageSize ?? 1_000);
+  logger.info(loaded, 'search indexes loaded from the products table');
 
   // The index follows the table: after the projection's transaction committed (or found the event already
   // applied), the product's committed row is indexed. Versioned upserts make a repeat harmless.
   const indexCommittedProduct = async (message: DeliveredMessage): Promise<void> => {
     const product = await products.find(db, message.key);
-    if (product !== undefined) await index.upsert(toSearchDocument(product));
+    if (product === undefined) return;
+    await index.upsert(toSearchDocument(product));
+    await semantic?.index([product]);
   };
 
   const subscribe = (group: string): Promise<Subscription> =>
@@ -117,6 +122,7 @@ export const startSearchProjection = async (options: SearchProjectionOptions): P
       return bumped.rows[0]!.generation;
     });
     await index.clear();
+    await semantic?.clear();
     group = searchProjectionGroup(generation);
     subscription = await subscribe(group);
     logger.info(
@@ -143,11 +149,16 @@ const applyFact = async (tx: Transaction, products: ProductsTable, fact: Listing
   if (next !== undefined) await products.save(tx, next);
 };
 
-/** Pages through the table in creation order into the index, which yields to the event loop as it goes. */
-const loadIndex = async (
+/**
+ * Pages through the table in creation order into the lexical index (its worker thread) and the vector index
+ * (embeddings from their table, computed for products without a current one); both yield to the event loop as
+ * they go, and the worker indexes one page while this thread does the vectors of the same page.
+ */
+const loadIndexes = async (
   db: Database,
   products: ProductsTable,
   index: SearchIndex<CatalogProduct>,
+  semantic: SemanticIndexer | undefined,
   pageSize: number,
 ): Promise<{ products: number; ms: number }> => {
   const start = performance.now();
@@ -155,7 +166,7 @@ const loadIndex = async (
   let after: CreationCursor | undefined;
   for (;;) {
     const page = await products.pageInCreationOrder(db, after, pageSize);
-    await index.upsertMany(page.map(toSearchDocument));
+    await Promise.all([index.upsertMany(page.map(toSearchDocument)), semantic?.index(page)]);
     count += page.length;
     const last = page.at(-1);
     if (last === undefined || page.length < pageSize) break;

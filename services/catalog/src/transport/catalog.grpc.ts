@@ -2,9 +2,15 @@ import type { catalogV1 } from '@marketplace/proto';
 import { catalogV1 as catalog } from '@marketplace/proto';
 import type { GrpcService } from '@marketplace/rpc';
 import type { GetProductInput, ProductWithSeller } from '../application/get-product.query.js';
+import type { CatalogStats } from '../application/catalog-stats.query.js';
 import type { CategoryCount } from '../application/list-categories.query.js';
+import type {
+  ListPublicProductsInput,
+  PublicProductPage,
+} from '../application/list-public-products.query.js';
 import type { RecommendPriceInput } from '../application/recommend-price.query.js';
 import type { ProductPage, SearchProductsInput } from '../application/search-products.query.js';
+import type { SemanticMatch, SemanticSearchInput } from '../application/semantic-search.query.js';
 import type { CatalogProduct } from '../domain/catalog-product.js';
 import { availabilityOf } from '../domain/catalog-product.js';
 import { discountPercentOf } from '../domain/discount.js';
@@ -17,6 +23,9 @@ export interface CatalogApplication {
   getProduct(input: GetProductInput): Promise<ProductWithSeller>;
   listCategories(): Promise<CategoryCount[]>;
   recommendPrice(input: RecommendPriceInput): Promise<PriceRecommendation>;
+  semanticSearch(input: SemanticSearchInput): Promise<SemanticMatch[]>;
+  listPublicProducts(input: ListPublicProductsInput): Promise<PublicProductPage>;
+  catalogStats(): Promise<CatalogStats>;
 }
 
 /** A product as the API sends it; `seller` only where the caller reads one product (details). */
@@ -82,6 +91,32 @@ export const catalogGrpcService = (
         quantity: request.quantity,
       });
       return { ...prices, basis };
+    },
+    async semanticSearch(request) {
+      const matches = await application.semanticSearch({
+        query: request.query,
+        category: request.category,
+        condition: request.condition,
+        maxPriceCents: request.maxPriceCents,
+        limit: request.limit,
+      });
+      return {
+        matches: matches.map(({ product, similarity }) => ({
+          product: toProductMessage(product),
+          similarity,
+        })),
+      };
+    },
+    async listPublicProducts(request) {
+      const { products, nextCursor } = await application.listPublicProducts({
+        cursor: request.cursor,
+        limit: request.limit,
+      });
+      return { products: products.map((product) => toProductMessage(product)), nextCursor };
+    },
+    async getCatalogStats() {
+      const { byCategory, byCondition, ...totals } = await application.catalogStats();
+      return { ...totals, byCategory: [...byCategory], byCondition: [...byCondition] };
     },
   },
 });

@@ -119,6 +119,71 @@ export interface PriceBasis {
   explanation: string;
 }
 
+export interface SemanticSearchRequest {
+  /** Plain language, at most 1,000 characters; required. */
+  query: string;
+  category?: string | undefined;
+  condition?:
+    | string
+    | undefined;
+  /** Per unit, inclusive. */
+  maxPriceCents?:
+    | number
+    | undefined;
+  /** 1-50. */
+  limit: number;
+}
+
+export interface SemanticSearchResponse {
+  /** Most similar first. */
+  matches: SemanticMatch[];
+}
+
+export interface SemanticMatch {
+  product:
+    | Product
+    | undefined;
+  /** Cosine similarity of the query's and the listing's embeddings, clamped to [0, 1]. */
+  similarity: number;
+}
+
+export interface ListPublicProductsRequest {
+  /** Empty for the first page; otherwise the next_cursor of the previous page (opaque). */
+  cursor: string;
+  /** 1-200. */
+  limit: number;
+}
+
+export interface ListPublicProductsResponse {
+  /** Product number ascending; updated_at_ms is the sitemap's lastmod. */
+  products: Product[];
+  /** Empty on the last page. */
+  nextCursor: string;
+}
+
+export interface GetCatalogStatsRequest {
+}
+
+export interface GetCatalogStatsResponse {
+  /** Publicly promoted listings, in stock or not. */
+  publicProducts: number;
+  /** Of those, the ones in stock. */
+  publicInStockProducts: number;
+  /** Every category of the vocabulary, in its order (zero counts included). */
+  byCategory: CatalogStatsCount[];
+  /** Every condition of the vocabulary, in its order (zero counts included). */
+  byCondition: CatalogStatsCount[];
+}
+
+export interface CatalogStatsCount {
+  /** A category or condition value. */
+  id: string;
+  /** Public listings with this value. */
+  publicProducts: number;
+  /** Of those, the ones in stock (what ListCategories counts for a category). */
+  publicInStockProducts: number;
+}
+
 function createBaseSearchProductsRequest(): SearchProductsRequest {
   return {
     query: "",
@@ -1340,6 +1405,580 @@ export const PriceBasis: MessageFns<PriceBasis> = {
   },
 };
 
+function createBaseSemanticSearchRequest(): SemanticSearchRequest {
+  return { query: "", category: undefined, condition: undefined, maxPriceCents: undefined, limit: 0 };
+}
+
+export const SemanticSearchRequest: MessageFns<SemanticSearchRequest> = {
+  encode(message: SemanticSearchRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.query !== "") {
+      writer.uint32(10).string(message.query);
+    }
+    if (message.category !== undefined) {
+      writer.uint32(18).string(message.category);
+    }
+    if (message.condition !== undefined) {
+      writer.uint32(26).string(message.condition);
+    }
+    if (message.maxPriceCents !== undefined) {
+      writer.uint32(32).int64(message.maxPriceCents);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(40).int32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SemanticSearchRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSemanticSearchRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.query = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.category = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.condition = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.maxPriceCents = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<SemanticSearchRequest>): SemanticSearchRequest {
+    return SemanticSearchRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SemanticSearchRequest>): SemanticSearchRequest {
+    const message = createBaseSemanticSearchRequest();
+    message.query = object.query ?? "";
+    message.category = object.category ?? undefined;
+    message.condition = object.condition ?? undefined;
+    message.maxPriceCents = object.maxPriceCents ?? undefined;
+    message.limit = object.limit ?? 0;
+    return message;
+  },
+};
+
+function createBaseSemanticSearchResponse(): SemanticSearchResponse {
+  return { matches: [] };
+}
+
+export const SemanticSearchResponse: MessageFns<SemanticSearchResponse> = {
+  encode(message: SemanticSearchResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.matches) {
+      SemanticMatch.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SemanticSearchResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSemanticSearchResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.matches.push(SemanticMatch.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<SemanticSearchResponse>): SemanticSearchResponse {
+    return SemanticSearchResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SemanticSearchResponse>): SemanticSearchResponse {
+    const message = createBaseSemanticSearchResponse();
+    message.matches = object.matches?.map((e) => SemanticMatch.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseSemanticMatch(): SemanticMatch {
+  return { product: undefined, similarity: 0 };
+}
+
+export const SemanticMatch: MessageFns<SemanticMatch> = {
+  encode(message: SemanticMatch, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.product !== undefined) {
+      Product.encode(message.product, writer.uint32(10).fork()).join();
+    }
+    if (message.similarity !== 0) {
+      writer.uint32(17).double(message.similarity);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SemanticMatch {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSemanticMatch();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.product = Product.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.similarity = reader.double();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<SemanticMatch>): SemanticMatch {
+    return SemanticMatch.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SemanticMatch>): SemanticMatch {
+    const message = createBaseSemanticMatch();
+    message.product = (object.product !== undefined && object.product !== null)
+      ? Product.fromPartial(object.product)
+      : undefined;
+    message.similarity = object.similarity ?? 0;
+    return message;
+  },
+};
+
+function createBaseListPublicProductsRequest(): ListPublicProductsRequest {
+  return { cursor: "", limit: 0 };
+}
+
+export const ListPublicProductsRequest: MessageFns<ListPublicProductsRequest> = {
+  encode(message: ListPublicProductsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.cursor !== "") {
+      writer.uint32(10).string(message.cursor);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(16).int32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPublicProductsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPublicProductsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ListPublicProductsRequest>): ListPublicProductsRequest {
+    return ListPublicProductsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListPublicProductsRequest>): ListPublicProductsRequest {
+    const message = createBaseListPublicProductsRequest();
+    message.cursor = object.cursor ?? "";
+    message.limit = object.limit ?? 0;
+    return message;
+  },
+};
+
+function createBaseListPublicProductsResponse(): ListPublicProductsResponse {
+  return { products: [], nextCursor: "" };
+}
+
+export const ListPublicProductsResponse: MessageFns<ListPublicProductsResponse> = {
+  encode(message: ListPublicProductsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.products) {
+      Product.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(18).string(message.nextCursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPublicProductsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPublicProductsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.products.push(Product.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ListPublicProductsResponse>): ListPublicProductsResponse {
+    return ListPublicProductsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListPublicProductsResponse>): ListPublicProductsResponse {
+    const message = createBaseListPublicProductsResponse();
+    message.products = object.products?.map((e) => Product.fromPartial(e)) || [];
+    message.nextCursor = object.nextCursor ?? "";
+    return message;
+  },
+};
+
+function createBaseGetCatalogStatsRequest(): GetCatalogStatsRequest {
+  return {};
+}
+
+export const GetCatalogStatsRequest: MessageFns<GetCatalogStatsRequest> = {
+  encode(_: GetCatalogStatsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetCatalogStatsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetCatalogStatsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<GetCatalogStatsRequest>): GetCatalogStatsRequest {
+    return GetCatalogStatsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<GetCatalogStatsRequest>): GetCatalogStatsRequest {
+    const message = createBaseGetCatalogStatsRequest();
+    return message;
+  },
+};
+
+function createBaseGetCatalogStatsResponse(): GetCatalogStatsResponse {
+  return { publicProducts: 0, publicInStockProducts: 0, byCategory: [], byCondition: [] };
+}
+
+export const GetCatalogStatsResponse: MessageFns<GetCatalogStatsResponse> = {
+  encode(message: GetCatalogStatsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.publicProducts !== 0) {
+      writer.uint32(8).int64(message.publicProducts);
+    }
+    if (message.publicInStockProducts !== 0) {
+      writer.uint32(16).int64(message.publicInStockProducts);
+    }
+    for (const v of message.byCategory) {
+      CatalogStatsCount.encode(v!, writer.uint32(26).fork()).join();
+    }
+    for (const v of message.byCondition) {
+      CatalogStatsCount.encode(v!, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetCatalogStatsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetCatalogStatsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.publicProducts = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.publicInStockProducts = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.byCategory.push(CatalogStatsCount.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.byCondition.push(CatalogStatsCount.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<GetCatalogStatsResponse>): GetCatalogStatsResponse {
+    return GetCatalogStatsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetCatalogStatsResponse>): GetCatalogStatsResponse {
+    const message = createBaseGetCatalogStatsResponse();
+    message.publicProducts = object.publicProducts ?? 0;
+    message.publicInStockProducts = object.publicInStockProducts ?? 0;
+    message.byCategory = object.byCategory?.map((e) => CatalogStatsCount.fromPartial(e)) || [];
+    message.byCondition = object.byCondition?.map((e) => CatalogStatsCount.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseCatalogStatsCount(): CatalogStatsCount {
+  return { id: "", publicProducts: 0, publicInStockProducts: 0 };
+}
+
+export const CatalogStatsCount: MessageFns<CatalogStatsCount> = {
+  encode(message: CatalogStatsCount, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.publicProducts !== 0) {
+      writer.uint32(16).int64(message.publicProducts);
+    }
+    if (message.publicInStockProducts !== 0) {
+      writer.uint32(24).int64(message.publicInStockProducts);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CatalogStatsCount {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCatalogStatsCount();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.publicProducts = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.publicInStockProducts = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<CatalogStatsCount>): CatalogStatsCount {
+    return CatalogStatsCount.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CatalogStatsCount>): CatalogStatsCount {
+    const message = createBaseCatalogStatsCount();
+    message.id = object.id ?? "";
+    message.publicProducts = object.publicProducts ?? 0;
+    message.publicInStockProducts = object.publicInStockProducts ?? 0;
+    return message;
+  },
+};
+
 /**
  * The read side: search projections of listing events. Only publicly promoted listings are returned,
  * except to their own seller (viewer_account_id).
@@ -1383,6 +2022,39 @@ export const CatalogServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * Public listings ranked by meaning (embedding similarity to the query), filters applied to the nearest
+     * candidates. UNAVAILABLE when the catalog runs without an embedding provider (EMBEDDINGS_PROVIDER=none).
+     */
+    semanticSearch: {
+      name: "SemanticSearch",
+      requestType: SemanticSearchRequest as typeof SemanticSearchRequest,
+      requestStream: false,
+      responseType: SemanticSearchResponse as typeof SemanticSearchResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * Every public listing, in stock or not, in a stable order (product number ascending), page by page: the
+     * ACP feed and the agent sitemap.
+     */
+    listPublicProducts: {
+      name: "ListPublicProducts",
+      requestType: ListPublicProductsRequest as typeof ListPublicProductsRequest,
+      requestStream: false,
+      responseType: ListPublicProductsResponse as typeof ListPublicProductsResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Public listings counted by category and by condition (the marketplace://stats resource). */
+    getCatalogStats: {
+      name: "GetCatalogStats",
+      requestType: GetCatalogStatsRequest as typeof GetCatalogStatsRequest,
+      requestStream: false,
+      responseType: GetCatalogStatsResponse as typeof GetCatalogStatsResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -1405,6 +2077,27 @@ export interface CatalogServiceImplementation<CallContextExt = {}> {
     request: RecommendPriceRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<RecommendPriceResponse>>;
+  /**
+   * Public listings ranked by meaning (embedding similarity to the query), filters applied to the nearest
+   * candidates. UNAVAILABLE when the catalog runs without an embedding provider (EMBEDDINGS_PROVIDER=none).
+   */
+  semanticSearch(
+    request: SemanticSearchRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<SemanticSearchResponse>>;
+  /**
+   * Every public listing, in stock or not, in a stable order (product number ascending), page by page: the
+   * ACP feed and the agent sitemap.
+   */
+  listPublicProducts(
+    request: ListPublicProductsRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ListPublicProductsResponse>>;
+  /** Public listings counted by category and by condition (the marketplace://stats resource). */
+  getCatalogStats(
+    request: GetCatalogStatsRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<GetCatalogStatsResponse>>;
 }
 
 export interface CatalogServiceClient<CallOptionsExt = {}> {
@@ -1426,6 +2119,27 @@ export interface CatalogServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<RecommendPriceRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<RecommendPriceResponse>;
+  /**
+   * Public listings ranked by meaning (embedding similarity to the query), filters applied to the nearest
+   * candidates. UNAVAILABLE when the catalog runs without an embedding provider (EMBEDDINGS_PROVIDER=none).
+   */
+  semanticSearch(
+    request: DeepPartial<SemanticSearchRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<SemanticSearchResponse>;
+  /**
+   * Every public listing, in stock or not, in a stable order (product number ascending), page by page: the
+   * ACP feed and the agent sitemap.
+   */
+  listPublicProducts(
+    request: DeepPartial<ListPublicProductsRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ListPublicProductsResponse>;
+  /** Public listings counted by category and by condition (the marketplace://stats resource). */
+  getCatalogStats(
+    request: DeepPartial<GetCatalogStatsRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<GetCatalogStatsResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
