@@ -13,3 +13,4 @@ export {
 } from './outbox-message.js';
 export { startOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from './outbox-relay.js';
 export { eventIdOf, projectionMigrations, startProjection, type ProjectionOptions } from './projection.js';
+export { isActorKind, parseActor } from './actor.js';

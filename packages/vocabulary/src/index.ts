@@ -79,3 +79,27 @@ export const BULK_THRESHOLD_DEFAULTS = { moreThanUnits: 100, moreThanSubtotalCen
  * email to its seller per stale period; the check runs every `checkIntervalMs` by default.
  */
 export const LISTING_STALENESS = { staleAfterDays: 90, checkIntervalMs: 60 * 60 * 1_000 } as const;
+
+/**
+ * Quote requests (spec 2.5, 4.3, 8; decisions "Quotes"): the quantity may exceed the listed stock (no upper
+ * bound against it, only the lot-size sanity bound of listings); texts are bounded so an email stays readable.
+ */
+export const QUOTE_LIMITS = {
+  maxQuantity: LISTING_LIMITS.maxQuantity,
+  buyerNameMaxLength: 255,
+  buyerCompanyMaxLength: 255,
+  emailMaxLength: 254,
+  messageMaxLength: 2_000,
+  /** What a buyer is told to expect (spec 1.3, 8). */
+  expectedResponse: '24-48 hours',
+} as const;
+
+export const QUOTE_STATUSES = ['pending', 'responded'] as const;
+export type QuoteStatus = (typeof QUOTE_STATUSES)[number];
+/** The status filter of get_quote_requests (spec 4.3). */
+export const QUOTE_STATUS_FILTERS = ['pending', 'responded', 'all'] as const;
+export type QuoteStatusFilter = (typeof QUOTE_STATUS_FILTERS)[number];
+export const QUOTE_ACTIONS = ['accept', 'counter', 'decline'] as const;
+export type QuoteAction = (typeof QUOTE_ACTIONS)[number];
+export const isQuoteAction = (value: string): value is QuoteAction =>
+  (QUOTE_ACTIONS as readonly string[]).includes(value);

@@ -65,7 +65,7 @@ describe.each(testEngines())('staleness job on $name', ({ create }) => {
     tables = new StalenessTables(schema);
     mailer = new RecordingMailer();
     clock = new ManualClock(CONFIRMED);
-    await tables.upsertSellerContact(db, { accountId: 7, name: 'Tarnwick', email: 'ops@tarnwick.test' });
+    await tables.sellerContacts.upsert(db, { accountId: 7, name: 'Tarnwick', email: 'ops@tarnwick.test' });
   });
 
   afterAll(async () => {
@@ -142,7 +142,7 @@ describe.each(testEngines())('staleness job on $name', ({ create }) => {
     });
     clock.set(CONFIRMED + 90 * DAY);
     expect(await check()).toBe(0);
-    await tables.upsertSellerContact(db, { accountId: 8, name: 'Ostrander', email: 'ops@ostrander.test' });
+    await tables.sellerContacts.upsert(db, { accountId: 8, name: 'Ostrander', email: 'ops@ostrander.test' });
     expect(await check()).toBe(1);
     expect(mailer.sent[0]?.to).toBe('ops@ostrander.test');
     await dropSchema(db, schema);

@@ -1,18 +1,102 @@
+import { migrate } from '@marketplace/database';
+import type { Subscription } from '@marketplace/eventlog';
+import { createPostgresEventStore, startOutboxRelay } from '@marketplace/eventsourcing';
+import type { Mailer } from '@marketplace/mailer';
 import type { ServiceHandle } from '@marketplace/platform';
 import type { ServiceDependencies } from '@marketplace/runtime';
 import { serveGrpcService } from '@marketplace/rpc';
+import { SellerContactsTable, startSellerContactsProjection } from '@marketplace/seller-contacts';
+import { startListingSnapshotsProjection } from './adapters/listing-snapshots.projection.js';
+import { ListingSnapshotsTable } from './adapters/listing-snapshots.table.js';
+import { encodeQuoteEvent } from './adapters/quote-event.codec.js';
+import { quoteRequestIdSequence } from './adapters/quote-id.sequence.js';
+import { QuoteRequestsTable } from './adapters/quote-requests.table.js';
+import { quoteMigrations } from './adapters/quote.migrations.js';
+import type { QuoteDependencies } from './application/quote.dependencies.js';
+import { startQuoteNotifications } from './application/quote-notifications.js';
+import { countQuoteRequestsSince, getQuoteRequest, listQuoteRequests } from './application/quote.queries.js';
+import { requestQuote } from './application/request-quote.js';
+import { respondToQuote } from './application/respond-to-quote.js';
+import { quoteGrpcService } from './transport/quote.grpc.js';
 
-export type QuoteServiceOptions = ServiceDependencies;
+const SERVICE_NAME = 'quote';
+const DEFAULT_PUBLIC_BASE_URL = 'http://localhost:8080';
+
+export interface QuoteServiceOptions extends ServiceDependencies {
+  /** The PostgreSQL schema the service owns; default `quote` (tests use a fresh one). */
+  readonly schema?: string;
+  /** Sends the seller's and the buyer's quote emails (from the log, never on the request path). */
+  readonly mailer: Mailer;
+  /** `{base_url}` whose host names the emails' Message-IDs; default `http://localhost:8080`. */
+  readonly publicBaseUrl?: string | undefined;
+}
 
 /**
- * The quote service as it stands before its domain lands: a running gRPC server with the health service, started
- * and drained like every other service, so the runner, the chart and the probes already treat it as real.
+ * Starts the quote service: brings its schema up to date, starts the projections it reads (listings, seller
+ * contacts), the outbox relay and the notification consumer, then serves gRPC. `stop()` drains in reverse order:
+ * in-flight calls finish, the relay publishes what they appended, then the consumers stop.
  */
-export const startQuoteService = (options: QuoteServiceOptions): Promise<ServiceHandle> =>
-  serveGrpcService({
-    host: options.grpc.host,
-    port: options.grpc.port,
-    services: [],
-    logger: options.logger.child({ service: 'quote' }),
-    serviceName: 'quote',
-  });
+export const startQuoteService = async (options: QuoteServiceOptions): Promise<ServiceHandle> => {
+  const { db, log, clock } = options;
+  const logger = options.logger.child({ service: SERVICE_NAME });
+  const schema = options.schema ?? SERVICE_NAME;
+
+  await migrate(db, schema, quoteMigrations);
+  const deps: QuoteDependencies = {
+    db,
+    clock,
+    store: createPostgresEventStore({ db, schema }),
+    allocateQuoteRequestId: quoteRequestIdSequence(schema),
+    quoteRequests: new QuoteRequestsTable(schema),
+    listings: new ListingSnapshotsTable(schema),
+  };
+  const sellerContacts = new SellerContactsTable(schema);
+  const consumers: Subscription[] = [];
+  const relay = startOutboxRelay({ db, schema, log, name: SERVICE_NAME, encode: encodeQuoteEvent, logger });
+  const stopBackgroundWork = async (): Promise<void> => {
+    await relay.stop();
+    await Promise.all(consumers.map((consumer) => consumer.close()));
+  };
+  try {
+    consumers.push(await startListingSnapshotsProjection({ log, db, schema, table: deps.listings }));
+    consumers.push(
+      await startSellerContactsProjection({
+        log,
+        db,
+        schema,
+        group: 'quote-seller-contacts',
+        table: sellerContacts,
+      }),
+    );
+    consumers.push(
+      await startQuoteNotifications({
+        log,
+        db,
+        schema,
+        mailer: options.mailer,
+        sellerContacts,
+        messageDomain: new URL(options.publicBaseUrl ?? DEFAULT_PUBLIC_BASE_URL).hostname,
+      }),
+    );
+    // The server drains first so the relay publishes whatever in-flight calls appended.
+    return await serveGrpcService({
+      host: options.grpc.host,
+      port: options.grpc.port,
+      services: [
+        quoteGrpcService({
+          requestQuote: (input) => requestQuote(deps, input),
+          listQuoteRequests: (input) => listQuoteRequests(deps, input),
+          respondToQuote: (input) => respondToQuote(deps, input),
+          getQuoteRequest: (quoteRequestId) => getQuoteRequest(deps, quoteRequestId),
+          countQuoteRequestsSince: (since) => countQuoteRequestsSince(deps, since),
+        }),
+      ],
+      logger,
+      serviceName: SERVICE_NAME,
+      afterServerStopped: stopBackgroundWork,
+    });
+  } catch (error) {
+    await stopBackgroundWork();
+    throw error;
+  }
+};

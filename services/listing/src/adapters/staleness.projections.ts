@@ -1,11 +1,10 @@
 import type { Database } from '@marketplace/database';
 import type { EventLog, Subscription } from '@marketplace/eventlog';
 import { startProjection } from '@marketplace/eventsourcing';
-import { accountV1 } from '@marketplace/proto';
+import { startSellerContactsProjection } from '@marketplace/seller-contacts';
 import { decodeListingEvent } from './listing-event.codec.js';
 import type { StalenessTables } from './staleness.tables.js';
 
-export const ACCOUNT_TOPIC = 'marketplace.account.v1';
 export const LISTING_TOPIC = 'marketplace.listing.v1';
 
 /**
@@ -21,18 +20,12 @@ export const startStalenessProjections = async (options: {
   readonly tables: StalenessTables;
 }): Promise<Subscription[]> => {
   const { log, db, schema, tables } = options;
-  const contacts = await startProjection({
+  const contacts = await startSellerContactsProjection({
     log,
     db,
     schema,
-    topic: ACCOUNT_TOPIC,
     group: 'listing-seller-contacts',
-    decode: (message) => accountV1.AccountEvent.decode(message.value),
-    apply: async (tx, event) => {
-      if (event.payload?.$case !== 'created' || event.payload.value.role !== 'seller') return;
-      const { name, email } = event.payload.value;
-      await tables.upsertSellerContact(tx, { accountId: event.accountId, name, email });
-    },
+    table: tables.sellerContacts,
   });
   try {
     const confirmations = await startProjection({

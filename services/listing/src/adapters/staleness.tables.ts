@@ -1,5 +1,6 @@
 import type { Migration, Queryable } from '@marketplace/database';
 import { quoteIdent } from '@marketplace/database';
+import { SellerContactsTable } from '@marketplace/seller-contacts';
 
 /**
  * What the staleness job reads and writes, in the listing schema:
@@ -45,23 +46,16 @@ export interface DueReminder {
 }
 
 export class StalenessTables {
-  private readonly contacts: string;
+  /** Written by the shared seller-contacts projection (`@marketplace/seller-contacts`); joined by `due`. */
+  readonly sellerContacts: SellerContactsTable;
   private readonly confirmations: string;
   private readonly reminders: string;
 
   constructor(schema: string) {
     const quoted = quoteIdent(schema);
-    this.contacts = `${quoted}.seller_contacts`;
+    this.sellerContacts = new SellerContactsTable(schema);
     this.confirmations = `${quoted}.listing_confirmations`;
     this.reminders = `${quoted}.staleness_reminders`;
-  }
-
-  async upsertSellerContact(q: Queryable, contact: { accountId: number; name: string; email: string }) {
-    await q.query(
-      `INSERT INTO ${this.contacts} (account_id, name, email) VALUES ($1, $2, $3)
-       ON CONFLICT (account_id) DO UPDATE SET name = EXCLUDED.name, email = EXCLUDED.email`,
-      [contact.accountId, contact.name, contact.email],
-    );
   }
 
   /** Keeps the newest version: a redelivered older event never moves a confirmation back. */
@@ -101,7 +95,7 @@ export class StalenessTables {
     }>(
       `SELECT c.product_id, c.confirmed_at_ms, c.name AS listing_name, s.name AS seller_name, s.email
          FROM ${this.confirmations} c
-         JOIN ${this.contacts} s ON s.account_id = c.seller_account_id
+         JOIN ${this.sellerContacts.table} s ON s.account_id = c.seller_account_id
          LEFT JOIN ${this.reminders} r ON r.product_id = c.product_id AND r.confirmed_at_ms = c.confirmed_at_ms
         WHERE c.confirmed_at_ms <= $1
           AND (r.product_id IS NULL OR (r.sent_at_ms IS NULL AND r.claimed_at_ms <= $2))

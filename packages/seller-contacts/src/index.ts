@@ -1,0 +1,1 @@
+export * from './seller-contacts.js';

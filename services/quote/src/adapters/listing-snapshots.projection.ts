@@ -1,0 +1,44 @@
+import type { Database } from '@marketplace/database';
+import type { EventLog, Subscription } from '@marketplace/eventlog';
+import { startProjection } from '@marketplace/eventsourcing';
+import { listingV1 } from '@marketplace/proto';
+import type { ListingSnapshotsTable } from './listing-snapshots.table.js';
+
+export const LISTING_TOPIC = 'marketplace.listing.v1';
+
+/**
+ * The listing a listing event leaves behind: every listing event is state-carrying. Undefined for an event kind
+ * this version does not know (its listing arrives again with the next event it knows).
+ */
+const listingOf = (event: listingV1.ListingEvent): listingV1.Listing | undefined =>
+  event.payload?.value.listing;
+
+/** Keeps `listing_snapshots` up to date; idempotent (event ids recorded, newest version wins). */
+export const startListingSnapshotsProjection = (options: {
+  readonly log: EventLog;
+  readonly db: Database;
+  readonly schema: string;
+  readonly table: ListingSnapshotsTable;
+}): Promise<Subscription> =>
+  startProjection({
+    log: options.log,
+    db: options.db,
+    schema: options.schema,
+    topic: LISTING_TOPIC,
+    group: 'quote-listing-snapshots',
+    decode: (message) => listingV1.ListingEvent.decode(message.value),
+    apply: async (tx, event) => {
+      const listing = listingOf(event);
+      if (listing === undefined) return;
+      await options.table.upsert(tx, {
+        productId: listing.productId,
+        sellerAccountId: listing.sellerAccountId,
+        name: listing.name,
+        priceCents: listing.priceCents,
+        currency: listing.currency,
+        quantity: listing.quantity,
+        promotePublicly: listing.promotePublicly,
+        version: event.version,
+      });
+    },
+  });

@@ -1,0 +1,96 @@
+import type { Migration, Queryable } from '@marketplace/database';
+import { quoteIdent } from '@marketplace/database';
+
+/**
+ * What the quote service knows of each listing, projected from `marketplace.listing.v1`: the seller a request
+ * goes to, the name and price the seller's email shows, the stock it is compared with, and whether the listing
+ * is public (only public listings take quote requests). Every listing event carries the whole listing, so the
+ * newest version replaces the row whatever the kind of change.
+ */
+export const listingSnapshotsMigration: Migration = {
+  id: 'quote-003-listing-snapshots',
+  sql: (schema) => `
+    CREATE TABLE ${schema}.listing_snapshots (
+      product_id text PRIMARY KEY,
+      seller_account_id bigint NOT NULL,
+      name text NOT NULL,
+      price_cents bigint NOT NULL,
+      currency text NOT NULL,
+      quantity bigint NOT NULL,
+      promote_publicly boolean NOT NULL,
+      version bigint NOT NULL
+    );
+  `,
+};
+
+export interface ListingSnapshot {
+  readonly productId: string;
+  readonly sellerAccountId: number;
+  readonly name: string;
+  readonly priceCents: number;
+  readonly currency: string;
+  readonly quantity: number;
+  readonly promotePublicly: boolean;
+  readonly version: number;
+}
+
+export class ListingSnapshotsTable {
+  private readonly table: string;
+
+  constructor(schema: string) {
+    this.table = `${quoteIdent(schema)}.listing_snapshots`;
+  }
+
+  /** Keeps the newest version: a redelivered older event never moves a listing back. */
+  async upsert(q: Queryable, listing: ListingSnapshot): Promise<void> {
+    await q.query(
+      `INSERT INTO ${this.table}
+         (product_id, seller_account_id, name, price_cents, currency, quantity, promote_publicly, version)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       ON CONFLICT (product_id) DO UPDATE
+         SET seller_account_id = EXCLUDED.seller_account_id, name = EXCLUDED.name,
+             price_cents = EXCLUDED.price_cents, currency = EXCLUDED.currency, quantity = EXCLUDED.quantity,
+             promote_publicly = EXCLUDED.promote_publicly, version = EXCLUDED.version
+         WHERE ${this.table}.version < EXCLUDED.version`,
+      [
+        listing.productId,
+        listing.sellerAccountId,
+        listing.name,
+        listing.priceCents,
+        listing.currency,
+        listing.quantity,
+        listing.promotePublicly,
+        listing.version,
+      ],
+    );
+  }
+
+  async find(q: Queryable, productId: string): Promise<ListingSnapshot | undefined> {
+    const { rows } = await q.query<{
+      seller_account_id: string | number;
+      name: string;
+      price_cents: string | number;
+      currency: string;
+      quantity: string | number;
+      promote_publicly: boolean;
+      version: string | number;
+    }>(
+      `SELECT seller_account_id, name, price_cents, currency, quantity, promote_publicly, version
+         FROM ${this.table} WHERE product_id = $1`,
+      [productId],
+    );
+    const row = rows[0];
+    return (
+      row && {
+        productId,
+        sellerAccountId: Number(row.seller_account_id),
+        name: row.name,
+        priceCents: Number(row.price_cents),
+        currency: row.currency,
+        quantity: Number(row.quantity),
+        promotePublicly: row.promote_publicly,
+        version: Number(row.version),
+      }
+    );
+  }
+}

@@ -1,0 +1,116 @@
+import type { Migration, Queryable } from '@marketplace/database';
+import { quoteIdent } from '@marketplace/database';
+import type { QuoteStatusFilter } from '@marketplace/vocabulary';
+import type { QuoteRequest } from '../domain/quote.events.js';
+
+/**
+ * The quote requests as sellers list them: one row per request, written in the transaction that appends its
+ * events, so a request is listed exactly when it exists and a response shows at once. The row holds the whole
+ * state (as the events carry it) plus the columns the seller's list filters and sorts on.
+ */
+export const quoteRequestsMigration: Migration = {
+  id: 'quote-002-quote-requests',
+  sql: (schema) => `
+    CREATE TABLE ${schema}.quote_requests (
+      quote_request_id bigint PRIMARY KEY,
+      seller_account_id bigint NOT NULL,
+      status text NOT NULL,
+      created_at_ms bigint NOT NULL,
+      version bigint NOT NULL,
+      state jsonb NOT NULL
+    );
+    CREATE INDEX quote_requests_seller ON ${schema}.quote_requests (seller_account_id, status, created_at_ms DESC);
+    CREATE INDEX quote_requests_created_at ON ${schema}.quote_requests (created_at_ms);
+  `,
+};
+
+export interface StoredQuoteRequest {
+  readonly quoteRequest: QuoteRequest;
+  readonly version: number;
+}
+
+export interface QuoteRequestFilter {
+  readonly sellerAccountId: number;
+  readonly status: QuoteStatusFilter;
+  readonly limit: number;
+  readonly createdSince?: number;
+}
+
+type Row = { state: QuoteRequest | string; version: string | number };
+
+/** PGlite and node-postgres both parse jsonb; a driver that does not hands over the text. */
+const storedOf = (row: Row): StoredQuoteRequest => ({
+  quoteRequest: typeof row.state === 'string' ? (JSON.parse(row.state) as QuoteRequest) : row.state,
+  version: Number(row.version),
+});
+
+export class QuoteRequestsTable {
+  private readonly table: string;
+
+  constructor(schema: string) {
+    this.table = `${quoteIdent(schema)}.quote_requests`;
+  }
+
+  /** Inserts or replaces the row; a row is only ever written with the events, so the newer version wins. */
+  async save(q: Queryable, { quoteRequest, version }: StoredQuoteRequest): Promise<void> {
+    await q.query(
+      `INSERT INTO ${this.table} (quote_request_id, seller_account_id, status, created_at_ms, version, state)
+       VALUES ($1, $2, $3, $4, $5, $6::jsonb)
+       ON CONFLICT (quote_request_id) DO UPDATE
+         SET status = EXCLUDED.status, version = EXCLUDED.version, state = EXCLUDED.state
+         WHERE ${this.table}.version < EXCLUDED.version`,
+      [
+        quoteRequest.quoteRequestId,
+        quoteRequest.product.sellerAccountId,
+        quoteRequest.status,
+        quoteRequest.createdAt,
+        version,
+        JSON.stringify(quoteRequest),
+      ],
+    );
+  }
+
+  async find(q: Queryable, quoteRequestId: number): Promise<StoredQuoteRequest | undefined> {
+    const { rows } = await q.query<Row>(
+      `SELECT state, version FROM ${this.table} WHERE quote_request_id = $1`,
+      [quoteRequestId],
+    );
+    return rows[0] && storedOf(rows[0]);
+  }
+
+  /** A seller's requests, newest first, and how many match in all. */
+  async list(
+    q: Queryable,
+    filter: QuoteRequestFilter,
+  ): Promise<{ quoteRequests: StoredQuoteRequest[]; total: number }> {
+    const conditions = ['seller_account_id = $1'];
+    const params: unknown[] = [filter.sellerAccountId];
+    if (filter.status !== 'all') {
+      params.push(filter.status);
+      conditions.push(`status = $${params.length}`);
+    }
+    if (filter.createdSince !== undefined) {
+      params.push(filter.createdSince);
+      conditions.push(`created_at_ms >= $${params.length}`);
+    }
+    params.push(filter.limit);
+    const { rows } = await q.query<Row & { total: string | number }>(
+      `SELECT state, version, count(*) OVER () AS total
+         FROM ${this.table}
+        WHERE ${conditions.join(' AND ')}
+        ORDER BY created_at_ms DESC, quote_request_id DESC
+        LIMIT $${params.length}`,
+      params,
+    );
+    // No offset and a limit of at least 1: no row means nothing matches.
+    return { quoteRequests: rows.map(storedOf), total: Number(rows[0]?.total ?? 0) };
+  }
+
+  async countSince(q: Queryable, since: number): Promise<number> {
+    const { rows } = await q.query<{ n: string | number }>(
+      `SELECT count(*) AS n FROM ${this.table} WHERE created_at_ms >= $1`,
+      [since],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+}

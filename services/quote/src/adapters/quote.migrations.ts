@@ -1,0 +1,20 @@
+import type { Migration } from '@marketplace/database';
+import { eventStoreMigrations, projectionMigrations } from '@marketplace/eventsourcing';
+import { sellerContactsMigration } from '@marketplace/seller-contacts';
+import { listingSnapshotsMigration } from './listing-snapshots.table.js';
+import { quoteRequestIdSequenceMigration } from './quote-id.sequence.js';
+import { quoteRequestsMigration } from './quote-requests.table.js';
+
+/**
+ * Everything the quote schema holds: the event store (also the outbox), the id sequence, the sellers' list of
+ * requests, and the projections the service reads (listings, seller contacts, and the record of applied events
+ * that makes them and the notifications exactly once in effect).
+ */
+export const quoteMigrations: readonly Migration[] = [
+  ...eventStoreMigrations,
+  quoteRequestIdSequenceMigration,
+  quoteRequestsMigration,
+  listingSnapshotsMigration,
+  ...projectionMigrations,
+  sellerContactsMigration,
+];

@@ -1,0 +1,23 @@
+import type { Database, Transaction } from '@marketplace/database';
+import type { EventStore } from '@marketplace/eventsourcing';
+import type { Clock } from '@marketplace/platform';
+import type { ListingSnapshotsTable } from '../adapters/listing-snapshots.table.js';
+import type { QuoteRequestsTable } from '../adapters/quote-requests.table.js';
+
+/** The stream type of quote requests: selects the topic `marketplace.quote.v1`. */
+export const QUOTE_STREAM_TYPE = 'quote';
+
+/** `quote_<id>`: the stream of a quote request and its key on the log. */
+export const quoteStreamIdOf = (quoteRequestId: number): string => `quote_${quoteRequestId}`;
+
+/** Takes the next quote request id inside the caller's transaction. */
+export type AllocateQuoteRequestId = (tx: Transaction) => Promise<number>;
+
+export interface QuoteDependencies {
+  readonly db: Database;
+  readonly store: EventStore;
+  readonly clock: Clock;
+  readonly allocateQuoteRequestId: AllocateQuoteRequestId;
+  readonly quoteRequests: QuoteRequestsTable;
+  readonly listings: ListingSnapshotsTable;
+}

@@ -1,0 +1,77 @@
+import type { Actor } from '@marketplace/eventsourcing';
+import { handleCommand } from '@marketplace/eventsourcing';
+import { notFound } from '@marketplace/platform';
+import type { QuoteRequestDraft } from '../domain/quote.commands.js';
+import { quoteDecider } from '../domain/quote.decider.js';
+import type { QuoteRequest } from '../domain/quote.events.js';
+import { validateQuoteRequest } from '../domain/quote.rules.js';
+import type { QuoteDependencies } from './quote.dependencies.js';
+import { QUOTE_STREAM_TYPE, quoteStreamIdOf } from './quote.dependencies.js';
+
+export interface RequestQuoteInput {
+  readonly productId: string;
+  readonly draft: QuoteRequestDraft;
+  /** Set only from a verified API key or agent token. */
+  readonly buyerAccountId?: number;
+  readonly actor: Actor;
+  readonly correlationId?: string;
+  readonly traceparent?: string;
+}
+
+export interface StoredQuote {
+  readonly quoteRequest: QuoteRequest;
+  /** The stream's version: the expected version of the request's next command. */
+  readonly version: number;
+}
+
+/**
+ * Files a quote request with the listing's seller. The listing comes from the service's own projection of the
+ * listing events: only a public listing takes requests (anything else is as unknown as a missing product).
+ * Validation runs before an id is taken, so a bad request uses no id; allocation, append (the outbox) and the
+ * seller's list share one transaction. The seller is emailed by the notification consumer, not here.
+ */
+export const requestQuote = async (
+  deps: QuoteDependencies,
+  input: RequestQuoteInput,
+): Promise<StoredQuote> => {
+  validateQuoteRequest(input.draft);
+  const listing = await deps.listings.find(deps.db, input.productId);
+  if (listing === undefined || !listing.promotePublicly)
+    throw notFound(`product ${input.productId} not found`);
+  return deps.db.transaction(async (tx) => {
+    const quoteRequestId = await deps.allocateQuoteRequestId(tx);
+    const { state, version } = await handleCommand({
+      store: deps.store,
+      decider: quoteDecider,
+      streamId: quoteStreamIdOf(quoteRequestId),
+      streamType: QUOTE_STREAM_TYPE,
+      tx,
+      command: {
+        type: 'RequestQuote',
+        data: {
+          quoteRequestId,
+          product: {
+            productId: listing.productId,
+            sellerAccountId: listing.sellerAccountId,
+            name: listing.name,
+            unitPriceCents: listing.priceCents,
+            currency: listing.currency,
+            availableQuantity: listing.quantity,
+          },
+          buyerAccountId: input.buyerAccountId,
+          draft: input.draft,
+        },
+        metadata: {
+          now: deps.clock.now(),
+          actor: input.actor,
+          correlationId: input.correlationId,
+          traceparent: input.traceparent,
+        },
+      },
+    });
+    if (state.status !== 'requested') throw new Error(`RequestQuote left quote ${quoteRequestId} absent`);
+    const stored = { quoteRequest: state.quoteRequest, version };
+    await deps.quoteRequests.save(tx, stored);
+    return stored;
+  });
+};

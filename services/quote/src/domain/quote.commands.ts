@@ -1,0 +1,41 @@
+import type { Command } from '@marketplace/eventsourcing';
+import type { ProductSnapshot } from './quote.events.js';
+
+/** What a buyer sends, before validation. */
+export interface QuoteRequestDraft {
+  readonly quantity: number;
+  readonly buyer: { readonly email: string; readonly name?: string; readonly company?: string };
+  readonly targetPriceCents?: number;
+  readonly message?: string;
+}
+
+export type RequestQuote = Command<
+  'RequestQuote',
+  {
+    /** Allocated before deciding, from the quote id sequence. */
+    readonly quoteRequestId: number;
+    /** The listing as the quote service knows it; only publicly promoted listings take quote requests. */
+    readonly product: ProductSnapshot;
+    readonly buyerAccountId?: number;
+    readonly draft: QuoteRequestDraft;
+  }
+>;
+
+/** What a seller sends, before validation: the action is still a plain string. */
+export interface QuoteResponseDraft {
+  readonly action: string;
+  readonly counterPriceCents?: number;
+  readonly message?: string;
+}
+
+export type RespondToQuote = Command<
+  'RespondToQuote',
+  {
+    readonly quoteRequestId: number;
+    /** The calling seller; only the request's own seller may answer it. */
+    readonly sellerAccountId: number;
+    readonly draft: QuoteResponseDraft;
+  }
+>;
+
+export type QuoteCommand = RequestQuote | RespondToQuote;

@@ -1,0 +1,58 @@
+import type { DomainEvent } from '@marketplace/eventsourcing';
+import type { QuoteAction, QuoteStatus } from '@marketplace/vocabulary';
+
+export interface QuoteBuyer {
+  readonly email: string;
+  readonly name?: string;
+  readonly company?: string;
+}
+
+/** What the listing looked like when the buyer asked: the seller reads the request against it. */
+export interface ProductSnapshot {
+  readonly productId: string;
+  readonly sellerAccountId: number;
+  readonly name: string;
+  readonly unitPriceCents: number;
+  readonly currency: string;
+  readonly availableQuantity: number;
+}
+
+export interface QuoteResponse {
+  readonly action: QuoteAction;
+  /** Set for `counter` only. */
+  readonly counterPriceCents?: number;
+  readonly message?: string;
+  readonly respondedAt: number;
+  readonly respondedByAccountId: number;
+}
+
+/** The whole state of a quote request. Money is integer cents, times are epoch milliseconds. */
+export interface QuoteRequest {
+  readonly quoteRequestId: number;
+  readonly product: ProductSnapshot;
+  readonly quantity: number;
+  readonly buyer: QuoteBuyer;
+  /** The verified buyer account (API key or agent token); absent for anonymous requests. */
+  readonly buyerAccountId?: number;
+  readonly targetPriceCents?: number;
+  readonly message?: string;
+  readonly status: QuoteStatus;
+  readonly response?: QuoteResponse;
+  /**
+   * The unit price a checkout of this quote uses: the counter price, or on accept the buyer's target price (the
+   * listed price when none was given). Absent while pending and after a decline.
+   */
+  readonly agreedUnitPriceCents?: number;
+  /** Quotes may ask for more than the stock on purpose (spec 1.4); the seller sees that it does. */
+  readonly exceedsAvailableStock: boolean;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+/** A buyer asked a seller for a quote. State-carrying: consumers need no other event to know the request. */
+export type QuoteRequested = DomainEvent<'QuoteRequested', { readonly quoteRequest: QuoteRequest }>;
+
+/** The seller accepted, countered or declined. State-carrying: the whole request after the response. */
+export type QuoteResponded = DomainEvent<'QuoteResponded', { readonly quoteRequest: QuoteRequest }>;
+
+export type QuoteEvent = QuoteRequested | QuoteResponded;

@@ -1,0 +1,81 @@
+import { parseActor } from '@marketplace/eventsourcing';
+import { quoteV1 } from '@marketplace/proto';
+import type { GrpcService } from '@marketplace/rpc';
+import { toQuoteRequestMessage } from '../adapters/quote-proto.mapper.js';
+import type { ListQuoteRequestsInput } from '../application/quote.queries.js';
+import type { RequestQuoteInput, StoredQuote } from '../application/request-quote.js';
+import type { RespondToQuoteInput } from '../application/respond-to-quote.js';
+
+/** The application functions the gRPC API exposes. */
+export interface QuoteApplication {
+  requestQuote(input: RequestQuoteInput): Promise<StoredQuote>;
+  listQuoteRequests(input: ListQuoteRequestsInput): Promise<{ quoteRequests: StoredQuote[]; total: number }>;
+  respondToQuote(input: RespondToQuoteInput): Promise<StoredQuote>;
+  getQuoteRequest(quoteRequestId: number): Promise<StoredQuote>;
+  countQuoteRequestsSince(since: number): Promise<number>;
+}
+
+const messageOf = ({ quoteRequest, version }: StoredQuote): quoteV1.QuoteRequest =>
+  toQuoteRequestMessage(quoteRequest, version);
+
+const emptyAsAbsent = (value: string): string | undefined => (value === '' ? undefined : value);
+
+/** QuoteService over gRPC: maps messages to application inputs and back; AppErrors become statuses in rpc. */
+export const quoteGrpcService = (
+  application: QuoteApplication,
+): GrpcService<quoteV1.QuoteServiceDefinition> => ({
+  definition: quoteV1.QuoteServiceDefinition,
+  implementation: {
+    async requestQuote(request, context) {
+      const stored = await application.requestQuote({
+        productId: request.productId,
+        draft: {
+          quantity: request.quantity,
+          buyer: {
+            email: request.buyer?.email ?? '',
+            name: emptyAsAbsent(request.buyer?.name ?? ''),
+            company: emptyAsAbsent(request.buyer?.company ?? ''),
+          },
+          targetPriceCents: request.targetPriceCents,
+          message: emptyAsAbsent(request.message),
+        },
+        buyerAccountId: request.buyerAccountId,
+        actor: parseActor(request.actor),
+        correlationId: emptyAsAbsent(request.correlationId),
+        // The caller's trace context travels on to the events (and from them to the log's headers).
+        traceparent: context.metadata.get('traceparent'),
+      });
+      return { quoteRequest: messageOf(stored) };
+    },
+    async listQuoteRequests(request) {
+      const { quoteRequests, total } = await application.listQuoteRequests({
+        sellerAccountId: request.sellerAccountId,
+        status: request.status,
+        limit: request.limit,
+        createdSince: request.createdSinceMs,
+      });
+      return { quoteRequests: quoteRequests.map(messageOf), total };
+    },
+    async respondToQuote(request, context) {
+      const stored = await application.respondToQuote({
+        quoteRequestId: request.quoteRequestId,
+        sellerAccountId: request.sellerAccountId,
+        draft: {
+          action: request.action,
+          counterPriceCents: request.counterPriceCents,
+          message: emptyAsAbsent(request.message),
+        },
+        actor: parseActor(request.actor),
+        correlationId: emptyAsAbsent(request.correlationId),
+        traceparent: context.metadata.get('traceparent'),
+      });
+      return { quoteRequest: messageOf(stored) };
+    },
+    async getQuoteRequest(request) {
+      return { quoteRequest: messageOf(await application.getQuoteRequest(request.quoteRequestId)) };
+    },
+    async countQuoteRequestsSince(request) {
+      return { count: await application.countQuoteRequestsSince(request.sinceMs) };
+    },
+  },
+});

@@ -1,0 +1,351 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtempSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Database } from '@marketplace/database';
+import {
+  dropSchema,
+  freshSchemaName,
+  TEST_ENGINE_CREATE_TIMEOUT_MS,
+  testEngines,
+} from '@marketplace/database/testing';
+import type { DeliveredMessage, EventLog } from '@marketplace/eventlog';
+import { createEmbeddedEventLog } from '@marketplace/eventlog';
+import { createEmlMailer } from '@marketplace/mailer';
+import type { ServiceHandle } from '@marketplace/platform';
+import { AppError, createLogger, ManualClock, newEventId } from '@marketplace/platform';
+import { accountV1, listingV1, quoteV1 } from '@marketplace/proto';
+import type { GrpcClient } from '@marketplace/rpc';
+import { createGrpcClient } from '@marketplace/rpc';
+import { decodeQuoteEvent } from '../src/adapters/quote-event.codec.js';
+import { startQuoteService } from '../src/index.js';
+
+const NOW = Date.UTC(2026, 8, 1, 12, 0, 0);
+const SELLER = 7;
+const OTHER_SELLER = 8;
+const ANONYMOUS = { kind: 'anonymous', id: '' };
+const SELLER_ACTOR = { kind: 'seller', id: String(SELLER) };
+
+/** Waits, a bounded time, until `find` resolves to something. */
+const eventually = async <T>(
+  find: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 10_000,
+): Promise<T> => {
+  const giveUpAt = Date.now() + timeoutMs;
+  for (;;) {
+    const found = await find();
+    if (found !== undefined) return found;
+    if (Date.now() > giveUpAt) throw new Error(`nothing found within ${timeoutMs} ms`);
+    await sleep(20);
+  }
+};
+
+const listingEvent = (listing: Partial<listingV1.Listing>, version = 1) => {
+  const eventId = newEventId();
+  const productId = listing.productId ?? 'product_1';
+  const value = listingV1.ListingEvent.encode({
+    eventId,
+    productId,
+    version,
+    occurredAtMs: NOW,
+    actor: SELLER_ACTOR,
+    correlationId: '',
+    payload: {
+      $case: 'created',
+      value: {
+        listing: listingV1.Listing.fromPartial({
+          productId,
+          sellerAccountId: SELLER,
+          name: 'Pallet of USB-C chargers',
+          priceCents: 1_250,
+          currency: 'USD',
+          quantity: 480,
+          promotePublicly: true,
+          version,
+          ...listing,
+        }),
+      },
+    },
+  }).finish();
+  return { key: productId, value, headers: { ce_id: eventId } };
+};
+
+const sellerCreated = (accountId: number, email: string) => {
+  const eventId = newEventId();
+  const value = accountV1.AccountEvent.encode({
+    eventId,
+    accountId,
+    version: 1,
+    occurredAtMs: NOW,
+    actor: { kind: 'admin', id: '' },
+    correlationId: '',
+    payload: {
+      $case: 'created',
+      value: { role: 'seller', name: `Seller ${accountId}`, email, company: '', country: '' },
+    },
+  }).finish();
+  return { key: `account_${accountId}`, value, headers: { ce_id: eventId } };
+};
+
+const quoteRequest = (productId: string, quantity = 500): quoteV1.RequestQuoteRequest =>
+  quoteV1.RequestQuoteRequest.fromPartial({
+    actor: ANONYMOUS,
+    productId,
+    quantity,
+    buyer: { email: 'buyer@example.test', name: 'Ada', company: 'Lovelace Ltd' },
+    targetPriceCents: 1_000,
+    message: 'Delivery by Friday?',
+    correlationId: 'req-1',
+  });
+
+describe.each(testEngines())('quote service over gRPC on $name', ({ create }) => {
+  const schema = freshSchemaName('quote_test');
+  const logSchema = freshSchemaName('eventlog_test');
+  const mailDirectory = mkdtempSync(join(tmpdir(), 'quote-mail-'));
+  const published: DeliveredMessage[] = [];
+  const clock = new ManualClock(NOW);
+  let db: Database;
+  let log: EventLog;
+  let service: ServiceHandle;
+  let grpc: GrpcClient<quoteV1.QuoteServiceDefinition>;
+
+  const mailTo = async (messageIdPart: string): Promise<string | undefined> => {
+    const file = (await readdir(mailDirectory)).find(
+      (name) => name.includes(messageIdPart) && name.endsWith('.eml'),
+    );
+    // Bodies are quoted-printable: joining the soft line breaks is enough for the phrases checked.
+    return file && (await readFile(join(mailDirectory, file), 'utf8')).replace(/=\r?\n/g, '');
+  };
+
+  beforeAll(async () => {
+    db = await create();
+    log = await createEmbeddedEventLog({ db, schema: logSchema });
+    await log.subscribe({
+      topic: 'marketplace.quote.v1',
+      group: 'quote-test',
+      handler: async (message) => {
+        published.push(message);
+      },
+    });
+    await log.publish('marketplace.account.v1', [
+      sellerCreated(SELLER, 'sales@tarnwick.test'),
+      sellerCreated(OTHER_SELLER, 'sales@ostrander.test'),
+    ]);
+    await log.publish('marketplace.listing.v1', [
+      listingEvent({ productId: 'product_1' }),
+      listingEvent({ productId: 'product_2', promotePublicly: false }),
+      listingEvent({ productId: 'product_3', sellerAccountId: OTHER_SELLER }),
+    ]);
+    service = await startQuoteService({
+      db,
+      log,
+      logger: createLogger({ service: 'quote-test' }),
+      clock,
+      grpc: { host: '127.0.0.1', port: 0 },
+      schema,
+      mailer: createEmlMailer({ directory: mailDirectory, from: 'test@example.test' }),
+      publicBaseUrl: 'https://market.example.test',
+    });
+    grpc = createGrpcClient(quoteV1.QuoteServiceDefinition, service.address);
+    // The listings arrive through the service's projection: wait until the first takes requests.
+    await eventually(async () => {
+      try {
+        return await grpc.client.requestQuote(quoteRequest('product_3', 1));
+      } catch (error) {
+        if (error instanceof AppError && error.kind === 'not_found') return undefined;
+        throw error;
+      }
+    });
+  }, TEST_ENGINE_CREATE_TIMEOUT_MS);
+
+  afterAll(async () => {
+    grpc.close();
+    await service.stop();
+    await log.close();
+    await dropSchema(db, schema);
+    await dropSchema(db, logSchema);
+    await db.close();
+  });
+
+  it('files a pending request with the listing snapshot, over the stock on purpose', async () => {
+    const { quoteRequest: quote } = await grpc.client.requestQuote(quoteRequest('product_1'));
+    expect(quote).toMatchObject({
+      quoteRequestId: expect.any(Number),
+      productId: 'product_1',
+      sellerAccountId: SELLER,
+      quantity: 500,
+      buyer: { email: 'buyer@example.test', name: 'Ada', company: 'Lovelace Ltd' },
+      buyerAccountId: undefined,
+      targetPriceCents: 1_000,
+      message: 'Delivery by Friday?',
+      status: 'pending',
+      agreedUnitPriceCents: undefined,
+      productName: 'Pallet of USB-C chargers',
+      listedUnitPriceCents: 1_250,
+      availableQuantity: 480,
+      exceedsAvailableStock: true,
+      createdAtMs: NOW,
+      version: 1,
+    });
+    expect(quote!.quoteRequestId).toBeGreaterThan(0);
+  });
+
+  it('publishes QuoteRequested on marketplace.quote.v1 keyed by quote_<id>, and emails the seller from it', async () => {
+    const { quoteRequest: quote } = await grpc.client.requestQuote({
+      ...quoteRequest('product_1'),
+      buyerAccountId: 21,
+    });
+    const key = `quote_${quote!.quoteRequestId}`;
+    const message = await eventually(() => published.find((candidate) => candidate.key === key));
+    expect(message.headers).toMatchObject({
+      ce_type: 'marketplace.quote.v1.QuoteRequested',
+      ce_source: '/services/quote',
+      ce_subject: key,
+      'content-type': 'application/protobuf',
+    });
+    const decoded = decodeQuoteEvent(message.value);
+    expect(decoded).toMatchObject({ streamId: key, version: 1, actor: ANONYMOUS, correlationId: 'req-1' });
+    expect(decoded.event.data.quoteRequest).toMatchObject({ buyerAccountId: 21, status: 'pending' });
+
+    const mail = await eventually(() =>
+      mailTo(`quote-request.${quote!.quoteRequestId}.requested@market.example.test`),
+    );
+    expect(mail).toContain('To: sales@tarnwick.test');
+    expect(mail).toContain(`quote request ${quote!.quoteRequestId}.`);
+    expect(mail).toContain('more than the 480 units listed');
+  });
+
+  it("lists only the seller's own requests, by status, newest first; responds once; emails the buyer", async () => {
+    const { quoteRequest: quote } = await grpc.client.requestQuote(quoteRequest('product_1', 20));
+    const id = quote!.quoteRequestId;
+    const pending = await grpc.client.listQuoteRequests({
+      sellerAccountId: SELLER,
+      status: 'pending',
+      limit: 0,
+    });
+    expect(pending.quoteRequests[0]?.quoteRequestId).toBe(id);
+    expect(
+      pending.quoteRequests.every(
+        (listed) => listed.sellerAccountId === SELLER && listed.status === 'pending',
+      ),
+    ).toBe(true);
+    const others = await grpc.client.listQuoteRequests({
+      sellerAccountId: OTHER_SELLER,
+      status: 'all',
+      limit: 0,
+    });
+    expect(others.quoteRequests.map((listed) => listed.productId)).toEqual(['product_3']);
+
+    await expect(
+      grpc.client.respondToQuote({
+        actor: { kind: 'seller', id: '8' },
+        sellerAccountId: OTHER_SELLER,
+        quoteRequestId: id,
+        action: 'accept',
+        message: '',
+        correlationId: '',
+      }),
+    ).rejects.toMatchObject({ kind: 'not_found' });
+
+    clock.advance(60_000);
+    const { quoteRequest: answered } = await grpc.client.respondToQuote({
+      actor: SELLER_ACTOR,
+      sellerAccountId: SELLER,
+      quoteRequestId: id,
+      action: 'counter',
+      counterPriceCents: 1_100,
+      message: 'Best I can do',
+      correlationId: '',
+    });
+    expect(answered).toMatchObject({
+      status: 'responded',
+      response: {
+        action: 'counter',
+        counterPriceCents: 1_100,
+        message: 'Best I can do',
+        respondedAtMs: NOW + 60_000,
+      },
+      agreedUnitPriceCents: 1_100,
+      version: 2,
+    });
+    await expect(
+      grpc.client.respondToQuote({
+        actor: SELLER_ACTOR,
+        sellerAccountId: SELLER,
+        quoteRequestId: id,
+        action: 'accept',
+        message: '',
+        correlationId: '',
+      }),
+    ).rejects.toMatchObject({ kind: 'conflict', message: expect.stringContaining('already answered') });
+
+    const { quoteRequest: fetched } = await grpc.client.getQuoteRequest({ quoteRequestId: id });
+    expect(fetched).toMatchObject({ status: 'responded', agreedUnitPriceCents: 1_100, quantity: 20 });
+    const responded = await grpc.client.listQuoteRequests({
+      sellerAccountId: SELLER,
+      status: 'responded',
+      limit: 0,
+    });
+    expect(responded.quoteRequests.map((listed) => listed.quoteRequestId)).toContain(id);
+
+    const mail = await eventually(() => mailTo(`quote-request.${id}.responded@market.example.test`));
+    expect(mail).toContain('To: buyer@example.test');
+    expect(mail).toContain('countered');
+    expect(mail).toContain('$11.00 per unit');
+  });
+
+  it('refuses a product it does not know, a non-public listing, and an invalid request', async () => {
+    await expect(grpc.client.requestQuote(quoteRequest('product_999'))).rejects.toMatchObject({
+      kind: 'not_found',
+    });
+    await expect(grpc.client.requestQuote(quoteRequest('product_2'))).rejects.toMatchObject({
+      kind: 'not_found',
+    });
+    await expect(
+      grpc.client.requestQuote({
+        ...quoteRequest('product_1', 0),
+        buyer: { email: 'nope', name: '', company: '' },
+      }),
+    ).rejects.toMatchObject({
+      kind: 'validation',
+      violations: [{ path: 'quantity' }, { path: 'buyer/email' }],
+    });
+    await expect(grpc.client.getQuoteRequest({ quoteRequestId: 999_999 })).rejects.toMatchObject({
+      kind: 'not_found',
+    });
+    await expect(
+      grpc.client.listQuoteRequests({ sellerAccountId: SELLER, status: 'archived', limit: 0 }),
+    ).rejects.toMatchObject({ kind: 'validation', violations: [{ path: 'status' }] });
+  });
+
+  it('gives 20 concurrent requests 20 distinct positive ids, and counts them', async () => {
+    const since = clock.now();
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => grpc.client.requestQuote(quoteRequest('product_1', 3))),
+    );
+    const ids = new Set(answers.map(({ quoteRequest: quote }) => quote!.quoteRequestId));
+    expect(ids.size).toBe(20);
+    expect([...ids].every((id) => Number.isSafeInteger(id) && id > 0)).toBe(true);
+    expect((await grpc.client.countQuoteRequestsSince({ sinceMs: since })).count).toBe(20);
+  });
+
+  it('lets one of two racing responses win and refuses the other as already answered', async () => {
+    const { quoteRequest: quote } = await grpc.client.requestQuote(quoteRequest('product_1', 4));
+    const respond = (action: string) =>
+      grpc.client.respondToQuote({
+        actor: SELLER_ACTOR,
+        sellerAccountId: SELLER,
+        quoteRequestId: quote!.quoteRequestId,
+        action,
+        message: '',
+        correlationId: '',
+      });
+    const outcomes = await Promise.allSettled([respond('accept'), respond('decline')]);
+    expect(outcomes.filter(({ status }) => status === 'fulfilled')).toHaveLength(1);
+    expect(outcomes.find(({ status }) => status === 'rejected')).toMatchObject({
+      reason: { kind: 'conflict' },
+    });
+  });
+});
