@@ -48,6 +48,12 @@ const HEALTH_OF: Record<ServingStatus, 'healthy' | 'unhealthy'> = {
 /** Overall status in grpc.health.v1 is the empty service name. */
 const OVERALL = '';
 
+/**
+ * A health entry that is SERVING from listen until shutdown, whatever the readiness: Kubernetes' liveness probe
+ * asks for it, so a service that is alive but not ready (catching up, draining) is not restarted.
+ */
+export const LIVENESS_HEALTH_SERVICE = 'liveness';
+
 const dialAddress = (host: string, port: number): string =>
   host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 
@@ -76,6 +82,7 @@ export const startGrpcServer = async <const Definitions extends readonly TsProto
     for (const name of [OVERALL, ...serviceNames]) healthState.setStatus(HEALTH_OF[status], name);
   };
   setServing(initialStatus);
+  healthState.setStatus('healthy', LIVENESS_HEALTH_SERVICE);
 
   const port = await server.listen(dialAddress(host, options.port));
   const address = dialAddress(host, port);

@@ -1,5 +1,6 @@
 export {
   startGrpcServer,
+  LIVENESS_HEALTH_SERVICE,
   type GrpcServer,
   type GrpcServerOptions,
   type GrpcService,
@@ -15,5 +16,6 @@ export { waitForServing, type WaitForServingOptions } from './wait-for-serving.j
 export {
   serveGrpcService,
   GRPC_DRAIN_TIMEOUT_MS,
+  READINESS_REFRESH_MS,
   type GrpcServiceHandleOptions,
 } from './grpc-service-handle.js';
