@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
@@ -30,6 +31,11 @@ export interface GatewayOptions {
   readonly services: { readonly listing: string; readonly catalog: string };
   /** Unset: the admin API answers 404. */
   readonly adminToken?: string | undefined;
+  /**
+   * Signs agent tokens (AGENT_TOKEN_SECRET; every replica needs the same). Unset: a random one per start, so
+   * tokens die with the process; main.ts and the embedded runner always pass one.
+   */
+  readonly agentTokenSecret?: string | undefined;
   /** Default: `http://localhost:<port>`. */
   readonly publicBaseUrl?: string | undefined;
   /** Replaces the gRPC health checks of the backends (the embedded runner knows their state directly). */
@@ -60,7 +66,12 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
   const logger = options.logger.child({ service: 'gateway' });
   const schema = options.identitySchema ?? IDENTITY_SCHEMA;
   await migrate(db, schema, IDENTITY_MIGRATIONS);
-  const identity = createIdentityService({ db, schema, clock });
+  const identity = createIdentityService({
+    db,
+    schema,
+    clock,
+    agentTokenSecret: options.agentTokenSecret ?? randomBytes(32).toString('base64url'),
+  });
   const clientOptions = { deadlineMs: options.grpcDeadlineMs };
   const listing = createListingClient(options.services.listing, clientOptions);
   const catalog = createCatalogClient(options.services.catalog, clientOptions);

@@ -8,3 +8,4 @@ export { createCatalogClient, type CatalogClient } from './clients/catalog.clien
 export { createListingBodySchema } from './http/schemas/create-listing.schema.js';
 export { catalogSearchQuerySchema } from './http/schemas/catalog-search.schema.js';
 export { createAccountBodySchema } from './http/schemas/admin.schema.js';
+export { persistentSecret } from './persistent-secret.js';

@@ -2,6 +2,7 @@ import { blobStoreConfigSchema, createBlobStore } from '@marketplace/blobstore';
 import { infrastructureConfigSchema, runServiceMain } from '@marketplace/runtime';
 import { gatewayConfigSchema } from './gateway.config.js';
 import { startGateway } from './gateway.service.js';
+import { persistentSecret } from './persistent-secret.js';
 
 runServiceMain({
   name: 'gateway',
@@ -9,7 +10,7 @@ runServiceMain({
     DATA_DIR: infrastructureConfigSchema.shape.DATA_DIR,
     ...blobStoreConfigSchema.shape,
   }),
-  start: ({ db, log, logger, clock }, config) =>
+  start: async ({ db, log, logger, clock }, config) =>
     startGateway({
       db,
       log,
@@ -19,6 +20,8 @@ runServiceMain({
       http: { host: config.HOST, port: config.PORT },
       services: { listing: config.LISTING_GRPC_ADDR, catalog: config.CATALOG_GRPC_ADDR },
       adminToken: config.ADMIN_TOKEN,
+      agentTokenSecret:
+        config.AGENT_TOKEN_SECRET ?? (await persistentSecret(config.DATA_DIR, 'agent-token-secret')),
       publicBaseUrl: config.PUBLIC_BASE_URL,
       grpcDeadlineMs: config.GRPC_DEADLINE_MS,
     }),

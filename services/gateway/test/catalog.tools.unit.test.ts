@@ -47,6 +47,15 @@ const recordingCatalog = () => {
       return product(request.productId);
     },
     listCategories: async () => [],
+    semanticSearch: async (request) => {
+      calls.push(request);
+      return [{ product: product('product_2'), similarity: 0.734_56 }];
+    },
+    listPublicProducts: async (request) => {
+      calls.push(request);
+      return { products: [product('product_1')], nextCursor: '' };
+    },
+    getCatalogStats: async () => ({ publicProducts: 0, publicInStockProducts: 0, byCategory: [], byCondition: [] }),
     recommendPrice: async (request) => {
       calls.push(request);
       return {
@@ -67,8 +76,16 @@ const recordingCatalog = () => {
   return { calls, queries: new CatalogQueries(client, new ProductViews('https://market.test')) };
 };
 
-const seller: Principal = { accountId: 3, role: 'seller', keyPrefix: 'lmk_abc' };
-const buyer: Principal = { accountId: 4, role: 'buyer', keyPrefix: 'lmk_def' };
+const seller: Principal = {
+  accountId: 3,
+  role: 'seller',
+  credential: { kind: 'api_key', keyPrefix: 'lmk_abc' },
+};
+const buyer: Principal = {
+  accountId: 4,
+  role: 'buyer',
+  credential: { kind: 'api_key', keyPrefix: 'lmk_def' },
+};
 
 const pathsOf = (result: { success: boolean; error?: { issues: { path: PropertyKey[] }[] } }) =>
   result.error?.issues.map(({ path }) => path.join('/'));
@@ -185,5 +202,45 @@ describe('get_pricing_recommendation', () => {
         explanation: 'table',
       },
     });
+  });
+});
+
+describe('search_inventory_semantic', () => {
+  const { calls, queries } = recordingCatalog();
+  const tool = searchInventorySemanticTool(queries);
+
+  it('requires a query; limit 10 by default, at most 50; price in cents', () => {
+    expect(tool.inputSchema.parse({ query: 'laptops for a school' })).toEqual({
+      query: 'laptops for a school',
+      limit: 10,
+    });
+    const result = tool.inputSchema.safeParse({
+      query: ' ',
+      limit: 51,
+      max_price: 12.5,
+      condition: 'used',
+    });
+    expect(pathsOf(result)?.sort()).toEqual(['condition', 'limit', 'max_price', 'query']);
+    expect(pathsOf(tool.inputSchema.safeParse({}))).toEqual(['query']);
+    expect(pathsOf(tool.inputSchema.safeParse({ query: 'x'.repeat(1_001) }))).toEqual(['query']);
+  });
+
+  it('answers the search_inventory product shape plus a similarity, rounded to 4 decimals', async () => {
+    const input = tool.inputSchema.parse({ query: 'laptops', category: 'electronics', max_price: 5_000 });
+    const result = await tool.handler(undefined, input);
+
+    expect(calls.at(-1)).toEqual({
+      query: 'laptops',
+      category: 'electronics',
+      condition: undefined,
+      maxPriceCents: 5_000,
+      limit: 10,
+    });
+    expect(result.products).toEqual([
+      expect.objectContaining({ id: 'product_2', price: 1_000, similarity: 0.7346 }),
+    ]);
+    expect(tool.outputSchema.parse(result)).toEqual(result);
+    expect(tool.auth).toBe('none');
+    expect(tool.annotations.readOnlyHint).toBe(true);
   });
 });

@@ -1,13 +1,15 @@
 import type { Database, Queryable } from '@marketplace/database';
 import { createPostgresEventStore } from '@marketplace/eventsourcing';
 import type { Clock } from '@marketplace/platform';
-import { notFound, unauthenticated } from '@marketplace/platform';
+import { forbidden, notFound, unauthenticated } from '@marketplace/platform';
 import type { AccountDraft, IssuedKey, Principal } from '../domain/account.js';
 import type { AccountCreated } from '../domain/account.events.js';
 import { ACCOUNT_STREAM_TYPE, accountStreamId } from '../domain/account.events.js';
 import type { RandomSource } from '../domain/api-key.js';
 import { apiKeyMatches, apiKeyPrefixOf, generateApiKey, isApiKeyPrefix } from '../domain/api-key.js';
 import { IdentityRepository } from '../adapters/identity.repository.js';
+import type { AgentTokenRejection, IssuedAgentToken } from '../domain/agent-token.js';
+import { issueAgentToken, verifyAgentToken } from '../domain/agent-token.js';
 
 /** Accounts and API keys: what the admin API, the CLI and authentication need. */
 export interface IdentityService {
@@ -19,6 +21,13 @@ export interface IdentityService {
   revokeApiKey(prefix: string): Promise<void>;
   /** The principal behind a presented key; unauthenticated for anything but a known, unrevoked key. */
   authenticate(presentedKey: string): Promise<Principal>;
+  /** A signed agent token for a buyer who authenticated with an API key; forbidden for anyone else. */
+  issueAgentToken(principal: Principal): Promise<IssuedAgentToken>;
+  /**
+   * The buyer behind a presented agent token; unauthenticated when it is malformed, tampered with, expired, or
+   * names no buyer account. A revoked key does not revoke the tokens it issued: they live an hour at most.
+   */
+  authenticateAgentToken(presentedToken: string): Promise<Principal>;
   /** Throws unless the identity tables exist and the database answers. */
   probe(): Promise<void>;
 }
@@ -29,7 +38,15 @@ export interface IdentityServiceOptions {
   readonly schema: string;
   readonly clock: Clock;
   readonly random?: RandomSource;
+  /** Signs and verifies agent tokens (AGENT_TOKEN_SECRET). */
+  readonly agentTokenSecret: string;
 }
+
+const TOKEN_REJECTIONS: Record<AgentTokenRejection, string> = {
+  malformed: 'is not <sessionId>.<expiresMs>.<buyerUserId>.<signature>',
+  bad_signature: 'has an invalid signature',
+  expired: 'has expired; ask POST /api/agent-tokens for a new one',
+};
 
 /** Prefixes are 40 random bits; a few draws make a clash practically impossible. */
 const MAX_PREFIX_DRAWS = 5;
@@ -39,6 +56,7 @@ export const createIdentityService = ({
   schema,
   clock,
   random,
+  agentTokenSecret,
 }: IdentityServiceOptions): IdentityService => {
   const repository = new IdentityRepository(schema);
   const store = createPostgresEventStore({ db, schema });
@@ -94,7 +112,30 @@ export const createIdentityService = ({
       if (!prefix || !stored || !apiKeyMatches(presentedKey, stored.keyHash)) {
         throw unauthenticated('the X-MCP-API-Key header does not carry a valid API key');
       }
-      return { accountId: stored.accountId, role: stored.role, keyPrefix: prefix };
+      return {
+        accountId: stored.accountId,
+        role: stored.role,
+        credential: { kind: 'api_key', keyPrefix: prefix },
+      };
+    },
+
+    issueAgentToken: async (principal) => {
+      if (principal.credential.kind !== 'api_key') {
+        throw forbidden('an agent token is issued for a buyer API key, not for another agent token');
+      }
+      if (principal.role !== 'buyer') throw forbidden('agent tokens are for buyer accounts');
+      return issueAgentToken(agentTokenSecret, principal.accountId, clock.now(), { random });
+    },
+
+    authenticateAgentToken: async (presentedToken) => {
+      const verified = verifyAgentToken(agentTokenSecret, presentedToken, clock.now());
+      const role = verified.ok ? await repository.roleOf(db, verified.claims.buyerAccountId) : undefined;
+      if (!verified.ok || role !== 'buyer') {
+        const why = verified.ok ? 'names no buyer account' : TOKEN_REJECTIONS[verified.rejection];
+        throw unauthenticated(`the X-Agent-Token header does not carry a valid agent token: it ${why}`);
+      }
+      const { buyerAccountId, sessionId } = verified.claims;
+      return { accountId: buyerAccountId, role, credential: { kind: 'agent_token', sessionId } };
     },
 
     probe: () => repository.probe(db),

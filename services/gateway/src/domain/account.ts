@@ -11,11 +11,19 @@ export interface AccountDraft {
   readonly country?: string | undefined;
 }
 
-/** The caller behind a valid API key. Logged by account id and key prefix, never by key. */
+/** How a caller proved who it is: an API key (named by its prefix) or a buyer's agent token (by its session). */
+export type Credential =
+  | { readonly kind: 'api_key'; readonly keyPrefix: string }
+  | { readonly kind: 'agent_token'; readonly sessionId: string };
+
+/**
+ * The caller behind a valid API key or agent token. Logged by account id, key prefix or session id, never by
+ * key or token.
+ */
 export interface Principal {
   readonly accountId: number;
   readonly role: AccountRole;
-  readonly keyPrefix: string;
+  readonly credential: Credential;
 }
 
 /** An account and the key just issued to it; `apiKey` is the only copy of the key that will ever exist. */

@@ -17,10 +17,14 @@ import { notFoundFallback, problemErrorHandler } from './error-handler.js';
 import { Problems } from './problem.js';
 import { requestLog } from './request-log.js';
 import { adminRoutes } from './routes/admin.routes.js';
+import { asyncApiRoutes } from './routes/asyncapi.routes.js';
+import { agentTokensRoutes } from './routes/agent-tokens.routes.js';
 import { catalogRoutes } from './routes/catalog.routes.js';
+import { discoveryRoutes } from './routes/discovery.routes.js';
 import type { ReadinessReport } from './routes/health.routes.js';
 import { healthRoutes } from './routes/health.routes.js';
 import { imagesRoutes } from './routes/images.routes.js';
+import { openApiRoutes } from './routes/openapi.routes.js';
 import { problemsRoutes } from './routes/problems.routes.js';
 import { productsRoutes } from './routes/products.routes.js';
 
@@ -72,6 +76,7 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
   const catalogQueries = new CatalogQueries(deps.catalog, views);
   app.use(catalogRoutes(problems, catalogQueries, deps.identity));
   app.use(productsRoutes(problems, new ListingCommands(deps.listing, views), deps.identity, bodyLimitBytes));
+  app.use(agentTokensRoutes(problems, deps.identity, deps.logger));
   if (deps.adminToken !== undefined) {
     app.use(
       adminRoutes({
@@ -85,9 +90,13 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
   }
   const tools = createToolRegistry({ catalog: catalogQueries });
   const mcpResources = marketplaceResources({ catalog: catalogQueries });
+  const dispatcher = new McpDispatcher(tools, mcpResources, deps.logger);
+  app.use(discoveryRoutes(problems, dispatcher, publicBaseUrl));
+  app.use(openApiRoutes(problems, publicBaseUrl));
+  app.use(asyncApiRoutes(problems, publicBaseUrl));
   app.use(
     mcpRoutes({
-      dispatcher: new McpDispatcher(tools, mcpResources, deps.logger),
+      dispatcher,
       identity: deps.identity,
       problems,
       logger: deps.logger,

@@ -5,32 +5,45 @@ import type { Principal } from '../domain/account.js';
 import { secretsEqual } from '../domain/api-key.js';
 
 export const API_KEY_HEADER = 'X-MCP-API-Key';
+export const AGENT_TOKEN_HEADER = 'X-Agent-Token';
 
 /** The principal of each authenticated request, without widening Express's types. */
 const principals = new WeakMap<Request, Principal>();
 
+const presentedHeader = (req: Request, name: string): string | undefined => {
+  const value = req.get(name);
+  return value === undefined || value === '' ? undefined : value;
+};
+
 /**
- * Authenticates the X-MCP-API-Key header on every request (no cache, so a revocation holds at once). With
- * `required`, a missing key is a 401; otherwise a missing key means an anonymous caller. A key that is sent
- * must be valid either way: silently treating a revoked key as anonymous would hide the problem from its owner.
+ * Authenticates the caller of every request by its X-MCP-API-Key or its X-Agent-Token (no cache, so a key's
+ * revocation holds at once). With `required`, a request with neither is a 401; otherwise it is anonymous. A
+ * credential that is sent must be valid either way: silently treating a revoked key as anonymous would hide the
+ * problem from its owner. Sending both is refused, so there is never a question of which one acts.
  */
-export const authenticateApiKey =
+export const authenticate =
   (identity: IdentityService, { required }: { required: boolean }): RequestHandler =>
   async (req, _res, next) => {
-    const presented = req.get(API_KEY_HEADER);
-    if (presented === undefined || presented === '') {
-      if (required) throw unauthenticated(`the ${API_KEY_HEADER} header is required`);
-      next();
-      return;
+    const apiKey = presentedHeader(req, API_KEY_HEADER);
+    const agentToken = presentedHeader(req, AGENT_TOKEN_HEADER);
+    if (apiKey !== undefined && agentToken !== undefined) {
+      throw unauthenticated(`send either ${API_KEY_HEADER} or ${AGENT_TOKEN_HEADER}, not both`);
     }
-    principals.set(req, await identity.authenticate(presented));
+    if (apiKey !== undefined) principals.set(req, await identity.authenticate(apiKey));
+    else if (agentToken !== undefined) principals.set(req, await identity.authenticateAgentToken(agentToken));
+    else if (required) {
+      throw unauthenticated(`the ${API_KEY_HEADER} header (or a buyer's ${AGENT_TOKEN_HEADER}) is required`);
+    }
     next();
   };
 
-/** The caller behind the request's API key, when it sent one. */
+/** The former name of `authenticate`, from when API keys were the only credential; it accepts both. */
+export const authenticateApiKey = authenticate;
+
+/** The caller behind the request's API key or agent token, when it sent one; `credential` says which. */
 export const principalOf = (req: Request): Principal | undefined => principals.get(req);
 
-/** The caller of a route mounted behind `authenticateApiKey({ required: true })`. */
+/** The caller of a route mounted behind `authenticate({ required: true })`. */
 export const authenticatedPrincipalOf = (req: Request): Principal => {
   const principal = principals.get(req);
   if (!principal) throw new Error(`${req.method} ${req.path} is not mounted behind required authentication`);

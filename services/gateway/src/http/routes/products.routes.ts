@@ -3,7 +3,7 @@ import type { listingV1 } from '@marketplace/proto';
 import { dollarsToCents } from '@marketplace/platform';
 import type { IdentityService } from '../../application/identity.service.js';
 import type { ListingCommands } from '../../application/listing.commands.js';
-import { authenticateApiKey, authenticatedPrincipalOf } from '../auth.middleware.js';
+import { authenticate, authenticatedPrincipalOf } from '../auth.middleware.js';
 import { jsonBody } from '../json-body.js';
 import { methodNotAllowed } from '../method-not-allowed.js';
 import type { Problems } from '../problem.js';
@@ -42,7 +42,7 @@ export const productsRoutes = (
   const router = Router();
   router
     .route('/api/products')
-    .post(authenticateApiKey(identity, { required: true }), ...jsonBody(bodyLimitBytes), async (req, res) => {
+    .post(authenticate(identity, { required: true }), ...jsonBody(bodyLimitBytes), async (req, res) => {
       const body = parseOrThrow(createListingBodySchema, req.body, 'listing');
       const created = await listings.create(
         authenticatedPrincipalOf(req),

@@ -1,0 +1,28 @@
+import { Router } from 'express';
+import type { Logger } from '@marketplace/platform';
+import { toIso } from '@marketplace/platform';
+import type { IdentityService } from '../../application/identity.service.js';
+import { authenticate, authenticatedPrincipalOf } from '../auth.middleware.js';
+import { methodNotAllowed } from '../method-not-allowed.js';
+import type { Problems } from '../problem.js';
+
+/**
+ * `POST /api/agent-tokens` (decisions, "Accounts, keys and tokens"): a buyer trades its X-MCP-API-Key for a
+ * signed agent token, answered 201 `{token, expires_at}`. No body. The token is logged by session id only.
+ */
+export const agentTokensRoutes = (problems: Problems, identity: IdentityService, logger: Logger): Router => {
+  const router = Router();
+  router
+    .route('/api/agent-tokens')
+    .post(authenticate(identity, { required: true }), async (req, res) => {
+      const buyer = authenticatedPrincipalOf(req);
+      const issued = await identity.issueAgentToken(buyer);
+      logger.info({ accountId: buyer.accountId, sessionId: issued.sessionId }, 'agent token issued');
+      res
+        .status(201)
+        .set('Cache-Control', 'no-store')
+        .json({ token: issued.token, expires_at: toIso(issued.expiresAtMs) });
+    })
+    .all(methodNotAllowed(problems, ['POST']));
+  return router;
+};
