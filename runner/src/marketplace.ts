@@ -43,7 +43,14 @@ export const startMarketplace = async (
     handles.push(listing);
     const catalog = await startCatalogService({ ...infrastructure, grpc: LOOPBACK });
     handles.push(catalog);
-    handles.push(await startQuoteService({ ...infrastructure, grpc: LOOPBACK }));
+    handles.push(
+      await startQuoteService({
+        ...infrastructure,
+        grpc: LOOPBACK,
+        mailer: createMailer(config, config.DATA_DIR),
+        publicBaseUrl: config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`,
+      }),
+    );
     handles.push(
       await startOrderService({
         ...infrastructure,
