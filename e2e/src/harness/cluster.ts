@@ -32,7 +32,8 @@ export class Cluster {
     readonly images: ImageServer,
   ) {}
 
-  static async start(): Promise<Cluster> {
+  /** `env` is added to every process's environment (e.g. a short EVENT_LOG_ACK_WAIT_MS for fault runs). */
+  static async start(options: { env?: Record<string, string> } = {}): Promise<Cluster> {
     const suffix = randomBytes(4).toString('hex');
     const databaseName = `e2e_${suffix}`;
     await withServer((client) => client.query(`CREATE DATABASE ${databaseName}`));
@@ -60,6 +61,7 @@ export class Cluster {
       ...Object.fromEntries(
         BACKEND_SERVICES.map((s) => [`${s.toUpperCase()}_GRPC_ADDR`, grpcAddresses.get(s) ?? '']),
       ),
+      ...options.env,
     };
     for (const service of BACKEND_SERVICES) {
       const address = grpcAddresses.get(service) ?? '';

@@ -53,6 +53,12 @@ export class ManagedProcess {
     return this.output;
   }
 
+  /** Sends a signal without waiting, e.g. SIGSTOP/SIGCONT to freeze a consumer past its ack deadline. */
+  signal(signal: NodeJS.Signals): void {
+    if (!this.child || !this.running) throw new Error(`${this.name} is not running`);
+    this.child.kill(signal);
+  }
+
   /** SIGTERM (a graceful drain) or SIGKILL (a crash); resolves when the process is gone. */
   async stop(signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM', timeoutMs = 20_000): Promise<number | null> {
     const child = this.child;
