@@ -94,8 +94,9 @@ export class DeliveriesTable {
       `insert into ${this.table}
          (delivery_id, subscription_id, product_id, channel_index, channel_type, target, body,
           next_attempt_at_ms, created_at_ms)
-       select *, $8::bigint, $8::bigint from unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[],
-         $6::text[], $7::text[])
+       select d.id, d.subscription_id, d.product_id, d.channel_index, d.channel_type, d.target, d.body, $8, $8
+       from unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[])
+         as d(id, subscription_id, product_id, channel_index, channel_type, target, body)
        on conflict (subscription_id, product_id, channel_index) do nothing`,
       [
         column('deliveryId'),

@@ -53,7 +53,8 @@ export class SubscriptionsTable {
         subscription.subscriptionId,
         subscription.ownerAccountId ?? null,
         query,
-        subscription.channels,
+        // An array parameter would travel as a PostgreSQL array: jsonb needs the JSON text.
+        JSON.stringify(subscription.channels),
         subscription.createdAt,
         query.category ?? ANY,
         query.condition ?? ANY,

@@ -22,6 +22,8 @@ export interface DeliveryWorkerOptions {
   readonly leaseMs?: number;
   /** How often the queue is looked at without a wake-up (work enqueued by other replicas); default 100 ms. */
   readonly pollMs?: number;
+  /** False: no background loop, only `processDue()` calls (tests that drive a virtual clock); default true. */
+  readonly runLoop?: boolean;
 }
 
 export interface DeliveryWorker {
@@ -127,7 +129,7 @@ export const startDeliveryWorker = (options: DeliveryWorkerOptions): DeliveryWor
       }
     }
   };
-  const running = loop();
+  const running = options.runLoop === false ? Promise.resolve() : loop();
 
   return {
     wake: () => wakeUp?.(),

@@ -1,0 +1,305 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import type { Database } from '@marketplace/database';
+import { migrate } from '@marketplace/database';
+import { dropSchema, freshSchemaName, testEngines } from '@marketplace/database/testing';
+import { createPostgresEventStore } from '@marketplace/eventsourcing';
+import { createGuardedFetcher, type GuardedFetcher } from '@marketplace/outbound-http';
+import { createLogger, ManualClock, systemClock, type Clock } from '@marketplace/platform';
+import { DeliveriesTable } from '../src/adapters/deliveries.table.js';
+import { createDeliverySender } from '../src/adapters/delivery.senders.js';
+import { MatchingTables } from '../src/adapters/matching.tables.js';
+import { subscriptionMigrations } from '../src/adapters/subscription.migrations.js';
+import { SubscriptionsTable } from '../src/adapters/subscriptions.table.js';
+import { startDeliveryWorker, type DeliveryWorker } from '../src/application/delivery-worker.js';
+import { matchNewListing } from '../src/application/match-listing.js';
+import {
+  listSubscriptions,
+  subscribe,
+  subscriptionResource,
+  unsubscribe,
+  type SubscriptionDependencies,
+} from '../src/application/subscriptions.js';
+import { newListing, RecordingMailer, WebhookReceiver } from './support.js';
+
+const logger = createLogger({ service: 'subscription-test', level: 'silent' });
+const SECRET = 'test-signing-secret-0123456789abcdef';
+const START = Date.UTC(2026, 0, 1);
+const BUYER = 42;
+const actor = { kind: 'buyer', id: String(BUYER) } as const;
+
+/**
+ * An independent verifier, written from the documented scheme only (decisions, "Saved searches"), as a
+ * receiver would: parse `t=...,v1=...`, HMAC-SHA256 over "<t>.<raw body>", constant-time compare.
+ */
+const verifySignature = (header: string | undefined, rawBody: string, secret: string): boolean => {
+  const parts = new Map((header ?? '').split(',').map((part) => part.split('=', 2) as [string, string]));
+  const timestamp = parts.get('t');
+  const signature = parts.get('v1');
+  if (!timestamp || !signature) return false;
+  const expected = createHmac('sha256', secret).update(`${timestamp}.${rawBody}`).digest();
+  const presented = Buffer.from(signature, 'hex');
+  return presented.length === expected.length && timingSafeEqual(presented, expected);
+};
+
+describe.each(testEngines())('saved searches on $name', ({ create, name }) => {
+  let db: Database;
+  let schema: string;
+  let clock: ManualClock;
+  let deps: SubscriptionDependencies;
+  let fetcher: GuardedFetcher;
+  let mailer: RecordingMailer;
+  const receivers: WebhookReceiver[] = [];
+  const workers: DeliveryWorker[] = [];
+
+  const match = (listing = newListing()) =>
+    db.transaction((tx) =>
+      matchNewListing({ ...deps, publicBaseUrl: 'https://market.example' }, tx, listing, clock.now()),
+    );
+
+  const worker = (workerClock: Clock) => {
+    const started = startDeliveryWorker({
+      db,
+      deliveries: deps.deliveries,
+      clock: workerClock,
+      logger,
+      // On the virtual clock the test drives processDue() itself; a background loop would race it.
+      runLoop: workerClock === systemClock,
+      send: createDeliverySender({
+        fetcher,
+        mailer,
+        signingSecret: SECRET,
+        clock: workerClock,
+        publicBaseUrl: 'https://market.example',
+      }),
+    });
+    workers.push(started);
+    return started;
+  };
+
+  const receiver = async (statuses: number[] = [], now?: () => number) => {
+    const started = await WebhookReceiver.start(statuses, now);
+    receivers.push(started);
+    return started;
+  };
+
+  /** The issue's example: electronics, customer returns, under $40 a unit, at least 500 units. */
+  const subscribeExample = (channels: unknown[], ownerAccountId: number | null = BUYER) =>
+    subscribe(deps, {
+      ...(ownerAccountId === null ? {} : { ownerAccountId }),
+      actor,
+      draft: {
+        query: {
+          category: 'electronics',
+          condition: 'customer_returns',
+          maxPrice: 4_000,
+          minQuantity: 500,
+          search: 'earbuds',
+          preferredCarrier: 'ups',
+        },
+        channels,
+      },
+    });
+
+  beforeAll(async () => {
+    db = await create();
+    fetcher = createGuardedFetcher({ allowList: { hosts: ['127.0.0.1'], cidrs: ['127.0.0.1/32'] } });
+  });
+  afterAll(async () => {
+    await fetcher.close();
+    await db.close();
+  });
+  beforeEach(async () => {
+    schema = freshSchemaName('subscription');
+    await migrate(db, schema, subscriptionMigrations);
+    clock = new ManualClock(START);
+    mailer = new RecordingMailer();
+    deps = {
+      db,
+      clock,
+      store: createPostgresEventStore({ db, schema }),
+      subscriptions: new SubscriptionsTable(schema),
+      matching: new MatchingTables(schema),
+      deliveries: new DeliveriesTable(schema),
+      signingSecret: SECRET,
+    };
+  });
+  afterEach(async () => {
+    await Promise.all(workers.splice(0).map((started) => started.stop()));
+    await Promise.all(receivers.splice(0).map((started) => started.close()));
+    await dropSchema(db, schema);
+  });
+
+  it('keeps a subscription for its owner only, unknown query keys included', async () => {
+    const { subscription } = await subscribeExample([{ type: 'mcp_resource' }]);
+    expect(subscription.subscriptionId).toMatch(/^sub_[0-9a-f]{24}$/);
+    expect(subscription.query.original).toMatchObject({ preferredCarrier: 'ups' });
+    expect((await listSubscriptions(deps, BUYER)).map((s) => s.subscriptionId)).toEqual([
+      subscription.subscriptionId,
+    ]);
+    expect(await listSubscriptions(deps, BUYER + 1)).toEqual([]);
+    await expect(subscriptionResource(deps, subscription.subscriptionId, BUYER + 1)).rejects.toMatchObject({
+      kind: 'not_found',
+    });
+    await expect(
+      unsubscribe(deps, {
+        subscriptionId: subscription.subscriptionId,
+        requesterAccountId: BUYER + 1,
+        actor,
+      }),
+    ).rejects.toMatchObject({ kind: 'not_found' });
+    await unsubscribe(deps, {
+      subscriptionId: subscription.subscriptionId,
+      requesterAccountId: BUYER,
+      actor,
+    });
+    expect(await listSubscriptions(deps, BUYER)).toEqual([]);
+  });
+
+  it('lets an anonymous caller subscribe with webhook and email only, and end it with the token', async () => {
+    const refused = await subscribeExample([{ type: 'mcp_resource' }], null).catch((error: unknown) => error);
+    expect(refused).toMatchObject({
+      kind: 'validation',
+      violations: [{ path: 'channels/0/type', message: expect.any(String) }],
+    });
+    const { subscription, unsubscribeToken } = await subscribeExample(
+      [{ type: 'email', email: 'agent@example.com' }],
+      null,
+    );
+    const id = subscription.subscriptionId;
+    await expect(
+      unsubscribe(deps, { subscriptionId: id, unsubscribeToken: 'forged', actor }),
+    ).rejects.toMatchObject({
+      kind: 'not_found',
+    });
+    await unsubscribe(deps, { subscriptionId: id, unsubscribeToken, actor });
+    expect(await match()).toBe(0);
+  });
+
+  it('matches a new promoted listing once, however often its event is redelivered', async () => {
+    const hook = await receiver();
+    const { subscription } = await subscribeExample([
+      { type: 'webhook', url: hook.url },
+      { type: 'email', email: 'agent@example.com' },
+      { type: 'mcp_resource' },
+    ]);
+    expect(await match(newListing({ productId: 'product_2', priceCents: 4_500 }))).toBe(0);
+    expect(await match(newListing({ productId: 'product_3', quantity: 100 }))).toBe(0);
+    expect(
+      await match(newListing({ productId: 'product_4', title: 'Headphones', description: 'Over-ear' })),
+    ).toBe(0);
+    expect(await match(newListing({ productId: 'product_5', promotePublicly: false }))).toBe(0);
+    expect(await match()).toBe(2);
+    expect(await match()).toBe(0);
+
+    await worker(clock).processDue();
+    expect(hook.received).toHaveLength(1);
+    expect(mailer.sent).toHaveLength(1);
+    expect(mailer.sent[0]?.text).toContain('/unsubscribe?token=');
+    const resource = await subscriptionResource(deps, subscription.subscriptionId, BUYER);
+    expect(resource.matches.map((m) => m.productId)).toEqual(['product_1']);
+    expect(resource.deliveries.map((d) => [d.channelType, d.status, d.attempts])).toEqual(
+      expect.arrayContaining([
+        ['webhook', 'delivered', 1],
+        ['email', 'delivered', 1],
+      ]),
+    );
+  });
+
+  it('signs webhooks so an independent verifier accepts them, and nothing else', async () => {
+    const hook = await receiver();
+    const { subscription } = await subscribeExample([{ type: 'webhook', url: hook.url }]);
+    await match();
+    await worker(clock).processDue();
+    const [delivery] = hook.received;
+    if (!delivery) throw new Error('no webhook arrived');
+    const signature = delivery.headers['x-marketplace-signature'] as string;
+    expect(verifySignature(signature, delivery.body, SECRET)).toBe(true);
+    expect(verifySignature(signature, delivery.body, 'another secret')).toBe(false);
+    expect(verifySignature(signature, delivery.body.replace('3500', '3400'), SECRET)).toBe(false);
+    expect(signature).toMatch(new RegExp(`^t=${Math.floor(START / 1000)},v1=[0-9a-f]{64}$`));
+    expect(delivery.headers['x-marketplace-event']).toBe('saved_search.match');
+    const body = JSON.parse(delivery.body) as Record<string, unknown>;
+    expect(body).toEqual({
+      id: delivery.headers['x-marketplace-delivery'],
+      type: 'saved_search.match',
+      created_at: new Date(START).toISOString(),
+      data: {
+        subscription_id: subscription.subscriptionId,
+        query: expect.objectContaining({ maxPrice: 4_000, preferredCarrier: 'ups' }),
+        product: expect.objectContaining({ id: 'product_1', price: 3_500, quantity_available: 600 }),
+      },
+    });
+  });
+
+  it('retries a receiver that fails twice after 1 s then 2 s, with the same delivery id (virtual clock)', async () => {
+    const hook = await receiver([503, 429], () => clock.now());
+    await subscribeExample([{ type: 'webhook', url: hook.url }]);
+    await match();
+    const delivering = worker(clock);
+    for (let step = 0; step < 20 && hook.received.length < 3; step++) {
+      await delivering.processDue();
+      const due = await deps.deliveries.nextDueAt(db);
+      if (due !== undefined) clock.set(Math.max(clock.now(), due));
+    }
+    await delivering.processDue();
+    expect(hook.received).toHaveLength(3);
+    expect(new Set(hook.received.map((r) => r.headers['x-marketplace-delivery'])).size).toBe(1);
+    const [first, second, third] = hook.received.map((r) => r.at);
+    expect([second! - first!, third! - second!]).toEqual([1_000, 2_000]);
+    const [delivery] = await deps.deliveries.recent(
+      db,
+      (await listSubscriptions(deps, BUYER))[0]!.subscriptionId,
+    );
+    expect(delivery).toMatchObject({ status: 'delivered', attempts: 3 });
+  });
+
+  it('gives up after 3 retries and shows the failure on the resource', async () => {
+    const hook = await receiver([500, 500, 500, 500, 500]);
+    const { subscription } = await subscribeExample([{ type: 'webhook', url: hook.url }]);
+    await match();
+    const delivering = worker(clock);
+    for (let step = 0; step < 10; step++) {
+      await delivering.processDue();
+      const due = await deps.deliveries.nextDueAt(db);
+      if (due === undefined) break;
+      clock.set(due);
+    }
+    expect(hook.received).toHaveLength(4);
+    const { deliveries } = await subscriptionResource(deps, subscription.subscriptionId, BUYER);
+    expect(deliveries[0]).toMatchObject({
+      status: 'failed',
+      attempts: 4,
+      lastError: 'the receiver answered 500',
+    });
+  });
+
+  // Real time, on one engine only (3 s): the background loop itself keeps the schedule.
+  if (name === 'postgres')
+    it('keeps the 1 s, 2 s schedule in real time (±20%)', async () => {
+      const hook = await receiver([502, 503]);
+      deps = { ...deps, clock: systemClock };
+      await subscribe(deps, {
+        ownerAccountId: BUYER,
+        actor,
+        draft: { query: {}, channels: [{ type: 'webhook', url: hook.url }] },
+      });
+      await db.transaction((tx) =>
+        matchNewListing(
+          { ...deps, publicBaseUrl: 'https://market.example' },
+          tx,
+          newListing({ createdAt: Date.now() }),
+          Date.now(),
+        ),
+      );
+      worker(systemClock).wake();
+      const deadline = Date.now() + 8_000;
+      while (hook.received.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      const [first, second, third] = hook.received.map((r) => r.at);
+      expect(hook.received).toHaveLength(3);
+      expect(second! - first!).toBeGreaterThanOrEqual(800);
+      expect(second! - first!).toBeLessThanOrEqual(1_200);
+      expect(third! - second!).toBeGreaterThanOrEqual(1_600);
+      expect(third! - second!).toBeLessThanOrEqual(2_400);
+    }, 15_000);
+});
