@@ -1,0 +1,1 @@
+export { rateLimitStoreContract } from './rate-limit-store.contract.js';
