@@ -1,10 +1,22 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { ServiceHandle } from '@marketplace/platform';
 import { ConfigError, createLogger, parseEnv } from '@marketplace/platform';
 import type { Infrastructure } from './infrastructure.js';
 import { createInfrastructure } from './infrastructure.js';
 import { infrastructureConfigSchema } from './infrastructure.config.js';
 import { drain, onShutdownSignal } from './lifecycle.js';
+
+/** The variables of a service's main beyond its infrastructure and its own. */
+export const serviceMainConfigSchema = z.object({
+  /**
+   * true: start the service (which applies its migrations), drain at once and exit 0; the chart's migrations Job
+   * runs this before a new version's pods start.
+   */
+  MIGRATE_ONLY: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
+});
 
 export interface ServiceMainOptions<S extends z.ZodObject> {
   readonly name: string;
@@ -15,13 +27,18 @@ export interface ServiceMainOptions<S extends z.ZodObject> {
 
 /**
  * The cluster-mode main of one service: parse the environment, open the infrastructure (waiting for it), start,
- * and drain on SIGTERM. A configuration error exits with status 2 and names the variable.
+ * and drain on SIGTERM. A configuration error exits with status 2 and names the variable. With MIGRATE_ONLY=true
+ * it stops right after starting, since every service applies its migrations as it starts.
  */
 export const runServiceMain = <S extends z.ZodObject>(options: ServiceMainOptions<S>): void => {
   const logger = createLogger({ service: options.name });
-  let config: z.infer<typeof infrastructureConfigSchema> & z.infer<S>;
+  let config: z.infer<typeof infrastructureConfigSchema> &
+    z.infer<typeof serviceMainConfigSchema> &
+    z.infer<S>;
   try {
-    config = parseEnv(infrastructureConfigSchema.extend(options.configSchema.shape)) as typeof config;
+    config = parseEnv(
+      infrastructureConfigSchema.extend(serviceMainConfigSchema.shape).extend(options.configSchema.shape),
+    ) as typeof config;
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`${options.name}: ${error.message}\n`);
@@ -36,14 +53,18 @@ export const runServiceMain = <S extends z.ZodObject>(options: ServiceMainOption
       await infrastructure.close();
       throw error;
     }
-    logger.info({ address: handle.address }, `${options.name} started`);
-    onShutdownSignal(() =>
+    const stop = (): Promise<boolean> =>
       drain([handle], {
         timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
         logger,
         finally: () => infrastructure.close(),
-      }),
-    );
+      });
+    if (config.MIGRATE_ONLY) {
+      logger.info(`${options.name} migrations applied (MIGRATE_ONLY); stopping`);
+      process.exit((await stop()) ? 0 : 1);
+    }
+    logger.info({ address: handle.address }, `${options.name} started`);
+    onShutdownSignal(stop);
   };
   main().catch((error: unknown) => {
     logger.fatal({ err: error }, `${options.name} failed to start`);
