@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { catalogV1 } from '@marketplace/proto';
 import { CatalogQueries } from '../src/application/catalog.queries.js';
 import { ProductViews } from '../src/application/product.views.js';
+import { searchInventorySemanticTool } from '../src/application/tools/catalog-semantic.tools.js';
 import {
   getPricingRecommendationTool,
   getProductDetailsTool,
@@ -55,7 +56,12 @@ const recordingCatalog = () => {
       calls.push(request);
       return { products: [product('product_1')], nextCursor: '' };
     },
-    getCatalogStats: async () => ({ publicProducts: 0, publicInStockProducts: 0, byCategory: [], byCondition: [] }),
+    getCatalogStats: async () => ({
+      publicProducts: 0,
+      publicInStockProducts: 0,
+      byCategory: [],
+      byCondition: [],
+    }),
     recommendPrice: async (request) => {
       calls.push(request);
       return {

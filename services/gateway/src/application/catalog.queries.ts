@@ -1,3 +1,4 @@
+import type { catalogV1 } from '@marketplace/proto';
 import { DEFAULT_CURRENCY } from '@marketplace/platform';
 import { CATEGORY_NAMES, isCategory } from '@marketplace/vocabulary';
 import type { CatalogClient } from '../clients/catalog.client.js';
@@ -52,12 +53,54 @@ export interface PricingRecommendation {
   };
 }
 
+/** A semantic search (spec 4.1, search_inventory_semantic); price in cents. */
+export interface SemanticCatalogSearch {
+  readonly query: string;
+  readonly category?: string | undefined;
+  readonly condition?: string | undefined;
+  readonly maxPriceCents?: number | undefined;
+  readonly limit: number;
+}
+
+/** A search result with how close in meaning it is to the query: cosine similarity in [0, 1]. */
+export interface SemanticProductMatch extends ProductSummary {
+  readonly similarity: number;
+}
+
+/** POST /api/ucp/catalog/search and search_inventory_semantic: most similar first. */
+export interface SemanticProductMatches {
+  readonly products: readonly SemanticProductMatch[];
+}
+
+/** One page of every public listing (ACP feed, sitemap): product number order; `next_cursor` null at the end. */
+export interface PublicProductPage {
+  readonly products: readonly ProductDetails[];
+  readonly next_cursor: string | null;
+}
+
+/** The marketplace://stats figures: public listings, in stock or not, by category and by condition. */
+export interface CatalogStatistics {
+  readonly public_products: number;
+  readonly public_in_stock_products: number;
+  readonly by_category: readonly StatisticsRow[];
+  readonly by_condition: readonly StatisticsRow[];
+}
+
+export interface StatisticsRow {
+  readonly id: string;
+  readonly public_products: number;
+  readonly public_in_stock_products: number;
+}
+
 export interface PricingRequest {
   readonly category: string;
   readonly condition: string;
   readonly originalRetailCents: number;
   readonly quantity?: number | undefined;
 }
+
+/** Four decimals say all a ranking needs and keep the JSON short; 0 and 1 stay exact. */
+const roundSimilarity = (similarity: number): number => Math.round(similarity * 10_000) / 10_000;
 
 /** Catalog reads shared by REST and, later, the MCP tools. */
 export class CatalogQueries {
@@ -105,6 +148,45 @@ export class CatalogQueries {
         name: isCategory(id) ? CATEGORY_NAMES[id] : id,
         product_count: productCount,
       })),
+    };
+  }
+
+  async semanticSearch(search: SemanticCatalogSearch): Promise<SemanticProductMatches> {
+    const matches = await this.catalog.semanticSearch({
+      query: search.query,
+      category: search.category,
+      condition: search.condition,
+      maxPriceCents: search.maxPriceCents,
+      limit: search.limit,
+    });
+    return {
+      products: matches.flatMap(({ product, similarity }) =>
+        product ? [{ ...this.views.summaryOf(product), similarity: roundSimilarity(similarity) }] : [],
+      ),
+    };
+  }
+
+  /** `cursor` is absent for the first page, else the previous page's `next_cursor`; `limit` 1-200. */
+  async publicProducts(cursor: string | undefined, limit: number): Promise<PublicProductPage> {
+    const page = await this.catalog.listPublicProducts({ cursor: cursor ?? '', limit });
+    return {
+      products: page.products.map((product) => this.views.detailsOf(product)),
+      next_cursor: page.nextCursor === '' ? null : page.nextCursor,
+    };
+  }
+
+  async statistics(): Promise<CatalogStatistics> {
+    const stats = await this.catalog.getCatalogStats();
+    const rowOf = (row: catalogV1.CatalogStatsCount): StatisticsRow => ({
+      id: row.id,
+      public_products: row.publicProducts,
+      public_in_stock_products: row.publicInStockProducts,
+    });
+    return {
+      public_products: stats.publicProducts,
+      public_in_stock_products: stats.publicInStockProducts,
+      by_category: stats.byCategory.map(rowOf),
+      by_condition: stats.byCondition.map(rowOf),
     };
   }
 

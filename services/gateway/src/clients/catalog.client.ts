@@ -8,6 +8,11 @@ export interface CatalogClient {
   getProduct(request: catalogV1.GetProductRequest): Promise<catalogV1.Product>;
   listCategories(): Promise<catalogV1.CategoryCount[]>;
   recommendPrice(request: catalogV1.RecommendPriceRequest): Promise<catalogV1.RecommendPriceResponse>;
+  semanticSearch(request: catalogV1.SemanticSearchRequest): Promise<catalogV1.SemanticMatch[]>;
+  listPublicProducts(
+    request: catalogV1.ListPublicProductsRequest,
+  ): Promise<catalogV1.ListPublicProductsResponse>;
+  getCatalogStats(): Promise<catalogV1.GetCatalogStatsResponse>;
   close(): void;
 }
 
@@ -23,6 +28,9 @@ export const createCatalogClient = (address: string, options?: GrpcClientOptions
     },
     listCategories: async () => (await client.listCategories({})).categories,
     recommendPrice: (request) => client.recommendPrice(request),
+    semanticSearch: async (request) => (await client.semanticSearch(request)).matches,
+    listPublicProducts: (request) => client.listPublicProducts(request),
+    getCatalogStats: () => client.getCatalogStats({}),
     close: () => grpc.close(),
   };
 };

@@ -49,6 +49,14 @@ export class InMemoryBackends {
       getProduct: async (request) => backends.get(request),
       listCategories: async () => backends.categories(),
       recommendPrice: async (request) => backends.recommendPrice(request),
+      // As a catalog configured with EMBEDDINGS_PROVIDER=none answers (semantic search: catalog and e2e tests).
+      semanticSearch: async () => {
+        throw unavailable(
+          'semantic search is not configured: the catalog runs without an embedding provider',
+        );
+      },
+      listPublicProducts: notServedHere,
+      getCatalogStats: notServedHere,
     };
     backends.server = await startGrpcServer({
       host: '127.0.0.1',

@@ -1,4 +1,5 @@
 import type { CatalogQueries } from '../catalog.queries.js';
+import { searchInventorySemanticTool } from './catalog-semantic.tools.js';
 import { getPricingRecommendationTool, getProductDetailsTool, searchInventoryTool } from './catalog.tools.js';
 import type { Tool } from './tool.js';
 
@@ -27,6 +28,7 @@ export const createToolRegistry = (deps: ToolDependencies): ToolRegistry =>
     searchInventoryTool(deps.catalog),
     getProductDetailsTool(deps.catalog),
     getPricingRecommendationTool(deps.catalog),
+    searchInventorySemanticTool(deps.catalog),
   ]);
 
 /** A registry of these tools; a name used twice is a programming error caught at start-up. */
