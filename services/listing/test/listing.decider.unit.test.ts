@@ -2,7 +2,7 @@ import { describe, it } from '@jest/globals';
 import { DeciderSpecification } from '@marketplace/eventsourcing';
 import { AppError } from '@marketplace/platform';
 import type { CreateListing, ListingDraft } from '../src/domain/listing.commands.js';
-import { listingDecider } from '../src/domain/listing.decider.js';
+import { InsufficientStockError, listingDecider } from '../src/domain/listing.decider.js';
 import type { Listing, ListingCreated } from '../src/domain/listing.events.js';
 
 const NOW = Date.UTC(2026, 8, 1, 12, 0, 0);
@@ -81,5 +81,104 @@ describe('listing decider', () => {
 
   it('refuses to create a listing that already exists', () => {
     spec.given([created()]).when(createListing(draft)).thenThrows(isAppErrorOfKind('conflict'));
+  });
+});
+
+describe('listing decider after creation', () => {
+  const LATER = NOW + 60_000;
+  const metadata = { now: LATER, actor: { kind: 'seller', id: '7' } } as const;
+  const listed = created({ quantity: 10 }).data.listing;
+
+  it('updates the fields sent, names them, and confirms availability', () => {
+    spec
+      .given([created({ quantity: 10 })])
+      .when({
+        type: 'UpdateListing',
+        data: {
+          productId: 'product_42',
+          sellerAccountId: 7,
+          changes: { priceCents: 250, name: listed.name },
+        },
+        metadata,
+      })
+      .then([
+        {
+          type: 'ListingUpdated',
+          data: {
+            listing: { ...listed, priceCents: 250, updatedAt: LATER, confirmedAt: LATER },
+            changedFields: ['price'],
+          },
+        },
+      ]);
+  });
+
+  it("refuses another seller's listing (forbidden) and a listing that does not exist (not found)", () => {
+    const update = (sellerAccountId: number) =>
+      ({
+        type: 'UpdateListing',
+        data: { productId: 'product_42', sellerAccountId, changes: { priceCents: 250 } },
+        metadata,
+      }) as const;
+    spec.given([created()]).when(update(8)).thenThrows(isAppErrorOfKind('forbidden'));
+    spec.given([]).when(update(7)).thenThrows(isAppErrorOfKind('not_found'));
+  });
+
+  it('sets the stock to 0 (sold out)', () => {
+    spec
+      .given([created({ quantity: 10 })])
+      .when({
+        type: 'SetQuantity',
+        data: { productId: 'product_42', sellerAccountId: 7, quantity: 0 },
+        metadata,
+      })
+      .then([
+        {
+          type: 'ListingQuantitySet',
+          data: { listing: { ...listed, quantity: 0, updatedAt: LATER, confirmedAt: LATER } },
+        },
+      ]);
+  });
+
+  const reserve = (reservationId: string, quantity: number) =>
+    ({ type: 'ReserveStock', data: { productId: 'product_42', reservationId, quantity }, metadata }) as const;
+  const reserved = (reservationId: string, quantity: number, left: number) =>
+    ({
+      type: 'StockReserved',
+      data: { listing: { ...listed, quantity: left, updatedAt: LATER }, reservationId, quantity },
+    }) as const;
+
+  it('reserves stock without confirming availability, and never below zero', () => {
+    spec
+      .given([created({ quantity: 10 })])
+      .when(reserve('o-1', 4))
+      .then([reserved('o-1', 4, 6)]);
+    spec
+      .given([created({ quantity: 10 }), reserved('o-1', 4, 6)])
+      .when(reserve('o-2', 7))
+      .thenThrows((error) => error instanceof InsufficientStockError && error.available === 6);
+  });
+
+  it('answers a repeated reservation with nothing new, and releases a reservation once', () => {
+    const history = [created({ quantity: 10 }), reserved('o-1', 4, 6)];
+    spec.given(history).when(reserve('o-1', 4)).then([]);
+    spec.given(history).when(reserve('o-1', 5)).thenThrows(isAppErrorOfKind('conflict'));
+    const release = {
+      type: 'ReleaseStock',
+      data: { productId: 'product_42', reservationId: 'o-1' },
+      metadata,
+    } as const;
+    const released = {
+      type: 'StockReleased',
+      data: { listing: { ...listed, quantity: 10, updatedAt: LATER }, reservationId: 'o-1', quantity: 4 },
+    } as const;
+    spec.given(history).when(release).then([released]);
+    spec
+      .given([...history, released])
+      .when(release)
+      .then([]);
+    spec
+      .given([...history, released])
+      .when(reserve('o-1', 4))
+      .thenThrows(isAppErrorOfKind('conflict'));
   });
 });

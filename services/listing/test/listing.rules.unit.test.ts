@@ -3,7 +3,12 @@ import type { FieldViolation } from '@marketplace/platform';
 import { AppError } from '@marketplace/platform';
 import { CATEGORIES, LISTING_LIMITS } from '@marketplace/vocabulary';
 import type { ListingDraft } from '../src/domain/listing.commands.js';
-import { generatedSku, validateNewListing } from '../src/domain/listing.rules.js';
+import {
+  bulkChangesOf,
+  checkBulkValue,
+  generatedSku,
+  validateNewListing,
+} from '../src/domain/listing.rules.js';
 
 const SELLER = 7;
 const draft: ListingDraft = { name: 'Pallet of USB-C chargers', description: '480 units, 65 W, boxed' };
@@ -233,5 +238,28 @@ describe('generated sku', () => {
 
   it('refuses what is not a product id', () => {
     expect(() => generatedSku('listing-42')).toThrow('not a product id: listing-42');
+  });
+});
+
+describe('bulk update rules', () => {
+  it('computes percentages to whole cents, rounding half up', () => {
+    expect(bulkChangesOf('price_percent_increase', 10, { priceCents: 999 })).toEqual({ priceCents: 1_099 });
+    expect(bulkChangesOf('price_percent_decrease', 12.5, { priceCents: 1_000 })).toEqual({ priceCents: 875 });
+    expect(bulkChangesOf('price_percent_decrease', 50, { priceCents: 1 })).toEqual({ priceCents: 1 });
+    expect(bulkChangesOf('price_set', 4_200, { priceCents: 1 })).toEqual({ priceCents: 4_200 });
+    expect(bulkChangesOf('moq_set', 5, { priceCents: 1 })).toEqual({ minOrderQuantity: 5 });
+  });
+
+  it('refuses values outside each mode', () => {
+    for (const [mode, value] of [
+      ['price_set', 0],
+      ['price_set', 12.5],
+      ['price_percent_increase', 1_001],
+      ['price_percent_decrease', 100],
+      ['moq_set', 1.5],
+    ] as const) {
+      expect(() => checkBulkValue(mode, value)).toThrow(/value/);
+    }
+    expect(() => checkBulkValue('price_percent_decrease', 99.5)).not.toThrow();
   });
 });

@@ -146,8 +146,10 @@ export const validateListingChanges = (
 ): ValidListingChanges => {
   const result = listingChangesSchema.safeParse(changes);
   const violations = result.success ? [] : result.error.issues.map(violationOf);
-  const minOrderQuantity = result.success ? result.data.minOrderQuantity : undefined;
-  if (minOrderQuantity !== undefined && current.quantity > 0 && minOrderQuantity > current.quantity) {
+  // Checked on its own, so the seller hears about it in the same answer as any other field's problem.
+  const { minOrderQuantity } = changes;
+  const wellFormed = minOrderQuantity !== undefined && units.safeParse(minOrderQuantity).success;
+  if (wellFormed && current.quantity > 0 && minOrderQuantity > current.quantity) {
     violations.push({
       path: 'minOrderQuantity',
       message: `must not exceed the ${current.quantity} units in stock`,

@@ -1,0 +1,343 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Database } from '@marketplace/database';
+import { dropSchema, freshSchemaName, testEngines } from '@marketplace/database/testing';
+import type { DeliveredMessage, EventLog } from '@marketplace/eventlog';
+import { createEmbeddedEventLog } from '@marketplace/eventlog';
+import { createEmlMailer } from '@marketplace/mailer';
+import type { ServiceHandle } from '@marketplace/platform';
+import { AppError, createLogger, ManualClock } from '@marketplace/platform';
+import { listingV1 } from '@marketplace/proto';
+import { createGrpcClient, type GrpcClient } from '@marketplace/rpc';
+import { ClientError, Status } from 'nice-grpc-common';
+import { decodeListingEvent } from '../src/adapters/listing-event.codec.js';
+import { startListingService } from '../src/index.js';
+import { IMAGE_SERVER_ALLOW_LIST, TestImages } from './support/test-images.js';
+
+const NOW = Date.UTC(2026, 8, 1, 12, 0, 0);
+const SELLER = 7;
+const OTHER_SELLER = 8;
+const actorOf = (accountId: number) => ({ kind: 'seller', id: String(accountId) });
+const ORDERS = { kind: 'system', id: 'order' };
+
+/** The client of @marketplace/rpc raises AppErrors; the gRPC answer is their cause. */
+const clientErrorOf = (error: unknown): ClientError => {
+  const cause = error instanceof AppError ? error.cause : error;
+  if (cause instanceof ClientError) return cause;
+  throw error;
+};
+
+const statusOf = async (call: Promise<unknown>): Promise<Status | 'ok'> =>
+  call.then(
+    () => 'ok' as const,
+    (error: unknown) => clientErrorOf(error).code,
+  );
+
+describe.each(testEngines())('listing changes and stock over gRPC on $name', ({ create }) => {
+  const schema = freshSchemaName('listing_changes_test');
+  const logSchema = freshSchemaName('eventlog_test');
+  const published: DeliveredMessage[] = [];
+  const clock = new ManualClock(NOW);
+  let db: Database;
+  let log: EventLog;
+  let images: TestImages;
+  let service: ServiceHandle;
+  let grpc: GrpcClient<listingV1.ListingServiceDefinition>;
+
+  beforeAll(async () => {
+    db = await create();
+    images = await TestImages.start();
+    log = await createEmbeddedEventLog({ db, schema: logSchema });
+    await log.subscribe({
+      topic: 'marketplace.listing.v1',
+      group: 'listing-changes-test',
+      handler: async (message) => {
+        published.push(message);
+      },
+    });
+    service = await startListingService({
+      db,
+      log,
+      logger: createLogger({ service: 'listing-changes-test' }),
+      clock,
+      grpc: { host: '127.0.0.1', port: 0 },
+      schema,
+      blobs: images.blobs,
+      outboundAllowList: IMAGE_SERVER_ALLOW_LIST,
+      mailer: createEmlMailer({
+        directory: mkdtempSync(join(tmpdir(), 'listing-mail-')),
+        from: 't@example.test',
+      }),
+    });
+    grpc = createGrpcClient(listingV1.ListingServiceDefinition, service.address);
+  }, 60_000);
+
+  afterAll(async () => {
+    grpc?.close();
+    await service?.stop();
+    await log?.close();
+    await images?.stop();
+    await dropSchema(db, schema);
+    await dropSchema(db, logSchema);
+    await db?.close();
+  });
+
+  const publish = async (draft: Partial<listingV1.ListingDraft> = {}): Promise<listingV1.Listing> => {
+    const { listing } = await grpc.client.createListing({
+      actor: actorOf(SELLER),
+      sellerAccountId: SELLER,
+      correlationId: '',
+      draft: listingV1.ListingDraft.fromPartial({
+        name: 'Pallet of USB-C chargers',
+        description: '480 units',
+        imageUrl: images.server.imageUrl('charger'),
+        quantity: 480,
+        priceCents: 1_000,
+        ...draft,
+      }),
+    });
+    if (!listing) throw new Error('no listing');
+    return listing;
+  };
+
+  const update = (productId: string, changes: Partial<listingV1.ListingChanges>, seller = SELLER) =>
+    grpc.client.updateListing({
+      actor: actorOf(seller),
+      sellerAccountId: seller,
+      productId,
+      changes: listingV1.ListingChanges.fromPartial(changes),
+      correlationId: '',
+    });
+
+  const reserve = (productId: string, reservationId: string, quantity: number) =>
+    grpc.client.reserveStock({ productId, reservationId, quantity, actor: ORDERS, correlationId: '' });
+
+  it('changes only the fields sent, confirms availability, and publishes the whole listing', async () => {
+    const created = await publish({ brand: 'Anker' });
+    clock.advance(60_000);
+    const { listing } = await update(created.productId, { priceCents: 850, name: 'Pallet of 65 W chargers' });
+    expect(listing).toMatchObject({
+      priceCents: 850,
+      name: 'Pallet of 65 W chargers',
+      brand: 'Anker',
+      quantity: 480,
+      createdAtMs: NOW,
+      updatedAtMs: NOW + 60_000,
+      confirmedAtMs: NOW + 60_000,
+      version: 2,
+    });
+    const event = await eventually(() =>
+      published.find(({ key, headers }) => key === created.productId && headers.ce_type?.endsWith('Updated')),
+    );
+    expect(decodeListingEvent(event.value).event).toMatchObject({
+      type: 'ListingUpdated',
+      data: { listing: { priceCents: 850 }, changedFields: ['name', 'price'] },
+    });
+  });
+
+  it('refuses invalid changes with every violation, and keeps the listing as it was', async () => {
+    const created = await publish({ quantity: 10 });
+    const refused = await update(created.productId, {
+      priceCents: 0,
+      category: 'spaceships',
+      minOrderQuantity: 11,
+      name: '   ',
+    }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(AppError);
+    expect(clientErrorOf(refused).code).toBe(Status.INVALID_ARGUMENT);
+    expect((refused as AppError).violations.map(({ path }) => path).sort()).toEqual([
+      'category',
+      'minOrderQuantity',
+      'name',
+      'price',
+    ]);
+    expect((await grpc.client.getListing({ productId: created.productId })).listing?.version).toBe(1);
+  });
+
+  it("answers PERMISSION_DENIED for another seller's listing and NOT_FOUND for none", async () => {
+    const created = await publish();
+    expect(await statusOf(update(created.productId, { priceCents: 1 }, OTHER_SELLER))).toBe(
+      Status.PERMISSION_DENIED,
+    );
+    expect(await statusOf(update('product_99999999', { priceCents: 1 }))).toBe(Status.NOT_FOUND);
+    expect(await statusOf(update('nonsense', { priceCents: 1 }))).toBe(Status.NOT_FOUND);
+    expect(await statusOf(grpc.client.getListing({ productId: 'product_99999999' }))).toBe(Status.NOT_FOUND);
+  });
+
+  it('never loses one of two concurrent updates', async () => {
+    const created = await publish();
+    await Promise.all([
+      update(created.productId, { priceCents: 777 }),
+      update(created.productId, { brand: 'Belkin' }),
+      grpc.client.setQuantity({
+        actor: actorOf(SELLER),
+        sellerAccountId: SELLER,
+        productId: created.productId,
+        quantity: 12,
+        correlationId: '',
+      }),
+    ]);
+    const { listing } = await grpc.client.getListing({ productId: created.productId });
+    expect(listing).toMatchObject({ priceCents: 777, brand: 'Belkin', quantity: 12, version: 4 });
+  });
+
+  it('sets the stock, 0 meaning sold out, as an availability confirmation', async () => {
+    const created = await publish();
+    clock.advance(1_000);
+    const { listing } = await grpc.client.setQuantity({
+      actor: actorOf(SELLER),
+      sellerAccountId: SELLER,
+      productId: created.productId,
+      quantity: 0,
+      correlationId: '',
+    });
+    expect(listing).toMatchObject({ quantity: 0, confirmedAtMs: clock.now() });
+    const negative = grpc.client.setQuantity({
+      actor: actorOf(SELLER),
+      sellerAccountId: SELLER,
+      productId: created.productId,
+      quantity: -1,
+      correlationId: '',
+    });
+    expect(await statusOf(negative)).toBe(Status.INVALID_ARGUMENT);
+  });
+
+  it('reserves 10 units of 50 concurrent one-unit reservations for the last 10, never below zero', async () => {
+    const created = await publish({ quantity: 10 });
+    const outcomes = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => statusOf(reserve(created.productId, `order-${i}`, 1))),
+    );
+    expect(outcomes.filter((outcome) => outcome === 'ok')).toHaveLength(10);
+    expect(outcomes.filter((outcome) => outcome === Status.FAILED_PRECONDITION)).toHaveLength(40);
+    const { listing } = await grpc.client.getListing({ productId: created.productId });
+    expect(listing).toMatchObject({ quantity: 0, version: 11 });
+  }, 30_000);
+
+  it('reserves idempotently per reservation id, explains a shortage, and releases once', async () => {
+    const created = await publish({ quantity: 5 });
+    expect((await reserve(created.productId, 'order-1', 3)).listing?.quantity).toBe(2);
+    expect((await reserve(created.productId, 'order-1', 3)).listing?.quantity).toBe(2);
+    expect(await statusOf(reserve(created.productId, 'order-1', 4))).toBe(Status.ABORTED);
+    const shortage = await reserve(created.productId, 'order-2', 3).catch((error: unknown) => error);
+    expect(shortage).toMatchObject({
+      kind: 'conflict',
+      message: `${created.productId} has 2 units in stock: 3 cannot be reserved`,
+    });
+    expect(clientErrorOf(shortage).code).toBe(Status.FAILED_PRECONDITION);
+    const release = () =>
+      grpc.client.releaseStock({
+        productId: created.productId,
+        reservationId: 'order-1',
+        actor: ORDERS,
+        correlationId: '',
+      });
+    expect((await release()).listing?.quantity).toBe(5);
+    expect((await release()).listing?.quantity).toBe(5);
+    expect(
+      (
+        await grpc.client.releaseStock({
+          productId: created.productId,
+          reservationId: 'never',
+          correlationId: '',
+          actor: ORDERS,
+        })
+      ).listing?.version,
+    ).toBe(3);
+    expect(await statusOf(reserve(created.productId, 'order-1', 3))).toBe(Status.ABORTED);
+    expect(await statusOf(reserve('product_99999999', 'order-9', 1))).toBe(Status.NOT_FOUND);
+    expect(await statusOf(reserve(created.productId, 'order-9', 0))).toBe(Status.INVALID_ARGUMENT);
+  });
+
+  it("bulk-updates only the seller's own listings and reports the others untouched", async () => {
+    const mine = [await publish({ priceCents: 1_000 }), await publish({ priceCents: 999, quantity: 3 })];
+    const theirs = await grpc.client.createListing({
+      actor: actorOf(OTHER_SELLER),
+      sellerAccountId: OTHER_SELLER,
+      correlationId: '',
+      draft: listingV1.ListingDraft.fromPartial({
+        name: 'Other pallet',
+        description: 'theirs',
+        imageUrl: images.server.imageUrl('charger'),
+        priceCents: 500,
+      }),
+    });
+    const theirId = theirs.listing!.productId;
+    const ids = [...mine.map(({ productId }) => productId), theirId, 'product_99999999'];
+    const increase = await grpc.client.bulkUpdateListings({
+      actor: actorOf(SELLER),
+      sellerAccountId: SELLER,
+      productIds: ids,
+      mode: 'price_percent_increase',
+      value: 10,
+      correlationId: '',
+    });
+    expect(increase.updated.map(({ priceCents }) => priceCents)).toEqual([1_100, 1_099]);
+    expect(increase.failures).toEqual([
+      { productId: theirId, reason: 'not_owned', message: `listing ${theirId} belongs to another seller` },
+      {
+        productId: 'product_99999999',
+        reason: 'not_found',
+        message: 'listing product_99999999 does not exist',
+      },
+    ]);
+    expect((await grpc.client.getListing({ productId: theirId })).listing).toMatchObject({
+      priceCents: 500,
+      version: 1,
+    });
+
+    const moq = await grpc.client.bulkUpdateListings({
+      actor: actorOf(SELLER),
+      sellerAccountId: SELLER,
+      productIds: mine.map(({ productId }) => productId),
+      mode: 'moq_set',
+      value: 5,
+      correlationId: '',
+    });
+    expect(moq.updated.map(({ minOrderQuantity }) => minOrderQuantity)).toEqual([5]);
+    expect(moq.failures).toEqual([
+      {
+        productId: mine[1]!.productId,
+        reason: 'invalid',
+        message: 'invalid listing: minOrderQuantity must not exceed the 3 units in stock',
+      },
+    ]);
+
+    const bulk = (mode: string, value: number, productIds = [mine[0]!.productId]) =>
+      grpc.client.bulkUpdateListings({
+        actor: actorOf(SELLER),
+        sellerAccountId: SELLER,
+        productIds,
+        mode,
+        value,
+        correlationId: '',
+      });
+    expect((await bulk('price_set', 4_200)).updated[0]?.priceCents).toBe(4_200);
+    expect((await bulk('price_percent_decrease', 50)).updated[0]?.priceCents).toBe(2_100);
+    for (const [mode, value] of [
+      ['price_set', 0.5],
+      ['price_percent_decrease', 100],
+      ['price_percent_increase', 0],
+      ['moq_set', 0],
+      ['price_double', 2],
+    ] as const) {
+      expect(await statusOf(bulk(mode, value))).toBe(Status.INVALID_ARGUMENT);
+    }
+    expect(await statusOf(bulk('price_set', 100, []))).toBe(Status.INVALID_ARGUMENT);
+    const tooMany = Array.from({ length: 201 }, (_, i) => `product_${i + 1}`);
+    expect(await statusOf(bulk('price_set', 100, tooMany))).toBe(Status.INVALID_ARGUMENT);
+  }, 30_000);
+});
+
+/** Waits, a bounded time, until `find` returns something. */
+const eventually = async <T>(find: () => T | undefined, timeoutMs = 10_000): Promise<T> => {
+  const giveUpAt = Date.now() + timeoutMs;
+  for (;;) {
+    const found = find();
+    if (found !== undefined) return found;
+    if (Date.now() > giveUpAt) throw new Error(`nothing found within ${timeoutMs} ms`);
+    await sleep(20);
+  }
+};
