@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { envPort } from '@marketplace/platform';
 import { blobStoreConfigSchema } from '@marketplace/blobstore';
+import { embedderConfigSchema } from '@marketplace/catalog';
 import { mailerConfigSchema } from '@marketplace/mailer';
 import { outboundConfigSchema } from '@marketplace/outbound-http';
 import { infrastructureConfigSchema } from '@marketplace/runtime';
@@ -17,6 +18,7 @@ export const embeddedConfigSchema = infrastructureConfigSchema.extend({
   ...blobStoreConfigSchema.shape,
   ...outboundConfigSchema.shape,
   ...mailerConfigSchema.shape,
+  ...embedderConfigSchema.shape,
   ...orderSettingsSchema.shape,
 });
 

@@ -3,7 +3,7 @@ import { createMailer } from '@marketplace/mailer';
 import type { ServiceHandle } from '@marketplace/platform';
 import type { Infrastructure } from '@marketplace/runtime';
 import { startListingService } from '@marketplace/listing';
-import { startCatalogService } from '@marketplace/catalog';
+import { createEmbedder, startCatalogService } from '@marketplace/catalog';
 import { startQuoteService } from '@marketplace/quote';
 import { startOrderService } from '@marketplace/order';
 import { startSubscriptionService } from '@marketplace/subscription';
@@ -41,7 +41,11 @@ export const startMarketplace = async (
       publicBaseUrl: config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`,
     });
     handles.push(listing);
-    const catalog = await startCatalogService({ ...infrastructure, grpc: LOOPBACK });
+    const catalog = await startCatalogService({
+      ...infrastructure,
+      grpc: LOOPBACK,
+      embedder: await createEmbedder(config, config.DATA_DIR),
+    });
     handles.push(catalog);
     handles.push(
       await startQuoteService({
