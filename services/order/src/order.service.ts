@@ -1,7 +1,8 @@
 import { migrate } from '@marketplace/database';
 import { createPostgresEventStore, startOutboxRelay } from '@marketplace/eventsourcing';
 import type { Mailer } from '@marketplace/mailer';
-import type { ServiceHandle } from '@marketplace/platform';
+import type { Database } from '@marketplace/database';
+import type { Clock, Logger, ServiceHandle } from '@marketplace/platform';
 import type { PeriodicJob, ServiceDependencies } from '@marketplace/runtime';
 import { schedulePeriodicJob } from '@marketplace/runtime';
 import { serveGrpcService } from '@marketplace/rpc';
@@ -21,7 +22,7 @@ import { orderGrpcService } from './transport/order.grpc.js';
 
 const SERVICE_NAME = 'order';
 /** A completion attempt still unfinished after this long was interrupted; the recovery job finishes it. */
-const INTERRUPTED_AFTER_MS = 60_000;
+export const INTERRUPTED_AFTER_MS = 60_000;
 const DISPUTE_MAIL_INTERVAL_MS = 30_000;
 
 export interface OrderServiceOptions extends ServiceDependencies {
@@ -35,6 +36,33 @@ export interface OrderServiceOptions extends ServiceDependencies {
   /** Sends the operator's dispute notifications. */
   readonly mailer: Mailer;
 }
+
+/** The application's dependencies on a migrated schema: the store, the tables and the ports. */
+export const orderDependencies = (options: {
+  readonly db: Database;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly schema: string;
+  readonly ports: { readonly listings: Listings; readonly quotes: Quotes };
+  readonly settings: OrderSettings;
+  readonly onDisputeRecorded: () => void;
+}): OrderDependencies => ({
+  db: options.db,
+  clock: options.clock,
+  logger: options.logger,
+  store: createPostgresEventStore({ db: options.db, schema: options.schema }),
+  orders: new OrdersTable(options.schema),
+  completions: new CompletionsTable(options.schema),
+  disputes: new DisputeNotificationsTable(options.schema),
+  listings: options.ports.listings,
+  quotes: options.ports.quotes,
+  bulkThreshold: {
+    moreThanUnits: options.settings.CHECKOUT_BULK_MAX_UNITS,
+    moreThanSubtotalCents: options.settings.CHECKOUT_BULK_MAX_SUBTOTAL_CENTS,
+  },
+  checkoutTtlMs: options.settings.CHECKOUT_SESSION_TTL_MS,
+  onDisputeRecorded: options.onDisputeRecorded,
+});
 
 /**
  * Starts the order service: brings its schema up to date, starts the outbox relay (topic marketplace.order.v1
@@ -56,23 +84,15 @@ export const startOrderService = async (options: OrderServiceOptions): Promise<S
   const ports = options.ports ?? clients;
   if (!ports) throw new Error('the order service needs the listing and quote services');
   let disputeMail: PeriodicJob | undefined;
-  const deps: OrderDependencies = {
+  const deps = orderDependencies({
     db,
     clock,
     logger,
-    store: createPostgresEventStore({ db, schema }),
-    orders: new OrdersTable(schema),
-    completions: new CompletionsTable(schema),
-    disputes: new DisputeNotificationsTable(schema),
-    listings: ports.listings,
-    quotes: ports.quotes,
-    bulkThreshold: {
-      moreThanUnits: settings.CHECKOUT_BULK_MAX_UNITS,
-      moreThanSubtotalCents: settings.CHECKOUT_BULK_MAX_SUBTOTAL_CENTS,
-    },
-    checkoutTtlMs: settings.CHECKOUT_SESSION_TTL_MS,
+    schema,
+    ports,
+    settings,
     onDisputeRecorded: () => disputeMail?.poke(),
-  };
+  });
   const { ADMIN_EMAIL: adminEmail } = settings;
   if (adminEmail === undefined) logger.warn('ADMIN_EMAIL is not set: dispute notifications stay queued');
   const jobs: PeriodicJob[] = [

@@ -91,7 +91,7 @@ export class OrdersTable {
   ): Promise<{ orders: Order[]; total: number }> {
     return this.page(
       db,
-      `seller_account_id = $1 AND status = 'awaiting_shipment' AND ship_by_ms < $2`,
+      `seller_account_id = $1 AND status = 'awaiting_shipment' AND ship_by_ms <= $2`,
       'ship_by_ms ASC, order_id ASC',
       [sellerAccountId, deadlineBefore],
       limit,

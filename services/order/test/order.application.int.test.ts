@@ -1,0 +1,566 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import type { Database } from '@marketplace/database';
+import { migrate } from '@marketplace/database';
+import {
+  dropSchema,
+  freshSchemaName,
+  TEST_ENGINE_CREATE_TIMEOUT_MS,
+  testEngines,
+} from '@marketplace/database/testing';
+import type { MailMessage } from '@marketplace/mailer';
+import { AppError, createLogger, ManualClock } from '@marketplace/platform';
+import { orderMigrations } from '../src/adapters/order.migrations.js';
+import {
+  completeCheckout,
+  createCheckout,
+  quickBuy,
+  recoverInterruptedCompletions,
+} from '../src/application/checkout.js';
+import type { OrderDependencies } from '../src/application/order.dependencies.js';
+import {
+  completeInspectedOrders,
+  confirmOrder,
+  getBuyerOrder,
+  markDelivered,
+  markShipped,
+  openDispute,
+  sellerAttention,
+  sendDisputeNotifications,
+} from '../src/application/orders.js';
+import { orderSettingsSchema } from '../src/order.config.js';
+import { orderDependencies } from '../src/order.service.js';
+import { InMemoryListings, InMemoryQuotes } from './support/in-memory-ports.js';
+
+const NOW = Date.UTC(2026, 8, 1, 12, 0, 0);
+const HOUR = 3_600_000;
+const BUYER = 41;
+const OTHER_BUYER = 42;
+const SELLER = 7;
+const OTHER_SELLER = 8;
+const buyerCall = (id = BUYER) => ({ actor: { kind: 'buyer' as const, id: String(id) } });
+const sellerCall = (id = SELLER) => ({ actor: { kind: 'seller' as const, id: String(id) } });
+
+const kindOf = async (work: Promise<unknown>): Promise<string> => {
+  try {
+    await work;
+    return 'ok';
+  } catch (error) {
+    if (error instanceof AppError) return error.kind;
+    throw error;
+  }
+};
+
+describe.each(testEngines())('order application on $name', ({ create }) => {
+  const schema = freshSchemaName('order_test');
+  let db: Database;
+  let deps: OrderDependencies;
+  let listings: InMemoryListings;
+  let quotes: InMemoryQuotes;
+  const clock = new ManualClock(NOW);
+  let nextProduct = 1;
+  const newProduct = (
+    overrides: Parameters<InMemoryListings['add']>[0] extends infer P ? Partial<P> : never = {},
+  ) => listings.add({ productId: `product_${nextProduct++}`, ...overrides });
+
+  beforeAll(async () => {
+    db = await create();
+    await migrate(db, schema, orderMigrations);
+  }, TEST_ENGINE_CREATE_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await dropSchema(db, schema);
+    await db.close();
+  });
+
+  beforeEach(() => {
+    clock.set(NOW);
+    listings = new InMemoryListings();
+    quotes = new InMemoryQuotes();
+    deps = orderDependencies({
+      db,
+      clock,
+      logger: createLogger({ service: 'order-test', level: 'silent' }),
+      schema,
+      ports: { listings, quotes },
+      settings: orderSettingsSchema.parse({}),
+      onDisputeRecorded: () => undefined,
+    });
+  });
+
+  const placeOrder = async (quantity = 2, productId = newProduct().productId) => {
+    const session = await createCheckout(deps, {
+      ...buyerCall(),
+      lines: [{ productId, quantity }],
+      buyer: { email: 'buyer@example.com', company: 'Resale Co' },
+      buyerAccountId: BUYER,
+    });
+    const { orders } = await completeCheckout(deps, {
+      ...buyerCall(),
+      checkoutId: session.checkoutId,
+      buyerAccountId: BUYER,
+    });
+    const order = orders[0];
+    if (!order) throw new Error('no order placed');
+    return order;
+  };
+
+  it('prices a session, places one order per line with the deadlines, and reserves the stock once', async () => {
+    const a = newProduct({ priceCents: 1_250, quantity: 10 });
+    const b = newProduct({ priceCents: 300, quantity: 5, sellerAccountId: OTHER_SELLER });
+    const session = await createCheckout(deps, {
+      ...buyerCall(),
+      lines: [
+        { productId: a.productId, quantity: 4 },
+        { productId: b.productId, quantity: 5 },
+      ],
+      buyer: { email: 'buyer@example.com' },
+      buyerAccountId: BUYER,
+      shippingCountry: 'DE',
+    });
+    expect(session).toMatchObject({
+      status: 'ready_for_complete',
+      subtotalCents: 4 * 1_250 + 5 * 300,
+      messages: [],
+    });
+    expect(session.expiresAt).toBe(NOW + 30 * 60_000);
+
+    const first = await completeCheckout(deps, {
+      ...buyerCall(),
+      checkoutId: session.checkoutId,
+      buyerAccountId: BUYER,
+    });
+    const again = await completeCheckout(deps, {
+      ...buyerCall(),
+      checkoutId: session.checkoutId,
+      buyerAccountId: BUYER,
+    });
+    expect(first.orders).toHaveLength(2);
+    expect(again.orders.map((o) => o.orderId)).toEqual(first.orders.map((o) => o.orderId));
+    expect(first.orders[0]).toMatchObject({
+      status: 'awaiting_shipment',
+      quantity: 4,
+      totalCents: 5_000,
+      sellerAccountId: SELLER,
+      buyerAccountId: BUYER,
+      shippingCountry: 'DE',
+      paymentTerms: 'net_30',
+      shipBy: NOW + 72 * HOUR,
+    });
+    expect(listings.stockOf(a.productId)).toBe(6);
+    expect(listings.stockOf(b.productId)).toBe(0);
+    const placed = await db.query(
+      `select count(*)::int as n from ${schema}.events where type = 'OrderPlaced'`,
+    );
+    expect(placed.rows[0]).toEqual({ n: 2 });
+  });
+
+  it('escalates lines over the bulk threshold or above stock to a quote, and refuses to complete them', async () => {
+    const product = newProduct({ priceCents: 100, quantity: 1_000 });
+    const overUnits = await createCheckout(deps, {
+      ...buyerCall(),
+      lines: [{ productId: product.productId, quantity: 101 }],
+    });
+    expect(overUnits.status).toBe('requires_escalation');
+    expect(overUnits.messages.join(' ')).toMatch(/bulk threshold.*request_quote/);
+    const pricey = newProduct({ priceCents: 60_000, quantity: 100 });
+    const overAmount = await createCheckout(deps, {
+      ...buyerCall(),
+      lines: [{ productId: pricey.productId, quantity: 9 }],
+    });
+    expect(overAmount.status).toBe('requires_escalation');
+    const scarce = newProduct({ quantity: 3 });
+    const overStock = await createCheckout(deps, {
+      ...buyerCall(),
+      lines: [{ productId: scarce.productId, quantity: 4 }],
+    });
+    expect(overStock.messages.join(' ')).toMatch(/only 3 units are in stock.*request_quote/);
+    expect(
+      await kindOf(
+        completeCheckout(deps, { ...buyerCall(), checkoutId: overStock.checkoutId, buyerAccountId: BUYER }),
+      ),
+    ).toBe('conflict');
+    expect(listings.stockOf(scarce.productId)).toBe(3);
+  });
+
+  it('refuses unknown products, quantities below the minimum order and malformed input, naming the fields', async () => {
+    const moq = newProduct({ minOrderQuantity: 10 });
+    await expect(
+      createCheckout(deps, {
+        ...buyerCall(),
+        lines: [
+          { productId: 'product_999999', quantity: 1 },
+          { productId: moq.productId, quantity: 2 },
+          { productId: 'nope', quantity: 0 },
+        ],
+        shippingCountry: 'germany',
+      }),
+    ).rejects.toMatchObject({
+      kind: 'validation',
+      violations: expect.arrayContaining([
+        { path: 'line_items/2/product_id', message: 'must look like product_<number>' },
+        expect.objectContaining({ path: 'line_items/2/quantity' }),
+        expect.objectContaining({ path: 'shipping_country' }),
+      ]),
+    });
+    await expect(
+      createCheckout(deps, {
+        ...buyerCall(),
+        lines: [
+          { productId: 'product_999999', quantity: 1 },
+          { productId: moq.productId, quantity: 2 },
+        ],
+      }),
+    ).rejects.toMatchObject({
+      kind: 'validation',
+      violations: [{ path: 'line_items/0/product_id', message: 'no product product_999999' }],
+    });
+    await expect(
+      createCheckout(deps, { ...buyerCall(), lines: [{ productId: moq.productId, quantity: 2 }] }),
+    ).rejects.toMatchObject({
+      kind: 'validation',
+      violations: [
+        {
+          path: 'line_items/0/quantity',
+          message: "must be at least the listing's minimum order quantity of 10",
+        },
+      ],
+    });
+  });
+
+  it('expires sessions, and a session bound to one buyer is not found by another', async () => {
+    const product = newProduct();
+    const session = await createCheckout(deps, {
+      ...buyerCall(),
+      lines: [{ productId: product.productId, quantity: 1 }],
+      buyerAccountId: BUYER,
+    });
+    expect(
+      await kindOf(
+        completeCheckout(deps, {
+          ...buyerCall(OTHER_BUYER),
+          checkoutId: session.checkoutId,
+          buyerAccountId: OTHER_BUYER,
+        }),
+      ),
+    ).toBe('not_found');
+    clock.advance(30 * 60_000 + 1);
+    await expect(
+      completeCheckout(deps, { ...buyerCall(), checkoutId: session.checkoutId, buyerAccountId: BUYER }),
+    ).rejects.toMatchObject({ kind: 'conflict', message: expect.stringMatching(/expired/) });
+    expect(listings.stockOf(product.productId)).toBe(50);
+  });
+
+  it('releases the lines already reserved when a later line has run out, and the session can be retried', async () => {
+    const plenty = newProduct({ quantity: 10 });
+    const scarce = newProduct({ quantity: 2 });
+    const session = await createCheckout(deps, {
+      ...buyerCall(),
+      lines: [
+        { productId: plenty.productId, quantity: 4 },
+        { productId: scarce.productId, quantity: 2 },
+      ],
+      buyerAccountId: BUYER,
+    });
+    // Another buyer takes the scarce units between pricing and completion.
+    await listings.reserve(scarce.productId, 1, 'someone-else');
+    await expect(
+      completeCheckout(deps, { ...buyerCall(), checkoutId: session.checkoutId, buyerAccountId: BUYER }),
+    ).rejects.toMatchObject({
+      kind: 'conflict',
+      message: expect.stringMatching(/not enough stock.*request_quote/),
+    });
+    expect(listings.stockOf(plenty.productId)).toBe(10);
+    await listings.release(scarce.productId, 'someone-else');
+    const { orders } = await completeCheckout(deps, {
+      ...buyerCall(),
+      checkoutId: session.checkoutId,
+      buyerAccountId: BUYER,
+    });
+    expect(orders.map((o) => o.reservationId)).toEqual([
+      `${session.checkoutId}:2:0`,
+      `${session.checkoutId}:2:1`,
+    ]);
+    expect(listings.stockOf(plenty.productId)).toBe(6);
+    expect(listings.stockOf(scarce.productId)).toBe(0);
+  });
+
+  it('rolls an interrupted completion forward without reserving twice', async () => {
+    const a = newProduct({ quantity: 10 });
+    const b = newProduct({ quantity: 10 });
+    const session = await createCheckout(deps, {
+      ...buyerCall(),
+      lines: [
+        { productId: a.productId, quantity: 3 },
+        { productId: b.productId, quantity: 3 },
+      ],
+      buyerAccountId: BUYER,
+    });
+    listings.unavailableFor.add(`${session.checkoutId}:1:1`);
+    expect(
+      await kindOf(
+        completeCheckout(deps, { ...buyerCall(), checkoutId: session.checkoutId, buyerAccountId: BUYER }),
+      ),
+    ).toBe('unavailable');
+    expect(listings.stockOf(a.productId)).toBe(7);
+    listings.unavailableFor.clear();
+    expect(await recoverInterruptedCompletions(deps, 60_000)).toBe(0); // not stale yet
+    clock.advance(61_000);
+    expect(await recoverInterruptedCompletions(deps, 60_000)).toBe(1);
+    expect(await recoverInterruptedCompletions(deps, 60_000)).toBe(0);
+    expect(listings.stockOf(a.productId)).toBe(7);
+    expect(listings.stockOf(b.productId)).toBe(7);
+    const { orders } = await completeCheckout(deps, {
+      ...buyerCall(),
+      checkoutId: session.checkoutId,
+      buyerAccountId: BUYER,
+    });
+    expect(orders).toHaveLength(2);
+  });
+
+  it('checks out an accepted quote of the buyer at its agreed price, over the bulk threshold', async () => {
+    const product = newProduct({ priceCents: 1_000, quantity: 500 });
+    quotes.quotes.set(5, {
+      quoteRequestId: 5,
+      productId: product.productId,
+      quantity: 300,
+      agreedUnitPriceCents: 700,
+      buyerEmail: 'buyer@example.com',
+      buyerAccountId: BUYER,
+    });
+    quotes.quotes.set(6, { ...quotes.quotes.get(5)!, quoteRequestId: 6, agreedUnitPriceCents: undefined });
+    const session = await createCheckout(deps, {
+      ...buyerCall(),
+      lines: [{ productId: product.productId, quantity: 300, quoteRequestId: 5 }],
+      buyerAccountId: BUYER,
+    });
+    expect(session).toMatchObject({ status: 'ready_for_complete', subtotalCents: 210_000 });
+    const violationOf = (input: Parameters<typeof createCheckout>[1]) =>
+      createCheckout(deps, input).then(
+        () => undefined,
+        (error: AppError) => error.violations[0]?.message,
+      );
+    expect(
+      await violationOf({
+        ...buyerCall(OTHER_BUYER),
+        lines: [{ productId: product.productId, quantity: 300, quoteRequestId: 5 }],
+        buyerAccountId: OTHER_BUYER,
+      }),
+    ).toBe('no such quote request of this buyer');
+    expect(
+      await violationOf({
+        ...buyerCall(),
+        lines: [{ productId: product.productId, quantity: 300, quoteRequestId: 6 }],
+        buyerAccountId: BUYER,
+      }),
+    ).toMatch(/no agreed price/);
+  });
+
+  it('quick_buy places an instant order and refuses listings without instant checkout or over the threshold', async () => {
+    const instant = newProduct({ quantity: 20 });
+    const { order } = await quickBuy(deps, {
+      ...buyerCall(),
+      productId: instant.productId,
+      quantity: 2,
+      buyer: { email: 'buyer@example.com' },
+      buyerAccountId: BUYER,
+      shippingCountry: 'US',
+    });
+    expect(order).toMatchObject({ status: 'awaiting_shipment', quantity: 2, shippingCountry: 'US' });
+    const manual = newProduct({ instantCheckout: false });
+    await expect(
+      quickBuy(deps, {
+        ...buyerCall(),
+        productId: manual.productId,
+        quantity: 1,
+        buyer: { email: 'b@example.com' },
+        buyerAccountId: BUYER,
+      }),
+    ).rejects.toMatchObject({
+      kind: 'conflict',
+      message: expect.stringMatching(/instant checkout.*request_quote/),
+    });
+    await expect(
+      quickBuy(deps, {
+        ...buyerCall(),
+        productId: instant.productId,
+        quantity: 101,
+        buyer: { email: 'b@example.com' },
+        buyerAccountId: BUYER,
+      }),
+    ).rejects.toMatchObject({ kind: 'conflict', message: expect.stringMatching(/bulk threshold/) });
+    expect(listings.stockOf(instant.productId)).toBe(18);
+  });
+
+  it('ships in bulk with per-order ownership, idempotently; delivers; the buyer confirms', async () => {
+    const mine = await placeOrder();
+    const mineToo = await placeOrder();
+    const theirs = await placeOrder(1, newProduct({ sellerAccountId: OTHER_SELLER }).productId);
+    const tracking = {
+      trackingNumber: '1Z999',
+      carrierName: 'UPS',
+      trackingUrl: 'https://ups.example/1Z999',
+    };
+    const first = await markShipped(deps, {
+      ...sellerCall(),
+      sellerAccountId: SELLER,
+      orderIds: [mine.orderId, theirs.orderId, 999_999, mine.orderId],
+      tracking,
+    });
+    expect(first.updated.map((o) => o.orderId)).toEqual([mine.orderId]);
+    expect(first.skipped).toEqual([
+      expect.objectContaining({ orderId: theirs.orderId, reason: 'not_found' }),
+      expect.objectContaining({ orderId: 999_999, reason: 'not_found' }),
+    ]);
+    const repeat = await markShipped(deps, {
+      ...sellerCall(),
+      sellerAccountId: SELLER,
+      orderIds: [mine.orderId],
+      tracking,
+    });
+    expect(repeat.updated.map((o) => o.orderId)).toEqual([mine.orderId]);
+    const changed = await markShipped(deps, {
+      ...sellerCall(),
+      sellerAccountId: SELLER,
+      orderIds: [mine.orderId],
+      tracking: { trackingNumber: 'other' },
+    });
+    expect(changed.skipped[0]).toMatchObject({ reason: 'already_shipped' });
+    await expect(
+      markShipped(deps, {
+        ...sellerCall(),
+        sellerAccountId: SELLER,
+        orderIds: [mineToo.orderId],
+        tracking: { carrierName: 'x'.repeat(256) },
+      }),
+    ).rejects.toMatchObject({
+      kind: 'validation',
+      violations: [expect.objectContaining({ path: 'carrier_name' })],
+    });
+    const events = await db.query(
+      `select count(*)::int as n from ${schema}.events where stream_id = $1 and type = 'OrderShipped'`,
+      [`order_${mine.orderId}`],
+    );
+    expect(events.rows[0]).toEqual({ n: 1 });
+
+    expect(
+      await kindOf(
+        markDelivered(deps, {
+          ...sellerCall(OTHER_SELLER),
+          orderId: mine.orderId,
+          sellerAccountId: OTHER_SELLER,
+        }),
+      ),
+    ).toBe('not_found');
+    expect(
+      await kindOf(
+        markDelivered(deps, { ...sellerCall(), orderId: mineToo.orderId, sellerAccountId: SELLER }),
+      ),
+    ).toBe('conflict');
+    clock.advance(HOUR);
+    const delivered = await markDelivered(deps, {
+      ...sellerCall(),
+      orderId: mine.orderId,
+      sellerAccountId: SELLER,
+    });
+    expect(delivered).toMatchObject({ status: 'delivered', inspectionDeadline: NOW + HOUR + 48 * HOUR });
+    expect(
+      await kindOf(
+        confirmOrder(deps, { ...buyerCall(OTHER_BUYER), orderId: mine.orderId, buyerAccountId: OTHER_BUYER }),
+      ),
+    ).toBe('not_found');
+    expect(await kindOf(getBuyerOrder(deps, mine.orderId, OTHER_BUYER))).toBe('not_found');
+    const confirmed = await confirmOrder(deps, {
+      ...buyerCall(),
+      orderId: mine.orderId,
+      buyerAccountId: BUYER,
+    });
+    expect(confirmed.status).toBe('completed');
+  });
+
+  it('records a dispute only on the owner’s delivered order and emails the operator from the queue', async () => {
+    const order = await placeOrder();
+    const dispute = {
+      ...buyerCall(),
+      orderId: order.orderId,
+      buyerAccountId: BUYER,
+      reason: 'missing_units' as const,
+      description: 'Two pallets short =HYPERLINK("x")',
+      requestedAction: 'partial_refund' as const,
+      photoUrls: ['https://photos.example/1.jpg'],
+    };
+    expect(await kindOf(openDispute(deps, dispute))).toBe('conflict');
+    await markShipped(deps, {
+      ...sellerCall(),
+      sellerAccountId: SELLER,
+      orderIds: [order.orderId],
+      tracking: {},
+    });
+    await markDelivered(deps, { ...sellerCall(), orderId: order.orderId, sellerAccountId: SELLER });
+    expect(await kindOf(openDispute(deps, { ...dispute, buyerAccountId: OTHER_BUYER }))).toBe('not_found');
+    const disputed = await openDispute(deps, dispute);
+    expect(disputed).toMatchObject({ status: 'issue_reported', issue: { reason: 'missing_units' } });
+
+    const sent: MailMessage[] = [];
+    const mailer = {
+      send: async (message: MailMessage) => void sent.push(message),
+      close: async () => undefined,
+    };
+    const logger = createLogger({ service: 'order-test', level: 'silent' });
+    expect(
+      await sendDisputeNotifications(deps, { mailer, adminEmail: 'ops@marketplace.example', logger }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      await sendDisputeNotifications(deps, { mailer, adminEmail: 'ops@marketplace.example', logger }),
+    ).toBe(0);
+    const mail = sent.find((message) => message.subject.includes(`order ${order.orderId}`));
+    expect(mail).toMatchObject({
+      to: 'ops@marketplace.example',
+      messageId: `<dispute-order-${order.orderId}@marketplace.invalid>`,
+    });
+    expect(mail?.text).toContain('Two pallets short');
+    expect(mail?.text).toContain('https://photos.example/1.jpg');
+    expect(mail?.text).toContain('"requestedAction":"partial_refund"');
+
+    const attention = await sellerAttention(deps, { sellerAccountId: SELLER, windowHours: 24, limit: 5 });
+    expect(attention.issues.orders.map((o) => o.orderId)).toContain(order.orderId);
+    expect(await kindOf(sellerAttention(deps, { sellerAccountId: SELLER, windowHours: 169, limit: 5 }))).toBe(
+      'validation',
+    );
+  });
+
+  it('completes delivered orders once their inspection deadline passes, once, whoever runs the job', async () => {
+    const order = await placeOrder();
+    await markShipped(deps, {
+      ...sellerCall(),
+      sellerAccountId: SELLER,
+      orderIds: [order.orderId],
+      tracking: {},
+    });
+    await markDelivered(deps, { ...sellerCall(), orderId: order.orderId, sellerAccountId: SELLER });
+    clock.advance(48 * HOUR - 1);
+    await completeInspectedOrders(deps);
+    expect((await getBuyerOrder(deps, order.orderId, BUYER)).status).toBe('delivered');
+    clock.advance(1);
+    // Two replicas at once.
+    await Promise.all([completeInspectedOrders(deps), completeInspectedOrders(deps)]);
+    expect((await getBuyerOrder(deps, order.orderId, BUYER)).status).toBe('completed');
+    const completions = await db.query(
+      `select count(*)::int as n from ${schema}.events where stream_id = $1 and type = 'OrderCompleted'`,
+      [`order_${order.orderId}`],
+    );
+    expect(completions.rows[0]).toEqual({ n: 1 });
+  });
+
+  it('lists the seller’s orders near their ship-by deadline, soonest first', async () => {
+    const early = await placeOrder();
+    clock.advance(10 * HOUR);
+    const later = await placeOrder();
+    clock.advance(50 * HOUR); // early is due in 12 h, later in 22 h
+    const within12 = await sellerAttention(deps, { sellerAccountId: SELLER, windowHours: 12, limit: 50 });
+    const ids = within12.atRisk.orders.map((o) => o.orderId);
+    expect(ids).toContain(early.orderId);
+    expect(ids).not.toContain(later.orderId);
+    const other = await sellerAttention(deps, { sellerAccountId: OTHER_SELLER, windowHours: 168, limit: 50 });
+    expect(other.atRisk.orders.every((o) => o.sellerAccountId === OTHER_SELLER)).toBe(true);
+  });
+});
