@@ -14,6 +14,7 @@ import { IDENTITY_MIGRATIONS } from './adapters/identity.migrations.js';
 import { createIdentityService } from './application/identity.service.js';
 import { createCatalogClient } from './clients/catalog.client.js';
 import { createListingClient } from './clients/listing.client.js';
+import { createSubscriptionClient } from './clients/subscription.client.js';
 import { createGatewayApp } from './http/app.js';
 import type { ReadinessCheck } from './readiness.js';
 import { Readiness } from './readiness.js';
@@ -28,7 +29,12 @@ export interface GatewayOptions {
   readonly clock: Clock;
   readonly http: { readonly host: string; readonly port: number };
   /** gRPC addresses (`host:port`) of the services the gateway calls. */
-  readonly services: { readonly listing: string; readonly catalog: string };
+  readonly services: {
+    readonly listing: string;
+    readonly catalog: string;
+    /** Absent: the saved-search routes, tool and resource are not served. */
+    readonly subscription?: string;
+  };
   /** Unset: the admin API answers 404. */
   readonly adminToken?: string | undefined;
   /**
@@ -75,6 +81,9 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
   const clientOptions = { deadlineMs: options.grpcDeadlineMs };
   const listing = createListingClient(options.services.listing, clientOptions);
   const catalog = createCatalogClient(options.services.catalog, clientOptions);
+  const subscriptionAddress = options.services.subscription;
+  const subscription =
+    subscriptionAddress === undefined ? undefined : createSubscriptionClient(subscriptionAddress, clientOptions);
   const relay = startOutboxRelay({
     db,
     schema,
@@ -91,7 +100,11 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
   const { isBackendReady } = options;
   const backendChecks: Record<string, ReadinessCheck> = isBackendReady
     ? { backends: async () => isBackendReady() }
-    : { listing: grpcServing(options.services.listing), catalog: grpcServing(options.services.catalog) };
+    : {
+        listing: grpcServing(options.services.listing),
+        catalog: grpcServing(options.services.catalog),
+        ...(subscriptionAddress === undefined ? {} : { subscription: grpcServing(subscriptionAddress) }),
+      };
   const readiness = new Readiness(
     { ...backendChecks, identity: () => identity.probe().then(() => true) },
     READINESS_CHECK_TIMEOUT_MS,
@@ -104,6 +117,7 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
   } catch (error) {
     listing.close();
     catalog.close();
+    subscription?.close();
     await relay.stop();
     throw error;
   }
@@ -115,6 +129,7 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
       identity,
       listing,
       catalog,
+      subscription,
       images: options.images,
       logger,
       publicBaseUrl,
@@ -143,6 +158,7 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
     clearTimeout(cutOff);
     listing.close();
     catalog.close();
+    subscription?.close();
     // After the server, so the relay is still running while the last requests append.
     await relay.stop();
     logger.info({ address }, 'gateway stopped');

@@ -18,7 +18,11 @@ runServiceMain({
       logger,
       clock,
       http: { host: config.HOST, port: config.PORT },
-      services: { listing: config.LISTING_GRPC_ADDR, catalog: config.CATALOG_GRPC_ADDR },
+      services: {
+        listing: config.LISTING_GRPC_ADDR,
+        catalog: config.CATALOG_GRPC_ADDR,
+        subscription: config.SUBSCRIPTION_GRPC_ADDR,
+      },
       adminToken: config.ADMIN_TOKEN,
       agentTokenSecret:
         config.AGENT_TOKEN_SECRET ?? (await persistentSecret(config.DATA_DIR, 'agent-token-secret')),

@@ -9,6 +9,8 @@ import { ListingCommands } from '../application/listing.commands.js';
 import { ProductViews } from '../application/product.views.js';
 import { createToolRegistry } from '../application/tools/registry.js';
 import type { CatalogClient } from '../clients/catalog.client.js';
+import type { SubscriptionClient } from '../clients/subscription.client.js';
+import { SubscriptionCommands } from '../application/subscription.commands.js';
 import type { ListingClient } from '../clients/listing.client.js';
 import { McpDispatcher } from '../mcp/dispatcher.js';
 import { marketplaceResources } from '../mcp/marketplace.resources.js';
@@ -27,6 +29,7 @@ import { imagesRoutes } from './routes/images.routes.js';
 import { openApiRoutes } from './routes/openapi.routes.js';
 import { problemsRoutes } from './routes/problems.routes.js';
 import { productsRoutes } from './routes/products.routes.js';
+import { subscriptionsRoutes } from './routes/subscriptions.routes.js';
 
 /** Bodies are small JSON documents: a full listing with 10,000 escaped characters stays far below this. */
 export const DEFAULT_BODY_LIMIT_BYTES = 256 * 1024;
@@ -35,6 +38,8 @@ export interface GatewayDependencies {
   readonly identity: IdentityService;
   readonly listing: ListingClient;
   readonly catalog: CatalogClient;
+  /** Absent: no saved searches (routes 404, no subscribe_to_query tool, no subscription resource). */
+  readonly subscription?: SubscriptionClient | undefined;
   /** The re-hosted listing images served at /images/. */
   readonly images: BlobStore;
   readonly logger: Logger;
@@ -88,8 +93,11 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
       }),
     );
   }
-  const tools = createToolRegistry({ catalog: catalogQueries });
-  const mcpResources = marketplaceResources({ catalog: catalogQueries });
+  const subscriptions =
+    deps.subscription === undefined ? undefined : new SubscriptionCommands(deps.subscription, publicBaseUrl);
+  if (subscriptions) app.use(subscriptionsRoutes(problems, subscriptions, deps.identity, bodyLimitBytes));
+  const tools = createToolRegistry({ catalog: catalogQueries, subscriptions });
+  const mcpResources = marketplaceResources({ catalog: catalogQueries, subscriptions });
   const dispatcher = new McpDispatcher(tools, mcpResources, deps.logger);
   app.use(discoveryRoutes(problems, dispatcher, publicBaseUrl));
   app.use(openApiRoutes(problems, publicBaseUrl));

@@ -1,7 +1,9 @@
 import type { CatalogQueries } from '../catalog.queries.js';
 import { searchInventorySemanticTool } from './catalog-semantic.tools.js';
 import { getPricingRecommendationTool, getProductDetailsTool, searchInventoryTool } from './catalog.tools.js';
+import { subscribeToQueryTool } from './subscription.tools.js';
 import type { Tool } from './tool.js';
+import type { SubscriptionCommands } from '../subscription.commands.js';
 
 /**
  * The application services the tools call. Each area adds its service here (one field, additive) when it adds
@@ -9,6 +11,8 @@ import type { Tool } from './tool.js';
  */
 export interface ToolDependencies {
   readonly catalog: CatalogQueries;
+  /** Absent when the gateway runs without the subscription service. */
+  readonly subscriptions?: SubscriptionCommands | undefined;
 }
 
 /**
@@ -29,6 +33,8 @@ export const createToolRegistry = (deps: ToolDependencies): ToolRegistry =>
     getProductDetailsTool(deps.catalog),
     getPricingRecommendationTool(deps.catalog),
     searchInventorySemanticTool(deps.catalog),
+    // saved searches
+    ...(deps.subscriptions ? [subscribeToQueryTool(deps.subscriptions)] : []),
   ]);
 
 /** A registry of these tools; a name used twice is a programming error caught at start-up. */

@@ -1,0 +1,24 @@
+import { randomUUID } from 'node:crypto';
+import type { SubscribeOutput } from '../../http/schemas/subscription.schema.js';
+import { subscribeInputSchema, subscribeOutputSchema } from '../../http/schemas/subscription.schema.js';
+import type { SubscriptionCommands } from '../subscription.commands.js';
+import type { Tool } from './tool.js';
+
+/**
+ * subscribe_to_query (spec 4.3): a saved search keyed to the caller; anonymous callers may use webhook and
+ * email channels. Each new promoted listing that matches is delivered once to every channel.
+ */
+export const subscribeToQueryTool = (
+  subscriptions: SubscriptionCommands,
+): Tool<typeof subscribeInputSchema, SubscribeOutput> => ({
+  name: 'subscribe_to_query',
+  description:
+    'Save a marketplace search and get notified when a new public listing matches it: a signed webhook POST ' +
+    '(saved_search.match, HMAC-SHA256 in X-Marketplace-Signature), an email, or the pollable resource ' +
+    'marketplace://subscriptions/{id} (last 100 matches; needs an API key or agent token). Prices are cents per unit.',
+  inputSchema: subscribeInputSchema,
+  outputSchema: subscribeOutputSchema,
+  auth: 'none',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  handler: (principal, input) => subscriptions.subscribe(principal, input, randomUUID()),
+});

@@ -1,0 +1,32 @@
+import { subscriptionV1 } from '@marketplace/proto';
+import type { GrpcClientOptions } from '@marketplace/rpc';
+import { createGrpcClient } from '@marketplace/rpc';
+
+/** The gateway's view of the subscription service: one method per RPC it uses, failures as AppErrors. */
+export interface SubscriptionClient {
+  subscribe(request: subscriptionV1.SubscribeRequest): Promise<subscriptionV1.SubscribeResponse>;
+  listSubscriptions(ownerAccountId: number): Promise<subscriptionV1.Subscription[]>;
+  deleteSubscription(request: subscriptionV1.DeleteSubscriptionRequest): Promise<void>;
+  getSubscriptionResource(
+    request: subscriptionV1.GetSubscriptionResourceRequest,
+  ): Promise<subscriptionV1.GetSubscriptionResourceResponse>;
+  close(): void;
+}
+
+export const createSubscriptionClient = (
+  address: string,
+  options?: GrpcClientOptions,
+): SubscriptionClient => {
+  const grpc = createGrpcClient(subscriptionV1.SubscriptionServiceDefinition, address, options);
+  const { client } = grpc;
+  return {
+    subscribe: (request) => client.subscribe(request),
+    listSubscriptions: async (ownerAccountId) =>
+      (await client.listSubscriptions({ ownerAccountId })).subscriptions,
+    deleteSubscription: async (request) => {
+      await client.deleteSubscription(request);
+    },
+    getSubscriptionResource: (request) => client.getSubscriptionResource(request),
+    close: () => grpc.close(),
+  };
+};
