@@ -11,7 +11,7 @@ import type { CapturingEventLog } from './support/capturing-event-log.js';
 import { capturingEventLog } from './support/capturing-event-log.js';
 import type { ConceptEmbedder } from './support/concept-embedder.js';
 import { conceptEmbedder } from './support/concept-embedder.js';
-import { delivered, listingCreated, listingMessage } from './support/listing-events.js';
+import { delivered, listingChanged, listingCreated, listingMessage } from './support/listing-events.js';
 
 const logger = createLogger({ service: 'catalog-test', level: 'silent' });
 
@@ -156,6 +156,41 @@ describe.each(testEngines())('semantic search, the public feed and stats on $nam
 
     await log.deliver(delivered(listingCreated(listingMessage(7, { name: 'Toy drill', category: 'toys' }))));
     expect(ids((await semantic({})).matches)).toEqual(expect.arrayContaining(['product_6', 'product_7']));
+  });
+
+  it('follows updates in both searches and the feed: new text, sold out, no longer promoted, stale events', async () => {
+    const renamed = listingMessage(5, { name: 'Toy chargers for kids', description: 'boxed', version: 2 });
+    await log.deliver(delivered(listingChanged(renamed)));
+    const toys = await semantic({ query: 'plaything for children', limit: 2 });
+    expect(ids(toys.matches)).toContain('product_5');
+    const lexical = await catalog.client.searchProducts({ query: 'toy chargers', limit: 5, offset: 0 });
+    expect(lexical.products.map((p) => p.id)).toEqual(['product_5']);
+
+    // An older event arriving late changes nothing.
+    await log.deliver(delivered(listingCreated(listingMessage(5, { name: 'USB chargers', version: 1 }))));
+    expect((await catalog.client.getProduct({ productId: 'product_5' })).product?.title).toBe(
+      'Toy chargers for kids',
+    );
+
+    const soldOut = listingMessage(5, {
+      name: 'Toy chargers for kids',
+      description: 'boxed',
+      quantity: 0,
+      version: 3,
+    });
+    await log.deliver(delivered(listingChanged(soldOut, 'quantitySet')));
+    const [match] = (await semantic({ query: 'plaything for children', limit: 50 })).matches.filter(
+      (m) => m.product!.id === 'product_5',
+    );
+    expect(match?.product).toMatchObject({ availability: 'out_of_stock', quantityAvailable: 0 });
+
+    const hidden = listingMessage(5, { promotePublicly: false, version: 4 });
+    await log.deliver(delivered(listingChanged(hidden)));
+    expect(ids((await semantic({ query: 'plaything for children', limit: 50 })).matches)).not.toContain(
+      'product_5',
+    );
+    const feed = await catalog.client.listPublicProducts({ cursor: '', limit: 200 });
+    expect(feed.products.map((p) => p.id)).not.toContain('product_5');
   });
 
   it('reuses the stored embeddings after a restart instead of embedding every listing again', async () => {

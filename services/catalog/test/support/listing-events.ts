@@ -54,6 +54,31 @@ export const listingCreated = (
   },
 });
 
+/** A later state-carrying event (the listing after an update or a quantity change), version `listing.version`. */
+export const listingChanged = (
+  listing: listingV1.Listing,
+  kind: 'updated' | 'quantitySet' = 'updated',
+): LogMessage => {
+  const eventId = randomUUID();
+  const payload: listingV1.ListingEvent['payload'] =
+    kind === 'updated'
+      ? { $case: 'updated', value: { listing, changedFields: [] } }
+      : { $case: 'quantitySet', value: { listing } };
+  return {
+    key: listing.productId,
+    value: listingV1.ListingEvent.encode({
+      eventId,
+      productId: listing.productId,
+      version: listing.version,
+      occurredAtMs: listing.updatedAtMs,
+      actor: { kind: 'seller', id: String(listing.sellerAccountId) },
+      correlationId: '',
+      payload,
+    }).finish(),
+    headers: { ce_id: eventId, ce_subject: listing.productId },
+  };
+};
+
 /** A listing event of a kind this version does not know: no payload it can read. */
 export const unknownListingEvent = (productId: string, version: number): LogMessage => {
   const eventId = randomUUID();
