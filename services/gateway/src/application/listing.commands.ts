@@ -1,10 +1,35 @@
 import type { listingV1 } from '@marketplace/proto';
-import { forbidden } from '@marketplace/platform';
+import { forbidden, formatProductId } from '@marketplace/platform';
 import type { ListingClient } from '../clients/listing.client.js';
 import type { Principal } from '../domain/account.js';
 import type { ProductDetails, ProductViews } from './product.views.js';
 
-/** Seller commands shared by REST and, later, the MCP tools. */
+/** The modes of bulk_update_listings (spec 4.3): prices in cents, percentages in percent, moq in units. */
+export const BULK_UPDATE_MODES = [
+  'price_set',
+  'price_percent_increase',
+  'price_percent_decrease',
+  'moq_set',
+] as const;
+export type BulkUpdateMode = (typeof BULK_UPDATE_MODES)[number];
+
+/** What a bulk update did: the listings changed, and the ones left untouched with the reason. */
+export interface BulkUpdateOutcome {
+  readonly updated: ProductDetails[];
+  readonly failures: { product_id: string; reason: string; message: string }[];
+}
+
+/** Only sellers change listings; the listing service then checks that the listing is this seller's own. */
+const sellerActor = (caller: Principal, what: string): listingV1.UpdateListingRequest['actor'] => {
+  if (caller.role !== 'seller') throw forbidden(`only seller accounts can ${what}`);
+  return { kind: 'seller', id: String(caller.accountId) };
+};
+
+/** `12` and `product_12` name the same product (the tool sends integers, REST paths use product ids). */
+export const productIdOf = (id: string | number): string =>
+  typeof id === 'number' ? formatProductId(id) : id;
+
+/** Seller commands shared by REST and the MCP tools. */
 export class ListingCommands {
   constructor(
     private readonly listing: ListingClient,
@@ -17,13 +42,70 @@ export class ListingCommands {
     draft: listingV1.ListingDraft,
     correlationId: string,
   ): Promise<ProductDetails> {
-    if (seller.role !== 'seller') throw forbidden('only seller accounts can publish listings');
     const listing = await this.listing.createListing({
-      actor: { kind: 'seller', id: String(seller.accountId) },
+      actor: sellerActor(seller, 'publish listings'),
       sellerAccountId: seller.accountId,
       draft,
       correlationId,
     });
     return this.views.detailsOfListing(listing);
+  }
+
+  /** Changes price or details of the seller's own listing (403 another seller's, 404 none). */
+  async update(
+    seller: Principal,
+    productId: string,
+    changes: listingV1.ListingChanges,
+    correlationId: string,
+  ): Promise<ProductDetails> {
+    const listing = await this.listing.updateListing({
+      actor: sellerActor(seller, 'change listings'),
+      sellerAccountId: seller.accountId,
+      productId,
+      changes,
+      correlationId,
+    });
+    return this.views.detailsOfListing(listing);
+  }
+
+  /** Sets the stock of the seller's own listing; 0 marks it sold out. */
+  async setQuantity(
+    seller: Principal,
+    productId: string,
+    quantity: number,
+    correlationId: string,
+  ): Promise<ProductDetails> {
+    const listing = await this.listing.setQuantity({
+      actor: sellerActor(seller, 'change listings'),
+      sellerAccountId: seller.accountId,
+      productId,
+      quantity,
+      correlationId,
+    });
+    return this.views.detailsOfListing(listing);
+  }
+
+  /** One change on up to 200 listings; those that are not the seller's or break a rule are reported. */
+  async bulkUpdate(
+    seller: Principal,
+    request: { productIds: readonly (string | number)[]; mode: BulkUpdateMode; value: number },
+    correlationId: string,
+  ): Promise<BulkUpdateOutcome> {
+    const { updated, failures } = await this.listing.bulkUpdateListings({
+      actor: sellerActor(seller, 'change listings'),
+      sellerAccountId: seller.accountId,
+      productIds: request.productIds.map(productIdOf),
+      mode: request.mode,
+      value: request.value,
+      correlationId,
+    });
+    return {
+      updated: updated.map((listing) => this.views.detailsOfListing(listing)),
+      failures: failures.map(({ productId, reason, message }) => ({
+        product_id: productId,
+        reason,
+        message,
+      })),
+    };
   }
 }

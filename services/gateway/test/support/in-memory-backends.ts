@@ -1,5 +1,6 @@
 import type { Logger } from '@marketplace/platform';
-import { formatProductId, notFound, unavailable, validationError } from '@marketplace/platform';
+import type { AppError } from '@marketplace/platform';
+import { forbidden, formatProductId, notFound, unavailable, validationError } from '@marketplace/platform';
 import { catalogV1, listingV1 } from '@marketplace/proto';
 import type { GrpcServer } from '@marketplace/rpc';
 import { startGrpcServer } from '@marketplace/rpc';
@@ -7,7 +8,7 @@ import { startGrpcServer } from '@marketplace/rpc';
 /** A product id the test catalog fails on unexpectedly, to see how the gateway answers a real fault. */
 export const FAULTY_PRODUCT_ID = 'product_999999';
 
-/** The routes behind these methods are tested against the real listing service (listing-routes.int.test.ts). */
+/** The order service's methods: no gateway route calls them. */
 const notServedHere = async (): Promise<never> => {
   throw unavailable('not served by the in-memory backends');
 };
@@ -21,6 +22,10 @@ export class InMemoryBackends {
   readonly listings: listingV1.Listing[] = [];
   /** Every CreateListing request received, to check what the gateway sent. */
   readonly createRequests: listingV1.CreateListingRequest[] = [];
+  /** Every UpdateListing, SetQuantity and BulkUpdateListings request received. */
+  readonly updateRequests: listingV1.UpdateListingRequest[] = [];
+  readonly quantityRequests: listingV1.SetQuantityRequest[] = [];
+  readonly bulkRequests: listingV1.BulkUpdateListingsRequest[] = [];
   /** Every RecommendPrice request received; the answer is half the retail price, to see it mapped. */
   readonly recommendPriceRequests: catalogV1.RecommendPriceRequest[] = [];
 
@@ -38,9 +43,9 @@ export class InMemoryBackends {
     const listing: listingV1.ListingServiceImplementation = {
       createListing: async (request) => backends.create(request),
       getListing: notServedHere,
-      updateListing: notServedHere,
-      setQuantity: notServedHere,
-      bulkUpdateListings: notServedHere,
+      updateListing: async (request) => backends.update(request),
+      setQuantity: async (request) => backends.setQuantity(request),
+      bulkUpdateListings: async (request) => backends.bulkUpdate(request),
       reserveStock: notServedHere,
       releaseStock: notServedHere,
     };
@@ -100,6 +105,49 @@ export class InMemoryBackends {
     });
     this.listings.push(listing);
     return { listing };
+  }
+
+  /** The seller's own listing, as the listing service finds it (404 none, 403 another seller's). */
+  private owned(productId: string, sellerAccountId: number): listingV1.Listing {
+    const listing = this.listings.find((candidate) => candidate.productId === productId);
+    if (!listing) throw notFound(`listing ${productId} does not exist`);
+    if (listing.sellerAccountId !== sellerAccountId)
+      throw forbidden(`listing ${productId} belongs to another seller`);
+    return listing;
+  }
+
+  private replace(listing: listingV1.Listing): { listing: listingV1.Listing } {
+    this.listings[this.listings.findIndex(({ productId }) => productId === listing.productId)] = listing;
+    return { listing };
+  }
+
+  /** Applies the fields sent; the rules of changes are the listing service's and tested there. */
+  private update(request: listingV1.UpdateListingRequest): listingV1.UpdateListingResponse {
+    this.updateRequests.push(request);
+    const listing = this.owned(request.productId, request.sellerAccountId);
+    const sent = Object.entries(request.changes ?? {}).filter(([, value]) => value !== undefined);
+    return this.replace({ ...listing, ...Object.fromEntries(sent), version: listing.version + 1 });
+  }
+
+  private setQuantity(request: listingV1.SetQuantityRequest): listingV1.SetQuantityResponse {
+    this.quantityRequests.push(request);
+    const listing = this.owned(request.productId, request.sellerAccountId);
+    return this.replace({ ...listing, quantity: request.quantity, version: listing.version + 1 });
+  }
+
+  /** Reports other sellers' and unknown listings as the listing service does; changes nothing itself. */
+  private bulkUpdate(request: listingV1.BulkUpdateListingsRequest): listingV1.BulkUpdateListingsResponse {
+    this.bulkRequests.push(request);
+    const response: listingV1.BulkUpdateListingsResponse = { updated: [], failures: [] };
+    for (const productId of request.productIds) {
+      try {
+        response.updated.push(this.owned(productId, request.sellerAccountId));
+      } catch (error) {
+        const reason = (error as AppError).kind === 'forbidden' ? 'not_owned' : 'not_found';
+        response.failures.push({ productId, reason, message: (error as AppError).message });
+      }
+    }
+    return response;
   }
 
   private search(request: catalogV1.SearchProductsRequest): catalogV1.SearchProductsResponse {

@@ -9,17 +9,21 @@ import { characterCount } from './validate.js';
  * its violations under the same field names. Unknown fields are rejected, so a misspelt `promotePublicly`
  * cannot silently create an in-app-only listing. `null` counts as not sent.
  */
-const text = (maxLength: number) =>
+export const text = (maxLength: number) =>
   z.string().refine((value) => characterCount(value) <= maxLength, `must be at most ${maxLength} characters`);
 
-const requiredText = (maxLength: number) =>
+export const requiredText = (maxLength: number) =>
   text(maxLength).refine((value) => value.trim().length > 0, 'must not be empty');
 
 const maxDollars = LISTING_LIMITS.maxPriceCents / 100;
 
-/** A dollar amount as the specification sends it; bounded so the conversion to cents stays exact. */
-const dollars = z
+/**
+ * A dollar amount as the specification sends it; bounded on both sides so the conversion to cents stays exact
+ * (an unbounded negative amount once overflowed the safe integers on its way to cents, and came back as a 500).
+ */
+export const dollars = z
   .number()
+  .positive('must be greater than 0')
   .max(maxDollars, `must be at most ${maxDollars}`)
   .refine(hasAtMostTwoDecimals, 'must have at most 2 decimals');
 

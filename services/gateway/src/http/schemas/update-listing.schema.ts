@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { CATEGORIES, CONDITIONS, LISTING_LIMITS } from '@marketplace/vocabulary';
+import { dollars, requiredText, text } from './create-listing.schema.js';
+
+/**
+ * The body of PUT /api/products/{id}: the price or details to change, with the field names and units of
+ * POST /api/products (spec 2.4: `price` in dollars). Fields left out keep their value; `null` counts as left
+ * out; an empty body changes nothing but still confirms availability. Stock and images have their own paths.
+ */
+export const updateListingBodySchema = z
+  .strictObject({
+    name: requiredText(LISTING_LIMITS.nameMaxLength).nullish(),
+    description: requiredText(LISTING_LIMITS.descriptionMaxLength).nullish(),
+    sku: text(LISTING_LIMITS.skuMaxLength).nullish(),
+    category: z.enum(CATEGORIES).nullish(),
+    condition: z.enum(CONDITIONS).nullish(),
+    price: dollars.nullish().describe('unit price in dollars, up to 2 decimals'),
+    minOrderQuantity: z.int().nullish(),
+    minQuoteQuantity: z.int().nullish(),
+    brand: text(LISTING_LIMITS.brandMaxLength).nullish(),
+    originalRetailPrice: dollars.nullish().describe('list price in dollars the discount is measured against'),
+    instantCheckout: z.boolean().nullish(),
+    promotePublicly: z.boolean().nullish(),
+    quantity: z
+      .never({ error: 'stock changes through PATCH /api/products/{id}/quantity' })
+      .optional()
+      .describe('not accepted here: PATCH /api/products/{id}/quantity'),
+  })
+  .describe('Changes to a listing: the fields sent change, the others keep their value');
+
+export type UpdateListingBody = z.output<typeof updateListingBodySchema>;
+
+/** The body of PATCH /api/products/{id}/quantity: the units now in stock; 0 marks the listing sold out. */
+export const listingQuantityBodySchema = z
+  .strictObject({
+    quantity: z
+      .int()
+      .min(0, 'must be at least 0')
+      .max(LISTING_LIMITS.maxQuantity, `must be at most ${LISTING_LIMITS.maxQuantity}`)
+      .describe('units in stock; 0 marks the listing sold out'),
+  })
+  .describe('The stock of a listing');
+
+/** Spec 8: bulk tools take 1 to 200 ids per call. */
+export const BULK_MAX_IDS = 200;
+
+/** `product_12` or `12`, as the REST paths and the bulk_update_listings tool (integers) name products. */
+const productIdSchema = z.union([
+  z.string().regex(/^product_[1-9][0-9]{0,15}$/, 'must be product_<number>'),
+  z.int().positive('must be a positive product number'),
+]);
+
+const productIdsSchema = z
+  .array(productIdSchema)
+  .min(1, 'must hold at least 1 product id')
+  .max(BULK_MAX_IDS, `must hold at most ${BULK_MAX_IDS} product ids`)
+  .describe('the listings to change: product_<n> or n; listings of other sellers are reported, not touched');
+
+/** The modes of the bulk_update_listings tool that change prices (spec 4.3). */
+export const BULK_PRICE_MODES = ['price_set', 'price_percent_increase', 'price_percent_decrease'] as const;
+
+/** The body of POST /api/products/bulk-update-price: the price modes of the bulk_update_listings tool. */
+export const bulkUpdatePriceBodySchema = z
+  .strictObject({
+    productIds: productIdsSchema,
+    mode: z.enum(BULK_PRICE_MODES),
+    value: z
+      .number()
+      .describe(
+        'price_set: the new unit price in cents; the percent modes: the percentage (0-1000, under 100)',
+      ),
+  })
+  .describe('One price change applied to up to 200 of your listings');
+
+/** The body of POST /api/products/bulk-update-moq: mode moq_set of the bulk_update_listings tool. */
+export const bulkUpdateMoqBodySchema = z
+  .strictObject({
+    productIds: productIdsSchema,
+    minOrderQuantity: z.int().describe('the new minimum order quantity, at least 1'),
+  })
+  .describe('One minimum order quantity applied to up to 200 of your listings');
+
+export type BulkUpdatePriceBody = z.output<typeof bulkUpdatePriceBodySchema>;
+export type BulkUpdateMoqBody = z.output<typeof bulkUpdateMoqBodySchema>;
