@@ -10,7 +10,8 @@ import type { Problems } from '../http/problem.js';
 import { requestIdOf } from '../http/request-log.js';
 import { parseOrThrow } from '../http/schemas/validate.js';
 import type { McpDispatcher } from './dispatcher.js';
-import { answerJsonRpc } from './json-rpc.js';
+import type { RouteDoc } from '../http/routes/openapi.describe.js';
+import { answerJsonRpc, jsonRpcEnvelopeSchema } from './json-rpc.js';
 import { JSON_RPC, jsonRpcErrorResponse } from './json-rpc-error.js';
 import { originGuard } from './origin-guard.js';
 import { sdkStreamableHttp } from './sdk-transport.js';
@@ -134,3 +135,109 @@ const jsonRpcErrorHandler =
       .status(problem.status)
       .json(jsonRpcErrorResponse(null, code, problem.detail ?? problem.title, problem));
   };
+
+const jsonRpcResponseSchema = z.object({
+  jsonrpc: z.literal('2.0'),
+  id: z.union([z.string(), z.number().int(), z.null()]),
+  result: z.looseObject({}).optional(),
+  error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).optional(),
+});
+const toolResultSchema = z
+  .looseObject({})
+  .describe("The tool's result; its schema is the tool's output_schema in /api/mcp/schema.json");
+
+export const mcpRouteDocs: readonly RouteDoc[] = [
+  {
+    method: 'post',
+    path: '/mcp',
+    operationId: 'mcpStreamableHttp',
+    summary: 'MCP Streamable HTTP endpoint (stateless, JSON responses)',
+    description:
+      'Protocol 2025-11-25 and the earlier revisions of the official SDK. Send Accept: application/json, ' +
+      'text/event-stream. GET and DELETE answer 405. Tools: /api/mcp/schema.json.',
+    tags: ['mcp'],
+    auth: 'api_key_or_agent_token_optional',
+    body: jsonRpcEnvelopeSchema,
+    responses: {
+      200: { description: 'One JSON-RPC response', schema: jsonRpcResponseSchema },
+      202: { description: 'A notification was accepted' },
+      400: {
+        description: 'Malformed JSON-RPC',
+        schema: jsonRpcResponseSchema,
+        contentType: 'application/json',
+      },
+      401: 'Invalid credential',
+      403: {
+        description: 'Origin or Host refused',
+        schema: jsonRpcResponseSchema,
+        contentType: 'application/json',
+      },
+      406: {
+        description: 'Accept lacks a media type',
+        schema: jsonRpcResponseSchema,
+        contentType: 'application/json',
+      },
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/mcp/streamable',
+    operationId: 'mcpStreamable',
+    summary: 'JSON-RPC 2.0 MCP endpoint: one request, one JSON response',
+    description:
+      'Methods initialize, tools/list, tools/call, resources/list, resources/templates/list, resources/read, ping.',
+    tags: ['mcp'],
+    auth: 'api_key_or_agent_token_optional',
+    body: jsonRpcEnvelopeSchema,
+    responses: {
+      200: { description: 'A JSON-RPC response (result or error)', schema: jsonRpcResponseSchema },
+      202: { description: 'A notification was accepted' },
+      400: {
+        description: 'Malformed envelope (-32600), JSON (-32700) or unknown method (-32601)',
+        schema: jsonRpcResponseSchema,
+        contentType: 'application/json',
+      },
+      401: {
+        description: 'Invalid credential',
+        schema: jsonRpcResponseSchema,
+        contentType: 'application/json',
+      },
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/mcp/invoke',
+    operationId: 'invokeMcpTool',
+    summary: 'Invoke one tool and answer its result as JSON',
+    tags: ['mcp'],
+    auth: 'api_key_or_agent_token_optional',
+    body: invokeBodySchema,
+    responses: {
+      200: { description: 'The tool ran', schema: toolResultSchema },
+      400: 'Unknown tool or invalid parameters (errors name tool or parameters/<name>)',
+      401: 'The tool needs a credential',
+      403: 'The credential may not use this tool',
+      404: 'The tool found nothing with this id',
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/mcp/stream',
+    operationId: 'streamMcpTool',
+    summary: 'Invoke one tool; the result arrives as an SSE event named message, then an event named done',
+    tags: ['mcp'],
+    auth: 'api_key_or_agent_token_optional',
+    body: invokeBodySchema,
+    responses: {
+      200: {
+        description: 'event: message (the result as JSON), then event: done',
+        contentType: 'text/event-stream',
+        text: true,
+      },
+      400: 'Unknown tool or invalid parameters',
+      401: 'The tool needs a credential',
+      403: 'The credential may not use this tool',
+      404: 'The tool found nothing with this id',
+    },
+  },
+];

@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import type { ResponseDoc, RouteAuth, RouteDoc } from './openapi.describe.js';
+import { problemSchema } from './openapi.describe.js';
+
+type JsonObject = Record<string, unknown>;
+
+/** The API description's own version (spec 9): 1.0.0 until a breaking change. */
+export const API_VERSION = '1.0.0';
+
+const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
+
+/** JSON Schema 2020-12 (OpenAPI 3.1's dialect) of a zod schema, without the root `$schema`. */
+const jsonSchemaOf = (schema: z.ZodType, io: 'input' | 'output'): JsonObject => {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonObject;
+  return rest;
+};
+
+const SECURITY: Record<RouteAuth, JsonObject[]> = {
+  none: [],
+  api_key_optional: [{}, { ApiKey: [] }],
+  api_key: [{ ApiKey: [] }],
+  api_key_or_agent_token_optional: [{}, { ApiKey: [] }, { AgentToken: [] }],
+  api_key_or_agent_token: [{ ApiKey: [] }, { AgentToken: [] }],
+  admin: [{ AdminToken: [] }],
+};
+
+/** One OpenAPI parameter per property of an object schema. */
+const parametersOf = (schema: z.ZodType, location: 'path' | 'query'): JsonObject[] => {
+  const json = jsonSchemaOf(schema, 'input');
+  const properties = (json['properties'] ?? {}) as Record<string, JsonObject>;
+  const required = new Set((json['required'] ?? []) as string[]);
+  return Object.entries(properties).map(([name, property]) => {
+    const { description, ...propertySchema } = property;
+    return {
+      name,
+      in: location,
+      required: location === 'path' || required.has(name),
+      ...(typeof description === 'string' ? { description } : {}),
+      schema: propertySchema,
+    };
+  });
+};
+
+const responseOf = (doc: ResponseDoc | string, status: number): JsonObject => {
+  if (typeof doc === 'string') {
+    return { description: doc, content: { 'application/problem+json': { schema: PROBLEM_REF } } };
+  }
+  if (doc.schema === undefined && !doc.text) return { description: doc.description };
+  const contentType = doc.contentType ?? (status >= 400 ? 'application/problem+json' : 'application/json');
+  const schema = doc.schema ? jsonSchemaOf(doc.schema, 'output') : { type: 'string' };
+  return { description: doc.description, content: { [contentType]: { schema } } };
+};
+
+const operationOf = (doc: RouteDoc): JsonObject => {
+  const parameters = [
+    ...(doc.pathParameters ? parametersOf(doc.pathParameters, 'path') : []),
+    ...(doc.query ? parametersOf(doc.query, 'query') : []),
+  ];
+  return {
+    operationId: doc.operationId,
+    summary: doc.summary,
+    ...(doc.description ? { description: doc.description } : {}),
+    tags: doc.tags,
+    security: SECURITY[doc.auth],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(doc.body
+      ? {
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: jsonSchemaOf(doc.body, 'input') } },
+          },
+        }
+      : {}),
+    responses: Object.fromEntries(
+      Object.entries(doc.responses).map(([status, response]) => [
+        status,
+        responseOf(response, Number(status)),
+      ]),
+    ),
+  };
+};
+
+/**
+ * /openapi.json (spec 9: OpenAPI 3.1.0, version 1.0.0), generated from the route docs, whose schemas are the
+ * zod schemas the handlers validate with. Built once at start-up.
+ */
+export const openApiDocument = (routeDocs: readonly RouteDoc[], publicBaseUrl: string): JsonObject => {
+  const paths: Record<string, Record<string, JsonObject>> = {};
+  const operationIds = new Set<string>();
+  for (const doc of routeDocs) {
+    if (operationIds.has(doc.operationId)) throw new Error(`operationId ${doc.operationId} is used twice`);
+    operationIds.add(doc.operationId);
+    const path = (paths[doc.path] ??= {});
+    if (path[doc.method]) throw new Error(`${doc.method.toUpperCase()} ${doc.path} is documented twice`);
+    path[doc.method] = operationOf(doc);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Liquidation Marketplace API',
+      version: API_VERSION,
+      description:
+        'B2B marketplace for surplus, overstock and returned inventory: catalog search, quotes, checkout, ' +
+        'seller listings, and MCP tool endpoints for agents. Amounts are integer cents unless a parameter ' +
+        'says dollars. Errors are RFC 9457 problem documents.',
+    },
+    servers: [{ url: publicBaseUrl }],
+    tags: [...new Set(routeDocs.flatMap((doc) => doc.tags))].sort().map((name) => ({ name })),
+    paths,
+    components: {
+      schemas: { Problem: jsonSchemaOf(problemSchema, 'output') },
+      securitySchemes: {
+        ApiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-MCP-API-Key',
+          description: "A seller's or buyer's API key, issued by an operator and shown once.",
+        },
+        AgentToken: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Agent-Token',
+          description:
+            'A signed buyer-scoped token <sessionId>.<expiresMs>.<buyerUserId>.<hmac> from POST /api/agent-tokens.',
+        },
+        AdminToken: { type: 'http', scheme: 'bearer', description: 'The operator token ADMIN_TOKEN.' },
+      },
+    },
+  };
+};

@@ -1,0 +1,48 @@
+import { Router } from 'express';
+import { mcpRouteDocs } from '../../mcp/mcp.routes.js';
+import { methodNotAllowed } from '../method-not-allowed.js';
+import type { Problems } from '../problem.js';
+import { asyncApiRouteDocs } from './asyncapi.routes.js';
+import { DISCOVERY_CACHE_CONTROL, discoveryRouteDocs, sendDocument } from './discovery.routes.js';
+import type { RouteDoc } from './openapi.describe.js';
+import { openApiDocument } from './openapi.document.js';
+import { feedRouteDocs } from './feed.routes.js';
+import { markdownRouteDocs } from './markdown.routes.js';
+import { sitemapRouteDocs } from './sitemap.routes.js';
+
+export const openApiRouteDocs: readonly RouteDoc[] = [
+  {
+    method: 'get',
+    path: '/openapi.json',
+    operationId: 'getOpenApi',
+    summary: 'This document (OpenAPI 3.1.0)',
+    tags: ['discovery'],
+    auth: 'none',
+    responses: { 200: { description: 'The OpenAPI document', contentType: 'application/json', text: true } },
+  },
+];
+
+/**
+ * Every documented route: each routes file exports its `<name>RouteDocs` list, and this is the one place that
+ * gathers them. A route missing here is missing from /openapi.json (the gateway tests check the paths served).
+ */
+export const ROUTE_DOCS: readonly RouteDoc[] = [
+  ...mcpRouteDocs,
+  ...discoveryRouteDocs,
+  ...openApiRouteDocs,
+  ...asyncApiRouteDocs,
+  ...feedRouteDocs,
+  ...sitemapRouteDocs,
+  ...markdownRouteDocs,
+];
+
+/** GET /openapi.json, generated once at start-up from ROUTE_DOCS. */
+export const openApiRoutes = (problems: Problems, publicBaseUrl: string): Router => {
+  const body = JSON.stringify(openApiDocument(ROUTE_DOCS, publicBaseUrl));
+  const router = Router();
+  router
+    .route('/openapi.json')
+    .get((_req, res) => sendDocument(res, 'application/json', body, DISCOVERY_CACHE_CONTROL))
+    .all(methodNotAllowed(problems, ['GET']));
+  return router;
+};

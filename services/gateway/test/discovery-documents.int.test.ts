@@ -1,0 +1,200 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { DiagnosticSeverity, Parser } from '@asyncapi/parser';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import type { Database } from '@marketplace/database';
+import { testEngines } from '@marketplace/database/testing';
+import { TestGateway } from './support/gateway-harness.js';
+
+const [engine] = testEngines();
+const PUBLIC_BASE_URL = 'https://market.example.com';
+
+/** `public, max-age=N` with N ≥ 60, as UCP requires of its profile and we give every discovery document. */
+const expectPublicCaching = (cacheControl: string | null): void => {
+  expect(cacheControl).toMatch(/^public, max-age=[0-9]+$/);
+  expect(Number(cacheControl!.split('=')[1])).toBeGreaterThanOrEqual(60);
+};
+
+/** The documents need no backend: the gateway builds them from its own registry and schemas. */
+describe('discovery documents', () => {
+  let db: Database;
+  let gateway: TestGateway;
+
+  beforeAll(async () => {
+    db = await engine!.create();
+    gateway = await TestGateway.start(db, {
+      services: { listing: '127.0.0.1:1', catalog: '127.0.0.1:1' },
+      publicBaseUrl: PUBLIC_BASE_URL,
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await db?.close();
+  });
+
+  it('serves /openapi.json as a valid OpenAPI 3.1.0 document, version 1.0.0', async () => {
+    const answer = await gateway.call('/openapi.json');
+    expect(answer.status).toBe(200);
+    expectPublicCaching(answer.headers.get('cache-control'));
+    const document = answer.body as { openapi: string; info: { version: string }; paths: object };
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.info.version).toBe('1.0.0');
+    const validator = new Validator();
+    const result = await validator.validate(document);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining([
+        '/mcp',
+        '/api/mcp/streamable',
+        '/api/mcp/invoke',
+        '/api/mcp/stream',
+        '/openapi.json',
+      ]),
+    );
+  });
+
+  it('documents each MCP route with the body schema its handler parses', async () => {
+    const { body } = await gateway.call('/openapi.json');
+    const invoke = (body as { paths: Record<string, Record<string, Record<string, unknown>>> }).paths[
+      '/api/mcp/invoke'
+    ]!['post']!;
+    expect(invoke).toMatchObject({
+      operationId: 'invokeMcpTool',
+      requestBody: {
+        content: {
+          'application/json': { schema: { type: 'object', required: ['tool'], properties: { tool: {} } } },
+        },
+      },
+      responses: {
+        400: {
+          content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+        },
+      },
+    });
+  });
+
+  it('serves the tool manifest, generated from the registry', async () => {
+    const answer = await gateway.call('/api/mcp/schema.json');
+    expect(answer.status).toBe(200);
+    expectPublicCaching(answer.headers.get('cache-control'));
+    const manifest = answer.body as {
+      schema_version: string;
+      tools: {
+        name: string;
+        auth: string;
+        input_schema: { type: string };
+        output_schema: { type: string };
+      }[];
+      resources: { name: string }[];
+      transports: Record<string, { url: string }>;
+    };
+    expect(manifest.schema_version).toBe('1.0');
+    expect(manifest.tools.map((tool) => tool.name)).toContain('search_inventory');
+    for (const tool of manifest.tools) {
+      expect(tool.input_schema.type).toBe('object');
+      expect(tool.output_schema.type).toBe('object');
+      expect(['none', 'buyer', 'seller']).toContain(tool.auth);
+    }
+    expect(manifest.resources.map((resource) => resource.name)).toContain('categories');
+    expect(manifest.transports['mcp']!.url).toBe(`${PUBLIC_BASE_URL}/mcp`);
+  });
+
+  it('serves a UCP business profile naming our REST and MCP services under our own namespace', async () => {
+    const answer = await gateway.call('/.well-known/ucp');
+    expect(answer.status).toBe(200);
+    expectPublicCaching(answer.headers.get('cache-control'));
+    const profile = answer.body as {
+      ucp: {
+        version: string;
+        services: Record<string, { transport: string; endpoint: string }[]>;
+        payment_handlers: object;
+        capabilities: Record<string, unknown>;
+      };
+    };
+    expect(profile.ucp.version).toMatch(/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/);
+    const services = profile.ucp.services['com.example.market.marketplace']!;
+    expect(services.map(({ transport, endpoint }) => [transport, endpoint])).toEqual([
+      ['rest', `${PUBLIC_BASE_URL}/api/ucp`],
+      ['mcp', `${PUBLIC_BASE_URL}/mcp`],
+    ]);
+    expect(profile.ucp.payment_handlers).toEqual({});
+    for (const name of Object.keys(profile.ucp.capabilities)) expect(name).toMatch(/^com\.example\.market\./);
+  });
+
+  it('serves the ACP discovery document at /.well-known/acp and /.well-known/acp.json', async () => {
+    const plain = await gateway.call('/.well-known/acp');
+    const json = await gateway.call('/.well-known/acp.json');
+    expect(plain.status).toBe(200);
+    expectPublicCaching(plain.headers.get('cache-control'));
+    expect(json.body).toEqual(plain.body);
+    expect(plain.body).toMatchObject({
+      protocol: { name: 'acp', version: '2026-04-17' },
+      api_base_url: PUBLIC_BASE_URL,
+      transports: ['rest', 'mcp'],
+    });
+  });
+
+  it('serves /llms.txt: an H1, a summary, and links to every agent surface and tool', async () => {
+    const answer = await gateway.call('/llms.txt');
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toMatch(/^text\/markdown/);
+    expectPublicCaching(answer.headers.get('cache-control'));
+    const text = answer.body as string;
+    expect(text).toMatch(/^# Liquidation Marketplace\n\n> /);
+    for (const path of [
+      '/mcp',
+      '/api/mcp/schema.json',
+      '/openapi.json',
+      '/asyncapi.json',
+      '/.well-known/ucp',
+    ]) {
+      expect(text).toContain(`](${PUBLIC_BASE_URL}${path})`);
+    }
+    expect(text).toContain('- search_inventory (anonymous)');
+  });
+
+  it('answers other methods on the documents with 405', async () => {
+    for (const path of [
+      '/openapi.json',
+      '/asyncapi.json',
+      '/api/mcp/schema.json',
+      '/.well-known/ucp',
+      '/llms.txt',
+    ]) {
+      const answer = await gateway.call(path, { method: 'POST' });
+      expect(answer.status).toBe(405);
+    }
+  });
+
+  // Last: the parser keeps the event loop busy for seconds, which outlives the harness's keep-alive sockets.
+  it('serves /asyncapi.json as a valid AsyncAPI 3.0 document with the five topics', async () => {
+    const answer = await gateway.call('/asyncapi.json');
+    expect(answer.status).toBe(200);
+    expectPublicCaching(answer.headers.get('cache-control'));
+    const { document, diagnostics } = await new Parser().parse(answer.body as Record<string, unknown>);
+    // Warnings (style hints) are allowed, errors are not.
+    expect(
+      diagnostics.filter((diagnostic) => Number(diagnostic.severity) === Number(DiagnosticSeverity.Error)),
+    ).toEqual([]);
+    expect(document).toBeDefined();
+    expect(
+      document!
+        .channels()
+        .all()
+        .map((channel) => channel.address())
+        .sort(),
+    ).toEqual([
+      'marketplace.account.v1',
+      'marketplace.listing.v1',
+      'marketplace.order.v1',
+      'marketplace.quote.v1',
+      'marketplace.subscription.v1',
+    ]);
+    const quote = (answer.body as { components: { schemas: Record<string, { properties: object }> } })
+      .components.schemas['marketplace.quote.v1.QuoteEvent'];
+    expect(Object.keys(quote!.properties)).toEqual(
+      expect.arrayContaining(['eventId', 'streamId', 'requested']),
+    );
+  });
+});
