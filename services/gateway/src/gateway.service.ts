@@ -15,6 +15,7 @@ import { createIdentityService } from './application/identity.service.js';
 import { createCatalogClient } from './clients/catalog.client.js';
 import { createListingClient } from './clients/listing.client.js';
 import { createSubscriptionClient } from './clients/subscription.client.js';
+import { createOrderClient } from './clients/order.client.js';
 import { createGatewayApp } from './http/app.js';
 import type { ReadinessCheck } from './readiness.js';
 import { Readiness } from './readiness.js';
@@ -34,6 +35,8 @@ export interface GatewayOptions {
     readonly catalog: string;
     /** Absent: the saved-search routes, tool and resource are not served. */
     readonly subscription?: string;
+    /** Absent: checkout, orders and the order tools are not served. */
+    readonly order?: string;
   };
   /** Unset: the admin API answers 404. */
   readonly adminToken?: string | undefined;
@@ -61,6 +64,9 @@ const READINESS_CHECK_TIMEOUT_MS = 1_000;
 const READINESS_REFRESH_MS = 2_000;
 /** Slow clients may not hold a connection forever with a trickling body. */
 const REQUEST_TIMEOUT_MS = 30_000;
+/** A client trickling its headers (slowloris) is cut off after this; checked every CONNECTIONS_CHECK_MS. */
+const HEADERS_TIMEOUT_MS = 10_000;
+const CONNECTIONS_CHECK_MS = 1_000;
 const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
 
 /**
@@ -83,7 +89,11 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
   const catalog = createCatalogClient(options.services.catalog, clientOptions);
   const subscriptionAddress = options.services.subscription;
   const subscription =
-    subscriptionAddress === undefined ? undefined : createSubscriptionClient(subscriptionAddress, clientOptions);
+    subscriptionAddress === undefined
+      ? undefined
+      : createSubscriptionClient(subscriptionAddress, clientOptions);
+  const orderAddress = options.services.order;
+  const order = orderAddress === undefined ? undefined : createOrderClient(orderAddress, clientOptions);
   const relay = startOutboxRelay({
     db,
     schema,
@@ -104,13 +114,18 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
         listing: grpcServing(options.services.listing),
         catalog: grpcServing(options.services.catalog),
         ...(subscriptionAddress === undefined ? {} : { subscription: grpcServing(subscriptionAddress) }),
+        ...(orderAddress === undefined ? {} : { order: grpcServing(orderAddress) }),
       };
   const readiness = new Readiness(
     { ...backendChecks, identity: () => identity.probe().then(() => true) },
     READINESS_CHECK_TIMEOUT_MS,
   );
 
-  const server = createServer({ requestTimeout: REQUEST_TIMEOUT_MS });
+  const server = createServer({
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    headersTimeout: HEADERS_TIMEOUT_MS,
+    connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
+  });
   try {
     server.listen(options.http.port, options.http.host);
     await once(server, 'listening');
@@ -118,6 +133,7 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
     listing.close();
     catalog.close();
     subscription?.close();
+    order?.close();
     await relay.stop();
     throw error;
   }
@@ -130,6 +146,7 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
       listing,
       catalog,
       subscription,
+      order,
       images: options.images,
       logger,
       publicBaseUrl,
@@ -159,6 +176,7 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
     listing.close();
     catalog.close();
     subscription?.close();
+    order?.close();
     // After the server, so the relay is still running while the last requests append.
     await relay.stop();
     logger.info({ address }, 'gateway stopped');
