@@ -14,6 +14,8 @@ export const embeddedConfigSchema = infrastructureConfigSchema.extend({
   ADMIN_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
   /** Absent: generated once and kept in DATA_DIR/secrets. */
   AGENT_TOKEN_SECRET: z.string().min(32, 'use at least 32 characters').optional(),
+  /** Signs saved_search.match webhooks; absent: generated once and kept in DATA_DIR/secrets. */
+  WEBHOOK_SIGNING_SECRET: z.string().min(32, 'use at least 32 characters').optional(),
   PUBLIC_BASE_URL: z.url().optional(),
   ...blobStoreConfigSchema.shape,
   ...outboundConfigSchema.shape,

@@ -6,7 +6,7 @@ import { startListingService } from '@marketplace/listing';
 import { createEmbedder, startCatalogService } from '@marketplace/catalog';
 import { startQuoteService } from '@marketplace/quote';
 import { startOrderService } from '@marketplace/order';
-import { startSubscriptionService } from '@marketplace/subscription';
+import { loadOrCreateSigningSecret, startSubscriptionService } from '@marketplace/subscription';
 import { persistentSecret, startGateway } from '@marketplace/gateway';
 import type { EmbeddedConfig } from './embedded.config.js';
 
@@ -65,14 +65,22 @@ export const startMarketplace = async (
         mailer: createMailer(config, config.DATA_DIR),
       }),
     );
-    handles.push(await startSubscriptionService({ ...infrastructure, grpc: LOOPBACK }));
+    const subscription = await startSubscriptionService({
+      ...infrastructure,
+      grpc: LOOPBACK,
+      mailer: createMailer(config, config.DATA_DIR),
+      signingSecret: await loadOrCreateSigningSecret(config.WEBHOOK_SIGNING_SECRET, config.DATA_DIR),
+      outboundAllowList: config.OUTBOUND_ALLOW_HOSTS,
+      publicBaseUrl: config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`,
+    });
+    handles.push(subscription);
     const backends = [...handles];
     handles.push(
       await startGateway({
         ...infrastructure,
         images,
         http: { host: config.HOST, port: config.PORT },
-        services: { listing: listing.address, catalog: catalog.address },
+        services: { listing: listing.address, catalog: catalog.address, subscription: subscription.address },
         adminToken: config.ADMIN_TOKEN,
         agentTokenSecret:
           config.AGENT_TOKEN_SECRET ?? (await persistentSecret(config.DATA_DIR, 'agent-token-secret')),
