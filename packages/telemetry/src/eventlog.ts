@@ -1,0 +1,92 @@
+import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import type { DeliveredMessage, EventLog, LogMessage } from '@marketplace/eventlog';
+import { durationHistogram, secondsSince, tracer } from './instruments.js';
+
+const messagingAttributes = (topic: string, headers: Readonly<Record<string, string>>) => ({
+  'messaging.system': 'marketplace',
+  'messaging.destination.name': topic,
+  'messaging.message.id': headers['ce_id'] ?? '',
+  'cloudevents.event_type': headers['ce_type'] ?? '',
+});
+
+const failed = (span: Span, error: unknown): void => {
+  span.setStatus({ code: SpanStatusCode.ERROR });
+  if (error instanceof Error) span.recordException(error);
+};
+
+/**
+ * Traces the event log. A message published with a `traceparent` (the outbox relay copies the one the command
+ * carried into the event's metadata) gets a PRODUCER span under it, and its header is rewritten to that span;
+ * a delivered message's handler runs in a CONSUMER span under the header's context, so whatever it does (its
+ * writes, its own publishes, its log lines) joins the trace. `messaging.process.duration` records each handling.
+ * Messages without a traceparent pass through untouched.
+ */
+export const tracedEventLog = (log: EventLog): EventLog => ({
+  async publish(topic, messages) {
+    const spans: Span[] = [];
+    const traced = messages.map((message): LogMessage => {
+      if (message.headers['traceparent'] === undefined) return message;
+      const parent = propagation.extract(ROOT_CONTEXT, message.headers);
+      const span = tracer().startSpan(
+        `publish ${topic}`,
+        {
+          kind: SpanKind.PRODUCER,
+          attributes: { ...messagingAttributes(topic, message.headers), 'messaging.operation.type': 'send' },
+        },
+        parent,
+      );
+      spans.push(span);
+      const headers = { ...message.headers };
+      propagation.inject(trace.setSpan(parent, span), headers);
+      return { ...message, headers };
+    });
+    try {
+      await log.publish(topic, traced);
+    } catch (error) {
+      for (const span of spans) failed(span, error);
+      throw error;
+    } finally {
+      for (const span of spans) span.end();
+    }
+  },
+
+  subscribe: (options) =>
+    log.subscribe({
+      ...options,
+      handler: (message: DeliveredMessage) => {
+        const parent = propagation.extract(ROOT_CONTEXT, message.headers);
+        const attributes = {
+          ...messagingAttributes(options.topic, message.headers),
+          'messaging.consumer.group.name': options.group,
+        };
+        return tracer().startActiveSpan(
+          `process ${options.topic}`,
+          { kind: SpanKind.CONSUMER, attributes: { ...attributes, 'messaging.operation.type': 'process' } },
+          parent,
+          async (span) => {
+            const startedAt = performance.now();
+            let outcome = 'ok';
+            try {
+              await options.handler(message);
+            } catch (error) {
+              outcome = 'error';
+              failed(span, error);
+              throw error;
+            } finally {
+              span.end();
+              durationHistogram(
+                'messaging.process.duration',
+                'Duration of handling one delivered message',
+              ).record(secondsSince(startedAt), {
+                'messaging.destination.name': options.topic,
+                'messaging.consumer.group.name': options.group,
+                outcome,
+              });
+            }
+          },
+        );
+      },
+    }),
+
+  close: () => log.close(),
+});

@@ -1,0 +1,4 @@
+export { startTelemetry, telemetryEnabled, type Telemetry } from './sdk.js';
+export { httpServerTelemetry } from './http.js';
+export { grpcClientTelemetry, grpcServerTelemetry } from './grpc.js';
+export { tracedEventLog } from './eventlog.js';
