@@ -80,7 +80,12 @@ export const startMarketplace = async (
         ...infrastructure,
         images,
         http: { host: config.HOST, port: config.PORT },
-        services: { listing: listing.address, catalog: catalog.address, subscription: subscription.address },
+        services: {
+          listing: listing.address,
+          catalog: catalog.address,
+          subscription: subscription.address,
+          order: addressOf(handles, 'order'),
+        },
         adminToken: config.ADMIN_TOKEN,
         agentTokenSecret:
           config.AGENT_TOKEN_SECRET ?? (await persistentSecret(config.DATA_DIR, 'agent-token-secret')),

@@ -14,6 +14,7 @@ export const gatewayConfigSchema = z.object({
   LISTING_GRPC_ADDR: grpcAddress(DEFAULT_GRPC_PORTS.listing),
   CATALOG_GRPC_ADDR: grpcAddress(DEFAULT_GRPC_PORTS.catalog),
   SUBSCRIPTION_GRPC_ADDR: grpcAddress(DEFAULT_GRPC_PORTS.subscription),
+  ORDER_GRPC_ADDR: grpcAddress(DEFAULT_GRPC_PORTS.order),
   ADMIN_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
   /** Absent: generated once and kept in DATA_DIR (replicas must then share DATA_DIR or set it). */
   AGENT_TOKEN_SECRET: z.string().min(32, 'use at least 32 characters').optional(),

@@ -22,6 +22,7 @@ runServiceMain({
         listing: config.LISTING_GRPC_ADDR,
         catalog: config.CATALOG_GRPC_ADDR,
         subscription: config.SUBSCRIPTION_GRPC_ADDR,
+        order: config.ORDER_GRPC_ADDR,
       },
       adminToken: config.ADMIN_TOKEN,
       agentTokenSecret:

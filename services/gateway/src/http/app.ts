@@ -1,6 +1,7 @@
 import express from 'express';
 import type { Express } from 'express';
 import helmet from 'helmet';
+import { httpServerTelemetry } from '@marketplace/telemetry';
 import type { BlobStore } from '@marketplace/blobstore';
 import type { Logger } from '@marketplace/platform';
 import { CatalogQueries } from '../application/catalog.queries.js';
@@ -30,6 +31,12 @@ import { openApiRoutes } from './routes/openapi.routes.js';
 import { problemsRoutes } from './routes/problems.routes.js';
 import { productsRoutes } from './routes/products.routes.js';
 import { subscriptionsRoutes } from './routes/subscriptions.routes.js';
+import { checkoutRoutes } from './routes/checkout.routes.js';
+import { ordersRoutes } from './routes/orders.routes.js';
+import { sellerOrdersRoutes } from './routes/seller-orders.routes.js';
+import type { OrderClient } from '../clients/order.client.js';
+import type { PendingQuotesOf } from '../application/order.operations.js';
+import { OrderOperations } from '../application/order.operations.js';
 
 /** Bodies are small JSON documents: a full listing with 10,000 escaped characters stays far below this. */
 export const DEFAULT_BODY_LIMIT_BYTES = 256 * 1024;
@@ -40,6 +47,10 @@ export interface GatewayDependencies {
   readonly catalog: CatalogClient;
   /** Absent: no saved searches (routes 404, no subscribe_to_query tool, no subscription resource). */
   readonly subscription?: SubscriptionClient | undefined;
+  /** Absent: no checkout, orders or order tools. */
+  readonly order?: OrderClient | undefined;
+  /** The seller's pending quotes for the inbox digest; absent without a quote service. */
+  readonly orderInboxQuotes?: PendingQuotesOf | undefined;
   /** The re-hosted listing images served at /images/. */
   readonly images: BlobStore;
   readonly logger: Logger;
@@ -63,6 +74,8 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
 
   const app = express();
   app.disable('x-powered-by');
+  // First: the request's span (and the caller's trace) is active for everything below, log lines included.
+  app.use(httpServerTelemetry());
   app.use(requestLog(deps.logger));
   app.use(
     helmet({
@@ -96,7 +109,14 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
   const subscriptions =
     deps.subscription === undefined ? undefined : new SubscriptionCommands(deps.subscription, publicBaseUrl);
   if (subscriptions) app.use(subscriptionsRoutes(problems, subscriptions, deps.identity, bodyLimitBytes));
-  const tools = createToolRegistry({ catalog: catalogQueries, subscriptions });
+  const orders =
+    deps.order === undefined ? undefined : new OrderOperations(deps.order, deps.orderInboxQuotes);
+  if (orders) {
+    app.use(checkoutRoutes(problems, orders, deps.identity, bodyLimitBytes));
+    app.use(ordersRoutes(problems, orders, deps.identity, bodyLimitBytes));
+    app.use(sellerOrdersRoutes(problems, orders, deps.identity, bodyLimitBytes));
+  }
+  const tools = createToolRegistry({ catalog: catalogQueries, subscriptions, orders });
   const mcpResources = marketplaceResources({ catalog: catalogQueries, subscriptions });
   const dispatcher = new McpDispatcher(tools, mcpResources, deps.logger);
   app.use(discoveryRoutes(problems, dispatcher, publicBaseUrl));

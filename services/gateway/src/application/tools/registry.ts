@@ -2,6 +2,8 @@ import type { CatalogQueries } from '../catalog.queries.js';
 import { searchInventorySemanticTool } from './catalog-semantic.tools.js';
 import { getPricingRecommendationTool, getProductDetailsTool, searchInventoryTool } from './catalog.tools.js';
 import { subscribeToQueryTool } from './subscription.tools.js';
+import type { OrderOperations } from '../order.operations.js';
+import { orderTools } from './order.tools.js';
 import type { Tool } from './tool.js';
 import type { SubscriptionCommands } from '../subscription.commands.js';
 
@@ -13,6 +15,8 @@ export interface ToolDependencies {
   readonly catalog: CatalogQueries;
   /** Absent when the gateway runs without the subscription service. */
   readonly subscriptions?: SubscriptionCommands | undefined;
+  /** Absent when the gateway runs without the order service. */
+  readonly orders?: OrderOperations | undefined;
 }
 
 /**
@@ -35,6 +39,8 @@ export const createToolRegistry = (deps: ToolDependencies): ToolRegistry =>
     searchInventorySemanticTool(deps.catalog),
     // saved searches
     ...(deps.subscriptions ? [subscribeToQueryTool(deps.subscriptions)] : []),
+    // checkout, orders and fulfilment
+    ...(deps.orders ? orderTools(deps.orders) : []),
   ]);
 
 /** A registry of these tools; a name used twice is a programming error caught at start-up. */

@@ -1,0 +1,87 @@
+import { Router } from 'express';
+import type { IdentityService } from '../../application/identity.service.js';
+import type { OrderOperations } from '../../application/order.operations.js';
+import { authenticateApiKey, principalOf } from '../auth.middleware.js';
+import { jsonBody } from '../json-body.js';
+import { methodNotAllowed } from '../method-not-allowed.js';
+import type { Problems } from '../problem.js';
+import { requestIdOf } from '../request-log.js';
+import {
+  checkoutBodySchema,
+  checkoutIdParamsSchema,
+  checkoutSessionSchema,
+} from '../schemas/checkout.schema.js';
+import { completedCheckoutSchema } from '../schemas/order.schema.js';
+import { parseOrThrow } from '../schemas/validate.js';
+import type { RouteDoc } from './openapi.describe.js';
+
+/** createCheckout and its completion (spec 4.1; decisions "Checkout and orders"). */
+export const checkoutRoutes = (
+  problems: Problems,
+  orders: OrderOperations,
+  identity: IdentityService,
+  bodyLimitBytes: number,
+): Router => {
+  const router = Router();
+  router
+    .route('/api/ucp/checkout')
+    .post(
+      authenticateApiKey(identity, { required: false }),
+      ...jsonBody(bodyLimitBytes),
+      async (req, res) => {
+        const body = parseOrThrow(checkoutBodySchema, req.body, 'checkout');
+        res.status(201).json(await orders.createCheckout(principalOf(req), body, requestIdOf(req)));
+      },
+    )
+    .all(methodNotAllowed(problems, ['POST']));
+  router
+    .route('/api/ucp/checkout/:id/complete')
+    .post(authenticateApiKey(identity, { required: false }), async (req, res) => {
+      const { id } = parseOrThrow(checkoutIdParamsSchema, req.params, 'checkout session id');
+      res.json(await orders.completeCheckout(principalOf(req), id, requestIdOf(req)));
+    })
+    .all(methodNotAllowed(problems, ['POST']));
+  return router;
+};
+
+export const checkoutRouteDocs: readonly RouteDoc[] = [
+  {
+    method: 'post',
+    path: '/api/ucp/checkout',
+    operationId: 'createCheckout',
+    summary: 'Price a checkout session',
+    description:
+      'Prices each line at the listing price (or an accepted quote’s agreed price). status is ready_for_complete, or ' +
+      'requires_escalation when a line is over the bulk threshold (more than 100 units or $5,000) or above stock, ' +
+      'with messages saying to use request_quote. Anonymous callers may price; a buyer key or agent token binds ' +
+      'the session to the buyer. Sessions expire (expires_at).',
+    tags: ['checkout'],
+    auth: 'api_key_or_agent_token_optional',
+    body: checkoutBodySchema,
+    responses: {
+      201: { description: 'The checkout session', schema: checkoutSessionSchema },
+      400: 'Invalid lines (unknown product, below the minimum order quantity, a quote that is not the buyer’s)',
+      401: 'A credential was sent but is not valid',
+      403: 'A seller key: sellers do not buy',
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/ucp/checkout/{id}/complete',
+    operationId: 'completeCheckout',
+    summary: 'Place the orders of a checkout session',
+    description:
+      'Reserves the stock of every line and places one order per line on invoice terms (net 30). Idempotent: ' +
+      'completing a completed session answers its orders. Needs the buyer’s key or agent token.',
+    tags: ['checkout'],
+    auth: 'api_key_or_agent_token',
+    pathParameters: checkoutIdParamsSchema,
+    responses: {
+      200: { description: 'The completed session and its orders', schema: completedCheckoutSchema },
+      401: 'No buyer credential',
+      403: 'Not a buyer account',
+      404: 'No such session (or another buyer’s)',
+      409: 'The session needs a quote, expired, or the stock ran out (the reservations were released)',
+    },
+  },
+];

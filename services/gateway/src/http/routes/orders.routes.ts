@@ -1,0 +1,103 @@
+import { Router } from 'express';
+import type { IdentityService } from '../../application/identity.service.js';
+import type { OrderOperations } from '../../application/order.operations.js';
+import { authenticateApiKey, principalOf } from '../auth.middleware.js';
+import { jsonBody } from '../json-body.js';
+import { methodNotAllowed } from '../method-not-allowed.js';
+import type { Problems } from '../problem.js';
+import { requestIdOf } from '../request-log.js';
+import { disputeBodySchema, orderIdParamsSchema, orderViewSchema } from '../schemas/order.schema.js';
+import { parseOrThrow } from '../schemas/validate.js';
+import type { RouteDoc } from './openapi.describe.js';
+
+/** The buyer's orders: status, early confirmation and disputes (decisions "Checkout and orders"). */
+export const ordersRoutes = (
+  problems: Problems,
+  orders: OrderOperations,
+  identity: IdentityService,
+  bodyLimitBytes: number,
+): Router => {
+  const router = Router();
+  // Authentication is optional at the edge so that OrderOperations answers 401 and 403 the same way for REST
+  // and the tools.
+  const caller = authenticateApiKey(identity, { required: false });
+  router
+    .route('/api/orders/:id')
+    .get(caller, async (req, res) => {
+      const { id } = parseOrThrow(orderIdParamsSchema, req.params, 'order id');
+      res.json(await orders.buyerOrder(principalOf(req), Number(id)));
+    })
+    .all(methodNotAllowed(problems, ['GET']));
+  router
+    .route('/api/orders/:id/confirm')
+    .post(caller, async (req, res) => {
+      const { id } = parseOrThrow(orderIdParamsSchema, req.params, 'order id');
+      res.json(await orders.confirm(principalOf(req), Number(id), requestIdOf(req)));
+    })
+    .all(methodNotAllowed(problems, ['POST']));
+  router
+    .route('/api/orders/:id/dispute')
+    .post(caller, ...jsonBody(bodyLimitBytes), async (req, res) => {
+      const { id } = parseOrThrow(orderIdParamsSchema, req.params, 'order id');
+      const body = parseOrThrow(disputeBodySchema, req.body, 'dispute');
+      res
+        .status(201)
+        .json(
+          await orders.openDispute(principalOf(req), { order_id: Number(id), ...body }, requestIdOf(req)),
+        );
+    })
+    .all(methodNotAllowed(problems, ['POST']));
+  return router;
+};
+
+const buyerErrors = {
+  401: 'No buyer API key or agent token',
+  403: 'Not a buyer account',
+  404: 'No such order of this buyer (another buyer’s order is not found either)',
+} as const;
+
+export const ordersRouteDocs: readonly RouteDoc[] = [
+  {
+    method: 'get',
+    path: '/api/orders/{id}',
+    operationId: 'getOrder',
+    summary: 'One of the buyer’s orders',
+    description: 'Status, tracking and inspection deadline (get_order_status over REST).',
+    tags: ['orders'],
+    auth: 'api_key_or_agent_token',
+    pathParameters: orderIdParamsSchema,
+    responses: { 200: { description: 'The order', schema: orderViewSchema }, ...buyerErrors },
+  },
+  {
+    method: 'post',
+    path: '/api/orders/{id}/confirm',
+    operationId: 'confirmOrder',
+    summary: 'Confirm a delivered order before its inspection deadline',
+    tags: ['orders'],
+    auth: 'api_key_or_agent_token',
+    pathParameters: orderIdParamsSchema,
+    responses: {
+      200: { description: 'The completed order', schema: orderViewSchema },
+      ...buyerErrors,
+      409: 'The order is not delivered',
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/orders/{id}/dispute',
+    operationId: 'openDispute',
+    summary: 'Report a problem with a delivered order (open_dispute over REST)',
+    description:
+      'Within the 48 h inspection window; the order moves to issue_reported and the operator is emailed.',
+    tags: ['orders'],
+    auth: 'api_key_or_agent_token',
+    pathParameters: orderIdParamsSchema,
+    body: disputeBodySchema,
+    responses: {
+      201: { description: 'The disputed order', schema: orderViewSchema },
+      400: 'Invalid dispute',
+      ...buyerErrors,
+      409: 'The order is not delivered, or its inspection window closed',
+    },
+  },
+];

@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import { QUOTE_LIMITS } from '@marketplace/vocabulary';
+import { isCountryCode } from '../../domain/country-codes.js';
+
+const PRODUCT_ID = /^product_[1-9][0-9]{0,15}$/;
+/** A sanity bound on one line, far above any bulk threshold (such lines are escalated, not refused). */
+export const MAX_LINE_QUANTITY = 1_000_000;
+export const MAX_CHECKOUT_LINES = 50;
+
+export const productIdSchema = z
+  .string({ error: 'must be a string' })
+  .regex(PRODUCT_ID, 'must look like product_<number>');
+
+export const quantitySchema = z
+  .number({ error: 'must be a whole number' })
+  .int('must be a whole number')
+  .min(1, 'must be at least 1')
+  .max(MAX_LINE_QUANTITY, `must be at most ${MAX_LINE_QUANTITY}`);
+
+export const positiveIdSchema = z
+  .number({ error: 'must be a whole number' })
+  .int('must be a whole number')
+  .min(1, 'must be at least 1')
+  .max(Number.MAX_SAFE_INTEGER, 'is too large');
+
+export const countryCodeSchema = z
+  .string({ error: 'must be a string' })
+  .refine(isCountryCode, 'must be an ISO 3166-1 alpha-2 country code in upper case, e.g. US or DE');
+
+export const buyerEmailSchema = z
+  .email('must be an email address')
+  .max(QUOTE_LIMITS.emailMaxLength, `must be at most ${QUOTE_LIMITS.emailMaxLength} characters`);
+export const buyerNameSchema = z
+  .string({ error: 'must be a string' })
+  .max(QUOTE_LIMITS.buyerNameMaxLength, `must be at most ${QUOTE_LIMITS.buyerNameMaxLength} characters`);
+export const buyerCompanySchema = z
+  .string({ error: 'must be a string' })
+  .max(
+    QUOTE_LIMITS.buyerCompanyMaxLength,
+    `must be at most ${QUOTE_LIMITS.buyerCompanyMaxLength} characters`,
+  );
+
+/** Spec 2.6, plus `quote_request_id` (check out an accepted quote) and `shipping_country`. */
+export const checkoutBodySchema = z.strictObject({
+  line_items: z
+    .array(
+      z.strictObject({
+        product_id: productIdSchema,
+        quantity: quantitySchema,
+        quote_request_id: positiveIdSchema
+          .optional()
+          .describe('an accepted or countered quote of this buyer, checked out at its agreed unit price'),
+      }),
+      { error: 'must be an array of line items' },
+    )
+    .min(1, 'must have at least 1 item')
+    .max(MAX_CHECKOUT_LINES, `must have at most ${MAX_CHECKOUT_LINES} items`),
+  buyer: z
+    .strictObject({
+      email: buyerEmailSchema,
+      name: buyerNameSchema.optional(),
+      company: buyerCompanySchema.optional(),
+    })
+    .optional(),
+  shipping_country: countryCodeSchema.optional(),
+});
+export type CheckoutBody = z.infer<typeof checkoutBodySchema>;
+
+export const checkoutIdParamsSchema = z.object({
+  id: z.string().regex(/^checkout_[0-9a-f-]{36}$/, 'must be a checkout session id'),
+});
+
+const isoTime = z.string().describe('ISO 8601 time (UTC)');
+
+export const checkoutLineViewSchema = z.object({
+  product_id: z.string(),
+  title: z.string(),
+  seller_id: z.number().int(),
+  quantity: z.number().int(),
+  unit_price: z.number().int().describe('cents per unit'),
+  line_total: z.number().int().describe('cents'),
+  quote_request_id: z.number().int().optional(),
+});
+
+/** The checkout session (decisions "Checkout and orders"): amounts in integer cents. */
+export const checkoutSessionSchema = z.object({
+  id: z.string(),
+  status: z.enum(['ready_for_complete', 'requires_escalation', 'completing', 'completed']),
+  line_items: z.array(checkoutLineViewSchema),
+  totals: z.object({ subtotal: z.number().int(), total: z.number().int() }).describe('cents'),
+  currency: z.string(),
+  messages: z.array(z.string()).describe('why the session needs a quote, or why the last completion failed'),
+  payment_terms: z.literal('net_30'),
+  shipping_country: z.string().optional(),
+  expires_at: isoTime,
+  order_ids: z.array(z.number().int()),
+});
+export type CheckoutSessionView = z.infer<typeof checkoutSessionSchema>;

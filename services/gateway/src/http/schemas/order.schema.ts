@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import { positiveIdSchema } from './checkout.schema.js';
+import { checkoutSessionSchema } from './checkout.schema.js';
+
+/** Spec 8: tracking number and carrier at most 255 characters, tracking URL at most 2000. */
+export const trackingNumberSchema = z
+  .string({ error: 'must be a string' })
+  .max(255, 'must be at most 255 characters');
+export const carrierNameSchema = z
+  .string({ error: 'must be a string' })
+  .max(255, 'must be at most 255 characters');
+export const trackingUrlSchema = z
+  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+  .max(2_000, 'must be at most 2000 characters');
+
+export const trackingBodySchema = z.strictObject({
+  tracking_number: trackingNumberSchema.optional(),
+  tracking_url: trackingUrlSchema.optional(),
+  carrier_name: carrierNameSchema.optional(),
+});
+export type TrackingBody = z.infer<typeof trackingBodySchema>;
+
+export const DISPUTE_REASONS = ['missing_units', 'quality_issue', 'damaged', 'wrong_item', 'other'] as const;
+export const REQUESTED_ACTIONS = ['refund', 'replacement', 'partial_refund'] as const;
+
+/** open_dispute (spec 4.3, 8) without the order id, which REST carries in the path. */
+export const disputeFieldsSchema = {
+  reason: z.enum(DISPUTE_REASONS, { error: `must be one of ${DISPUTE_REASONS.join(', ')}` }),
+  description: z
+    .string({ error: 'must be a string' })
+    .trim()
+    .min(1, 'must not be empty')
+    .max(2_000, 'must be at most 2000 characters'),
+  requested_action: z
+    .enum(REQUESTED_ACTIONS, { error: `must be one of ${REQUESTED_ACTIONS.join(', ')}` })
+    .optional(),
+  photo_urls: z
+    .array(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }), {
+      error: 'must be an array of URLs',
+    })
+    .max(10, 'must have at most 10 items')
+    .optional(),
+};
+export const disputeBodySchema = z.strictObject(disputeFieldsSchema);
+
+/** Why bulk_mark_shipped left an order alone. */
+export const SKIP_REASONS = ['not_found', 'already_shipped', 'not_shippable'] as const;
+export type SkipReason = (typeof SKIP_REASONS)[number];
+
+export const orderIdParamsSchema = z.object({
+  id: z.string().regex(/^[1-9][0-9]{0,15}$/, 'must be an order id (a positive whole number)'),
+});
+
+export const orderIdsSchema = z
+  .array(positiveIdSchema, { error: 'must be an array of order ids' })
+  .min(1, 'must have at least 1 item')
+  .max(200, 'must have at most 200 items');
+
+const isoTime = z.string().describe('ISO 8601 time (UTC)');
+
+export const trackingViewSchema = z.object({
+  tracking_number: z.string().nullable(),
+  tracking_url: z.string().nullable(),
+  carrier_name: z.string().nullable(),
+});
+
+/** An order as its buyer and its seller see it (spec 2.7: status, tracking, inspection and ship-by deadlines). */
+export const orderViewSchema = z.object({
+  order_id: z.number().int(),
+  status: z.enum([
+    'awaiting_shipment',
+    'shipped',
+    'delivered',
+    'issue_reported',
+    'resolved',
+    'completed',
+    'cancelled',
+  ]),
+  product_id: z.string(),
+  product_name: z.string(),
+  seller_id: z.number().int(),
+  quantity: z.number().int(),
+  unit_price: z.number().int().describe('cents per unit'),
+  total: z.number().int().describe('cents'),
+  currency: z.string(),
+  quote_request_id: z.number().int().nullable(),
+  shipping_country: z.string().nullable(),
+  payment_terms: z.string(),
+  placed_at: isoTime,
+  ship_by: isoTime,
+  tracking: trackingViewSchema.nullable(),
+  shipped_at: isoTime.nullable(),
+  delivered_at: isoTime.nullable(),
+  inspection_deadline: isoTime.nullable().describe('end of the 48 h inspection window once delivered'),
+  completed_at: isoTime.nullable(),
+  issue: z
+    .object({
+      reason: z.string(),
+      description: z.string(),
+      requested_action: z.string().nullable(),
+      photo_urls: z.array(z.string()),
+      reported_at: isoTime,
+    })
+    .nullable(),
+});
+export type OrderView = z.infer<typeof orderViewSchema>;
+
+export const completedCheckoutSchema = z.object({
+  checkout: checkoutSessionSchema,
+  orders: z.array(orderViewSchema),
+});
