@@ -3,6 +3,7 @@ import { machine, recordResult } from './results.js';
 import { publishToSearchCluster, publishToSearchEmbedded } from './publish-to-search.bench.js';
 import { publishThroughputCluster } from './publish-throughput.bench.js';
 import { semanticSearchLocal } from './semantic/semantic-search.bench.js';
+import { quoteRequestsCluster } from './quote/quote-requests.bench.js';
 
 /**
  * `pnpm bench [scenario...]`: runs the named scenarios (all by default), prints their figures and merges them
@@ -17,6 +18,7 @@ const scenarios: Record<string, () => Promise<Record<string, unknown>>> = {
   'catalog-search.cluster-nats': () =>
     catalogSearchCluster({ listings: 100_000, concurrency: 16, durationMs: 15_000 }),
   'semantic-search.local': async () => ({ ...(await semanticSearchLocal()) }),
+  'quote-requests.cluster-nats': () => quoteRequestsCluster({ concurrency: 64, durationMs: 15_000 }),
 };
 
 const requested = process.argv.slice(2);

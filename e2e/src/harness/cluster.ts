@@ -8,6 +8,7 @@ import { startImageServer } from '@marketplace/outbound-http/testing';
 import { waitForServing } from '@marketplace/rpc';
 import { eventually, freePort, ManagedProcess, repoRoot } from './processes.js';
 import { MarketplaceClient } from './marketplace-client.js';
+import { RATE_LIMITS_OFF } from './rate-limits.js';
 
 const SERVER_URL = process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const NATS_URL = process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
@@ -57,6 +58,7 @@ export class Cluster {
       NATS_URL,
       EVENT_LOG_NAMESPACE: cluster.namespace,
       OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+      ...RATE_LIMITS_OFF,
       // Services that call others (order: listing and quote) find them under the gateway's names.
       ...Object.fromEntries(
         BACKEND_SERVICES.map((s) => [`${s.toUpperCase()}_GRPC_ADDR`, grpcAddresses.get(s) ?? '']),

@@ -6,6 +6,7 @@ import type { ImageServer } from '@marketplace/outbound-http/testing';
 import { startImageServer } from '@marketplace/outbound-http/testing';
 import { eventually, freePort, ManagedProcess, repoRoot } from './processes.js';
 import { MarketplaceClient } from './marketplace-client.js';
+import { RATE_LIMITS_OFF } from './rate-limits.js';
 
 /** `pnpm start` as a user runs it: one process, embedded PostgreSQL and log, data under a DATA_DIR. */
 export class EmbeddedMarketplace {
@@ -18,7 +19,11 @@ export class EmbeddedMarketplace {
     readonly images: ImageServer,
   ) {}
 
-  static async start(): Promise<EmbeddedMarketplace> {
+  /**
+   * `env` is added to the process's environment. Rate limits are off unless `env` sets them: suites poll the
+   * catalog far faster than an agent may, and the rate-limit suite sets its own small allowances.
+   */
+  static async start(options: { env?: Record<string, string> } = {}): Promise<EmbeddedMarketplace> {
     const dataDir = await mkdtemp(join(tmpdir(), 'marketplace-e2e-'));
     const port = await freePort();
     const adminToken = randomBytes(24).toString('hex');
@@ -28,6 +33,8 @@ export class EmbeddedMarketplace {
       HOST: '127.0.0.1',
       ADMIN_TOKEN: adminToken,
       OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+      ...RATE_LIMITS_OFF,
+      ...options.env,
     });
     const marketplace = new EmbeddedMarketplace(
       adminToken,

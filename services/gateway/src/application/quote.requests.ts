@@ -1,0 +1,165 @@
+import type { quoteV1 } from '@marketplace/proto';
+import { forbidden, unauthenticated } from '@marketplace/platform';
+import type { QuoteAction, QuoteStatusFilter } from '@marketplace/vocabulary';
+import { QUOTE_LIMITS } from '@marketplace/vocabulary';
+import type { QuoteClient } from '../clients/quote.client.js';
+import type { Principal } from '../domain/account.js';
+
+/** What a buyer sends, in the gateway's terms (cents, the spec's field names resolved). */
+export interface QuoteRequestInput {
+  readonly productId: string;
+  readonly quantity: number;
+  readonly buyer: { readonly email: string; readonly name?: string; readonly company?: string };
+  readonly targetPriceCents?: number;
+  readonly message?: string;
+}
+
+/** The answer to a new request (decisions, "Quotes"). */
+export interface SubmittedQuoteRequest {
+  readonly quote_request_id: number;
+  readonly status: 'pending';
+  readonly product_id: string;
+  readonly quantity: number;
+  readonly exceeds_available_stock: boolean;
+  readonly expected_response: string;
+  readonly created_at: string;
+}
+
+/** A quote request as its seller sees it. */
+export interface SellerQuoteRequest {
+  readonly quote_request_id: number;
+  readonly status: string;
+  readonly product_id: string;
+  readonly product_name: string;
+  readonly quantity: number;
+  readonly exceeds_available_stock: boolean;
+  readonly available_quantity: number;
+  readonly listed_price: number;
+  readonly target_price: number | null;
+  readonly currency: string;
+  readonly buyer: { readonly email: string; readonly name: string | null; readonly company: string | null };
+  readonly buyer_verified: boolean;
+  readonly message: string | null;
+  readonly response: {
+    readonly action: string;
+    readonly counter_price: number | null;
+    readonly message: string | null;
+    readonly responded_at: string;
+  } | null;
+  readonly agreed_price: number | null;
+  readonly created_at: string;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+const orNull = <T>(value: T | undefined): T | null => value ?? null;
+const textOrNull = (value: string): string | null => (value === '' ? null : value);
+
+export const sellerViewOf = (quote: quoteV1.QuoteRequest): SellerQuoteRequest => ({
+  quote_request_id: quote.quoteRequestId,
+  status: quote.status,
+  product_id: quote.productId,
+  product_name: quote.productName,
+  quantity: quote.quantity,
+  exceeds_available_stock: quote.exceedsAvailableStock,
+  available_quantity: quote.availableQuantity,
+  listed_price: quote.listedUnitPriceCents,
+  target_price: orNull(quote.targetPriceCents),
+  currency: quote.currency,
+  buyer: {
+    email: quote.buyer?.email ?? '',
+    name: textOrNull(quote.buyer?.name ?? ''),
+    company: textOrNull(quote.buyer?.company ?? ''),
+  },
+  buyer_verified: quote.buyerAccountId !== undefined,
+  message: textOrNull(quote.message),
+  response: quote.response
+    ? {
+        action: quote.response.action,
+        counter_price: orNull(quote.response.counterPriceCents),
+        message: textOrNull(quote.response.message),
+        responded_at: iso(quote.response.respondedAtMs),
+      }
+    : null,
+  agreed_price: orNull(quote.agreedUnitPriceCents),
+  created_at: iso(quote.createdAtMs),
+});
+
+const requireSeller = (principal: Principal | undefined): Principal => {
+  if (principal === undefined) throw unauthenticated('quote requests are answered with the seller API key');
+  if (principal.role !== 'seller') throw forbidden('only seller accounts receive quote requests');
+  return principal;
+};
+
+/** Quote requests for REST and the MCP tools: one place that decides who may do what. */
+export class QuoteRequests {
+  constructor(private readonly quotes: QuoteClient) {}
+
+  /**
+   * Anyone may ask (spec 1.2); a verified caller (API key or agent token) binds the request to its account, so the
+   * seller sees a verified buyer. The email and name are the ones the buyer sent (required by spec 2.5).
+   */
+  async request(
+    caller: Principal | undefined,
+    input: QuoteRequestInput,
+    correlationId: string,
+  ): Promise<SubmittedQuoteRequest> {
+    const quote = await this.quotes.requestQuote({
+      actor: caller ? { kind: caller.role, id: String(caller.accountId) } : { kind: 'anonymous', id: '' },
+      productId: input.productId,
+      quantity: input.quantity,
+      buyer: { email: input.buyer.email, name: input.buyer.name ?? '', company: input.buyer.company ?? '' },
+      buyerAccountId: caller?.accountId,
+      targetPriceCents: input.targetPriceCents,
+      message: input.message ?? '',
+      correlationId,
+    });
+    return {
+      quote_request_id: quote.quoteRequestId,
+      status: 'pending',
+      product_id: quote.productId,
+      quantity: quote.quantity,
+      exceeds_available_stock: quote.exceedsAvailableStock,
+      expected_response: QUOTE_LIMITS.expectedResponse,
+      created_at: iso(quote.createdAtMs),
+    };
+  }
+
+  /** The calling seller's own requests, newest first. */
+  async list(
+    caller: Principal | undefined,
+    status: QuoteStatusFilter,
+    limit?: number,
+  ): Promise<{ quote_requests: SellerQuoteRequest[]; total: number }> {
+    const seller = requireSeller(caller);
+    const { quoteRequests, total } = await this.quotes.listQuoteRequests({
+      sellerAccountId: seller.accountId,
+      status,
+      limit: limit ?? 0,
+    });
+    return { quote_requests: quoteRequests.map(sellerViewOf), total };
+  }
+
+  /** Only the owning seller may answer; another seller's id is 404 like an unknown one. */
+  async respond(
+    caller: Principal | undefined,
+    input: {
+      readonly quoteRequestId: number;
+      readonly action: QuoteAction;
+      readonly counterPriceCents?: number;
+      readonly message?: string;
+    },
+    correlationId: string,
+  ): Promise<SellerQuoteRequest> {
+    const seller = requireSeller(caller);
+    const quote = await this.quotes.respondToQuote({
+      actor: { kind: 'seller', id: String(seller.accountId) },
+      sellerAccountId: seller.accountId,
+      quoteRequestId: input.quoteRequestId,
+      action: input.action,
+      counterPriceCents: input.counterPriceCents,
+      message: input.message ?? '',
+      correlationId,
+    });
+    return sellerViewOf(quote);
+  }
+}

@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import { QUOTE_ACTIONS, QUOTE_LIMITS, QUOTE_STATUS_FILTERS } from '@marketplace/vocabulary';
+import type { QuoteRequests } from '../quote.requests.js';
+import { quoteRequestFields, submittedQuoteRequestSchema } from '../../http/schemas/quote-request.schema.js';
+import type { RateLimiter } from '../../http/rate-limit.js';
+import { currentClientAddress } from '../../http/rate-limit.js';
+import type { Tool } from './tool.js';
+
+/** request_quote (spec 4.3): the REST body's fields, flattened as the table lists them. */
+export const requestQuoteInput = z.object({
+  product_id: quoteRequestFields.product_id,
+  quantity: quoteRequestFields.quantity,
+  buyer_email: quoteRequestFields.buyer_email,
+  buyer_name: quoteRequestFields.buyer_name.optional(),
+  buyer_company: quoteRequestFields.buyer_company.optional(),
+  target_price: quoteRequestFields.target_price.optional(),
+  message: quoteRequestFields.message.optional(),
+});
+
+/** get_quote_requests (spec 4.3). */
+export const getQuoteRequestsInput = z.object({
+  status: z
+    .enum(QUOTE_STATUS_FILTERS, { error: `must be one of ${QUOTE_STATUS_FILTERS.join(', ')}` })
+    .default('pending'),
+});
+
+const cents = quoteRequestFields.target_price;
+
+/** respond_to_quote (spec 4.3): counter_price only with counter, and required there. */
+export const respondToQuoteInput = z
+  .object({
+    quote_request_id: z
+      .number({ error: 'must be a whole number' })
+      .int('must be a whole number')
+      .min(1, 'must be at least 1'),
+    action: z.enum(QUOTE_ACTIONS, { error: `must be one of ${QUOTE_ACTIONS.join(', ')}` }),
+    counter_price: cents.optional(),
+    message: quoteRequestFields.message.optional(),
+  })
+  .superRefine((input, context) => {
+    if (input.action === 'counter' && input.counter_price === undefined) {
+      context.addIssue({ code: 'custom', path: ['counter_price'], message: 'is required to counter' });
+    }
+    if (input.action !== 'counter' && input.counter_price !== undefined) {
+      context.addIssue({ code: 'custom', path: ['counter_price'], message: 'is only for counter' });
+    }
+  });
+
+const nullableCents = z.number().int().nullable().describe('per unit, in cents');
+
+export const sellerQuoteRequestOutput = z.object({
+  quote_request_id: z.number().int(),
+  status: z.string().describe('pending or responded'),
+  product_id: z.string(),
+  product_name: z.string(),
+  quantity: z.number().int(),
+  exceeds_available_stock: z.boolean(),
+  available_quantity: z.number().int(),
+  listed_price: z.number().int().describe('per unit, in cents, when the request was made'),
+  target_price: nullableCents,
+  currency: z.string(),
+  buyer: z.object({ email: z.string(), name: z.string().nullable(), company: z.string().nullable() }),
+  buyer_verified: z.boolean().describe('the request came with a verified API key or agent token'),
+  message: z.string().nullable(),
+  response: z
+    .object({
+      action: z.string().describe(QUOTE_ACTIONS.join(', ')),
+      counter_price: nullableCents,
+      message: z.string().nullable(),
+      responded_at: z.string(),
+    })
+    .nullable(),
+  agreed_price: nullableCents.describe('the unit price a checkout of this quote uses'),
+  created_at: z.string(),
+});
+
+export const quoteRequestListOutput = z.object({
+  quote_requests: z.array(sellerQuoteRequestOutput),
+  total: z.number().int(),
+});
+
+export const requestQuoteTool = (
+  quotes: QuoteRequests,
+  limiter: RateLimiter,
+): Tool<typeof requestQuoteInput, z.output<typeof submittedQuoteRequestSchema>> => ({
+  name: 'request_quote',
+  description:
+    `Ask the seller of a product for a bulk quote; the quantity may exceed the listed stock. The seller is ` +
+    `emailed and usually answers within ${QUOTE_LIMITS.expectedResponse}. Anonymous callers are limited per IP ` +
+    'and buyer email; an API key or agent token raises the allowance and binds the request to the buyer account.',
+  inputSchema: requestQuoteInput,
+  outputSchema: submittedQuoteRequestSchema,
+  auth: 'none',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  handler: async (principal, input) => {
+    await limiter.enforce(limiter.quoteChecks(principal, currentClientAddress(), input.buyer_email));
+    return quotes.request(
+      principal,
+      {
+        productId: input.product_id,
+        quantity: input.quantity,
+        buyer: { email: input.buyer_email, name: input.buyer_name, company: input.buyer_company },
+        targetPriceCents: input.target_price,
+        message: input.message,
+      },
+      'mcp',
+    );
+  },
+});
+
+export const getQuoteRequestsTool = (
+  quotes: QuoteRequests,
+): Tool<typeof getQuoteRequestsInput, z.output<typeof quoteRequestListOutput>> => ({
+  name: 'get_quote_requests',
+  description:
+    "The calling seller's quote requests, newest first: pending (default), responded or all. Needs the seller API key.",
+  inputSchema: getQuoteRequestsInput,
+  outputSchema: quoteRequestListOutput,
+  auth: 'seller',
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  handler: (principal, input) => quotes.list(principal, input.status),
+});
+
+export const respondToQuoteTool = (
+  quotes: QuoteRequests,
+): Tool<typeof respondToQuoteInput, z.output<typeof sellerQuoteRequestOutput>> => ({
+  name: 'respond_to_quote',
+  description:
+    'Answer one of your pending quote requests once: accept (at the buyer target price, or the listed price), ' +
+    'counter with counter_price (cents per unit), or decline. The buyer is emailed; an accepted or countered ' +
+    'quote can be checked out at the agreed price. Needs the seller API key.',
+  inputSchema: respondToQuoteInput,
+  outputSchema: sellerQuoteRequestOutput,
+  auth: 'seller',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  handler: (principal, input) =>
+    quotes.respond(
+      principal,
+      {
+        quoteRequestId: input.quote_request_id,
+        action: input.action,
+        counterPriceCents: input.counter_price,
+        message: input.message,
+      },
+      'mcp',
+    ),
+});
+
+export const quoteTools = (quotes: QuoteRequests, limiter: RateLimiter): Tool[] => [
+  requestQuoteTool(quotes, limiter),
+  getQuoteRequestsTool(quotes),
+  respondToQuoteTool(quotes),
+];

@@ -1,0 +1,31 @@
+import { quoteV1 } from '@marketplace/proto';
+import type { GrpcClientOptions } from '@marketplace/rpc';
+import { createGrpcClient } from '@marketplace/rpc';
+
+/** The gateway's view of the quote service: one method per RPC it uses, failures as AppErrors. */
+export interface QuoteClient {
+  requestQuote(request: quoteV1.RequestQuoteRequest): Promise<quoteV1.QuoteRequest>;
+  listQuoteRequests(request: quoteV1.ListQuoteRequestsRequest): Promise<quoteV1.ListQuoteRequestsResponse>;
+  respondToQuote(request: quoteV1.RespondToQuoteRequest): Promise<quoteV1.QuoteRequest>;
+  countQuoteRequestsSince(sinceMs: number): Promise<number>;
+  close(): void;
+}
+
+const present = (quoteRequest: quoteV1.QuoteRequest | undefined, rpc: string): quoteV1.QuoteRequest => {
+  if (!quoteRequest) throw new Error(`${rpc} answered without a quote request`);
+  return quoteRequest;
+};
+
+export const createQuoteClient = (address: string, options?: GrpcClientOptions): QuoteClient => {
+  const grpc = createGrpcClient(quoteV1.QuoteServiceDefinition, address, options);
+  const { client } = grpc;
+  return {
+    requestQuote: async (request) =>
+      present((await client.requestQuote(request)).quoteRequest, 'RequestQuote'),
+    listQuoteRequests: (request) => client.listQuoteRequests(request),
+    respondToQuote: async (request) =>
+      present((await client.respondToQuote(request)).quoteRequest, 'RespondToQuote'),
+    countQuoteRequestsSince: async (sinceMs) => (await client.countQuoteRequestsSince({ sinceMs })).count,
+    close: () => grpc.close(),
+  };
+};

@@ -1,0 +1,65 @@
+import { Router } from 'express';
+import type { IdentityService } from '../../application/identity.service.js';
+import type { QuoteRequests } from '../../application/quote.requests.js';
+import { authenticate, principalOf } from '../auth.middleware.js';
+import { jsonBody } from '../json-body.js';
+import { methodNotAllowed } from '../method-not-allowed.js';
+import type { Problems } from '../problem.js';
+import type { RateLimiter } from '../rate-limit.js';
+import { clientAddressOfRequest, rateLimit } from '../rate-limit.js';
+import { requestIdOf } from '../request-log.js';
+import type { QuoteRequestBody } from '../schemas/quote-request.schema.js';
+import { quoteRequestBodySchema } from '../schemas/quote-request.schema.js';
+import { parseOrThrow } from '../schemas/validate.js';
+
+/** A quote request with a 2,000-character message, every character escaped, fits several times over. */
+const QUOTE_BODY_LIMIT_BYTES = 32 * 1024;
+
+/**
+ * `POST /api/ucp/quotes` (spec 4.1, decisions "Quotes"): anonymous, or with an API key or agent token that binds
+ * the request to the buyer's account. The rate limit runs after authentication (a verified caller has its own,
+ * larger allowance) and after parsing (anonymous requests count per buyer email too), so an invalid request
+ * costs no allowance.
+ */
+export const quotesRoutes = (
+  problems: Problems,
+  quotes: QuoteRequests,
+  identity: IdentityService,
+  limiter: RateLimiter,
+): Router => {
+  const router = Router();
+  router
+    .route('/api/ucp/quotes')
+    .post(
+      authenticate(identity, { required: false }),
+      ...jsonBody(QUOTE_BODY_LIMIT_BYTES),
+      (req, _res, next) => {
+        req.body = parseOrThrow(quoteRequestBodySchema, req.body, 'quote request');
+        next();
+      },
+      rateLimit(limiter, (req) =>
+        limiter.quoteChecks(
+          principalOf(req),
+          clientAddressOfRequest(req),
+          (req.body as QuoteRequestBody).buyer.email,
+        ),
+      ),
+      async (req, res) => {
+        const body = req.body as QuoteRequestBody;
+        const submitted = await quotes.request(
+          principalOf(req),
+          {
+            productId: body.product_id,
+            quantity: body.quantity,
+            buyer: body.buyer,
+            targetPriceCents: body.target_price,
+            message: body.message,
+          },
+          requestIdOf(req),
+        );
+        res.status(201).json(submitted);
+      },
+    )
+    .all(methodNotAllowed(problems, ['POST']));
+  return router;
+};

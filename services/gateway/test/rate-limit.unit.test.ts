@@ -1,0 +1,105 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { AppError } from '@marketplace/platform';
+import type { RateLimitStore } from '@marketplace/ratelimit';
+import { createMemoryRateLimitStore } from '@marketplace/ratelimit';
+import type { Principal } from '../src/domain/account.js';
+import { rateLimitConfigSchema } from '../src/http/rate-limit.config.js';
+import { RateLimiter, rateLimitPoliciesOf } from '../src/http/rate-limit.js';
+
+/** 10:15 UTC: 45 minutes before the hour's window ends. */
+const T = Date.UTC(2026, 8, 1, 10, 15, 0);
+const KEYED: Principal = {
+  accountId: 21,
+  role: 'buyer',
+  credential: { kind: 'api_key', keyPrefix: 'lmk_abcdefgh' },
+};
+const TOKEN: Principal = {
+  accountId: 21,
+  role: 'buyer',
+  credential: { kind: 'agent_token', sessionId: 's1' },
+};
+
+describe('gateway rate limiter', () => {
+  let store: RateLimitStore;
+  afterEach(async () => {
+    await store.close();
+  });
+  const limiter = (env: Record<string, string> = {}) => {
+    store = createMemoryRateLimitStore();
+    return new RateLimiter(store, rateLimitPoliciesOf(rateLimitConfigSchema.parse(env)), () => T);
+  };
+
+  it('has the decided defaults: 10/h per IP and email, 100/h per key, 600/min per IP for the catalog', () => {
+    const { policies } = limiter();
+    expect(policies.quotesPerIp).toMatchObject({ limit: 10, windowMs: 3_600_000 });
+    expect(policies.quotesPerEmail).toMatchObject({ limit: 10, windowMs: 3_600_000 });
+    expect(policies.quotesPerKey).toMatchObject({ limit: 100, windowMs: 3_600_000 });
+    expect(policies.catalogPerIp).toMatchObject({ limit: 600, windowMs: 60_000 });
+    expect(policies.catalogPerKey.limit).toBeGreaterThan(600);
+  });
+
+  it('refuses the 11th anonymous request from one IP whatever the emails, with the window end', async () => {
+    const rateLimiter = limiter();
+    for (let n = 0; n < 10; n++) {
+      expect(
+        (await rateLimiter.enforce(rateLimiter.quoteChecks(undefined, '203.0.113.9', `b${n}@x.example`)))
+          ?.allowed,
+      ).toBe(true);
+    }
+    const refused = await rateLimiter.decide(
+      rateLimiter.quoteChecks(undefined, '203.0.113.9', 'new@x.example'),
+    );
+    expect(refused).toMatchObject({
+      allowed: false,
+      remaining: 0,
+      policy: { name: 'quotes.ip' },
+      resetAt: T + 45 * 60_000,
+    });
+    expect(rateLimiter.secondsUntil(refused!.resetAt)).toBe(45 * 60);
+    await expect(
+      rateLimiter.enforce(rateLimiter.quoteChecks(undefined, '203.0.113.9', 'x@x.example')),
+    ).rejects.toMatchObject({
+      kind: 'rate_limited',
+    });
+  });
+
+  it('counts a buyer email across IPs, case-insensitively', async () => {
+    const rateLimiter = limiter({ RATE_LIMIT_QUOTES_PER_EMAIL: '2' });
+    await rateLimiter.enforce(rateLimiter.quoteChecks(undefined, '198.51.100.1', 'Ada@X.example'));
+    await rateLimiter.enforce(rateLimiter.quoteChecks(undefined, '198.51.100.2', 'ada@x.example'));
+    const refused = await rateLimiter.decide(
+      rateLimiter.quoteChecks(undefined, '198.51.100.3', ' ada@x.example'),
+    );
+    expect(refused).toMatchObject({ allowed: false, policy: { name: 'quotes.email', limit: 2 } });
+  });
+
+  it('reports the tightest allowance while allowed', async () => {
+    const rateLimiter = limiter({ RATE_LIMIT_QUOTES_PER_EMAIL: '3' });
+    const decision = await rateLimiter.decide(
+      rateLimiter.quoteChecks(undefined, '198.51.100.1', 'a@x.example'),
+    );
+    expect(decision).toMatchObject({ allowed: true, remaining: 2, policy: { name: 'quotes.email' } });
+  });
+
+  it("gives a key its own larger allowance, and an agent token its account's", async () => {
+    const rateLimiter = limiter({ RATE_LIMIT_QUOTES_PER_KEY: '2' });
+    expect(rateLimiter.quoteChecks(KEYED, '203.0.113.9', 'a@x.example')).toEqual([
+      { policy: rateLimiter.policies.quotesPerKey, subject: 'key:lmk_abcdefgh' },
+    ]);
+    expect(rateLimiter.quoteChecks(TOKEN, '203.0.113.9', 'a@x.example')[0]?.subject).toBe('account:21');
+    await rateLimiter.enforce(rateLimiter.quoteChecks(KEYED, '203.0.113.9', 'a@x.example'));
+    await rateLimiter.enforce(rateLimiter.quoteChecks(KEYED, '203.0.113.9', 'a@x.example'));
+    await expect(
+      rateLimiter.enforce(rateLimiter.quoteChecks(KEYED, '203.0.113.9', 'a@x.example')),
+    ).rejects.toBeInstanceOf(AppError);
+  });
+
+  it('asks the store nothing when every limit is off (0)', async () => {
+    const rateLimiter = limiter({ RATE_LIMIT_QUOTES_PER_IP: '0', RATE_LIMIT_QUOTES_PER_EMAIL: '0' });
+    for (let n = 0; n < 50; n++) {
+      expect(
+        await rateLimiter.decide(rateLimiter.quoteChecks(undefined, '203.0.113.9', 'a@x.example')),
+      ).toBeUndefined();
+    }
+  });
+});
