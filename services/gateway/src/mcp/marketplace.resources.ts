@@ -8,7 +8,34 @@ export interface ResourceSources {
   readonly catalog: CatalogQueries;
   /** Absent when the gateway runs without the subscription service. */
   readonly subscriptions?: SubscriptionCommands | undefined;
+  /** Quote requests filed since a time (CountQuoteRequestsSince); absent without the quote service. */
+  readonly quoteRequestsSince?: ((sinceMs: number) => Promise<number>) | undefined;
+  /** Orders placed since a time (CountOrdersSince); absent without the order service. */
+  readonly ordersSince?: ((sinceMs: number) => Promise<number>) | undefined;
+  /** Default: the system clock. */
+  readonly now?: (() => number) | undefined;
 }
+
+const DAY_MS = 24 * 60 * 60 * 1_000;
+
+/** marketplace://stats: public listings by category and condition, and the last 24 hours' activity. */
+export const marketplaceStats = async (sources: ResourceSources) => {
+  const now = (sources.now ?? Date.now)();
+  const since = now - DAY_MS;
+  // null: the service that would count it is not part of this deployment.
+  const countSince = (count: ((sinceMs: number) => Promise<number>) | undefined) =>
+    count ? count(since) : Promise.resolve(null);
+  const [listings, quoteRequests, orders] = await Promise.all([
+    sources.catalog.statistics(),
+    countSince(sources.quoteRequestsSince),
+    countSince(sources.ordersSince),
+  ]);
+  return {
+    generated_at: new Date(now).toISOString(),
+    listings,
+    last_24_hours: { since: new Date(since).toISOString(), quote_requests: quoteRequests, orders },
+  };
+};
 
 export const marketplaceResources = (sources: ResourceSources): McpResources => {
   const categories: FixedResource = {
@@ -20,7 +47,17 @@ export const marketplaceResources = (sources: ResourceSources): McpResources => 
       'public, in-stock listings: {categories: [{id, name, product_count}]}.',
     read: () => sources.catalog.categories(),
   };
-  const fixed: FixedResource[] = [categories];
+  const stats: FixedResource = {
+    uri: 'marketplace://stats',
+    name: 'stats',
+    title: 'Marketplace statistics',
+    description:
+      'Public listings (in stock or not) counted by category and by condition, and the quote requests and ' +
+      'orders of the last 24 hours: {generated_at, listings: {public_products, public_in_stock_products, ' +
+      'by_category, by_condition}, last_24_hours: {since, quote_requests, orders}}.',
+    read: () => marketplaceStats(sources),
+  };
+  const fixed: FixedResource[] = [stats, categories];
   const { subscriptions } = sources;
   const templated: TemplatedResource[] = subscriptions
     ? [

@@ -1,0 +1,154 @@
+import { describe, expect, it } from '@jest/globals';
+import type { catalogV1 } from '@marketplace/proto';
+import { CatalogQueries } from '../src/application/catalog.queries.js';
+import { ProductViews } from '../src/application/product.views.js';
+import type { CatalogClient } from '../src/clients/catalog.client.js';
+import { marketplaceResources, marketplaceStats } from '../src/mcp/marketplace.resources.js';
+import { feedItemOf } from '../src/http/routes/feed.routes.js';
+import { escapeMarkdown, productMarkdown } from '../src/http/routes/markdown.routes.js';
+import { reverseDomainOf } from '../src/http/routes/discovery.routes.js';
+
+const BASE = 'https://market.test';
+const views = new ProductViews(BASE);
+
+const product = (overrides: Partial<catalogV1.Product> = {}): catalogV1.Product => ({
+  id: 'product_7',
+  title: 'Pallet of *Zephyrtone* earbuds [returns]',
+  description: '# Not a heading\n- not a list\n1. not a list either <script>alert(1)</script>',
+  priceCents: 1_250,
+  currency: 'USD',
+  availability: 'in_stock',
+  quantityAvailable: 200,
+  imageUrls: ['/images/abc.png'],
+  category: 'electronics',
+  condition: 'customer_returns',
+  brand: 'Zephyrtone',
+  sku: 'SKU-7',
+  originalRetailPriceCents: 4_000,
+  minOrderQuantity: 10,
+  minQuoteQuantity: 50,
+  instantCheckout: false,
+  promotePublicly: true,
+  sellerAccountId: 3,
+  seller: { accountId: 3, name: 'Ana', company: 'Acme Surplus', country: 'US' },
+  createdAtMs: Date.UTC(2026, 0, 1),
+  updatedAtMs: Date.UTC(2026, 0, 2),
+  discountPercent: 68,
+  ...overrides,
+});
+
+const catalogWithStats = (): CatalogClient =>
+  ({
+    getCatalogStats: async () => ({
+      publicProducts: 3,
+      publicInStockProducts: 2,
+      byCategory: [{ id: 'electronics', publicProducts: 3, publicInStockProducts: 2 }],
+      byCondition: [{ id: 'overstock', publicProducts: 3, publicInStockProducts: 2 }],
+    }),
+  }) as unknown as CatalogClient;
+
+describe('marketplace://stats', () => {
+  const catalog = new CatalogQueries(catalogWithStats(), views);
+  const now = () => Date.UTC(2026, 5, 1, 12);
+
+  it('counts public listings and the last 24 hours of quote requests and orders', async () => {
+    const asked: number[] = [];
+    const stats = await marketplaceStats({
+      catalog,
+      now,
+      quoteRequestsSince: async (since) => (asked.push(since), 4),
+      ordersSince: async (since) => (asked.push(since), 2),
+    });
+    expect(asked).toEqual([Date.UTC(2026, 5, 1, 12) - 86_400_000, Date.UTC(2026, 5, 1, 12) - 86_400_000]);
+    expect(stats).toEqual({
+      generated_at: '2026-06-01T12:00:00.000Z',
+      listings: {
+        public_products: 3,
+        public_in_stock_products: 2,
+        by_category: [{ id: 'electronics', public_products: 3, public_in_stock_products: 2 }],
+        by_condition: [{ id: 'overstock', public_products: 3, public_in_stock_products: 2 }],
+      },
+      last_24_hours: { since: '2026-05-31T12:00:00.000Z', quote_requests: 4, orders: 2 },
+    });
+  });
+
+  it('says null for a count whose service is not deployed', async () => {
+    const stats = await marketplaceStats({ catalog, now });
+    expect(stats.last_24_hours).toMatchObject({ quote_requests: null, orders: null });
+  });
+
+  it('is listed and readable through the resources', async () => {
+    const resources = marketplaceResources({ catalog, now });
+    expect(resources.fixed.map((resource) => resource.uri)).toEqual([
+      'marketplace://stats',
+      'marketplace://categories',
+    ]);
+    await expect(resources.find('marketplace://stats')!(undefined)).resolves.toMatchObject({
+      listings: { public_products: 3 },
+    });
+    expect(resources.find('marketplace://subscriptions/sub_1')).toBeUndefined();
+  });
+});
+
+describe('markdown renditions', () => {
+  it('render seller text literally: no headings, lists, links or HTML injected', () => {
+    const text = escapeMarkdown('# Big [deal](http://evil.test) <b>now</b>\n- item\n12. twelve');
+    expect(text).toBe('\\# Big \\[deal\\](http://evil.test) &lt;b&gt;now&lt;/b&gt;\n\\- item\n12\\. twelve');
+  });
+
+  it('show the facts a buyer decides on and the next steps for an agent', () => {
+    const markdown = productMarkdown(views.detailsOf(product()), BASE);
+    expect(markdown).toMatch(/^# Pallet of \\\*Zephyrtone\\\* earbuds \\\[returns\\\]\n/);
+    expect(markdown).toContain('- **Unit price:** 12.50 USD');
+    expect(markdown).toContain('- **Discount off retail:** 68%');
+    expect(markdown).toContain('- **Seller:** Acme Surplus, US');
+    expect(markdown).toContain('![Image 1](https://market.test/images/abc.png)');
+    expect(markdown).toContain('&lt;script&gt;');
+    expect(markdown).not.toContain('<script>');
+    expect(markdown).toContain('`request_quote`');
+  });
+});
+
+describe('ACP feed items', () => {
+  it('carry the feed fields: price as "12.50 USD", availability, inventory, seller and links', () => {
+    const item = feedItemOf(views.detailsOf(product()), BASE);
+    expect(item).toMatchObject({
+      id: 'product_7',
+      link: `${BASE}/api/ucp/catalog/products/product_7`,
+      enable_search: true,
+      enable_checkout: false,
+      image_link: `${BASE}/images/abc.png`,
+      condition: 'used',
+      marketplace_condition: 'customer_returns',
+      product_category: 'Electronics',
+      brand: 'Zephyrtone',
+      mpn: 'SKU-7',
+      price: '12.50 USD',
+      original_retail_price: '40.00 USD',
+      availability: 'in_stock',
+      inventory_quantity: 200,
+      seller_name: 'Acme Surplus',
+      seller_url: BASE,
+      markdown_link: `${BASE}/agents/products/product_7.md`,
+    });
+    expect(item).not.toHaveProperty('additional_image_link');
+  });
+
+  it('leave out what a listing does not have', () => {
+    const item = feedItemOf(
+      views.detailsOf(product({ imageUrls: [], brand: '', condition: '', seller: undefined })),
+      BASE,
+    );
+    expect(item).not.toHaveProperty('image_link');
+    expect(item).not.toHaveProperty('brand');
+    expect(item).not.toHaveProperty('condition');
+    expect(item.seller_name).toBe('Seller 3');
+  });
+});
+
+describe('discovery helpers', () => {
+  it('name our UCP namespace by the reversed public host', () => {
+    expect(reverseDomainOf('https://market.example.com')).toBe('com.example.market');
+    expect(reverseDomainOf('http://localhost:8080')).toBe('localhost');
+  });
+});
