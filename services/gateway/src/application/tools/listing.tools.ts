@@ -1,0 +1,152 @@
+import { z } from 'zod';
+import type { FieldViolation } from '@marketplace/platform';
+import { AppError, forbidden, unauthenticated } from '@marketplace/platform';
+import { CATEGORIES, CONDITIONS, LISTING_LIMITS } from '@marketplace/vocabulary';
+import type { Principal } from '../../domain/account.js';
+import type { BulkUpdateOutcome, ListingCommands } from '../listing.commands.js';
+import { BULK_UPDATE_MODES } from '../listing.commands.js';
+import type { ProductDetails } from '../product.views.js';
+import { productDetailsOutput } from './catalog.tools.js';
+import type { Tool } from './tool.js';
+
+const oneOf = (values: readonly string[]) => ({ error: `must be one of ${values.join(', ')}` });
+const wholeNumber = (min: number, max: number, unit: string) =>
+  z
+    .number({ error: `must be a whole number of ${unit}` })
+    .int(`must be a whole number of ${unit}`)
+    .min(min, `must be at least ${min}`)
+    .max(max, `must be at most ${max}`);
+const cents = wholeNumber(1, LISTING_LIMITS.maxPriceCents, 'cents');
+const text = (maxLength: number) =>
+  z.string({ error: 'must be a string' }).max(maxLength, `must be at most ${maxLength} characters`);
+
+/** create_listing (spec 4.3): its own field names, prices in cents. */
+export const createListingInput = z.object({
+  name: text(LISTING_LIMITS.nameMaxLength).min(1, 'is required'),
+  category: z.enum(CATEGORIES, oneOf(CATEGORIES)),
+  condition: z.enum(CONDITIONS, oneOf(CONDITIONS)),
+  quantity: wholeNumber(1, LISTING_LIMITS.maxQuantity, 'units'),
+  price_per_unit: cents.describe('unit price in cents'),
+  original_retail_price: cents
+    .optional()
+    .describe('list price per unit in cents, the discount is measured against it'),
+  description: text(LISTING_LIMITS.descriptionMaxLength)
+    .optional()
+    .describe('defaults to the name: a listing always has a description'),
+  sku: text(LISTING_LIMITS.skuMaxLength).optional(),
+});
+
+/** bulk_update_listings (spec 4.3): product numbers, one mode, one value. */
+export const bulkUpdateListingsInput = z.object({
+  product_ids: z
+    .array(wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a product number'))
+    .min(1, 'must hold at least 1 product id')
+    .max(200, 'must hold at most 200 product ids')
+    .describe('product numbers: 12 for product_12'),
+  mode: z.enum(BULK_UPDATE_MODES, oneOf(BULK_UPDATE_MODES)),
+  value: z
+    .number({ error: 'must be a number' })
+    .describe('price_set: cents per unit; price_percent_*: percent; moq_set: units'),
+});
+
+export const bulkUpdateListingsOutput = z.object({
+  updated: z.array(productDetailsOutput),
+  failures: z
+    .array(
+      z.object({
+        product_id: z.string(),
+        reason: z.enum(['not_found', 'not_owned', 'invalid']),
+        message: z.string(),
+      }),
+    )
+    .describe('listings left untouched: not yours, not found, or the change would break a rule'),
+});
+
+const requireSeller = (principal: Principal | undefined, tool: string): Principal => {
+  if (principal === undefined) throw unauthenticated(`${tool} needs a seller API key`);
+  if (principal.role !== 'seller') throw forbidden(`${tool} is for sellers`);
+  return principal;
+};
+
+/** The listing service names fields as REST does (spec 2.4); the tool's caller knows them by the tool's names. */
+const TOOL_FIELD_NAMES: Readonly<Record<string, string>> = {
+  price: 'price_per_unit',
+  originalRetailPrice: 'original_retail_price',
+};
+
+const inToolNames = (error: unknown): unknown => {
+  if (!(error instanceof AppError) || error.kind !== 'validation') return error;
+  const renamed = (path: string) => path.replace(/^[^/]+/, (field) => TOOL_FIELD_NAMES[field] ?? field);
+  const violations: FieldViolation[] = error.violations.map(({ path, message }) => ({
+    path: renamed(path),
+    message,
+  }));
+  const message =
+    violations.length === 0
+      ? error.message
+      : `invalid listing: ${violations.map((v) => `${v.path} ${v.message}`).join('; ')}`;
+  return new AppError('validation', message, violations, { cause: error });
+};
+
+export const createListingTool = (
+  listings: ListingCommands,
+): Tool<typeof createListingInput, ProductDetails> => ({
+  name: 'create_listing',
+  description:
+    'Publishes a lot for the calling seller (price_per_unit and original_retail_price in cents). The image is ' +
+    'found automatically among similar listings; the listing stays in-app only (not promoted publicly).',
+  inputSchema: createListingInput,
+  outputSchema: productDetailsOutput,
+  auth: 'seller',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  handler: async (principal, input) => {
+    const seller = requireSeller(principal, 'create_listing');
+    try {
+      return await listings.create(
+        seller,
+        {
+          name: input.name,
+          description: input.description ?? input.name,
+          sku: input.sku,
+          category: input.category,
+          condition: input.condition,
+          priceCents: input.price_per_unit,
+          quantity: input.quantity,
+          originalRetailPriceCents: input.original_retail_price,
+          galleryImageUrls: [],
+          promotePublicly: false,
+          instantCheckout: false,
+        },
+        '',
+      );
+    } catch (error) {
+      throw inToolNames(error);
+    }
+  },
+});
+
+export const bulkUpdateListingsTool = (
+  listings: ListingCommands,
+): Tool<typeof bulkUpdateListingsInput, BulkUpdateOutcome> => ({
+  name: 'bulk_update_listings',
+  description:
+    "Applies one change to up to 200 of the calling seller's listings: set a price (cents), raise or lower " +
+    'prices by a percentage, or set the minimum order quantity. Listings that are not yours, do not exist or ' +
+    'would break a rule are reported in failures and left untouched.',
+  inputSchema: bulkUpdateListingsInput,
+  outputSchema: bulkUpdateListingsOutput,
+  auth: 'seller',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  handler: async (principal, input) =>
+    listings.bulkUpdate(
+      requireSeller(principal, 'bulk_update_listings'),
+      { productIds: input.product_ids, mode: input.mode, value: input.value },
+      '',
+    ),
+});
+
+/** The seller's listing tools, in the order tools/list shows them. */
+export const listingTools = (listings: ListingCommands): Tool[] => [
+  createListingTool(listings),
+  bulkUpdateListingsTool(listings),
+];

@@ -1,0 +1,198 @@
+import { describe, expect, it } from '@jest/globals';
+import type { listingV1 } from '@marketplace/proto';
+import { AppError, validationError } from '@marketplace/platform';
+import type { ListingClient } from '../src/clients/listing.client.js';
+import { ListingCommands } from '../src/application/listing.commands.js';
+import { ProductViews } from '../src/application/product.views.js';
+import {
+  bulkUpdateListingsInput,
+  bulkUpdateListingsOutput,
+  bulkUpdateListingsTool,
+  createListingInput,
+  createListingTool,
+} from '../src/application/tools/listing.tools.js';
+import { productDetailsOutput } from '../src/application/tools/catalog.tools.js';
+import type { Principal } from '../src/domain/account.js';
+
+const seller: Principal = {
+  accountId: 3,
+  role: 'seller',
+  credential: { kind: 'api_key', keyPrefix: 'lmk_abc' },
+};
+const buyer: Principal = { accountId: 4, role: 'buyer', credential: { kind: 'agent_token', sessionId: 's' } };
+
+const listingOf = (request: listingV1.CreateListingRequest): listingV1.Listing => ({
+  productId: 'product_9',
+  sellerAccountId: request.sellerAccountId,
+  name: request.draft?.name ?? '',
+  description: request.draft?.description ?? '',
+  sku: 'SKU-9',
+  category: request.draft?.category ?? 'electronics',
+  condition: request.draft?.condition ?? '',
+  priceCents: request.draft?.priceCents ?? 100,
+  currency: 'USD',
+  quantity: request.draft?.quantity ?? 1,
+  minOrderQuantity: 1,
+  minQuoteQuantity: 1,
+  brand: '',
+  imageUrl: '/images/abc.png',
+  galleryImageUrls: [],
+  promotePublicly: false,
+  originalRetailPriceCents: request.draft?.originalRetailPriceCents,
+  instantCheckout: false,
+  createdAtMs: 0,
+  updatedAtMs: 0,
+  confirmedAtMs: 0,
+  version: 1,
+});
+
+/** A listing client that records what the tools send and answers like the listing service. */
+const recordingClient = (failWith?: AppError) => {
+  const sent: { create: listingV1.CreateListingRequest[]; bulk: listingV1.BulkUpdateListingsRequest[] } = {
+    create: [],
+    bulk: [],
+  };
+  const client: ListingClient = {
+    createListing: async (request) => {
+      sent.create.push(request);
+      if (failWith) throw failWith;
+      return listingOf(request);
+    },
+    bulkUpdateListings: async (request) => {
+      sent.bulk.push(request);
+      return {
+        updated: [],
+        failures: request.productIds.map((productId) => ({
+          productId,
+          reason: 'not_owned',
+          message: 'theirs',
+        })),
+      };
+    },
+    updateListing: async () => {
+      throw new Error('not used');
+    },
+    setQuantity: async () => {
+      throw new Error('not used');
+    },
+    close: () => undefined,
+  };
+  return { sent, commands: new ListingCommands(client, new ProductViews('https://market.test')) };
+};
+
+const valid = {
+  name: 'Pallet of kettles',
+  category: 'kitchenware',
+  condition: 'overstock',
+  quantity: 40,
+  price_per_unit: 1_250,
+};
+
+describe('create_listing', () => {
+  it('requires the parameters of spec 4.3 and names the offending ones', () => {
+    const result = createListingInput.safeParse({
+      ...valid,
+      price_per_unit: 12.5,
+      quantity: 0,
+      category: 'x',
+    });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues.map(({ path }) => path.join('/')).sort()).toEqual([
+      'category',
+      'price_per_unit',
+      'quantity',
+    ]);
+  });
+
+  it('publishes in cents under the seller, the name standing in for a missing description', async () => {
+    const { sent, commands } = recordingClient();
+    const input = createListingInput.parse({ ...valid, original_retail_price: 2_999 });
+    const product = await createListingTool(commands).handler(seller, input);
+    expect(sent.create[0]).toMatchObject({
+      sellerAccountId: 3,
+      actor: { kind: 'seller', id: '3' },
+      draft: {
+        name: 'Pallet of kettles',
+        description: 'Pallet of kettles',
+        priceCents: 1_250,
+        originalRetailPriceCents: 2_999,
+        quantity: 40,
+        category: 'kitchenware',
+        condition: 'overstock',
+        promotePublicly: false,
+      },
+    });
+    expect(productDetailsOutput.parse(product)).toMatchObject({ id: 'product_9', price: 1_250 });
+  });
+
+  it("reports the listing service's violations under the tool's field names", async () => {
+    const failure = validationError('invalid listing', [
+      { path: 'price', message: 'must be at most $10,000,000' },
+      { path: 'originalRetailPrice', message: 'must be greater than 0' },
+    ]);
+    const { commands } = recordingClient(failure);
+    const call = createListingTool(commands).handler(seller, createListingInput.parse(valid));
+    await expect(call).rejects.toMatchObject({
+      kind: 'validation',
+      violations: [
+        { path: 'price_per_unit', message: 'must be at most $10,000,000' },
+        { path: 'original_retail_price', message: 'must be greater than 0' },
+      ],
+    });
+  });
+
+  it('is for sellers only', async () => {
+    const { commands } = recordingClient();
+    await expect(
+      createListingTool(commands).handler(buyer, createListingInput.parse(valid)),
+    ).rejects.toMatchObject({
+      kind: 'forbidden',
+    });
+    await expect(
+      createListingTool(commands).handler(undefined, createListingInput.parse(valid)),
+    ).rejects.toMatchObject({ kind: 'unauthenticated' });
+  });
+});
+
+describe('bulk_update_listings', () => {
+  it('takes 1 to 200 product numbers and one of the four modes', () => {
+    const ids = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+    expect(
+      bulkUpdateListingsInput.safeParse({ product_ids: ids(200), mode: 'moq_set', value: 2 }).success,
+    ).toBe(true);
+    for (const input of [
+      { product_ids: ids(201), mode: 'moq_set', value: 2 },
+      { product_ids: [], mode: 'moq_set', value: 2 },
+      { product_ids: [0], mode: 'moq_set', value: 2 },
+      { product_ids: ['product_1'], mode: 'moq_set', value: 2 },
+      { product_ids: [1], mode: 'price_double', value: 2 },
+      { product_ids: [1], mode: 'price_set' },
+    ]) {
+      expect(bulkUpdateListingsInput.safeParse(input).success).toBe(false);
+    }
+  });
+
+  it('sends product ids and the mode, and reports the listings left untouched', async () => {
+    const { sent, commands } = recordingClient();
+    const input = bulkUpdateListingsInput.parse({
+      product_ids: [7, 8],
+      mode: 'price_percent_decrease',
+      value: 15,
+    });
+    const outcome = await bulkUpdateListingsTool(commands).handler(seller, input);
+    expect(sent.bulk[0]).toMatchObject({
+      sellerAccountId: 3,
+      productIds: ['product_7', 'product_8'],
+      mode: 'price_percent_decrease',
+      value: 15,
+    });
+    expect(bulkUpdateListingsOutput.parse(outcome)).toEqual({
+      updated: [],
+      failures: [
+        { product_id: 'product_7', reason: 'not_owned', message: 'theirs' },
+        { product_id: 'product_8', reason: 'not_owned', message: 'theirs' },
+      ],
+    });
+    await expect(bulkUpdateListingsTool(commands).handler(buyer, input)).rejects.toBeInstanceOf(AppError);
+  });
+});
