@@ -93,7 +93,8 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
   app.use(imagesRoutes(problems, deps.images));
   const catalogQueries = new CatalogQueries(deps.catalog, views);
   app.use(catalogRoutes(problems, catalogQueries, deps.identity));
-  app.use(productsRoutes(problems, new ListingCommands(deps.listing, views), deps.identity, bodyLimitBytes));
+  const listingCommands = new ListingCommands(deps.listing, views);
+  app.use(productsRoutes(problems, listingCommands, deps.identity, bodyLimitBytes));
   app.use(agentTokensRoutes(problems, deps.identity, deps.logger));
   if (deps.adminToken !== undefined) {
     app.use(
@@ -116,7 +117,12 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
     app.use(ordersRoutes(problems, orders, deps.identity, bodyLimitBytes));
     app.use(sellerOrdersRoutes(problems, orders, deps.identity, bodyLimitBytes));
   }
-  const tools = createToolRegistry({ catalog: catalogQueries, subscriptions, orders });
+  const tools = createToolRegistry({
+    catalog: catalogQueries,
+    subscriptions,
+    orders,
+    listings: listingCommands,
+  });
   const mcpResources = marketplaceResources({ catalog: catalogQueries, subscriptions });
   const dispatcher = new McpDispatcher(tools, mcpResources, deps.logger);
   app.use(discoveryRoutes(problems, dispatcher, publicBaseUrl));

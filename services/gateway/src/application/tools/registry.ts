@@ -4,6 +4,8 @@ import { getPricingRecommendationTool, getProductDetailsTool, searchInventoryToo
 import { subscribeToQueryTool } from './subscription.tools.js';
 import type { OrderOperations } from '../order.operations.js';
 import { orderTools } from './order.tools.js';
+import type { ListingCommands } from '../listing.commands.js';
+import { listingTools } from './listing.tools.js';
 import type { Tool } from './tool.js';
 import type { SubscriptionCommands } from '../subscription.commands.js';
 
@@ -17,6 +19,8 @@ export interface ToolDependencies {
   readonly subscriptions?: SubscriptionCommands | undefined;
   /** Absent when the gateway runs without the order service. */
   readonly orders?: OrderOperations | undefined;
+  /** The seller's listing commands (create_listing, bulk_update_listings). */
+  readonly listings?: ListingCommands | undefined;
 }
 
 /**
@@ -41,6 +45,8 @@ export const createToolRegistry = (deps: ToolDependencies): ToolRegistry =>
     ...(deps.subscriptions ? [subscribeToQueryTool(deps.subscriptions)] : []),
     // checkout, orders and fulfilment
     ...(deps.orders ? orderTools(deps.orders) : []),
+    // listings
+    ...(deps.listings ? listingTools(deps.listings) : []),
   ]);
 
 /** A registry of these tools; a name used twice is a programming error caught at start-up. */
