@@ -34,6 +34,11 @@ export interface CycleResult {
   /** From the end of the load until the invariants held (or the timeout). */
   readonly convergenceMs: number;
   readonly invariants?: InvariantReport;
+  /**
+   * Availability trouble on the way back (not a broken invariant): a readiness wait that timed out, a process
+   * that exited after its restart (with the end of its output). Each is followed by restarting what exited.
+   */
+  readonly incidents: readonly string[];
   readonly error?: string;
 }
 
@@ -41,6 +46,7 @@ export interface FaultSummary {
   readonly cycles: number;
   readonly passed: number;
   readonly recoveryMsMax: number;
+  readonly incidents: number;
   readonly convergenceMsMax: number;
   readonly writesAcknowledged: number;
   readonly writesRefused: number;
@@ -80,6 +86,7 @@ const summarise = (cycles: readonly CycleResult[]): Record<string, FaultSummary>
       cycles: 0,
       passed: 0,
       recoveryMsMax: 0,
+      incidents: 0,
       convergenceMsMax: 0,
       writesAcknowledged: 0,
       writesRefused: 0,
@@ -89,6 +96,7 @@ const summarise = (cycles: readonly CycleResult[]): Record<string, FaultSummary>
       cycles: previous.cycles + 1,
       passed: previous.passed + (cycle.passed ? 1 : 0),
       recoveryMsMax: Math.max(previous.recoveryMsMax, cycle.recoveryMs),
+      incidents: previous.incidents + cycle.incidents.length,
       convergenceMsMax: Math.max(previous.convergenceMsMax, cycle.convergenceMs),
       writesAcknowledged: previous.writesAcknowledged + ok,
       writesRefused: previous.writesRefused + cycle.load.attempts - ok,
@@ -113,6 +121,11 @@ export const runCampaign = async (options: CampaignOptions): Promise<CampaignRep
     application_name: 'fault-injector',
   });
   const cycles: CycleResult[] = [];
+  // Whatever ends this process (a signal, a crash), the cluster's processes must not outlive it.
+  const killCluster = (): void => {
+    for (const process of cluster.processes.values()) if (process.running) process.signal('SIGKILL');
+  };
+  process.once('exit', killCluster);
   try {
     const admin = cluster.adminClient();
     const sellerKey = (await admin.createAccount('seller', 'Fault Run Seller')).apiKey;
@@ -144,11 +157,12 @@ export const runCampaign = async (options: CampaignOptions): Promise<CampaignRep
         let notes: FaultNotes = {};
         let recoveryMs = 0;
         let error: string | undefined;
+        const incidents: string[] = [];
         try {
           await pause(options.loadBeforeMs);
           const faultStarted = Date.now();
           notes = await fault.inject(context);
-          await cluster.waitUntilReady();
+          await recover(cluster, incidents);
           recoveryMs = Date.now() - faultStarted;
           await pause(options.loadAfterMs);
         } catch (caught) {
@@ -157,8 +171,10 @@ export const runCampaign = async (options: CampaignOptions): Promise<CampaignRep
         const tally = await load.stop();
         if (error !== undefined) {
           progress(`${fault.name} #${cycle}: ${error.slice(0, 2_000)}`);
-          await recover(cluster);
+          // Still not back after three rounds: the checks below then say what that cost.
+          await recover(cluster, incidents).catch(() => undefined);
         }
+        for (const incident of incidents) progress(`${fault.name} #${cycle} incident: ${incident}`);
         const converging = Date.now();
         const invariants = await converge(options.convergeTimeoutMs, () =>
           checkInvariants({
@@ -181,6 +197,7 @@ export const runCampaign = async (options: CampaignOptions): Promise<CampaignRep
           recoveryMs,
           convergenceMs: Date.now() - converging,
           ...(invariants ? { invariants } : {}),
+          incidents,
           ...(error === undefined ? {} : { error }),
         };
         cycles.push(result);
@@ -195,6 +212,7 @@ export const runCampaign = async (options: CampaignOptions): Promise<CampaignRep
     natsServer.ensureRunning();
     await db.end();
     await cluster.stop();
+    process.removeListener('exit', killCluster);
   }
   const failedCycles = cycles.filter((cycle) => !cycle.passed).length;
   const last = cycles.at(-1)?.invariants;
@@ -238,12 +256,31 @@ const converge = async (
   }
 };
 
-/** After a fault that went wrong: every process running and not stopped, NATS up, the cluster ready. */
-const recover = async (cluster: Cluster): Promise<void> => {
+const RECOVERY_ATTEMPTS = 3;
+
+/**
+ * Waits until every process runs, is not stopped and serves, and NATS is up. A readiness wait that times out
+ * or a process found exited is an incident (kept with the end of the process's output); what exited is
+ * started again, up to three rounds.
+ */
+const recover = async (cluster: Cluster, incidents: string[]): Promise<void> => {
   natsServer.ensureRunning();
-  for (const process of cluster.processes.values()) {
-    if (process.running) process.signal('SIGCONT');
-    else process.start();
+  for (let attempt = 1; ; attempt++) {
+    for (const process of cluster.processes.values()) {
+      if (process.running) {
+        process.signal('SIGCONT');
+      } else {
+        incidents.push(`${process.name} had exited; its output ended with: ${process.logs.slice(-1_500)}`);
+        process.start();
+      }
+    }
+    try {
+      await cluster.waitUntilReady();
+      return;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      incidents.push(`not ready (attempt ${attempt}): ${message.slice(0, 1_500)}`);
+      if (attempt === RECOVERY_ATTEMPTS) throw error;
+    }
   }
-  await cluster.waitUntilReady();
 };
