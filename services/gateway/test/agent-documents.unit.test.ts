@@ -30,7 +30,7 @@ const product = (overrides: Partial<catalogV1.Product> = {}): catalogV1.Product 
   instantCheckout: false,
   promotePublicly: true,
   sellerAccountId: 3,
-  seller: { accountId: 3, name: 'Ana', company: 'Acme Surplus', country: 'US' },
+  seller: { name: 'Ana', company: 'Acme Surplus', country: 'US' },
   createdAtMs: Date.UTC(2026, 0, 1),
   updatedAtMs: Date.UTC(2026, 0, 2),
   discountPercent: 68,
