@@ -1,3 +1,4 @@
+import { isSpanContextValid, trace } from '@opentelemetry/api';
 import { pino, type Logger } from 'pino';
 
 export type { Logger };
@@ -30,8 +31,16 @@ export interface LoggerOptions {
   readonly level?: string;
 }
 
+/** The active span's ids on every line, so logs and traces join (nothing when tracing is off). */
+const traceFields = (): Record<string, string> => {
+  const spanContext = trace.getActiveSpan()?.spanContext();
+  if (!spanContext || !isSpanContextValid(spanContext)) return {};
+  return { trace_id: spanContext.traceId, span_id: spanContext.spanId };
+};
+
 export const createLogger = ({ service, level }: LoggerOptions): Logger =>
   pino({
+    mixin: traceFields,
     name: service,
     level: level ?? process.env['LOG_LEVEL'] ?? (process.env['NODE_ENV'] === 'test' ? 'silent' : 'info'),
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },

@@ -1,3 +1,4 @@
+import { grpcClientTelemetry } from '@marketplace/telemetry';
 import { createChannel, createClientFactory, type Client, type TsProtoServiceDefinition } from 'nice-grpc';
 import { deadlineMiddleware, type DeadlineOptions } from 'nice-grpc-client-middleware-deadline';
 import { errorDetailsClientMiddleware } from 'nice-grpc-error-details';
@@ -28,7 +29,9 @@ export const createGrpcClient = <Definition extends TsProtoServiceDefinition>(
 ): GrpcClient<Definition> => {
   const channel = createChannel(address);
   // The middleware attached last runs outermost: the AppError mapping sees the details and the deadline errors.
+  // Telemetry innermost: it sends the trace context and sees the transport's status codes.
   const client = createClientFactory()
+    .use(grpcClientTelemetry)
     .use(deadlineMiddleware)
     .use(errorDetailsClientMiddleware)
     .use(appErrorClientMiddleware)

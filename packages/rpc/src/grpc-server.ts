@@ -1,4 +1,5 @@
 import type { Logger } from '@marketplace/platform';
+import { grpcServerTelemetry } from '@marketplace/telemetry';
 import { createServer, type ServiceImplementation, type TsProtoServiceDefinition } from 'nice-grpc';
 import { errorDetailsServerMiddleware } from 'nice-grpc-error-details';
 import { HealthDefinition, HealthServiceImpl, HealthState } from 'nice-grpc-server-health';
@@ -67,7 +68,9 @@ export const startGrpcServer = async <const Definitions extends readonly TsProto
   const { host, serviceName, initialStatus = 'SERVING' } = options;
   const logger = options.logger.child({ component: 'grpc-server' });
   const { terminationMiddleware, terminate } = createTermination();
+  // Telemetry outermost: its span covers the whole call and sees the final status.
   const server = createServer()
+    .use(grpcServerTelemetry)
     .use(terminationMiddleware)
     .use(errorDetailsServerMiddleware)
     .use(createAppErrorServerMiddleware(logger));

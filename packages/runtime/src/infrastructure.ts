@@ -5,6 +5,7 @@ import type { Database } from '@marketplace/database';
 import { createEmbeddedDatabase, createPostgresDatabase, waitForDatabase } from '@marketplace/database';
 import type { EventLog } from '@marketplace/eventlog';
 import { createEmbeddedEventLog, createKafkaEventLog, createNatsEventLog } from '@marketplace/eventlog';
+import { tracedEventLog } from '@marketplace/telemetry';
 import type { InfrastructureConfig } from './infrastructure.config.js';
 import { namespacedEventLog } from './namespaced-event-log.js';
 
@@ -38,9 +39,8 @@ export const createInfrastructure = async (
     : await createEmbeddedDatabase({ dataDir: join(config.DATA_DIR, 'postgres') });
   try {
     await waitForDatabase(db, { timeoutMs: config.STARTUP_TIMEOUT_MS });
-    const log = namespacedEventLog(
-      await openEventLog(config, db, serviceName, logger),
-      config.EVENT_LOG_NAMESPACE,
+    const log = tracedEventLog(
+      namespacedEventLog(await openEventLog(config, db, serviceName, logger), config.EVENT_LOG_NAMESPACE),
     );
     return {
       db,

@@ -4,6 +4,7 @@ import { ConfigError, createLogger, parseEnv } from '@marketplace/platform';
 import type { Infrastructure } from './infrastructure.js';
 import { createInfrastructure } from './infrastructure.js';
 import { infrastructureConfigSchema } from './infrastructure.config.js';
+import { startTelemetry } from '@marketplace/telemetry';
 import { drain, onShutdownSignal } from './lifecycle.js';
 
 /** The variables of a service's main beyond its infrastructure and its own. */
@@ -44,6 +45,8 @@ export const runServiceMain = <S extends z.ZodObject>(options: ServiceMainOption
     process.stderr.write(`${options.name}: ${error.message}\n`);
     process.exit(2);
   }
+  // Before anything opens a connection, so the first calls and messages are traced too.
+  const telemetry = startTelemetry({ serviceName: options.name });
   const main = async (): Promise<void> => {
     const infrastructure = await createInfrastructure(config, logger, options.name);
     let handle: ServiceHandle;
@@ -57,7 +60,11 @@ export const runServiceMain = <S extends z.ZodObject>(options: ServiceMainOption
       drain([handle], {
         timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
         logger,
-        finally: () => infrastructure.close(),
+        // Pools first, then the exporters flush the spans of the drain itself.
+        finally: async () => {
+          await infrastructure.close();
+          await telemetry.shutdown();
+        },
       });
     if (config.MIGRATE_ONLY) {
       logger.info(`${options.name} migrations applied (MIGRATE_ONLY); stopping`);

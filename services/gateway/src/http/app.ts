@@ -2,6 +2,7 @@ import express from 'express';
 import type { Express } from 'express';
 import helmet from 'helmet';
 import { httpServerTelemetry } from '@marketplace/telemetry';
+import { httpServerTelemetry } from '@marketplace/telemetry';
 import type { BlobStore } from '@marketplace/blobstore';
 import type { Logger } from '@marketplace/platform';
 import { CatalogQueries } from '../application/catalog.queries.js';
@@ -74,6 +75,8 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
 
   const app = express();
   app.disable('x-powered-by');
+  // First: the request's span (and the caller's trace) is active for everything below, log lines included.
+  app.use(httpServerTelemetry());
   // First: the request's span (and the caller's trace) is active for everything below, log lines included.
   app.use(httpServerTelemetry());
   app.use(requestLog(deps.logger));
