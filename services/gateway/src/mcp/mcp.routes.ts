@@ -3,7 +3,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { z } from 'zod';
 import type { Logger } from '@marketplace/platform';
 import type { IdentityService } from '../application/identity.service.js';
-import { authenticateApiKey, principalOf } from '../http/auth.middleware.js';
+import { authenticate, principalOf } from '../http/auth.middleware.js';
 import { jsonBody } from '../http/json-body.js';
 import { methodNotAllowed } from '../http/method-not-allowed.js';
 import type { Problems } from '../http/problem.js';
@@ -47,7 +47,7 @@ export const mcpRoutes = (deps: McpRoutesDependencies): Router => {
   const router = Router();
   const front: RequestHandler[] = [
     originGuard(deps.publicBaseUrl),
-    authenticateApiKey(deps.identity, { required: false }),
+    authenticate(deps.identity, { required: false }),
     ...(deps.rateLimit ? [deps.rateLimit] : []),
   ];
   const jsonRpcErrors = jsonRpcErrorHandler(problems, deps.logger);
