@@ -38,7 +38,7 @@ export interface CatalogServiceOptions extends ServiceDependencies {
 }
 
 export interface CatalogServiceHandle extends ServiceHandle {
-  /** Empties the catalog and replays the listing topic from the beginning (see README, "Rebuild"). */
+  /** Empties the catalog and replays the listing and account topics from the beginning (README, "Rebuild"). */
   rebuild(): Promise<void>;
 }
 
@@ -78,7 +78,7 @@ export const startCatalogService = async (options: CatalogServiceOptions): Promi
     },
   );
   const closeReadSide = async (): Promise<void> => {
-    await sellerProjection.close();
+    await sellerProjection.stop();
     await projection.stop();
     await searchIndex.close();
   };
@@ -114,13 +114,18 @@ export const startCatalogService = async (options: CatalogServiceOptions): Promi
     ],
     logger,
     serviceName: SERVICE_NAME,
-    isCaughtUp: () => projection.isRunning() && searchIndex.isAlive(),
+    isCaughtUp: () => projection.isRunning() && sellerProjection.isRunning() && searchIndex.isAlive(),
     afterServerStopped: closeReadSide,
   }).catch(async (error: unknown) => {
     await closeReadSide();
     throw error;
   });
-  return { ...handle, rebuild: () => projection.rebuild() };
+  return {
+    ...handle,
+    rebuild: async () => {
+      await Promise.all([projection.rebuild(), sellerProjection.rebuild()]);
+    },
+  };
 };
 
 /** The vector index is sized by the embedder's dimensions, which one embedding tells. */

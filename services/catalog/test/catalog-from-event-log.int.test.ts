@@ -9,7 +9,8 @@ import { createGrpcClient } from '@marketplace/rpc';
 import type { CatalogServiceHandle } from '../src/index.js';
 import { startCatalogService } from '../src/index.js';
 import { eventually } from './support/eventually.js';
-import { listingCreated, listingMessage } from './support/listing-events.js';
+import { accountCreated } from './support/account-events.js';
+import { listingCreated, listingMessage, SELLER } from './support/listing-events.js';
 
 const logger = createLogger({ service: 'catalog-test', level: 'silent' });
 const TOPIC = 'marketplace.listing.v1';
@@ -33,6 +34,15 @@ describe('catalog fed by the embedded event log on PGlite', () => {
     try {
       const { products } = await catalog.client.searchProducts({ query, limit: 10, offset: 0 });
       return products.map((product) => product.id);
+    } finally {
+      catalog.close();
+    }
+  };
+
+  const sellerOf = async (handle: CatalogServiceHandle, productId: string) => {
+    const catalog = createGrpcClient(catalogV1.CatalogServiceDefinition, handle.address);
+    try {
+      return (await catalog.client.getProduct({ productId })).product?.seller;
     } finally {
       catalog.close();
     }
@@ -73,13 +83,32 @@ describe('catalog fed by the embedded event log on PGlite', () => {
     );
   });
 
-  it('rebuilds from the log: the replay brings every listing back', async () => {
+  it('rebuilds from the log: the replay brings every listing and seller back', async () => {
     const handle = service!;
+    const { key, value, headers } = accountCreated(SELLER, {
+      role: 'seller',
+      name: 'Tarnwick',
+      country: 'GB',
+    });
+    await log.publish('marketplace.account.v1', [{ key, value, headers }]);
+    await eventually(async () =>
+      expect(await sellerOf(handle, 'product_1')).toMatchObject({ name: 'Tarnwick' }),
+    );
 
     await handle.rebuild();
 
+    const { rows } = await db.query<{ projection: string; generation: number }>(
+      'select projection, generation from catalog.projection_generations order by projection',
+    );
+    expect(rows).toEqual([
+      { projection: 'catalog-search-projection', generation: 2 },
+      { projection: 'catalog-seller-projection', generation: 2 },
+    ]);
     await eventually(async () =>
       expect((await searchIds(handle, 'headphones')).sort()).toEqual(['product_1', 'product_2']),
+    );
+    await eventually(async () =>
+      expect(await sellerOf(handle, 'product_1')).toEqual({ name: 'Tarnwick', company: '', country: 'GB' }),
     );
     expect(handle.isReady()).toBe(true);
   });

@@ -1,6 +1,5 @@
 import { performance } from 'node:perf_hooks';
 import type { Database, Transaction } from '@marketplace/database';
-import { quoteIdent } from '@marketplace/database';
 import type { DeliveredMessage, EventLog, Subscription } from '@marketplace/eventlog';
 import { startProjection } from '@marketplace/eventsourcing';
 import type { Logger } from '@marketplace/platform';
@@ -11,18 +10,14 @@ import { projectListingFact } from '../domain/catalog.projection.js';
 import type { ListingFact } from '../domain/listing-fact.js';
 import { decodeListingEvent } from './listing-event.decoder.js';
 import type { CreationCursor, ProductsTable } from './products.table.js';
+import type { GenerationalProjection } from './projection-generation.js';
+import { startGenerationalProjection } from './projection-generation.js';
 import { productsTable } from './products.table.js';
 import type { SemanticIndexer } from './semantic-indexer.js';
 
 export const LISTING_TOPIC = 'marketplace.listing.v1';
-/**
- * The consumer group of the first generation; a rebuild moves to `<this>-g<n>`. `<service>-<purpose>` rather
- * than `<service>.<purpose>`: the EventLog port allows no dots in group names (NATS durable names).
- */
+/** The consumer group of the first generation; a rebuild moves to `<this>-g<n>` (projection-generation.ts). */
 export const SEARCH_PROJECTION = 'catalog-search-projection';
-
-export const searchProjectionGroup = (generation: number): string =>
-  generation === 1 ? SEARCH_PROJECTION : `${SEARCH_PROJECTION}-g${generation}`;
 
 export interface SearchProjectionOptions {
   readonly db: Database;
@@ -37,20 +32,12 @@ export interface SearchProjectionOptions {
   readonly loadPageSize?: number;
 }
 
-export interface SearchProjection {
-  /** True once the index holds the products table and the subscription runs (false during a rebuild). */
-  isRunning(): boolean;
-  /** The consumer group currently subscribed. */
-  group(): string;
-  /**
-   * Rebuilds the catalog from the log: stops the subscription, empties the products table, the record of
-   * applied events and the index, then replays the topic from its beginning under the next generation's
-   * consumer group. Searches see a partial catalog until the replay catches up.
-   */
-  rebuild(): Promise<void>;
-  /** Closes the subscription (the message in hand finishes and is committed). */
-  stop(): Promise<void>;
-}
+/**
+ * `rebuild()` empties the products table, the record of applied events and both indexes, then replays the topic
+ * from its beginning under the next generation's consumer group; searches see a partial catalog until the
+ * replay catches up. `isRunning()` is true once the indexes hold the table and the subscription runs.
+ */
+export type SearchProjection = GenerationalProjection;
 
 /**
  * The catalog's projection of listing events, kept in two places: the products table (the durable read model,
@@ -63,8 +50,6 @@ export const startSearchProjection = async (options: SearchProjectionOptions): P
   const { db, log, schema, index, semantic } = options;
   const logger = options.logger.child({ component: 'search-projection' });
   const products = productsTable(schema);
-  const generations = `${quoteIdent(schema)}.projection_generations`;
-  const appliedEvents = `${quoteIdent(schema)}.projection_applied_events`;
 
   const loaded = await loadIndexes(db, products, index, semantic, options.loadPageSize ?? 1_000);
   logger.info(loaded, 'search indexes loaded from the products table');
@@ -98,48 +83,29 @@ export const startSearchProjection = async (options: SearchProjectionOptions): P
       },
     });
 
-  const { rows } = await db.query<{ generation: number }>(
-    `select generation from ${generations} where projection = $1`,
-    [SEARCH_PROJECTION],
-  );
-  let group = searchProjectionGroup(rows[0]?.generation ?? 1);
-  let subscription: Subscription | undefined = await subscribe(group);
-  let rebuilding: Promise<void> | undefined;
-
-  const rebuild = async (): Promise<void> => {
-    const previous = group;
-    await subscription?.close();
-    subscription = undefined;
-    const generation = await db.transaction(async (tx) => {
-      await products.deleteAll(tx);
-      await tx.query(`delete from ${appliedEvents} where projection = $1`, [previous]);
-      const bumped = await tx.query<{ generation: number }>(
-        `insert into ${generations} (projection, generation) values ($1, 2)
-         on conflict (projection) do update set generation = ${generations}.generation + 1
-         returning generation`,
-        [SEARCH_PROJECTION],
-      );
-      return bumped.rows[0]!.generation;
-    });
-    await index.clear();
-    await semantic?.clear();
-    group = searchProjectionGroup(generation);
-    subscription = await subscribe(group);
-    logger.info(
-      { previous, group },
-      'catalog rebuild started: replaying the listing topic from the beginning',
-    );
-  };
-
-  return {
-    isRunning: () => subscription !== undefined,
-    group: () => group,
-    rebuild: () => (rebuilding ??= rebuild().finally(() => (rebuilding = undefined))),
-    stop: async () => {
-      await rebuilding?.catch(() => undefined);
-      await subscription?.close();
-      subscription = undefined;
+  const generational = await startGenerationalProjection({
+    db,
+    schema,
+    name: SEARCH_PROJECTION,
+    subscribe,
+    reset: (tx) => products.deleteAll(tx),
+    afterReset: async () => {
+      await index.clear();
+      await semantic?.clear();
     },
+  });
+  return {
+    isRunning: () => generational.isRunning(),
+    group: () => generational.group(),
+    rebuild: async () => {
+      const previous = generational.group();
+      await generational.rebuild();
+      logger.info(
+        { previous, group: generational.group() },
+        'catalog rebuild started: replaying the listing topic from the beginning',
+      );
+    },
+    stop: () => generational.stop(),
   };
 };
 

@@ -6,6 +6,7 @@ export interface SellersTable {
   find(db: Queryable, accountId: number): Promise<SellerProfile | undefined>;
   /** Stores the profile unless the table already holds this version of it or a newer one. */
   save(tx: Queryable, profile: SellerProfile): Promise<void>;
+  deleteAll(tx: Queryable): Promise<void>;
 }
 
 type SellerRow = {
@@ -35,6 +36,9 @@ export const sellersTable = (schema: string): SellersTable => {
             company: row.company,
             country: row.country,
           };
+    },
+    async deleteAll(tx) {
+      await tx.query(`delete from ${table}`);
     },
     async save(tx, profile) {
       await tx.query(

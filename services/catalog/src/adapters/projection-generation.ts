@@ -1,0 +1,78 @@
+import type { Database, Transaction } from '@marketplace/database';
+import { quoteIdent } from '@marketplace/database';
+import type { Subscription } from '@marketplace/eventlog';
+
+/**
+ * A projection that can be rebuilt from its topic: generation 1 consumes as `<name>`, each rebuild moves to
+ * `<name>-g<n>` from the beginning of the topic, in the table `projection_generations`, so a restart resumes the
+ * current generation. `<service>-<purpose>` rather than dots: the EventLog port allows none in group names.
+ */
+export interface GenerationalProjection {
+  /** True while subscribed (false during a rebuild's switch and after stop). */
+  isRunning(): boolean;
+  /** The consumer group currently subscribed. */
+  group(): string;
+  /**
+   * Closes the subscription (the message in hand finishes), then in one transaction `reset`s the read model,
+   * forgets the old group's applied events and bumps the generation; then `afterReset` (in-memory state) and a
+   * subscription of the new generation from the beginning. One rebuild at a time.
+   */
+  rebuild(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export const generationGroup = (name: string, generation: number): string =>
+  generation === 1 ? name : `${name}-g${generation}`;
+
+export const startGenerationalProjection = async (options: {
+  readonly db: Database;
+  readonly schema: string;
+  readonly name: string;
+  readonly subscribe: (group: string) => Promise<Subscription>;
+  /** Empties the projection's tables, in the rebuild's transaction. */
+  readonly reset: (tx: Transaction) => Promise<void>;
+  readonly afterReset?: () => Promise<void>;
+}): Promise<GenerationalProjection> => {
+  const { db, schema, name } = options;
+  const generations = `${quoteIdent(schema)}.projection_generations`;
+  const appliedEvents = `${quoteIdent(schema)}.projection_applied_events`;
+
+  const { rows } = await db.query<{ generation: number }>(
+    `select generation from ${generations} where projection = $1`,
+    [name],
+  );
+  let group = generationGroup(name, rows[0]?.generation ?? 1);
+  let subscription: Subscription | undefined = await options.subscribe(group);
+  let rebuilding: Promise<void> | undefined;
+
+  const rebuild = async (): Promise<void> => {
+    const previous = group;
+    await subscription?.close();
+    subscription = undefined;
+    const generation = await db.transaction(async (tx) => {
+      await options.reset(tx);
+      await tx.query(`delete from ${appliedEvents} where projection = $1`, [previous]);
+      const bumped = await tx.query<{ generation: number }>(
+        `insert into ${generations} (projection, generation) values ($1, 2)
+         on conflict (projection) do update set generation = ${generations}.generation + 1
+         returning generation`,
+        [name],
+      );
+      return bumped.rows[0]!.generation;
+    });
+    await options.afterReset?.();
+    group = generationGroup(name, generation);
+    subscription = await options.subscribe(group);
+  };
+
+  return {
+    isRunning: () => subscription !== undefined,
+    group: () => group,
+    rebuild: () => (rebuilding ??= rebuild().finally(() => (rebuilding = undefined))),
+    stop: async () => {
+      await rebuilding?.catch(() => undefined);
+      await subscription?.close();
+      subscription = undefined;
+    },
+  };
+};
