@@ -4,4 +4,5 @@ export * from './infrastructure.js';
 export * from './lifecycle.js';
 export * from './namespaced-event-log.js';
 export * from './run-service.js';
+export * from './startup-retry.js';
 export * from './periodic-job.js';

@@ -8,6 +8,7 @@ import { createEmbeddedEventLog, createKafkaEventLog, createNatsEventLog } from 
 import { tracedEventLog } from '@marketplace/telemetry';
 import type { InfrastructureConfig } from './infrastructure.config.js';
 import { namespacedEventLog } from './namespaced-event-log.js';
+import { retryDuringStartup } from './startup-retry.js';
 
 /** What a service's start function receives: the adapters chosen by configuration. */
 export interface Infrastructure {
@@ -28,20 +29,29 @@ export interface OwnedInfrastructure extends Infrastructure {
   close(): Promise<void>;
 }
 
-/** Opens the database and the event log that the configuration names, waiting for them with backoff. */
+/**
+ * Opens the database and the event log that the configuration names, waiting for each with backoff up to
+ * STARTUP_TIMEOUT_MS (a broker that is not up yet is retried, not fatal).
+ */
 export const createInfrastructure = async (
   config: InfrastructureConfig,
   logger: Logger,
   serviceName: string,
 ): Promise<OwnedInfrastructure> => {
+  if (config.EVENT_LOG === 'kafka' && !config.KAFKA_BROKERS?.length) {
+    throw new Error('KAFKA_BROKERS is required when EVENT_LOG=kafka');
+  }
   const db = config.DATABASE_URL
     ? createPostgresDatabase({ url: config.DATABASE_URL, applicationName: serviceName, logger })
     : await createEmbeddedDatabase({ dataDir: join(config.DATA_DIR, 'postgres') });
   try {
     await waitForDatabase(db, { timeoutMs: config.STARTUP_TIMEOUT_MS });
-    const log = tracedEventLog(
-      namespacedEventLog(await openEventLog(config, db, serviceName, logger), config.EVENT_LOG_NAMESPACE),
-    );
+    const opened = await retryDuringStartup(() => openEventLog(config, db, serviceName, logger), {
+      timeoutMs: config.STARTUP_TIMEOUT_MS,
+      logger,
+      what: `the event log (${config.EVENT_LOG})`,
+    });
+    const log = tracedEventLog(namespacedEventLog(opened, config.EVENT_LOG_NAMESPACE));
     return {
       db,
       log,
@@ -82,9 +92,8 @@ const openEventLog = async (
         logger,
       });
     case 'kafka':
-      if (!config.KAFKA_BROKERS?.length) throw new Error('KAFKA_BROKERS is required when EVENT_LOG=kafka');
       return createKafkaEventLog({
-        brokers: config.KAFKA_BROKERS,
+        brokers: config.KAFKA_BROKERS ?? [],
         clientId: `marketplace-${serviceName}`,
         partitions: config.EVENT_LOG_PARTITIONS,
         logger,
