@@ -13,8 +13,8 @@ export const productNumberSequenceMigration: Migration = {
 
 export const productNumberSequence = (schema: string): AllocateProductNumber => {
   const sequence = `${quoteIdent(schema)}.product_number_seq`;
-  return async (tx) => {
-    const { rows } = await tx.query<{ n: string | number | bigint }>('select nextval($1::regclass) as n', [
+  return async (q) => {
+    const { rows } = await q.query<{ n: string | number | bigint }>('select nextval($1::regclass) as n', [
       sequence,
     ]);
     const n = Number(rows[0]?.n);
