@@ -4,6 +4,7 @@ import { publishToSearchCluster, publishToSearchEmbedded } from './publish-to-se
 import { publishThroughputCluster } from './publish-throughput.bench.js';
 import { semanticSearchLocal } from './semantic/semantic-search.bench.js';
 import { quoteRequestsCluster } from './quote/quote-requests.bench.js';
+import { mcpSearchEmbedded } from './mcp/mcp-search.bench.js';
 
 /**
  * `pnpm bench [scenario...]`: runs the named scenarios (all by default), prints their figures and merges them
@@ -19,6 +20,15 @@ const scenarios: Record<string, () => Promise<Record<string, unknown>>> = {
     catalogSearchCluster({ listings: 100_000, concurrency: 16, durationMs: 15_000 }),
   'semantic-search.local': async () => ({ ...(await semanticSearchLocal()) }),
   'quote-requests.cluster-nats': () => quoteRequestsCluster({ concurrency: 64, durationMs: 15_000 }),
+  // MCP_SOAK_MS shortens the 5-minute soak on a busy machine (the run records the length it used).
+  'mcp-search.embedded': () =>
+    mcpSearchEmbedded({
+      listings: 200,
+      concurrency: 16,
+      durationMs: 10_000,
+      soakMs: Number(process.env['MCP_SOAK_MS'] ?? 300_000),
+      sampleEveryMs: 5_000,
+    }),
 };
 
 const requested = process.argv.slice(2);

@@ -53,6 +53,11 @@ export class ManagedProcess {
     return this.output;
   }
 
+  /** The running child's process id (the benchmarks read its memory from /proc). */
+  get pid(): number | undefined {
+    return this.running ? this.child?.pid : undefined;
+  }
+
   /** Sends a signal without waiting, e.g. SIGSTOP/SIGCONT to freeze a consumer past its ack deadline. */
   signal(signal: NodeJS.Signals): void {
     if (!this.child || !this.running) throw new Error(`${this.name} is not running`);
