@@ -60,7 +60,7 @@ const validValue = (schema: JsonSchema): fc.Arbitrary<unknown> | undefined => {
 
 /** Values no schema of ours takes for the field, or takes only within bounds these break. */
 const outOfBounds = (schema: JsonSchema): unknown[] =>
-  variantsOf(schema).flatMap((variant) => {
+  variantsOf(schema).flatMap((variant): unknown[] => {
     switch (variant.type) {
       case 'number':
         return [0, -0.01, -90_071_992_547_409.92, (variant.maximum ?? 0) + 0.01, 1e308, 1.001];
