@@ -85,7 +85,10 @@ export const startMarketplace = async (
           catalog: catalog.address,
           subscription: subscription.address,
           order: addressOf(handles, 'order'),
+          quote: addressOf(handles, 'quote'),
         },
+        // One gateway: counters in process unless RATE_LIMIT_STORE says otherwise.
+        rateLimits: config,
         adminToken: config.ADMIN_TOKEN,
         agentTokenSecret:
           config.AGENT_TOKEN_SECRET ?? (await persistentSecret(config.DATA_DIR, 'agent-token-secret')),

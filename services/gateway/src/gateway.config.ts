@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_GRPC_PORTS, envPort } from '@marketplace/platform';
+import { rateLimitConfigSchema } from './http/rate-limit.config.js';
 
 const grpcAddress = (defaultPort: number) =>
   z
@@ -15,6 +16,8 @@ export const gatewayConfigSchema = z.object({
   CATALOG_GRPC_ADDR: grpcAddress(DEFAULT_GRPC_PORTS.catalog),
   SUBSCRIPTION_GRPC_ADDR: grpcAddress(DEFAULT_GRPC_PORTS.subscription),
   ORDER_GRPC_ADDR: grpcAddress(DEFAULT_GRPC_PORTS.order),
+  QUOTE_GRPC_ADDR: grpcAddress(DEFAULT_GRPC_PORTS.quote),
+  ...rateLimitConfigSchema.shape,
   ADMIN_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
   /** Absent: generated once and kept in DATA_DIR (replicas must then share DATA_DIR or set it). */
   AGENT_TOKEN_SECRET: z.string().min(32, 'use at least 32 characters').optional(),

@@ -16,6 +16,9 @@ import { createCatalogClient } from './clients/catalog.client.js';
 import { createListingClient } from './clients/listing.client.js';
 import { createSubscriptionClient } from './clients/subscription.client.js';
 import { createOrderClient } from './clients/order.client.js';
+import { createQuoteClient } from './clients/quote.client.js';
+import type { RateLimitConfig } from './http/rate-limit.config.js';
+import { openRateLimiter } from './http/rate-limit.js';
 import { createGatewayApp } from './http/app.js';
 import type { ReadinessCheck } from './readiness.js';
 import { Readiness } from './readiness.js';
@@ -37,7 +40,14 @@ export interface GatewayOptions {
     readonly subscription?: string;
     /** Absent: checkout, orders and the order tools are not served. */
     readonly order?: string;
+    /** Absent: quote requests (route and tools) are not served. */
+    readonly quote?: string;
   };
+  /**
+   * The rate limits (`RATE_LIMIT_*`) and the store they count in (`RATE_LIMIT_STORE`, default `memory`). Absent:
+   * no limits (tests); main.ts and the embedded runner always pass them.
+   */
+  readonly rateLimits?: RateLimitConfig | undefined;
   /** Unset: the admin API answers 404. */
   readonly adminToken?: string | undefined;
   /**
@@ -94,6 +104,12 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
       : createSubscriptionClient(subscriptionAddress, clientOptions);
   const orderAddress = options.services.order;
   const order = orderAddress === undefined ? undefined : createOrderClient(orderAddress, clientOptions);
+  const quoteAddress = options.services.quote;
+  const quote = quoteAddress === undefined ? undefined : createQuoteClient(quoteAddress, clientOptions);
+  const rateLimits =
+    options.rateLimits === undefined
+      ? undefined
+      : await openRateLimiter(options.rateLimits, { db, now: () => clock.now(), defaultStore: 'memory' });
   const relay = startOutboxRelay({
     db,
     schema,
@@ -115,6 +131,7 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
         catalog: grpcServing(options.services.catalog),
         ...(subscriptionAddress === undefined ? {} : { subscription: grpcServing(subscriptionAddress) }),
         ...(orderAddress === undefined ? {} : { order: grpcServing(orderAddress) }),
+        ...(quoteAddress === undefined ? {} : { quote: grpcServing(quoteAddress) }),
       };
   const readiness = new Readiness(
     { ...backendChecks, identity: () => identity.probe().then(() => true) },
@@ -134,6 +151,8 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
     catalog.close();
     subscription?.close();
     order?.close();
+    quote?.close();
+    await rateLimits?.close();
     await relay.stop();
     throw error;
   }
@@ -147,6 +166,9 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
       catalog,
       subscription,
       order,
+      quote,
+      rateLimiter: rateLimits?.limiter,
+      trustProxyHops: options.rateLimits?.TRUST_PROXY_HOPS,
       images: options.images,
       logger,
       publicBaseUrl,
@@ -177,6 +199,8 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
     catalog.close();
     subscription?.close();
     order?.close();
+    quote?.close();
+    await rateLimits?.close();
     // After the server, so the relay is still running while the last requests append.
     await relay.stop();
     logger.info({ address }, 'gateway stopped');

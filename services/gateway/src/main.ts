@@ -23,7 +23,10 @@ runServiceMain({
         catalog: config.CATALOG_GRPC_ADDR,
         subscription: config.SUBSCRIPTION_GRPC_ADDR,
         order: config.ORDER_GRPC_ADDR,
+        quote: config.QUOTE_GRPC_ADDR,
       },
+      // Replicas share the counters, so limits hold across them (decisions, "Quotes").
+      rateLimits: { ...config, RATE_LIMIT_STORE: config.RATE_LIMIT_STORE ?? 'postgres' },
       adminToken: config.ADMIN_TOKEN,
       agentTokenSecret:
         config.AGENT_TOKEN_SECRET ?? (await persistentSecret(config.DATA_DIR, 'agent-token-secret')),

@@ -2,7 +2,6 @@ import express from 'express';
 import type { Express } from 'express';
 import helmet from 'helmet';
 import { httpServerTelemetry } from '@marketplace/telemetry';
-import { httpServerTelemetry } from '@marketplace/telemetry';
 import type { BlobStore } from '@marketplace/blobstore';
 import type { Logger } from '@marketplace/platform';
 import { CatalogQueries } from '../application/catalog.queries.js';
@@ -37,7 +36,18 @@ import { ordersRoutes } from './routes/orders.routes.js';
 import { sellerOrdersRoutes } from './routes/seller-orders.routes.js';
 import type { OrderClient } from '../clients/order.client.js';
 import type { PendingQuotesOf } from '../application/order.operations.js';
-import { OrderOperations } from '../application/order.operations.js';
+import { OrderOperations, pendingQuotesVia } from '../application/order.operations.js';
+import { QuoteRequests } from '../application/quote.requests.js';
+import type { QuoteClient } from '../clients/quote.client.js';
+import { authenticate, principalOf } from './auth.middleware.js';
+import {
+  catalogReadLimit,
+  clientAddressContext,
+  clientAddressOfRequest,
+  RateLimiter,
+  rateLimit,
+} from './rate-limit.js';
+import { quotesRoutes } from './routes/quotes.routes.js';
 
 /** Bodies are small JSON documents: a full listing with 10,000 escaped characters stays far below this. */
 export const DEFAULT_BODY_LIMIT_BYTES = 256 * 1024;
@@ -52,6 +62,12 @@ export interface GatewayDependencies {
   readonly order?: OrderClient | undefined;
   /** The seller's pending quotes for the inbox digest; absent without a quote service. */
   readonly orderInboxQuotes?: PendingQuotesOf | undefined;
+  /** Absent: no quote requests (route 404, no quote tools). */
+  readonly quote?: QuoteClient | undefined;
+  /** Counts catalog reads and quote requests; absent: no limits. */
+  readonly rateLimiter?: RateLimiter | undefined;
+  /** Reverse proxies in front setting X-Forwarded-For (`trust proxy`), for the client IP; default 0. */
+  readonly trustProxyHops?: number | undefined;
   /** The re-hosted listing images served at /images/. */
   readonly images: BlobStore;
   readonly logger: Logger;
@@ -77,9 +93,10 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
   app.disable('x-powered-by');
   // First: the request's span (and the caller's trace) is active for everything below, log lines included.
   app.use(httpServerTelemetry());
-  // First: the request's span (and the caller's trace) is active for everything below, log lines included.
-  app.use(httpServerTelemetry());
   app.use(requestLog(deps.logger));
+  app.set('trust proxy', deps.trustProxyHops ?? 0);
+  app.use(clientAddressContext);
+  const rateLimiter = deps.rateLimiter ?? RateLimiter.off();
   app.use(
     helmet({
       // A JSON API loads nothing and is never framed.
@@ -95,7 +112,14 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
   app.use(problemsRoutes(problems));
   app.use(imagesRoutes(problems, deps.images));
   const catalogQueries = new CatalogQueries(deps.catalog, views);
+  app.use(
+    '/api/ucp/catalog',
+    ...catalogReadLimit(authenticate(deps.identity, { required: false }), rateLimiter),
+  );
   app.use(catalogRoutes(problems, catalogQueries, deps.identity));
+  const quoteClient = deps.quote;
+  const quotes = quoteClient === undefined ? undefined : new QuoteRequests(quoteClient);
+  if (quotes) app.use(quotesRoutes(problems, quotes, deps.identity, rateLimiter));
   const listingCommands = new ListingCommands(deps.listing, views);
   app.use(productsRoutes(problems, listingCommands, deps.identity, bodyLimitBytes));
   app.use(agentTokensRoutes(problems, deps.identity, deps.logger));
@@ -114,7 +138,13 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
     deps.subscription === undefined ? undefined : new SubscriptionCommands(deps.subscription, publicBaseUrl);
   if (subscriptions) app.use(subscriptionsRoutes(problems, subscriptions, deps.identity, bodyLimitBytes));
   const orders =
-    deps.order === undefined ? undefined : new OrderOperations(deps.order, deps.orderInboxQuotes);
+    deps.order === undefined
+      ? undefined
+      : new OrderOperations(
+          deps.order,
+          deps.orderInboxQuotes ??
+            (quoteClient && pendingQuotesVia((request) => quoteClient.listQuoteRequests(request))),
+        );
   if (orders) {
     app.use(checkoutRoutes(problems, orders, deps.identity, bodyLimitBytes));
     app.use(ordersRoutes(problems, orders, deps.identity, bodyLimitBytes));
@@ -125,8 +155,13 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
     subscriptions,
     orders,
     listings: listingCommands,
+    quotes: quotes && { requests: quotes, limiter: rateLimiter },
   });
-  const mcpResources = marketplaceResources({ catalog: catalogQueries, subscriptions });
+  const mcpResources = marketplaceResources({
+    catalog: catalogQueries,
+    subscriptions,
+    quoteRequestsSince: quoteClient && ((sinceMs) => quoteClient.countQuoteRequestsSince(sinceMs)),
+  });
   const dispatcher = new McpDispatcher(tools, mcpResources, deps.logger);
   app.use(discoveryRoutes(problems, dispatcher, publicBaseUrl));
   app.use(openApiRoutes(problems, publicBaseUrl));
@@ -138,6 +173,9 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
       problems,
       logger: deps.logger,
       publicBaseUrl,
+      rateLimit: rateLimit(rateLimiter, (req) =>
+        rateLimiter.catalogChecks(principalOf(req), clientAddressOfRequest(req)),
+      ),
     }),
   );
   app.use(notFoundFallback(problems));

@@ -1,10 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from '@marketplace/platform';
+import type { Database } from '@marketplace/database';
 import type { RateLimitStore } from '@marketplace/ratelimit';
+import { createMemoryRateLimitStore, createPostgresRateLimitStore } from '@marketplace/ratelimit';
 import type { Principal } from '../domain/account.js';
 import { principalOf } from './auth.middleware.js';
 import type { RateLimitConfig } from './rate-limit.config.js';
+import { rateLimitConfigSchema } from './rate-limit.config.js';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
@@ -56,11 +59,24 @@ const allowanceHolderOf = (caller: Principal): string =>
 
 /** The gateway's rate limiter: the policies as decided, counted in a RateLimitStore. */
 export class RateLimiter {
+  /** The store is closed by whoever opened it (see `openRateLimiter`). */
   constructor(
     private readonly store: RateLimitStore,
     readonly policies: GatewayRateLimitPolicies,
     private readonly now: () => number = Date.now,
   ) {}
+
+  /** Every limit off: what a gateway started without rate-limit settings (unit and integration tests) uses. */
+  static off(): RateLimiter {
+    const off = rateLimitConfigSchema.parse({
+      RATE_LIMIT_QUOTES_PER_IP: 0,
+      RATE_LIMIT_QUOTES_PER_EMAIL: 0,
+      RATE_LIMIT_QUOTES_PER_KEY: 0,
+      RATE_LIMIT_CATALOG_PER_IP: 0,
+      RATE_LIMIT_CATALOG_PER_KEY: 0,
+    });
+    return new RateLimiter(createMemoryRateLimitStore(), rateLimitPoliciesOf(off));
+  }
 
   /** Anonymous: per client IP and per buyer email; verified: per key (a key raises the allowance). */
   quoteChecks(caller: Principal | undefined, clientAddress: string, buyerEmail: string): RateLimitCheck[] {
@@ -191,3 +207,29 @@ export const clientAddressContext: RequestHandler = (req, _res, next) => {
 
 /** The client IP of the request being served; 'unknown' outside one (e.g. a tool called from a test). */
 export const currentClientAddress = (): string => clientAddresses.getStore() ?? 'unknown';
+
+/** The schema of the PostgreSQL store's counters in the gateway's database. */
+export const RATE_LIMIT_SCHEMA = 'ratelimit';
+
+/**
+ * The limiter the settings name: counters in process (`memory`) or in the gateway's PostgreSQL database
+ * (`postgres`, shared by replicas); `RATE_LIMIT_STORE` unset takes `defaultStore`. `close()` releases the store.
+ */
+export const openRateLimiter = async (
+  config: RateLimitConfig,
+  options: {
+    readonly db: Database;
+    readonly now: () => number;
+    readonly defaultStore: 'memory' | 'postgres';
+  },
+): Promise<{ readonly limiter: RateLimiter; close(): Promise<void> }> => {
+  const kind = config.RATE_LIMIT_STORE ?? options.defaultStore;
+  const store =
+    kind === 'postgres'
+      ? await createPostgresRateLimitStore({ db: options.db, schema: RATE_LIMIT_SCHEMA, clock: options.now })
+      : createMemoryRateLimitStore({ clock: options.now });
+  return {
+    limiter: new RateLimiter(store, rateLimitPoliciesOf(config), options.now),
+    close: () => store.close(),
+  };
+};

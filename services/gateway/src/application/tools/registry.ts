@@ -6,6 +6,9 @@ import type { OrderOperations } from '../order.operations.js';
 import { orderTools } from './order.tools.js';
 import type { ListingCommands } from '../listing.commands.js';
 import { listingTools } from './listing.tools.js';
+import type { RateLimiter } from '../../http/rate-limit.js';
+import type { QuoteRequests } from '../quote.requests.js';
+import { quoteTools } from './quote.tools.js';
 import type { Tool } from './tool.js';
 import type { SubscriptionCommands } from '../subscription.commands.js';
 
@@ -21,6 +24,8 @@ export interface ToolDependencies {
   readonly orders?: OrderOperations | undefined;
   /** The seller's listing commands (create_listing, bulk_update_listings). */
   readonly listings?: ListingCommands | undefined;
+  /** Absent when the gateway runs without the quote service; request_quote counts against `limiter`. */
+  readonly quotes?: { readonly requests: QuoteRequests; readonly limiter: RateLimiter } | undefined;
 }
 
 /**
@@ -47,6 +52,8 @@ export const createToolRegistry = (deps: ToolDependencies): ToolRegistry =>
     ...(deps.orders ? orderTools(deps.orders) : []),
     // listings
     ...(deps.listings ? listingTools(deps.listings) : []),
+    // quote requests
+    ...(deps.quotes ? quoteTools(deps.quotes.requests, deps.quotes.limiter) : []),
   ]);
 
 /** A registry of these tools; a name used twice is a programming error caught at start-up. */
