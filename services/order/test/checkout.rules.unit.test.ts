@@ -1,0 +1,102 @@
+import { describe, expect, it } from '@jest/globals';
+import { checkoutDecider } from '../src/domain/checkout.decider.js';
+import type { CheckoutSession } from '../src/domain/checkout.events.js';
+import type { ListingForCheckout } from '../src/domain/checkout.rules.js';
+import { priceCheckout } from '../src/domain/checkout.rules.js';
+
+const THRESHOLD = { moreThanUnits: 100, moreThanSubtotalCents: 500_000 };
+const listing = (overrides: Partial<ListingForCheckout> = {}): ListingForCheckout => ({
+  productId: 'product_1',
+  name: 'Lot',
+  sellerAccountId: 7,
+  priceCents: 1_000,
+  currency: 'USD',
+  quantity: 1_000,
+  minOrderQuantity: 1,
+  instantCheckout: true,
+  ...overrides,
+});
+
+describe('checkout pricing', () => {
+  it('is ready at exactly the threshold and escalates one unit or one cent above it', () => {
+    expect(priceCheckout(THRESHOLD, [{ listing: listing(), quantity: 100 }]).escalations).toEqual([]);
+    expect(priceCheckout(THRESHOLD, [{ listing: listing(), quantity: 101 }]).escalations).toHaveLength(1);
+    expect(
+      priceCheckout(THRESHOLD, [{ listing: listing({ priceCents: 5_000 }), quantity: 100 }]).escalations,
+    ).toEqual([]);
+    expect(
+      priceCheckout(THRESHOLD, [{ listing: listing({ priceCents: 5_001 }), quantity: 100 }]).escalations[0],
+    ).toMatch(/\$5,001\.00 is over the bulk threshold.*request_quote/);
+  });
+
+  it('escalates above stock even for an agreed quote, which is exempt from the threshold', () => {
+    const quote = { quoteRequestId: 3, productId: 'product_1', quantity: 500, unitPriceCents: 700 };
+    const priced = priceCheckout(THRESHOLD, [{ listing: listing({ quantity: 400 }), quantity: 500, quote }]);
+    expect(priced.lines[0]).toMatchObject({
+      unitPriceCents: 700,
+      lineTotalCents: 350_000,
+      quoteRequestId: 3,
+    });
+    expect(priced.escalations).toEqual([expect.stringMatching(/only 400 units are in stock/)]);
+  });
+
+  it('totals the lines and refuses mixed currencies', () => {
+    const priced = priceCheckout(THRESHOLD, [
+      { listing: listing(), quantity: 2 },
+      { listing: listing({ productId: 'product_2', priceCents: 250 }), quantity: 4 },
+    ]);
+    expect(priced).toMatchObject({ subtotalCents: 3_000, currency: 'USD', escalations: [] });
+    expect(() =>
+      priceCheckout(THRESHOLD, [
+        { listing: listing(), quantity: 1 },
+        { listing: listing({ currency: 'EUR' }), quantity: 1 },
+      ]),
+    ).toThrow(/one currency/);
+  });
+});
+
+describe('checkout session decider', () => {
+  const NOW = Date.UTC(2026, 8, 1);
+  const session: CheckoutSession = {
+    checkoutId: 'checkout_1',
+    status: 'ready_for_complete',
+    lines: [],
+    subtotalCents: 0,
+    currency: 'USD',
+    messages: [],
+    createdAt: NOW,
+    expiresAt: NOW + 60_000,
+    attempt: 0,
+    orderIds: [],
+  };
+  const created = checkoutDecider.evolve(checkoutDecider.initialState(), {
+    type: 'CheckoutCreated',
+    data: { session },
+  });
+  const start = (now: number, buyerAccountId = 41) => ({
+    type: 'StartCompletion' as const,
+    data: { buyerAccountId },
+    metadata: { now, actor: { kind: 'buyer' as const, id: String(buyerAccountId) } },
+  });
+
+  it('starts attempt n+1, carries on an attempt in progress, and refuses an expired session', () => {
+    expect(checkoutDecider.decide(start(NOW), created)).toEqual([
+      { type: 'CheckoutCompletionStarted', data: { attempt: 1, buyerAccountId: 41 } },
+    ]);
+    const completing = checkoutDecider.evolve(created, {
+      type: 'CheckoutCompletionStarted',
+      data: { attempt: 1, buyerAccountId: 41 },
+    });
+    expect(checkoutDecider.decide(start(NOW), completing)).toEqual([]);
+    expect(() => checkoutDecider.decide(start(NOW + 60_001), created)).toThrow(/expired/);
+    const failed = checkoutDecider.evolve(completing, {
+      type: 'CheckoutCompletionFailed',
+      data: { attempt: 1, reason: 'sold out' },
+    });
+    expect(checkoutDecider.decide(start(NOW), failed)).toEqual([
+      { type: 'CheckoutCompletionStarted', data: { attempt: 2, buyerAccountId: 41 } },
+    ]);
+    // Bound to its buyer from the first attempt on.
+    expect(() => checkoutDecider.decide(start(NOW, 42), failed)).toThrow(/no checkout session/);
+  });
+});
