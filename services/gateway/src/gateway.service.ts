@@ -17,6 +17,7 @@ import { createListingClient } from './clients/listing.client.js';
 import { createSubscriptionClient } from './clients/subscription.client.js';
 import { createOrderClient } from './clients/order.client.js';
 import { createQuoteClient } from './clients/quote.client.js';
+import { pendingQuotesVia } from './application/order.operations.js';
 import type { RateLimitConfig } from './http/rate-limit.config.js';
 import { openRateLimiter } from './http/rate-limit.js';
 import { createGatewayApp } from './http/app.js';
@@ -167,6 +168,7 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
       subscription,
       order,
       quote,
+      orderInboxQuotes: quote && pendingQuotesVia((request) => quote.listQuoteRequests(request)),
       rateLimiter: rateLimits?.limiter,
       trustProxyHops: options.rateLimits?.TRUST_PROXY_HOPS,
       images: options.images,
