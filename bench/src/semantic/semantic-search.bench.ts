@@ -1,7 +1,12 @@
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { loadLocalEmbedder, type Embedder } from '@marketplace/embeddings';
-import { createHnswVectorIndex, type HnswVectorIndexOptions, type SearchDocument } from '@marketplace/search';
+import {
+  createHnswVectorIndex,
+  embeddingTextOf,
+  type HnswVectorIndexOptions,
+  type SearchDocument,
+} from '@marketplace/search';
 import { CONDITIONS } from '@marketplace/vocabulary';
 import { summarize, type Summary } from '../stats.js';
 import { GOODS_KINDS, LIQUIDATION_NOTES, LOT_PREFIXES, LOT_SIZES } from './labelled-catalog.js';
@@ -76,9 +81,7 @@ export const measureSemanticSearch = async (
   const vectors: Float32Array[] = [];
   for (let start = 0; start < documents.length; start += EMBED_BATCH) {
     const batch = documents.slice(start, start + EMBED_BATCH);
-    vectors.push(
-      ...(await embedder.embed(batch.map((document) => `${document.title}. ${document.description}`))),
-    );
+    vectors.push(...(await embedder.embed(batch.map(embeddingTextOf))));
   }
   const embedListingsMs = performance.now() - started;
 

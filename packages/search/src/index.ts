@@ -5,6 +5,7 @@ export { createWorkerSearchIndex } from './worker-search-index.js';
 export type { WorkerSearchIndex, WorkerSearchIndexOptions } from './worker-search-index.js';
 export * from './vector/vector-index.port.js';
 export { createHnswVectorIndex, MAX_VECTOR_CANDIDATES } from './vector/hnsw-vector-index.js';
+export { embeddingTextOf } from './vector/embedding-text.js';
 export type { HnswVectorIndexOptions } from './vector/hnsw-vector-index.js';
 export {
   connectElasticsearchSearchIndex,

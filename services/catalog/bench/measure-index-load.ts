@@ -3,15 +3,25 @@ import type { Database } from '@marketplace/database';
 import { createEmbeddedDatabase, createPostgresDatabase, migrate, quoteIdent } from '@marketplace/database';
 import type { EventLog } from '@marketplace/eventlog';
 import { createLogger } from '@marketplace/platform';
-import { createEmbeddedSearchIndex } from '@marketplace/search';
+import { join } from 'node:path';
+import { loadLocalEmbedder } from '@marketplace/embeddings';
+import {
+  createEmbeddedSearchIndex,
+  createHnswVectorIndex,
+  createWorkerSearchIndex,
+} from '@marketplace/search';
 import { catalogMigrations } from '../src/adapters/catalog.migrations.js';
 import { startSearchProjection } from '../src/adapters/search-projection.runner.js';
+import { createSemanticIndexer } from '../src/adapters/semantic-indexer.js';
 import type { CatalogProduct } from '../src/domain/catalog-product.js';
 
 /**
- * How long the catalog takes to load its search index from the products table at start-up.
+ * How long the catalog takes to load its search indexes from the products table at start-up: the lexical index
+ * alone, then both indexes as the service loads them (lexical in its worker thread, vectors with the local
+ * embedder): a first start that embeds every listing and stores the embeddings, and a restart that reuses them.
  * Run: `node services/catalog/dist/bench/measure-index-load.js [products] [postgres-url]`; without a URL it
- * measures PGlite in memory. Fills a scratch schema, measures, drops it.
+ * measures PGlite in memory. Fills a scratch schema, measures, drops it. The local embedder's table is read
+ * from (or converted into) `DATA_DIR/embeddings`.
  */
 const SIZE = Number(process.argv[2] ?? 100_000);
 const URL = process.argv[3];
@@ -87,6 +97,31 @@ const main = async (): Promise<void> => {
       `${db.engine}: index loaded from the table in ${seconds.toFixed(1)} s (${await index.count()} documents)`,
     );
     await projection.stop();
+
+    const embedder = await loadLocalEmbedder({
+      cacheDir: join(process.env.DATA_DIR ?? 'data', 'embeddings'),
+    });
+    for (const run of ['first start (embeds and stores)', 'restart (stored embeddings)']) {
+      const lexical = createWorkerSearchIndex<CatalogProduct>();
+      const vectors = createHnswVectorIndex<CatalogProduct>({ dimensions: 100 });
+      const semantic = createSemanticIndexer({ db, schema, embedder, vectors, logger });
+      start = performance.now();
+      const both = await startSearchProjection({
+        db,
+        log: silentLog,
+        schema,
+        index: lexical,
+        semantic,
+        logger,
+      });
+      const loaded = (performance.now() - start) / 1000;
+      console.log(
+        `${db.engine}: ${run}: both indexes loaded in ${loaded.toFixed(1)} s ` +
+          `(${await lexical.count()} documents, ${await vectors.count()} public vectors)`,
+      );
+      await both.stop();
+      await lexical.close();
+    }
   } finally {
     await db.query(`drop schema if exists ${quoteIdent(schema)} cascade`);
     await db.close();

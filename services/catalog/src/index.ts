@@ -3,4 +3,3 @@ export type { CatalogServiceHandle, CatalogServiceOptions } from './catalog.serv
 // What a composition root needs to give the catalog its embedder (EMBEDDINGS_* variables), without depending on
 // @marketplace/embeddings itself.
 export { createEmbedder, embedderConfigSchema } from '@marketplace/embeddings';
-export { embeddingTextOf } from './application/embedding-text.js';

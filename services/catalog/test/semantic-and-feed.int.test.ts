@@ -57,7 +57,7 @@ describe.each(testEngines())('semantic search, the public feed and stats on $nam
       listingMessage(5, { name: 'USB chargers', description: 'boxed', priceCents: 700 }),
     ];
     for (const listing of listings) await log.deliver(delivered(listingCreated(listing)));
-  });
+  }, 60_000);
 
   afterAll(async () => {
     await stop();

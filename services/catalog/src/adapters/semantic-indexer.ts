@@ -3,7 +3,7 @@ import type { Database } from '@marketplace/database';
 import type { Logger } from '@marketplace/platform';
 import type { Embedder } from '@marketplace/embeddings';
 import type { VectorIndex } from '@marketplace/search';
-import { embeddingTextOf } from '../application/embedding-text.js';
+import { embeddingTextOf } from '@marketplace/search';
 import { toSearchDocument } from '../application/product-search-document.js';
 import type { CatalogProduct } from '../domain/catalog-product.js';
 import { isPublic } from '../domain/product-visibility.js';
