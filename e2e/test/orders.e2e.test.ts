@@ -1,0 +1,328 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { readdir, readFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import pg from 'pg';
+import { EmbeddedMarketplace } from '../src/harness/embedded.js';
+import { eventually } from '../src/harness/processes.js';
+
+interface Answer {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+interface Account {
+  readonly accountId: number;
+  readonly apiKey: string;
+}
+
+interface OrderBody {
+  readonly order_id: number;
+  readonly status: string;
+  readonly [field: string]: unknown;
+}
+
+const SERVER_URL = process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const ADMIN_EMAIL = 'operator@marketplace.example';
+
+const onServer = async (sql: string): Promise<void> => {
+  const client = new pg.Client({ connectionString: SERVER_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+};
+
+/**
+ * Checkout and orders through the gateway of `pnpm start` on a real PostgreSQL database of its own (so the race
+ * runs on real row locks and transactions): the race for the last units, the order lifecycle with its tools and
+ * the operator's dispute email, and who may touch which order.
+ */
+describe('checkout and orders (embedded mode on PostgreSQL)', () => {
+  const databaseName = `e2e_orders_${randomBytes(4).toString('hex')}`;
+  let marketplace: EmbeddedMarketplace;
+  let seller: Account;
+  let otherSeller: Account;
+  let buyer: Account;
+  let otherBuyer: Account;
+
+  const call = (
+    path: string,
+    init: { method?: string; body?: unknown; apiKey?: string } = {},
+  ): Promise<Answer> =>
+    marketplace.client.request(path, {
+      method: init.method ?? 'GET',
+      headers: {
+        ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(init.apiKey ? { 'x-mcp-api-key': init.apiKey } : {}),
+      },
+      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+    });
+  const invoke = (tool: string, parameters: unknown, apiKey?: string): Promise<Answer> =>
+    call('/api/mcp/invoke', { method: 'POST', body: { tool, parameters }, apiKey });
+  const publish = async (listing: Record<string, unknown>, owner = seller): Promise<string> => {
+    const published = await marketplace.client.publish(owner.apiKey, {
+      description: 'Overstock lot',
+      imageUrl: marketplace.images.imageUrl('lot'),
+      promotePublicly: true,
+      ...listing,
+    });
+    expect(published.status).toBe(201);
+    return published.body.id;
+  };
+  const quickBuy = (productId: string, quantity: number, account: Account): Promise<Answer> =>
+    invoke(
+      'quick_buy',
+      { product_id: productId, quantity, buyer_email: 'buyer@example.com', shipping_country: 'US' },
+      account.apiKey,
+    );
+  const orderOf = (answer: Answer): OrderBody => {
+    expect(answer.status).toBe(200);
+    return (answer.body as { order: OrderBody }).order;
+  };
+
+  beforeAll(async () => {
+    await onServer(`CREATE DATABASE ${databaseName}`);
+    const databaseUrl = new URL(SERVER_URL);
+    databaseUrl.pathname = `/${databaseName}`;
+    marketplace = await EmbeddedMarketplace.start({
+      env: { DATABASE_URL: databaseUrl.toString(), ADMIN_EMAIL },
+    });
+    const admin = marketplace.client;
+    [seller, otherSeller, buyer, otherBuyer] = await Promise.all([
+      admin.createAccount('seller', 'Order Seller'),
+      admin.createAccount('seller', 'Other Order Seller'),
+      admin.createAccount('buyer', 'Order Buyer'),
+      admin.createAccount('buyer', 'Other Order Buyer'),
+    ]);
+  }, 180_000);
+
+  afterAll(async () => {
+    await marketplace?.stop();
+    await onServer(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
+  }, 60_000);
+
+  it('sells exactly the last 10 units to 50 racing buyers: stock 0, no order lost or doubled', async () => {
+    const productId = await publish({
+      name: 'Quellmoor last ten headsets',
+      price: 20,
+      quantity: 10,
+      instantCheckout: true,
+    });
+    const admin = marketplace.client;
+    const buyers = await Promise.all(
+      Array.from({ length: 50 }, (_, n) => admin.createAccount('buyer', `Racing Buyer ${n}`)),
+    );
+    // Each buyer prices a session first, then all complete at once.
+    const sessions = await Promise.all(
+      buyers.map(async (racer) => {
+        const created = await call('/api/ucp/checkout', {
+          method: 'POST',
+          apiKey: racer.apiKey,
+          body: {
+            line_items: [{ product_id: productId, quantity: 1 }],
+            buyer: { email: 'race@example.com' },
+          },
+        });
+        expect(created).toMatchObject({ status: 201, body: { status: 'ready_for_complete' } });
+        return (created.body as { id: string }).id;
+      }),
+    );
+    const completions = await Promise.all(
+      sessions.map((id, n) =>
+        call(`/api/ucp/checkout/${id}/complete`, { method: 'POST', apiKey: buyers[n]?.apiKey }),
+      ),
+    );
+    const statuses = completions.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(10);
+    expect(statuses.filter((status) => status === 409)).toHaveLength(40);
+    const orderIds = completions.flatMap((answer) =>
+      answer.status === 200
+        ? (answer.body as { orders: OrderBody[] }).orders.map((order) => order.order_id)
+        : [],
+    );
+    expect(new Set(orderIds).size).toBe(10);
+
+    // The seller sees exactly those ten orders among every id handed out so far.
+    const maxId = Math.max(...orderIds);
+    const exported = await invoke(
+      'bulk_export_orders',
+      { order_ids: Array.from({ length: Math.min(maxId, 200) }, (_, n) => n + 1) },
+      seller.apiKey,
+    );
+    expect(exported.status).toBe(200);
+    const csv = exported.body as { row_count: number; csv: string };
+    expect(csv.row_count).toBe(10);
+    expect(csv.csv.split('\r\n').filter((line) => line.includes('Quellmoor'))).toHaveLength(10);
+
+    // A retried completion answers the same order, and a late buyer is told the stock ran out.
+    const winner = completions.findIndex((answer) => answer.status === 200);
+    const retried = await call(`/api/ucp/checkout/${sessions[winner] ?? ''}/complete`, {
+      method: 'POST',
+      apiKey: buyers[winner]?.apiKey,
+    });
+    expect((retried.body as { orders: OrderBody[] }).orders.map((o) => o.order_id)).toEqual(
+      (completions[winner]?.body as { orders: OrderBody[] }).orders.map((o) => o.order_id),
+    );
+    const late = await quickBuy(productId, 1, buyer);
+    expect(late.status).toBe(409);
+    const product = await eventually(
+      async () => {
+        const details = await call(`/api/ucp/catalog/products/${productId}`);
+        const body = details.body as { quantity_available?: number; availability?: string };
+        return body.quantity_available === 0 ? body : undefined;
+      },
+      { timeoutMs: 15_000, describe: () => marketplace.process.logs },
+    );
+    expect(product.availability).toBe('out_of_stock');
+  }, 120_000);
+
+  it('escalates a bulk checkout to a quote and refuses quick_buy without instant checkout', async () => {
+    const productId = await publish({ name: 'Brackenfold bulk socks', price: 1, quantity: 1_000 });
+    const bulk = await call('/api/ucp/checkout', {
+      method: 'POST',
+      body: { line_items: [{ product_id: productId, quantity: 150 }] },
+    });
+    expect(bulk.status).toBe(201);
+    expect(bulk.body).toMatchObject({
+      status: 'requires_escalation',
+      currency: 'USD',
+      totals: { subtotal: 15_000 },
+    });
+    expect((bulk.body as { messages: string[] }).messages.join(' ')).toContain('request_quote');
+    const notInstant = await quickBuy(productId, 2, buyer);
+    expect(notInstant.status).toBe(409);
+    const badCountry = await invoke(
+      'quick_buy',
+      { product_id: productId, quantity: 1, buyer_email: 'b@example.com', shipping_country: 'XX' },
+      buyer.apiKey,
+    );
+    expect(badCountry.status).toBe(400);
+    expect(JSON.stringify(badCountry.body)).toContain('shipping_country');
+    const anonymousComplete = await call(`/api/ucp/checkout/${(bulk.body as { id: string }).id}/complete`, {
+      method: 'POST',
+    });
+    expect(anonymousComplete.status).toBe(401);
+  });
+
+  it('follows an order from purchase to dispute, and only its owners may touch it', async () => {
+    const productId = await publish({
+      name: '=HYPERLINK("http://evil.example","Crestwell monitors")',
+      price: 80,
+      quantity: 20,
+      instantCheckout: true,
+    });
+    const order = orderOf(await quickBuy(productId, 3, buyer));
+    expect(order).toMatchObject({ status: 'awaiting_shipment', quantity: 3, total: 24_000, tracking: null });
+    const id = order.order_id;
+
+    // Anonymous callers, other buyers and other sellers.
+    expect((await call(`/api/orders/${id}`)).status).toBe(401);
+    expect((await invoke('get_order_status', { order_id: id })).status).toBe(401);
+    expect((await invoke('bulk_mark_shipped', { order_ids: [id] })).status).toBe(401);
+    expect((await call(`/api/orders/${id}`, { apiKey: otherBuyer.apiKey })).status).toBe(404);
+    expect((await invoke('get_order_status', { order_id: id }, otherBuyer.apiKey)).status).toBe(404);
+    expect(
+      (await call(`/api/orders/${id}/confirm`, { method: 'POST', apiKey: otherBuyer.apiKey })).status,
+    ).toBe(404);
+    expect((await invoke('get_order_status', { order_id: id }, seller.apiKey)).status).toBe(403);
+    expect((await invoke('bulk_mark_shipped', { order_ids: [id] }, buyer.apiKey)).status).toBe(403);
+    const foreignShip = await invoke(
+      'bulk_mark_shipped',
+      { order_ids: [id], tracking_number: 'X' },
+      otherSeller.apiKey,
+    );
+    expect(foreignShip.body).toMatchObject({ updated: [], skipped: [{ order_id: id, reason: 'not_found' }] });
+    const foreignExport = await invoke('bulk_export_orders', { order_ids: [id] }, otherSeller.apiKey);
+    expect(foreignExport.body).toMatchObject({ row_count: 0, not_found_order_ids: [id] });
+    expect((await call(`/api/seller/orders/${id}`, { apiKey: otherSeller.apiKey })).status).toBe(404);
+    expect(
+      (await call(`/api/seller/orders/${id}/mark-delivered`, { method: 'POST', apiKey: otherSeller.apiKey }))
+        .status,
+    ).toBe(404);
+
+    // The CSV cell of a product name that looks like a formula is text.
+    const exported = await invoke('bulk_export_orders', { order_ids: [id] }, seller.apiKey);
+    const [header, row] = (exported.body as { csv: string }).csv.split('\r\n');
+    expect(header).toBe('Order ID,Product,Buyer,Quantity,Total,Status,Date');
+    expect(row).toContain(`${id},"'=HYPERLINK(""http://evil.example"",""Crestwell monitors"")",`);
+
+    // The seller ships (twice: the same answer) and delivers; the buyer sees tracking and the deadline.
+    const tracking = {
+      tracking_number: '1Z999AA1',
+      carrier_name: 'UPS',
+      tracking_url: 'https://ups.example/1Z999AA1',
+    };
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const shipped = await invoke(
+        'bulk_mark_shipped',
+        { order_ids: [id, 999_999], ...tracking },
+        seller.apiKey,
+      );
+      expect(shipped.body).toMatchObject({
+        updated_order_ids: [id],
+        skipped: [{ order_id: 999_999, reason: 'not_found' }],
+      });
+    }
+    expect(
+      (
+        await call(`/api/orders/${id}/dispute`, {
+          method: 'POST',
+          apiKey: buyer.apiKey,
+          body: { reason: 'damaged', description: 'Too early' },
+        })
+      ).status,
+    ).toBe(409);
+    const delivered = await call(`/api/seller/orders/${id}/mark-delivered`, {
+      method: 'POST',
+      apiKey: seller.apiKey,
+    });
+    expect(delivered.status).toBe(200);
+    const status = await invoke('get_order_status', { order_id: id }, buyer.apiKey);
+    expect(status.body).toMatchObject({
+      status: 'delivered',
+      tracking: {
+        tracking_number: '1Z999AA1',
+        carrier_name: 'UPS',
+        tracking_url: 'https://ups.example/1Z999AA1',
+      },
+      inspection_deadline: expect.any(String),
+    });
+
+    // Disputes: another buyer cannot, a bad reason is named, the owner can.
+    const dispute = {
+      order_id: id,
+      reason: 'missing_units',
+      description: 'One pallet missing',
+      photo_urls: ['https://photos.example/1.jpg'],
+    };
+    expect((await invoke('open_dispute', dispute, otherBuyer.apiKey)).status).toBe(404);
+    const badReason = await invoke('open_dispute', { ...dispute, reason: 'meh' }, buyer.apiKey);
+    expect(badReason.status).toBe(400);
+    expect(JSON.stringify(badReason.body)).toContain('reason');
+    const disputed = await invoke('open_dispute', dispute, buyer.apiKey);
+    expect(disputed.body).toMatchObject({ status: 'issue_reported', issue: { reason: 'missing_units' } });
+
+    const mail = await eventually(
+      async () => {
+        const directory = join(marketplace.dataDir, 'mail');
+        const file = (await readdir(directory).catch(() => [] as string[])).find((name) =>
+          name.includes(`dispute-order-${id}@`),
+        );
+        return file && (await readFile(join(directory, file), 'utf8')).replace(/=\r?\n/g, '');
+      },
+      { timeoutMs: 45_000, describe: () => `no dispute mail:\n${marketplace.process.logs}` },
+    );
+    expect(mail).toContain(ADMIN_EMAIL);
+    expect(mail).toContain('One pallet missing');
+
+    const inbox = await invoke('seller_inbox_summarise', { window_hours: 72, limit: 5 }, seller.apiKey);
+    expect(inbox.status).toBe(200);
+    expect(inbox.body).toMatchObject({
+      issues_reported: { items: [expect.objectContaining({ order_id: id })] },
+    });
+    expect((await invoke('seller_inbox_summarise', { window_hours: 169 }, seller.apiKey)).status).toBe(400);
+  });
+});
