@@ -5,6 +5,7 @@ import { publishThroughputCluster } from './publish-throughput.bench.js';
 import { semanticSearchLocal } from './semantic/semantic-search.bench.js';
 import { quoteRequestsCluster } from './quote/quote-requests.bench.js';
 import { mcpSearchEmbedded } from './mcp/mcp-search.bench.js';
+import { webhookFanoutCluster } from './subscription/webhook-fanout.bench.js';
 import { checkoutCluster } from './order/checkout.bench.js';
 import { webhookFanoutCluster } from './subscription/webhook-fanout.bench.js';
 
@@ -22,6 +23,8 @@ const scenarios: Record<string, () => Promise<Record<string, unknown>>> = {
     catalogSearchCluster({ listings: 100_000, concurrency: 16, durationMs: 15_000 }),
   'semantic-search.local': async () => ({ ...(await semanticSearchLocal()) }),
   'quote-requests.cluster-nats': () => quoteRequestsCluster({ concurrency: 64, durationMs: 15_000 }),
+  'webhook-fanout.cluster-nats': () =>
+    webhookFanoutCluster({ subscriptions: 10_000, listingsPerSecond: 100, durationMs: 20_000, vocabulary: 150 }),
   'checkout.cluster-nats': () => checkoutCluster({ concurrency: 16, durationMs: 10_000, listings: 32 }),
   'webhook-fanout.cluster-nats': () =>
     webhookFanoutCluster({ subscriptions: 10_000, listingsPerSecond: 100, durationMs: 20_000, vocabulary: 150 }),
