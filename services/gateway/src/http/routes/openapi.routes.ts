@@ -9,6 +9,9 @@ import { openApiDocument } from './openapi.document.js';
 import { feedRouteDocs } from './feed.routes.js';
 import { markdownRouteDocs } from './markdown.routes.js';
 import { sitemapRouteDocs } from './sitemap.routes.js';
+import { checkoutRouteDocs } from './checkout.routes.js';
+import { ordersRouteDocs } from './orders.routes.js';
+import { sellerOrdersRouteDocs } from './seller-orders.routes.js';
 
 export const openApiRouteDocs: readonly RouteDoc[] = [
   {
@@ -34,6 +37,9 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...feedRouteDocs,
   ...sitemapRouteDocs,
   ...markdownRouteDocs,
+  ...checkoutRouteDocs,
+  ...ordersRouteDocs,
+  ...sellerOrdersRouteDocs,
 ];
 
 /** GET /openapi.json, generated once at start-up from ROUTE_DOCS. */
