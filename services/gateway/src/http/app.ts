@@ -24,12 +24,15 @@ import { asyncApiRoutes } from './routes/asyncapi.routes.js';
 import { agentTokensRoutes } from './routes/agent-tokens.routes.js';
 import { catalogRoutes } from './routes/catalog.routes.js';
 import { discoveryRoutes } from './routes/discovery.routes.js';
+import { feedRoutes } from './routes/feed.routes.js';
 import type { ReadinessReport } from './routes/health.routes.js';
 import { healthRoutes } from './routes/health.routes.js';
 import { imagesRoutes } from './routes/images.routes.js';
+import { markdownRoutes } from './routes/markdown.routes.js';
 import { openApiRoutes } from './routes/openapi.routes.js';
 import { problemsRoutes } from './routes/problems.routes.js';
 import { productsRoutes } from './routes/products.routes.js';
+import { sitemapRoutes } from './routes/sitemap.routes.js';
 import { subscriptionsRoutes } from './routes/subscriptions.routes.js';
 import { checkoutRoutes } from './routes/checkout.routes.js';
 import { ordersRoutes } from './routes/orders.routes.js';
@@ -166,6 +169,9 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
   app.use(discoveryRoutes(problems, dispatcher, publicBaseUrl));
   app.use(openApiRoutes(problems, publicBaseUrl));
   app.use(asyncApiRoutes(problems, publicBaseUrl));
+  app.use(feedRoutes(problems, catalogQueries, publicBaseUrl));
+  app.use(sitemapRoutes(problems, catalogQueries, publicBaseUrl));
+  app.use(markdownRoutes(problems, catalogQueries, publicBaseUrl));
   app.use(
     mcpRoutes({
       dispatcher,
