@@ -9,8 +9,9 @@ import type { RateLimiter } from '../rate-limit.js';
 import { clientAddressOfRequest, rateLimit } from '../rate-limit.js';
 import { requestIdOf } from '../request-log.js';
 import type { QuoteRequestBody } from '../schemas/quote-request.schema.js';
-import { quoteRequestBodySchema } from '../schemas/quote-request.schema.js';
+import { quoteRequestBodySchema, submittedQuoteRequestSchema } from '../schemas/quote-request.schema.js';
 import { parseOrThrow } from '../schemas/validate.js';
+import type { RouteDoc } from './openapi.describe.js';
 
 /** A quote request with a 2,000-character message, every character escaped, fits several times over. */
 const QUOTE_BODY_LIMIT_BYTES = 32 * 1024;
@@ -63,3 +64,28 @@ export const quotesRoutes = (
     .all(methodNotAllowed(problems, ['POST']));
   return router;
 };
+
+export const quotesRouteDocs: readonly RouteDoc[] = [
+  {
+    method: 'post',
+    path: '/api/ucp/quotes',
+    operationId: 'requestQuote',
+    summary: 'Ask the seller of a product for a bulk quote',
+    description:
+      'Anonymous allowed. The quantity may exceed the listed stock (exceeds_available_stock says so). The seller ' +
+      'is emailed and expected to answer within 24-48 hours. X-MCP-API-Key or X-Agent-Token binds the request to ' +
+      'the buyer account and raises the rate limit (anonymous: 10 per hour per client IP and per buyer email; ' +
+      'with a key: 100 per hour per key). Limited answers carry RateLimit-Limit, RateLimit-Remaining, ' +
+      'RateLimit-Reset and RateLimit-Policy; a 429 carries Retry-After.',
+    tags: ['quotes'],
+    auth: 'api_key_or_agent_token_optional',
+    body: quoteRequestBodySchema,
+    responses: {
+      201: { description: 'The quote request was submitted', schema: submittedQuoteRequestSchema },
+      400: 'Invalid request (each offending field in errors)',
+      401: 'A credential was sent but is not valid',
+      404: 'No such product, or it is not publicly listed',
+      429: 'Rate limit reached; retry after Retry-After seconds',
+    },
+  },
+];
