@@ -1,10 +1,14 @@
 import { Router } from 'express';
+import { z } from 'zod';
 import { dollarsToCents, notFound, parseProductId } from '@marketplace/platform';
 import type { CatalogQueries } from '../../application/catalog.queries.js';
 import type { IdentityService } from '../../application/identity.service.js';
 import { authenticate, principalOf } from '../auth.middleware.js';
+import { semanticMatchesOutput } from '../../application/tools/catalog-semantic.tools.js';
+import { productDetailsOutput, productPageOutput } from '../../application/tools/catalog.tools.js';
 import { methodNotAllowed } from '../method-not-allowed.js';
 import type { Problems } from '../problem.js';
+import type { RouteDoc } from './openapi.describe.js';
 import { jsonBody } from '../json-body.js';
 import { catalogSearchQuerySchema } from '../schemas/catalog-search.schema.js';
 import { semanticSearchBodySchema } from '../schemas/catalog-semantic-search.schema.js';
@@ -73,3 +77,72 @@ export const catalogRoutes = (
     .all(methodNotAllowed(problems, ['GET']));
   return router;
 };
+
+const categoryListOutput = z.object({
+  categories: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      product_count: z.number().int().describe('publicly promoted, in-stock listings'),
+    }),
+  ),
+});
+
+export const catalogRouteDocs: readonly RouteDoc[] = [
+  {
+    method: 'get',
+    path: '/api/ucp/catalog/products',
+    operationId: 'searchProducts',
+    summary: 'Search public listings by words and filters',
+    description:
+      'All words must match the title or description (best match first); without q, newest first. Prices in ' +
+      'dollars; out-of-range parameters are 400s naming the parameter.',
+    tags: ['catalog'],
+    auth: 'none',
+    query: catalogSearchQuerySchema,
+    responses: {
+      200: { description: 'One page of products and the total', schema: productPageOutput },
+      400: 'Invalid query parameters (each in errors)',
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/ucp/catalog/search',
+    operationId: 'semanticSearchProducts',
+    summary: 'Find public listings by meaning, with a similarity score',
+    description:
+      'The query is embedded and the nearest public listings are taken, then category, condition and max_price ' +
+      '(cents per unit) filter those candidates. similarity is the cosine of the two embeddings in [0, 1].',
+    tags: ['catalog'],
+    auth: 'none',
+    body: semanticSearchBodySchema,
+    responses: {
+      200: { description: 'Matches, most similar first', schema: semanticMatchesOutput },
+      400: 'Invalid body (each offending field in errors)',
+      503: 'The embedding provider is not configured (EMBEDDINGS_PROVIDER=none) or did not answer',
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/ucp/catalog/categories',
+    operationId: 'listCategories',
+    summary: 'Every category with its number of public, in-stock listings',
+    tags: ['catalog'],
+    auth: 'none',
+    responses: { 200: { description: 'The categories', schema: categoryListOutput } },
+  },
+  {
+    method: 'get',
+    path: '/api/ucp/catalog/products/{productId}',
+    operationId: 'getProductDetails',
+    summary: 'Pricing, condition, seller and availability of one listing',
+    description: 'A listing that was not promoted is 404 to everyone but its own seller.',
+    tags: ['catalog'],
+    auth: 'api_key_or_agent_token_optional',
+    pathParameters: z.object({ productId: z.string().describe('product_<n>') }),
+    responses: {
+      200: { description: 'The product details', schema: productDetailsOutput },
+      404: 'No such product, a malformed id, or a listing the caller may not see',
+    },
+  },
+];

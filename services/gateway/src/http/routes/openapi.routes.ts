@@ -3,6 +3,7 @@ import { mcpRouteDocs } from '../../mcp/mcp.routes.js';
 import { methodNotAllowed } from '../method-not-allowed.js';
 import type { Problems } from '../problem.js';
 import { asyncApiRouteDocs } from './asyncapi.routes.js';
+import { catalogRouteDocs } from './catalog.routes.js';
 import { DISCOVERY_CACHE_CONTROL, discoveryRouteDocs, sendDocument } from './discovery.routes.js';
 import type { RouteDoc } from './openapi.describe.js';
 import { openApiDocument } from './openapi.document.js';
@@ -12,6 +13,8 @@ import { sitemapRouteDocs } from './sitemap.routes.js';
 import { checkoutRouteDocs } from './checkout.routes.js';
 import { ordersRouteDocs } from './orders.routes.js';
 import { sellerOrdersRouteDocs } from './seller-orders.routes.js';
+import { productsRouteDocs } from './products.routes.js';
+import { agentTokensRouteDocs } from './agent-tokens.routes.js';
 
 export const openApiRouteDocs: readonly RouteDoc[] = [
   {
@@ -30,6 +33,7 @@ export const openApiRouteDocs: readonly RouteDoc[] = [
  * gathers them. A route missing here is missing from /openapi.json (the gateway tests check the paths served).
  */
 export const ROUTE_DOCS: readonly RouteDoc[] = [
+  ...catalogRouteDocs,
   ...mcpRouteDocs,
   ...discoveryRouteDocs,
   ...openApiRouteDocs,
