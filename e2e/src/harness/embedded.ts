@@ -8,6 +8,9 @@ import { eventually, freePort, ManagedProcess, repoRoot } from './processes.js';
 import { MarketplaceClient } from './marketplace-client.js';
 import { RATE_LIMITS_OFF } from './rate-limits.js';
 
+/** How long start-up may take; E2E_READY_TIMEOUT_MS raises it on a loaded machine (several suites at once). */
+const READY_TIMEOUT_MS = Number(process.env['E2E_READY_TIMEOUT_MS'] ?? 60_000);
+
 /** `pnpm start` as a user runs it: one process, embedded PostgreSQL and log, data under a DATA_DIR. */
 export class EmbeddedMarketplace {
   private constructor(
@@ -50,7 +53,7 @@ export class EmbeddedMarketplace {
 
   async waitUntilReady(): Promise<void> {
     await eventually(async () => ((await this.client.isReady()) ? true : undefined), {
-      timeoutMs: 60_000,
+      timeoutMs: READY_TIMEOUT_MS,
       intervalMs: 100,
       describe: () =>
         `marketplace not ready (${this.process.running ? 'running' : 'exited'}):\n${this.process.logs}`,
