@@ -1,10 +1,12 @@
 import { Router } from 'express';
+import { z } from 'zod';
 import type { Logger } from '@marketplace/platform';
 import { toIso } from '@marketplace/platform';
 import type { IdentityService } from '../../application/identity.service.js';
 import { authenticate, authenticatedPrincipalOf } from '../auth.middleware.js';
 import { methodNotAllowed } from '../method-not-allowed.js';
 import type { Problems } from '../problem.js';
+import type { RouteDoc } from './openapi.describe.js';
 
 /**
  * `POST /api/agent-tokens` (decisions, "Accounts, keys and tokens"): a buyer trades its X-MCP-API-Key for a
@@ -26,3 +28,25 @@ export const agentTokensRoutes = (problems: Problems, identity: IdentityService,
     .all(methodNotAllowed(problems, ['POST']));
   return router;
 };
+
+export const agentTokensRouteDocs: readonly RouteDoc[] = [
+  {
+    method: 'post',
+    path: '/api/agent-tokens',
+    operationId: 'issueAgentToken',
+    summary: 'Trade a buyer API key for a signed agent token',
+    description:
+      'The token is <sessionId>.<expiresMs>.<buyerUserId>.<base64url HMAC-SHA256 of the first three parts>, ' +
+      'valid one hour; send it as X-Agent-Token wherever a buyer may authenticate. No body.',
+    tags: ['authentication'],
+    auth: 'api_key',
+    responses: {
+      201: {
+        description: 'The token, shown once',
+        schema: z.object({ token: z.string(), expires_at: z.string().describe('ISO 8601') }),
+      },
+      401: 'No valid X-MCP-API-Key',
+      403: 'Not a buyer key (or an agent token)',
+    },
+  },
+];

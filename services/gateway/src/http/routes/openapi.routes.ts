@@ -44,6 +44,8 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...checkoutRouteDocs,
   ...ordersRouteDocs,
   ...sellerOrdersRouteDocs,
+  ...productsRouteDocs,
+  ...agentTokensRouteDocs,
 ];
 
 /** GET /openapi.json, generated once at start-up from ROUTE_DOCS. */

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { z } from 'zod';
 import type { listingV1 } from '@marketplace/proto';
 import { dollarsToCents } from '@marketplace/platform';
 import type { IdentityService } from '../../application/identity.service.js';
@@ -18,6 +19,9 @@ import {
 } from '../schemas/update-listing.schema.js';
 import { parseOrThrow } from '../schemas/validate.js';
 import { requestIdOf } from '../request-log.js';
+import { productDetailsOutput } from '../../application/tools/catalog.tools.js';
+import { bulkUpdateListingsOutput } from '../../application/tools/listing.tools.js';
+import type { RouteDoc } from './openapi.describe.js';
 
 const centsOf = (dollars: number | null | undefined): number | undefined =>
   dollars == null ? undefined : dollarsToCents(dollars);
@@ -113,3 +117,97 @@ export const productsRoutes = (
     .all(methodNotAllowed(problems, ['PATCH']));
   return router;
 };
+
+const productIdParams = z.object({ productId: z.string().describe('product_<n>') });
+const SELLER_ERRORS = {
+  400: 'Invalid body: errors names every offending field',
+  401: 'No valid X-MCP-API-Key',
+  403: 'Not a seller key, or another seller’s listing',
+} as const;
+
+/** The seller REST endpoints (spec 4.2) in /openapi.json, from the schemas the handlers parse with. */
+export const productsRouteDocs: readonly RouteDoc[] = [
+  {
+    method: 'post',
+    path: '/api/products',
+    operationId: 'createListing',
+    summary: 'Publish a listing',
+    description:
+      'Always creates a new listing (spec 2.4): price in dollars (default 1), quantity (default 1), category ' +
+      '(default electronics). An external imageUrl is re-hosted; without one the image library is searched and ' +
+      'nothing similar is a 400 asking for imageUrl. Counts as an availability confirmation.',
+    tags: ['listings'],
+    auth: 'api_key',
+    body: createListingBodySchema,
+    responses: {
+      201: { description: 'The listing as published', schema: productDetailsOutput },
+      ...SELLER_ERRORS,
+      403: 'Not a seller key',
+    },
+  },
+  {
+    method: 'put',
+    path: '/api/products/{productId}',
+    operationId: 'updateListing',
+    summary: 'Change the price or details of your listing',
+    description:
+      'The fields sent change (spec 2.4 names, price in dollars), the others keep their value; stock changes ' +
+      'through PATCH …/quantity. Counts as an availability confirmation, also with an empty body.',
+    tags: ['listings'],
+    auth: 'api_key',
+    pathParameters: productIdParams,
+    body: updateListingBodySchema,
+    responses: {
+      200: { description: 'The listing after the change', schema: productDetailsOutput },
+      ...SELLER_ERRORS,
+      404: 'No such listing',
+    },
+  },
+  {
+    method: 'patch',
+    path: '/api/products/{productId}/quantity',
+    operationId: 'setListingQuantity',
+    summary: 'Set the stock of your listing; 0 marks it sold out',
+    description: 'Counts as an availability confirmation.',
+    tags: ['listings'],
+    auth: 'api_key',
+    pathParameters: productIdParams,
+    body: listingQuantityBodySchema,
+    responses: {
+      200: { description: 'The listing with its new stock', schema: productDetailsOutput },
+      ...SELLER_ERRORS,
+      404: 'No such listing',
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/products/bulk-update-price',
+    operationId: 'bulkUpdatePrice',
+    summary: 'Change the price of up to 200 of your listings',
+    description:
+      'The price modes of bulk_update_listings: price_set (value in cents), price_percent_increase, ' +
+      'price_percent_decrease (value in percent). Listings of other sellers, missing ones and changes that ' +
+      'would break a rule are reported in failures and left untouched.',
+    tags: ['listings'],
+    auth: 'api_key',
+    body: bulkUpdatePriceBodySchema,
+    responses: {
+      200: { description: 'What changed and what did not', schema: bulkUpdateListingsOutput },
+      ...SELLER_ERRORS,
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/products/bulk-update-moq',
+    operationId: 'bulkUpdateMoq',
+    summary: 'Set the minimum order quantity of up to 200 of your listings',
+    description: 'Mode moq_set of bulk_update_listings; failures as for prices.',
+    tags: ['listings'],
+    auth: 'api_key',
+    body: bulkUpdateMoqBodySchema,
+    responses: {
+      200: { description: 'What changed and what did not', schema: bulkUpdateListingsOutput },
+      ...SELLER_ERRORS,
+    },
+  },
+];
