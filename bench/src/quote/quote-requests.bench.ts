@@ -118,7 +118,7 @@ const runCluster = async (options: QuoteRequestsOptions, env: Record<string, str
 };
 
 /** The PostgreSQL rate-limit store alone: one upsert of two keys (per IP and per email) per call, as the gateway makes it. */
-const postgresStoreCost = async (concurrency: number, durationMs: number) => {
+export const postgresStoreCost = async (concurrency: number, durationMs: number) => {
   const url = process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const db = createPostgresDatabase({ url, poolSize: concurrency, applicationName: 'bench-ratelimit' });
   const schema = `bench_ratelimit_${process.pid}`;
