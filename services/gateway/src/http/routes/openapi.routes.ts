@@ -30,7 +30,7 @@ export const openApiRouteDocs: readonly RouteDoc[] = [
 
 /**
  * Every documented route: each routes file exports its `<name>RouteDocs` list, and this is the one place that
- * gathers them. A route missing here is missing from /openapi.json (the gateway tests check the paths served).
+ * gathers them. A route missing here is missing from /openapi.json.
  */
 export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...catalogRouteDocs,
