@@ -1,0 +1,207 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { EmbeddedMarketplace } from '../src/harness/embedded.js';
+import { eventually } from '../src/harness/processes.js';
+import { WebhookReceiver } from '../src/harness/webhook-receiver.js';
+
+const SIGNING_SECRET = 'e2e-webhook-signing-secret-0123456789abcdef';
+
+/** The receiver's check, from the documented scheme only: HMAC-SHA256 hex over "<t>.<raw body>". */
+const signatureValid = (header: unknown, rawBody: string): boolean => {
+  const fields = new Map(
+    String(header)
+      .split(',')
+      .map((part) => part.split('=', 2) as [string, string]),
+  );
+  const expected = createHmac('sha256', SIGNING_SECRET)
+    .update(`${fields.get('t')}.${rawBody}`)
+    .digest();
+  const presented = Buffer.from(fields.get('v1') ?? '', 'hex');
+  return presented.length === expected.length && timingSafeEqual(presented, expected);
+};
+
+/** The issue's story: an agent saves a search with three channels; a seller publishes a matching public lot. */
+describe('saved searches (embedded mode)', () => {
+  let marketplace: EmbeddedMarketplace;
+  let receiver: WebhookReceiver;
+  let sellerKey: string;
+  let buyerKey: string;
+  let otherBuyerKey: string;
+
+  beforeAll(async () => {
+    marketplace = await EmbeddedMarketplace.start({ env: { WEBHOOK_SIGNING_SECRET: SIGNING_SECRET } });
+    receiver = await WebhookReceiver.start();
+    const admin = marketplace.client;
+    sellerKey = (await admin.createAccount('seller', 'Saved Search Seller')).apiKey;
+    buyerKey = (await admin.createAccount('buyer', 'Saved Search Agent')).apiKey;
+    otherBuyerKey = (await admin.createAccount('buyer', 'Another Agent')).apiKey;
+  }, 120_000);
+
+  afterAll(async () => {
+    await receiver?.close();
+    await marketplace?.stop();
+  });
+
+  const post = (path: string, body: unknown, apiKey?: string) =>
+    marketplace.client.request(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(apiKey ? { 'x-mcp-api-key': apiKey } : {}) },
+      body: JSON.stringify(body),
+    });
+  const get = (path: string, apiKey?: string) =>
+    marketplace.client.request(path, { headers: apiKey ? { 'x-mcp-api-key': apiKey } : {} });
+
+  it('delivers a matching public lot once to the webhook, the email and the resource', async () => {
+    const subscribed = await post(
+      '/api/subscriptions',
+      {
+        query: {
+          category: 'electronics',
+          condition: 'customer_returns',
+          maxPrice: 4_000,
+          minQuantity: 500,
+          sellerCountry: 'us',
+          notes: 'kept but ignored',
+        },
+        channels: [
+          { type: 'webhook', url: receiver.url },
+          { type: 'email', email: 'agent@example.com' },
+          { type: 'mcp_resource' },
+        ],
+      },
+      buyerKey,
+    );
+    expect(subscribed.status).toBe(201);
+    const subscription = subscribed.body as { id: string; resource_uri: string; unsubscribe_token: string };
+    expect(subscription.resource_uri).toBe(`marketplace://subscriptions/${subscription.id}`);
+
+    const lot = (name: string, price: number, promotePublicly = true) =>
+      marketplace.client.publish(sellerKey, {
+        name,
+        description: 'Customer returns, tested, boxed',
+        imageUrl: marketplace.images.imageUrl('earbuds'),
+        price,
+        quantity: 800,
+        category: 'electronics',
+        condition: 'customer_returns',
+        promotePublicly,
+      });
+    expect((await lot('Too pricey speakers', 45)).status).toBe(201);
+    expect((await lot('Private lot of earbuds', 30, false)).status).toBe(201);
+    const matching = await lot('Pallet of Quillon earbuds', 35);
+    expect(matching.status).toBe(201);
+
+    const [webhook] = await eventually(
+      async () => (receiver.received.length > 0 ? receiver.received : undefined),
+      {
+        timeoutMs: 15_000,
+        describe: () => marketplace.process.logs,
+      },
+    );
+    expect(webhook!.headers['x-marketplace-event']).toBe('saved_search.match');
+    expect(signatureValid(webhook!.headers['x-marketplace-signature'], webhook!.body)).toBe(true);
+    const payload = JSON.parse(webhook!.body) as { id: string; data: Record<string, unknown> };
+    expect(payload.id).toBe(webhook!.headers['x-marketplace-delivery']);
+    expect(payload.data).toMatchObject({
+      subscription_id: subscription.id,
+      query: { notes: 'kept but ignored' },
+      product: { id: matching.body.id, price: 3_500, seller: { country: 'US' } },
+    });
+
+    const resource = await eventually(
+      async () => {
+        const { status, body } = await get(`/api/mcp/resources/subscriptions/${subscription.id}`, buyerKey);
+        const view = body as { matches: unknown[]; deliveries: { status: string }[] };
+        return status === 200 && view.deliveries.every((d) => d.status === 'delivered') ? view : undefined;
+      },
+      { timeoutMs: 10_000, describe: () => marketplace.process.logs },
+    );
+    expect(resource.matches).toEqual([
+      { matched_at: expect.any(String), product: expect.objectContaining({ id: matching.body.id }) },
+    ]);
+    expect(resource.deliveries.map((d) => d.status)).toEqual(['delivered', 'delivered']);
+    const mails = await readdir(join(marketplace.dataDir, 'mail'));
+    expect(mails.length).toBeGreaterThanOrEqual(1);
+    // Exactly one webhook for one matching lot, even after the others were published.
+    expect(receiver.received).toHaveLength(1);
+  }, 60_000);
+
+  it('shows the resource to its owner only and refuses bad input naming the field', async () => {
+    const created = await post(
+      '/api/subscriptions',
+      { query: {}, channels: [{ type: 'mcp_resource' }] },
+      buyerKey,
+    );
+    const id = (created.body as { id: string }).id;
+    expect((await get(`/api/mcp/resources/subscriptions/${id}`)).status).toBe(401);
+    expect((await get(`/api/mcp/resources/subscriptions/${id}`, otherBuyerKey)).status).toBe(404);
+    expect((await get(`/api/mcp/resources/subscriptions/${id}`, buyerKey)).status).toBe(200);
+
+    const anonymousResource = await post('/api/subscriptions', {
+      query: {},
+      channels: [{ type: 'mcp_resource' }],
+    });
+    expect(anonymousResource.status).toBe(400);
+    expect(anonymousResource.body).toMatchObject({ errors: [{ path: 'channels/0/type' }] });
+    const badRange = await post(
+      '/api/subscriptions',
+      { query: { minPrice: 500, maxPrice: 100 }, channels: [{ type: 'webhook', url: 'ftp://x.example' }] },
+      buyerKey,
+    );
+    expect(badRange.status).toBe(400);
+    expect((badRange.body as { errors: { path: string }[] }).errors.map((e) => e.path).sort()).toEqual([
+      'channels/0/url',
+      'query/maxPrice',
+    ]);
+    const tooMany = await post(
+      '/api/subscriptions',
+      { query: {}, channels: Array(6).fill({ type: 'mcp_resource' }) },
+      buyerKey,
+    );
+    expect(tooMany.body).toMatchObject({ errors: [{ path: 'channels' }] });
+  });
+
+  it('lets an anonymous subscriber end its subscription with the token only', async () => {
+    const created = await post('/api/subscriptions', {
+      query: { search: 'quillon' },
+      channels: [{ type: 'email', email: 'anonymous@example.com' }],
+    });
+    expect(created.status).toBe(201);
+    const { id, unsubscribe_token: token } = created.body as { id: string; unsubscribe_token: string };
+    const wrong = await marketplace.client.request(`/api/subscriptions/${id}?token=forged`, {
+      method: 'DELETE',
+    });
+    expect(wrong.status).toBe(404);
+    const byOther = await marketplace.client.request(`/api/subscriptions/${id}`, {
+      method: 'DELETE',
+      headers: { 'x-mcp-api-key': otherBuyerKey },
+    });
+    expect(byOther.status).toBe(404);
+    const link = await get(`/api/subscriptions/${id}/unsubscribe?token=${encodeURIComponent(token)}`);
+    expect(link.status).toBe(200);
+    expect(
+      (await get(`/api/subscriptions/${id}/unsubscribe?token=${encodeURIComponent(token)}`)).status,
+    ).toBe(404);
+  });
+
+  it('lists and deletes the owner’s subscriptions', async () => {
+    const listed = await get('/api/subscriptions', buyerKey);
+    const ids = (listed.body as { subscriptions: { id: string }[] }).subscriptions.map((s) => s.id);
+    expect(ids.length).toBeGreaterThanOrEqual(2);
+    expect(
+      ((await get('/api/subscriptions', otherBuyerKey)).body as { subscriptions: unknown[] }).subscriptions,
+    ).toEqual([]);
+    for (const id of ids) {
+      const deleted = await marketplace.client.request(`/api/subscriptions/${id}`, {
+        method: 'DELETE',
+        headers: { 'x-mcp-api-key': buyerKey },
+      });
+      expect(deleted.status).toBe(204);
+    }
+    expect(
+      ((await get('/api/subscriptions', buyerKey)).body as { subscriptions: unknown[] }).subscriptions,
+    ).toEqual([]);
+  });
+});
