@@ -103,14 +103,15 @@ export class Cluster {
     return found;
   }
 
+  /** Generous: on a small machine shared with other runs, a service may take minutes to start. */
   async waitForService(service: BackendService): Promise<void> {
-    await waitForServing(this.grpcAddresses.get(service) ?? '', { timeoutMs: 60_000 });
+    await waitForServing(this.grpcAddresses.get(service) ?? '', { timeoutMs: 180_000 });
   }
 
   async waitUntilReady(): Promise<void> {
     await Promise.all(BACKEND_SERVICES.map((service) => this.waitForService(service)));
     await eventually(async () => ((await this.client.isReady()) ? true : undefined), {
-      timeoutMs: 90_000,
+      timeoutMs: 180_000,
       intervalMs: 200,
       describe: () => this.describeProcesses(),
     });

@@ -10,6 +10,7 @@ import { openApiDocument } from './openapi.document.js';
 import { feedRouteDocs } from './feed.routes.js';
 import { markdownRouteDocs } from './markdown.routes.js';
 import { sitemapRouteDocs } from './sitemap.routes.js';
+import { quotesRouteDocs } from './quotes.routes.js';
 import { checkoutRouteDocs } from './checkout.routes.js';
 import { ordersRouteDocs } from './orders.routes.js';
 import { sellerOrdersRouteDocs } from './seller-orders.routes.js';
@@ -41,6 +42,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...feedRouteDocs,
   ...sitemapRouteDocs,
   ...markdownRouteDocs,
+  ...quotesRouteDocs,
   ...checkoutRouteDocs,
   ...ordersRouteDocs,
   ...sellerOrdersRouteDocs,
