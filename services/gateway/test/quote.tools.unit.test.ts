@@ -1,0 +1,153 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import type { quoteV1 } from '@marketplace/proto';
+import type { RateLimitStore } from '@marketplace/ratelimit';
+import { createMemoryRateLimitStore } from '@marketplace/ratelimit';
+import { QuoteRequests } from '../src/application/quote.requests.js';
+import {
+  getQuoteRequestsInput,
+  requestQuoteTool,
+  respondToQuoteInput,
+  respondToQuoteTool,
+} from '../src/application/tools/quote.tools.js';
+import type { QuoteClient } from '../src/clients/quote.client.js';
+import type { Principal } from '../src/domain/account.js';
+import { rateLimitConfigSchema } from '../src/http/rate-limit.config.js';
+import { RateLimiter, rateLimitPoliciesOf } from '../src/http/rate-limit.js';
+
+const NOW = Date.UTC(2026, 8, 1, 12, 0, 0);
+const SELLER: Principal = {
+  accountId: 7,
+  role: 'seller',
+  credential: { kind: 'api_key', keyPrefix: 'lmk_sellerxx' },
+};
+const BUYER: Principal = {
+  accountId: 21,
+  role: 'buyer',
+  credential: { kind: 'agent_token', sessionId: 's' },
+};
+
+const stored = (request: Partial<quoteV1.QuoteRequest> = {}): quoteV1.QuoteRequest => ({
+  quoteRequestId: 5,
+  productId: 'product_42',
+  sellerAccountId: 7,
+  quantity: 500,
+  buyer: { email: 'ada@buyer.example', name: '', company: '' },
+  buyerAccountId: undefined,
+  targetPriceCents: undefined,
+  message: '',
+  status: 'pending',
+  response: undefined,
+  agreedUnitPriceCents: undefined,
+  productName: 'Pallet of chargers',
+  listedUnitPriceCents: 1_250,
+  currency: 'USD',
+  availableQuantity: 480,
+  exceedsAvailableStock: true,
+  createdAtMs: NOW,
+  updatedAtMs: NOW,
+  version: 1,
+  ...request,
+});
+
+/** A quote client that records what it was asked. */
+const recordingClient = () => {
+  const requests: quoteV1.RequestQuoteRequest[] = [];
+  const responses: quoteV1.RespondToQuoteRequest[] = [];
+  const client: QuoteClient = {
+    requestQuote: async (request) => {
+      requests.push(request);
+      return stored({ quantity: request.quantity, buyerAccountId: request.buyerAccountId });
+    },
+    listQuoteRequests: async () => ({ quoteRequests: [stored()], total: 1 }),
+    respondToQuote: async (request) => {
+      responses.push(request);
+      return stored({ status: 'responded', agreedUnitPriceCents: request.counterPriceCents });
+    },
+    countQuoteRequestsSince: async () => 0,
+    close: () => undefined,
+  };
+  return { client, requests, responses };
+};
+
+describe('quote tools', () => {
+  let store: RateLimitStore;
+  afterEach(async () => {
+    await store.close();
+  });
+  const limiter = (env: Record<string, string>) => {
+    store = createMemoryRateLimitStore();
+    return new RateLimiter(store, rateLimitPoliciesOf(rateLimitConfigSchema.parse(env)), () => NOW);
+  };
+
+  it('request_quote maps the flat spec fields, binds a verified buyer, and answers the decided body', async () => {
+    const { client, requests } = recordingClient();
+    const tool = requestQuoteTool(new QuoteRequests(client), limiter({}));
+    const answer = await tool.handler(BUYER, {
+      product_id: 'product_42',
+      quantity: 500,
+      buyer_email: 'ada@buyer.example',
+      buyer_name: 'Ada',
+      target_price: 1_000,
+    });
+    expect(requests[0]).toMatchObject({
+      actor: { kind: 'buyer', id: '21' },
+      buyerAccountId: 21,
+      buyer: { email: 'ada@buyer.example', name: 'Ada', company: '' },
+      targetPriceCents: 1_000,
+    });
+    expect(answer).toEqual({
+      quote_request_id: 5,
+      status: 'pending',
+      product_id: 'product_42',
+      quantity: 500,
+      exceeds_available_stock: true,
+      expected_response: '24-48 hours',
+      created_at: new Date(NOW).toISOString(),
+    });
+    expect(tool.outputSchema.safeParse(answer).success).toBe(true);
+  });
+
+  it('request_quote counts anonymous callers per email on every transport', async () => {
+    const tool = requestQuoteTool(
+      new QuoteRequests(recordingClient().client),
+      limiter({ RATE_LIMIT_QUOTES_PER_EMAIL: '1' }),
+    );
+    const input = { product_id: 'product_42', quantity: 1, buyer_email: 'ada@buyer.example' };
+    await tool.handler(undefined, input);
+    await expect(tool.handler(undefined, input)).rejects.toMatchObject({ kind: 'rate_limited' });
+  });
+
+  it('respond_to_quote needs counter_price to counter and refuses it otherwise; status defaults to pending', () => {
+    const paths = (input: unknown) =>
+      respondToQuoteInput.safeParse(input).error?.issues.map((issue) => issue.path.join('/')) ?? [];
+    expect(paths({ quote_request_id: 5, action: 'counter' })).toEqual(['counter_price']);
+    expect(paths({ quote_request_id: 5, action: 'accept', counter_price: 900 })).toEqual(['counter_price']);
+    expect(paths({ quote_request_id: 0, action: 'haggle' }).sort()).toEqual(['action', 'quote_request_id']);
+    expect(paths({ quote_request_id: 5, action: 'counter', counter_price: 900 })).toEqual([]);
+    expect(getQuoteRequestsInput.parse({})).toEqual({ status: 'pending' });
+    expect(getQuoteRequestsInput.safeParse({ status: 'archived' }).success).toBe(false);
+  });
+
+  it('respond_to_quote acts as the calling seller and refuses anyone else', async () => {
+    const { client, responses } = recordingClient();
+    const tool = respondToQuoteTool(new QuoteRequests(client));
+    const answer = await tool.handler(SELLER, {
+      quote_request_id: 5,
+      action: 'counter',
+      counter_price: 1_100,
+    });
+    expect(responses[0]).toMatchObject({
+      sellerAccountId: 7,
+      actor: { kind: 'seller', id: '7' },
+      counterPriceCents: 1_100,
+    });
+    expect(answer).toMatchObject({ status: 'responded', agreed_price: 1_100, buyer_verified: false });
+    expect(tool.outputSchema.safeParse(answer).success).toBe(true);
+    await expect(tool.handler(BUYER, { quote_request_id: 5, action: 'accept' })).rejects.toMatchObject({
+      kind: 'forbidden',
+    });
+    await expect(tool.handler(undefined, { quote_request_id: 5, action: 'accept' })).rejects.toMatchObject({
+      kind: 'unauthenticated',
+    });
+  });
+});
