@@ -36,6 +36,8 @@ export class EmbeddedMarketplace {
       HOST: '127.0.0.1',
       ADMIN_TOKEN: adminToken,
       OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+      // One converted word-vector table for every suite: a fresh DATA_DIR would convert it again at each start.
+      EMBEDDINGS_CACHE_DIR: join(tmpdir(), 'marketplace-e2e-embeddings'),
       ...RATE_LIMITS_OFF,
       ...options.env,
     });

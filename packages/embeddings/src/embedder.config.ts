@@ -11,12 +11,15 @@ export const embedderConfigSchema = z.object({
   EMBEDDINGS_MODEL: z.string().optional(),
   EMBEDDINGS_API_KEY: z.string().optional(),
   EMBEDDINGS_TIMEOUT_MS: z.coerce.number().int().min(1).max(120_000).default(10_000),
+  /** Where `local` keeps its converted table; default `DATA_DIR/embeddings`. Test suites share one. */
+  EMBEDDINGS_CACHE_DIR: z.string().min(1).optional(),
 });
 export type EmbedderConfig = z.infer<typeof embedderConfigSchema>;
 
 /**
  * The configured embedder, or `undefined` for `none` (semantic search then answers 503). `openai` needs
- * EMBEDDINGS_URL and EMBEDDINGS_MODEL; `local` caches its converted vectors under `DATA_DIR/embeddings`.
+ * EMBEDDINGS_URL and EMBEDDINGS_MODEL; `local` caches its converted vectors under EMBEDDINGS_CACHE_DIR, by
+ * default `DATA_DIR/embeddings`.
  */
 export const createEmbedder = async (
   config: EmbedderConfig,
@@ -26,7 +29,7 @@ export const createEmbedder = async (
     case 'none':
       return undefined;
     case 'local':
-      return loadLocalEmbedder({ cacheDir: join(dataDir, 'embeddings') });
+      return loadLocalEmbedder({ cacheDir: config.EMBEDDINGS_CACHE_DIR ?? join(dataDir, 'embeddings') });
     case 'openai':
       if (!config.EMBEDDINGS_URL || !config.EMBEDDINGS_MODEL) {
         throw new Error('EMBEDDINGS_PROVIDER=openai needs EMBEDDINGS_URL and EMBEDDINGS_MODEL');
