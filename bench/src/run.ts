@@ -40,7 +40,7 @@ const scenarios: Record<string, () => Promise<Record<string, unknown>>> = {
   // MCP_SOAK_MS shortens the 5-minute soak on a busy machine (the run records the length it used).
   'mcp-search.embedded': () =>
     mcpSearchEmbedded({
-      listings: 200,
+      listings: 100,
       concurrency: 16,
       durationMs: 10_000,
       soakMs: Number(process.env['MCP_SOAK_MS'] ?? 300_000),
