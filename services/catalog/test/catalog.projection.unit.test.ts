@@ -39,6 +39,14 @@ const created = (version: number, overrides: Partial<CatalogProduct> = {}): List
 });
 
 describe('projectListingFact', () => {
+  it('replaces the product with a later change (price, stock sold out) and ignores an older one', () => {
+    const changed: ListingFact = { ...created(3, { priceCents: 990, quantity: 0 }), type: 'ListingChanged' };
+    const afterChange = projectListingFact(product({ version: 1 }), changed);
+    expect(afterChange).toMatchObject({ priceCents: 990, quantity: 0, version: 3 });
+    expect(availabilityOf(afterChange!)).toBe('out_of_stock');
+    expect(projectListingFact(product({ version: 4 }), changed)).toBeUndefined();
+  });
+
   it('given no product, when ListingCreated, then the product is the listing at the event version', () => {
     expect(projectListingFact(undefined, created(1))).toEqual(product({ version: 1 }));
   });
