@@ -318,6 +318,20 @@ describe('checkout and orders (embedded mode on PostgreSQL)', () => {
     expect(mail).toContain(ADMIN_EMAIL);
     expect(mail).toContain('One pallet missing');
 
+    // An agent token of the buyer reads the order like its key; another buyer's token does not.
+    const tokenOf = async (account: Account): Promise<string> => {
+      const issued = await call('/api/agent-tokens', { method: 'POST', apiKey: account.apiKey });
+      expect(issued.status).toBe(201);
+      return (issued.body as { token: string }).token;
+    };
+    const withToken = (token: string) =>
+      marketplace.client.request(`/api/orders/${id}`, { headers: { 'x-agent-token': token } });
+    expect(await withToken(await tokenOf(buyer))).toMatchObject({
+      status: 200,
+      body: { status: 'issue_reported' },
+    });
+    expect((await withToken(await tokenOf(otherBuyer))).status).toBe(404);
+
     const inbox = await invoke('seller_inbox_summarise', { window_hours: 72, limit: 5 }, seller.apiKey);
     expect(inbox.status).toBe(200);
     expect(inbox.body).toMatchObject({
