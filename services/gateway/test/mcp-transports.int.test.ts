@@ -200,7 +200,9 @@ describe('MCP transports', () => {
       expect(await postWithHost({ host: 'evil.test' })).toBe(403);
       expect(await postWithHost({ host: 'market.test:8443' })).toBe(403);
       // Behind a proxy that rewrites Host, the forwarded public host counts.
-      expect(await postWithHost({ host: 'gateway-internal:8080', 'x-forwarded-host': 'market.test' })).toBe(200);
+      expect(await postWithHost({ host: 'gateway-internal:8080', 'x-forwarded-host': 'market.test' })).toBe(
+        200,
+      );
     });
   });
 
@@ -309,6 +311,16 @@ describe('MCP transports', () => {
       expect(invalid.body).toMatchObject({ errors: [{ path: 'parameters/limit' }] });
       const noTool = await gateway.postJson('/api/mcp/invoke', { parameters: {} });
       expect(noTool.body).toMatchObject({ status: 400, errors: [{ path: 'tool' }] });
+    });
+
+    it('refuses a foreign Origin with a 403 problem document', async () => {
+      const answer = await gateway.postJson(
+        '/api/mcp/invoke',
+        { tool: 'search_inventory', parameters: {} },
+        { origin: 'https://evil.test' },
+      );
+      expect(answer.status).toBe(403);
+      expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     });
 
     it('answers a seller tool without a key with 401', async () => {

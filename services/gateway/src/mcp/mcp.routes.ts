@@ -7,6 +7,7 @@ import { authenticate, principalOf } from '../http/auth.middleware.js';
 import { jsonBody } from '../http/json-body.js';
 import { methodNotAllowed } from '../http/method-not-allowed.js';
 import type { Problems } from '../http/problem.js';
+import { sendProblem } from '../http/problem.js';
 import { requestIdOf } from '../http/request-log.js';
 import { parseOrThrow } from '../http/schemas/validate.js';
 import type { McpDispatcher } from './dispatcher.js';
@@ -45,10 +46,15 @@ export interface McpRoutesDependencies {
 export const mcpRoutes = (deps: McpRoutesDependencies): Router => {
   const { dispatcher, problems } = deps;
   const router = Router();
-  const front: RequestHandler[] = [
-    originGuard(deps.publicBaseUrl),
+  const rest = [
     authenticate(deps.identity, { required: false }),
     ...(deps.rateLimit ? [deps.rateLimit] : []),
+  ];
+  const front: RequestHandler[] = [originGuard(deps.publicBaseUrl), ...rest];
+  // /api/mcp/invoke and /api/mcp/stream are REST: a refusal there is a problem document.
+  const restFront: RequestHandler[] = [
+    originGuard(deps.publicBaseUrl, (res, message) => sendProblem(res, problems.of('forbidden', message))),
+    ...rest,
   ];
   const jsonRpcErrors = jsonRpcErrorHandler(problems, deps.logger);
 
@@ -75,13 +81,13 @@ export const mcpRoutes = (deps: McpRoutesDependencies): Router => {
   };
   router
     .route('/api/mcp/invoke')
-    .post(...front, ...jsonBody(MCP_BODY_LIMIT_BYTES), async (req, res) => {
+    .post(...restFront, ...jsonBody(MCP_BODY_LIMIT_BYTES), async (req, res) => {
       res.json(await invoke(req.body, principalOf(req)));
     })
     .all(methodNotAllowed(problems, ['POST']));
   router
     .route('/api/mcp/stream')
-    .post(...front, ...jsonBody(MCP_BODY_LIMIT_BYTES), async (req, res) => {
+    .post(...restFront, ...jsonBody(MCP_BODY_LIMIT_BYTES), async (req, res) => {
       // The tool runs before the first byte: a failure is the same problem document as on /api/mcp/invoke.
       const result = await invoke(req.body, principalOf(req));
       res

@@ -1,5 +1,12 @@
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { JSON_RPC, jsonRpcErrorResponse } from './json-rpc-error.js';
+
+/** How a refused request is answered: a JSON-RPC error on the JSON-RPC routes, a problem document elsewhere. */
+export type Refuse = (res: Response, message: string) => void;
+
+export const refuseWithJsonRpcError: Refuse = (res, message) => {
+  res.status(403).json(jsonRpcErrorResponse(null, JSON_RPC.serverError, message));
+};
 
 const LOOPBACK_HOSTNAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -17,7 +24,10 @@ const hostnameOf = (host: string): string | undefined => {
  * that rewrites Host, the first X-Forwarded-Host counts instead. Origin (sent by browsers only): absent, or
  * the origin of PUBLIC_BASE_URL, or a loopback origin. Anything else is 403 before any work is done.
  */
-export const originGuard = (publicBaseUrl: string): RequestHandler => {
+export const originGuard = (
+  publicBaseUrl: string,
+  refuse: Refuse = refuseWithJsonRpcError,
+): RequestHandler => {
   const publicUrl = new URL(publicBaseUrl);
   const allowedHost = (host: string | undefined): boolean => {
     if (host === undefined || host === '') return false;
@@ -44,7 +54,7 @@ export const originGuard = (publicBaseUrl: string): RequestHandler => {
     }
     const origin = req.get('origin');
     if (origin !== undefined && !allowedOrigin(origin)) {
-      res.status(403).json(jsonRpcErrorResponse(null, JSON_RPC.serverError, `Forbidden: origin ${origin}`));
+      refuse(res, `Forbidden: origin ${origin}`);
       return;
     }
     next();
