@@ -1,0 +1,237 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { EmbeddedMarketplace } from '../src/harness/embedded.js';
+
+/**
+ * Fuzzing every REST operation that `/openapi.json` describes: requests shaped by the operation's own schemas
+ * (valid ones and near misses) and arbitrary JSON, with no credentials, a seller's, a buyer's or a forged one.
+ * No answer may be a 5xx (but a 503 the operation documents, e.g. semantic search without embeddings), and
+ * every answer must come within the client's 10 s. FUZZ_RUNS sets the cases per operation (default 5 here; the
+ * nightly size is FUZZ_RUNS=1000), FUZZ_SEED replays a run.
+ */
+const RUNS = Number(process.env['FUZZ_RUNS'] ?? 5);
+const SEED = Number(process.env['FUZZ_SEED'] ?? 20231);
+
+type Schema = Record<string, unknown>;
+interface Operation {
+  readonly method: string;
+  readonly path: string;
+  readonly parameters: readonly { name: string; in: string; required?: boolean; schema?: Schema }[];
+  readonly body?: Schema;
+  readonly statuses: readonly string[];
+}
+
+/** Values a schema accepts, mostly; bounded in size so that cases stay cheap. */
+const arbitraryOf = (
+  schema: Schema | undefined,
+  components: Record<string, Schema>,
+  depth = 0,
+): fc.Arbitrary<unknown> => {
+  if (schema === undefined || depth > 4) return fc.jsonValue({ maxDepth: 2 });
+  const ref = schema['$ref'];
+  if (typeof ref === 'string')
+    return arbitraryOf(components[ref.split('/').pop() ?? ''], components, depth + 1);
+  if ('const' in schema) return fc.constant(schema['const']);
+  if (Array.isArray(schema['enum'])) return fc.constantFrom(...(schema['enum'] as unknown[]));
+  for (const key of ['anyOf', 'oneOf', 'allOf']) {
+    const options = schema[key];
+    if (Array.isArray(options) && options.length > 0) {
+      return fc.oneof(...(options as Schema[]).map((option) => arbitraryOf(option, components, depth + 1)));
+    }
+  }
+  const type = schema['type'];
+  if (Array.isArray(type)) {
+    return fc.oneof(
+      ...(type as string[]).map((one) => arbitraryOf({ ...schema, type: one }, components, depth)),
+    );
+  }
+  const number = (key: string): number | undefined =>
+    typeof schema[key] === 'number' ? schema[key] : undefined;
+  switch (type) {
+    case 'string': {
+      if (typeof schema['pattern'] === 'string') return fc.stringMatching(new RegExp(schema['pattern']));
+      if (schema['format'] === 'email') return fc.emailAddress();
+      if (schema['format'] === 'uri') return fc.webUrl();
+      const minLength = number('minLength') ?? 0;
+      return fc.string({
+        minLength,
+        maxLength: Math.max(minLength, Math.min(number('maxLength') ?? 40, 40)),
+      });
+    }
+    case 'integer': {
+      const min = number('minimum') ?? (number('exclusiveMinimum') ?? -1_000_001) + 1;
+      const max = number('maximum') ?? (number('exclusiveMaximum') ?? 1_000_001) - 1;
+      return fc.integer({ min: Math.max(min, -(2 ** 31)), max: Math.min(max, 2 ** 31) });
+    }
+    case 'number':
+      return fc.double({ min: number('minimum') ?? -1e6, max: number('maximum') ?? 1e6, noNaN: true });
+    case 'boolean':
+      return fc.boolean();
+    case 'null':
+      return fc.constant(null);
+    case 'array': {
+      const minLength = number('minItems') ?? 0;
+      return fc.array(arbitraryOf(schema['items'] as Schema | undefined, components, depth + 1), {
+        minLength,
+        maxLength: Math.max(minLength, Math.min(number('maxItems') ?? 4, 4)),
+      });
+    }
+    case 'object': {
+      const properties = (schema['properties'] ?? {}) as Record<string, Schema>;
+      const required = (schema['required'] ?? []) as string[];
+      return fc.record(
+        Object.fromEntries(
+          Object.entries(properties).map(([name, property]) => [
+            name,
+            arbitraryOf(property, components, depth + 1),
+          ]),
+        ),
+        { requiredKeys: required.filter((name) => name in properties) },
+      );
+    }
+    default:
+      return fc.jsonValue({ maxDepth: 2 });
+  }
+};
+
+/** A generated value as it goes into a path or a query string. */
+const asText = (value: unknown): string =>
+  typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value);
+
+const operationsOf = (document: Schema): Operation[] => {
+  const operations: Operation[] = [];
+  for (const [path, item] of Object.entries(document['paths'] as Record<string, Record<string, Schema>>)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
+      const content = (
+        operation['requestBody'] as { content?: Record<string, { schema?: Schema }> } | undefined
+      )?.content;
+      const body = content?.['application/json']?.schema;
+      operations.push({
+        method: method.toUpperCase(),
+        path,
+        parameters: (operation['parameters'] ?? []) as Operation['parameters'],
+        ...(body ? { body } : {}),
+        statuses: Object.keys(operation['responses'] ?? {}),
+      });
+    }
+  }
+  return operations;
+};
+
+describe('fuzzing every REST operation of /openapi.json', () => {
+  let marketplace: EmbeddedMarketplace;
+  let operations: Operation[];
+  let components: Record<string, Schema>;
+  let credentials: Record<string, string>[];
+
+  beforeAll(async () => {
+    marketplace = await EmbeddedMarketplace.start();
+    const seller = await marketplace.client.createAccount('seller', 'Fuzz Seller');
+    const buyer = await marketplace.client.createAccount('buyer', 'Fuzz Buyer');
+    const listing = await marketplace.client.publish(seller.apiKey, {
+      name: 'Fuzz lot',
+      description: 'Something for the operations on one listing to find',
+      imageUrl: marketplace.images.imageUrl('fuzz'),
+      promotePublicly: true,
+    });
+    expect(listing.status).toBe(201);
+    const { status, body } = await marketplace.client.request('/openapi.json');
+    expect(status).toBe(200);
+    const document = body as Schema;
+    operations = operationsOf(document);
+    components = ((document['components'] as Schema | undefined)?.['schemas'] ?? {}) as Record<
+      string,
+      Schema
+    >;
+    credentials = [
+      {},
+      { 'x-mcp-api-key': seller.apiKey },
+      { 'x-mcp-api-key': buyer.apiKey },
+      { 'x-mcp-api-key': 'lmk_forged_key' },
+      { 'x-agent-token': 'a.1.2.forged' },
+      { authorization: `Bearer ${marketplace.adminToken}` },
+    ];
+  }, 240_000);
+
+  afterAll(async () => {
+    await marketplace?.stop();
+  }, 60_000);
+
+  it('finds the operations to fuzz', () => {
+    expect(operations.length).toBeGreaterThan(10);
+    expect(operations.map((operation) => `${operation.method} ${operation.path}`)).toEqual(
+      expect.arrayContaining(['POST /api/products', 'GET /api/ucp/catalog/products']),
+    );
+  });
+
+  it(
+    'answers no 5xx and never hangs, on any operation',
+    async () => {
+      const failures: string[] = [];
+      for (const [index, operation] of operations.entries()) {
+        const pathParameters = operation.parameters.filter((parameter) => parameter.in === 'path');
+        const queryParameters = operation.parameters.filter((parameter) => parameter.in === 'query');
+        const request = fc.record({
+          path: fc.record(
+            Object.fromEntries(
+              pathParameters.map((parameter) => [
+                parameter.name,
+                fc.oneof(arbitraryOf(parameter.schema, components), fc.string({ maxLength: 30 })),
+              ]),
+            ),
+          ),
+          query: fc.record(
+            Object.fromEntries(
+              queryParameters.map((parameter) => [
+                parameter.name,
+                fc.oneof(arbitraryOf(parameter.schema, components), fc.string({ maxLength: 20 })),
+              ]),
+            ),
+            { requiredKeys: [] },
+          ),
+          body: fc.oneof(
+            { weight: 3, arbitrary: arbitraryOf(operation.body, components) },
+            { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
+          ),
+          credential: fc.constantFrom(...credentials),
+        });
+        await fc
+          .assert(
+            fc.asyncProperty(request, async ({ path, query, body, credential }) => {
+              const url =
+                operation.path.replace(/\{(\w+)\}/g, (_match, name: string) =>
+                  encodeURIComponent(asText(path[name])),
+                ) +
+                (Object.keys(query).length > 0
+                  ? `?${new URLSearchParams(Object.entries(query).map(([key, value]): [string, string] => [key, asText(value)])).toString()}`
+                  : '');
+              const sendsBody = operation.method !== 'GET' && operation.method !== 'DELETE';
+              const answer = await marketplace.client
+                .request(url, {
+                  method: operation.method,
+                  headers: { ...credential, ...(sendsBody ? { 'content-type': 'application/json' } : {}) },
+                  ...(sendsBody ? { body: JSON.stringify(body) ?? 'null' } : {}),
+                })
+                .catch((error: unknown) => ({
+                  status: 599,
+                  body: `no answer within 10 s: ${String(error)}`,
+                }));
+              const documented503 = answer.status === 503 && operation.statuses.includes('503');
+              if (answer.status >= 500 && !documented503) {
+                failures.push(
+                  `${operation.method} ${url} ${JSON.stringify(body)?.slice(0, 300)} → ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`,
+                );
+                return false;
+              }
+              return true;
+            }),
+            { numRuns: RUNS, seed: SEED + index, endOnFailure: true },
+          )
+          .catch(() => undefined);
+      }
+      expect(failures).toEqual([]);
+    },
+    Math.max(120_000, RUNS * 2_000 * 40),
+  );
+});
