@@ -415,6 +415,12 @@ describe('MCP conformance (embedded mode)', () => {
 
   describe('resources', () => {
     it('lists stats, categories and the subscription template, and reads stats and categories', async () => {
+      // A quote request of its own, so the 24-hour count holds whichever tests ran before.
+      await call(anonymous, 'request_quote', {
+        product_id: publicIds[2],
+        quantity: 500,
+        buyer_email: 'stats@example.com',
+      });
       const { resources } = await anonymous.listResources();
       expect(resources.map((resource) => resource.uri).sort()).toEqual([
         'marketplace://categories',
