@@ -11,3 +11,4 @@ export * as catalog from "./index.marketplace.catalog.js";
 export * as listing from "./index.marketplace.listing.js";
 export * as order from "./index.marketplace.order.js";
 export * as quote from "./index.marketplace.quote.js";
+export * as subscription from "./index.marketplace.subscription.js";
