@@ -4,7 +4,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import fc from 'fast-check';
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { readFile } from 'node:fs/promises';
+import { XMLParser } from 'fast-xml-parser';
+import { validateXML } from 'xmllint-wasm';
 import { EmbeddedMarketplace } from '../src/harness/embedded.js';
 import { eventually } from '../src/harness/processes.js';
 
@@ -470,21 +472,34 @@ describe('MCP conformance (embedded mode)', () => {
       expect((await marketplace.client.request('/acp/feed.json?limit=201')).status).toBe(400);
     });
 
-    it('lists every public listing in a well-formed agent sitemap, each with a markdown page', async () => {
+    it('lists every public listing in an agent sitemap valid against the sitemaps.org schema, each with a markdown page', async () => {
       const answer = await marketplace.client.request('/agents/sitemap.xml');
       expect(answer.status).toBe(200);
       expect(answer.headers.get('content-type')).toMatch(/^application\/xml/);
       const xml = answer.body as string;
-      expect(XMLValidator.validate(xml)).toBe(true);
+      // libxml2's own XSD validation (compiled to WebAssembly), against the protocol's published schema.
+      const schema = await readFile(
+        new URL('../../services/gateway/test/fixtures/sitemap-0.9.xsd', import.meta.url),
+        'utf8',
+      );
+      const validation = await validateXML({ xml: { fileName: 'sitemap.xml', contents: xml }, schema });
+      expect(validation.errors).toEqual([]);
+      expect(validation.valid).toBe(true);
+      // The same check refuses a sitemap that breaks the schema, so a pass above means something.
+      const broken = xml.replace(/<lastmod>[^<]*<\/lastmod>/, '<lastmod>yesterday</lastmod>');
+      expect((await validateXML({ xml: { fileName: 'broken.xml', contents: broken }, schema })).valid).toBe(
+        false,
+      );
       const parsed = new XMLParser({ ignoreAttributes: false, isArray: (name) => name === 'url' }).parse(
         xml,
       ) as {
-        urlset: { '@_xmlns': string; url: { loc: string; lastmod: string }[] };
+        urlset: { '@_xmlns': string; url: { loc: string; lastmod?: string }[] };
       };
       // The sitemaps.org rules: the namespace, absolute URLs on our host, W3C datetimes, at most 50,000 URLs.
       expect(parsed.urlset['@_xmlns']).toBe('http://www.sitemaps.org/schemas/sitemap/0.9');
-      const { url: urls } = parsed.urlset;
-      expect(urls.length).toBeLessThanOrEqual(50_000);
+      const [guide, ...urls] = parsed.urlset.url;
+      expect(new URL(guide!.loc).pathname).toBe('/llms.txt');
+      expect(urls.length).toBeLessThan(50_000);
       for (const { loc, lastmod } of urls) {
         expect(new URL(loc).pathname).toMatch(/^\/agents\/products\/product_[0-9]+\.md$/);
         expect(loc.length).toBeLessThan(2_048);

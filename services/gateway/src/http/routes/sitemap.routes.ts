@@ -18,10 +18,12 @@ const xmlEscape = (text: string): string =>
     .replaceAll("'", '&apos;');
 
 /**
- * GET /agents/sitemap.xml: every public listing's markdown rendition with its last modification (spec 1.6,
- * 1.7), in product-number order, read page by page from the catalog. Written as it is read, so memory stays
- * flat however many listings there are. Beyond the protocol's 50,000 URLs the rest are left out: a sitemap
- * index over several files is the next step when the marketplace gets there.
+ * GET /agents/sitemap.xml: the agents' guide (`/llms.txt`) first, then every public listing's markdown rendition
+ * with its last modification (spec 1.6, 1.7), in product-number order, read page by page from the catalog.
+ * The guide keeps the document valid when no listing is public yet: the sitemaps.org schema wants at least one
+ * `<url>`. Written as it is read, so memory stays flat however many listings there are. Beyond the protocol's
+ * 50,000 URLs the rest are left out: a sitemap index over several files is the next step when the marketplace
+ * gets there.
  */
 export const sitemapRoutes = (problems: Problems, catalog: CatalogQueries, publicBaseUrl: string): Router => {
   const router = Router();
@@ -35,9 +37,10 @@ export const sitemapRoutes = (problems: Problems, catalog: CatalogQueries, publi
         .type('application/xml; charset=utf-8')
         .set('Cache-Control', LISTING_DOCUMENT_CACHE_CONTROL);
       res.write(
-        '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n',
+        '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n' +
+          `  <url><loc>${xmlEscape(`${publicBaseUrl}/llms.txt`)}</loc></url>\n`,
       );
-      let written = 0;
+      let written = 1;
       for (;;) {
         const urls = page.products
           .slice(0, SITEMAP_MAX_URLS - written)
@@ -62,7 +65,8 @@ export const sitemapRouteDocs: readonly RouteDoc[] = [
     method: 'get',
     path: '/agents/sitemap.xml',
     operationId: 'getAgentSitemap',
-    summary: 'Every public listing: its markdown rendition URL and lastmod (sitemaps.org 0.9)',
+    summary:
+      "The agents' guide, then every public listing: its markdown rendition URL and lastmod (sitemaps.org 0.9)",
     tags: ['discovery'],
     auth: 'none',
     responses: { 200: { description: 'Sitemap XML', contentType: 'application/xml', text: true } },
