@@ -2,6 +2,7 @@ import type { MarketplaceClient } from '@marketplace/e2e';
 import { Cluster } from '@marketplace/e2e';
 import pg from 'pg';
 import { runPgbench } from './pgbench.js';
+import { clusterCpuTargets, meterCpu } from './process-cpu.js';
 import { summarize } from './stats.js';
 
 export interface PublishThroughputOptions {
@@ -126,11 +127,14 @@ export const publishThroughputCluster = async (options: PublishThroughputOptions
       quantity: 10,
       promotePublicly: true,
     });
-    const withImages = await saturate(cluster.client, seller.apiKey, options, (n) => ({
-      ...lot(n),
-      imageUrl: cluster.images.imageUrl(`lot-${n}`),
-    }));
-    const fromImageLibrary = await saturate(cluster.client, seller.apiKey, options, lot);
+    // Each run's CPU, process by process: on 2 cores every consumer of the listing events shares the machine.
+    const metered = async (body: (n: number) => Record<string, unknown>) => {
+      const meter = await meterCpu(clusterCpuTargets(cluster));
+      const figures = await saturate(cluster.client, seller.apiKey, options, body);
+      return { ...figures, cpu: await meter.stop(figures.latencyMs.count) };
+    };
+    const withImages = await metered((n) => ({ ...lot(n), imageUrl: cluster.images.imageUrl(`lot-${n}`) }));
+    const fromImageLibrary = await metered(lot);
     await createScratchSchema(cluster.databaseUrl);
     const keyPrefix = seller.apiKey.split('_').slice(0, 2).join('_');
     const pgbench = (withImage: boolean) =>

@@ -11,6 +11,8 @@ import { Cluster, EmbeddedMarketplace } from '@marketplace/e2e';
 import type { Send } from '../catalog/load.js';
 import { closedLoop } from '../catalog/load.js';
 import { summarize } from '../stats.js';
+import type { CpuTargets } from '../process-cpu.js';
+import { clusterCpuTargets, meterCpu } from '../process-cpu.js';
 
 export interface QuoteRequestsOptions {
   /** Clients sending back to back. */
@@ -57,6 +59,8 @@ interface RunningMarketplace {
   readonly imageUrl: (name: string) => string;
   /** Where the `.eml` files of the quote emails land. */
   readonly mailDirectory: string;
+  /** Its processes, for the CPU each request costs them. */
+  readonly cpuTargets: () => CpuTargets;
   stop(): Promise<void>;
 }
 
@@ -103,8 +107,10 @@ const runQuoteRequests = async (
     }
     const warmup = await closedLoop(send, options.concurrency, 2_000);
     const { mailDirectory } = cluster;
+    const meter = await meterCpu(cluster.cpuTargets());
     const load = await closedLoop((n) => send(n + 1_000_000), options.concurrency, options.durationMs);
     const loadEnded = performance.now();
+    const cpu = await meter.stop(load.requests);
     // Requests answered 201 (`requests` counts only those); a failed one (a timeout) may still have been filed,
     // so more emails than this can arrive.
     const expected = 1 + warmup.requests + load.requests;
@@ -119,6 +125,7 @@ const runQuoteRequests = async (
       errors: load.errors,
       quoteRequestsPerSecond: Math.round(load.perSecond),
       latencyMs: summarize(load.latenciesMs),
+      cpu,
       emails: {
         expected,
         writtenWhenLoadEnded: mailedAtLoadEnd,
@@ -182,6 +189,7 @@ export const quoteRequestsCluster = async (options: QuoteRequestsOptions) => {
       admin: cluster.adminClient(),
       imageUrl: (name) => cluster.images.imageUrl(name),
       mailDirectory: join(dataDir, 'mail'),
+      cpuTargets: () => clusterCpuTargets(cluster),
       stop: () => cluster.stop(),
     };
   });
@@ -226,6 +234,13 @@ export const quoteRequestsSingleProcess = async (options: QuoteRequestsOptions) 
         admin: marketplace.client,
         imageUrl: (name) => marketplace.images.imageUrl(name),
         mailDirectory: join(marketplace.dataDir, 'mail'),
+        cpuTargets: () => ({
+          pids: new Map(
+            marketplace.process.pid === undefined ? [] : [['marketplace', marketplace.process.pid]],
+          ),
+          database: databaseName,
+          nats: true,
+        }),
         stop: () => marketplace.stop(),
       };
     });

@@ -1,0 +1,121 @@
+import { execFileSync } from 'node:child_process';
+import type { Cluster } from '@marketplace/e2e';
+import { readdir, readFile } from 'node:fs/promises';
+
+/**
+ * Where a cluster scenario's CPU goes: the CPU time (user + system, from Linux's /proc) that each process of the
+ * run spent between two snapshots, per operation. On a 2-core machine every layer (gateway, services, the
+ * consumers of the same events, PostgreSQL, NATS, the load generator) shares the same cores, so the sum of
+ * these figures is what one operation costs the machine, and 2 cores divided by it is the ceiling of the run.
+ */
+
+/** Which processes to account for, under the names the figures carry. */
+export interface CpuTargets {
+  /** Process ids by name (the cluster's services). */
+  readonly pids: ReadonlyMap<string, number>;
+  /** PostgreSQL backends serving this database (`postgres: <cluster> <user> <database> ...`) count as `postgres`. */
+  readonly database?: string;
+  /** Whether the NATS server counts, as `nats` (it is shared with the machine: other work shows there too). */
+  readonly nats?: boolean;
+}
+
+export interface CpuShare {
+  /** CPU seconds per wall second: 1 is one core busy for the whole window. */
+  readonly cores: number;
+  /** CPU milliseconds per operation. */
+  readonly msPerOperation: number;
+}
+
+export interface CpuMeter {
+  /** The CPU each process spent since the meter started, for `operations` operations. */
+  stop(operations: number): Promise<Record<string, CpuShare>>;
+}
+
+const clockTicksPerSecond = (): number => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+};
+
+/** utime + stime of a process in clock ticks; undefined once it is gone. */
+const ticksOf = async (pid: number): Promise<number | undefined> => {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  if (stat === undefined) return undefined;
+  // Fields after the command name, which is in parentheses and may itself hold spaces.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+};
+
+const commandOf = async (pid: string): Promise<string> =>
+  (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).replaceAll('\0', ' ');
+
+/** Ticks by name: the given pids, and the PostgreSQL backends and NATS server found in /proc. */
+const snapshot = async (targets: CpuTargets): Promise<Map<string, number>> => {
+  const ticks = new Map<string, number>();
+  const add = (name: string, value: number | undefined): void => {
+    if (value !== undefined) ticks.set(name, (ticks.get(name) ?? 0) + value);
+  };
+  for (const [name, pid] of targets.pids) add(name, await ticksOf(pid));
+  if (targets.database !== undefined || targets.nats === true) {
+    for (const pid of (await readdir('/proc')).filter((entry) => /^[0-9]+$/.test(entry))) {
+      const command = await commandOf(pid);
+      if (targets.database !== undefined && command.startsWith('postgres: ')) {
+        if (command.split(' ').includes(targets.database)) add('postgres', await ticksOf(Number(pid)));
+      } else if (targets.nats === true && command.includes('nats-server')) {
+        add('nats', await ticksOf(Number(pid)));
+      }
+    }
+  }
+  return ticks;
+};
+
+/**
+ * Starts accounting. The load generator (this process) is measured with `process.cpuUsage`. A PostgreSQL backend
+ * that closes before the meter stops takes its CPU with it: pools keep their connections under load, so this
+ * undercounts only around reconnections.
+ */
+export const meterCpu = async (targets: CpuTargets): Promise<CpuMeter> => {
+  const ticksPerSecond = clockTicksPerSecond();
+  const before = await snapshot(targets);
+  const ownBefore = process.cpuUsage();
+  const started = performance.now();
+  return {
+    async stop(operations) {
+      const own = process.cpuUsage(ownBefore);
+      const seconds = (performance.now() - started) / 1000;
+      const after = await snapshot(targets);
+      const spentMs = new Map<string, number>([['load generator', (own.user + own.system) / 1000]]);
+      for (const [name, ticks] of after) {
+        spentMs.set(name, ((ticks - (before.get(name) ?? 0)) * 1000) / ticksPerSecond);
+      }
+      const round = (value: number, digits: number): number => Number(value.toFixed(digits));
+      const shares: Record<string, CpuShare> = {};
+      let totalMs = 0;
+      for (const [name, ms] of spentMs) {
+        totalMs += ms;
+        shares[name] = {
+          cores: round(ms / 1000 / seconds, 3),
+          msPerOperation: round(ms / Math.max(1, operations), 2),
+        };
+      }
+      shares['total'] = {
+        cores: round(totalMs / 1000 / seconds, 3),
+        msPerOperation: round(totalMs / Math.max(1, operations), 2),
+      };
+      return shares;
+    },
+  };
+};
+
+/** A cluster's services, its PostgreSQL backends and the NATS server. */
+export const clusterCpuTargets = (cluster: Cluster): CpuTargets => ({
+  pids: new Map(
+    [...cluster.processes].flatMap(([name, managed]) =>
+      managed.pid === undefined ? [] : [[name, managed.pid] as const],
+    ),
+  ),
+  database: new URL(cluster.databaseUrl).pathname.slice(1),
+  nats: true,
+});
