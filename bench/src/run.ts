@@ -1,3 +1,4 @@
+import { loadavg } from 'node:os';
 import { catalogSearchCluster } from './catalog/catalog-search.bench.js';
 import { machine, recordResult } from './results.js';
 import { publishToSearchCluster, publishToSearchEmbedded } from './publish-to-search.bench.js';
@@ -62,7 +63,9 @@ for (const name of requested.length > 0 ? requested : Object.keys(scenarios)) {
   const run = scenarios[name];
   if (!run) continue;
   process.stdout.write(`\n== ${name}\n`);
-  const figures = await run();
+  // Every process of a run shares the machine's cores: the load average says how much else was running.
+  const loadAverageBefore = loadavg()[0];
+  const figures = { ...(await run()), loadAverage1m: { before: loadAverageBefore, after: loadavg()[0] } };
   process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
   process.stdout.write(`written to ${await recordResult(name, figures)}\n`);
 }
