@@ -1,12 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
 import fc from 'fast-check';
 import { EmbeddedMarketplace } from '../src/harness/embedded.js';
 
 /**
  * Fuzzing every REST operation that `/openapi.json` describes: requests shaped by the operation's own schemas
  * (valid ones and near misses) and arbitrary JSON, with no credentials, a seller's, a buyer's or a forged one.
- * No answer may be a 5xx (but a 503 the operation documents, e.g. semantic search without embeddings), and
- * every answer must come within the client's 10 s. FUZZ_RUNS sets the cases per operation (default 5 here; the
+ * No answer may be a 5xx (but a 503 the operation documents, e.g. semantic search without embeddings), every
+ * answer must come within the client's 10 s, and every JSON answer must match the schema the document gives for
+ * its status (a status the operation does not document, or a body its schema refuses, is a failure). FUZZ_RUNS sets the cases per operation (default 5 here; the
  * nightly size is FUZZ_RUNS=1000), FUZZ_SEED replays a run.
  */
 const RUNS = Number(process.env['FUZZ_RUNS'] ?? 5);
@@ -19,6 +23,8 @@ interface Operation {
   readonly parameters: readonly { name: string; in: string; required?: boolean; schema?: Schema }[];
   readonly body?: Schema;
   readonly statuses: readonly string[];
+  /** The JSON schema of each documented status's body, where the answer is JSON. */
+  readonly answers: Readonly<Record<string, Schema>>;
 }
 
 /** Values a schema accepts, mostly; bounded in size so that cases stay cheap. */
@@ -94,6 +100,9 @@ const arbitraryOf = (
   }
 };
 
+const ajvErrors = (validate: ValidateFunction): string =>
+  (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? ''}`).join('; ');
+
 /** A generated value as it goes into a path or a query string. */
 const asText = (value: unknown): string =>
   typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value);
@@ -107,12 +116,22 @@ const operationsOf = (document: Schema): Operation[] => {
         operation['requestBody'] as { content?: Record<string, { schema?: Schema }> } | undefined
       )?.content;
       const body = content?.['application/json']?.schema;
+      const responses = (operation['responses'] ?? {}) as Record<
+        string,
+        { content?: Record<string, { schema?: Schema }> }
+      >;
+      const answers: Record<string, Schema> = {};
+      for (const [status, response] of Object.entries(responses)) {
+        const json = Object.entries(response.content ?? {}).find(([type]) => type.endsWith('json'));
+        if (json?.[1].schema) answers[status] = json[1].schema;
+      }
       operations.push({
         method: method.toUpperCase(),
         path,
         parameters: (operation['parameters'] ?? []) as Operation['parameters'],
         ...(body ? { body } : {}),
-        statuses: Object.keys(operation['responses'] ?? {}),
+        statuses: Object.keys(responses),
+        answers,
       });
     }
   }
@@ -124,6 +143,7 @@ describe('fuzzing every REST operation of /openapi.json', () => {
   let operations: Operation[];
   let components: Record<string, Schema>;
   let credentials: Record<string, string>[];
+  let validatorOf: (schema: Schema) => ValidateFunction;
 
   beforeAll(async () => {
     marketplace = await EmbeddedMarketplace.start();
@@ -144,6 +164,16 @@ describe('fuzzing every REST operation of /openapi.json', () => {
       string,
       Schema
     >;
+    // OpenAPI 3.1 schemas are JSON Schema 2020-12; `$ref`s point into the document's components.
+    const ajv = new Ajv2020({ strict: false, allErrors: false });
+    addFormats.default(ajv);
+    ajv.addSchema({ components: { schemas: components } }, 'openapi.json');
+    validatorOf = (schema) =>
+      ajv.compile(
+        JSON.parse(
+          JSON.stringify(schema).replaceAll('"#/components/', '"openapi.json#/components/'),
+        ) as Schema,
+      );
     credentials = [
       {},
       { 'x-mcp-api-key': seller.apiKey },
@@ -166,10 +196,13 @@ describe('fuzzing every REST operation of /openapi.json', () => {
   });
 
   it(
-    'answers no 5xx and never hangs, on any operation',
+    'answers no 5xx, never hangs and keeps to its documented answers, on any operation',
     async () => {
       const failures: string[] = [];
       for (const [index, operation] of operations.entries()) {
+        const validators = new Map(
+          Object.entries(operation.answers).map(([status, schema]) => [status, validatorOf(schema)]),
+        );
         const pathParameters = operation.parameters.filter((parameter) => parameter.in === 'path');
         const queryParameters = operation.parameters.filter((parameter) => parameter.in === 'query');
         const request = fc.record({
@@ -177,7 +210,10 @@ describe('fuzzing every REST operation of /openapi.json', () => {
             Object.fromEntries(
               pathParameters.map((parameter) => [
                 parameter.name,
-                fc.oneof(arbitraryOf(parameter.schema, components), fc.string({ maxLength: 30 })),
+                // Never empty: an empty segment is another route (`/api/products/` is not `/api/products/{id}`).
+                fc
+                  .oneof(arbitraryOf(parameter.schema, components), fc.string({ maxLength: 30 }))
+                  .filter((value) => asText(value) !== ''),
               ]),
             ),
           ),
@@ -217,10 +253,19 @@ describe('fuzzing every REST operation of /openapi.json', () => {
                   status: 599,
                   body: `no answer within 10 s: ${String(error)}`,
                 }));
-              const documented503 = answer.status === 503 && operation.statuses.includes('503');
-              if (answer.status >= 500 && !documented503) {
+              const status = String(answer.status);
+              const validate = validators.get(status);
+              const problem =
+                answer.status >= 500 && !(answer.status === 503 && operation.statuses.includes('503'))
+                  ? 'a 5xx'
+                  : !operation.statuses.includes(status)
+                    ? 'an undocumented status'
+                    : validate && !validate(answer.body)
+                      ? `a body its schema refuses (${ajvErrors(validate)})`
+                      : undefined;
+              if (problem !== undefined) {
                 failures.push(
-                  `${operation.method} ${url} ${JSON.stringify(body)?.slice(0, 300)} → ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`,
+                  `${problem}: ${operation.method} ${url} ${JSON.stringify(body)?.slice(0, 300)} → ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`,
                 );
                 return false;
               }

@@ -152,6 +152,13 @@ const toolResultSchema = z
   .looseObject({})
   .describe("The tool's result; its schema is the tool's output_schema in /api/mcp/schema.json");
 
+/** The JSON-RPC transports answer a refusal of the rate limiter as a JSON-RPC error, like their other errors. */
+const RATE_LIMITED_JSON_RPC = {
+  description: 'Rate limit reached (a JSON-RPC error); retry after Retry-After seconds',
+  schema: jsonRpcResponseSchema,
+  contentType: 'application/json',
+};
+
 export const mcpRouteDocs: readonly RouteDoc[] = [
   {
     method: 'post',
@@ -172,7 +179,12 @@ export const mcpRouteDocs: readonly RouteDoc[] = [
         schema: jsonRpcResponseSchema,
         contentType: 'application/json',
       },
-      401: 'Invalid credential',
+      401: {
+        description: 'Invalid credential (a JSON-RPC error carrying the problem document in `data`)',
+        schema: jsonRpcResponseSchema,
+        contentType: 'application/json',
+      },
+      429: RATE_LIMITED_JSON_RPC,
       403: {
         description: 'Origin or Host refused',
         schema: jsonRpcResponseSchema,
@@ -208,6 +220,7 @@ export const mcpRouteDocs: readonly RouteDoc[] = [
         schema: jsonRpcResponseSchema,
         contentType: 'application/json',
       },
+      429: RATE_LIMITED_JSON_RPC,
     },
   },
   {
@@ -217,6 +230,7 @@ export const mcpRouteDocs: readonly RouteDoc[] = [
     summary: 'Invoke one tool and answer its result as JSON',
     tags: ['mcp'],
     auth: 'api_key_or_agent_token_optional',
+    rateLimited: true,
     body: invokeBodySchema,
     responses: {
       200: { description: 'The tool ran', schema: toolResultSchema },
@@ -233,6 +247,7 @@ export const mcpRouteDocs: readonly RouteDoc[] = [
     summary: 'Invoke one tool; the result arrives as an SSE event named message, then an event named done',
     tags: ['mcp'],
     auth: 'api_key_or_agent_token_optional',
+    rateLimited: true,
     body: invokeBodySchema,
     responses: {
       200: {

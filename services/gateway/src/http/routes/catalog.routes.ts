@@ -98,7 +98,8 @@ export const catalogRouteDocs: readonly RouteDoc[] = [
       'All words must match the title or description (best match first); without q, newest first. Prices in ' +
       'dollars; out-of-range parameters are 400s naming the parameter.',
     tags: ['catalog'],
-    auth: 'none',
+    auth: 'api_key_optional',
+    rateLimited: true,
     query: catalogSearchQuerySchema,
     responses: {
       200: { description: 'One page of products and the total', schema: productPageOutput },
@@ -114,7 +115,8 @@ export const catalogRouteDocs: readonly RouteDoc[] = [
       'The query is embedded and the nearest public listings are taken, then category, condition and max_price ' +
       '(cents per unit) filter those candidates. similarity is the cosine of the two embeddings in [0, 1].',
     tags: ['catalog'],
-    auth: 'none',
+    auth: 'api_key_optional',
+    rateLimited: true,
     body: semanticSearchBodySchema,
     responses: {
       200: { description: 'Matches, most similar first', schema: semanticMatchesOutput },
@@ -128,7 +130,8 @@ export const catalogRouteDocs: readonly RouteDoc[] = [
     operationId: 'listCategories',
     summary: 'Every category with its number of public, in-stock listings',
     tags: ['catalog'],
-    auth: 'none',
+    auth: 'api_key_optional',
+    rateLimited: true,
     responses: { 200: { description: 'The categories', schema: categoryListOutput } },
   },
   {
@@ -139,6 +142,7 @@ export const catalogRouteDocs: readonly RouteDoc[] = [
     description: 'A listing that was not promoted is 404 to everyone but its own seller.',
     tags: ['catalog'],
     auth: 'api_key_or_agent_token_optional',
+    rateLimited: true,
     pathParameters: z.object({ productId: z.string().describe('product_<n>') }),
     responses: {
       200: { description: 'The product details', schema: productDetailsOutput },

@@ -78,6 +78,7 @@ export const checkoutRouteDocs: readonly RouteDoc[] = [
     pathParameters: checkoutIdParamsSchema,
     responses: {
       200: { description: 'The completed session and its orders', schema: completedCheckoutSchema },
+      400: 'The session id is not a checkout session id',
       401: 'No buyer credential',
       403: 'Not a buyer account',
       404: 'No such session (or another buyer’s)',

@@ -39,6 +39,8 @@ export interface RouteDoc {
   readonly description?: string;
   readonly tags: readonly string[];
   readonly auth: RouteAuth;
+  /** Counted by the gateway's rate limiter: the operation can answer 429 (documented once, in openapi.document). */
+  readonly rateLimited?: true;
   /** Path parameters: an object schema whose keys are the `{name}`s of the path. */
   readonly pathParameters?: z.ZodObject;
   /** Query parameters: an object schema (strings in, as Express hands them). */

@@ -47,8 +47,27 @@ const responseOf = (doc: ResponseDoc | string, status: number): JsonObject => {
   }
   if (doc.schema === undefined && !doc.text) return { description: doc.description };
   const contentType = doc.contentType ?? (status >= 400 ? 'application/problem+json' : 'application/json');
-  const schema = doc.schema ? jsonSchemaOf(doc.schema, 'output') : { type: 'string' };
+  // A document described in words is still JSON when its media type says so (/openapi.json, /asyncapi.json).
+  const textSchema = contentType.endsWith('json') ? { type: 'object' } : { type: 'string' };
+  const schema = doc.schema ? jsonSchemaOf(doc.schema, 'output') : textSchema;
   return { description: doc.description, content: { [contentType]: { schema } } };
+};
+
+/**
+ * Every operation that reads a credential refuses a bad one with 401, also where the credential is optional (a
+ * key that was sent must be valid): documented here once, unless the route says more about its own 401.
+ */
+const credentialResponses = (auth: RouteAuth): Record<number, string> =>
+  auth === 'none'
+    ? {}
+    : {
+        401: auth.endsWith('_optional')
+          ? 'A credential was sent but is not valid'
+          : 'Missing or invalid credential',
+      };
+
+const RATE_LIMITED = {
+  429: 'Rate limit reached: retry after Retry-After seconds (RateLimit-* headers on every answer)',
 };
 
 const operationOf = (doc: RouteDoc): JsonObject => {
@@ -72,10 +91,11 @@ const operationOf = (doc: RouteDoc): JsonObject => {
         }
       : {}),
     responses: Object.fromEntries(
-      Object.entries(doc.responses).map(([status, response]) => [
-        status,
-        responseOf(response, Number(status)),
-      ]),
+      Object.entries({
+        ...credentialResponses(doc.auth),
+        ...(doc.rateLimited ? RATE_LIMITED : {}),
+        ...doc.responses,
+      }).map(([status, response]) => [status, responseOf(response, Number(status))]),
     ),
   };
 };

@@ -6,7 +6,12 @@ import { jsonBody } from '../json-body.js';
 import { methodNotAllowed } from '../method-not-allowed.js';
 import type { Problems } from '../problem.js';
 import { requestIdOf } from '../request-log.js';
-import { disputeBodySchema, orderIdParamsSchema, orderViewSchema } from '../schemas/order.schema.js';
+import {
+  disputeBodySchema,
+  INVALID_ORDER_ID,
+  orderIdParamsSchema,
+  orderViewSchema,
+} from '../schemas/order.schema.js';
 import { parseOrThrow } from '../schemas/validate.js';
 import type { RouteDoc } from './openapi.describe.js';
 
@@ -66,7 +71,11 @@ export const ordersRouteDocs: readonly RouteDoc[] = [
     tags: ['orders'],
     auth: 'api_key_or_agent_token',
     pathParameters: orderIdParamsSchema,
-    responses: { 200: { description: 'The order', schema: orderViewSchema }, ...buyerErrors },
+    responses: {
+      200: { description: 'The order', schema: orderViewSchema },
+      400: INVALID_ORDER_ID,
+      ...buyerErrors,
+    },
   },
   {
     method: 'post',
@@ -78,6 +87,7 @@ export const ordersRouteDocs: readonly RouteDoc[] = [
     pathParameters: orderIdParamsSchema,
     responses: {
       200: { description: 'The completed order', schema: orderViewSchema },
+      400: INVALID_ORDER_ID,
       ...buyerErrors,
       409: 'The order is not delivered',
     },
@@ -95,7 +105,7 @@ export const ordersRouteDocs: readonly RouteDoc[] = [
     body: disputeBodySchema,
     responses: {
       201: { description: 'The disputed order', schema: orderViewSchema },
-      400: 'Invalid dispute',
+      400: 'Invalid order id or dispute',
       ...buyerErrors,
       409: 'The order is not delivered, or its inspection window closed',
     },

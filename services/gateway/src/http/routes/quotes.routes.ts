@@ -79,13 +79,13 @@ export const quotesRouteDocs: readonly RouteDoc[] = [
       'RateLimit-Reset and RateLimit-Policy; a 429 carries Retry-After.',
     tags: ['quotes'],
     auth: 'api_key_or_agent_token_optional',
+    rateLimited: true,
     body: quoteRequestBodySchema,
     responses: {
       201: { description: 'The quote request was submitted', schema: submittedQuoteRequestSchema },
       400: 'Invalid request (each offending field in errors)',
       401: 'A credential was sent but is not valid',
       404: 'No such product, or it is not publicly listed',
-      429: 'Rate limit reached; retry after Retry-After seconds',
     },
   },
 ];

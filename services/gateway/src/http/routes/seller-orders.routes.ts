@@ -8,7 +8,12 @@ import { jsonBody } from '../json-body.js';
 import { methodNotAllowed } from '../method-not-allowed.js';
 import type { Problems } from '../problem.js';
 import { requestIdOf } from '../request-log.js';
-import { orderIdParamsSchema, orderViewSchema, trackingBodySchema } from '../schemas/order.schema.js';
+import {
+  INVALID_ORDER_ID,
+  orderIdParamsSchema,
+  orderViewSchema,
+  trackingBodySchema,
+} from '../schemas/order.schema.js';
 import { parseOrThrow } from '../schemas/validate.js';
 import type { RouteDoc } from './openapi.describe.js';
 
@@ -72,7 +77,11 @@ export const sellerOrdersRouteDocs: readonly RouteDoc[] = [
     tags: ['seller orders'],
     auth: 'api_key',
     pathParameters: orderIdParamsSchema,
-    responses: { 200: { description: 'The order', schema: orderViewSchema }, ...sellerErrors },
+    responses: {
+      200: { description: 'The order', schema: orderViewSchema },
+      400: INVALID_ORDER_ID,
+      ...sellerErrors,
+    },
   },
   {
     method: 'post',
@@ -87,7 +96,7 @@ export const sellerOrdersRouteDocs: readonly RouteDoc[] = [
     body: trackingBodySchema,
     responses: {
       200: { description: 'The shipped order', schema: orderViewSchema },
-      400: 'Tracking details too long or not a URL',
+      400: 'Invalid order id, or tracking details too long or not a URL',
       ...sellerErrors,
       409: 'The order was shipped already, or cannot be shipped',
     },
@@ -105,6 +114,7 @@ export const sellerOrdersRouteDocs: readonly RouteDoc[] = [
         description: 'The delivered order',
         schema: orderViewSchema.extend({ inspection_deadline: z.string() }),
       },
+      400: INVALID_ORDER_ID,
       ...sellerErrors,
       409: 'The order is not shipped',
     },

@@ -47,6 +47,9 @@ export const disputeBodySchema = z.strictObject(disputeFieldsSchema);
 export const SKIP_REASONS = ['not_found', 'already_shipped', 'not_shippable'] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
+/** The documented 400 of an order route: the id in its path is refused before any lookup. */
+export const INVALID_ORDER_ID = 'The order id is not a positive whole number';
+
 export const orderIdParamsSchema = z.object({
   id: z.string().regex(/^[1-9][0-9]{0,15}$/, 'must be an order id (a positive whole number)'),
 });
