@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import {
   startOtlpReceiver,
   traceTree,
@@ -12,6 +14,18 @@ import { eventually } from '../src/harness/processes.js';
 const SPAN_KIND = { server: 2, client: 3, producer: 4, consumer: 5 };
 const CALLER_TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const CALLER_SPAN_ID = 'b7ad6b7169203331';
+const QUOTE_CALLER_TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+const QUOTE_CALLER_SPAN_ID = '00f067aa0ba902b7';
+
+const findSpan = (spans: readonly ReceivedSpan[], service: string, kind: number, name: RegExp) =>
+  spans.find((span) => span.service === service && span.kind === kind && name.test(span.name));
+
+/** The quote ids of the seller emails in an `.eml` store (file names come from the Message-IDs). */
+const quoteIdsMailed = async (mailDirectory: string): Promise<number[]> =>
+  (await readdir(mailDirectory).catch(() => [] as string[])).flatMap((name) => {
+    const id = /^_quote-request\.(\d+)\.requested@.*\.eml$/.exec(name)?.[1];
+    return id === undefined ? [] : [Number(id)];
+  });
 
 /**
  * What an SRE relies on, in cluster mode (every service its own process, PostgreSQL, NATS), with OpenTelemetry
@@ -42,6 +56,46 @@ describe('operations in cluster mode', () => {
     await receiver?.close();
   }, 60_000);
 
+  const requestQuote = (productId: string, buyerEmail: string, headers: Record<string, string> = {}) =>
+    cluster.client.request('/api/ucp/quotes', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ product_id: productId, quantity: 20, buyer: { email: buyerEmail } }),
+    });
+
+  /**
+   * A public listing the quote service already knows (it learns listings from their events) and whose seller it
+   * can email: one warm-up request answered 201, its email written.
+   */
+  const listingOpenToQuotes = async (sellerName: string, name: string): Promise<string> => {
+    const seller = await cluster.adminClient().createAccount('seller', sellerName);
+    const published = await cluster.client.publish(seller.apiKey, {
+      name,
+      description: 'Overstock, open to bulk quotes',
+      imageUrl: cluster.images.imageUrl('quotes'),
+      price: 12,
+      quantity: 500,
+      category: 'tools',
+      promotePublicly: true,
+    });
+    expect(published.status).toBe(201);
+    const warmUp = await eventually(
+      async () => {
+        const answer = await requestQuote(published.body.id, 'warm-up@buyer.example');
+        return answer.status === 201 ? (answer.body as { quote_request_id: number }) : undefined;
+      },
+      { timeoutMs: 20_000, intervalMs: 200, describe: () => cluster.describeProcesses() },
+    );
+    await eventually(
+      async () =>
+        (await quoteIdsMailed(join(cluster.dataDir, 'mail'))).includes(warmUp.quote_request_id)
+          ? true
+          : undefined,
+      { timeoutMs: 20_000, intervalMs: 200, describe: () => cluster.process('quote').logs },
+    );
+    return published.body.id;
+  };
+
   it('links gateway → listing → outbox relay → catalog consumer, and exports RED metrics', async () => {
     const sellerKey = (await cluster.adminClient().createAccount('seller', 'Traced Seller')).apiKey;
     const published = await fetch(`${cluster.client.baseUrl}/api/products`, {
@@ -63,8 +117,6 @@ describe('operations in cluster mode', () => {
     });
     expect(published.status).toBe(201);
 
-    const findSpan = (spans: readonly ReceivedSpan[], service: string, kind: number, name: RegExp) =>
-      spans.find((span) => span.service === service && span.kind === kind && name.test(span.name));
     const tree = await eventually(
       async () => {
         const candidate = traceTree(receiver.spans(), CALLER_TRACE_ID);
@@ -118,6 +170,80 @@ describe('operations in cluster mode', () => {
           : undefined,
       { timeoutMs: 10_000, intervalMs: 100, describe: () => 'RED metrics not exported' },
     );
+  });
+
+  it('links gateway → quote service → outbox relay → seller email consumer for one quote request', async () => {
+    const productId = await listingOpenToQuotes('Quoted Seller', 'Traced pallet of ladders');
+    const answer = await requestQuote(productId, 'traced@buyer.example', {
+      traceparent: `00-${QUOTE_CALLER_TRACE_ID}-${QUOTE_CALLER_SPAN_ID}-01`,
+    });
+    expect(answer.status).toBe(201);
+    const quoteRequestId = (answer.body as { quote_request_id: number }).quote_request_id;
+
+    const isSellerEmailConsumer = (span: ReceivedSpan) =>
+      span.attributes['messaging.consumer.group.name'] === 'quote-notifications';
+    const tree = await eventually(
+      async () => {
+        const candidate = traceTree(receiver.spans(), QUOTE_CALLER_TRACE_ID);
+        return candidate.spans.some((span) => span.kind === SPAN_KIND.consumer && isSellerEmailConsumer(span))
+          ? candidate
+          : undefined;
+      },
+      {
+        timeoutMs: 20_000,
+        intervalMs: 100,
+        describe: () =>
+          `spans of the trace: ${JSON.stringify(
+            traceTree(receiver.spans(), QUOTE_CALLER_TRACE_ID).spans.map(
+              ({ service, name, kind, spanId, parentSpanId }) => ({
+                service,
+                name,
+                kind,
+                spanId,
+                parentSpanId,
+              }),
+            ),
+          )}`,
+      },
+    );
+
+    const gatewayRequest = findSpan(tree.spans, 'gateway', SPAN_KIND.server, /^POST \/api\/ucp\/quotes$/);
+    const gatewayCall = findSpan(tree.spans, 'gateway', SPAN_KIND.client, /QuoteService\/RequestQuote$/);
+    const quoteCall = findSpan(tree.spans, 'quote', SPAN_KIND.server, /QuoteService\/RequestQuote$/);
+    const relayPublish = findSpan(
+      tree.spans,
+      'quote',
+      SPAN_KIND.producer,
+      /^publish marketplace\.quote\.v1$/,
+    );
+    const emailConsume = tree.spans.find(
+      (span) =>
+        span.service === 'quote' &&
+        span.kind === SPAN_KIND.consumer &&
+        span.name === 'process marketplace.quote.v1' &&
+        isSellerEmailConsumer(span),
+    );
+    expect(gatewayRequest?.parentSpanId).toBe(QUOTE_CALLER_SPAN_ID);
+    expect(tree.parentOf(gatewayCall!)).toBe(gatewayRequest);
+    expect(tree.parentOf(quoteCall!)).toBe(gatewayCall);
+    expect(tree.parentOf(relayPublish!)).toBe(gatewayCall);
+    expect(tree.parentOf(emailConsume!)).toBe(relayPublish);
+    expect(tree.roots).toEqual([gatewayRequest]);
+
+    // The consumer's work is done: the seller's email is in the `.eml` store, naming the buyer.
+    const sellerEmail = await eventually(
+      async () => {
+        const path = join(
+          cluster.dataDir,
+          'mail',
+          `_quote-request.${quoteRequestId}.requested@localhost_.eml`,
+        );
+        return readFile(path, 'utf8').catch(() => undefined);
+      },
+      { timeoutMs: 10_000, intervalMs: 100, describe: () => cluster.process('quote').logs },
+    );
+    expect(sellerEmail).toContain('To: quoted.seller@example.com');
+    expect(sellerEmail).toContain('traced@buyer.example');
   });
 
   it('loses no acknowledged listing and no event while listing, catalog and gateway restart one by one under load', async () => {
