@@ -8,7 +8,7 @@ import {
   type ReceivedSpan,
 } from '@marketplace/telemetry/testing';
 import pg from 'pg';
-import { Cluster, type BackendService } from '../src/harness/cluster.js';
+import { BACKEND_SERVICES, Cluster } from '../src/harness/cluster.js';
 import { eventually } from '../src/harness/processes.js';
 
 const SPAN_KIND = { server: 2, client: 3, producer: 4, consumer: 5 };
@@ -246,74 +246,129 @@ describe('operations in cluster mode', () => {
     expect(sellerEmail).toContain('traced@buyer.example');
   });
 
-  it('loses no acknowledged listing and no event while listing, catalog and gateway restart one by one under load', async () => {
+  it('loses no acknowledged listing or quote request and no event while every service restarts one by one under load', async () => {
     const seller = await cluster.adminClient().createAccount('seller', 'Rolling Seller');
-    const acknowledged: string[] = [];
-    const failures: string[] = [];
-    let published = 0;
+    const quotedProductId = await listingOpenToQuotes('Rolling Quoted Seller', 'Pallet of rolling toolboxes');
+    const acknowledgedListings: string[] = [];
+    const acknowledgedQuotes: number[] = [];
+    /** Refusals and failures during the restarts, by kind (e.g. `quote 503`, `fetch failed`). */
+    const failures = new Map<string, number>();
+    const failed = (kind: string) => failures.set(kind, (failures.get(kind) ?? 0) + 1);
+    let attempts = 0;
     let loading = true;
-    const worker = async (worker: number): Promise<void> => {
+    /** Sends `attempt` back to back (25 ms apart) until the restarts are over; keeps what got a 201. */
+    const worker = async (attempt: (n: number) => Promise<void>): Promise<void> => {
       for (let n = 0; loading; n++) {
+        attempts++;
         try {
-          const answer = await cluster.client.publish(seller.apiKey, {
-            name: `Quillmere lot ${worker}-${n}`,
-            description: 'Steady load during a rolling restart',
-            imageUrl: cluster.images.imageUrl('quillmere'),
-            price: 4,
-            quantity: 10,
-            category: 'tools',
-            promotePublicly: true,
-          });
-          published++;
-          if (answer.status === 201) acknowledged.push(answer.body.id);
-          else failures.push(String(answer.status));
+          await attempt(n);
         } catch (error) {
-          failures.push((error as Error).message);
+          failed((error as Error).message);
         }
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
     };
-    const load = [worker(1), worker(2)];
+    const listingWorker = (worker: number) => async (n: number) => {
+      const answer = await cluster.client.publish(seller.apiKey, {
+        name: `Quillmere lot ${worker}-${n}`,
+        description: 'Steady load during a rolling restart',
+        imageUrl: cluster.images.imageUrl('quillmere'),
+        price: 4,
+        quantity: 10,
+        category: 'tools',
+        promotePublicly: true,
+      });
+      if (answer.status === 201) acknowledgedListings.push(answer.body.id);
+      else failed(`listing ${answer.status}`);
+    };
+    const quoteWorker = (worker: number) => async () => {
+      const answer = await requestQuote(quotedProductId, `rolling-${worker}@buyer.example`);
+      if (answer.status === 201) {
+        acknowledgedQuotes.push((answer.body as { quote_request_id: number }).quote_request_id);
+      } else failed(`quote ${answer.status}`);
+    };
+    const load = [
+      worker(listingWorker(1)),
+      worker(listingWorker(2)),
+      worker(quoteWorker(1)),
+      worker(quoteWorker(2)),
+    ];
 
     // One component at a time, as a Deployment rolls: SIGTERM (a clean drain exits 0), start, wait until ready.
-    for (const name of ['listing', 'catalog', 'gateway'] as const) {
+    for (const name of [...BACKEND_SERVICES, 'gateway'] as const) {
       await new Promise((resolve) => setTimeout(resolve, 500));
       const exitCode = await cluster.process(name).stop('SIGTERM');
       expect({ name, exitCode }).toEqual({ name, exitCode: 0 });
       cluster.process(name).start();
       if (name === 'gateway') await cluster.waitUntilReady();
-      else await cluster.waitForService(name satisfies BackendService);
+      else await cluster.waitForService(name);
     }
     await new Promise((resolve) => setTimeout(resolve, 500));
     loading = false;
     await Promise.all(load);
-    expect(acknowledged.length).toBeGreaterThan(20);
+    expect(acknowledgedListings.length).toBeGreaterThan(20);
+    expect(acknowledgedQuotes.length).toBeGreaterThan(20);
 
-    // Every listing the listing service committed (acknowledged or not) reaches the catalog, once.
     const db = new pg.Client({ connectionString: cluster.databaseUrl });
     await db.connect();
-    const committed = await db
-      .query<{ id: string }>(
+    try {
+      // Every listing the listing service committed (acknowledged or not) reaches the catalog, once.
+      const committed = await db.query<{ id: string }>(
         `select data->'listing'->>'productId' as id from listing.events
          where type = 'ListingCreated' and (data->'listing'->>'sellerAccountId')::int = $1`,
         [seller.accountId],
-      )
-      .finally(() => db.end());
-    const committedIds = new Set(committed.rows.map((row) => row.id));
-    for (const id of acknowledged) expect(committedIds).toContain(id);
-    const found = await eventually(
-      async () => {
-        const products = await cluster.client.searchAll('quillmere');
-        return products.length >= committedIds.size ? products : undefined;
-      },
-      { timeoutMs: 30_000, intervalMs: 200, describe: () => cluster.describeProcesses() },
-    );
-    const foundIds = found.map((product) => product.id);
-    expect(foundIds).toHaveLength(committedIds.size);
-    expect(new Set(foundIds)).toEqual(committedIds);
-    process.stdout.write(
-      `rolling restart: ${published} publishes, ${acknowledged.length} acknowledged, ${committedIds.size} committed, ` +
-        `${failures.length} refused or failed during restarts\n`,
-    );
-  }, 180_000);
+      );
+      const committedIds = new Set(committed.rows.map((row) => row.id));
+      for (const id of acknowledgedListings) expect(committedIds).toContain(id);
+      const found = await eventually(
+        async () => {
+          const products = await cluster.client.searchAll('quillmere');
+          return products.length >= committedIds.size ? products : undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 200, describe: () => cluster.describeProcesses() },
+      );
+      const foundIds = found.map((product) => product.id);
+      expect(foundIds).toHaveLength(committedIds.size);
+      expect(new Set(foundIds)).toEqual(committedIds);
+
+      // Every event of the quote outbox (the whole run's) is applied once by the seller email consumer, and every
+      // committed quote request is one email (one file per Message-ID, so a resend would not add one).
+      const quoteEvents = await db.query<{ event_id: string; type: string; quote_request_id: number }>(
+        `select event_id, type, (data->'quoteRequest'->>'quoteRequestId')::int as quote_request_id
+         from quote.events`,
+      );
+      const quoteEventIds = new Set(quoteEvents.rows.map((row) => row.event_id));
+      const committedQuoteIds = new Set(
+        quoteEvents.rows.filter((row) => row.type === 'QuoteRequested').map((row) => row.quote_request_id),
+      );
+      for (const id of acknowledgedQuotes) expect(committedQuoteIds).toContain(id);
+      const appliedQuoteEventIds = async () =>
+        new Set(
+          (
+            await db.query<{ event_id: string }>(
+              `select event_id from quote.projection_applied_events where projection = 'quote-notifications'`,
+            )
+          ).rows.map((row) => row.event_id),
+        );
+      const mailDirectory = join(cluster.dataDir, 'mail');
+      await eventually(
+        async () =>
+          (await appliedQuoteEventIds()).size >= quoteEventIds.size &&
+          (await quoteIdsMailed(mailDirectory)).length >= committedQuoteIds.size
+            ? true
+            : undefined,
+        { timeoutMs: 30_000, intervalMs: 200, describe: () => cluster.process('quote').logs },
+      );
+      expect(await appliedQuoteEventIds()).toEqual(quoteEventIds);
+      expect(new Set(await quoteIdsMailed(mailDirectory))).toEqual(committedQuoteIds);
+      process.stdout.write(
+        `rolling restart: ${attempts} requests; acknowledged ${acknowledgedListings.length} listings and ` +
+          `${acknowledgedQuotes.length} quote requests; committed ${committedIds.size} listings and ` +
+          `${committedQuoteIds.size} quote requests; refused or failed during restarts: ` +
+          `${JSON.stringify(Object.fromEntries(failures))}\n`,
+      );
+    } finally {
+      await db.end();
+    }
+  }, 240_000);
 });
