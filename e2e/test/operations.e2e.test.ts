@@ -170,7 +170,7 @@ describe('operations in cluster mode', () => {
           : undefined,
       { timeoutMs: 10_000, intervalMs: 100, describe: () => 'RED metrics not exported' },
     );
-  });
+  }, 60_000);
 
   it('links gateway → quote service → outbox relay → seller email consumer for one quote request', async () => {
     const productId = await listingOpenToQuotes('Quoted Seller', 'Traced pallet of ladders');
@@ -244,7 +244,7 @@ describe('operations in cluster mode', () => {
     );
     expect(sellerEmail).toContain('To: quoted.seller@example.com');
     expect(sellerEmail).toContain('traced@buyer.example');
-  });
+  }, 90_000);
 
   it('loses no acknowledged listing or quote request and no event while every service restarts one by one under load', async () => {
     const seller = await cluster.adminClient().createAccount('seller', 'Rolling Seller');
