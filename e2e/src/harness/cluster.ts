@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { connect } from '@nats-io/transport-node';
@@ -16,8 +18,9 @@ export const BACKEND_SERVICES = ['listing', 'catalog', 'quote', 'order', 'subscr
 export type BackendService = (typeof BACKEND_SERVICES)[number];
 
 /**
- * Cluster mode on this machine: every service its own process, a fresh PostgreSQL database and a fresh NATS
- * namespace per run, so runs never see each other's data.
+ * Cluster mode on this machine: every service its own process, a fresh PostgreSQL database, a fresh NATS
+ * namespace and a fresh DATA_DIR (shared by the processes, as replicas share a volume) per run, so runs never see
+ * each other's data.
  */
 export class Cluster {
   readonly processes = new Map<BackendService | 'gateway', ManagedProcess>();
@@ -31,13 +34,22 @@ export class Cluster {
     private readonly grpcAddresses: Map<BackendService, string>,
     /** Serves the images listings are published with; the listing service is allowed to fetch from it. */
     readonly images: ImageServer,
+    /** The processes' DATA_DIR: the `.eml` store of their emails is `mail/` under it. */
+    readonly dataDir: string,
+    /** Whether `stop()` removes `dataDir` (not when the caller chose it). */
+    private readonly ownsDataDir: boolean,
   ) {}
 
-  /** `env` is added to every process's environment (e.g. a short EVENT_LOG_ACK_WAIT_MS for fault runs). */
+  /**
+   * `env` is added to every process's environment (e.g. a short EVENT_LOG_ACK_WAIT_MS for fault runs); a
+   * `DATA_DIR` there replaces the temporary one and is kept after `stop()`.
+   */
   static async start(options: { env?: Record<string, string> } = {}): Promise<Cluster> {
     const suffix = randomBytes(4).toString('hex');
     const databaseName = `e2e_${suffix}`;
     await withServer((client) => client.query(`CREATE DATABASE ${databaseName}`));
+    const chosenDataDir = options.env?.['DATA_DIR'];
+    const dataDir = chosenDataDir ?? (await mkdtemp(join(tmpdir(), 'marketplace-cluster-')));
     const databaseUrl = new URL(SERVER_URL);
     databaseUrl.pathname = `/${databaseName}`;
 
@@ -51,8 +63,13 @@ export class Cluster {
       `e2e-${suffix}`,
       grpcAddresses,
       await startImageServer(),
+      dataDir,
+      chosenDataDir === undefined,
     );
     const shared = {
+      DATA_DIR: dataDir,
+      // One converted word-vector table for every suite: a fresh DATA_DIR would convert it again at each start.
+      EMBEDDINGS_CACHE_DIR: join(tmpdir(), 'marketplace-e2e-embeddings'),
       DATABASE_URL: databaseUrl.toString(),
       EVENT_LOG: 'nats',
       NATS_URL,
@@ -128,6 +145,7 @@ export class Cluster {
     await withServer((client) => client.query(`DROP DATABASE IF EXISTS ${this.databaseName} WITH (FORCE)`));
     await deleteNamespaceStreams(this.namespace);
     await this.images.close();
+    if (this.ownsDataDir) await rm(this.dataDir, { recursive: true, force: true });
   }
 }
 
