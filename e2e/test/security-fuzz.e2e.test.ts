@@ -210,10 +210,11 @@ describe('fuzzing every REST operation of /openapi.json', () => {
             Object.fromEntries(
               pathParameters.map((parameter) => [
                 parameter.name,
-                // Never empty: an empty segment is another route (`/api/products/` is not `/api/products/{id}`).
+                // A segment that is empty or a dot segment (which URLs resolve away) is another route:
+                // `/api/products/` and `/api/products/.` are not `/api/products/{id}`.
                 fc
                   .oneof(arbitraryOf(parameter.schema, components), fc.string({ maxLength: 30 }))
-                  .filter((value) => asText(value) !== ''),
+                  .filter((value) => !['', '.', '..'].includes(asText(value))),
               ]),
             ),
           ),
