@@ -116,11 +116,7 @@ const measure = async (cluster: Cluster, sellerKey: string, options: PublishToBo
   const listings = generateListings(offered);
   const imageUrl = cluster.images.imageUrl('bench-lot');
   const publish = httpClient(cluster.client.baseUrl, options.maxConcurrentPublishes, 30_000);
-  const {
-    holds,
-    counts,
-    latenciesMs: searchLatenciesMs,
-  } = searcher(cluster.client.baseUrl, options.maxConcurrentPolls);
+  const searches = searcher(cluster.client.baseUrl, options.maxConcurrentPolls);
   const poll = { intervalMs: options.pollIntervalMs, timeoutMs: VISIBLE_WITHIN_MS };
   const tracked: Promise<Visibility>[] = [];
 
@@ -140,7 +136,7 @@ const measure = async (cluster: Cluster, sellerKey: string, options: PublishToBo
       if (answer.status !== 201) throw new Error(`publish answered ${answer.status}`);
       const publishedAt = performance.now();
       const { id } = JSON.parse(answer.text()) as { id: string };
-      tracked.push(trackVisibility(holds, { ...listing, id, word, title }, publishedAt, poll));
+      tracked.push(trackVisibility(searches.holds, { ...listing, id, word, title }, publishedAt, poll));
     },
     options.ratePerSecond,
     options.durationMs,
@@ -171,9 +167,9 @@ const measure = async (cluster: Cluster, sellerKey: string, options: PublishToBo
       semantic: visibility.length - semantic.length,
     },
     searches: {
-      ...counts,
-      perSecond: Math.round(counts.polls / seconds),
-      latencyMs: summaryOf(searchLatenciesMs),
+      ...searches.counts,
+      perSecond: Math.round(searches.counts.polls / seconds),
+      latencyMs: summaryOf(searches.latenciesMs),
     },
     cpu,
   };
