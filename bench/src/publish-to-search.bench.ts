@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { MarketplaceClient } from '@marketplace/e2e';
-import { Cluster, EmbeddedMarketplace } from '@marketplace/e2e';
+import { EmbeddedMarketplace } from '@marketplace/e2e';
+import { msUntilFound, withClusterSeller } from './publish-visibility.js';
 import { summarize } from './stats.js';
 
 export interface PublishToSearchOptions {
@@ -22,6 +23,7 @@ export const measurePublishToSearch = async (
   imageUrl: string,
 ) => {
   const run = randomBytes(3).toString('hex');
+  const timeoutMs = 30_000;
   const latencies: number[] = [];
   const pending: Promise<void>[] = [];
   const started = performance.now();
@@ -42,15 +44,10 @@ export const measurePublishToSearch = async (
     const publishedAt = performance.now();
     pending.push(
       (async () => {
-        for (;;) {
-          const page = await client.search({ q: token, limit: 1 });
-          if (page.pagination.total > 0) {
-            latencies.push(performance.now() - publishedAt);
-            return;
-          }
-          if (performance.now() - publishedAt > 30_000) throw new Error(`${token} not found within 30 s`);
-          await new Promise((resolve) => setTimeout(resolve, options.pollIntervalMs));
-        }
+        const found = async () => (await client.search({ q: token, limit: 1 })).pagination.total > 0;
+        const ms = await msUntilFound(found, publishedAt, { intervalMs: options.pollIntervalMs, timeoutMs });
+        if (ms === undefined) throw new Error(`${token} not found within ${timeoutMs} ms`);
+        latencies.push(ms);
       })(),
     );
   }
@@ -78,17 +75,7 @@ export const publishToSearchEmbedded = async (options: PublishToSearchOptions) =
   }
 };
 
-export const publishToSearchCluster = async (options: PublishToSearchOptions) => {
-  const cluster = await Cluster.start();
-  try {
-    const seller = await cluster.adminClient().createAccount('seller', 'Bench Seller');
-    return await measurePublishToSearch(
-      cluster.client,
-      seller.apiKey,
-      options,
-      cluster.images.imageUrl('bench-lot'),
-    );
-  } finally {
-    await cluster.stop();
-  }
-};
+export const publishToSearchCluster = (options: PublishToSearchOptions) =>
+  withClusterSeller((cluster, sellerKey) =>
+    measurePublishToSearch(cluster.client, sellerKey, options, cluster.images.imageUrl('bench-lot')),
+  );

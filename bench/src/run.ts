@@ -2,6 +2,7 @@ import { loadavg } from 'node:os';
 import { catalogSearchCluster } from './catalog/catalog-search.bench.js';
 import { machine, recordResult } from './results.js';
 import { publishToSearchCluster, publishToSearchEmbedded } from './publish-to-search.bench.js';
+import { publishToBothSearchesCluster } from './publish-to-both-searches.bench.js';
 import { publishThroughputCluster } from './publish-throughput.bench.js';
 import { semanticSearchLocal } from './semantic/semantic-search.bench.js';
 import {
@@ -22,6 +23,14 @@ const publishOptions = { listings: 300, ratePerSecond: 20, pollIntervalMs: 10 };
 const scenarios: Record<string, () => Promise<Record<string, unknown>>> = {
   'publish-to-search.embedded': () => publishToSearchEmbedded(publishOptions),
   'publish-to-search.cluster-nats': () => publishToSearchCluster(publishOptions),
+  'publish-to-both-searches.cluster-nats': () =>
+    publishToBothSearchesCluster({
+      ratePerSecond: 100,
+      durationMs: 20_000,
+      pollIntervalMs: 15,
+      maxConcurrentPolls: 8,
+      maxConcurrentPublishes: 64,
+    }),
   'publish-throughput.cluster-nats': () => publishThroughputCluster({ concurrency: 16, durationMs: 10_000 }),
   'catalog-search.cluster-nats': () =>
     catalogSearchCluster({ listings: 100_000, concurrency: 16, durationMs: 15_000 }),

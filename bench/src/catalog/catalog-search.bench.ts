@@ -5,10 +5,16 @@ import { Cluster } from '@marketplace/e2e';
 import { createWorkerSearchIndex } from '@marketplace/search';
 import type { SearchIndex } from '@marketplace/search';
 import { summarize } from '../stats.js';
-import { benchQueries, generateListings } from './generated-listings.js';
+import { buildVectorIndex, loadBenchEmbedder } from '../semantic/vector-index.js';
+import {
+  benchQueries,
+  generateListings,
+  searchDocumentOf,
+  semanticBenchQueries,
+} from './generated-listings.js';
 import type { GeneratedListing } from './generated-listings.js';
-import { closedLoop, httpGetter, openLoop } from './load.js';
-import type { LoadFigures, Send } from './load.js';
+import { closedLoop, httpClient, httpGetter, httpPoster, openLoop } from './load.js';
+import type { HttpRequest, LoadFigures, Send } from './load.js';
 
 export interface CatalogSearchOptions {
   readonly listings: number;
@@ -20,6 +26,9 @@ export interface CatalogSearchOptions {
 
 const QUERY_COUNT = 1_000;
 const PAGE = 20;
+const SEMANTIC_PATH = '/api/ucp/catalog/search';
+/** The API's default page of semantic matches. */
+const SEMANTIC_LIMIT = 10;
 
 /** Saturation throughput, then latencies at half that rate: one layer's figures. */
 const measureLayer = async (send: Send, options: CatalogSearchOptions) => {
@@ -82,75 +91,155 @@ const rawJsonServer = async (body: string): Promise<{ baseUrl: string; stop(): v
   return { baseUrl: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
 };
 
+/** One layer through a raw node:http server answering every request with `body`: the floor of the others. */
+const rawHttpLayer = async (
+  body: string,
+  sendTo: (baseUrl: string) => Send,
+  options: CatalogSearchOptions,
+) => {
+  const raw = await rawJsonServer(body);
+  try {
+    return await measureLayer(sendTo(raw.baseUrl), options);
+  } finally {
+    raw.stop();
+  }
+};
+
+/** The body of one real answer, for the raw server to serve at the same size. */
+const sampleAnswer = async (baseUrl: string, request: HttpRequest): Promise<string> => {
+  const answer = await httpClient(baseUrl, 1)(request);
+  if (answer.status !== 200) throw new Error(`${request.path} answered ${answer.status}: ${answer.text()}`);
+  return answer.text();
+};
+
+/** The catalog's stored listing embeddings: the ones it computed (or found) while loading its vector index. */
+const countStoredEmbeddings = async (databaseUrl: string): Promise<number> => {
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5_000 });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ count: string }>('select count(*) from catalog.product_embeddings');
+    return Number(rows[0]?.count ?? 0);
+  } finally {
+    await client.end();
+  }
+};
+
 /**
- * Lexical search at catalog scale in cluster mode: N generated listings in the catalog's read model, the
- * catalog restarted to load them (its index in a worker thread), then through the gateway the saturation
- * throughput and the latencies at half that rate; the same queries against the index alone (in this process,
- * worker thread) and raw node:http serving a same-sized JSON, from the same run.
+ * Writes the listings into the catalog's read model with the catalog stopped, then restarts it: at start it
+ * loads both indexes from the table, embedding every public listing that has no stored embedding (as after a
+ * rebuild), so the seeded rows are searchable lexically and semantically.
+ */
+const reloadCatalog = async (cluster: Cluster, listings: readonly GeneratedListing[]) => {
+  const catalog = cluster.process('catalog');
+  await catalog.stop('SIGTERM');
+  const seedStart = performance.now();
+  await seedCatalog(cluster.databaseUrl, listings);
+  const seedMs = performance.now() - seedStart;
+  const loadStart = performance.now();
+  catalog.start();
+  await cluster.waitUntilReady();
+  return {
+    seedMs: Math.round(seedMs),
+    catalogReadyAfterRestartMs: Math.round(performance.now() - loadStart),
+    publicListings: listings.filter((listing) => listing.promotePublicly).length,
+    embeddingsStoredByCatalog: await countStoredEmbeddings(cluster.databaseUrl),
+  };
+};
+
+/** The cluster with the listings loaded into its catalog, and the load to put on each layer. */
+interface SearchRun {
+  readonly cluster: Cluster;
+  readonly listings: readonly GeneratedListing[];
+  readonly options: CatalogSearchOptions;
+}
+
+/** GET /api/ucp/catalog/products through the gateway, then the lexical index alone, then raw node:http. */
+const measureLexical = async ({ cluster, listings, options }: SearchRun) => {
+  const queries = benchQueries(QUERY_COUNT);
+  const paths = queries.map(pathOf);
+  const gateway = await measureLayer(httpGetter(cluster.client.baseUrl, paths, options.concurrency), options);
+  const sampleBody = await sampleAnswer(cluster.client.baseUrl, { path: paths[0]! });
+
+  const index: SearchIndex<GeneratedListing> & { close(): Promise<void> } = createWorkerSearchIndex();
+  await index.upsertMany(listings.map(searchDocumentOf));
+  const indexAlone = await measureLayer(async (n) => {
+    const { q, category, condition } = queries[n % queries.length]!;
+    await index.search({
+      text: q,
+      filters: { visibility: 'public', category, condition },
+      limit: PAGE,
+      offset: 0,
+    });
+  }, options);
+  await index.close();
+
+  const rawHttp = await rawHttpLayer(
+    sampleBody,
+    (baseUrl) => httpGetter(baseUrl, ['/'], options.concurrency),
+    options,
+  );
+  return { responseBytes: Buffer.byteLength(sampleBody), gateway, indexAlone, rawHttp };
+};
+
+/**
+ * POST /api/ucp/catalog/search through the gateway, then the same queries against the vector index alone (the
+ * same embedder and HNSW index as the catalog, over the same listings, in this process: query embedding and
+ * search timed together), then raw node:http answering the same POSTs with a same-sized JSON.
+ */
+const measureSemantic = async ({ cluster, listings, options }: SearchRun) => {
+  const queries = semanticBenchQueries(QUERY_COUNT);
+  const bodies = queries.map((query) => JSON.stringify({ ...query, limit: SEMANTIC_LIMIT }));
+  const post = (baseUrl: string) => httpPoster(baseUrl, SEMANTIC_PATH, bodies, options.concurrency);
+  const gateway = await measureLayer(post(cluster.client.baseUrl), options);
+  const sampleBody = await sampleAnswer(cluster.client.baseUrl, {
+    method: 'POST',
+    path: SEMANTIC_PATH,
+    headers: { 'content-type': 'application/json' },
+    body: bodies[0]!,
+  });
+
+  const embedder = await loadBenchEmbedder();
+  const vectors = await buildVectorIndex(embedder, listings.map(searchDocumentOf));
+  const indexAlone = await measureLayer(async (n) => {
+    const { query, category, max_price } = queries[n % queries.length]!;
+    const [vector] = await embedder.embed([query]);
+    await vectors.index.search({
+      vector: vector!,
+      filters: { visibility: 'public', category, maxPriceCents: max_price },
+      limit: SEMANTIC_LIMIT,
+    });
+  }, options);
+  await vectors.index.clear();
+
+  const rawHttp = await rawHttpLayer(sampleBody, post, options);
+  return {
+    responseBytes: Buffer.byteLength(sampleBody),
+    gateway,
+    indexAlone: {
+      embedListingsMs: Math.round(vectors.embedMs),
+      indexBuildMs: Math.round(vectors.buildMs),
+      ...indexAlone,
+    },
+    rawHttp,
+  };
+};
+
+/**
+ * Search at catalog scale in cluster mode: N generated listings in the catalog's read model, the catalog
+ * restarted to load them (lexical index in a worker thread, vector index of their embeddings), then for lexical
+ * and then semantic search: through the gateway the saturation throughput and the latencies at half that rate,
+ * and the same queries against the index alone (in this process) and raw node:http serving a same-sized JSON,
+ * from the same run.
  */
 export const catalogSearchCluster = async (options: CatalogSearchOptions) => {
   const listings = generateListings(options.listings);
-  const queries = benchQueries(QUERY_COUNT);
   const cluster = await Cluster.start();
   try {
-    const catalog = cluster.process('catalog');
-    await catalog.stop('SIGTERM');
-    const seedStart = performance.now();
-    await seedCatalog(cluster.databaseUrl, listings);
-    const seedMs = performance.now() - seedStart;
-    const loadStart = performance.now();
-    catalog.start();
-    await cluster.waitUntilReady();
-    const catalogReadyMs = performance.now() - loadStart;
-
-    const paths = queries.map(pathOf);
-    const gateway = await measureLayer(
-      httpGetter(cluster.client.baseUrl, paths, options.concurrency),
-      options,
-    );
-    const sampleBody = await (await fetch(new URL(paths[0]!, cluster.client.baseUrl))).text();
-
-    const index: SearchIndex<GeneratedListing> & { close(): Promise<void> } = createWorkerSearchIndex();
-    await index.upsertMany(
-      listings.map((listing) => ({
-        id: listing.id,
-        version: listing.version,
-        title: listing.title,
-        description: listing.description,
-        category: listing.category,
-        condition: listing.condition,
-        priceCents: listing.priceCents,
-        public: listing.promotePublicly,
-        createdAtMs: listing.createdAtMs,
-        payload: listing,
-      })),
-    );
-    const indexAlone = await measureLayer(async (n) => {
-      const { q, category, condition } = queries[n % queries.length]!;
-      await index.search({
-        text: q,
-        filters: { visibility: 'public', category, condition },
-        limit: PAGE,
-        offset: 0,
-      });
-    }, options);
-    await index.close();
-
-    const raw = await rawJsonServer(sampleBody);
-    try {
-      const rawHttp = await measureLayer(httpGetter(raw.baseUrl, ['/'], options.concurrency), options);
-      return {
-        ...options,
-        seedMs: Math.round(seedMs),
-        catalogReadyAfterRestartMs: Math.round(catalogReadyMs),
-        responseBytes: Buffer.byteLength(sampleBody),
-        gateway,
-        indexAlone,
-        rawHttp,
-      };
-    } finally {
-      raw.stop();
-    }
+    const reloaded = await reloadCatalog(cluster, listings);
+    const run = { cluster, listings, options };
+    const lexical = await measureLexical(run);
+    const semantic = await measureSemantic(run);
+    return { ...options, ...reloaded, ...lexical, semantic };
   } finally {
     await cluster.stop();
   }

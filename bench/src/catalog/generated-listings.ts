@@ -1,3 +1,4 @@
+import type { SearchDocument } from '@marketplace/search';
 import { CATEGORIES, CONDITIONS } from '@marketplace/vocabulary';
 
 /**
@@ -256,5 +257,57 @@ export const benchQueries = (
     if (shape < 0.85) return { q: pick(brands), condition: pick(CONDITIONS) };
     if (shape < 0.95) return { category, condition: pick(CONDITIONS) };
     return { q: 'i5-8250U' };
+  });
+};
+
+/** What the search indexes hold of a generated listing, as the catalog's projection hands it to them. */
+export const searchDocumentOf = (listing: GeneratedListing): SearchDocument<GeneratedListing> => ({
+  id: listing.id,
+  version: listing.version,
+  title: listing.title,
+  description: listing.description,
+  category: listing.category,
+  condition: listing.condition,
+  priceCents: listing.priceCents,
+  public: listing.promotePublicly,
+  createdAtMs: listing.createdAtMs,
+  payload: listing,
+});
+
+/** The body of POST /api/ucp/catalog/search (`max_price` in cents per unit). */
+export interface SemanticBenchQuery {
+  readonly query: string;
+  readonly category?: string;
+  readonly max_price?: number;
+}
+
+// How a buyer's agent asks for goods in plain words rather than as a seller titles them.
+const PARAPHRASES: readonly ((item: string, brand: string) => string)[] = [
+  (item) => `cheap ${item} to resell`,
+  (item) => `bulk ${item} for a retail store`,
+  (item) => `wholesale lots of ${item}`,
+  (item, brand) => `${brand} ${item} in good condition`,
+  (item) => `returned ${item} at liquidation prices`,
+  (item) => `${item} for a small business`,
+];
+const MAX_PRICES_CENTS = [2_000, 10_000, 50_000];
+
+/**
+ * Semantic queries drawn from the generated listings' vocabulary (an item of a category, sometimes its brand, in
+ * a paraphrase); half with a category and/or a maximum price filter. Deterministic by seed, the same list for
+ * every layer measured.
+ */
+export const semanticBenchQueries = (count: number, seed = 11): SemanticBenchQuery[] => {
+  const random = seeded(seed);
+  const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)]!;
+  return Array.from({ length: count }, () => {
+    const category = pick(CATEGORIES);
+    const { brands, items } = PRODUCTS[category]!;
+    const query = pick(PARAPHRASES)(pick(items).toLowerCase(), pick(brands));
+    const shape = random();
+    if (shape < 0.5) return { query };
+    if (shape < 0.75) return { query, category };
+    if (shape < 0.9) return { query, max_price: pick(MAX_PRICES_CENTS) };
+    return { query, category, max_price: pick(MAX_PRICES_CENTS) };
   });
 };

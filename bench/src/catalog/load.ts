@@ -3,34 +3,78 @@ import { Agent, request } from 'node:http';
 /** One request of a load run: resolves when the whole answer arrived; rejects on a non-2xx or an error. */
 export type Send = (n: number) => Promise<void>;
 
-/** A keep-alive GET against one HTTP server, each request bounded by `timeoutMs`. */
+export interface HttpRequest {
+  readonly method?: 'GET' | 'POST';
+  /** Path and query, resolved against the client's base URL. */
+  readonly path: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string;
+}
+
+export interface HttpAnswer {
+  readonly status: number;
+  /** The answer's body, decoded only when asked: load runs that only count answers skip the work. */
+  text(): string;
+}
+
+/** One request and its answer. */
+export type HttpExchange = (request: HttpRequest) => Promise<HttpAnswer>;
+
+/**
+ * A keep-alive HTTP client of one server: at most `sockets` requests in flight (the agent queues the others),
+ * each bounded by `timeoutMs` of socket inactivity. Resolves with any status; rejects on a network error.
+ */
+export const httpClient = (baseUrl: string, sockets: number, timeoutMs = 10_000): HttpExchange => {
+  const agent = new Agent({ keepAlive: true, maxSockets: sockets });
+  return ({ method = 'GET', path, headers = {}, body }) =>
+    new Promise<HttpAnswer>((resolve, reject) => {
+      // A known length, as clients send a JSON body (not chunked).
+      const sized = body === undefined ? headers : { ...headers, 'content-length': Buffer.byteLength(body) };
+      const options = { agent, method, headers: sized, timeout: timeoutMs };
+      const req = request(new URL(path, baseUrl), options, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, text: () => Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.on('error', reject);
+      });
+      req.on('timeout', () => req.destroy(new Error('request timed out')));
+      req.on('error', reject);
+      req.end(body);
+    });
+};
+
+/** A load run's request: a non-2xx answer is an error. */
+const sender =
+  (exchange: HttpExchange, requestOf: (n: number) => HttpRequest): Send =>
+  async (n) => {
+    const { status } = await exchange(requestOf(n));
+    if (status < 200 || status >= 300) throw new Error(`status ${status}`);
+  };
+
+/** A keep-alive GET of `paths` in turn against one HTTP server, each request bounded by `timeoutMs`. */
 export const httpGetter = (
   baseUrl: string,
   paths: readonly string[],
   sockets: number,
   timeoutMs = 10_000,
-): Send => {
-  const agent = new Agent({ keepAlive: true, maxSockets: sockets });
-  return (n) =>
-    new Promise<void>((resolve, reject) => {
-      const req = request(
-        new URL(paths[n % paths.length]!, baseUrl),
-        { agent, timeout: timeoutMs },
-        (res) => {
-          res.on('data', () => undefined);
-          res.on('end', () =>
-            res.statusCode !== undefined && res.statusCode < 300
-              ? resolve()
-              : reject(new Error(`status ${res.statusCode}`)),
-          );
-          res.on('error', reject);
-        },
-      );
-      req.on('timeout', () => req.destroy(new Error('request timed out')));
-      req.on('error', reject);
-      req.end();
-    });
-};
+): Send => sender(httpClient(baseUrl, sockets, timeoutMs), (n) => ({ path: paths[n % paths.length]! }));
+
+/** A keep-alive POST of the JSON `bodies` in turn to one path, each request bounded by `timeoutMs`. */
+export const httpPoster = (
+  baseUrl: string,
+  path: string,
+  bodies: readonly string[],
+  sockets: number,
+  timeoutMs = 10_000,
+): Send =>
+  sender(httpClient(baseUrl, sockets, timeoutMs), (n) => ({
+    method: 'POST',
+    path,
+    headers: { 'content-type': 'application/json' },
+    body: bodies[n % bodies.length]!,
+  }));
 
 export interface LoadFigures {
   readonly requests: number;

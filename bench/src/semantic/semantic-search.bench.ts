@@ -1,15 +1,10 @@
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { loadLocalEmbedder, type Embedder } from '@marketplace/embeddings';
-import {
-  createHnswVectorIndex,
-  embeddingTextOf,
-  type HnswVectorIndexOptions,
-  type SearchDocument,
-} from '@marketplace/search';
+import type { Embedder } from '@marketplace/embeddings';
+import type { HnswVectorIndexOptions, SearchDocument } from '@marketplace/search';
 import { CONDITIONS } from '@marketplace/vocabulary';
 import { summarize, type Summary } from '../stats.js';
 import { GOODS_KINDS, LIQUIDATION_NOTES, LOT_PREFIXES, LOT_SIZES } from './labelled-catalog.js';
+import { buildVectorIndex, loadBenchEmbedder } from './vector-index.js';
 
 /** What a generated listing is, so a hit can be judged: the kind the queries are labelled with. */
 export interface LabelledPayload {
@@ -60,7 +55,6 @@ export interface SemanticSearchFigures {
 }
 
 const TOP = 10;
-const EMBED_BATCH = 1_000;
 
 /**
  * Embeds a labelled catalog of `listings`, indexes it, and measures what the issue's bars name: recall@10 of the
@@ -77,18 +71,7 @@ export const measureSemanticSearch = async (
   },
 ): Promise<SemanticSearchFigures> => {
   const documents = labelledListings(options.listings);
-  let started = performance.now();
-  const vectors: Float32Array[] = [];
-  for (let start = 0; start < documents.length; start += EMBED_BATCH) {
-    const batch = documents.slice(start, start + EMBED_BATCH);
-    vectors.push(...(await embedder.embed(batch.map(embeddingTextOf))));
-  }
-  const embedListingsMs = performance.now() - started;
-
-  const index = createHnswVectorIndex<LabelledPayload>({ ...options.graph, dimensions: vectors[0]!.length });
-  started = performance.now();
-  await index.upsertMany(documents.map((document, i) => ({ document, vector: vectors[i]! })));
-  const indexBuildMs = performance.now() - started;
+  const { index, vectors, embedMs, buildMs } = await buildVectorIndex(embedder, documents, options.graph);
 
   const queries = GOODS_KINDS.map((goods) => goods.query);
   const queryVectors = await embedder.embed(queries);
@@ -134,8 +117,8 @@ export const measureSemanticSearch = async (
     recallAt10: round3(recallSum / queries.length),
     weakQueries,
     annRecallAt10: round3(annRecallSum / queries.length),
-    embedListingsMs: Math.round(embedListingsMs),
-    indexBuildMs: Math.round(indexBuildMs),
+    embedListingsMs: Math.round(embedMs),
+    indexBuildMs: Math.round(buildMs),
     queryLatencyMs: await latency(false),
     filteredQueryLatencyMs: await latency(true),
   };
@@ -159,7 +142,7 @@ const round3 = (value: number): number => Math.round(value * 1_000) / 1_000;
  */
 export const semanticSearchLocal = async (): Promise<SemanticSearchFigures & { embedderLoadMs: number }> => {
   const started = performance.now();
-  const embedder = await loadLocalEmbedder({ cacheDir: join(process.env.DATA_DIR ?? 'data', 'embeddings') });
+  const embedder = await loadBenchEmbedder();
   const embedderLoadMs = Math.round(performance.now() - started);
   return {
     embedderLoadMs,

@@ -1,0 +1,186 @@
+import type { Cluster } from '@marketplace/e2e';
+import { generateListings } from './catalog/generated-listings.js';
+import type { GeneratedListing } from './catalog/generated-listings.js';
+import { httpClient, openLoop } from './catalog/load.js';
+import type { HttpAnswer, HttpRequest } from './catalog/load.js';
+import { clusterCpuTargets, meterCpu } from './process-cpu.js';
+import { msUntilFound, uniqueWord, withClusterSeller } from './publish-visibility.js';
+import type { PollOptions } from './publish-visibility.js';
+import { summarize } from './stats.js';
+
+export interface PublishToBothSearchesOptions {
+  /** Publications offered per second, whatever the answers (an open loop). */
+  readonly ratePerSecond: number;
+  readonly durationMs: number;
+  /** Pause between two searches for one pending listing, per kind of search. */
+  readonly pollIntervalMs: number;
+  /**
+   * Searches in flight at once over all pending listings (the poller's connections; more wait their turn): the
+   * poller must not become the load. A listing is then searched for less often than every `pollIntervalMs`.
+   */
+  readonly maxConcurrentPolls: number;
+  /** Publications in flight at once (connections to the gateway); a late one still counts from when it was due. */
+  readonly maxConcurrentPublishes: number;
+}
+
+/** A listing not in both searches by then is counted as never visible, not timed. */
+const VISIBLE_WITHIN_MS = 30_000;
+/** Semantic visibility: among the first matches of its own title, narrowed by its category and condition. */
+const SEMANTIC_TOP = 10;
+const JSON_HEADERS = { 'content-type': 'application/json' } as const;
+
+interface Visibility {
+  readonly lexicalMs: number | undefined;
+  readonly semanticMs: number | undefined;
+}
+
+interface ProductMatches {
+  readonly products: readonly { readonly id: string }[];
+}
+
+/** Searches through a bounded client; a failed search is a miss, counted. */
+const searcher = (baseUrl: string, maxConcurrent: number) => {
+  const exchange = httpClient(baseUrl, maxConcurrent);
+  const counts = { polls: 0, errors: 0 };
+  /** How long each search took, queueing for a connection included: the resolution of the figures. */
+  const latenciesMs: number[] = [];
+  const holds = async (request: HttpRequest, id: string): Promise<boolean> => {
+    counts.polls++;
+    const sent = performance.now();
+    let answer: HttpAnswer;
+    try {
+      answer = await exchange(request);
+    } catch {
+      counts.errors++;
+      return false;
+    } finally {
+      latenciesMs.push(performance.now() - sent);
+    }
+    if (answer.status !== 200) {
+      counts.errors++;
+      return false;
+    }
+    return (JSON.parse(answer.text()) as ProductMatches).products.some((product) => product.id === id);
+  };
+  return { holds, counts, latenciesMs };
+};
+
+/** The listing as a seller's system posts it, titled with its unique word. */
+const listingBody = (listing: GeneratedListing, title: string, imageUrl: string): string =>
+  JSON.stringify({
+    name: title,
+    description: listing.description,
+    category: listing.category,
+    condition: listing.condition,
+    price: listing.priceCents / 100,
+    quantity: listing.quantity,
+    brand: listing.brand,
+    imageUrl,
+    promotePublicly: true,
+  });
+
+/** Time from the 201 to the listing being returned by each search, polled independently. */
+const trackVisibility = async (
+  holds: (request: HttpRequest, id: string) => Promise<boolean>,
+  listing: { readonly id: string; readonly word: string; readonly title: string } & Pick<
+    GeneratedListing,
+    'category' | 'condition'
+  >,
+  publishedAt: number,
+  poll: PollOptions,
+): Promise<Visibility> => {
+  const lexical = { path: `/api/ucp/catalog/products?q=${listing.word}&limit=1` };
+  const semantic: HttpRequest = {
+    method: 'POST',
+    path: '/api/ucp/catalog/search',
+    headers: JSON_HEADERS,
+    body: JSON.stringify({
+      query: listing.title,
+      category: listing.category,
+      condition: listing.condition,
+      limit: SEMANTIC_TOP,
+    }),
+  };
+  const [lexicalMs, semanticMs] = await Promise.all([
+    msUntilFound(() => holds(lexical, listing.id), publishedAt, poll),
+    msUntilFound(() => holds(semantic, listing.id), publishedAt, poll),
+  ]);
+  return { lexicalMs, semanticMs };
+};
+
+const summaryOf = (samples: readonly number[]) => (samples.length > 0 ? summarize(samples) : undefined);
+
+/** Publishes at the offered rate and follows each listing until both searches return it. */
+const measure = async (cluster: Cluster, sellerKey: string, options: PublishToBothSearchesOptions) => {
+  const offered = Math.floor((options.ratePerSecond * options.durationMs) / 1000);
+  const listings = generateListings(offered);
+  const imageUrl = cluster.images.imageUrl('bench-lot');
+  const publish = httpClient(cluster.client.baseUrl, options.maxConcurrentPublishes, 30_000);
+  const searches = searcher(cluster.client.baseUrl, options.maxConcurrentPolls);
+  const poll = { intervalMs: options.pollIntervalMs, timeoutMs: VISIBLE_WITHIN_MS };
+  const tracked: Promise<Visibility>[] = [];
+
+  const meter = await meterCpu(clusterCpuTargets(cluster));
+  const started = performance.now();
+  const publishing = await openLoop(
+    async (n) => {
+      const listing = listings[n]!;
+      const word = uniqueWord();
+      const title = `${listing.title} ${word}`;
+      const answer = await publish({
+        method: 'POST',
+        path: '/api/products',
+        headers: { ...JSON_HEADERS, 'x-mcp-api-key': sellerKey },
+        body: listingBody(listing, title, imageUrl),
+      });
+      if (answer.status !== 201) throw new Error(`publish answered ${answer.status}`);
+      const publishedAt = performance.now();
+      const { id } = JSON.parse(answer.text()) as { id: string };
+      tracked.push(trackVisibility(searches.holds, { ...listing, id, word, title }, publishedAt, poll));
+    },
+    options.ratePerSecond,
+    options.durationMs,
+  );
+  const visibility = await Promise.all(tracked);
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = await meter.stop(publishing.requests);
+
+  const lexical = visibility.flatMap(({ lexicalMs }) => (lexicalMs === undefined ? [] : [lexicalMs]));
+  const semantic = visibility.flatMap(({ semanticMs }) => (semanticMs === undefined ? [] : [semanticMs]));
+  const both = visibility.flatMap(({ lexicalMs, semanticMs }) =>
+    lexicalMs === undefined || semanticMs === undefined ? [] : [Math.max(lexicalMs, semanticMs)],
+  );
+  return {
+    ...options,
+    offered,
+    published: publishing.requests,
+    publishFailures: publishing.errors,
+    // 201s per second from the first due time until the last publication answered.
+    achievedRatePerSecond: publishing.perSecond,
+    publishLatencyFromDueMs: summaryOf(publishing.latenciesMs),
+    lexicalVisibleMs: summaryOf(lexical),
+    semanticVisibleMs: summaryOf(semantic),
+    bothVisibleMs: summaryOf(both),
+    notVisibleWithinMs: {
+      within: VISIBLE_WITHIN_MS,
+      lexical: visibility.length - lexical.length,
+      semantic: visibility.length - semantic.length,
+    },
+    searches: {
+      ...searches.counts,
+      perSecond: Math.round(searches.counts.polls / seconds),
+      latencyMs: summaryOf(searches.latenciesMs),
+    },
+    cpu,
+  };
+};
+
+/**
+ * Listing created → visible in both searches, in cluster mode (every service its own process, PostgreSQL and
+ * NATS, the catalog with its default local embedder): listings published through the gateway at a fixed rate,
+ * each titled with a unique word; for each, the time from its 201 to being returned by lexical search
+ * (GET /api/ucp/catalog/products?q=<word>) and by semantic search (POST /api/ucp/catalog/search with its title,
+ * its category and condition as filters, among the first 10), polled with a bounded number of searches in flight.
+ */
+export const publishToBothSearchesCluster = (options: PublishToBothSearchesOptions) =>
+  withClusterSeller((cluster, sellerKey) => measure(cluster, sellerKey, options));
