@@ -71,9 +71,16 @@ export const subscriptionIdParamsSchema = z.object({
   id: z.string().regex(/^sub_[0-9a-f]{24}$/, 'must look like sub_<24 hex digits>'),
 });
 
-export const unsubscribeQuerySchema = z.object({
-  token: z.string({ error: 'is required' }).min(1, 'is required').max(200),
+const unsubscribeToken = z.string({ error: 'is required' }).min(1, 'is required').max(200);
+
+export const unsubscribeQuerySchema = z.object({ token: unsubscribeToken });
+
+/** DELETE /api/subscriptions/{id}: the owner's credential, or the unsubscribe token for anyone else. */
+export const deleteSubscriptionQuerySchema = z.object({
+  token: unsubscribeToken.optional().describe('the unsubscribe token, instead of the owner’s credential'),
 });
+
+export const unsubscribedSchema = z.object({ id: z.string(), unsubscribed: z.literal(true) });
 
 const channelView = z.union([
   z.object({ type: z.literal('webhook'), url: z.string() }),
@@ -95,6 +102,8 @@ export const subscribeOutputSchema = subscriptionViewSchema.extend({
   /** Shown once: ends the subscription without credentials (DELETE ?token= or the link in emails). */
   unsubscribe_token: z.string(),
 });
+
+export const subscriptionListSchema = z.object({ subscriptions: z.array(subscriptionViewSchema) });
 
 export const subscriptionResourceSchema = z.object({
   subscription: subscriptionViewSchema,
