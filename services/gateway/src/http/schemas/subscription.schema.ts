@@ -50,14 +50,18 @@ export const savedSearchQuerySchema = z
 export const channelSchema = z.discriminatedUnion(
   'type',
   [
-    z.object({ type: z.literal('webhook'), url: z.string({ error: 'must be a URL' }).max(2_000) }),
-    z.object({ type: z.literal('email'), email: z.email({ error: 'must be an email address' }) }),
-    z.object({ type: z.literal('mcp_resource') }),
+    z.strictObject({ type: z.literal('webhook'), url: z.string({ error: 'must be a URL' }).max(2_000) }),
+    z.strictObject({ type: z.literal('email'), email: z.email({ error: 'must be an email address' }) }),
+    z.strictObject({ type: z.literal('mcp_resource') }),
   ],
   { error: 'must be {type: webhook, url}, {type: email, email} or {type: mcp_resource}' },
 );
 
-export const subscribeInputSchema = z.object({
+/**
+ * Strict, unlike the query: an unknown field (an owner, an id, a token) is a 400 naming it, never dropped in
+ * silence; the owner is the caller's credential and the id and token are the service's.
+ */
+export const subscribeInputSchema = z.strictObject({
   query: savedSearchQuerySchema,
   channels: z
     .array(channelSchema, { error: 'must be an array of channels' })
