@@ -7,7 +7,7 @@ import { EmbeddedMarketplace } from '../src/harness/embedded.js';
 
 /**
  * The OWASP API Security Top 10 (2023) as tests against the gateway of `pnpm start` (docs/security.md maps each
- * item to its tests). Quotes, orders and subscriptions are covered by their own suites as they land.
+ * item to its tests, these and those of the quote, order and saved-search suites).
  */
 type Answer = { status: number; body: unknown; headers: Headers };
 
@@ -33,6 +33,17 @@ describe('OWASP API Security Top 10 (2023) at the gateway', () => {
     body: JSON.stringify(body),
   });
   const asSeller = (key: string): Record<string, string> => ({ 'x-mcp-api-key': key });
+  /** Calls each operation with the headers: every answer must have the status. */
+  const expectEach = async (
+    operations: readonly [string, string, unknown][],
+    headers: Record<string, string>,
+    status: number,
+  ): Promise<void> => {
+    for (const [method, path, body] of operations) {
+      const answer = await call(path, body === undefined ? { method, headers } : json(method, body, headers));
+      expect({ method, path, headers, status: answer.status }).toEqual({ method, path, headers, status });
+    }
+  };
   const details = async (productId: string, key?: string): Promise<Answer> =>
     call(`/api/ucp/catalog/products/${productId}`, { headers: key ? asSeller(key) : {} });
   const listing = (name: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
@@ -136,17 +147,7 @@ describe('OWASP API Security Top 10 (2023) at the gateway', () => {
         asSeller(`${alice.apiKey}x`),
         asSeller(revoked.apiKey),
       ];
-      for (const headers of credentials) {
-        for (const [method, path, body] of sellerOperations(promoted)) {
-          const answer = await call(path, json(method, body, headers));
-          expect({ method, path, headers, status: answer.status }).toEqual({
-            method,
-            path,
-            headers,
-            status: 401,
-          });
-        }
-      }
+      for (const headers of credentials) await expectEach(sellerOperations(promoted), headers, 401);
     });
 
     it('refuses a tampered agent token with 401', async () => {
@@ -199,6 +200,96 @@ describe('OWASP API Security Top 10 (2023) at the gateway', () => {
         );
       }
       expect((await details(promoted, alice.apiKey)).body).toEqual(before.body);
+    });
+
+    it('rejects fields a caller may not set on quote, checkout, order and subscription bodies, naming each', async () => {
+      const pathsOf = (answer: Answer): string[] =>
+        ((answer.body as { errors?: { path: string }[] }).errors ?? []).map((error) => error.path).sort();
+      const quoteRequests = async (): Promise<number> =>
+        (
+          (
+            await call(
+              '/api/mcp/invoke',
+              json(
+                'POST',
+                { tool: 'get_quote_requests', parameters: { status: 'all' } },
+                asSeller(alice.apiKey),
+              ),
+            )
+          ).body as { total: number }
+        ).total;
+      const subscriptions = async (): Promise<number> =>
+        (
+          (await call('/api/subscriptions', { headers: asSeller(buyer.apiKey) })).body as {
+            subscriptions: unknown[];
+          }
+        ).subscriptions.length;
+      const [quotesBefore, subscriptionsBefore] = [await quoteRequests(), await subscriptions()];
+      const attempts: [string, string, unknown, Record<string, string>, string[]][] = [
+        [
+          'quote',
+          '/api/ucp/quotes',
+          {
+            product_id: promoted,
+            quantity: 40,
+            buyer: { email: 'bea@example.com', account_id: bob.accountId },
+            status: 'accepted',
+            agreed_price: 1,
+            buyer_account_id: bob.accountId,
+            seller_account_id: bob.accountId,
+          },
+          asSeller(buyer.apiKey),
+          ['agreed_price', 'buyer/account_id', 'buyer_account_id', 'seller_account_id', 'status'],
+        ],
+        [
+          'checkout',
+          '/api/ucp/checkout',
+          {
+            line_items: [{ product_id: promoted, quantity: 1, unit_price: 1 }],
+            buyer: { email: 'bea@example.com', account_id: bob.accountId },
+            status: 'completed',
+            totals: { subtotal: 1, total: 1 },
+          },
+          asSeller(buyer.apiKey),
+          ['buyer/account_id', 'line_items/0/unit_price', 'status', 'totals'],
+        ],
+        [
+          'dispute',
+          '/api/orders/1/dispute',
+          { reason: 'damaged', description: 'Crushed pallet', status: 'completed', refund_cents: 100 },
+          asSeller(buyer.apiKey),
+          ['refund_cents', 'status'],
+        ],
+        [
+          'shipping',
+          '/api/seller/orders/1/mark-shipped',
+          { tracking_number: '1Z', status: 'delivered', buyer_account_id: bob.accountId },
+          asSeller(alice.apiKey),
+          ['buyer_account_id', 'status'],
+        ],
+        [
+          'subscription',
+          '/api/subscriptions',
+          {
+            query: { search: 'halberd' },
+            channels: [{ type: 'mcp_resource', owner_account_id: bob.accountId }],
+            id: 'sub_000000000000000000000001',
+            owner_account_id: bob.accountId,
+            unsubscribe_token: 'chosen',
+          },
+          asSeller(buyer.apiKey),
+          ['channels/0/owner_account_id', 'id', 'owner_account_id', 'unsubscribe_token'],
+        ],
+      ];
+      for (const [what, path, body, headers, smuggled] of attempts) {
+        const answer = await call(path, json('POST', body, headers));
+        expect({ what, status: answer.status, paths: pathsOf(answer) }).toEqual({
+          what,
+          status: 400,
+          paths: smuggled,
+        });
+      }
+      expect([await quoteRequests(), await subscriptions()]).toEqual([quotesBefore, subscriptionsBefore]);
     });
 
     it('keeps private account data out of public product details', async () => {
@@ -261,10 +352,7 @@ describe('OWASP API Security Top 10 (2023) at the gateway', () => {
 
   describe('API5 broken function level authorization', () => {
     it('keeps seller operations from buyers (403)', async () => {
-      for (const [method, path, body] of sellerOperations(promoted)) {
-        const answer = await call(path, json(method, body, asSeller(buyer.apiKey)));
-        expect({ method, path, status: answer.status }).toEqual({ method, path, status: 403 });
-      }
+      await expectEach(sellerOperations(promoted), asSeller(buyer.apiKey), 403);
     });
 
     it('keeps the admin API from callers without the admin token (401), whatever else they hold', async () => {
@@ -281,22 +369,27 @@ describe('OWASP API Security Top 10 (2023) at the gateway', () => {
         ['POST', `/api/admin/accounts/${alice.accountId}/api-keys`, {}],
         ['DELETE', `/api/admin/api-keys/${alice.apiKey.split('_').slice(0, 2).join('_')}`, undefined],
       ];
-      for (const headers of wrong) {
-        for (const [method, path, body] of operations) {
-          const answer = await call(
-            path,
-            body === undefined ? { method, headers } : json(method, body, headers),
-          );
-          expect({ method, path, headers, status: answer.status }).toEqual({
-            method,
-            path,
-            headers,
-            status: 401,
-          });
-        }
-      }
+      for (const headers of wrong) await expectEach(operations, headers, 401);
       // Alice's key still works: none of the refused calls revoked it.
       expect((await details(hidden, alice.apiKey)).status).toBe(200);
+    });
+
+    it("keeps the seller's order operations from buyers (403) and anonymous callers (401), and the buyer's from sellers", async () => {
+      // The role is checked before the order is looked up: no order needs to exist for these answers.
+      const sellerSide: [string, string, unknown][] = [
+        ['GET', '/api/seller/orders/1', undefined],
+        ['POST', '/api/seller/orders/1/mark-shipped', { tracking_number: '1Z' }],
+        ['POST', '/api/seller/orders/1/mark-delivered', undefined],
+      ];
+      const buyerSide: [string, string, unknown][] = [
+        ['GET', '/api/orders/1', undefined],
+        ['POST', '/api/orders/1/confirm', undefined],
+        ['POST', '/api/orders/1/dispute', { reason: 'damaged', description: 'Crushed pallet' }],
+        ['POST', '/api/ucp/checkout', { line_items: [{ product_id: promoted, quantity: 1 }] }],
+      ];
+      await expectEach(sellerSide, asSeller(buyer.apiKey), 403);
+      await expectEach(sellerSide, {}, 401);
+      await expectEach(buyerSide, asSeller(alice.apiKey), 403);
     });
 
     it('issues agent tokens to buyers only', async () => {
@@ -382,6 +475,39 @@ describe('OWASP API Security Top 10 (2023) at the gateway', () => {
       for (const imageUrl of ['file:///etc/passwd', 'gopher://127.0.0.1:70/', 'ftp://127.0.0.1/x.png']) {
         const answer = await marketplace.client.publish(alice.apiKey, listing('Scheme lot', { imageUrl }));
         expect({ imageUrl, status: answer.status }).toEqual({ imageUrl, status: 400 });
+      }
+    });
+  });
+
+  describe('API7 server side request forgery (webhook URLs)', () => {
+    it('refuses a webhook at a non-public address when subscribing, naming the channel', async () => {
+      // 127.0.0.1 is allow-listed for the test receivers; every other non-public address is refused.
+      for (const url of [
+        'http://169.254.169.254/latest/meta-data',
+        'http://10.0.0.1/hook',
+        'http://[::1]/hook',
+        'http://[fd00::1]/hook',
+        'http://[::ffff:a9fe:a9fe]/hook',
+        'http://0x7f.0.0.2/hook',
+      ]) {
+        const answer = await call(
+          '/api/subscriptions',
+          json('POST', {
+            query: {},
+            channels: [
+              { type: 'email', email: 'bea@example.com' },
+              { type: 'webhook', url },
+            ],
+          }),
+        );
+        const paths = ((answer.body as { errors?: { path: string }[] }).errors ?? []).map(
+          (error) => error.path,
+        );
+        expect({ url, status: answer.status, paths }).toEqual({
+          url,
+          status: 400,
+          paths: ['channels/1/url'],
+        });
       }
     });
   });
@@ -474,6 +600,31 @@ describe('OWASP API Security Top 10 (2023) at the gateway', () => {
         expect(JSON.stringify(answer.body)).not.toMatch(
           /\bat \S+\.(?:js|ts):\d+|stack|select |postgres|127\.0\.0\.1:\d+/i,
         );
+      }
+    });
+  });
+
+  describe('API9 improper inventory management', () => {
+    it('serves exactly the methods /openapi.json documents on each of its paths', async () => {
+      // The other half, that every route the gateway serves is documented, is the gateway's route-inventory test.
+      const document = (await call('/openapi.json')).body as {
+        paths: Record<string, Record<string, unknown>>;
+      };
+      const paths = Object.entries(document.paths);
+      expect(paths.length).toBeGreaterThan(30);
+      for (const [path, operations] of paths) {
+        // OPTIONS reaches each route's own handler, which lists its methods; the 404 fallback would answer 404.
+        const answer = await call(path.replace(/\{\w+\}/g, '1'), { method: 'OPTIONS' });
+        const allowed = (answer.headers.get('allow') ?? '')
+          .split(/,\s*/)
+          .filter((method) => method !== '' && method !== 'HEAD' && method !== 'OPTIONS');
+        expect({ path, status: answer.status, allowed: allowed.sort() }).toEqual({
+          path,
+          status: 204,
+          allowed: Object.keys(operations)
+            .map((method) => method.toUpperCase())
+            .sort(),
+        });
       }
     });
   });

@@ -12,6 +12,11 @@ export interface AddressPolicy {
   allowsAddress(address: string): boolean;
   /** True when the host name is on the allow-list, whatever it resolves to. */
   allowsHost(hostname: string): boolean;
+  /**
+   * True when a URL's host is an IP address the policy refuses. Such a URL can be refused before any request
+   * (or when it is saved); a name is judged only as it resolves, at each connection.
+   */
+  refusesLiteralHost(hostname: string): boolean;
 }
 
 type Cidr = [ipaddr.IPv4 | ipaddr.IPv6, number];
@@ -55,15 +60,19 @@ export const createAddressPolicy = (
       : [address, bits];
   });
 
+  const allowsAddress = (literal: string): boolean => {
+    const host = normalizeHost(literal);
+    if (!ipaddr.isValid(host)) return false;
+    const address = ipaddr.process(host);
+    if (cidrs.some(([range, bits]) => range.kind() === address.kind() && address.match(range, bits)))
+      return true;
+    return address.range() === 'unicast';
+  };
+  const allowsHost = (hostname: string): boolean => hosts.has(normalizeHost(hostname));
   return {
-    allowsAddress: (literal) => {
-      const host = normalizeHost(literal);
-      if (!ipaddr.isValid(host)) return false;
-      const address = ipaddr.process(host);
-      if (cidrs.some(([range, bits]) => range.kind() === address.kind() && address.match(range, bits)))
-        return true;
-      return address.range() === 'unicast';
-    },
-    allowsHost: (hostname) => hosts.has(normalizeHost(hostname)),
+    allowsAddress,
+    allowsHost,
+    refusesLiteralHost: (hostname) =>
+      ipaddr.isValid(normalizeHost(hostname)) && !allowsHost(hostname) && !allowsAddress(hostname),
   };
 };

@@ -1,6 +1,5 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
-import ipaddr from 'ipaddr.js';
 import { Agent, request } from 'undici';
 import type { AddressPolicy } from './address-policy.js';
 import { createAddressPolicy } from './address-policy.js';
@@ -117,8 +116,7 @@ export const createGuardedFetcher = (options: GuardedFetcherOptions = {}): Guard
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new OutboundFetchError('bad_url', `only http and https URLs can be fetched, not ${url.protocol}`);
     }
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (ipaddr.isValid(host) && !policy.allowsHost(host) && !policy.allowsAddress(host)) {
+    if (policy.refusesLiteralHost(url.hostname)) {
       throw new OutboundFetchError('forbidden_address', `${url.hostname} is not a public address`);
     }
   };

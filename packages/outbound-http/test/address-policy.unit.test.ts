@@ -50,6 +50,19 @@ describe('address policy', () => {
     expect(allowed.allowsHost('other.internal')).toBe(false);
   });
 
+  it('refuses a URL host that is a non-public address, unless allowed; names wait for their resolution', () => {
+    const allowed = createAddressPolicy(parseAllowList('127.0.0.1'));
+    expect(
+      ['169.254.169.254', '[::1]', '[::ffff:10.0.0.1]', '127.0.0.2'].map(allowed.refusesLiteralHost),
+    ).toEqual([true, true, true, true]);
+    expect(['127.0.0.1', '8.8.8.8', 'localhost', 'hooks.example'].map(allowed.refusesLiteralHost)).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
+  });
+
   it('parses the allow-list into hosts and CIDRs and refuses a malformed CIDR', () => {
     expect(parseAllowList('')).toEqual({ hosts: [], cidrs: [] });
     expect(parseAllowList('a.example,127.0.0.1,fd00::/8')).toEqual({

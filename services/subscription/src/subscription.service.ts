@@ -2,7 +2,7 @@ import { migrate } from '@marketplace/database';
 import type { Subscription } from '@marketplace/eventlog';
 import { createPostgresEventStore, startOutboxRelay, startProjection } from '@marketplace/eventsourcing';
 import type { Mailer } from '@marketplace/mailer';
-import { createGuardedFetcher } from '@marketplace/outbound-http';
+import { createAddressPolicy, createGuardedFetcher } from '@marketplace/outbound-http';
 import type { ServiceHandle } from '@marketplace/platform';
 import type { ServiceDependencies } from '@marketplace/runtime';
 import { serveGrpcService } from '@marketplace/rpc';
@@ -72,6 +72,7 @@ export const startSubscriptionService = async (
     matching: new MatchingTables(schema),
     deliveries: new DeliveriesTable(schema),
     signingSecret: options.signingSecret,
+    webhookAddresses: createAddressPolicy(options.outboundAllowList),
   };
   const fetcher = createGuardedFetcher({
     allowList: options.outboundAllowList,

@@ -4,7 +4,9 @@ import type { Database } from '@marketplace/database';
 import { migrate } from '@marketplace/database';
 import { dropSchema, freshSchemaName, testEngines } from '@marketplace/database/testing';
 import { createPostgresEventStore } from '@marketplace/eventsourcing';
-import { createGuardedFetcher, type GuardedFetcher } from '@marketplace/outbound-http';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createAddressPolicy, createGuardedFetcher, type GuardedFetcher } from '@marketplace/outbound-http';
 import { createLogger, ManualClock, systemClock, type Clock } from '@marketplace/platform';
 import { DeliveriesTable } from '../src/adapters/deliveries.table.js';
 import { createDeliverySender } from '../src/adapters/delivery.senders.js';
@@ -27,6 +29,8 @@ const SECRET = 'test-signing-secret-0123456789abcdef';
 const START = Date.UTC(2026, 0, 1);
 const BUYER = 42;
 const actor = { kind: 'buyer', id: String(BUYER) } as const;
+/** The local receivers' address, allowed as OUTBOUND_ALLOW_HOSTS allows it in the e2e suites. */
+const LOOPBACK_RECEIVERS = { hosts: ['127.0.0.1'], cidrs: ['127.0.0.1/32'] };
 
 /**
  * An independent verifier, written from the documented scheme only (decisions, "Saved searches"), as a
@@ -57,7 +61,7 @@ describe.each(testEngines())('saved searches on $name', ({ create, name }) => {
       matchNewListing({ ...deps, publicBaseUrl: 'https://market.example' }, tx, listing, clock.now()),
     );
 
-  const worker = (workerClock: Clock) => {
+  const worker = (workerClock: Clock, workerFetcher = fetcher) => {
     const started = startDeliveryWorker({
       db,
       deliveries: deps.deliveries,
@@ -66,7 +70,7 @@ describe.each(testEngines())('saved searches on $name', ({ create, name }) => {
       // On the virtual clock the test drives processDue() itself; a background loop would race it.
       runLoop: workerClock === systemClock,
       send: createDeliverySender({
-        fetcher,
+        fetcher: workerFetcher,
         mailer,
         signingSecret: SECRET,
         clock: workerClock,
@@ -103,7 +107,7 @@ describe.each(testEngines())('saved searches on $name', ({ create, name }) => {
 
   beforeAll(async () => {
     db = await create();
-    fetcher = createGuardedFetcher({ allowList: { hosts: ['127.0.0.1'], cidrs: ['127.0.0.1/32'] } });
+    fetcher = createGuardedFetcher({ allowList: LOOPBACK_RECEIVERS });
   });
   afterAll(async () => {
     await fetcher.close();
@@ -122,6 +126,7 @@ describe.each(testEngines())('saved searches on $name', ({ create, name }) => {
       matching: new MatchingTables(schema),
       deliveries: new DeliveriesTable(schema),
       signingSecret: SECRET,
+      webhookAddresses: createAddressPolicy(LOOPBACK_RECEIVERS),
     };
   });
   afterEach(async () => {
@@ -272,6 +277,70 @@ describe.each(testEngines())('saved searches on $name', ({ create, name }) => {
       attempts: 4,
       lastError: 'the receiver answered 500',
     });
+  });
+
+  it('refuses a webhook to a non-public address when subscribing, naming the channel, and stores nothing', async () => {
+    const refused = await subscribeExample([
+      { type: 'webhook', url: 'http://169.254.169.254/latest/meta-data' },
+      { type: 'email', email: 'agent@example.com' },
+      { type: 'webhook', url: 'http://[::ffff:10.0.0.1]:8080/hook' },
+      { type: 'webhook', url: 'http://2130706434/hook' }, // 127.0.0.2, not the allow-listed 127.0.0.1
+    ]).catch((error: unknown) => error);
+    expect(refused).toMatchObject({
+      kind: 'validation',
+      violations: ['channels/0/url', 'channels/2/url', 'channels/3/url'].map((path) => ({
+        path,
+        message: expect.stringContaining('non-public'),
+      })),
+    });
+    expect(await listSubscriptions(deps, BUYER)).toEqual([]);
+  });
+
+  it('refuses at delivery a name that resolves to a non-public address: nothing sent, not retried', async () => {
+    const hook = await receiver();
+    // Without the allow-list, as in production: localhost is a name, so only its resolution can refuse it.
+    const publicOnly = createGuardedFetcher({});
+    try {
+      const { subscription } = await subscribeExample([
+        { type: 'webhook', url: hook.url.replace('127.0.0.1', 'localhost') },
+      ]);
+      await match();
+      await worker(clock, publicOnly).processDue();
+      expect(hook.received).toEqual([]);
+      const { deliveries } = await subscriptionResource(deps, subscription.subscriptionId, BUYER);
+      expect(deliveries[0]).toMatchObject({
+        status: 'failed',
+        attempts: 1,
+        lastError: expect.stringMatching(/^forbidden_address/),
+      });
+      expect(await deps.deliveries.nextDueAt(db)).toBeUndefined();
+    } finally {
+      await publicOnly.close();
+    }
+  });
+
+  it('reads only the status of a webhook answer: a redirect is not followed, and is a final failure', async () => {
+    const target = await receiver();
+    // An allowed receiver that redirects elsewhere, as an attacker's endpoint would to reach a private address.
+    const redirector = createServer((_req, res) => res.writeHead(307, { location: target.url }).end());
+    await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = redirector.address() as AddressInfo;
+      const { subscription } = await subscribeExample([
+        { type: 'webhook', url: `http://127.0.0.1:${port}/hook` },
+      ]);
+      await match();
+      await worker(clock).processDue();
+      expect(target.received).toEqual([]);
+      const { deliveries } = await subscriptionResource(deps, subscription.subscriptionId, BUYER);
+      expect(deliveries[0]).toMatchObject({
+        status: 'failed',
+        attempts: 1,
+        lastError: 'the receiver answered 307',
+      });
+    } finally {
+      await new Promise((resolve) => redirector.close(resolve));
+    }
   });
 
   // Real time, on one engine only (3 s): the background loop itself keeps the schedule.

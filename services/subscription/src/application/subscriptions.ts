@@ -2,8 +2,9 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Database } from '@marketplace/database';
 import type { Actor, EventStore } from '@marketplace/eventsourcing';
 import { handleCommand } from '@marketplace/eventsourcing';
+import type { AddressPolicy } from '@marketplace/outbound-http';
 import type { Clock } from '@marketplace/platform';
-import { notFound } from '@marketplace/platform';
+import { notFound, validationError } from '@marketplace/platform';
 import type { DeliveriesTable, Delivery } from '../adapters/deliveries.table.js';
 import type { MatchingTables, ResourceMatch } from '../adapters/matching.tables.js';
 import type { SubscriptionsTable } from '../adapters/subscriptions.table.js';
@@ -32,6 +33,8 @@ export interface SubscriptionDependencies {
   readonly deliveries: DeliveriesTable;
   /** The webhook signing secret; unsubscribe tokens derive from it. */
   readonly signingSecret: string;
+  /** Where webhooks may go: the delivery fetcher's policy, so that a target refused there is refused here too. */
+  readonly webhookAddresses: AddressPolicy;
 }
 
 export interface RequestContext {
@@ -108,11 +111,38 @@ const execute = async (
     return state;
   });
 
+/**
+ * A webhook URL whose host is a non-public IP address (not allow-listed) can never be delivered to: refused
+ * when subscribing, naming the channel. A host name is judged at each delivery, as it resolves then.
+ */
+const refuseNonPublicWebhookTargets = (policy: AddressPolicy, draft: SubscriptionDraft): void => {
+  const violations = draft.channels.flatMap((channel, index) => {
+    if (typeof channel !== 'object' || channel === null) return [];
+    const { type, url } = channel as { type?: unknown; url?: unknown };
+    if (type !== 'webhook' || typeof url !== 'string' || !URL.canParse(url)) return [];
+    return policy.refusesLiteralHost(new URL(url).hostname)
+      ? [
+          {
+            path: `channels/${index}/url`,
+            message: 'must not point at a private or otherwise non-public address',
+          },
+        ]
+      : [];
+  });
+  if (violations.length > 0) {
+    throw validationError(
+      `invalid subscription: ${violations.map(({ path, message }) => `${path} ${message}`).join('; ')}`,
+      violations,
+    );
+  }
+};
+
 /** subscribe_to_query: validates, records the subscription and answers it with its unsubscribe token. */
 export const subscribe = async (
   deps: SubscriptionDependencies,
   input: SubscribeInput,
 ): Promise<SubscribeResult> => {
+  refuseNonPublicWebhookTargets(deps.webhookAddresses, input.draft);
   const subscriptionId = newSubscriptionId();
   const state = await execute(
     deps,

@@ -16,6 +16,7 @@ import { ordersRouteDocs } from './orders.routes.js';
 import { sellerOrdersRouteDocs } from './seller-orders.routes.js';
 import { productsRouteDocs } from './products.routes.js';
 import { agentTokensRouteDocs } from './agent-tokens.routes.js';
+import { subscriptionsRouteDocs } from './subscriptions.routes.js';
 
 export const openApiRouteDocs: readonly RouteDoc[] = [
   {
@@ -48,6 +49,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...sellerOrdersRouteDocs,
   ...productsRouteDocs,
   ...agentTokensRouteDocs,
+  ...subscriptionsRouteDocs,
 ];
 
 /** GET /openapi.json, generated once at start-up from ROUTE_DOCS. */

@@ -7,11 +7,17 @@ import { methodNotAllowed } from '../method-not-allowed.js';
 import type { Problems } from '../problem.js';
 import { requestIdOf } from '../request-log.js';
 import {
+  deleteSubscriptionQuerySchema,
   subscribeInputSchema,
+  subscribeOutputSchema,
   subscriptionIdParamsSchema,
+  subscriptionListSchema,
+  subscriptionResourceSchema,
+  unsubscribedSchema,
   unsubscribeQuerySchema,
 } from '../schemas/subscription.schema.js';
 import { parseOrThrow } from '../schemas/validate.js';
+import type { RouteDoc } from './openapi.describe.js';
 
 /**
  * Saved searches over REST, beside the subscribe_to_query tool: create (anyone; anonymous with webhook and
@@ -42,7 +48,7 @@ export const subscriptionsRoutes = (
     .route('/api/subscriptions/:id')
     .delete(caller, async (req, res) => {
       const { id } = parseOrThrow(subscriptionIdParamsSchema, req.params, 'subscription id');
-      const token = typeof req.query['token'] === 'string' ? req.query['token'] : undefined;
+      const { token } = parseOrThrow(deleteSubscriptionQuerySchema, req.query, 'subscription query');
       await subscriptions.delete(principalOf(req), id, token, requestIdOf(req));
       res.status(204).end();
     })
@@ -66,3 +72,81 @@ export const subscriptionsRoutes = (
     .all(methodNotAllowed(problems, ['GET']));
   return router;
 };
+
+const INVALID_SUBSCRIPTION_ID = 'The id is not a subscription id (sub_<24 hex digits>)';
+const NOT_THE_OWNERS = 'No such subscription of this caller (another caller’s is not found either)';
+
+export const subscriptionsRouteDocs: readonly RouteDoc[] = [
+  {
+    method: 'post',
+    path: '/api/subscriptions',
+    operationId: 'subscribe',
+    summary: 'Save a search and be notified of new matching public lots (subscribe_to_query over REST)',
+    description:
+      'Channels: webhook (signed POST), email, mcp_resource (the owner polls it). Anonymous callers may use ' +
+      'webhook and email only and end the subscription with the unsubscribe_token, shown once. Unknown query ' +
+      'keys are stored and ignored.',
+    tags: ['subscriptions'],
+    auth: 'api_key_or_agent_token_optional',
+    body: subscribeInputSchema,
+    responses: {
+      201: { description: 'The subscription', schema: subscribeOutputSchema },
+      400: 'Invalid query or channels (each offending field in errors)',
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/subscriptions',
+    operationId: 'listSubscriptions',
+    summary: 'The caller’s saved searches',
+    tags: ['subscriptions'],
+    auth: 'api_key_or_agent_token',
+    responses: { 200: { description: 'The subscriptions', schema: subscriptionListSchema } },
+  },
+  {
+    method: 'delete',
+    path: '/api/subscriptions/{id}',
+    operationId: 'deleteSubscription',
+    summary: 'End a subscription: its owner, or anyone with its unsubscribe token',
+    tags: ['subscriptions'],
+    auth: 'api_key_or_agent_token_optional',
+    pathParameters: subscriptionIdParamsSchema,
+    query: deleteSubscriptionQuerySchema,
+    responses: {
+      204: { description: 'Ended' },
+      400: 'Invalid subscription id or token',
+      401: 'Neither a valid credential nor a token',
+      404: NOT_THE_OWNERS,
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/subscriptions/{id}/unsubscribe',
+    operationId: 'unsubscribe',
+    summary: 'End a subscription with its token (the link in every match email)',
+    tags: ['subscriptions'],
+    auth: 'none',
+    pathParameters: subscriptionIdParamsSchema,
+    query: unsubscribeQuerySchema,
+    responses: {
+      200: { description: 'Ended', schema: unsubscribedSchema },
+      400: 'Invalid subscription id, or no token',
+      404: 'No such subscription, or not its token',
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/mcp/resources/subscriptions/{id}',
+    operationId: 'getSubscriptionResource',
+    summary:
+      'A subscription’s recent matches and delivery states (marketplace://subscriptions/{id} over REST)',
+    tags: ['subscriptions'],
+    auth: 'api_key_or_agent_token',
+    pathParameters: subscriptionIdParamsSchema,
+    responses: {
+      200: { description: 'The resource', schema: subscriptionResourceSchema },
+      400: INVALID_SUBSCRIPTION_ID,
+      404: NOT_THE_OWNERS,
+    },
+  },
+];

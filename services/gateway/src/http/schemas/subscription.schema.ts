@@ -50,14 +50,18 @@ export const savedSearchQuerySchema = z
 export const channelSchema = z.discriminatedUnion(
   'type',
   [
-    z.object({ type: z.literal('webhook'), url: z.string({ error: 'must be a URL' }).max(2_000) }),
-    z.object({ type: z.literal('email'), email: z.email({ error: 'must be an email address' }) }),
-    z.object({ type: z.literal('mcp_resource') }),
+    z.strictObject({ type: z.literal('webhook'), url: z.string({ error: 'must be a URL' }).max(2_000) }),
+    z.strictObject({ type: z.literal('email'), email: z.email({ error: 'must be an email address' }) }),
+    z.strictObject({ type: z.literal('mcp_resource') }),
   ],
   { error: 'must be {type: webhook, url}, {type: email, email} or {type: mcp_resource}' },
 );
 
-export const subscribeInputSchema = z.object({
+/**
+ * Strict, unlike the query: an unknown field (an owner, an id, a token) is a 400 naming it, never dropped in
+ * silence; the owner is the caller's credential and the id and token are the service's.
+ */
+export const subscribeInputSchema = z.strictObject({
   query: savedSearchQuerySchema,
   channels: z
     .array(channelSchema, { error: 'must be an array of channels' })
@@ -71,9 +75,16 @@ export const subscriptionIdParamsSchema = z.object({
   id: z.string().regex(/^sub_[0-9a-f]{24}$/, 'must look like sub_<24 hex digits>'),
 });
 
-export const unsubscribeQuerySchema = z.object({
-  token: z.string({ error: 'is required' }).min(1, 'is required').max(200),
+const unsubscribeToken = z.string({ error: 'is required' }).min(1, 'is required').max(200);
+
+export const unsubscribeQuerySchema = z.object({ token: unsubscribeToken });
+
+/** DELETE /api/subscriptions/{id}: the owner's credential, or the unsubscribe token for anyone else. */
+export const deleteSubscriptionQuerySchema = z.object({
+  token: unsubscribeToken.optional().describe('the unsubscribe token, instead of the owner’s credential'),
 });
+
+export const unsubscribedSchema = z.object({ id: z.string(), unsubscribed: z.literal(true) });
 
 const channelView = z.union([
   z.object({ type: z.literal('webhook'), url: z.string() }),
@@ -95,6 +106,8 @@ export const subscribeOutputSchema = subscriptionViewSchema.extend({
   /** Shown once: ends the subscription without credentials (DELETE ?token= or the link in emails). */
   unsubscribe_token: z.string(),
 });
+
+export const subscriptionListSchema = z.object({ subscriptions: z.array(subscriptionViewSchema) });
 
 export const subscriptionResourceSchema = z.object({
   subscription: subscriptionViewSchema,
