@@ -8,7 +8,13 @@ import { allFaults } from './faults.js';
  * kills are in cluster.e2e.test.ts (the catalog) and in `pnpm faults`, which also crashes the NATS server
  * (shared by the whole machine, so never from `pnpm test`).
  */
-const SAMPLE = ['relay-crash:listing', 'pause:catalog', 'db-drop:listing', 'db-drop:catalog'];
+const SAMPLE = [
+  'relay-crash:listing',
+  'pause:catalog',
+  'db-drop:listing',
+  'db-drop:catalog',
+  'db-drop:order',
+];
 
 describe('fault injection sample (cluster mode, PostgreSQL and NATS)', () => {
   it('loses and duplicates nothing across one cycle of each sampled fault', async () => {
