@@ -10,13 +10,15 @@ import { natsServer } from './nats-server.js';
  * `pnpm faults`: every fault of the topology, NATS server included, 10 cycles each by default, against one
  * cluster; writes e2e/faults/results/<date>.json and exits 1 when any cycle broke an invariant.
  * Options: --cycles <n>, --no-nats (leave the machine's shared NATS server alone), --only <list> (the faults
- * whose name, kind or target is in the comma-separated list: `kill:quote`, `db-drop:`, `order`).
+ * whose name, kind or target is in the comma-separated list: `kill:quote`, `db-drop:`, `order`), --label <word>
+ * (writes results/<date>-<word>.json, so a second run the same day keeps the first one's file).
  */
 const { values } = parseArgs({
   options: {
     cycles: { type: 'string', default: '10' },
     'no-nats': { type: 'boolean', default: false },
     only: { type: 'string' },
+    label: { type: 'string' },
   },
 });
 const cycles = Number(values.cycles);
@@ -34,7 +36,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 const directory = join(repoRoot, 'e2e/faults/results');
 await mkdir(directory, { recursive: true });
-const fileOf = (report: CampaignReport): string => join(directory, `${report.startedAt.slice(0, 10)}.json`);
+const suffix = values.label === undefined ? '' : `-${values.label.replace(/[^\w-]/g, '')}`;
+const fileOf = (report: CampaignReport): string =>
+  join(directory, `${report.startedAt.slice(0, 10)}${suffix}.json`);
 const save = (report: CampaignReport): Promise<void> =>
   writeFile(fileOf(report), `${JSON.stringify(report, null, 2)}\n`);
 
