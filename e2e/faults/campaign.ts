@@ -4,14 +4,14 @@ import { Cluster } from '../src/harness/cluster.js';
 import type { Fault, FaultNotes } from './faults.js';
 import { checkInvariants, type InvariantReport } from './invariants.js';
 import { natsServer } from './nats-server.js';
-import { pause, SteadyLoad, type LoadTally } from './steady-load.js';
+import { pause, SteadyLoad, type LoadMix, type LoadTally } from './steady-load.js';
 import type { ServiceName } from './topology.js';
 
 export interface CampaignOptions {
   readonly faults: readonly Fault[];
   /** Cycles of each fault (the faults take turns: cycle 1 of each, then cycle 2 of each, …). */
   readonly cycles: number;
-  readonly load: { readonly workers: number; readonly pauseMs: number; readonly accountEvery: number };
+  readonly load: LoadMix;
   /** EVENT_LOG_ACK_WAIT_MS of the cluster (the pause faults outlast it). */
   readonly ackWaitMs: number;
   /** Load before the fault, and after recovery before the check. */
@@ -20,6 +20,8 @@ export interface CampaignOptions {
   /** How long the invariants may take to hold once the load stopped. */
   readonly convergeTimeoutMs: number;
   readonly progress?: (message: string) => void;
+  /** After each round (every fault once), the report so far: a run stopped early keeps its results. */
+  readonly onRound?: (report: CampaignReport) => Promise<void>;
 }
 
 export interface CycleResult {
@@ -40,6 +42,8 @@ export interface CycleResult {
    */
   readonly incidents: readonly string[];
   readonly error?: string;
+  /** The machine's 1-minute load average at the end of the cycle (the machine is shared). */
+  readonly loadAverage: number;
 }
 
 export interface FaultSummary {
@@ -50,6 +54,8 @@ export interface FaultSummary {
   readonly convergenceMsMax: number;
   readonly writesAcknowledged: number;
   readonly writesRefused: number;
+  /** Answers of 500 (a fault reaching a client as an internal error instead of a 503). */
+  readonly internalErrors: number;
 }
 
 export interface CampaignReport {
@@ -60,19 +66,22 @@ export interface CampaignReport {
     readonly cpuModel: string;
     readonly memoryGiB: number;
     readonly node: string;
+    readonly loadAverageAtStart: number[];
     readonly loadAverageAtEnd: number[];
   };
-  readonly options: Omit<CampaignOptions, 'faults' | 'progress'> & { readonly faults: string[] };
+  readonly options: Omit<CampaignOptions, 'faults' | 'progress' | 'onRound'> & { readonly faults: string[] };
   readonly passed: boolean;
   readonly totals: {
     readonly cycles: number;
     readonly failedCycles: number;
-    readonly listingsAcknowledged: number;
-    readonly accountsAcknowledged: number;
+    /** 2xx'd writes over the whole run, by event store (schema). */
+    readonly writesAcknowledged: Readonly<Record<string, number>>;
   };
   readonly summary: Record<string, FaultSummary>;
   readonly cycles: readonly CycleResult[];
 }
+
+const loadAverages = (): number[] => loadavg().map((value) => Math.round(value * 100) / 100);
 
 const acknowledged = (tally: LoadTally): number =>
   Object.entries(tally.outcomes)
@@ -90,6 +99,7 @@ const summarise = (cycles: readonly CycleResult[]): Record<string, FaultSummary>
       convergenceMsMax: 0,
       writesAcknowledged: 0,
       writesRefused: 0,
+      internalErrors: 0,
     };
     const ok = acknowledged(cycle.load);
     summary[cycle.fault] = {
@@ -100,6 +110,7 @@ const summarise = (cycles: readonly CycleResult[]): Record<string, FaultSummary>
       convergenceMsMax: Math.max(previous.convergenceMsMax, cycle.convergenceMs),
       writesAcknowledged: previous.writesAcknowledged + ok,
       writesRefused: previous.writesRefused + cycle.load.attempts - ok,
+      internalErrors: previous.internalErrors + (cycle.load.outcomes['500'] ?? 0),
     };
   }
   return summary;
@@ -113,6 +124,7 @@ const summarise = (cycles: readonly CycleResult[]): Record<string, FaultSummary>
 export const runCampaign = async (options: CampaignOptions): Promise<CampaignReport> => {
   const progress = options.progress ?? (() => undefined);
   const started = Date.now();
+  const loadAverageAtStart = loadAverages();
   const cluster = await Cluster.start({ env: { EVENT_LOG_ACK_WAIT_MS: String(options.ackWaitMs) } });
   const databaseName = new URL(cluster.databaseUrl).pathname.slice(1);
   const db = new pg.Pool({
@@ -128,27 +140,21 @@ export const runCampaign = async (options: CampaignOptions): Promise<CampaignRep
   process.once('exit', killCluster);
   try {
     const admin = cluster.adminClient();
-    const sellerKey = (await admin.createAccount('seller', 'Fault Run Seller')).apiKey;
-    const load = new SteadyLoad(cluster, sellerKey, options.load);
+    const load = new SteadyLoad(
+      cluster,
+      {
+        sellerKey: (await admin.createAccount('seller', 'Fault Run Seller')).apiKey,
+        buyerKey: (await admin.createAccount('buyer', 'Fault Run Buyer')).apiKey,
+      },
+      options.load,
+    );
+    const matchingSubscription = await load.subscribeToRun();
     const context = {
       cluster,
       db,
       databaseName,
       ackWaitMs: options.ackWaitMs,
-      appendEventThrough: async (service: ServiceName): Promise<void> => {
-        if (service === 'gateway') {
-          load.acknowledgedAccounts.add((await admin.createAccount('buyer', 'Relay Crash Buyer')).accountId);
-          return;
-        }
-        const published = await cluster.client.publish(sellerKey, {
-          name: 'quillhaven relay crate',
-          description: 'Published while the relay is held at its checkpoint',
-          imageUrl: cluster.images.imageUrl('relay'),
-          promotePublicly: true,
-        });
-        if (published.status !== 201) throw new Error(`publish answered ${published.status}`);
-        load.acknowledgedListings.add(published.body.id);
-      },
+      appendEventThrough: (service: ServiceName) => load.writeThrough(service),
     };
 
     for (let cycle = 1; cycle <= options.cycles; cycle++) {
@@ -181,13 +187,17 @@ export const runCampaign = async (options: CampaignOptions): Promise<CampaignRep
             db,
             namespace: cluster.namespace,
             client: cluster.client,
-            acknowledgedListings: load.acknowledgedListings,
-            acknowledgedAccounts: load.acknowledgedAccounts,
+            acknowledged: load.acknowledged,
+            matchingSubscription,
           }),
         ).catch((caught: unknown) => {
           error ??= `checking the invariants failed: ${String(caught)}`;
           return undefined;
         });
+        const internalErrors = tally.outcomes['500'] ?? 0;
+        if (fault.noInternalErrors && internalErrors > 0) {
+          error ??= `${internalErrors} answers of 500 during a fault that is transient (503 expected)`;
+        }
         const result: CycleResult = {
           fault: fault.name,
           cycle,
@@ -199,14 +209,16 @@ export const runCampaign = async (options: CampaignOptions): Promise<CampaignRep
           ...(invariants ? { invariants } : {}),
           incidents,
           ...(error === undefined ? {} : { error }),
+          loadAverage: loadAverages()[0] ?? 0,
         };
         cycles.push(result);
         progress(
           `${result.passed ? 'ok  ' : 'FAIL'} ${fault.name} #${cycle}: recovered in ${recoveryMs} ms, ` +
             `converged in ${result.convergenceMs} ms, writes ${JSON.stringify(tally.outcomes)}, ` +
-            `${invariants?.outbox.events ?? '?'} events ${JSON.stringify(notes)}`,
+            `${invariants?.outbox.events ?? '?'} events ${JSON.stringify(notes)}, load ${result.loadAverage}`,
         );
       }
+      await options.onRound?.(reportOf(options, started, loadAverageAtStart, cycles));
     }
   } finally {
     natsServer.ensureRunning();
@@ -214,9 +226,19 @@ export const runCampaign = async (options: CampaignOptions): Promise<CampaignRep
     await cluster.stop();
     process.removeListener('exit', killCluster);
   }
+  return reportOf(options, started, loadAverageAtStart, cycles);
+};
+
+/** The campaign's report so far: a run cut short (or a round's `onRound`) still says what it saw. */
+const reportOf = (
+  options: CampaignOptions,
+  started: number,
+  loadAverageAtStart: number[],
+  cycles: readonly CycleResult[],
+): CampaignReport => {
   const failedCycles = cycles.filter((cycle) => !cycle.passed).length;
   const last = cycles.at(-1)?.invariants;
-  const { faults, progress: _progress, ...rest } = options;
+  const { faults, progress: _progress, onRound: _onRound, ...rest } = options;
   return {
     startedAt: new Date(started).toISOString(),
     durationMs: Date.now() - started,
@@ -225,18 +247,18 @@ export const runCampaign = async (options: CampaignOptions): Promise<CampaignRep
       cpuModel: cpus()[0]?.model ?? 'unknown',
       memoryGiB: Math.round(totalmem() / 2 ** 30),
       node: process.version,
-      loadAverageAtEnd: loadavg().map((value) => Math.round(value * 100) / 100),
+      loadAverageAtStart,
+      loadAverageAtEnd: loadAverages(),
     },
     options: { ...rest, faults: faults.map((fault) => fault.name) },
     passed: failedCycles === 0 && cycles.length === faults.length * options.cycles,
     totals: {
       cycles: cycles.length,
       failedCycles,
-      listingsAcknowledged: last?.writes.acknowledgedListings ?? 0,
-      accountsAcknowledged: last?.writes.acknowledgedAccounts ?? 0,
+      writesAcknowledged: last?.writes.acknowledged ?? {},
     },
     summary: summarise(cycles),
-    cycles,
+    cycles: [...cycles],
   };
 };
 

@@ -10,6 +10,7 @@ import {
   OUTBOXES,
   type Outbox,
   type ServiceName,
+  tableIn,
 } from './topology.js';
 
 export interface FaultContext {
@@ -19,7 +20,7 @@ export interface FaultContext {
   readonly databaseName: string;
   /** The consumers' EVENT_LOG_ACK_WAIT_MS. */
   readonly ackWaitMs: number;
-  /** Makes the outbox of `service` append an event now (a listing, an account). */
+  /** Makes the outbox of `service` append an event now (a listing, an account, a quote request...). */
   readonly appendEventThrough: (service: ServiceName) => Promise<void>;
 }
 
@@ -31,6 +32,8 @@ export interface Fault {
   readonly name: string;
   /** Breaks something and restarts what it killed; the campaign then waits until the cluster is ready. */
   inject(context: FaultContext): Promise<FaultNotes>;
+  /** The load must see no 500 during this fault: what it breaks is transient and answered 503. */
+  readonly noInternalErrors?: boolean;
 }
 
 /** kill -9 and restart. */
@@ -60,7 +63,7 @@ export const crashRelay = (outbox: Outbox): Fault => ({
     try {
       await lock.query('begin');
       // A table lock, not a row lock: it takes no transaction id, so it holds back no relay's xmin horizon.
-      await lock.query(`lock table ${outbox.schema}.outbox_checkpoints in share mode`);
+      await lock.query(`lock table ${tableIn(outbox.schema, 'outbox_checkpoints')} in share mode`);
       await appendEventThrough(outbox.service);
       await eventually(
         async () =>
@@ -115,6 +118,7 @@ export const pauseConsumer = (service: ServiceName): Fault => ({
  */
 export const dropDatabaseConnections = (service: ServiceName): Fault => ({
   name: `db-drop:${service}`,
+  noInternalErrors: true,
   inject: async ({ db, databaseName }) => {
     const deadline = Date.now() + 3_000;
     let midTransaction = false;
@@ -138,3 +142,19 @@ export const allFaults = (options: { includeNats: boolean }): Fault[] => [
   ...DATABASE_CLIENTS.map(dropDatabaseConnections),
   ...(options.includeNats ? [crashNats()] : []),
 ];
+
+/** Whether `entry` of an --only list names the fault: its whole name, its kind (`db-drop:`) or its target. */
+const selects = (entry: string, name: string): boolean =>
+  name === entry || (entry.endsWith(':') && name.startsWith(entry)) || name.endsWith(`:${entry}`);
+
+/** The faults a comma-separated list selects (all without one); an entry that selects nothing is an error. */
+export const selectFaults = (faults: readonly Fault[], only: string | undefined): Fault[] => {
+  if (only === undefined) return [...faults];
+  const entries = only
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  const unknown = entries.filter((entry) => !faults.some((fault) => selects(entry, fault.name)));
+  if (unknown.length > 0) throw new Error(`--only: no fault is named ${unknown.join(', ')}`);
+  return faults.filter((fault) => entries.some((entry) => selects(entry, fault.name)));
+};

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { MarketplaceClient } from '../src/harness/marketplace-client.js';
-import { OUTBOXES, PROJECTIONS, type Projection } from './topology.js';
+import { OUTBOXES, PROJECTIONS, tableIn, type Projection } from './topology.js';
 import { RUN_WORD } from './steady-load.js';
 
 const NATS_URL = process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
@@ -43,11 +43,12 @@ export interface InvariantReport {
   };
   readonly projections: readonly ProjectionReport[];
   readonly writes: {
-    readonly acknowledgedListings: number;
-    readonly acknowledgedAccounts: number;
-    /** 2xx'd writes whose event is not in the event store (must be none). */
+    /** How many 2xx'd writes, by the event store (schema) that must hold them. */
+    readonly acknowledged: Readonly<Record<string, number>>;
+    /** 2xx'd writes whose stream is not in their event store (must be none). */
     readonly lost: Difference;
   };
+  readonly effects: EffectsReport;
   readonly search: {
     readonly found: number;
     /** Listings search returns more than once (must be none). */
@@ -56,6 +57,30 @@ export interface InvariantReport {
     readonly missing: Difference;
     /** Ids search returns that are no listing. */
     readonly unexpected: Difference;
+  };
+}
+
+/** Effects across services that no `projection_applied_events` records, checked by set equality too. */
+export interface EffectsReport {
+  /** The run's saved search matches every listing (all public, all named with the run's word) exactly once. */
+  readonly subscriptionMatches: {
+    readonly matched: number;
+    readonly missing: Difference;
+    readonly unexpected: Difference;
+  };
+  /** Each order holds exactly one stock reservation in the listing service, and each held reservation one order. */
+  readonly reservations: {
+    readonly orders: number;
+    readonly held: number;
+    /** Reservations of checkouts still completing (the order service's recovery job finishes them). */
+    readonly inProgress: number;
+    /** Orders whose reservation is not held (stock never taken, or released under an order). */
+    readonly ordersWithoutReservation: Difference;
+    /** Held reservations of no order and no completion in progress (stock taken for nothing). */
+    readonly reservationsWithoutOrder: Difference;
+    /** Reservation ids reserved more than once, or placed as more than one order. */
+    readonly reservedTwice: Difference;
+    readonly orderedTwice: Difference;
   };
 }
 
@@ -96,20 +121,27 @@ export const readLogEventIds = async (streams: readonly string[]): Promise<Map<s
   return counts;
 };
 
+const sample = (items: readonly string[]): Difference => ({
+  count: items.length,
+  sample: items.slice(0, SAMPLE_SIZE),
+});
+
 const column = async (db: pg.Pool, sql: string, params: unknown[] = []): Promise<string[]> =>
   (await db.query<{ value: string }>(sql, params)).rows.map((row) => row.value);
 
 const checkProjection = async (db: pg.Pool, projection: Projection): Promise<ProjectionReport> => {
   const { schema, group, source, readModel } = projection;
   const sourceEvents = new Set(
-    await column(db, `select event_id::text as value from ${source.schema}.events where stream_type = $1`, [
-      source.streamType,
-    ]),
+    await column(
+      db,
+      `select event_id::text as value from ${tableIn(source.schema, 'events')} where stream_type = $1`,
+      [source.streamType],
+    ),
   );
   const applied = new Set(
     await column(
       db,
-      `select event_id as value from ${schema}.projection_applied_events where projection = $1`,
+      `select event_id as value from ${tableIn(schema, 'projection_applied_events')} where projection = $1`,
       [group],
     ),
   );
@@ -126,7 +158,7 @@ const checkProjection = async (db: pg.Pool, projection: Projection): Promise<Pro
   const latest = new Map(
     (
       await db.query<{ stream_id: string; version: string }>(
-        `select stream_id, max(version)::text as version from ${source.schema}.events
+        `select stream_id, max(version)::text as version from ${tableIn(source.schema, 'events')}
          where stream_type = $1 group by stream_id`,
         [source.streamType],
       )
@@ -135,7 +167,7 @@ const checkProjection = async (db: pg.Pool, projection: Projection): Promise<Pro
   const rows = (
     await db.query<{ stream_id: string; version: string }>(
       `select ${readModel.streamId} as stream_id, ${readModel.version}::text as version
-       from ${schema}.${readModel.table}`,
+       from ${tableIn(schema, readModel.table)}`,
     )
   ).rows;
   const rowStreams = new Set(rows.map((row) => row.stream_id));
@@ -150,32 +182,101 @@ const checkProjection = async (db: pg.Pool, projection: Projection): Promise<Pro
   };
 };
 
+const checkSubscriptionMatches = async (
+  db: pg.Pool,
+  subscriptionId: string,
+  listings: ReadonlySet<string>,
+): Promise<EffectsReport['subscriptionMatches']> => {
+  const matched = new Set(
+    await column(
+      db,
+      `select product_id as value from ${tableIn('subscription', 'matches')} where subscription_id = $1`,
+      [subscriptionId],
+    ),
+  );
+  return {
+    matched: matched.size,
+    missing: difference(listings, matched),
+    unexpected: difference(matched, listings),
+  };
+};
+
+const LISTING_EVENTS_TABLE = tableIn('listing', 'events');
+const ORDER_EVENTS_TABLE = tableIn('order', 'events');
+
+/** Reservation ids are `<checkout id>:<attempt>:<line>` (order's reservationIdOf). */
+const checkoutOf = (reservationId: string): string => reservationId.split(':')[0] ?? '';
+
+const checkReservations = async (db: pg.Pool): Promise<EffectsReport['reservations']> => {
+  const reservedOf = (type: string) =>
+    `select data->>'reservationId' as value from ${LISTING_EVENTS_TABLE} where type = '${type}'`;
+  const held = new Set(
+    await column(db, `${reservedOf('StockReserved')} except ${reservedOf('StockReleased')}`),
+  );
+  const placed = `select data->'order'->>'reservationId' as value from ${ORDER_EVENTS_TABLE}
+    where type = 'OrderPlaced'`;
+  const orders = new Set(await column(db, placed));
+  const completing = new Set(
+    await column(db, `select checkout_id as value from ${tableIn('order', 'checkout_completions')}`),
+  );
+  const unordered = [...held].filter((id) => !orders.has(id));
+  const twice = (sql: string) =>
+    column(db, `select value from (${sql}) ids group by value having count(*) > 1`);
+  return {
+    orders: orders.size,
+    held: held.size,
+    inProgress: unordered.filter((id) => completing.has(checkoutOf(id))).length,
+    ordersWithoutReservation: difference(orders, held),
+    reservationsWithoutOrder: sample(unordered.filter((id) => !completing.has(checkoutOf(id)))),
+    reservedTwice: sample(await twice(reservedOf('StockReserved'))),
+    orderedTwice: sample(await twice(placed)),
+  };
+};
+
+/** Every acknowledged stream id that its event store does not hold. */
+const lostWrites = async (
+  db: pg.Pool,
+  acknowledged: ReadonlyMap<string, ReadonlySet<string>>,
+): Promise<Difference> => {
+  const lost: string[] = [];
+  for (const [schema, streamIds] of acknowledged) {
+    const stored = new Set(
+      await column(db, `select distinct stream_id as value from ${tableIn(schema, 'events')}`),
+    );
+    lost.push(...[...streamIds].filter((id) => !stored.has(id)).map((id) => `${schema}:${id}`));
+  }
+  return sample(lost);
+};
+
 /**
  * The promises checked after every fault, by set equality over the whole run so far:
  * every outbox event is on the log (at least once), and the log holds nothing else; every projection applied
- * each source event once and its rows carry their stream's latest version; every write the gateway answered
- * 2xx for is in the event store; search finds every listing exactly once.
+ * each source event once and its rows carry their stream's latest version; the effects no projection records
+ * (saved-search matches, stock reservations of orders) happened once each; every write the gateway answered
+ * 2xx for is in its event store; search finds every listing exactly once.
  */
 export const checkInvariants = async (context: {
   readonly db: pg.Pool;
   readonly namespace: string;
   readonly client: MarketplaceClient;
-  readonly acknowledgedListings: ReadonlySet<string>;
-  readonly acknowledgedAccounts: ReadonlySet<number>;
+  /** Stream ids of the writes answered 2xx, by the schema of the event store that must hold them. */
+  readonly acknowledged: ReadonlyMap<string, ReadonlySet<string>>;
+  /** The saved search, made before any listing, that every listing of the run matches. */
+  readonly matchingSubscription: string;
 }): Promise<InvariantReport> => {
   const { db } = context;
   const outboxEvents = new Set<string>();
-  const streamTypes = new Set<string>();
+  const streamNames = new Set<string>();
   for (const outbox of OUTBOXES) {
     const rows = await db.query<{ event_id: string; stream_type: string }>(
-      `select event_id::text, stream_type from ${outbox.schema}.events`,
+      `select event_id::text, stream_type from ${tableIn(outbox.schema, 'events')}`,
     );
     for (const row of rows.rows) {
       outboxEvents.add(row.event_id);
-      streamTypes.add(row.stream_type);
+      streamNames.add(streamNameOf(context.namespace, outbox.topic ?? row.stream_type));
     }
   }
-  const onLog = await readLogEventIds([...streamTypes].map((type) => streamNameOf(context.namespace, type)));
+  const onLog = await readLogEventIds([...streamNames]);
   const outbox = {
     events: outboxEvents.size,
     messagesOnLog: [...onLog.values()].reduce((sum, count) => sum + count, 0),
@@ -188,23 +289,18 @@ export const checkInvariants = async (context: {
   for (const projection of PROJECTIONS) projections.push(await checkProjection(db, projection));
 
   const streams = new Set(
-    await column(db, `select distinct stream_id as value from listing.events where stream_type = 'listing'`),
-  );
-  const accountStreams = new Set(
-    await column(db, `select distinct stream_id as value from identity.events where stream_type = 'account'`),
-  );
-  const lostListings = difference(context.acknowledgedListings, streams);
-  const lostAccounts = difference(
-    [...context.acknowledgedAccounts].map((id) => `account_${id}`),
-    accountStreams,
+    await column(
+      db,
+      `select distinct stream_id as value from ${LISTING_EVENTS_TABLE} where stream_type = 'listing'`,
+    ),
   );
   const writes = {
-    acknowledgedListings: context.acknowledgedListings.size,
-    acknowledgedAccounts: context.acknowledgedAccounts.size,
-    lost: {
-      count: lostListings.count + lostAccounts.count,
-      sample: [...lostListings.sample, ...lostAccounts.sample].slice(0, SAMPLE_SIZE),
-    },
+    acknowledged: Object.fromEntries([...context.acknowledged].map(([schema, ids]) => [schema, ids.size])),
+    lost: await lostWrites(db, context.acknowledged),
+  };
+  const effects: EffectsReport = {
+    subscriptionMatches: await checkSubscriptionMatches(db, context.matchingSubscription, streams),
+    reservations: await checkReservations(db),
   };
 
   const found = (await context.client.searchAll(RUN_WORD)).map((product) => product.id);
@@ -217,11 +313,19 @@ export const checkInvariants = async (context: {
     unexpected: difference(seen, streams),
   };
 
+  const { subscriptionMatches: matches, reservations } = effects;
   const passed =
     noDifference(outbox.missingFromLog, outbox.notInOutbox, writes.lost) &&
     projections.every((p) =>
       noDifference(p.notApplied, p.appliedUnknown, p.staleRows, p.missingRows, p.foreignRows),
     ) &&
+    noDifference(matches.missing, matches.unexpected) &&
+    noDifference(
+      reservations.ordersWithoutReservation,
+      reservations.reservationsWithoutOrder,
+      reservations.reservedTwice,
+      reservations.orderedTwice,
+    ) &&
     noDifference(search.duplicates, search.missing, search.unexpected);
-  return { passed, outbox, projections, writes, search };
+  return { passed, outbox, projections, writes, effects, search };
 };

@@ -4,13 +4,19 @@ import type { BackendService } from '../src/harness/cluster.js';
 export type ServiceName = BackendService | 'gateway';
 
 /**
- * What the fault runs know about the marketplace's event flow. Each service that is added (quotes, orders,
- * subscriptions) joins by one line in each table that applies to it: the invariants and the faults are derived
- * from these tables only.
+ * What the fault runs know about the marketplace's event flow. Each service joins by one line in each table
+ * that applies to it: the invariants and the faults are derived from these tables only.
  */
 
 /** Services killed with SIGKILL and restarted under load. */
-export const KILLED_SERVICES: readonly ServiceName[] = ['listing', 'catalog', 'gateway'];
+export const KILLED_SERVICES: readonly ServiceName[] = [
+  'listing',
+  'catalog',
+  'gateway',
+  'quote',
+  'order',
+  'subscription',
+];
 
 /** An event store whose events table is also the outbox, and the relay (inside `service`) that publishes it. */
 export interface Outbox {
@@ -18,12 +24,21 @@ export interface Outbox {
   readonly schema: string;
   /** The relay's name: its row in `outbox_checkpoints`. */
   readonly relay: string;
+  /** Every stream type on one topic, `marketplace.<topic>.v1` (default: a topic per stream type). */
+  readonly topic?: string;
 }
 
 export const OUTBOXES: readonly Outbox[] = [
   { service: 'listing', schema: 'listing', relay: 'listing' },
   { service: 'gateway', schema: 'identity', relay: 'gateway' },
+  { service: 'quote', schema: 'quote', relay: 'quote' },
+  // Orders and checkout sessions alike, all on marketplace.order.v1.
+  { service: 'order', schema: 'order', relay: 'order', topic: 'order' },
+  { service: 'subscription', schema: 'subscription', relay: 'subscription' },
 ];
+
+/** `schema.table` for SQL, the schema quoted: `order` is a reserved word. */
+export const tableIn = (schema: string, table: string): string => `"${schema}".${table}`;
 
 /** A read model kept by `startProjection`: one row per source stream carrying the stream version it reflects. */
 export interface ReadModel {
@@ -46,6 +61,7 @@ export interface Projection {
 
 const LISTING_EVENTS = { schema: 'listing', streamType: 'listing' } as const;
 const ACCOUNT_EVENTS = { schema: 'identity', streamType: 'account' } as const;
+const QUOTE_EVENTS = { schema: 'quote', streamType: 'quote' } as const;
 
 export const PROJECTIONS: readonly Projection[] = [
   {
@@ -81,10 +97,30 @@ export const PROJECTIONS: readonly Projection[] = [
     },
   },
   { service: 'listing', schema: 'listing', group: 'listing-seller-contacts', source: ACCOUNT_EVENTS },
+  {
+    service: 'quote',
+    schema: 'quote',
+    group: 'quote-listing-snapshots',
+    source: LISTING_EVENTS,
+    readModel: { table: 'listing_snapshots', streamId: 'product_id', version: 'version', everyStream: true },
+  },
+  { service: 'quote', schema: 'quote', group: 'quote-seller-contacts', source: ACCOUNT_EVENTS },
+  // Its effect is an email, sent at least once by design (a crash between send and commit sends it again with
+  // the same Message-ID); what is exactly once is the record of the event as applied, checked here.
+  { service: 'quote', schema: 'quote', group: 'quote-notifications', source: QUOTE_EVENTS },
+  // The matcher's effect (one `matches` row per listing and saved search) is checked in invariants.ts.
+  { service: 'subscription', schema: 'subscription', group: 'subscription-matcher', source: LISTING_EVENTS },
+  // `sellers.version` is the account's creation event, not its latest: no row-version check.
+  {
+    service: 'subscription',
+    schema: 'subscription',
+    group: 'subscription-seller-countries',
+    source: ACCOUNT_EVENTS,
+  },
 ];
 
 /** Services whose consumers can be paused past their ack deadline. */
 export const CONSUMERS: readonly ServiceName[] = [...new Set(PROJECTIONS.map((p) => p.service))];
 
 /** Services with PostgreSQL connections (every one here: application_name is the service name). */
-export const DATABASE_CLIENTS: readonly ServiceName[] = ['listing', 'catalog', 'gateway'];
+export const DATABASE_CLIENTS: readonly ServiceName[] = KILLED_SERVICES;

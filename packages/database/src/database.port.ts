@@ -85,6 +85,25 @@ export const sqlStateOf = (error: unknown): string | undefined =>
     ? error.code
     : undefined;
 
+/**
+ * SQLSTATEs of a lost or refused connection: class 08 (connection exception), the server shutting down or
+ * terminating the backend (57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now) and 53300
+ * (too_many_connections). Transient: the same request may succeed on a fresh connection a moment later.
+ */
+const CONNECTION_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+/** Node's socket error codes and node-postgres' messages for a connection that broke or never opened. */
+const SOCKET_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH']);
+const LOST_CONNECTION_MESSAGE =
+  /Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect/;
+
+/** Whether `error` says the connection to the database was lost or could not be opened (not a SQL error). */
+export const isConnectionFailure = (error: unknown): boolean => {
+  const code = sqlStateOf(error);
+  if (code !== undefined)
+    return code.startsWith('08') || CONNECTION_SQLSTATES.has(code) || SOCKET_CODES.has(code);
+  return error instanceof Error && LOST_CONNECTION_MESSAGE.test(error.message);
+};
+
 /** Quotes an identifier (schema, table) for interpolation into SQL. */
 export const quoteIdent = (name: string): string => {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw new Error(`invalid SQL identifier: ${name}`);

@@ -1,8 +1,9 @@
-import { createLogger, type Logger } from '@marketplace/platform';
+import { AppError, createLogger, type Logger } from '@marketplace/platform';
 import pg from 'pg';
 import {
   AdvisoryLockTimeoutError,
   DEFAULT_LOCK_TIMEOUT_MS,
+  isConnectionFailure,
   sqlStateOf,
   type AdvisoryLockOptions,
   type Database,
@@ -63,6 +64,20 @@ const runQuery = async <R extends Row>(
   toQueryResult(
     (await target.query<R>(sql, toDriverParams(params))) as pg.QueryResult<R> | pg.QueryResult<R>[],
   );
+
+/**
+ * Runs `work`, turning a lost or refused connection into an `unavailable` AppError (the driver's error as its
+ * cause), so every edge answers it as the transient failure it is (gRPC UNAVAILABLE, HTTP 503) instead of an
+ * internal error. A transaction whose connection broke was rolled back by the server.
+ */
+const reportingLostConnections = async <T>(work: () => Promise<T>): Promise<T> => {
+  try {
+    return await work();
+  } catch (error) {
+    if (!isConnectionFailure(error)) throw error;
+    throw new AppError('unavailable', 'the database connection failed; retry shortly', [], { cause: error });
+  }
+};
 
 /** The `pg` adapter of the Database port: a pool, plus one dedicated connection for LISTEN. */
 export const createPostgresDatabase = (options: PostgresDatabaseOptions): Database => {
@@ -136,47 +151,54 @@ export const createPostgresDatabase = (options: PostgresDatabaseOptions): Databa
     }
   };
 
+  const runTransaction = async <T>(
+    work: (tx: Transaction) => Promise<T>,
+    txOptions?: { isolation?: IsolationLevel },
+  ): Promise<T> => {
+    const begin = txOptions?.isolation ? `BEGIN ${isolationClause(txOptions.isolation)}` : 'BEGIN';
+    const { client, release } = await checkOut((error) => {
+      if (error) logger.warn({ err: error }, 'PostgreSQL connection failed inside a transaction');
+    });
+    let finished = false;
+    const tx: Transaction = {
+      query<R extends Row = Row>(sql: string, params?: readonly unknown[]) {
+        if (finished) return Promise.reject(new Error('this transaction has already ended'));
+        return runQuery<R>(client, sql, params);
+      },
+    };
+    try {
+      await client.query(begin);
+      const result = await scope.run(() => work(tx));
+      finished = true;
+      const commit = await client.query('COMMIT');
+      // PostgreSQL answers COMMIT of a transaction that already failed (an error `work` caught) with ROLLBACK.
+      if (commit.command === 'ROLLBACK')
+        throw new Error('the transaction failed earlier and was rolled back');
+      release();
+      return result;
+    } catch (error) {
+      finished = true;
+      try {
+        await client.query('ROLLBACK');
+        release();
+      } catch (rollbackError) {
+        release(rollbackError as Error);
+      }
+      throw error;
+    }
+  };
+
   return {
     engine: 'postgres',
 
     async query<R extends Row = Row>(sql: string, params?: readonly unknown[]) {
       scope.assertOutside('query');
-      return runQuery<R>(pool, sql, params);
+      return reportingLostConnections(() => runQuery<R>(pool, sql, params));
     },
 
     async transaction<T>(work: (tx: Transaction) => Promise<T>, txOptions?: { isolation?: IsolationLevel }) {
       scope.assertOutside('transaction');
-      const begin = txOptions?.isolation ? `BEGIN ${isolationClause(txOptions.isolation)}` : 'BEGIN';
-      const { client, release } = await checkOut((error) => {
-        if (error) logger.warn({ err: error }, 'PostgreSQL connection failed inside a transaction');
-      });
-      let finished = false;
-      const tx: Transaction = {
-        query<R extends Row = Row>(sql: string, params?: readonly unknown[]) {
-          if (finished) return Promise.reject(new Error('this transaction has already ended'));
-          return runQuery<R>(client, sql, params);
-        },
-      };
-      try {
-        await client.query(begin);
-        const result = await scope.run(() => work(tx));
-        finished = true;
-        const commit = await client.query('COMMIT');
-        // PostgreSQL answers COMMIT of a transaction that already failed (an error `work` caught) with ROLLBACK.
-        if (commit.command === 'ROLLBACK')
-          throw new Error('the transaction failed earlier and was rolled back');
-        release();
-        return result;
-      } catch (error) {
-        finished = true;
-        try {
-          await client.query('ROLLBACK');
-          release();
-        } catch (rollbackError) {
-          release(rollbackError as Error);
-        }
-        throw error;
-      }
+      return reportingLostConnections(() => runTransaction(work, txOptions));
     },
 
     async listen(channel, onNotify) {

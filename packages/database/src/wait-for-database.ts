@@ -16,6 +16,16 @@ const isPermanent = (error: unknown): boolean => {
   return sqlState !== undefined && (sqlState.startsWith('28') || sqlState === '3D000');
 };
 
+/** The failure's message, and its cause's (the driver's own words behind an `unavailable` AppError). */
+const describeFailure = (error: unknown): string => {
+  if (!(error instanceof Error)) return String(error);
+  // Duck-typed: the driver's errors may come from another realm (jest's module VM).
+  const cause: unknown = error.cause;
+  const causeMessage =
+    typeof cause === 'object' && cause !== null && 'message' in cause ? String(cause.message) : undefined;
+  return causeMessage === undefined ? error.message : `${error.message}: ${causeMessage}`;
+};
+
 /** Runs `attempt`, failing when it has not settled after `ms`; a late settlement is ignored. */
 const within = async <T>(attempt: Promise<T>, ms: number): Promise<T> => {
   const timeout = new AbortController();
@@ -49,7 +59,7 @@ export const waitForDatabase = async (
       return;
     } catch (error) {
       if (isPermanent(error)) throw error;
-      lastFailure = error instanceof Error ? error.message : String(error);
+      lastFailure = describeFailure(error);
     }
     const remainingMs = giveUpAt - Date.now();
     if (remainingMs <= 0) break;

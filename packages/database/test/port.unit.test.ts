@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { isolationClause } from '../src/isolation.js';
-import { AdvisoryLockTimeoutError, quoteIdent, sqlStateOf } from '../src/index.js';
+import { AdvisoryLockTimeoutError, isConnectionFailure, quoteIdent, sqlStateOf } from '../src/index.js';
 import { freshSchemaName } from '../src/testing/index.js';
 import { createTransactionScope } from '../src/transaction-scope.js';
 
@@ -19,6 +19,26 @@ describe('sqlStateOf', () => {
     expect(sqlStateOf(new Error('plain'))).toBeUndefined();
     expect(sqlStateOf({ code: 23505 })).toBeUndefined();
     expect(sqlStateOf(null)).toBeUndefined();
+  });
+});
+
+describe('isConnectionFailure', () => {
+  const withCode = (code: string): Error => Object.assign(new Error('driver error'), { code });
+
+  it('recognises a lost or refused connection, whether PostgreSQL, the socket or node-postgres says so', () => {
+    for (const code of ['08006', '08003', '57P01', '57P02', '57P03', '53300', 'ECONNRESET', 'ECONNREFUSED']) {
+      expect([code, isConnectionFailure(withCode(code))]).toEqual([code, true]);
+    }
+    expect(isConnectionFailure(new Error('Connection terminated unexpectedly'))).toBe(true);
+    expect(isConnectionFailure(new Error('timeout exceeded when trying to connect'))).toBe(true);
+  });
+
+  it('leaves SQL errors and anything else alone', () => {
+    for (const code of ['23505', '40001', '57014', '42P01', '28P01']) {
+      expect([code, isConnectionFailure(withCode(code))]).toEqual([code, false]);
+    }
+    expect(isConnectionFailure(new Error('boom'))).toBe(false);
+    expect(isConnectionFailure(undefined)).toBe(false);
   });
 });
 

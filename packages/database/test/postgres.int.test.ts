@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { createServer, connect, type AddressInfo, type Server } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createPostgresDatabase, waitForDatabase, type Database } from '../src/index.js';
+import { createPostgresDatabase, isConnectionFailure, waitForDatabase, type Database } from '../src/index.js';
 import { TEST_DATABASE_URL, freshSchemaName, testEngines } from '../src/testing/index.js';
 import { describeDatabaseContract, latch, within } from './database.contract.js';
 
@@ -128,6 +128,24 @@ describe('the pg adapter', () => {
     await acquired.promise;
     await within(own.close(), 5_000, 'close');
     expect(await leader).toBe('stopped');
+  });
+
+  it('reports a connection terminated mid-transaction as unavailable (a transient failure), then works again', async () => {
+    const failed = db.transaction(async (tx) => {
+      await tx.query('select 1');
+      // What the fault runs do: the server ends this backend while the transaction is open.
+      await admin.query('select pg_terminate_backend($1)', [
+        (await tx.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid,
+      ]);
+      await tx.query('select 2');
+    });
+    const error: unknown = await failed.catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ name: 'AppError', kind: 'unavailable' });
+    // 57P01 (admin_shutdown), or node-postgres' own words when the socket closed first.
+    expect(isConnectionFailure((error as Error).cause)).toBe(true);
+    await expect(db.transaction((tx) => tx.query('select 1 as ok'))).resolves.toMatchObject({
+      rows: [{ ok: 1 }],
+    });
   });
 
   it('refuses a pool too small for an advisory lock holder and its work, and a URL that is not postgres://', () => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ErrorKind } from '@marketplace/platform';
 import { AppError, httpStatusOf, validationError } from '@marketplace/platform';
-import { HttpProblem, PROBLEM_TYPES, Problems } from '../src/http/problem.js';
+import type { Response } from 'express';
+import { HttpProblem, PROBLEM_TYPES, Problems, sendProblem } from '../src/http/problem.js';
 
 const problems = new Problems('https://market.test');
 
@@ -63,5 +64,36 @@ describe('problem documents', () => {
     expect(problems.fromError(httpError(500))).toBeUndefined();
     expect(problems.fromError('a string')).toBeUndefined();
     expect(problems.fromError(null)).toBeUndefined();
+  });
+});
+
+describe('sendProblem', () => {
+  /** The part of Express's Response that sendProblem uses, recording what was sent. */
+  const fakeResponse = (headers: Record<string, string> = {}) => {
+    const sent = { status: 0, headers, body: '' };
+    const res = {
+      get: (name: string) => headers[name],
+      set: (name: string, value: string) => ((headers[name] = value), res),
+      status: (status: number) => ((sent.status = status), res),
+      type: (type: string) => ((headers['Content-Type'] = type), res),
+      send: (body: string) => ((sent.body = body), res),
+    };
+    return { res: res as unknown as Response, sent };
+  };
+
+  it('asks a client to retry a 503 after Retry-After seconds, with the problem document', () => {
+    const { res, sent } = fakeResponse();
+    sendProblem(res, problems.fromError(new AppError('unavailable', 'the database connection was lost'))!);
+    expect(sent).toMatchObject({ status: 503, headers: { 'Retry-After': '1' } });
+    expect(JSON.parse(sent.body)).toMatchObject({ status: 503, title: 'Service unavailable' });
+  });
+
+  it("keeps a route's own Retry-After, and sets none on other statuses", () => {
+    const own = fakeResponse({ 'Retry-After': '30' });
+    sendProblem(own.res, problems.of('service-unavailable'));
+    expect(own.sent.headers['Retry-After']).toBe('30');
+    const other = fakeResponse();
+    sendProblem(other.res, problems.of('internal-error'));
+    expect(other.sent.headers).not.toHaveProperty('Retry-After');
   });
 });

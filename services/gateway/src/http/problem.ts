@@ -82,7 +82,8 @@ export const PROBLEM_TYPES = {
   'service-unavailable': {
     status: 503,
     title: 'Service unavailable',
-    description: 'A service behind the gateway is not available right now; retry shortly.',
+    description:
+      'A service behind the gateway, or its database connection, is not available right now; retry after the time in Retry-After.',
   },
 } as const satisfies Record<string, ProblemType>;
 
@@ -171,6 +172,14 @@ export class Problems {
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
+/** Seconds a client is asked to wait after a 503: what is unavailable (a restarting service, a lost database
+ * connection) is expected back within moments. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
+
+/** Sends the problem; a 503 says when to retry (unless the route already did). */
 export const sendProblem = (res: Response, problem: Problem): void => {
+  if (problem.status === 503 && !res.get('Retry-After')) {
+    res.set('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+  }
   res.status(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
 };
