@@ -5,7 +5,7 @@ import { Cluster } from '@marketplace/e2e';
 import { createWorkerSearchIndex } from '@marketplace/search';
 import type { SearchIndex } from '@marketplace/search';
 import { summarize } from '../stats.js';
-import { benchQueries, generateListings } from './generated-listings.js';
+import { benchQueries, generateListings, searchDocumentOf } from './generated-listings.js';
 import type { GeneratedListing } from './generated-listings.js';
 import { closedLoop, httpGetter, openLoop } from './load.js';
 import type { LoadFigures, Send } from './load.js';
@@ -111,20 +111,7 @@ export const catalogSearchCluster = async (options: CatalogSearchOptions) => {
     const sampleBody = await (await fetch(new URL(paths[0]!, cluster.client.baseUrl))).text();
 
     const index: SearchIndex<GeneratedListing> & { close(): Promise<void> } = createWorkerSearchIndex();
-    await index.upsertMany(
-      listings.map((listing) => ({
-        id: listing.id,
-        version: listing.version,
-        title: listing.title,
-        description: listing.description,
-        category: listing.category,
-        condition: listing.condition,
-        priceCents: listing.priceCents,
-        public: listing.promotePublicly,
-        createdAtMs: listing.createdAtMs,
-        payload: listing,
-      })),
-    );
+    await index.upsertMany(listings.map(searchDocumentOf));
     const indexAlone = await measureLayer(async (n) => {
       const { q, category, condition } = queries[n % queries.length]!;
       await index.search({

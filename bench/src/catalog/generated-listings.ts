@@ -1,3 +1,4 @@
+import type { SearchDocument } from '@marketplace/search';
 import { CATEGORIES, CONDITIONS } from '@marketplace/vocabulary';
 
 /**
@@ -239,6 +240,20 @@ export const generateListings = (count: number, seed = 20261122): GeneratedListi
     };
   });
 };
+
+/** A listing as the catalog's search index holds it, for measuring the index without the catalog. */
+export const searchDocumentOf = (listing: GeneratedListing): SearchDocument<GeneratedListing> => ({
+  id: listing.id,
+  version: listing.version,
+  title: listing.title,
+  description: listing.description,
+  category: listing.category,
+  condition: listing.condition,
+  priceCents: listing.priceCents,
+  public: listing.promotePublicly,
+  createdAtMs: listing.createdAtMs,
+  payload: listing,
+});
 
 /** Queries a buyer's agent would send, with and without filters; the same list for every layer measured. */
 export const benchQueries = (
