@@ -1,10 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import MiniSearch from 'minisearch';
-import type { Query } from 'minisearch';
-import { indexTerms, queryTerms } from './lexical-analysis.js';
+import { InvertedIndex } from './inverted-index.js';
+import { queryTerms } from './lexical-analysis.js';
 import type { QueryTerm } from './lexical-analysis.js';
-import { NewestFirstOrder, newestFirst } from './result-order.js';
+import { NewestFirstOrder } from './result-order.js';
 import { assertVersion, assertWithinLimits } from './search-input.js';
 
 // The vector index imports the version check from here; its home is search-input.ts.
@@ -27,38 +26,24 @@ export interface EmbeddedSearchIndexOptions {
   readonly sliceMs?: number;
 }
 
-/** Title words weigh twice the description's: a listing named after the query beats one that mentions it. */
-const FIELD_BOOSTS = { title: 2, description: 1 };
-const TEXT_FIELDS = Object.keys(FIELD_BOOSTS);
-
 /**
- * The SearchIndex in process: MiniSearch (BM25+) over title and description with our own analysis
- * (`lexical-analysis.ts`), documents in a Map, and a newest-first order for queries without text.
- * Filters run inside MiniSearch on the intersection of the query's terms, before the sort.
+ * The SearchIndex in process: our inverted index (`inverted-index.ts`, BM25+) over title and description with
+ * the analysis of `lexical-analysis.ts`, plus a newest-first order for queries without text. Filters run on the
+ * intersection of the query's terms, before scoring.
  */
 export const createEmbeddedSearchIndex = <P = unknown>(
   options: EmbeddedSearchIndexOptions = {},
 ): SearchIndex<P> => new EmbeddedSearchIndex<P>(options.sliceMs ?? 10);
 
 class EmbeddedSearchIndex<P> implements SearchIndex<P> {
-  private readonly documents = new Map<string, SearchDocument<P>>();
   /** Versions of removed documents, so a late older upsert cannot resurrect them. */
   private readonly removedVersions = new Map<string, number>();
   private readonly recency = new NewestFirstOrder<SearchDocument<P>>();
-  private readonly lexical = new MiniSearch<SearchDocument<P>>({
-    fields: TEXT_FIELDS,
-    idField: 'id',
-    // Analysis happens in `tokenize` so one function defines the terms; MiniSearch's term step is a no-op.
-    tokenize: indexTerms,
-    processTerm: (term) => term,
-    searchOptions: {
-      combineWith: 'AND',
-      boost: FIELD_BOOSTS,
-      // Queries arrive already analysed, as a tree of terms (see `queryOf`).
-      tokenize: (term) => [term],
-      processTerm: (term) => term,
-    },
-  });
+  // Title words weigh twice the description's: a listing named after the query beats one that mentions it.
+  private readonly lexical = new InvertedIndex<SearchDocument<P>>([
+    { text: (document) => document.title, boost: 2 },
+    { text: (document) => document.description, boost: 1 },
+  ]);
 
   constructor(private readonly sliceMs: number) {}
 
@@ -94,12 +79,11 @@ class EmbeddedSearchIndex<P> implements SearchIndex<P> {
   }
 
   async count(): Promise<number> {
-    return this.documents.size;
+    return this.lexical.size;
   }
 
   async clear(): Promise<void> {
-    this.lexical.removeAll();
-    this.documents.clear();
+    this.lexical.clear();
     this.removedVersions.clear();
     this.recency.clear();
   }
@@ -109,48 +93,32 @@ class EmbeddedSearchIndex<P> implements SearchIndex<P> {
     if (this.isStale(document.id, document.version)) return 'stale';
     this.forget(document.id);
     this.removedVersions.delete(document.id);
-    this.lexical.add(document);
-    this.documents.set(document.id, document);
+    this.lexical.set(document);
     this.recency.insert(document);
     return 'applied';
   }
 
   private isStale(id: string, version: number): boolean {
-    const known = this.documents.get(id)?.version ?? this.removedVersions.get(id);
+    const known = this.lexical.get(id)?.version ?? this.removedVersions.get(id);
     return known !== undefined && known >= version;
   }
 
   private forget(id: string): void {
-    const existing = this.documents.get(id);
+    const existing = this.lexical.get(id);
     if (!existing) return;
-    // discard (not remove) needs no copy of the old text; MiniSearch vacuums the stale postings in the background.
-    this.lexical.discard(id);
+    this.lexical.delete(id);
     this.recency.delete(existing);
-    this.documents.delete(id);
   }
 
   /** The page of matches, best first; equal scores newest first, then by id. */
   private relevant(terms: readonly QueryTerm[], { filters, offset, limit }: SearchQuery): SearchResult<P> {
     // Text made only of function words or punctuation matches nothing, as with Elasticsearch's analysers.
     if (terms.length === 0) return { hits: [], total: 0 };
-    // Filters run on the intersection, once per matching listing. (As a document boost of 0 they ran once per
-    // posting of every query word, twice as slow at 100k: see the README.) Scores are the same either way.
-    const results = this.lexical.search(queryOf(terms), {
-      filter: (result) => matchesFilters(this.documents.get(result.id as string), filters),
+    const { page, total } = this.lexical.search(terms, (document) => matchesFilters(document, filters), {
+      offset,
+      limit,
     });
-    // MiniSearch sorts by score alone. Ordering each run of equal scores up to the end of the page is enough,
-    // and touches only the documents on or before the page, however many match.
-    const end = Math.min(results.length, offset + limit);
-    const ordered: SearchHit<P>[] = [];
-    for (let runStart = 0; runStart < end;) {
-      const score = results[runStart]!.score;
-      let runEnd = runStart + 1;
-      while (runEnd < results.length && results[runEnd]!.score === score) runEnd++;
-      const run = results.slice(runStart, runEnd).map(({ id }) => this.documents.get(id as string)!);
-      for (const document of run.sort(newestFirst)) ordered.push({ id: document.id, score, document });
-      runStart = runEnd;
-    }
-    return { hits: ordered.slice(offset, end), total: results.length };
+    return { hits: page.map(({ document, score }) => ({ id: document.id, score, document })), total };
   }
 
   /** Without text: the page of filtered documents, newest first, counting all of them for the total. */
@@ -165,16 +133,6 @@ class EmbeddedSearchIndex<P> implements SearchIndex<P> {
     return { hits, total };
   }
 }
-
-/** All terms must match (AND); a compound term matches whole (`wh1000xm4`) or by all its parts (`wh`, `1000xm4`). */
-const queryOf = (terms: readonly QueryTerm[]): Query => ({
-  combineWith: 'AND',
-  queries: terms.map(({ whole, parts }) =>
-    parts.length === 0
-      ? whole
-      : { combineWith: 'OR', queries: [whole, { combineWith: 'AND', queries: [...parts] }] },
-  ),
-});
 
 export const matchesFilters = (document: SearchDocument | undefined, filters: SearchFilters): boolean =>
   document !== undefined &&
