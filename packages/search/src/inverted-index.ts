@@ -214,7 +214,7 @@ export class InvertedIndex<D extends Orderable> {
     const live = new Int32Array(postings.liveSize);
     let size = 0;
     for (let entry = 0; entry < postings.size; entry++) {
-      const ordinal = postings.ordinals[entry]!;
+      const ordinal = postings.ordinalAt(entry);
       if (this.documents[ordinal] !== undefined) live[size++] = ordinal;
     }
     return live.subarray(0, size);
@@ -273,33 +273,46 @@ export class InvertedIndex<D extends Orderable> {
   }
 }
 
-/** The documents holding one term, by ascending ordinal, with the term's frequency in each field. */
+/**
+ * The documents holding one term, by ascending ordinal, with the term's frequency in each field. One typed array
+ * per term: most terms of a catalog (model numbers, SKUs) are in a handful of listings, so the per-term overhead
+ * counts as much as the postings themselves.
+ */
 class Postings {
-  ordinals = new Int32Array(1);
-  /** `fieldCount` frequencies per entry. */
-  frequencies: Uint16Array;
+  /** Per entry: the ordinal, then the frequencies, two 16-bit fields to an element. */
+  private entries: Int32Array;
+  private readonly stride: number;
   size = 0;
   /** Entries whose document has since been replaced or deleted. */
   dead = 0;
   /** Live documents holding the term, per field: BM25's document frequency. */
-  readonly documentCounts: Int32Array;
+  readonly documentCounts: number[];
 
-  constructor(private readonly fieldCount: number) {
-    this.frequencies = new Uint16Array(fieldCount);
-    this.documentCounts = new Int32Array(fieldCount);
+  constructor(fieldCount: number) {
+    this.stride = 1 + Math.ceil(fieldCount / 2);
+    this.entries = new Int32Array(this.stride);
+    this.documentCounts = new Array<number>(fieldCount).fill(0);
   }
 
   get liveSize(): number {
     return this.size - this.dead;
   }
 
+  ordinalAt(entry: number): number {
+    return this.entries[entry * this.stride]!;
+  }
+
+  frequencyAt(entry: number, field: number): number {
+    return (this.entries[entry * this.stride + 1 + (field >> 1)]! >>> ((field & 1) * 16)) & 0xffff;
+  }
+
   /** Adds the document with the highest ordinal yet, so the entries stay ascending. */
   append(ordinal: number, frequencies: readonly number[]): void {
-    this.ordinals = withCapacity(this.ordinals, this.size + 1);
-    this.frequencies = withCapacity(this.frequencies, (this.size + 1) * this.fieldCount);
-    this.ordinals[this.size] = ordinal;
+    this.entries = withCapacity(this.entries, (this.size + 1) * this.stride);
+    const first = this.size * this.stride;
+    this.entries[first] = ordinal;
     frequencies.forEach((frequency, field) => {
-      this.frequencies[this.size * this.fieldCount + field] = Math.min(frequency, MAX_FREQUENCY);
+      this.entries[first + 1 + (field >> 1)]! |= Math.min(frequency, MAX_FREQUENCY) << ((field & 1) * 16);
       if (frequency > 0) this.documentCounts[field]!++;
     });
     this.size++;
@@ -316,16 +329,14 @@ class Postings {
   rewrite(newOrdinalOf: (ordinal: number) => number): void {
     let kept = 0;
     for (let entry = 0; entry < this.size; entry++) {
-      const ordinal = newOrdinalOf(this.ordinals[entry]!);
+      const ordinal = newOrdinalOf(this.ordinalAt(entry));
       if (ordinal < 0) continue;
-      this.ordinals[kept] = ordinal;
-      this.frequencies.copyWithin(
-        kept * this.fieldCount,
-        entry * this.fieldCount,
-        (entry + 1) * this.fieldCount,
-      );
+      this.entries.copyWithin(kept * this.stride, entry * this.stride, (entry + 1) * this.stride);
+      this.entries[kept * this.stride] = ordinal;
       kept++;
     }
+    // The slots past the end are reused by `append`, which ORs frequencies in: they must be zero.
+    this.entries.fill(0, kept * this.stride, this.size * this.stride);
     this.size = kept;
     this.dead = 0;
   }
@@ -357,13 +368,16 @@ class TermCursor {
    * 4...) then bisects, so skipping far through a common term's postings costs the log of the distance.
    */
   seek(ordinal: number): boolean {
-    const { ordinals, size } = this.postings;
+    const postings = this.postings;
+    const size = postings.size;
     let low = this.position;
-    if (low >= size || ordinals[low]! >= ordinal) return low < size && ordinals[low] === ordinal;
-    // Invariant: ordinals[low] < ordinal, and ordinals[high] >= ordinal or high === size.
+    if (low >= size || postings.ordinalAt(low) >= ordinal) {
+      return low < size && postings.ordinalAt(low) === ordinal;
+    }
+    // Invariant: the entry at low is before `ordinal`; the one at high is not, or high === size.
     let step = 1;
     let high = low + step;
-    while (high < size && ordinals[high]! < ordinal) {
+    while (high < size && postings.ordinalAt(high) < ordinal) {
       low = high;
       step *= 2;
       high = low + step;
@@ -371,19 +385,18 @@ class TermCursor {
     high = Math.min(high, size);
     while (high - low > 1) {
       const middle = (low + high) >>> 1;
-      if (ordinals[middle]! < ordinal) low = middle;
+      if (postings.ordinalAt(middle) < ordinal) low = middle;
       else high = middle;
     }
     this.position = high;
-    return high < size && ordinals[high] === ordinal;
+    return high < size && postings.ordinalAt(high) === ordinal;
   }
 
   /** BM25+ of the entry the cursor is on, summed over the fields holding the term. */
   score(lengthNorms: Float64Array): number {
     let score = 0;
-    const first = this.position * this.fieldCount;
     for (let field = 0; field < this.fieldCount; field++) {
-      const frequency = this.postings.frequencies[first + field]!;
+      const frequency = this.postings.frequencyAt(this.position, field);
       if (frequency > 0) {
         score += this.weights[field]! * (DELTA + (frequency * (K1 + 1)) / (frequency + lengthNorms[field]!));
       }
@@ -515,7 +528,7 @@ class BestMatches {
 }
 
 /** The array itself when it holds `length` elements, else a copy at least twice as long. */
-const withCapacity = <A extends Int32Array | Uint16Array | Float64Array>(array: A, length: number): A => {
+const withCapacity = <A extends Int32Array | Float64Array>(array: A, length: number): A => {
   if (length <= array.length) return array;
   const larger = new (array.constructor as new (length: number) => A)(Math.max(length, array.length * 2));
   larger.set(array);
