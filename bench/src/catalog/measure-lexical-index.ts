@@ -16,7 +16,8 @@ import type { GeneratedListing } from './generated-listings.js';
 /**
  * The embedded lexical index alone, on this thread, at catalog scale: build time and memory for 100,000
  * generated listings, then the latency of each of the 1,000 bench queries (public, page of 20, as the catalog
- * bench sends them), over three passes after a warm-up pass. Several builds of `@marketplace/search` can be
+ * bench sends them), over three passes after a warm-up pass; then the latency of upserting every listing again
+ * as a newer version, and whether the answers stayed the same. Several builds of `@marketplace/search` can be
  * measured in one run, one after the other (say before and after a change): pass each build's
  * `dist/src/index.js`; without arguments, this repository's. Later builds' answers are compared with the first's.
  * Run: `node --expose-gc bench/dist/src/catalog/measure-lexical-index.js [path/to/dist/src/index.js ...]`.
@@ -59,6 +60,22 @@ const memoryMb = async (): Promise<{ heap: number; arrayBuffers: number }> => {
 /** What a query answered, to compare builds: the total and the page's ids in order. */
 type Answer = { total: number; page: string };
 
+const answersOf = async (
+  index: SearchIndex<GeneratedListing>,
+  queries: readonly BenchQuery[],
+): Promise<Answer[]> => {
+  const answers: Answer[] = [];
+  for (const query of queries) {
+    const { total, hits } = await index.search(searchQueryOf(query));
+    answers.push({ total, page: hits.map((hit) => hit.id).join(' ') });
+  }
+  return answers;
+};
+
+const sameAnswers = (answers: readonly Answer[], reference: readonly Answer[]): number =>
+  answers.filter((answer, i) => answer.total === reference[i]!.total && answer.page === reference[i]!.page)
+    .length;
+
 const measure = async (build: string, documents: readonly SearchDocument<GeneratedListing>[]) => {
   const module = (await import(
     build === 'default' ? '@marketplace/search' : pathToFileURL(resolve(build)).href
@@ -74,22 +91,32 @@ const measure = async (build: string, documents: readonly SearchDocument<Generat
   const after = await memoryMb();
 
   const queries = benchQueries(QUERIES);
-  const answers: Answer[] = [];
-  for (const query of queries) {
-    const { total, hits } = await index.search(searchQueryOf(query));
-    answers.push({ total, page: hits.map((hit) => hit.id).join(' ') });
-  }
+  const answers = await answersOf(index, queries);
   const latencies = new Map<string, number[]>([['all', []]]);
   for (let pass = 0; pass < MEASURED_PASSES; pass++) {
     for (const query of queries) {
       const start = performance.now();
       await index.search(searchQueryOf(query));
       const elapsed = performance.now() - start;
-      latencies.get('all')!.push(elapsed);
       const shape = shapeOf(query);
-      latencies.set(shape, [...(latencies.get(shape) ?? []), elapsed]);
+      if (!latencies.has(shape)) latencies.set(shape, []);
+      latencies.get('all')!.push(elapsed);
+      latencies.get(shape)!.push(elapsed);
     }
   }
+
+  // Every listing again, one upsert each, as a newer version with the same content (a catalog-wide price
+  // change would look like this): each replaces a document, and the answers must not change.
+  const updateLatencies: number[] = [];
+  for (const document of documents) {
+    const start = performance.now();
+    await index.upsert({ ...document, version: document.version + 1 });
+    updateLatencies.push(performance.now() - start);
+  }
+  const unchangedAfterUpdates = sameAnswers(await answersOf(index, queries), answers);
+  // MiniSearch (the index before this one) vacuumed replaced documents in the background, and clearing it
+  // meanwhile threw: let that finish, which also keeps it out of the next build's figures.
+  await sleep(5_000);
   await index.clear();
   index = undefined;
   const summaries: Record<string, Summary> = {};
@@ -100,6 +127,8 @@ const measure = async (build: string, documents: readonly SearchDocument<Generat
     heapMb: Math.round(after.heap - before.heap),
     arrayBuffersMb: Math.round(after.arrayBuffers - before.arrayBuffers),
     queryMs: summaries,
+    updateMs: summarize(updateLatencies),
+    sameAnswersAfterUpdating: `${unchangedAfterUpdates}/${QUERIES}`,
     answers,
   };
 };
