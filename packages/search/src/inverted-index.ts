@@ -255,10 +255,9 @@ export class InvertedIndex<D extends Orderable> {
       if (!document) return;
       const newOrdinal = live.length;
       renumbered[ordinal] = newOrdinal;
-      lengths.set(
-        this.fieldLengths.subarray(ordinal * this.fieldCount, (ordinal + 1) * this.fieldCount),
-        newOrdinal * this.fieldCount,
-      );
+      for (let field = 0; field < this.fieldCount; field++) {
+        lengths[newOrdinal * this.fieldCount + field] = this.fieldLengths[ordinal * this.fieldCount + field]!;
+      }
       createdAt[newOrdinal] = this.createdAt[ordinal]!;
       this.ordinalOf.set(document.id, newOrdinal);
       live.push(document);
@@ -331,8 +330,10 @@ class Postings {
     for (let entry = 0; entry < this.size; entry++) {
       const ordinal = newOrdinalOf(this.ordinalAt(entry));
       if (ordinal < 0) continue;
-      this.entries.copyWithin(kept * this.stride, entry * this.stride, (entry + 1) * this.stride);
-      this.entries[kept * this.stride] = ordinal;
+      const from = entry * this.stride;
+      const to = kept * this.stride;
+      this.entries[to] = ordinal;
+      for (let slot = 1; slot < this.stride; slot++) this.entries[to + slot] = this.entries[from + slot]!;
       kept++;
     }
     // The slots past the end are reused by `append`, which ORs frequencies in: they must be zero.
