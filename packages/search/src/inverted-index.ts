@@ -99,7 +99,7 @@ export class InvertedIndex<D extends Orderable> {
       const postings = this.dictionary.get(term)!;
       postings.markDead(perField);
       if (postings.dead * 2 > postings.size) {
-        postings.rewrite((ordinal) => (this.documents[ordinal] === undefined ? -1 : ordinal));
+        postings.rewrite((held) => (this.documents[held] === undefined ? -1 : held));
         if (postings.size === 0) this.dictionary.delete(term);
       }
     }
