@@ -95,6 +95,7 @@ class EmbeddedSearchIndex<P> implements SearchIndex<P> {
     if (this.isStale(document.id, document.version)) return 'stale';
     this.forget(document.id);
     this.removedVersions.delete(document.id);
+    // A shallow copy with shared filter strings (see SharedStrings); hits return it, equal to the one given.
     const stored = {
       ...document,
       category: this.filterValues.of(document.category),
