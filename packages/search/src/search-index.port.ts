@@ -1,7 +1,7 @@
 /**
  * The SearchIndex port: the lexical product index the catalog projects listing events into. Adapters: the
- * embedded one (MiniSearch, in process) and, later, Elasticsearch. Both pass one contract suite
- * (`@marketplace/search/testing`), so every behaviour promised here is tested once for all of them.
+ * embedded one (our inverted index, in process or in a worker thread) and Elasticsearch. All pass one contract
+ * suite (`@marketplace/search/testing`), so every behaviour promised here is tested once for all of them.
  *
  * Every method is asynchronous because a remote adapter needs it; the embedded adapter answers from memory.
  * A write is visible to searches once its promise resolved (Elasticsearch: `refresh: 'wait_for'`).
@@ -50,8 +50,8 @@ export interface SearchFilters {
 }
 
 /**
- * Bounds on query text. The embedded index scores every listing that holds a query word, so each word costs
- * up to one pass over the index: the word limit bounds the slowest query (see the package README).
+ * Bounds on query text. Each word is one more postings list for the embedded index to check every candidate
+ * against: the word limit bounds the slowest query (see the package README).
  */
 export const SEARCH_TEXT_LIMITS = { maxCharacters: 1_000, maxWords: 32 } as const;
 

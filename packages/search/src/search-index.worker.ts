@@ -1,5 +1,5 @@
 /**
- * The worker-thread entry of `createWorkerSearchIndex`: holds an embedded (MiniSearch) index and answers the
+ * The worker-thread entry of `createWorkerSearchIndex`: holds an embedded index and answers the
  * main thread's calls one at a time, so a slow query costs this thread's time, never the service's event loop.
  * Runs from the compiled file (`dist/src/search-index.worker.js`) in every setting, tests included.
  */

@@ -35,10 +35,10 @@ const defaultWorkerEntry = (): URL =>
     : new URL('./search-index.worker.js', import.meta.url);
 
 /**
- * The embedded (MiniSearch) index in a worker thread. Same behaviour as `createEmbeddedSearchIndex` (it runs
- * the same contract suite), but a query of very common words, which takes up to seconds at 100k listings,
- * occupies the worker instead of the service's event loop: gRPC calls, health checks and event handling keep
- * flowing meanwhile. Calls are answered in the order they were made (the worker takes one at a time).
+ * The embedded index in a worker thread. Same behaviour as `createEmbeddedSearchIndex` (it runs the same
+ * contract suite), but loads (seconds for 100k listings) and the slowest queries (tens of milliseconds at 100k
+ * for the most common words or a deep page) occupy the worker instead of the service's event loop: gRPC calls,
+ * health checks and event handling keep flowing meanwhile. Calls are answered in the order they were made (the worker takes one at a time).
  *
  * If the thread dies (out of memory, a bug), every pending and later call rejects: the index held there is
  * gone, so the owner must restart (the catalog then reloads it from its table).

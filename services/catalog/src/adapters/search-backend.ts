@@ -3,9 +3,9 @@ import type { SearchIndex } from '@marketplace/search';
 import type { CatalogProduct } from '../domain/catalog-product.js';
 
 /**
- * Where the catalog's search index lives: `embedded` (MiniSearch in a worker thread of this process, rebuilt
- * from the products table at start; one catalog replica) or `elasticsearch` (shared by every replica; the
- * start-up load re-sends the table, which the external versions make idempotent).
+ * Where the catalog's search index lives: `embedded` (the in-memory index of `@marketplace/search` in a worker
+ * thread of this process, rebuilt from the products table at start; one catalog replica) or `elasticsearch`
+ * (shared by every replica; the start-up load re-sends the table, which the external versions make idempotent).
  */
 export type SearchBackend =
   | { readonly kind: 'embedded' }
