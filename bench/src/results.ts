@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
-const resultsDir = fileURLToPath(
+export const resultsDir = fileURLToPath(
   new URL(import.meta.url.includes('/dist/') ? '../../results/' : '../results/', import.meta.url),
 );
 

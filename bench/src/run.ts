@@ -1,5 +1,6 @@
 import { loadavg } from 'node:os';
 import { catalogSearchCluster } from './catalog/catalog-search.bench.js';
+import { writeBarsChart } from './bars-chart.js';
 import { machine, recordResult } from './results.js';
 import { publishToSearchCluster, publishToSearchEmbedded } from './publish-to-search.bench.js';
 import { publishToBothSearchesCluster } from './publish-to-both-searches.bench.js';
@@ -79,3 +80,4 @@ for (const name of requested.length > 0 ? requested : Object.keys(scenarios)) {
   process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
   process.stdout.write(`written to ${await recordResult(name, figures)}\n`);
 }
+process.stdout.write(`chart of every bar: ${await writeBarsChart()}\n`);
