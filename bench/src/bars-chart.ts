@@ -126,6 +126,10 @@ export interface MeasuredBar {
   readonly headroom: number;
 }
 
+/** When a result was recorded (ISO 8601, so it sorts as text); '' for a result without the field. */
+const measuredAtOf = (result: Record<string, unknown>): string =>
+  typeof result['measuredAt'] === 'string' ? result['measuredAt'] : '';
+
 /** Each scenario's newest recorded result across every results file. */
 export const newestResults = async (
   directory = resultsDir,
@@ -137,8 +141,8 @@ export const newestResults = async (
       scenarios?: Record<string, Record<string, unknown>>;
     };
     for (const [scenario, result] of Object.entries(scenarios ?? {})) {
-      const known = newest.get(scenario)?.['measuredAt'];
-      if (known === undefined || String(result['measuredAt']) >= String(known)) newest.set(scenario, result);
+      const known = newest.get(scenario);
+      if (known === undefined || measuredAtOf(result) >= measuredAtOf(known)) newest.set(scenario, result);
     }
   }
   return newest;
@@ -153,7 +157,7 @@ export const measureBars = (
     const measured = result === undefined ? undefined : bar.figure(result);
     if (result === undefined || measured === undefined || measured <= 0) return [];
     const headroom = bar.better === 'higher' ? measured / bar.target : bar.target / measured;
-    return [{ bar, measured, measuredAt: String(result['measuredAt'] ?? ''), headroom }];
+    return [{ bar, measured, measuredAt: measuredAtOf(result), headroom }];
   });
 
 const escapeXml = (text: string): string =>
