@@ -68,6 +68,22 @@ describe('HNSW vector index (usearch)', () => {
     expect(MAX_VECTOR_CANDIDATES).toBeGreaterThan(300);
   });
 
+  it('searches the HNSW graph once the index holds more than the candidates, and still finds the nearest', async () => {
+    // A fixed pseudo-random 16-d cloud: random directions keep the graph well connected, unlike a 3-d arc.
+    let seed = 7;
+    const random = () => ((seed = (seed * 48_271) % 2_147_483_647) / 2_147_483_647) * 2 - 1;
+    const wide = createHnswVectorIndex<ContractPayload>({ dimensions: 16 });
+    const vectors = Array.from({ length: MAX_VECTOR_CANDIDATES + 200 }, () =>
+      Float32Array.from({ length: 16 }, random),
+    );
+    await wide.upsertMany(vectors.map((vector, i) => ({ document: contractDocument(i + 1), vector })));
+    for (const probe of [0, 1_000, MAX_VECTOR_CANDIDATES + 199]) {
+      const [hit] = await wide.search({ vector: vectors[probe]!, filters: publicOnly, limit: 1 });
+      expect(hit!.id).toBe(`product_${probe + 1}`);
+      expect(hit!.similarity).toBeCloseTo(1, 4);
+    }
+  });
+
   it('keeps the highest version, removals included, and moves a replaced vector', async () => {
     expect(await index.upsert(contractDocument(1, { version: 2 }), at(0))).toBe('applied');
     expect(await index.upsert(contractDocument(1, { version: 1 }), at(80))).toBe('stale');

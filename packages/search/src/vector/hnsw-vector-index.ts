@@ -20,6 +20,8 @@ export interface HnswVectorIndexOptions {
 interface Entry<P> {
   readonly key: bigint;
   readonly document: SearchDocument<P>;
+  /** Kept for the exact answer of a small index: usearch cannot hand a vector back. */
+  readonly vector: Float32Array;
 }
 
 /**
@@ -98,7 +100,11 @@ class HnswVectorIndex<P> implements VectorIndex<P> {
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`invalid search limit: ${limit}`);
     this.assertDimensions(vector);
     if (this.entries.size === 0 || vector.every((value) => value === 0)) return [];
-    return this.filteredNearest(vector, Math.min(this.entries.size, MAX_VECTOR_CANDIDATES), filters, limit);
+    const candidates =
+      this.entries.size <= MAX_VECTOR_CANDIDATES
+        ? this.exactCandidates(vector)
+        : this.approximateCandidates(vector, MAX_VECTOR_CANDIDATES);
+    return filteredNearest(candidates, filters, limit);
   }
 
   async count(): Promise<number> {
@@ -112,23 +118,28 @@ class HnswVectorIndex<P> implements VectorIndex<P> {
     this.graph = this.newGraph();
   }
 
-  private filteredNearest(
-    vector: Float32Array,
-    candidates: number,
-    filters: VectorQuery['filters'],
-    limit: number,
-  ): VectorHit<P>[] {
-    const { keys, distances } = this.graph.search(vector, candidates, 0);
-    const hits: VectorHit<P>[] = [];
+  /**
+   * The whole index is the candidate set when it holds no more than `MAX_VECTOR_CANDIDATES`, so it is scanned
+   * exactly (2,048 × 100-d is ~0.2 ms): an HNSW graph may leave a node unreachable (concurrent batch adds,
+   * removals), and a small catalog must not lose a listing to that.
+   */
+  private exactCandidates(query: Float32Array): Candidate<P>[] {
+    const queryNorm = norm(query);
+    return [...this.entries.values()].map(({ document, vector }) => ({
+      document,
+      similarity: dot(query, vector) / (queryNorm * norm(vector)),
+    }));
+  }
+
+  private approximateCandidates(query: Float32Array, count: number): Candidate<P>[] {
+    const { keys, distances } = this.graph.search(query, count, 0);
+    const candidates: Candidate<P>[] = [];
     for (let i = 0; i < keys.length; i++) {
       const id = this.idOfKey.get(keys[i]!);
       const document = id === undefined ? undefined : this.entries.get(id)?.document;
-      const similarity = Math.min(1, Math.max(0, 1 - distances[i]!));
-      if (document === undefined || !(similarity > 0) || !matchesFilters(document, filters)) continue;
-      hits.push({ id: document.id, similarity, document });
+      if (document !== undefined) candidates.push({ document, similarity: 1 - distances[i]! });
     }
-    hits.sort((a, b) => b.similarity - a.similarity || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    return hits.slice(0, limit);
+    return candidates;
   }
 
   private apply(document: SearchDocument<P>, vector: Float32Array): WriteOutcome {
@@ -147,7 +158,7 @@ class HnswVectorIndex<P> implements VectorIndex<P> {
     this.forget(document.id);
     this.removedVersions.delete(document.id);
     const key = this.nextKey++;
-    this.entries.set(document.id, { key, document });
+    this.entries.set(document.id, { key, document, vector: vector.slice() });
     this.idOfKey.set(key, document.id);
     add(key);
     return 'applied';
@@ -180,3 +191,35 @@ class HnswVectorIndex<P> implements VectorIndex<P> {
     }
   }
 }
+
+interface Candidate<P> {
+  readonly document: SearchDocument<P>;
+  readonly similarity: number;
+}
+
+/** Orthogonal vectors are unrelated; float32 rounding leaves their cosine a hair off zero. */
+const RELATED_ABOVE = 1e-6;
+
+/** Keeps the candidates that are related (similarity above 0) and pass the filters, best first, `limit` of them. */
+const filteredNearest = <P>(
+  candidates: readonly Candidate<P>[],
+  filters: VectorQuery['filters'],
+  limit: number,
+): VectorHit<P>[] => {
+  const hits: VectorHit<P>[] = [];
+  for (const { document, similarity } of candidates) {
+    const clamped = Math.min(1, similarity);
+    if (!(clamped > RELATED_ABOVE) || !matchesFilters(document, filters)) continue;
+    hits.push({ id: document.id, similarity: clamped, document });
+  }
+  hits.sort((a, b) => b.similarity - a.similarity || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return hits.slice(0, limit);
+};
+
+const dot = (a: Float32Array, b: Float32Array): number => {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += a[i]! * b[i]!;
+  return sum;
+};
+
+const norm = (vector: Float32Array): number => Math.sqrt(dot(vector, vector));
