@@ -9,7 +9,7 @@ import { semanticSearchLocal } from './semantic/semantic-search.bench.js';
 import {
   postgresStoreCost,
   quoteRequestsCluster,
-  quoteRequestsSingleProcess,
+  quoteRequestsEmbedded,
 } from './quote/quote-requests.bench.js';
 import { mcpSearchEmbedded } from './mcp/mcp-search.bench.js';
 import { checkoutCluster } from './order/checkout.bench.js';
@@ -38,8 +38,7 @@ const scenarios: Record<string, () => Promise<Record<string, unknown>>> = {
     catalogSearchCluster({ listings: 100_000, concurrency: 16, durationMs: 15_000 }),
   'semantic-search.local': async () => ({ ...(await semanticSearchLocal()) }),
   'quote-requests.cluster-nats': () => quoteRequestsCluster({ concurrency: 64, durationMs: 15_000 }),
-  'quote-requests.single-process-pg': () =>
-    quoteRequestsSingleProcess({ concurrency: 64, durationMs: 15_000 }),
+  'quote-requests.embedded': () => quoteRequestsEmbedded({ concurrency: 64, durationMs: 15_000 }),
   'rate-limit-store.postgres': async () => ({ concurrency: 16, ...(await postgresStoreCost(16, 10_000)) }),
   'checkout.cluster-nats': () => checkoutCluster({ concurrency: 16, durationMs: 10_000, listings: 32 }),
   'webhook-fanout.cluster-nats': () =>

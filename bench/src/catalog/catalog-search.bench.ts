@@ -1,10 +1,8 @@
-import { fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Cluster } from '@marketplace/e2e';
 import { createWorkerSearchIndex } from '@marketplace/search';
 import type { SearchIndex } from '@marketplace/search';
-import { summarize } from '../stats.js';
+import { measureLayer, rawHttpLayer, ratioToLimit, sampleAnswer } from '../same-run-limit.js';
 import { buildVectorIndex, loadBenchEmbedder } from '../semantic/vector-index.js';
 import {
   benchQueries,
@@ -13,15 +11,11 @@ import {
   semanticBenchQueries,
 } from './generated-listings.js';
 import type { GeneratedListing } from './generated-listings.js';
-import { closedLoop, httpClient, httpGetter, httpPoster, openLoop } from './load.js';
-import type { HttpRequest, LoadFigures, Send } from './load.js';
+import { httpGetter, httpPoster } from './load.js';
+import type { LayerOptions } from '../same-run-limit.js';
 
-export interface CatalogSearchOptions {
+export interface CatalogSearchOptions extends LayerOptions {
   readonly listings: number;
-  /** Callers of the saturation run. */
-  readonly concurrency: number;
-  /** Length of each load run. */
-  readonly durationMs: number;
 }
 
 const QUERY_COUNT = 1_000;
@@ -29,21 +23,6 @@ const PAGE = 20;
 const SEMANTIC_PATH = '/api/ucp/catalog/search';
 /** The API's default page of semantic matches. */
 const SEMANTIC_LIMIT = 10;
-
-/** Saturation throughput, then latencies at half that rate: one layer's figures. */
-const measureLayer = async (send: Send, options: CatalogSearchOptions) => {
-  for (let n = 0; n < 200; n++) await send(n); // warm-up: JIT, connections, caches
-  const saturation = await closedLoop(send, options.concurrency, options.durationMs);
-  const halfRate = Math.max(1, Math.floor(saturation.perSecond / 2));
-  const atHalf = await openLoop(send, halfRate, options.durationMs);
-  const figures = (run: LoadFigures) => ({
-    requests: run.requests,
-    errors: run.errors,
-    perSecond: run.perSecond,
-    latencyMs: summarize(run.latenciesMs),
-  });
-  return { saturation: figures(saturation), halfRate, atHalfRate: figures(atHalf) };
-};
 
 const pathOf = ({ q, category, condition }: ReturnType<typeof benchQueries>[number]): string => {
   const params = new URLSearchParams({ limit: String(PAGE) });
@@ -75,41 +54,6 @@ const seedCatalog = async (databaseUrl: string, listings: readonly GeneratedList
   } finally {
     await client.end();
   }
-};
-
-const rawJsonServer = async (body: string): Promise<{ baseUrl: string; stop(): void }> => {
-  const child = fork(fileURLToPath(new URL('./raw-json-server.js', import.meta.url)), [body], {
-    stdio: 'ignore',
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('raw server did not start in 10 s')), 10_000);
-    child.once('message', (message: { port: number }) => {
-      clearTimeout(timer);
-      resolve(message.port);
-    });
-  });
-  return { baseUrl: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
-};
-
-/** One layer through a raw node:http server answering every request with `body`: the floor of the others. */
-const rawHttpLayer = async (
-  body: string,
-  sendTo: (baseUrl: string) => Send,
-  options: CatalogSearchOptions,
-) => {
-  const raw = await rawJsonServer(body);
-  try {
-    return await measureLayer(sendTo(raw.baseUrl), options);
-  } finally {
-    raw.stop();
-  }
-};
-
-/** The body of one real answer, for the raw server to serve at the same size. */
-const sampleAnswer = async (baseUrl: string, request: HttpRequest): Promise<string> => {
-  const answer = await httpClient(baseUrl, 1)(request);
-  if (answer.status !== 200) throw new Error(`${request.path} answered ${answer.status}: ${answer.text()}`);
-  return answer.text();
 };
 
 /** The catalog's stored listing embeddings: the ones it computed (or found) while loading its vector index. */
@@ -178,7 +122,13 @@ const measureLexical = async ({ cluster, listings, options }: SearchRun) => {
     (baseUrl) => httpGetter(baseUrl, ['/'], options.concurrency),
     options,
   );
-  return { responseBytes: Buffer.byteLength(sampleBody), gateway, indexAlone, rawHttp };
+  return {
+    responseBytes: Buffer.byteLength(sampleBody),
+    gateway,
+    indexAlone,
+    rawHttp,
+    ratioToRawHttp: ratioToLimit(gateway, rawHttp),
+  };
 };
 
 /**
@@ -221,6 +171,7 @@ const measureSemantic = async ({ cluster, listings, options }: SearchRun) => {
       ...indexAlone,
     },
     rawHttp,
+    ratioToRawHttp: ratioToLimit(gateway, rawHttp),
   };
 };
 

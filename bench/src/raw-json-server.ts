@@ -1,9 +1,9 @@
 import { createServer } from 'node:http';
 
 /**
- * The floor of the catalog bench: raw `node:http` answering every request with the same JSON body (the size of
- * a real search answer), in its own process like the gateway. Forked with IPC; sends its port once listening
- * and serves until killed.
+ * The same-run limit of the HTTP scenarios: raw `node:http` answering every request with the same JSON body (the
+ * size of a real answer), in its own process like the gateway. Forked with IPC; sends its port once listening and
+ * serves until killed.
  */
 const body = Buffer.from(process.argv[2] ?? '{}');
 const server = createServer((_req, res) => {
