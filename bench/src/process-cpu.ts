@@ -51,30 +51,32 @@ const ticksOf = async (pid: number): Promise<number | undefined> => {
 const commandOf = async (pid: string): Promise<string> =>
   (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).replaceAll('\0', ' ');
 
-/** Ticks by name: the given pids, and the PostgreSQL backends and NATS server found in /proc. */
-const snapshot = async (targets: CpuTargets): Promise<Map<string, number>> => {
-  const ticks = new Map<string, number>();
-  const add = (name: string, value: number | undefined): void => {
-    if (value !== undefined) ticks.set(name, (ticks.get(name) ?? 0) + value);
+/** Ticks and name by process: the given pids, and the PostgreSQL backends and NATS server found in /proc. */
+const snapshot = async (targets: CpuTargets): Promise<Map<number, { name: string; ticks: number }>> => {
+  const processes = new Map<number, { name: string; ticks: number }>();
+  const add = (name: string, pid: number, ticks: number | undefined): void => {
+    if (ticks !== undefined) processes.set(pid, { name, ticks });
   };
-  for (const [name, pid] of targets.pids) add(name, await ticksOf(pid));
+  for (const [name, pid] of targets.pids) add(name, pid, await ticksOf(pid));
   if (targets.database !== undefined || targets.nats === true) {
     for (const pid of (await readdir('/proc')).filter((entry) => /^[0-9]+$/.test(entry))) {
       const command = await commandOf(pid);
       if (targets.database !== undefined && command.startsWith('postgres: ')) {
-        if (command.split(' ').includes(targets.database)) add('postgres', await ticksOf(Number(pid)));
+        if (command.split(' ').includes(targets.database))
+          add('postgres', Number(pid), await ticksOf(Number(pid)));
       } else if (targets.nats === true && command.includes('nats-server')) {
-        add('nats', await ticksOf(Number(pid)));
+        add('nats', Number(pid), await ticksOf(Number(pid)));
       }
     }
   }
-  return ticks;
+  return processes;
 };
 
 /**
- * Starts accounting. The load generator (this process) is measured with `process.cpuUsage`. A PostgreSQL backend
- * that closes before the meter stops takes its CPU with it: pools keep their connections under load, so this
- * undercounts only around reconnections.
+ * Starts accounting. The load generator (this process) is measured with `process.cpuUsage`. Each process counts
+ * what it spent between the snapshots (all of it when it started in between). A PostgreSQL backend that closes
+ * before the meter stops takes its CPU with it: pools keep their connections under load, so this undercounts only
+ * around reconnections.
  */
 export const meterCpu = async (targets: CpuTargets): Promise<CpuMeter> => {
   const ticksPerSecond = clockTicksPerSecond();
@@ -87,8 +89,10 @@ export const meterCpu = async (targets: CpuTargets): Promise<CpuMeter> => {
       const seconds = (performance.now() - started) / 1000;
       const after = await snapshot(targets);
       const spentMs = new Map<string, number>([['load generator', (own.user + own.system) / 1000]]);
-      for (const [name, ticks] of after) {
-        spentMs.set(name, ((ticks - (before.get(name) ?? 0)) * 1000) / ticksPerSecond);
+      // Per process, so a backend that closed in between does not subtract its whole life from its name's sum.
+      for (const [pid, { name, ticks }] of after) {
+        const spent = ((ticks - (before.get(pid)?.ticks ?? 0)) * 1000) / ticksPerSecond;
+        spentMs.set(name, (spentMs.get(name) ?? 0) + spent);
       }
       const round = (value: number, digits: number): number => Number(value.toFixed(digits));
       const shares: Record<string, CpuShare> = {};
