@@ -1,5 +1,6 @@
 import { loadavg } from 'node:os';
 import { catalogSearchCluster } from './catalog/catalog-search.bench.js';
+import { productDetails } from './catalog/product-details.bench.js';
 import { writeBarsChart } from './bars-chart.js';
 import { machine, recordResult } from './results.js';
 import { publishToSearchCluster, publishToSearchEmbedded } from './publish-to-search.bench.js';
@@ -20,6 +21,7 @@ import { webhookFanoutCluster } from './subscription/webhook-fanout.bench.js';
  * into bench/results/<date>.json. Needs a build (`pnpm build`) and, for cluster scenarios, PostgreSQL and NATS.
  */
 const publishOptions = { listings: 300, ratePerSecond: 20, pollIntervalMs: 10 };
+const productDetailsOptions = { listings: 200, concurrency: 16, durationMs: 10_000 };
 
 const scenarios: Record<string, () => Promise<Record<string, unknown>>> = {
   'publish-to-search.embedded': () => publishToSearchEmbedded(publishOptions),
@@ -36,6 +38,8 @@ const scenarios: Record<string, () => Promise<Record<string, unknown>>> = {
   'publish-throughput.cluster-nats': () => publishThroughputCluster({ concurrency: 16, durationMs: 10_000 }),
   'catalog-search.cluster-nats': () =>
     catalogSearchCluster({ listings: 100_000, concurrency: 16, durationMs: 15_000 }),
+  'product-details.cluster-nats': () => productDetails('cluster-nats', productDetailsOptions),
+  'product-details.embedded': () => productDetails('embedded', productDetailsOptions),
   'semantic-search.local': async () => ({ ...(await semanticSearchLocal()) }),
   'quote-requests.cluster-nats': () => quoteRequestsCluster({ concurrency: 64, durationMs: 15_000 }),
   'quote-requests.embedded': () => quoteRequestsEmbedded({ concurrency: 64, durationMs: 15_000 }),
