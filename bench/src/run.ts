@@ -13,7 +13,7 @@ import {
   quoteRequestsEmbedded,
 } from './quote/quote-requests.bench.js';
 import { mcpSearchEmbedded } from './mcp/mcp-search.bench.js';
-import { checkoutCluster } from './order/checkout.bench.js';
+import { checkout } from './order/checkout.bench.js';
 import { webhookFanoutCluster } from './subscription/webhook-fanout.bench.js';
 
 /**
@@ -22,6 +22,7 @@ import { webhookFanoutCluster } from './subscription/webhook-fanout.bench.js';
  */
 const publishOptions = { listings: 300, ratePerSecond: 20, pollIntervalMs: 10 };
 const productDetailsOptions = { listings: 200, concurrency: 16, durationMs: 10_000 };
+const checkoutOptions = { concurrency: 16, durationMs: 10_000, listings: 32 };
 
 const scenarios: Record<string, () => Promise<Record<string, unknown>>> = {
   'publish-to-search.embedded': () => publishToSearchEmbedded(publishOptions),
@@ -44,7 +45,8 @@ const scenarios: Record<string, () => Promise<Record<string, unknown>>> = {
   'quote-requests.cluster-nats': () => quoteRequestsCluster({ concurrency: 64, durationMs: 15_000 }),
   'quote-requests.embedded': () => quoteRequestsEmbedded({ concurrency: 64, durationMs: 15_000 }),
   'rate-limit-store.postgres': async () => ({ concurrency: 16, ...(await postgresStoreCost(16, 10_000)) }),
-  'checkout.cluster-nats': () => checkoutCluster({ concurrency: 16, durationMs: 10_000, listings: 32 }),
+  'checkout.cluster-nats': () => checkout('cluster-nats', checkoutOptions),
+  'checkout.embedded': () => checkout('embedded', checkoutOptions),
   'webhook-fanout.cluster-nats': () =>
     webhookFanoutCluster({
       subscriptions: 10_000,

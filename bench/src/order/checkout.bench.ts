@@ -1,181 +1,169 @@
-import { Agent, request } from 'node:http';
-import { createPostgresDatabase } from '@marketplace/database';
-import { Cluster } from '@marketplace/e2e';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { MarketplaceClient } from '@marketplace/e2e';
 import type { Send } from '../catalog/load.js';
-import { closedLoop } from '../catalog/load.js';
-import { summarize } from '../stats.js';
+import { httpClient } from '../catalog/load.js';
+import type { BenchMode } from '../marketplace.js';
+import { withMarketplace } from '../marketplace.js';
+import { publishListings } from '../publish-listings.js';
+import type { LayerOptions } from '../same-run-limit.js';
+import { measureLayer, rawHttpLayer, ratioToLimit } from '../same-run-limit.js';
+import { StockTally } from './stock-tally.js';
 
-export interface CheckoutBenchOptions {
-  /** Clients buying back to back. */
-  readonly concurrency: number;
-  readonly durationMs: number;
-  /** Listings the spread phase buys from (each client its own, round robin). */
+export interface CheckoutBenchOptions extends LayerOptions {
+  /** Listings the spread phases buy from (round robin). */
   readonly listings: number;
 }
 
-/** Keep-alive JSON POST; resolves with the body on `expected`, rejects otherwise. */
-const poster = (baseUrl: string, sockets: number) => {
-  const agent = new Agent({ keepAlive: true, maxSockets: sockets });
-  return (path: string, apiKey: string, body: unknown, expected: number): Promise<string> =>
-    new Promise((resolve, reject) => {
-      const payload = body === undefined ? '' : JSON.stringify(body);
-      const req = request(
-        new URL(path, baseUrl),
-        {
-          agent,
-          method: 'POST',
-          timeout: 15_000,
-          headers: {
-            'x-mcp-api-key': apiKey,
-            ...(payload
-              ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }
-              : {}),
-          },
-        },
-        (res) => {
-          let text = '';
-          res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-          res.on('end', () =>
-            res.statusCode === expected
-              ? resolve(text)
-              : reject(new Error(`status ${res.statusCode}: ${text}`)),
-          );
-          res.on('error', reject);
-        },
-      );
-      req.on('timeout', () => req.destroy(new Error('request timed out')));
-      req.on('error', reject);
-      req.end(payload);
+/** Every listing's stock: more than any run sells, so no order is refused for want of it. */
+const STOCK = 1_000_000;
+
+/** A buyer's JSON POST with its API key: resolves with the body on `expected`, rejects otherwise. */
+const buyerPoster = (baseUrl: string, sockets: number) => {
+  const exchange = httpClient(baseUrl, sockets, 15_000);
+  return async (path: string, apiKey: string, body: unknown, expected: number): Promise<string> => {
+    const answer = await exchange({
+      method: 'POST',
+      path,
+      headers: {
+        'x-mcp-api-key': apiKey,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
     });
+    if (answer.status !== expected) throw new Error(`status ${answer.status}: ${answer.text()}`);
+    return answer.text();
+  };
+};
+type BuyerPost = ReturnType<typeof buyerPoster>;
+
+/** One order of one unit of `productId` as buyer `n`'s key: its answer's body. */
+type Order = (n: number, productId: string) => Promise<string>;
+
+const quickBuyOrder =
+  (post: BuyerPost, keyOf: (n: number) => string): Order =>
+  (n, productId) =>
+    post(
+      '/api/mcp/invoke',
+      keyOf(n),
+      {
+        tool: 'quick_buy',
+        parameters: { product_id: productId, quantity: 1, buyer_email: 'bench@buyer.example' },
+      },
+      200,
+    );
+
+/** REST checkout: the session, then its completion (two requests per order). */
+const restCheckoutOrder =
+  (post: BuyerPost, keyOf: (n: number) => string): Order =>
+  async (n, productId) => {
+    const session = JSON.parse(
+      await post(
+        '/api/ucp/checkout',
+        keyOf(n),
+        { line_items: [{ product_id: productId, quantity: 1 }] },
+        201,
+      ),
+    ) as { id: string };
+    return post(`/api/ucp/checkout/${session.id}/complete`, keyOf(n), undefined, 200);
+  };
+
+const quantityLeft = async (client: MarketplaceClient, productId: string): Promise<number> => {
+  const details = await client.request(`/api/ucp/catalog/products/${productId}`);
+  return (details.body as { quantity_available: number }).quantity_available;
 };
 
 /**
- * One cluster (every service its own process, local PostgreSQL and NATS). Buyers place one-unit orders at
- * saturation three ways: REST checkout (create + complete, two requests per order) spread over many listings,
- * quick_buy through /api/mcp/invoke spread likewise, and quick_buy all on one hot listing (every reservation
- * serialised on that listing). Afterwards the units sold (orders table) and the units left (listing events)
- * must add up to the stock published.
+ * Through the API only, so in either mode: for every listing bought from, the stock the catalog shows must
+ * equal the stock published less the orders answered, or less up to as many more as requests failed (a
+ * timed-out request may still have ordered). Every order of the run counts, the warm-ups' too.
  */
-export const checkoutCluster = async (options: CheckoutBenchOptions): Promise<Record<string, unknown>> => {
-  // Checkout needs no semantic search: the catalog starts without its embedding model, which on this small
-  // machine is the slowest part of a cluster start.
-  const cluster = await Cluster.start({ env: { EMBEDDINGS_PROVIDER: 'none' } });
-  try {
-    const admin = cluster.adminClient();
+const checkStock = async (client: MarketplaceClient, tally: StockTally) => {
+  let listingsWhoseStockDisagrees = 0;
+  let failedRequestsThatOrdered = 0;
+  for (const listing of tally.listings()) {
+    const { atMost, atLeast } = tally.expectedLeft(listing, STOCK);
+    // The catalog is a projection: give it a moment to catch up with the last reservations.
+    let left = await quantityLeft(client, listing);
+    for (let attempt = 0; attempt < 50 && left > atMost; attempt++) {
+      await sleep(200);
+      left = await quantityLeft(client, listing);
+    }
+    if (left > atMost || left < atLeast) listingsWhoseStockDisagrees++;
+    else failedRequestsThatOrdered += atMost - left;
+  }
+  const { answered, failed } = tally.totals();
+  return {
+    ordersAnswered: answered,
+    requestsFailed: failed,
+    failedRequestsThatOrdered,
+    listingsWhoseStockDisagrees,
+  };
+};
+
+/**
+ * Buyers place one-unit orders three ways, each measured at saturation and at half that rate: REST checkout
+ * (create + complete, two requests per order) spread over many listings, `quick_buy` through /api/mcp/invoke
+ * spread likewise, and `quick_buy` all on one hot listing (every reservation serialised on that listing). Then the
+ * same `quick_buy` POSTs against raw node:http answering a real order's JSON (the same-run limit), and the stock
+ * each listing shows against the orders its buyers were answered.
+ */
+export const checkout = (mode: BenchMode, options: CheckoutBenchOptions) =>
+  // Checkout needs no semantic search: the catalog starts without its embedding model.
+  withMarketplace(mode, { env: { EMBEDDINGS_PROVIDER: 'none' } }, async (marketplace) => {
+    const { client, admin } = marketplace;
     const seller = await admin.createAccount('seller', 'Bench Checkout Seller');
     // One after the other: account creation is not what is measured, and a burst of it trips the gateway's pool.
-    const buyers: { accountId: number; apiKey: string }[] = [];
+    const buyerKeys: string[] = [];
     for (let n = 0; n < options.concurrency; n++)
-      buyers.push(await admin.createAccount('buyer', `Bench Buyer ${n}`));
-    const stock = 1_000_000;
-    const publish = async (n: number): Promise<string> => {
-      const published = await cluster.client.publish(seller.apiKey, {
-        name: `Bench checkout lot ${n}`,
-        description: 'Generated by the checkout benchmark',
-        imageUrl: cluster.images.imageUrl('lot'),
-        price: 2,
-        quantity: stock,
-        instantCheckout: true,
-        promotePublicly: true,
-      });
-      if (published.status !== 201) throw new Error(`publish answered ${published.status}`);
-      return published.body.id;
-    };
-    const listings: string[] = [];
-    for (let n = 0; n < options.listings; n++) listings.push(await publish(n));
-    const hot = await publish(options.listings);
+      buyerKeys.push((await admin.createAccount('buyer', `Bench Buyer ${n}`)).apiKey);
+    const keyOf = (n: number) => buyerKeys[n % buyerKeys.length]!;
+    const published = await publishListings(client, seller.apiKey, options.listings + 1, (n) => ({
+      name: `Bench checkout lot ${n}`,
+      description: 'Generated by the checkout benchmark',
+      imageUrl: marketplace.imageUrl('lot'),
+      price: 2,
+      quantity: STOCK,
+      instantCheckout: true,
+      promotePublicly: true,
+    }));
+    const listings = published.slice(0, options.listings);
+    const hot = published[options.listings]!;
+    const spread = (n: number) => listings[n % listings.length]!;
 
-    const post = poster(cluster.client.baseUrl, options.concurrency * 2);
-    const keyOf = (n: number) => buyers[n % buyers.length]?.apiKey ?? '';
-    const checkout: Send = async (n) => {
-      const apiKey = keyOf(n);
-      const session = JSON.parse(
-        await post(
-          '/api/ucp/checkout',
-          apiKey,
-          { line_items: [{ product_id: listings[n % listings.length], quantity: 1 }] },
-          201,
-        ),
-      ) as { id: string };
-      await post(`/api/ucp/checkout/${session.id}/complete`, apiKey, undefined, 200);
-    };
-    const quickBuy =
-      (productOf: (n: number) => string): Send =>
+    const post = buyerPoster(client.baseUrl, options.concurrency * 2);
+    const tally = new StockTally();
+    const tallied =
+      (order: Order, productOf: (n: number) => string): Send =>
       async (n) => {
-        await post(
-          '/api/mcp/invoke',
-          keyOf(n),
-          {
-            tool: 'quick_buy',
-            parameters: { product_id: productOf(n), quantity: 1, buyer_email: 'bench@buyer.example' },
-          },
-          200,
-        );
+        const productId = productOf(n);
+        await tally.record(productId, order(n, productId));
       };
-    const spreadQuickBuy = quickBuy((n) => listings[n % listings.length] ?? '');
-    const hotQuickBuy = quickBuy(() => hot);
-
-    await closedLoop(checkout, options.concurrency, 2_000); // warm-up
-    const phases = {
-      restCheckout: await closedLoop(checkout, options.concurrency, options.durationMs),
-      quickBuySpread: await closedLoop(spreadQuickBuy, options.concurrency, options.durationMs),
-      quickBuyHotListing: await closedLoop(hotQuickBuy, options.concurrency, options.durationMs),
-    };
-
-    process.stdout.write(
-      `phases: ${JSON.stringify(Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, v.perSecond])))}\n`,
+    const quickBuy = quickBuyOrder(post, keyOf);
+    const restCheckout = await measureLayer(tallied(restCheckoutOrder(post, keyOf), spread), options);
+    const quickBuySpread = await measureLayer(tallied(quickBuy, spread), options);
+    const quickBuyHotListing = await measureLayer(
+      tallied(quickBuy, () => hot),
+      options,
     );
-    // Consistency: units in orders per listing = units the listing service took out of stock.
-    const db = createPostgresDatabase({ url: cluster.databaseUrl, poolSize: 2, applicationName: 'bench' });
-    try {
-      const sold = await db.query<{ product: string; units: string; orders: string }>(
-        `select state->>'productId' as product, sum((state->>'quantity')::int) as units, count(*) as orders
-         from "order".orders group by 1`,
-      );
-      let mismatches = 0;
-      let orders = 0;
-      for (const row of sold.rows) {
-        orders += Number(row.orders);
-        const details = await cluster.client.request(`/api/ucp/catalog/products/${row.product}`);
-        // The catalog is a projection: give it a moment to catch up with the last reservations.
-        let left = (details.body as { quantity_available: number }).quantity_available;
-        for (let attempt = 0; attempt < 50 && left !== stock - Number(row.units); attempt++) {
-          await new Promise((resolve) => setTimeout(resolve, 200));
-          left = (
-            (await cluster.client.request(`/api/ucp/catalog/products/${row.product}`)).body as {
-              quantity_available: number;
-            }
-          ).quantity_available;
-        }
-        if (left !== stock - Number(row.units)) mismatches++;
-      }
-      const succeeded = Object.values(phases).reduce((sum, phase) => sum + phase.requests, 0);
-      return {
-        concurrency: options.concurrency,
-        durationMs: options.durationMs,
-        listings: options.listings,
-        ...Object.fromEntries(
-          Object.entries(phases).map(([name, phase]) => [
-            name,
-            {
-              orders: phase.requests,
-              errors: phase.errors,
-              ordersPerSecond: phase.perSecond,
-              latencyMs: summarize(phase.latenciesMs),
-            },
-          ]),
-        ),
-        consistency: {
-          ordersInTable: orders,
-          // The warm-up's orders are in the table too.
-          ordersAnsweredInPhases: succeeded,
-          listingsWhoseStockDisagrees: mismatches,
-        },
-      };
-    } finally {
-      await db.close();
-    }
-  } finally {
-    await cluster.stop();
-  }
-};
+
+    const sampleOrder = await tally.record(spread(0), quickBuy(0, spread(0)));
+    const rawHttp = await rawHttpLayer(
+      sampleOrder,
+      (baseUrl) => {
+        const rawQuickBuy = quickBuyOrder(buyerPoster(baseUrl, options.concurrency), keyOf);
+        return async (n) => void (await rawQuickBuy(n, spread(n)));
+      },
+      options,
+    );
+    return {
+      ...options,
+      restCheckout,
+      quickBuySpread,
+      quickBuyHotListing,
+      quickBuyResponseBytes: Buffer.byteLength(sampleOrder),
+      rawHttp,
+      // The limit models the quick_buy POST: its ratio is the spread quick_buy phase's.
+      ratioToRawHttp: ratioToLimit(quickBuySpread, rawHttp),
+      consistency: await checkStock(client, tally),
+    };
+  });
