@@ -1,17 +1,19 @@
 import { readFile } from 'node:fs/promises';
-import { Agent, request } from 'node:http';
-import { EmbeddedMarketplace } from '@marketplace/e2e';
-import type { Send } from '../catalog/load.js';
-import { closedLoop, httpGetter } from '../catalog/load.js';
+import type { HttpRequest, Send } from '../catalog/load.js';
+import { closedLoop, httpClient, httpGetter } from '../catalog/load.js';
+import type { BenchMode, RunningMarketplace } from '../marketplace.js';
+import { withMarketplace } from '../marketplace.js';
+import { publishListings } from '../publish-listings.js';
+import type { LayerOptions } from '../same-run-limit.js';
+import { measureLayer, rawHttpLayer, ratioToLimit, sampleAnswer } from '../same-run-limit.js';
 import { summarize } from '../stats.js';
+import type { RssSample } from './memory-trend.js';
+import { memoryTrend } from './memory-trend.js';
 
-export interface McpSearchOptions {
+export interface McpSearchOptions extends LayerOptions {
   /** Public listings published before measuring. */
   readonly listings: number;
-  readonly concurrency: number;
-  /** Length of each throughput phase (REST, then MCP). */
-  readonly durationMs: number;
-  /** Length of the MCP soak whose memory is sampled; the bar asks for 5 minutes. */
+  /** Length of the MCP soak whose memory is sampled (the bar asks for 5 minutes); 0 runs no soak. */
   readonly soakMs: number;
   readonly sampleEveryMs: number;
 }
@@ -19,52 +21,36 @@ export interface McpSearchOptions {
 /** Words the generated titles share, so searches match a few listings each. */
 const WORDS = ['pallet', 'cartons', 'earbuds', 'chairs', 'lamps', 'blenders', 'jackets', 'drills'];
 
+/** The process that serves /mcp, whose memory the soak samples. */
+const MCP_PROCESS: Record<BenchMode, string> = { 'cluster-nats': 'gateway', embedded: 'marketplace' };
+
 /** `tools/call search_inventory` through POST /mcp, as a stateless MCP client sends it (JSON answer). */
+const mcpSearchRequest = (n: number): HttpRequest => ({
+  method: 'POST',
+  path: '/mcp',
+  headers: {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2025-11-25',
+  },
+  body: JSON.stringify({
+    jsonrpc: '2.0',
+    id: n,
+    method: 'tools/call',
+    params: { name: 'search_inventory', arguments: { query: WORDS[n % WORDS.length], limit: 20 } },
+  }),
+});
+
 const mcpSearcher = (baseUrl: string, sockets: number): Send => {
-  const agent = new Agent({ keepAlive: true, maxSockets: sockets });
-  const url = new URL('/mcp', baseUrl);
-  return (n) =>
-    new Promise<void>((resolve, reject) => {
-      const payload = JSON.stringify({
-        jsonrpc: '2.0',
-        id: n,
-        method: 'tools/call',
-        params: { name: 'search_inventory', arguments: { query: WORDS[n % WORDS.length], limit: 20 } },
-      });
-      const req = request(
-        url,
-        {
-          agent,
-          method: 'POST',
-          timeout: 10_000,
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            'mcp-protocol-version': '2025-11-25',
-            'content-length': Buffer.byteLength(payload),
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => {
-            const body = Buffer.concat(chunks).toString('utf8');
-            // A JSON-RPC error or an isError result is a failed search, not a fast one.
-            if (
-              res.statusCode === 200 &&
-              body.includes('"structuredContent"') &&
-              !body.includes('"isError":true')
-            ) {
-              resolve();
-            } else reject(new Error(`status ${res.statusCode}: ${body.slice(0, 200)}`));
-          });
-          res.on('error', reject);
-        },
-      );
-      req.on('timeout', () => req.destroy(new Error('request timed out')));
-      req.on('error', reject);
-      req.end(payload);
-    });
+  const exchange = httpClient(baseUrl, sockets);
+  return async (n) => {
+    const answer = await exchange(mcpSearchRequest(n));
+    const body = answer.text();
+    // A JSON-RPC error or an isError result is a failed search, not a fast one.
+    if (answer.status !== 200 || !body.includes('"structuredContent"') || body.includes('"isError":true')) {
+      throw new Error(`status ${answer.status}: ${body.slice(0, 200)}`);
+    }
+  };
 };
 
 /** Resident set size of a process, in MiB (Linux). */
@@ -74,96 +60,72 @@ const rssMiB = async (pid: number): Promise<number> => {
   return Math.round((kib / 1024) * 10) / 10;
 };
 
-/** Least-squares slope of (minutes, MiB) samples: how fast memory grows under steady load. */
-const slopePerMinute = (samples: readonly { atMs: number; rss: number }[]): number => {
-  const xs = samples.map((sample) => sample.atMs / 60_000);
-  const ys = samples.map((sample) => sample.rss);
-  const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
-  const mx = mean(xs);
-  const my = mean(ys);
-  const numerator = xs.reduce((sum, x, i) => sum + (x - mx) * (ys[i]! - my), 0);
-  const denominator = xs.reduce((sum, x) => sum + (x - mx) ** 2, 0);
-  return denominator === 0 ? 0 : Math.round((numerator / denominator) * 100) / 100;
+/** MCP alone at saturation for `soakMs`, sampling the RSS of the process that serves it. */
+const soak = async (mcp: Send, marketplace: RunningMarketplace, options: McpSearchOptions) => {
+  const pid = marketplace.cpuTargets().pids.get(MCP_PROCESS[marketplace.mode]);
+  if (pid === undefined) throw new Error(`${MCP_PROCESS[marketplace.mode]} is not running`);
+  const samples: RssSample[] = [];
+  const soakStarted = performance.now();
+  const sampler = setInterval(() => {
+    void rssMiB(pid).then((rss) => samples.push({ atMs: performance.now() - soakStarted, rss }));
+  }, options.sampleEveryMs);
+  const run = await closedLoop(mcp, options.concurrency, options.soakMs);
+  clearInterval(sampler);
+  return {
+    durationMs: options.soakMs,
+    requests: run.requests,
+    errors: run.errors,
+    perSecond: run.perSecond,
+    latencyMs: summarize(run.latenciesMs),
+    // The first fifth is warm-up (heap growing to its working size); the trend is read on the rest.
+    rssMiB: memoryTrend(samples, options.soakMs / 5),
+  };
 };
 
 /**
- * `pnpm start` as a process (embedded engine and log): the same search, anonymous, through REST
- * (`GET /api/ucp/catalog/products?q=`) and through MCP (`tools/call search_inventory` on POST /mcp, a fresh
- * stateless SDK server per request), each at saturation; the bar is MCP ≥ 25% of REST. Then MCP alone for the
- * soak, sampling the process's RSS: flat memory means no growth trend after warm-up.
+ * The same anonymous search through REST (`GET /api/ucp/catalog/products?q=`) and through MCP (`tools/call
+ * search_inventory` on POST /mcp, a fresh stateless SDK server per request), each at saturation and at half that
+ * rate; the bar is MCP ≥ 25% of REST. Then the same MCP POSTs against raw node:http answering a real answer's JSON
+ * (the same-run limit), and MCP alone for the soak, sampling the RSS of the process serving /mcp: flat memory
+ * means no growth trend after warm-up.
  */
-export const mcpSearchEmbedded = async (options: McpSearchOptions) => {
-  const marketplace = await EmbeddedMarketplace.start();
-  try {
-    const seller = await marketplace.client.createAccount('seller', 'Bench Mcp Seller');
-    for (let n = 0; n < options.listings; n++) {
+export const mcpSearch = (mode: BenchMode, options: McpSearchOptions) =>
+  // search_inventory is lexical: the catalog starts without its embedding model.
+  withMarketplace(mode, { env: { EMBEDDINGS_PROVIDER: 'none' } }, async (marketplace) => {
+    const { client } = marketplace;
+    const seller = await marketplace.admin.createAccount('seller', 'Bench Mcp Seller');
+    await publishListings(client, seller.apiKey, options.listings, (n) => {
       const word = WORDS[n % WORDS.length]!;
-      const listing = {
+      return {
         name: `Lot ${n} of ${word} from a regional distributor`,
         description: `Generated by the mcp-search benchmark: ${word}, boxed, mixed condition`,
-        imageUrl: marketplace.images.imageUrl(word),
+        imageUrl: marketplace.imageUrl(word),
         price: 10 + (n % 90),
         quantity: 50 + n,
         promotePublicly: true,
       };
-      // On a loaded machine a publish can outlast the client's 10 s: one more try (a duplicate lot is harmless).
-      const published = await marketplace.client
-        .publish(seller.apiKey, listing)
-        .catch(() => marketplace.client.publish(seller.apiKey, listing));
-      if (published.status !== 201) throw new Error(`publish answered ${published.status}`);
-    }
-    const rest = httpGetter(
-      marketplace.client.baseUrl,
-      WORDS.map((word) => `/api/ucp/catalog/products?q=${word}&limit=20`),
-      options.concurrency,
-    );
-    const mcp = mcpSearcher(marketplace.client.baseUrl, options.concurrency);
-    // Both paths warm (JIT, connections, the catalog's index) before anything is counted.
-    await closedLoop(rest, options.concurrency, 2_000);
-    await closedLoop(mcp, options.concurrency, 2_000);
-    const restRun = await closedLoop(rest, options.concurrency, options.durationMs);
-    const mcpRun = await closedLoop(mcp, options.concurrency, options.durationMs);
+    });
+    const restPaths = WORDS.map((word) => `/api/ucp/catalog/products?q=${word}&limit=20`);
+    const rest = await measureLayer(httpGetter(client.baseUrl, restPaths, options.concurrency), options);
+    const mcpSend = mcpSearcher(client.baseUrl, options.concurrency);
+    const mcp = await measureLayer(mcpSend, options);
+    const mcpToRestRatio = ratioToLimit(mcp, rest);
 
-    const pid = marketplace.process.pid;
-    if (pid === undefined) throw new Error('the marketplace is not running');
-    const samples: { atMs: number; rss: number }[] = [];
-    const soakStarted = performance.now();
-    const sampler = setInterval(() => {
-      void rssMiB(pid).then((rss) => samples.push({ atMs: performance.now() - soakStarted, rss }));
-    }, options.sampleEveryMs);
-    const soak = await closedLoop(mcp, options.concurrency, options.soakMs);
-    clearInterval(sampler);
-    // The first fifth is warm-up (heap growing to its working size); the trend is read on the rest.
-    const steady = samples.filter((sample) => sample.atMs >= options.soakMs / 5);
-    const ratio = mcpRun.perSecond / Math.max(1, restRun.perSecond);
+    const sampleBody = await sampleAnswer(client.baseUrl, mcpSearchRequest(0));
+    const rawHttp = await rawHttpLayer(
+      sampleBody,
+      (baseUrl) => mcpSearcher(baseUrl, options.concurrency),
+      options,
+    );
     return {
-      listings: options.listings,
-      concurrency: options.concurrency,
-      rest: {
-        perSecond: restRun.perSecond,
-        errors: restRun.errors,
-        latencyMs: summarize(restRun.latenciesMs),
-      },
-      mcp: { perSecond: mcpRun.perSecond, errors: mcpRun.errors, latencyMs: summarize(mcpRun.latenciesMs) },
-      mcpToRestRatio: Math.round(ratio * 1000) / 1000,
-      bar: { mcpToRestRatioAtLeast: 0.25, met: ratio >= 0.25 },
-      soak: {
-        durationMs: options.soakMs,
-        requests: soak.requests,
-        errors: soak.errors,
-        perSecond: soak.perSecond,
-        latencyMs: summarize(soak.latenciesMs),
-        rssMiB: {
-          first: samples[0]?.rss,
-          afterWarmUp: steady[0]?.rss,
-          last: samples[samples.length - 1]?.rss,
-          max: Math.max(...samples.map((sample) => sample.rss)),
-          steadySlopePerMinute: slopePerMinute(steady),
-          samples: samples.length,
-        },
-      },
+      ...options,
+      rest,
+      mcp,
+      mcpToRestRatio,
+      bar: { mcpToRestRatioAtLeast: 0.25, met: mcpToRestRatio >= 0.25 },
+      mcpResponseBytes: Buffer.byteLength(sampleBody),
+      rawHttp,
+      ratioToRawHttp: ratioToLimit(mcp, rawHttp),
+      soak: options.soakMs > 0 ? await soak(mcpSend, marketplace, options) : undefined,
     };
-  } finally {
-    await marketplace.stop();
-  }
-};
+  });
