@@ -4,7 +4,7 @@ import { writeBarsChart } from './bars-chart.js';
 import { machine, recordResult } from './results.js';
 import { publishToSearchCluster, publishToSearchEmbedded } from './publish-to-search.bench.js';
 import { publishToBothSearchesCluster } from './publish-to-both-searches.bench.js';
-import { publishThroughputCluster } from './publish-throughput.bench.js';
+import { publishThroughput } from './publish-throughput.bench.js';
 import { semanticSearchLocal } from './semantic/semantic-search.bench.js';
 import {
   postgresStoreCost,
@@ -20,6 +20,7 @@ import { webhookFanoutCluster } from './subscription/webhook-fanout.bench.js';
  * into bench/results/<date>.json. Needs a build (`pnpm build`) and, for cluster scenarios, PostgreSQL and NATS.
  */
 const publishOptions = { listings: 300, ratePerSecond: 20, pollIntervalMs: 10 };
+const publishThroughputOptions = { concurrency: 16, durationMs: 10_000 };
 
 const scenarios: Record<string, () => Promise<Record<string, unknown>>> = {
   'publish-to-search.embedded': () => publishToSearchEmbedded(publishOptions),
@@ -33,7 +34,8 @@ const scenarios: Record<string, () => Promise<Record<string, unknown>>> = {
       maxConcurrentPolls: 8,
       maxConcurrentPublishes: 64,
     }),
-  'publish-throughput.cluster-nats': () => publishThroughputCluster({ concurrency: 16, durationMs: 10_000 }),
+  'publish-throughput.cluster-nats': () => publishThroughput('cluster-nats', publishThroughputOptions),
+  'publish-throughput.embedded': () => publishThroughput('embedded', publishThroughputOptions),
   'catalog-search.cluster-nats': () =>
     catalogSearchCluster({ listings: 100_000, concurrency: 16, durationMs: 15_000 }),
   'semantic-search.local': async () => ({ ...(await semanticSearchLocal()) }),
