@@ -1,5 +1,5 @@
 import { loadavg } from 'node:os';
-import { catalogSearchCluster } from './catalog/catalog-search.bench.js';
+import { catalogSearch } from './catalog/catalog-search.bench.js';
 import { writeBarsChart } from './bars-chart.js';
 import { machine, recordResult } from './results.js';
 import { publishToSearchCluster, publishToSearchEmbedded } from './publish-to-search.bench.js';
@@ -21,6 +21,7 @@ import { webhookFanoutCluster } from './subscription/webhook-fanout.bench.js';
  */
 const publishOptions = { listings: 300, ratePerSecond: 20, pollIntervalMs: 10 };
 const publishThroughputOptions = { concurrency: 16, durationMs: 10_000 };
+const catalogSearchOptions = { listings: 100_000, concurrency: 16, durationMs: 15_000 };
 
 const scenarios: Record<string, () => Promise<Record<string, unknown>>> = {
   'publish-to-search.embedded': () => publishToSearchEmbedded(publishOptions),
@@ -36,8 +37,8 @@ const scenarios: Record<string, () => Promise<Record<string, unknown>>> = {
     }),
   'publish-throughput.cluster-nats': () => publishThroughput('cluster-nats', publishThroughputOptions),
   'publish-throughput.embedded': () => publishThroughput('embedded', publishThroughputOptions),
-  'catalog-search.cluster-nats': () =>
-    catalogSearchCluster({ listings: 100_000, concurrency: 16, durationMs: 15_000 }),
+  'catalog-search.cluster-nats': () => catalogSearch('cluster-nats', catalogSearchOptions),
+  'catalog-search.embedded': () => catalogSearch('embedded', catalogSearchOptions),
   'semantic-search.local': async () => ({ ...(await semanticSearchLocal()) }),
   'quote-requests.cluster-nats': () => quoteRequestsCluster({ concurrency: 64, durationMs: 15_000 }),
   'quote-requests.embedded': () => quoteRequestsEmbedded({ concurrency: 64, durationMs: 15_000 }),
