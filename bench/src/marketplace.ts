@@ -1,4 +1,6 @@
 import { join } from 'node:path';
+import type { Database } from '@marketplace/database';
+import { createEmbeddedDatabase, createPostgresDatabase } from '@marketplace/database';
 import type { MarketplaceClient } from '@marketplace/e2e';
 import { Cluster, EmbeddedMarketplace } from '@marketplace/e2e';
 import type { CpuTargets } from './process-cpu.js';
@@ -27,6 +29,12 @@ export interface RunningMarketplace {
   readonly cpuTargets: () => CpuTargets;
   /** The system of record's connection string, in cluster mode (embedded PostgreSQL lives inside the process). */
   readonly databaseUrl: string | undefined;
+  /**
+   * Stops the catalog, runs `work` on the system of record (e.g. writing the catalog's read model directly),
+   * then starts the catalog again and waits until the marketplace is ready: the catalog loads its indexes from
+   * its table at start. In embedded mode the whole process stops, as PGlite admits one process per directory.
+   */
+  withCatalogStopped<T>(work: (db: Database) => Promise<T>): Promise<T>;
   /** Stops the processes and removes what the run wrote. */
   stop(): Promise<void>;
 }
@@ -35,6 +43,26 @@ export interface StartOptions {
   /** Added to every process's environment (e.g. raised rate limits, `EMBEDDINGS_PROVIDER: 'none'`). */
   readonly env?: Record<string, string>;
 }
+
+/** A restart may load a large seeded catalog: as long as the cluster harness waits for any start. */
+const RELOAD_TIMEOUT_MS = 180_000;
+
+/** Opens the database, runs `work`, closes it; then starts what was stopped. */
+const offline = async <T>(
+  open: () => Promise<Database>,
+  work: (db: Database) => Promise<T>,
+  restart: () => Promise<void>,
+): Promise<T> => {
+  const db = await open();
+  let result: T;
+  try {
+    result = await work(db);
+  } finally {
+    await db.close();
+  }
+  await restart();
+  return result;
+};
 
 /** Starts the marketplace in `mode` with its data under a fresh directory, and waits until it is ready. */
 export const startMarketplace = async (
@@ -55,6 +83,18 @@ export const startMarketplace = async (
         ),
       }),
       databaseUrl: undefined,
+      withCatalogStopped: async (work) => {
+        await marketplace.process.stop('SIGTERM');
+        return offline(
+          // Where the runtime keeps the embedded PostgreSQL: `postgres/` under DATA_DIR.
+          () => createEmbeddedDatabase({ dataDir: join(marketplace.dataDir, 'postgres') }),
+          work,
+          async () => {
+            marketplace.process.start();
+            await marketplace.waitUntilReady(RELOAD_TIMEOUT_MS);
+          },
+        );
+      },
       stop: () => marketplace.stop(),
     };
   }
@@ -67,6 +107,18 @@ export const startMarketplace = async (
     mailDirectory: join(cluster.dataDir, 'mail'),
     cpuTargets: () => clusterCpuTargets(cluster),
     databaseUrl: cluster.databaseUrl,
+    withCatalogStopped: async (work) => {
+      const catalog = cluster.process('catalog');
+      await catalog.stop('SIGTERM');
+      return offline(
+        async () => createPostgresDatabase({ url: cluster.databaseUrl, applicationName: 'bench' }),
+        work,
+        async () => {
+          catalog.start();
+          await cluster.waitUntilReady();
+        },
+      );
+    },
     stop: () => cluster.stop(),
   };
 };

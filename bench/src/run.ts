@@ -1,11 +1,11 @@
 import { loadavg } from 'node:os';
-import { catalogSearchCluster } from './catalog/catalog-search.bench.js';
+import { catalogSearch } from './catalog/catalog-search.bench.js';
 import { productDetails } from './catalog/product-details.bench.js';
 import { writeBarsChart } from './bars-chart.js';
 import { machine, recordResult } from './results.js';
 import { publishToSearchCluster, publishToSearchEmbedded } from './publish-to-search.bench.js';
 import { publishToBothSearchesCluster } from './publish-to-both-searches.bench.js';
-import { publishThroughputCluster } from './publish-throughput.bench.js';
+import { publishThroughput } from './publish-throughput.bench.js';
 import { semanticSearchLocal } from './semantic/semantic-search.bench.js';
 import {
   postgresStoreCost,
@@ -14,13 +14,15 @@ import {
 } from './quote/quote-requests.bench.js';
 import { mcpSearch } from './mcp/mcp-search.bench.js';
 import { checkout } from './order/checkout.bench.js';
-import { webhookFanoutCluster } from './subscription/webhook-fanout.bench.js';
+import { webhookFanoutCluster, webhookFanoutEmbedded } from './subscription/webhook-fanout.bench.js';
 
 /**
  * `pnpm bench [scenario...]`: runs the named scenarios (all by default), prints their figures and merges them
  * into bench/results/<date>.json. Needs a build (`pnpm build`) and, for cluster scenarios, PostgreSQL and NATS.
  */
 const publishOptions = { listings: 300, ratePerSecond: 20, pollIntervalMs: 10 };
+const publishThroughputOptions = { concurrency: 16, durationMs: 10_000 };
+const catalogSearchOptions = { listings: 100_000, concurrency: 16, durationMs: 15_000 };
 const productDetailsOptions = { listings: 200, concurrency: 16, durationMs: 10_000 };
 const checkoutOptions = { concurrency: 16, durationMs: 10_000, listings: 32 };
 const mcpSearchOptions = { listings: 100, concurrency: 16, durationMs: 10_000, sampleEveryMs: 5_000 };
@@ -37,9 +39,10 @@ const scenarios: Record<string, () => Promise<Record<string, unknown>>> = {
       maxConcurrentPolls: 8,
       maxConcurrentPublishes: 64,
     }),
-  'publish-throughput.cluster-nats': () => publishThroughputCluster({ concurrency: 16, durationMs: 10_000 }),
-  'catalog-search.cluster-nats': () =>
-    catalogSearchCluster({ listings: 100_000, concurrency: 16, durationMs: 15_000 }),
+  'publish-throughput.cluster-nats': () => publishThroughput('cluster-nats', publishThroughputOptions),
+  'publish-throughput.embedded': () => publishThroughput('embedded', publishThroughputOptions),
+  'catalog-search.cluster-nats': () => catalogSearch('cluster-nats', catalogSearchOptions),
+  'catalog-search.embedded': () => catalogSearch('embedded', catalogSearchOptions),
   'product-details.cluster-nats': () => productDetails('cluster-nats', productDetailsOptions),
   'product-details.embedded': () => productDetails('embedded', productDetailsOptions),
   'semantic-search.local': async () => ({ ...(await semanticSearchLocal()) }),
@@ -54,6 +57,15 @@ const scenarios: Record<string, () => Promise<Record<string, unknown>>> = {
       listingsPerSecond: 100,
       durationMs: 20_000,
       vocabulary: 150,
+    }),
+  // One process on 2 cores carries a fraction of the cluster's load: a fifth of the saved searches with a fifth of
+  // the words (as many matches per listing), at a tenth of the rate.
+  'webhook-fanout.embedded': () =>
+    webhookFanoutEmbedded({
+      subscriptions: 2_000,
+      listingsPerSecond: 10,
+      durationMs: 20_000,
+      vocabulary: 30,
     }),
   // MCP_SOAK_MS shortens the 5-minute soak on a busy machine (the run records the length it used).
   'mcp-search.embedded': () =>

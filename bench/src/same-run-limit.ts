@@ -24,13 +24,18 @@ const figuresOf = (run: LoadFigures) => ({
   latencyMs: summarize(run.latenciesMs),
 });
 
+/** Saturation throughput alone: `concurrency` callers back to back, after a warm-up. */
+export const measureSaturation = async (send: Send, options: LayerOptions) => {
+  for (let n = 0; n < 200; n++) await send(n); // warm-up: JIT, connections, caches
+  return figuresOf(await closedLoop(send, options.concurrency, options.durationMs));
+};
+
 /** One layer's figures: saturation throughput, then latencies at half that rate (open loop). */
 export const measureLayer = async (send: Send, options: LayerOptions) => {
-  for (let n = 0; n < 200; n++) await send(n); // warm-up: JIT, connections, caches
-  const saturation = await closedLoop(send, options.concurrency, options.durationMs);
+  const saturation = await measureSaturation(send, options);
   const halfRate = Math.max(1, Math.floor(saturation.perSecond / 2));
   const atHalf = await openLoop(send, halfRate, options.durationMs);
-  return { saturation: figuresOf(saturation), halfRate, atHalfRate: figuresOf(atHalf) };
+  return { saturation, halfRate, atHalfRate: figuresOf(atHalf) };
 };
 
 export type LayerFigures = Awaited<ReturnType<typeof measureLayer>>;
@@ -49,22 +54,28 @@ const rawJsonServer = async (body: string): Promise<{ baseUrl: string; stop(): v
   return { baseUrl: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
 };
 
-/**
- * The limit layer: the same load (`sendTo` builds it for a base URL) against raw node:http answering every
- * request with `body`.
- */
-export const rawHttpLayer = async (
+/** Runs `work` against raw node:http answering every request with `body` (given its base URL), then stops it. */
+export const withRawJsonServer = async <T>(
   body: string,
-  sendTo: (baseUrl: string) => Send,
-  options: LayerOptions,
-): Promise<LayerFigures> => {
+  work: (baseUrl: string) => Promise<T>,
+): Promise<T> => {
   const raw = await rawJsonServer(body);
   try {
-    return await measureLayer(sendTo(raw.baseUrl), options);
+    return await work(raw.baseUrl);
   } finally {
     raw.stop();
   }
 };
+
+/**
+ * The limit layer: the same load (`sendTo` builds it for a base URL) against raw node:http answering every
+ * request with `body`.
+ */
+export const rawHttpLayer = (
+  body: string,
+  sendTo: (baseUrl: string) => Send,
+  options: LayerOptions,
+): Promise<LayerFigures> => withRawJsonServer(body, (baseUrl) => measureLayer(sendTo(baseUrl), options));
 
 /** The body of one real answer, for the raw server to serve at the same size. */
 export const sampleAnswer = async (baseUrl: string, request: HttpRequest): Promise<string> => {
@@ -75,6 +86,10 @@ export const sampleAnswer = async (baseUrl: string, request: HttpRequest): Promi
   return answer.text();
 };
 
+/** A throughput as a share of its limit's, to three decimals (1 would be as fast as the limit). */
+export const throughputRatio = (measuredPerSecond: number, limitPerSecond: number): number =>
+  Math.round((measuredPerSecond / Math.max(1, limitPerSecond)) * 1000) / 1000;
+
 /** The marketplace's saturation throughput as a share of the limit's (1 would be as fast as raw node:http). */
 export const ratioToLimit = (measured: LayerFigures, limit: LayerFigures): number =>
-  Math.round((measured.saturation.perSecond / Math.max(1, limit.saturation.perSecond)) * 1000) / 1000;
+  throughputRatio(measured.saturation.perSecond, limit.saturation.perSecond);

@@ -20,6 +20,47 @@ const QUOTE_CALLER_SPAN_ID = '00f067aa0ba902b7';
 const findSpan = (spans: readonly ReceivedSpan[], service: string, kind: number, name: RegExp) =>
   spans.find((span) => span.service === service && span.kind === kind && name.test(span.name));
 
+type TraceTree = ReturnType<typeof traceTree>;
+type SpanFinder = (spans: readonly ReceivedSpan[]) => ReceivedSpan | undefined;
+
+/**
+ * Waits until the trace holds a span for every finder (each process exports its spans in its own batches, so
+ * the last span of the chain can arrive before the first), and answers the tree with the spans found.
+ */
+const awaitSpans = async <K extends string>(
+  receiver: OtlpReceiver,
+  traceId: string,
+  finders: Record<K, SpanFinder>,
+): Promise<{ tree: TraceTree; spans: Record<K, ReceivedSpan> }> => {
+  const find = (tree: TraceTree) =>
+    Object.fromEntries(
+      Object.entries<SpanFinder>(finders).map(([name, finder]) => [name, finder(tree.spans)]),
+    ) as Record<K, ReceivedSpan | undefined>;
+  return eventually(
+    async () => {
+      const tree = traceTree(receiver.spans(), traceId);
+      const spans = find(tree);
+      return Object.values(spans).every((span) => span !== undefined)
+        ? { tree, spans: spans as Record<K, ReceivedSpan> }
+        : undefined;
+    },
+    {
+      timeoutMs: 20_000,
+      intervalMs: 100,
+      describe: () =>
+        `spans of the trace: ${JSON.stringify(
+          traceTree(receiver.spans(), traceId).spans.map(({ service, name, kind, spanId, parentSpanId }) => ({
+            service,
+            name,
+            kind,
+            spanId,
+            parentSpanId,
+          })),
+        )}`,
+    },
+  );
+};
+
 /** The quote ids of the seller emails in an `.eml` store (file names come from the Message-IDs). */
 const quoteIdsMailed = async (mailDirectory: string): Promise<number[]> =>
   (await readdir(mailDirectory).catch(() => [] as string[])).flatMap((name) => {
@@ -117,47 +158,23 @@ describe('operations in cluster mode', () => {
     });
     expect(published.status).toBe(201);
 
-    const tree = await eventually(
-      async () => {
-        const candidate = traceTree(receiver.spans(), CALLER_TRACE_ID);
-        return findSpan(candidate.spans, 'catalog', SPAN_KIND.consumer, /^process marketplace\.listing\.v1$/)
-          ? candidate
-          : undefined;
-      },
-      {
-        timeoutMs: 20_000,
-        intervalMs: 100,
-        describe: () =>
-          `spans of the trace: ${JSON.stringify(
-            traceTree(receiver.spans(), CALLER_TRACE_ID).spans.map(({ service, name, kind }) => ({
-              service,
-              name,
-              kind,
-            })),
-          )}`,
-      },
-    );
-
-    const gatewayRequest = findSpan(tree.spans, 'gateway', SPAN_KIND.server, /^POST \/api\/products$/);
-    const gatewayCall = findSpan(tree.spans, 'gateway', SPAN_KIND.client, /ListingService\/CreateListing$/);
-    const listingCall = findSpan(tree.spans, 'listing', SPAN_KIND.server, /ListingService\/CreateListing$/);
-    const relayPublish = findSpan(
-      tree.spans,
-      'listing',
-      SPAN_KIND.producer,
-      /^publish marketplace\.listing\.v1$/,
-    );
-    const catalogConsume = findSpan(
-      tree.spans,
-      'catalog',
-      SPAN_KIND.consumer,
-      /^process marketplace\.listing\.v1$/,
-    );
-    expect(gatewayRequest?.parentSpanId).toBe(CALLER_SPAN_ID);
-    expect(tree.parentOf(gatewayCall!)).toBe(gatewayRequest);
-    expect(tree.parentOf(listingCall!)).toBe(gatewayCall);
-    expect(tree.parentOf(relayPublish!)).toBe(gatewayCall);
-    expect(tree.parentOf(catalogConsume!)).toBe(relayPublish);
+    const {
+      tree,
+      spans: { gatewayRequest, gatewayCall, listingCall, relayPublish, catalogConsume },
+    } = await awaitSpans(receiver, CALLER_TRACE_ID, {
+      gatewayRequest: (spans) => findSpan(spans, 'gateway', SPAN_KIND.server, /^POST \/api\/products$/),
+      gatewayCall: (spans) => findSpan(spans, 'gateway', SPAN_KIND.client, /ListingService\/CreateListing$/),
+      listingCall: (spans) => findSpan(spans, 'listing', SPAN_KIND.server, /ListingService\/CreateListing$/),
+      relayPublish: (spans) =>
+        findSpan(spans, 'listing', SPAN_KIND.producer, /^publish marketplace\.listing\.v1$/),
+      catalogConsume: (spans) =>
+        findSpan(spans, 'catalog', SPAN_KIND.consumer, /^process marketplace\.listing\.v1$/),
+    });
+    expect(gatewayRequest.parentSpanId).toBe(CALLER_SPAN_ID);
+    expect(tree.parentOf(gatewayCall)).toBe(gatewayRequest);
+    expect(tree.parentOf(listingCall)).toBe(gatewayCall);
+    expect(tree.parentOf(relayPublish)).toBe(gatewayCall);
+    expect(tree.parentOf(catalogConsume)).toBe(relayPublish);
     // One tree: the only span whose parent is not in the trace is the gateway's, under the caller's span.
     expect(tree.roots).toEqual([gatewayRequest]);
 
@@ -182,52 +199,29 @@ describe('operations in cluster mode', () => {
 
     const isSellerEmailConsumer = (span: ReceivedSpan) =>
       span.attributes['messaging.consumer.group.name'] === 'quote-notifications';
-    const tree = await eventually(
-      async () => {
-        const candidate = traceTree(receiver.spans(), QUOTE_CALLER_TRACE_ID);
-        return candidate.spans.some((span) => span.kind === SPAN_KIND.consumer && isSellerEmailConsumer(span))
-          ? candidate
-          : undefined;
-      },
-      {
-        timeoutMs: 20_000,
-        intervalMs: 100,
-        describe: () =>
-          `spans of the trace: ${JSON.stringify(
-            traceTree(receiver.spans(), QUOTE_CALLER_TRACE_ID).spans.map(
-              ({ service, name, kind, spanId, parentSpanId }) => ({
-                service,
-                name,
-                kind,
-                spanId,
-                parentSpanId,
-              }),
-            ),
-          )}`,
-      },
-    );
-
-    const gatewayRequest = findSpan(tree.spans, 'gateway', SPAN_KIND.server, /^POST \/api\/ucp\/quotes$/);
-    const gatewayCall = findSpan(tree.spans, 'gateway', SPAN_KIND.client, /QuoteService\/RequestQuote$/);
-    const quoteCall = findSpan(tree.spans, 'quote', SPAN_KIND.server, /QuoteService\/RequestQuote$/);
-    const relayPublish = findSpan(
-      tree.spans,
-      'quote',
-      SPAN_KIND.producer,
-      /^publish marketplace\.quote\.v1$/,
-    );
-    const emailConsume = tree.spans.find(
-      (span) =>
-        span.service === 'quote' &&
-        span.kind === SPAN_KIND.consumer &&
-        span.name === 'process marketplace.quote.v1' &&
-        isSellerEmailConsumer(span),
-    );
-    expect(gatewayRequest?.parentSpanId).toBe(QUOTE_CALLER_SPAN_ID);
-    expect(tree.parentOf(gatewayCall!)).toBe(gatewayRequest);
-    expect(tree.parentOf(quoteCall!)).toBe(gatewayCall);
-    expect(tree.parentOf(relayPublish!)).toBe(gatewayCall);
-    expect(tree.parentOf(emailConsume!)).toBe(relayPublish);
+    const {
+      tree,
+      spans: { gatewayRequest, gatewayCall, quoteCall, relayPublish, emailConsume },
+    } = await awaitSpans(receiver, QUOTE_CALLER_TRACE_ID, {
+      gatewayRequest: (spans) => findSpan(spans, 'gateway', SPAN_KIND.server, /^POST \/api\/ucp\/quotes$/),
+      gatewayCall: (spans) => findSpan(spans, 'gateway', SPAN_KIND.client, /QuoteService\/RequestQuote$/),
+      quoteCall: (spans) => findSpan(spans, 'quote', SPAN_KIND.server, /QuoteService\/RequestQuote$/),
+      relayPublish: (spans) =>
+        findSpan(spans, 'quote', SPAN_KIND.producer, /^publish marketplace\.quote\.v1$/),
+      emailConsume: (spans) =>
+        spans.find(
+          (span) =>
+            span.service === 'quote' &&
+            span.kind === SPAN_KIND.consumer &&
+            span.name === 'process marketplace.quote.v1' &&
+            isSellerEmailConsumer(span),
+        ),
+    });
+    expect(gatewayRequest.parentSpanId).toBe(QUOTE_CALLER_SPAN_ID);
+    expect(tree.parentOf(gatewayCall)).toBe(gatewayRequest);
+    expect(tree.parentOf(quoteCall)).toBe(gatewayCall);
+    expect(tree.parentOf(relayPublish)).toBe(gatewayCall);
+    expect(tree.parentOf(emailConsume)).toBe(relayPublish);
     expect(tree.roots).toEqual([gatewayRequest]);
 
     // The consumer's work is done: the seller's email is in the `.eml` store, naming the buyer.

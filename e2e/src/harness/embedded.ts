@@ -53,9 +53,10 @@ export class EmbeddedMarketplace {
     return marketplace;
   }
 
-  async waitUntilReady(): Promise<void> {
+  /** `timeoutMs`: longer for a start that loads a large seeded catalog. */
+  async waitUntilReady(timeoutMs = READY_TIMEOUT_MS): Promise<void> {
     await eventually(async () => ((await this.client.isReady()) ? true : undefined), {
-      timeoutMs: READY_TIMEOUT_MS,
+      timeoutMs,
       intervalMs: 100,
       describe: () =>
         `marketplace not ready (${this.process.running ? 'running' : 'exited'}):\n${this.process.logs}`,
