@@ -86,9 +86,12 @@ export const sampleAnswer = async (baseUrl: string, request: HttpRequest): Promi
   return answer.text();
 };
 
-/** A throughput as a share of its limit's, to three decimals (1 would be as fast as the limit). */
+/**
+ * A throughput as a share of its limit's, to three significant digits (1 would be as fast as the limit; a share
+ * of 0.0015 must not read 0.001).
+ */
 export const throughputRatio = (measuredPerSecond: number, limitPerSecond: number): number =>
-  Math.round((measuredPerSecond / Math.max(1, limitPerSecond)) * 1000) / 1000;
+  Number((measuredPerSecond / Math.max(1, limitPerSecond)).toPrecision(3));
 
 /** The marketplace's saturation throughput as a share of the limit's (1 would be as fast as raw node:http). */
 export const ratioToLimit = (measured: LayerFigures, limit: LayerFigures): number =>

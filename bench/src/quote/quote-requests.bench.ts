@@ -1,10 +1,9 @@
 import { readdir } from 'node:fs/promises';
-import { Agent, request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createPostgresDatabase } from '@marketplace/database';
 import { createPostgresRateLimitStore } from '@marketplace/ratelimit';
-import type { Send } from '../catalog/load.js';
-import { closedLoop } from '../catalog/load.js';
+import { closedLoop, httpPoster } from '../catalog/load.js';
+import { measureSaturation, sampleAnswer, throughputRatio, withRawJsonServer } from '../same-run-limit.js';
 import { summarize } from '../stats.js';
 import { meterCpu } from '../process-cpu.js';
 import type { RunningMarketplace } from '../marketplace.js';
@@ -16,41 +15,18 @@ export interface QuoteRequestsOptions {
   readonly durationMs: number;
 }
 
-/** Keep-alive POSTs of JSON; resolves on 201, rejects on anything else. */
-const jsonPoster = (baseUrl: string, path: string, body: (n: number) => string, sockets: number): Send => {
-  const agent = new Agent({ keepAlive: true, maxSockets: sockets });
-  const url = new URL(path, baseUrl);
-  return (n) =>
-    new Promise<void>((resolve, reject) => {
-      const payload = body(n);
-      const req = request(
-        url,
-        {
-          agent,
-          method: 'POST',
-          timeout: 10_000,
-          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
-        },
-        (res) => {
-          res.on('data', () => undefined);
-          res.on('end', () =>
-            res.statusCode === 201 ? resolve() : reject(new Error(`status ${res.statusCode}`)),
-          );
-          res.on('error', reject);
-        },
-      );
-      req.on('timeout', () => req.destroy(new Error('request timed out')));
-      req.on('error', reject);
-      req.end(payload);
-    });
-};
+/** Distinct buyers and quantities the load cycles through (every request a new email, as agents send them). */
+const QUOTE_BODIES = 4_096;
 
 const countMail = async (directory: string): Promise<number> =>
   (await readdir(directory).catch(() => [] as string[])).filter((name) => name.endsWith('.eml')).length;
 
+const QUOTES_PATH = '/api/ucp/quotes';
+
 /**
  * Anonymous `POST /api/ucp/quotes` at saturation against a running marketplace, then how long the seller emails
- * (sent by the quote service's consumer from the log, never on the request path) take to be all written.
+ * (sent by the quote service's consumer from the log, never on the request path) take to be all written, then the
+ * same POSTs against raw node:http answering a same-sized JSON (the same-run limit).
  */
 const runQuoteRequests = async (options: QuoteRequestsOptions, marketplace: RunningMarketplace) => {
   const seller = await marketplace.admin.createAccount('seller', 'Bench Quote Seller');
@@ -64,19 +40,21 @@ const runQuoteRequests = async (options: QuoteRequestsOptions, marketplace: Runn
   });
   if (published.status !== 201) throw new Error(`publish answered ${published.status}`);
   const productId = published.body.id;
-  const body = (n: number) =>
+  const bodies = Array.from({ length: QUOTE_BODIES }, (_, n) =>
     JSON.stringify({
       product_id: productId,
       quantity: 100 + (n % 50),
       buyer: { email: `buyer-${n}@bench.example`, name: 'Bench Buyer' },
       target_price: 9_900,
       message: 'Bench request',
-    });
+    }),
+  );
+  const postTo = (baseUrl: string) => httpPoster(baseUrl, QUOTES_PATH, bodies, options.concurrency);
+  const send = postTo(marketplace.client.baseUrl);
   // The quote service learns the listing from its event: wait until a request is taken.
-  const send = jsonPoster(marketplace.client.baseUrl, '/api/ucp/quotes', body, options.concurrency);
   for (let attempt = 0; ; attempt++) {
     try {
-      await send(-1 - attempt);
+      await send(attempt);
       break;
     } catch (error) {
       if (attempt > 200) throw error;
@@ -86,7 +64,7 @@ const runQuoteRequests = async (options: QuoteRequestsOptions, marketplace: Runn
   const warmup = await closedLoop(send, options.concurrency, 2_000);
   const { mailDirectory } = marketplace;
   const meter = await meterCpu(marketplace.cpuTargets());
-  const load = await closedLoop((n) => send(n + 1_000_000), options.concurrency, options.durationMs);
+  const load = await closedLoop(send, options.concurrency, options.durationMs);
   const loadEnded = performance.now();
   const cpu = await meter.stop(load.requests);
   // Requests answered 201 (`requests` counts only those); a failed one (a timeout) may still have been filed,
@@ -98,6 +76,16 @@ const runQuoteRequests = async (options: QuoteRequestsOptions, marketplace: Runn
     await sleep(250);
     mailed = await countMail(mailDirectory);
   }
+  const drainSecondsAfterLoad = Math.round((performance.now() - loadEnded) / 100) / 10;
+  const sampleBody = await sampleAnswer(marketplace.client.baseUrl, {
+    method: 'POST',
+    path: QUOTES_PATH,
+    headers: { 'content-type': 'application/json' },
+    body: bodies[0]!,
+  });
+  const rawHttp = await withRawJsonServer(sampleBody, (baseUrl) =>
+    measureSaturation(postTo(baseUrl), options),
+  );
   return {
     requests: load.requests,
     errors: load.errors,
@@ -108,8 +96,11 @@ const runQuoteRequests = async (options: QuoteRequestsOptions, marketplace: Runn
       expected,
       writtenWhenLoadEnded: mailedAtLoadEnd,
       written: mailed,
-      drainSecondsAfterLoad: Math.round((performance.now() - loadEnded) / 100) / 10,
+      drainSecondsAfterLoad,
     },
+    responseBytes: Buffer.byteLength(sampleBody),
+    rawHttp,
+    ratioToRawHttp: throughputRatio(load.perSecond, rawHttp.perSecond),
   };
 };
 
