@@ -56,6 +56,10 @@ export const problemSchema = z.object({
   title: z.string(),
   status: z.number().int(),
   detail: z.string().optional(),
+  code: z
+    .string()
+    .optional()
+    .describe('a stable code where a protocol names one: idempotency_conflict (422)'),
   errors: z
     .array(z.object({ path: z.string(), message: z.string() }))
     .optional()
