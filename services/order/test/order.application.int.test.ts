@@ -154,6 +154,23 @@ describe.each(testEngines())('order application on $name', ({ create }) => {
     expect(placed.rows[0]).toEqual({ n: 2 });
   });
 
+  it('lets concurrent completions of one session place its orders once, each answering them', async () => {
+    const product = newProduct({ quantity: 20 });
+    const session = await createCheckout(deps, {
+      ...buyerCall(),
+      lines: [{ productId: product.productId, quantity: 3 }],
+      buyerAccountId: BUYER,
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        completeCheckout(deps, { ...buyerCall(), checkoutId: session.checkoutId, buyerAccountId: BUYER }),
+      ),
+    );
+    expect(new Set(answers.map(({ orders }) => orders[0]?.orderId)).size).toBe(1);
+    expect(answers.every(({ session: completed }) => completed.status === 'completed')).toBe(true);
+    expect(listings.stockOf(product.productId)).toBe(17);
+  });
+
   it('escalates lines over the bulk threshold or above stock to a quote, and refuses to complete them', async () => {
     const product = newProduct({ priceCents: 100, quantity: 1_000 });
     const overUnits = await createCheckout(deps, {

@@ -173,7 +173,7 @@ const runCheckoutCommand = async (
   context: CallContext,
   checkoutId: string,
   command: Omit<CheckoutCommand, 'metadata'>,
-  tx?: Transaction,
+  { tx, retryOnConflict }: { readonly tx?: Transaction; readonly retryOnConflict?: number } = {},
 ): Promise<{ session: CheckoutSession; appended: boolean }> => {
   const { state, events } = await handleCommand({
     store: deps.store,
@@ -181,6 +181,7 @@ const runCheckoutCommand = async (
     streamId: checkoutId,
     streamType: CHECKOUT_STREAM_TYPE,
     tx,
+    retryOnConflict,
     command: {
       ...command,
       metadata: {
@@ -218,7 +219,8 @@ export const completeCheckout = async (
       input,
       input.checkoutId,
       { type: 'StartCompletion', data: { buyerAccountId: input.buyerAccountId } },
-      tx,
+      // Another request started this attempt first: decided again, the session is completing and it carries on.
+      { tx, retryOnConflict: 1 },
     );
     if (started.appended) {
       await deps.completions.started(tx, input.checkoutId, started.session.attempt, deps.clock.now());
@@ -277,7 +279,7 @@ export const finishAttempt = async (
           context,
           checkoutId,
           { type: 'FailCompletion', data: { attempt, reason } },
-          tx,
+          { tx },
         );
         await deps.completions.ended(tx, checkoutId);
       });
@@ -354,7 +356,7 @@ const placeOrders = async (
     context,
     session.checkoutId,
     { type: 'FinishCompletion', data: { attempt: session.attempt, orderIds: orders.map((o) => o.orderId) } },
-    tx,
+    { tx },
   );
   await deps.completions.ended(tx, session.checkoutId);
   return { session: finished.session, orders };
