@@ -14,3 +14,23 @@ export {
 export { startOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from './outbox-relay.js';
 export { eventIdOf, projectionMigrations, startProjection, type ProjectionOptions } from './projection.js';
 export { isActorKind, parseActor } from './actor.js';
+export {
+  canonicalJson,
+  IDEMPOTENCY_KEY_MAX_LENGTH,
+  IDEMPOTENCY_KEY_PATTERN,
+  IDEMPOTENCY_KEY_PURGE_INTERVAL_MS,
+  IDEMPOTENCY_KEY_RETENTION_MS,
+  idempotencyConflict,
+  idempotencyKeyProblem,
+  idempotencyScopeOf,
+  idempotentRequestOf,
+  requestHashOf,
+  type IdempotencyScope,
+  type IdempotentRequest,
+} from './idempotency.js';
+export {
+  IdempotencyKeys,
+  idempotencyKeysMigration,
+  type CreateOnceSteps,
+  type RecordIdempotencyKey,
+} from './idempotency-keys.js';

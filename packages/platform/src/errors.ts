@@ -16,7 +16,9 @@ export type ErrorKind =
   | 'conflict'
   | 'rate_limited'
   | 'unavailable'
-  | 'payload_too_large';
+  | 'payload_too_large'
+  /** An idempotency key already created something from a different request (docs/idempotency.md). */
+  | 'idempotency_conflict';
 
 export class AppError extends Error {
   constructor(
@@ -48,6 +50,7 @@ export const httpStatusOf: Record<ErrorKind, number> = {
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,
+  idempotency_conflict: 422,
   rate_limited: 429,
   unavailable: 503,
 };

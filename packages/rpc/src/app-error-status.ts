@@ -25,6 +25,8 @@ const STATUS_OF_KIND: Record<ErrorKind, Status> = {
   rate_limited: Status.RESOURCE_EXHAUSTED,
   unavailable: Status.UNAVAILABLE,
   payload_too_large: Status.RESOURCE_EXHAUSTED,
+  // The key exists already, for another request; the ErrorInfo reason tells it from a plain conflict.
+  idempotency_conflict: Status.ALREADY_EXISTS,
 };
 
 /**

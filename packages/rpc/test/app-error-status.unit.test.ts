@@ -31,6 +31,7 @@ describe('AppError ⇄ gRPC status', () => {
     ['conflict', Status.ABORTED],
     ['payload_too_large', Status.RESOURCE_EXHAUSTED],
     ['rate_limited', Status.RESOURCE_EXHAUSTED],
+    ['idempotency_conflict', Status.ALREADY_EXISTS],
   ])('sends %s as status %i and restores the kind from ErrorInfo', (kind, status) => {
     const sent = serverErrorOf(new AppError(kind, 'no'));
     expect(sent.code).toBe(status);

@@ -38,6 +38,7 @@ const STATUS_OF_KIND: Record<ErrorKind, Status> = {
   rate_limited: Status.RESOURCE_EXHAUSTED,
   unavailable: Status.UNAVAILABLE,
   payload_too_large: Status.RESOURCE_EXHAUSTED,
+  idempotency_conflict: Status.ALREADY_EXISTS,
 };
 const KINDS = Object.keys(STATUS_OF_KIND) as ErrorKind[];
 

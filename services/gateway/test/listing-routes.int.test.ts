@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Database } from '@marketplace/database';
 import { testEngines } from '@marketplace/database/testing';
 import { ADMIN_TOKEN, CapturedLog, TestGateway, type Answer } from './support/gateway-harness.js';
-import { InMemoryBackends } from './support/in-memory-backends.js';
+import { CONFLICTING_IDEMPOTENCY_KEY, InMemoryBackends } from './support/in-memory-backends.js';
 
 const listing = { name: 'Pallet of earbuds', description: 'Customer returns, tested', price: 12.5 };
 
@@ -168,5 +168,77 @@ describe.each(testEngines())('seller listing routes through the gateway on $name
       400,
       ['minOrderQuantity'],
     );
+  });
+
+  describe('Idempotency-Key', () => {
+    const publish = (key: string, body: unknown = listing, path = '/api/products') =>
+      gateway.call(path, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'X-MCP-API-Key': seller.apiKey,
+          'Idempotency-Key': key,
+        },
+        body: JSON.stringify(body),
+      });
+
+    it('passes the key to the listing service and echoes it on the 201', async () => {
+      const answer = await publish('0f8e2f4c-2b7a-4d2e-9b1c-3f5d6a7b8c9d');
+      expect(answer.status).toBe(201);
+      expect(answer.headers.get('idempotency-key')).toBe('0f8e2f4c-2b7a-4d2e-9b1c-3f5d6a7b8c9d');
+      expect(backends.createRequests.at(-1)).toMatchObject({
+        idempotencyKey: '0f8e2f4c-2b7a-4d2e-9b1c-3f5d6a7b8c9d',
+      });
+    });
+
+    it("answers the service's idempotency conflict as a 422 problem with the code idempotency_conflict", async () => {
+      const answer = await publish(CONFLICTING_IDEMPOTENCY_KEY);
+      expect(answer.status).toBe(422);
+      expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(answer.body).toMatchObject({
+        type: expect.stringMatching(/\/problems\/idempotency-conflict$/),
+        status: 422,
+        code: 'idempotency_conflict',
+      });
+      expect(answer.headers.get('idempotency-key')).toBe(CONFLICTING_IDEMPOTENCY_KEY);
+    });
+
+    it('refuses an empty, overlong or non-ASCII key with a 400 naming the header, calling no service', async () => {
+      const calls = backends.createRequests.length;
+      for (const key of ['', 'k'.repeat(256), 'clé']) {
+        expectProblem(await publish(key), 400, ['Idempotency-Key']);
+      }
+      expect(backends.createRequests.length).toBe(calls);
+    });
+
+    it('takes the header as the idempotency_key of create_listing on /api/mcp/invoke, and checks they agree', async () => {
+      const parameters = {
+        name: 'Invoked lot',
+        category: 'electronics',
+        condition: 'shelf_pulls',
+        quantity: 2,
+        price_per_unit: 500,
+      };
+      const invoked = await publish(
+        'invoke-key-1',
+        { tool: 'create_listing', parameters },
+        '/api/mcp/invoke',
+      );
+      expect(invoked.status).toBe(200);
+      expect(invoked.headers.get('idempotency-key')).toBe('invoke-key-1');
+      expect(backends.createRequests.at(-1)).toMatchObject({ idempotencyKey: 'invoke-key-1' });
+      const differing = await publish(
+        'invoke-key-2',
+        { tool: 'create_listing', parameters: { ...parameters, idempotency_key: 'invoke-key-3' } },
+        '/api/mcp/invoke',
+      );
+      expectProblem(differing, 400, ['Idempotency-Key']);
+    });
+
+    it('lets tools that create nothing ignore the header, even a malformed one', async () => {
+      const answer = await publish('', { tool: 'search_inventory', parameters: {} }, '/api/mcp/invoke');
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('idempotency-key')).toBeNull();
+    });
   });
 });

@@ -33,6 +33,17 @@ describe('problem documents', () => {
     expect(problems.fromError(validationError('bad'))).not.toHaveProperty('errors');
   });
 
+  it('carry the machine-readable code of an idempotency conflict with its 422', () => {
+    expect(problems.fromError(new AppError('idempotency_conflict', 'key reused'))).toEqual({
+      type: 'https://market.test/problems/idempotency-conflict',
+      title: PROBLEM_TYPES['idempotency-conflict'].title,
+      status: 422,
+      detail: 'key reused',
+      code: 'idempotency_conflict',
+    });
+    expect(problems.fromError(new AppError('conflict', 'moved on'))).not.toHaveProperty('code');
+  });
+
   it('map body-parser failures to 400 malformed JSON, 413 and 415', () => {
     expect(problems.fromError(httpError(400, 'entity.parse.failed'))).toMatchObject({
       status: 400,

@@ -1,10 +1,16 @@
 import type { BlobStore } from '@marketplace/blobstore';
 import { migrate } from '@marketplace/database';
-import { createPostgresEventStore, startOutboxRelay } from '@marketplace/eventsourcing';
+import {
+  createPostgresEventStore,
+  IDEMPOTENCY_KEY_PURGE_INTERVAL_MS,
+  IdempotencyKeys,
+  startOutboxRelay,
+} from '@marketplace/eventsourcing';
 import type { Mailer } from '@marketplace/mailer';
 import { createGuardedFetcher } from '@marketplace/outbound-http';
 import type { ServiceHandle } from '@marketplace/platform';
 import type { ServiceDependencies } from '@marketplace/runtime';
+import { schedulePeriodicJob } from '@marketplace/runtime';
 import { serveGrpcService } from '@marketplace/rpc';
 import { ImageLibraryTable } from './adapters/image-library.table.js';
 import { listingMigrations } from './adapters/listing.migrations.js';
@@ -48,7 +54,7 @@ export interface ListingServiceOptions extends ServiceDependencies {
 
 /**
  * Starts the listing service: brings its schema up to date, starts the outbox relay, the staleness projections
- * and schedule, then serves gRPC. `stop()` drains in reverse order: in-flight calls finish, then the relay
+ * and schedule, the purge of expired idempotency keys, then serves gRPC. `stop()` drains in reverse order: in-flight calls finish, then the relay
  * publishes what they appended, then the staleness work stops.
  */
 export const startListingService = async (options: ListingServiceOptions): Promise<ServiceHandle> => {
@@ -70,6 +76,7 @@ export const startListingService = async (options: ListingServiceOptions): Promi
       findLibraryImage: (category, words) => imageLibrary.mostSimilar(db, category, words),
     },
     imageLibrary,
+    idempotencyKeys: new IdempotencyKeys(db, schema, clock),
   };
   const writes: ListingWriteDependencies = { ...deps, lockStream: listingStreamLock(schema) };
   const stalenessTables = new StalenessTables(schema);
@@ -86,9 +93,14 @@ export const startListingService = async (options: ListingServiceOptions): Promi
       }),
     { intervalMs: options.stalenessCheckIntervalMs ?? LISTING_STALENESS.checkIntervalMs, logger },
   );
+  const keyPurge = schedulePeriodicJob('idempotency-key-purge', () => deps.idempotencyKeys.purgeExpired(), {
+    intervalMs: IDEMPOTENCY_KEY_PURGE_INTERVAL_MS,
+    logger,
+  });
   const stopBackgroundWork = async (): Promise<void> => {
     await relay.stop();
     await staleness.stop();
+    await keyPurge.stop();
     await Promise.all(projections.map((projection) => projection.close()));
     await fetcher.close();
   };

@@ -3,7 +3,7 @@ import type { Database } from '@marketplace/database';
 import { migrate } from '@marketplace/database';
 import { dropSchema, freshSchemaName, testEngines } from '@marketplace/database/testing';
 import type { EventStore } from '@marketplace/eventsourcing';
-import { createPostgresEventStore } from '@marketplace/eventsourcing';
+import { createPostgresEventStore, IdempotencyKeys } from '@marketplace/eventsourcing';
 import { AppError, ManualClock } from '@marketplace/platform';
 import { listingMigrations } from '../src/adapters/listing.migrations.js';
 import { productNumberSequence } from '../src/adapters/product-number.sequence.js';
@@ -44,6 +44,7 @@ describe.each(testEngines())('createListing on $name', ({ create }) => {
       store,
       clock: new ManualClock(NOW),
       allocateProductNumber: productNumberSequence(schema),
+      idempotencyKeys: new IdempotencyKeys(db, schema, new ManualClock(NOW)),
       ...images.dependencies(db, schema),
     };
   });
@@ -109,5 +110,74 @@ describe.each(testEngines())('createListing on $name', ({ create }) => {
       [[...ids]],
     );
     expect(new Set(rows.map((row) => row.stream_id))).toEqual(ids);
+  });
+
+  describe('with an idempotency key', () => {
+    let keys = 0;
+    const keyed = (draftName: string, sellerAccountId = 7): CreateListingInput => ({
+      ...input(draftName),
+      sellerAccountId,
+      actor: { kind: 'seller', id: String(sellerAccountId) },
+      idempotencyKey: `listing-key-${++keys}`,
+    });
+    const streamsNamed = async (name: string): Promise<string[]> => {
+      const { rows } = await db.query<{ stream_id: string }>(
+        `select stream_id from "${schema}".events where data->'listing'->>'name' = $1 and version = 1`,
+        [name],
+      );
+      return rows.map((row) => row.stream_id);
+    };
+
+    it('answers a repeat with the listing it created, without fetching its image or appending again', async () => {
+      const first = keyed('Keyed pallet of chargers');
+      const created = await createListing(deps, first);
+      const fetches = images.server.requests();
+      const repeated = await createListing(deps, { ...first, correlationId: 'req-retry' });
+      expect(repeated).toEqual(created);
+      expect(images.server.requests()).toBe(fetches);
+      expect(await streamsNamed('Keyed pallet of chargers')).toEqual([created.listing.productId]);
+    });
+
+    it('refuses the same key with another draft as an idempotency conflict, appending nothing', async () => {
+      const first = keyed('Keyed lot of cables');
+      await createListing(deps, first);
+      const changed = createListing(deps, { ...first, draft: { ...first.draft, priceCents: 999 } });
+      await expect(changed).rejects.toBeInstanceOf(AppError);
+      await expect(changed).rejects.toMatchObject({ kind: 'idempotency_conflict' });
+      expect(await streamsNamed('Keyed lot of cables')).toHaveLength(1);
+    });
+
+    it('creates one listing for concurrent requests with one key', async () => {
+      const request = keyed('Keyed racing lot');
+      const answers = await Promise.all(Array.from({ length: 5 }, () => createListing(deps, request)));
+      const ids = new Set(answers.map(({ listing }) => listing.productId));
+      expect(ids.size).toBe(1);
+      expect(await streamsNamed('Keyed racing lot')).toEqual([...ids]);
+    });
+
+    it('records nothing for a draft the rules refuse: the key then creates the corrected listing', async () => {
+      const refused = { ...keyed('Keyed corrected lot'), draft: { ...input().draft, name: '' } };
+      await expect(createListing(deps, refused)).rejects.toMatchObject({ kind: 'validation' });
+      const corrected = await createListing(deps, { ...refused, draft: input('Keyed corrected lot').draft });
+      expect(await streamsNamed('Keyed corrected lot')).toEqual([corrected.listing.productId]);
+    });
+
+    it("keeps one seller's keys apart from another's", async () => {
+      const mine = keyed('Keyed shared-key lot', 7);
+      const theirs = { ...keyed('Keyed shared-key lot', 8), idempotencyKey: mine.idempotencyKey };
+      const [a, b] = [await createListing(deps, mine), await createListing(deps, theirs)];
+      expect(a.listing.productId).not.toBe(b.listing.productId);
+      expect(b.listing.sellerAccountId).toBe(8);
+    });
+
+    it('refuses a malformed key as a validation error on idempotency_key', async () => {
+      await expect(
+        createListing(deps, { ...keyed('Badly keyed lot'), idempotencyKey: 'bad\nkey' }),
+      ).rejects.toMatchObject({
+        kind: 'validation',
+        violations: [{ path: 'idempotency_key', message: expect.stringContaining('printable ASCII') }],
+      });
+      expect(await streamsNamed('Badly keyed lot')).toEqual([]);
+    });
   });
 });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Database } from '@marketplace/database';
 import { migrate } from '@marketplace/database';
 import { dropSchema, freshSchemaName, testEngines } from '@marketplace/database/testing';
-import { createPostgresEventStore } from '@marketplace/eventsourcing';
+import { createPostgresEventStore, IdempotencyKeys } from '@marketplace/eventsourcing';
 import { testImageBytes } from '@marketplace/outbound-http/testing';
 import { ManualClock } from '@marketplace/platform';
 import { listingMigrations } from '../src/adapters/listing.migrations.js';
@@ -37,6 +37,7 @@ describe.each(testEngines())('listing images on $name', ({ create }) => {
       store: createPostgresEventStore({ db, schema }),
       clock: new ManualClock(NOW),
       allocateProductNumber: productNumberSequence(schema),
+      idempotencyKeys: new IdempotencyKeys(db, schema, new ManualClock(NOW)),
       ...images.dependencies(db, schema),
     };
   });

@@ -163,6 +163,18 @@ describe.each(testEngines())('listing service over gRPC on $name', ({ create }) 
     });
   });
 
+  it('creates once per idempotency key: a repeat answers the listing, another draft is ALREADY_EXISTS', async () => {
+    const keyed = { ...request({ name: 'Keyed pallet' }), idempotencyKey: 'grpc-key-1' };
+    const first = await grpc.client.createListing(keyed);
+    const again = await grpc.client.createListing({ ...keyed, correlationId: 'req-2' });
+    expect(again.listing?.productId).toBe(first.listing?.productId);
+    const error = await grpc.client
+      .createListing({ ...request({ name: 'Another pallet' }), idempotencyKey: 'grpc-key-1' })
+      .catch((rejection: unknown) => rejection);
+    expect(error).toMatchObject({ kind: 'idempotency_conflict' });
+    expect((error as AppError).cause).toMatchObject({ code: Status.ALREADY_EXISTS });
+  });
+
   it('refuses a request without an actor', async () => {
     await expect(grpc.client.createListing({ ...request({}), actor: undefined })).rejects.toMatchObject({
       kind: 'validation',

@@ -1,5 +1,10 @@
 import { migrate } from '@marketplace/database';
-import { createPostgresEventStore, startOutboxRelay } from '@marketplace/eventsourcing';
+import {
+  createPostgresEventStore,
+  IDEMPOTENCY_KEY_PURGE_INTERVAL_MS,
+  IdempotencyKeys,
+  startOutboxRelay,
+} from '@marketplace/eventsourcing';
 import type { Mailer } from '@marketplace/mailer';
 import type { Database } from '@marketplace/database';
 import type { Clock, Logger, ServiceHandle } from '@marketplace/platform';
@@ -62,12 +67,13 @@ export const orderDependencies = (options: {
   },
   checkoutTtlMs: options.settings.CHECKOUT_SESSION_TTL_MS,
   onDisputeRecorded: options.onDisputeRecorded,
+  idempotencyKeys: new IdempotencyKeys(options.db, options.schema, options.clock),
 });
 
 /**
  * Starts the order service: brings its schema up to date, starts the outbox relay (topic marketplace.order.v1
- * for orders and checkout sessions alike), the automatic completion, the completion recovery and the dispute
- * mail jobs, then serves gRPC. `stop()` drains the server first, so the relay publishes what it appended.
+ * for orders and checkout sessions alike), the automatic completion, the completion recovery, the dispute mail
+ * and the idempotency key purge jobs, then serves gRPC. `stop()` drains the server first, so the relay publishes what it appended.
  */
 export const startOrderService = async (options: OrderServiceOptions): Promise<ServiceHandle> => {
   const { db, log, clock, settings } = options;
@@ -108,6 +114,10 @@ export const startOrderService = async (options: OrderServiceOptions): Promise<S
         logger,
       },
     ),
+    schedulePeriodicJob('idempotency-key-purge', () => deps.idempotencyKeys.purgeExpired(), {
+      intervalMs: IDEMPOTENCY_KEY_PURGE_INTERVAL_MS,
+      logger,
+    }),
   ];
   if (adminEmail !== undefined) {
     disputeMail = schedulePeriodicJob(

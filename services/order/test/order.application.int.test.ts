@@ -8,7 +8,7 @@ import {
   testEngines,
 } from '@marketplace/database/testing';
 import type { MailMessage } from '@marketplace/mailer';
-import { AppError, createLogger, ManualClock } from '@marketplace/platform';
+import { AppError, createLogger, ManualClock, unavailable } from '@marketplace/platform';
 import { orderMigrations } from '../src/adapters/order.migrations.js';
 import {
   completeCheckout,
@@ -152,6 +152,23 @@ describe.each(testEngines())('order application on $name', ({ create }) => {
       `select count(*)::int as n from ${schema}.events where type = 'OrderPlaced'`,
     );
     expect(placed.rows[0]).toEqual({ n: 2 });
+  });
+
+  it('lets concurrent completions of one session place its orders once, each answering them', async () => {
+    const product = newProduct({ quantity: 20 });
+    const session = await createCheckout(deps, {
+      ...buyerCall(),
+      lines: [{ productId: product.productId, quantity: 3 }],
+      buyerAccountId: BUYER,
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        completeCheckout(deps, { ...buyerCall(), checkoutId: session.checkoutId, buyerAccountId: BUYER }),
+      ),
+    );
+    expect(new Set(answers.map(({ orders }) => orders[0]?.orderId)).size).toBe(1);
+    expect(answers.every(({ session: completed }) => completed.status === 'completed')).toBe(true);
+    expect(listings.stockOf(product.productId)).toBe(17);
   });
 
   it('escalates lines over the bulk threshold or above stock to a quote, and refuses to complete them', async () => {
@@ -562,5 +579,141 @@ describe.each(testEngines())('order application on $name', ({ create }) => {
     expect(ids).not.toContain(later.orderId);
     const other = await sellerAttention(deps, { sellerAccountId: OTHER_SELLER, windowHours: 168, limit: 50 });
     expect(other.atRisk.orders.every((o) => o.sellerAccountId === OTHER_SELLER)).toBe(true);
+  });
+
+  describe('with an idempotency key', () => {
+    const created = async (type: 'CheckoutCreated' | 'OrderPlaced'): Promise<number> => {
+      const { rows } = await db.query<{ n: number }>(
+        `select count(*)::int as n from ${schema}.events where type = $1`,
+        [type],
+      );
+      return rows[0]?.n ?? 0;
+    };
+    const keyedCheckout = (productId: string, key: string) => ({
+      ...buyerCall(),
+      lines: [{ productId, quantity: 2 }],
+      buyer: { email: 'buyer@example.com' },
+      buyerAccountId: BUYER,
+      correlationId: 'req-1',
+      idempotencyKey: key,
+    });
+    const keyedQuickBuy = (productId: string, key: string, quantity = 2) => ({
+      ...buyerCall(),
+      productId,
+      quantity,
+      buyer: { email: 'buyer@example.com' },
+      buyerAccountId: BUYER,
+      idempotencyKey: key,
+    });
+
+    it('answers a repeated checkout with the session it created, as it is now', async () => {
+      const product = newProduct();
+      const before = await created('CheckoutCreated');
+      const first = await createCheckout(deps, keyedCheckout(product.productId, 'checkout-key-1'));
+      const repeat = await createCheckout(deps, {
+        ...keyedCheckout(product.productId, 'checkout-key-1'),
+        correlationId: 'req-2',
+      });
+      expect(repeat).toEqual(first);
+      await completeCheckout(deps, { ...buyerCall(), checkoutId: first.checkoutId, buyerAccountId: BUYER });
+      const afterCompletion = await createCheckout(deps, keyedCheckout(product.productId, 'checkout-key-1'));
+      expect(afterCompletion).toMatchObject({ checkoutId: first.checkoutId, status: 'completed' });
+      expect(await created('CheckoutCreated')).toBe(before + 1);
+    });
+
+    it('refuses the key with another checkout, or with a quick_buy of the same line', async () => {
+      const product = newProduct();
+      await createCheckout(deps, keyedCheckout(product.productId, 'checkout-key-2'));
+      const other = newProduct();
+      expect(await kindOf(createCheckout(deps, keyedCheckout(other.productId, 'checkout-key-2')))).toBe(
+        'idempotency_conflict',
+      );
+      expect(await kindOf(quickBuy(deps, keyedQuickBuy(product.productId, 'checkout-key-2')))).toBe(
+        'idempotency_conflict',
+      );
+    });
+
+    it('scopes anonymous sessions by buyer email, or shares one scope without an email', async () => {
+      const product = newProduct();
+      const anonymous = {
+        actor: { kind: 'anonymous' as const, id: '' },
+        lines: [{ productId: product.productId, quantity: 1 }],
+      };
+      const ada = await createCheckout(deps, {
+        ...anonymous,
+        buyer: { email: 'ada@example.com' },
+        idempotencyKey: 'anon-1',
+      });
+      const bob = await createCheckout(deps, {
+        ...anonymous,
+        buyer: { email: 'bob@example.com' },
+        idempotencyKey: 'anon-1',
+      });
+      expect(bob.checkoutId).not.toBe(ada.checkoutId);
+      const nobody = await createCheckout(deps, { ...anonymous, idempotencyKey: 'anon-1' });
+      const nobodyAgain = await createCheckout(deps, { ...anonymous, idempotencyKey: 'anon-1' });
+      expect(nobodyAgain.checkoutId).toBe(nobody.checkoutId);
+      expect([ada.checkoutId, bob.checkoutId]).not.toContain(nobody.checkoutId);
+    });
+
+    it('answers a repeated quick_buy with the order it placed, reserving the stock once', async () => {
+      const product = newProduct({ quantity: 20 });
+      const orders = await created('OrderPlaced');
+      const first = await quickBuy(deps, keyedQuickBuy(product.productId, 'quick-key-1'));
+      const repeat = await quickBuy(deps, keyedQuickBuy(product.productId, 'quick-key-1'));
+      expect(repeat).toEqual(first);
+      expect(listings.stockOf(product.productId)).toBe(18);
+      expect(await created('OrderPlaced')).toBe(orders + 1);
+    });
+
+    it('places one order for concurrent quick_buys with one key', async () => {
+      const product = newProduct({ quantity: 20 });
+      const orders = await created('OrderPlaced');
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, () => quickBuy(deps, keyedQuickBuy(product.productId, 'quick-key-2'))),
+      );
+      expect(new Set(answers.map(({ order }) => order.orderId)).size).toBe(1);
+      expect(listings.stockOf(product.productId)).toBe(18);
+      expect(await created('OrderPlaced')).toBe(orders + 1);
+    });
+
+    it('finishes an interrupted quick_buy when it is retried with its key, placing one order', async () => {
+      const product = newProduct({ quantity: 20 });
+      const orders = await created('OrderPlaced');
+      const reserve = listings.reserve.bind(listings);
+      // The listing service is down for the first call's reservation: the caller sees a 503 and retries.
+      listings.reserve = () => {
+        listings.reserve = reserve;
+        return Promise.reject(unavailable('listing service down'));
+      };
+      expect(await kindOf(quickBuy(deps, keyedQuickBuy(product.productId, 'quick-key-3')))).toBe(
+        'unavailable',
+      );
+      const retried = await quickBuy(deps, keyedQuickBuy(product.productId, 'quick-key-3'));
+      expect(retried.order).toMatchObject({ status: 'awaiting_shipment', quantity: 2 });
+      expect(listings.stockOf(product.productId)).toBe(18);
+      expect(await created('OrderPlaced')).toBe(orders + 1);
+    });
+
+    it('records nothing for a refused request, so the key serves the corrected one', async () => {
+      const product = newProduct({ instantCheckout: false });
+      const sessions = await created('CheckoutCreated');
+      expect(await kindOf(quickBuy(deps, keyedQuickBuy(product.productId, 'quick-key-4', 0)))).toBe(
+        'validation',
+      );
+      expect(await kindOf(quickBuy(deps, keyedQuickBuy(product.productId, 'quick-key-4')))).toBe('conflict');
+      expect(await created('CheckoutCreated')).toBe(sessions);
+      listings.add({ ...product, instantCheckout: true });
+      const bought = await quickBuy(deps, keyedQuickBuy(product.productId, 'quick-key-4'));
+      expect(bought.order.productId).toBe(product.productId);
+    });
+
+    it('refuses a malformed key as a violation of idempotency_key', async () => {
+      const product = newProduct();
+      await expect(createCheckout(deps, keyedCheckout(product.productId, ''))).rejects.toMatchObject({
+        kind: 'validation',
+        violations: [{ path: 'idempotency_key', message: 'must not be empty' }],
+      });
+    });
   });
 });

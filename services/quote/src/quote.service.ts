@@ -1,9 +1,15 @@
 import { migrate } from '@marketplace/database';
 import type { Subscription } from '@marketplace/eventlog';
-import { createPostgresEventStore, startOutboxRelay } from '@marketplace/eventsourcing';
+import {
+  createPostgresEventStore,
+  IDEMPOTENCY_KEY_PURGE_INTERVAL_MS,
+  IdempotencyKeys,
+  startOutboxRelay,
+} from '@marketplace/eventsourcing';
 import type { Mailer } from '@marketplace/mailer';
 import type { ServiceHandle } from '@marketplace/platform';
 import type { ServiceDependencies } from '@marketplace/runtime';
+import { schedulePeriodicJob } from '@marketplace/runtime';
 import { serveGrpcService } from '@marketplace/rpc';
 import { SellerContactsTable, startSellerContactsProjection } from '@marketplace/seller-contacts';
 import { startListingSnapshotsProjection } from './adapters/listing-snapshots.projection.js';
@@ -33,7 +39,8 @@ export interface QuoteServiceOptions extends ServiceDependencies {
 
 /**
  * Starts the quote service: brings its schema up to date, starts the projections it reads (listings, seller
- * contacts), the outbox relay and the notification consumer, then serves gRPC. `stop()` drains in reverse order:
+ * contacts), the outbox relay, the notification consumer and the purge of expired idempotency keys, then serves
+ * gRPC. `stop()` drains in reverse order:
  * in-flight calls finish, the relay publishes what they appended, then the consumers stop.
  */
 export const startQuoteService = async (options: QuoteServiceOptions): Promise<ServiceHandle> => {
@@ -49,12 +56,18 @@ export const startQuoteService = async (options: QuoteServiceOptions): Promise<S
     allocateQuoteRequestId: quoteRequestIdSequence(schema),
     quoteRequests: new QuoteRequestsTable(schema),
     listings: new ListingSnapshotsTable(schema),
+    idempotencyKeys: new IdempotencyKeys(db, schema, clock),
   };
   const sellerContacts = new SellerContactsTable(schema);
   const consumers: Subscription[] = [];
   const relay = startOutboxRelay({ db, schema, log, name: SERVICE_NAME, encode: encodeQuoteEvent, logger });
+  const keyPurge = schedulePeriodicJob('idempotency-key-purge', () => deps.idempotencyKeys.purgeExpired(), {
+    intervalMs: IDEMPOTENCY_KEY_PURGE_INTERVAL_MS,
+    logger,
+  });
   const stopBackgroundWork = async (): Promise<void> => {
     await relay.stop();
+    await keyPurge.stop();
     await Promise.all(consumers.map((consumer) => consumer.close()));
   };
   try {

@@ -348,4 +348,95 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
       reason: { kind: 'conflict' },
     });
   });
+
+  describe('with an idempotency key', () => {
+    /** Quote requests filed for `quantity`: each test uses its own quantity to find its requests. */
+    const filedWith = async (quantity: number): Promise<number> => {
+      const { rows } = await db.query<{ count: number }>(
+        `select count(*)::int as count from "${schema}".events
+          where type = 'QuoteRequested' and (data->'quoteRequest'->>'quantity')::int = $1`,
+        [quantity],
+      );
+      return rows[0]?.count ?? 0;
+    };
+    const keyed = (quantity: number, key: string): quoteV1.RequestQuoteRequest => ({
+      ...quoteRequest('product_1', quantity),
+      idempotencyKey: key,
+    });
+
+    it('answers a repeat with the request it filed, as it is now, filing nothing more', async () => {
+      const first = await grpc.client.requestQuote(keyed(701, 'quote-key-1'));
+      const repeat = await grpc.client.requestQuote({ ...keyed(701, 'quote-key-1'), correlationId: 'req-2' });
+      expect(repeat).toEqual(first);
+      await grpc.client.respondToQuote({
+        actor: SELLER_ACTOR,
+        sellerAccountId: SELLER,
+        quoteRequestId: first.quoteRequest!.quoteRequestId,
+        action: 'accept',
+        message: '',
+        correlationId: '',
+      });
+      const afterAnswer = await grpc.client.requestQuote(keyed(701, 'quote-key-1'));
+      expect(afterAnswer.quoteRequest).toMatchObject({
+        quoteRequestId: first.quoteRequest!.quoteRequestId,
+        status: 'responded',
+        version: 2,
+      });
+      expect(await filedWith(701)).toBe(1);
+    });
+
+    it('refuses the same key with another request as ALREADY_EXISTS (idempotency_conflict)', async () => {
+      await grpc.client.requestQuote(keyed(702, 'quote-key-2'));
+      const error = await grpc.client
+        .requestQuote({ ...keyed(702, 'quote-key-2'), message: 'Changed my mind' })
+        .catch((rejection: unknown) => rejection);
+      expect(error).toMatchObject({ kind: 'idempotency_conflict' });
+      // gRPC status 6, ALREADY_EXISTS (this package does not depend on nice-grpc-common for the enum).
+      expect((error as AppError).cause).toMatchObject({ code: 6 });
+      expect(await filedWith(702)).toBe(1);
+    });
+
+    it('scopes keys by buyer account, else by buyer email', async () => {
+      const anonymous = keyed(703, 'quote-key-3');
+      const otherBuyer = { ...anonymous, buyer: { email: 'other@example.test', name: '', company: '' } };
+      const [mine, theirs] = [
+        await grpc.client.requestQuote(anonymous),
+        await grpc.client.requestQuote(otherBuyer),
+      ];
+      expect(theirs.quoteRequest!.quoteRequestId).not.toBe(mine.quoteRequest!.quoteRequestId);
+      // The same mailbox in other letters is the same buyer.
+      const shouted = { ...anonymous, buyer: { ...anonymous.buyer!, email: 'BUYER@example.test' } };
+      await expect(grpc.client.requestQuote(shouted)).rejects.toMatchObject({ kind: 'idempotency_conflict' });
+      const verified = await grpc.client.requestQuote({ ...anonymous, buyerAccountId: 31 });
+      expect(verified.quoteRequest).toMatchObject({ buyerAccountId: 31 });
+      expect(await filedWith(703)).toBe(3);
+    });
+
+    it('files one request for concurrent requests with one key', async () => {
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, () => grpc.client.requestQuote(keyed(704, 'quote-key-4'))),
+      );
+      expect(new Set(answers.map(({ quoteRequest: quote }) => quote!.quoteRequestId)).size).toBe(1);
+      expect(await filedWith(704)).toBe(1);
+    });
+
+    it('records nothing for a refused request, so the key files the corrected one', async () => {
+      await expect(grpc.client.requestQuote({ ...keyed(0, 'quote-key-5') })).rejects.toMatchObject({
+        kind: 'validation',
+      });
+      await expect(
+        grpc.client.requestQuote({ ...keyed(705, 'quote-key-5'), productId: 'product_2' }),
+      ).rejects.toMatchObject({ kind: 'not_found' });
+      await grpc.client.requestQuote(keyed(705, 'quote-key-5'));
+      expect(await filedWith(705)).toBe(1);
+    });
+
+    it('refuses a malformed key as a violation of idempotency_key', async () => {
+      await expect(grpc.client.requestQuote(keyed(706, 'x'.repeat(256)))).rejects.toMatchObject({
+        kind: 'validation',
+        violations: [{ path: 'idempotency_key', message: 'must be at most 255 characters' }],
+      });
+      expect(await filedWith(706)).toBe(0);
+    });
+  });
 });

@@ -36,17 +36,22 @@ export class ListingCommands {
     private readonly views: ProductViews,
   ) {}
 
-  /** Publishes a new listing for the calling seller; buyers are refused. */
+  /**
+   * Publishes a new listing for the calling seller; buyers are refused. With an idempotency key, the listing
+   * service creates at most one listing per key and draft, and answers a repeat with that listing.
+   */
   async create(
     seller: Principal,
     draft: listingV1.ListingDraft,
     correlationId: string,
+    idempotencyKey?: string,
   ): Promise<ProductDetails> {
     const listing = await this.listing.createListing({
       actor: sellerActor(seller, 'publish listings'),
       sellerAccountId: seller.accountId,
       draft,
       correlationId,
+      idempotencyKey,
     });
     return this.views.detailsOfListing(listing);
   }

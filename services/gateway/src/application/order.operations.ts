@@ -96,8 +96,16 @@ export class OrderOperations {
     private readonly clock: Clock = systemClock,
   ) {}
 
-  /** Anyone may price a checkout; a buyer's key or token binds the session to the buyer. Sellers do not buy. */
-  async createCheckout(principal: Principal | undefined, body: CheckoutBody, correlationId: string) {
+  /**
+   * Anyone may price a checkout; a buyer's key or token binds the session to the buyer. Sellers do not buy. With
+   * an idempotency key, a repeat answers the session the key created.
+   */
+  async createCheckout(
+    principal: Principal | undefined,
+    body: CheckoutBody,
+    correlationId: string,
+    idempotencyKey?: string,
+  ) {
     if (principal !== undefined && principal.role !== 'buyer')
       throw forbidden('only buyer accounts check out');
     const { session } = await this.orders.rpc.createCheckout({
@@ -115,6 +123,7 @@ export class OrderOperations {
       buyerAccountId: principal?.accountId,
       shippingCountry: body.shipping_country ?? '',
       correlationId,
+      idempotencyKey,
     });
     if (!session) throw new Error('CreateCheckout answered without a session');
     return checkoutSessionView(session);
@@ -142,6 +151,8 @@ export class OrderOperations {
       readonly buyer_name?: string | undefined;
       readonly buyer_company?: string | undefined;
       readonly shipping_country?: string | undefined;
+      /** A repeat answers the order the key placed, finishing it first if the first call was interrupted. */
+      readonly idempotency_key?: string | undefined;
     },
     correlationId: string,
   ) {
@@ -154,6 +165,7 @@ export class OrderOperations {
       buyerAccountId: buyer.accountId,
       shippingCountry: input.shipping_country ?? '',
       correlationId,
+      idempotencyKey: input.idempotency_key,
     });
     if (!order) throw new Error('QuickBuy answered without an order');
     return { checkout_id: checkoutId, order: orderView(order) };

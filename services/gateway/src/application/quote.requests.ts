@@ -12,6 +12,8 @@ export interface QuoteRequestInput {
   readonly buyer: { readonly email: string; readonly name?: string; readonly company?: string };
   readonly targetPriceCents?: number;
   readonly message?: string;
+  /** At most one request per key: a repeat answers the request it filed (scoped by account, else email). */
+  readonly idempotencyKey?: string | undefined;
 }
 
 /** The answer to a new request (decisions, "Quotes"). */
@@ -112,6 +114,7 @@ export class QuoteRequests {
       targetPriceCents: input.targetPriceCents,
       message: input.message ?? '',
       correlationId,
+      idempotencyKey: input.idempotencyKey,
     });
     return {
       quote_request_id: quote.quoteRequestId,

@@ -12,6 +12,8 @@ export interface Problem {
   readonly title: string;
   readonly status: number;
   readonly detail?: string;
+  /** A stable code for the problems clients act on by protocol (ACP's `idempotency_conflict`). */
+  readonly code?: string;
   /** Validation failures: one entry per offending field or parameter. */
   readonly errors?: readonly FieldViolation[];
 }
@@ -20,6 +22,8 @@ export interface ProblemType {
   readonly status: number;
   readonly title: string;
   readonly description: string;
+  /** Sent as the problem's `code` member. */
+  readonly code?: string;
 }
 
 export const PROBLEM_TYPES = {
@@ -69,6 +73,14 @@ export const PROBLEM_TYPES = {
     title: 'Unsupported media type',
     description: 'The request body must be sent as application/json (UTF-8).',
   },
+  'idempotency-conflict': {
+    status: 422,
+    title: 'Idempotency key reused',
+    code: 'idempotency_conflict',
+    description:
+      'The Idempotency-Key (or idempotency_key) was already used for a different request by this caller. Repeat ' +
+      'the first request exactly to get its result again, or send a new key for a new request.',
+  },
   'rate-limited': {
     status: 429,
     title: 'Too many requests',
@@ -100,6 +112,7 @@ const SLUG_OF_KIND: Record<ErrorKind, ProblemSlug> = {
   rate_limited: 'rate-limited',
   unavailable: 'service-unavailable',
   payload_too_large: 'payload-too-large',
+  idempotency_conflict: 'idempotency-conflict',
 };
 
 /** A problem that only exists at the HTTP edge (415, 405...), where no AppError kind fits. */
@@ -122,12 +135,14 @@ export class Problems {
   }
 
   of(slug: ProblemSlug, detail?: string, errors?: readonly FieldViolation[]): Problem {
-    const { status, title } = PROBLEM_TYPES[slug];
+    const type: ProblemType = PROBLEM_TYPES[slug];
+    const { status, title, code } = type;
     return {
       type: this.typeUri(slug),
       title,
       status,
       ...(detail === undefined ? {} : { detail }),
+      ...(code === undefined ? {} : { code }),
       ...(errors === undefined || errors.length === 0 ? {} : { errors }),
     };
   }

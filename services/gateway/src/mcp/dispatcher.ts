@@ -2,6 +2,7 @@ import type { AppError, Logger } from '@marketplace/platform';
 import { forbidden, isAppError, unauthenticated, validationError } from '@marketplace/platform';
 import type { ToolRegistry } from '../application/tools/registry.js';
 import type { Tool } from '../application/tools/tool.js';
+import { takesIdempotencyKey } from '../application/tools/tool.js';
 import type { Principal } from '../domain/account.js';
 import { API_KEY_HEADER } from '../http/auth.middleware.js';
 import { violationsOf } from '../http/schemas/validate.js';
@@ -50,6 +51,12 @@ export class McpDispatcher {
 
   hasTool(name: string): boolean {
     return this.registry.find(name) !== undefined;
+  }
+
+  /** Whether the named tool takes an `idempotency_key` argument (false for an unknown tool). */
+  takesIdempotencyKey(name: string): boolean {
+    const tool = this.registry.find(name);
+    return tool !== undefined && takesIdempotencyKey(tool);
   }
 
   /**

@@ -1,9 +1,11 @@
 import { Router } from 'express';
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import type { Logger } from '@marketplace/platform';
+import { validationError } from '@marketplace/platform';
 import type { IdentityService } from '../application/identity.service.js';
 import { authenticate, principalOf } from '../http/auth.middleware.js';
+import { idempotencyKeyOf } from '../http/idempotency-key.js';
 import { jsonBody } from '../http/json-body.js';
 import { methodNotAllowed } from '../http/method-not-allowed.js';
 import type { Problems } from '../http/problem.js';
@@ -75,21 +77,40 @@ export const mcpRoutes = (deps: McpRoutesDependencies): Router => {
     .all(methodNotAllowed(problems, ['POST']));
   router.use('/api/mcp/streamable', jsonRpcErrors);
 
-  const invoke = async (body: unknown, principal: ReturnType<typeof principalOf>) => {
-    const { tool, parameters } = parseOrThrow(invokeBodySchema, body, 'tool invocation');
-    return dispatcher.invoke(principal, tool, parameters, { argumentsPath: 'parameters' });
+  /** The Idempotency-Key header is the idempotency_key parameter of a tool that takes one; others ignore it. */
+  const withIdempotencyKeyHeader = (
+    req: Request,
+    res: Response,
+    tool: string,
+    parameters: Record<string, unknown> | undefined,
+  ) => {
+    const key = dispatcher.takesIdempotencyKey(tool) ? idempotencyKeyOf(req, res) : undefined;
+    if (key === undefined) return parameters;
+    const sent = parameters?.['idempotency_key'];
+    if (sent !== undefined && sent !== key) {
+      throw validationError('the Idempotency-Key header and parameters/idempotency_key differ', [
+        { path: 'Idempotency-Key', message: 'must equal parameters/idempotency_key when both are sent' },
+      ]);
+    }
+    return { ...parameters, idempotency_key: key };
+  };
+  const invoke = async (req: Request, res: Response) => {
+    const { tool, parameters } = parseOrThrow(invokeBodySchema, req.body, 'tool invocation');
+    return dispatcher.invoke(principalOf(req), tool, withIdempotencyKeyHeader(req, res, tool, parameters), {
+      argumentsPath: 'parameters',
+    });
   };
   router
     .route('/api/mcp/invoke')
     .post(...restFront, ...jsonBody(MCP_BODY_LIMIT_BYTES), async (req, res) => {
-      res.json(await invoke(req.body, principalOf(req)));
+      res.json(await invoke(req, res));
     })
     .all(methodNotAllowed(problems, ['POST']));
   router
     .route('/api/mcp/stream')
     .post(...restFront, ...jsonBody(MCP_BODY_LIMIT_BYTES), async (req, res) => {
       // The tool runs before the first byte: a failure is the same problem document as on /api/mcp/invoke.
-      const result = await invoke(req.body, principalOf(req));
+      const result = await invoke(req, res);
       res
         .status(200)
         .set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store' })
@@ -228,9 +249,13 @@ export const mcpRouteDocs: readonly RouteDoc[] = [
     path: '/api/mcp/invoke',
     operationId: 'invokeMcpTool',
     summary: 'Invoke one tool and answer its result as JSON',
+    description:
+      'An Idempotency-Key header counts as the idempotency_key parameter of the tools that create (create_listing, ' +
+      'request_quote, quick_buy); other tools ignore it.',
     tags: ['mcp'],
     auth: 'api_key_or_agent_token_optional',
     rateLimited: true,
+    idempotencyKey: true,
     body: invokeBodySchema,
     responses: {
       200: { description: 'The tool ran', schema: toolResultSchema },
@@ -245,9 +270,11 @@ export const mcpRouteDocs: readonly RouteDoc[] = [
     path: '/api/mcp/stream',
     operationId: 'streamMcpTool',
     summary: 'Invoke one tool; the result arrives as an SSE event named message, then an event named done',
+    description: 'An Idempotency-Key header is taken as on /api/mcp/invoke.',
     tags: ['mcp'],
     auth: 'api_key_or_agent_token_optional',
     rateLimited: true,
+    idempotencyKey: true,
     body: invokeBodySchema,
     responses: {
       200: {

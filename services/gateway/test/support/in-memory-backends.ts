@@ -1,12 +1,21 @@
 import type { Logger } from '@marketplace/platform';
-import type { AppError } from '@marketplace/platform';
-import { forbidden, formatProductId, notFound, unavailable, validationError } from '@marketplace/platform';
+import {
+  AppError,
+  forbidden,
+  formatProductId,
+  notFound,
+  unavailable,
+  validationError,
+} from '@marketplace/platform';
 import { catalogV1, listingV1 } from '@marketplace/proto';
 import type { GrpcServer } from '@marketplace/rpc';
 import { startGrpcServer } from '@marketplace/rpc';
 
 /** A product id the test catalog fails on unexpectedly, to see how the gateway answers a real fault. */
 export const FAULTY_PRODUCT_ID = 'product_999999';
+
+/** An idempotency key the test listing service says was used for another listing. */
+export const CONFLICTING_IDEMPOTENCY_KEY = 'used-for-another-listing';
 
 /** The order service's methods: no gateway route calls them. */
 const notServedHere = async (): Promise<never> => {
@@ -86,6 +95,12 @@ export class InMemoryBackends {
     // One rule of the real service, to see its violations reach the client.
     if (draft.priceCents !== undefined && draft.priceCents <= 0) {
       throw validationError('invalid listing', [{ path: 'price', message: 'must be greater than 0' }]);
+    }
+    if (request.idempotencyKey === CONFLICTING_IDEMPOTENCY_KEY) {
+      throw new AppError(
+        'idempotency_conflict',
+        'idempotency_conflict: the key was used for another listing',
+      );
     }
     const productId = formatProductId(this.listings.length + 1);
     const listing = listingV1.Listing.fromPartial({

@@ -1,10 +1,17 @@
 import type { Migration } from '@marketplace/database';
-import { eventStoreMigrations, projectionMigrations } from '@marketplace/eventsourcing';
+import {
+  eventStoreMigrations,
+  idempotencyKeysMigration,
+  projectionMigrations,
+} from '@marketplace/eventsourcing';
 import { imageLibraryMigration, imageLibraryRecentMigration } from './image-library.table.js';
 import { productNumberSequenceMigration } from './product-number.sequence.js';
 import { stalenessMigration } from './staleness.tables.js';
 
-/** Everything the listing schema holds: the event store (also the outbox), the product number sequence and the image library. */
+/**
+ * Everything the listing schema holds: the event store (also the outbox), the product number sequence, the image
+ * library, the staleness projections and the idempotency keys of created listings.
+ */
 export const listingMigrations: readonly Migration[] = [
   ...eventStoreMigrations,
   productNumberSequenceMigration,
@@ -12,4 +19,5 @@ export const listingMigrations: readonly Migration[] = [
   ...projectionMigrations,
   stalenessMigration,
   imageLibraryRecentMigration,
+  idempotencyKeysMigration,
 ];

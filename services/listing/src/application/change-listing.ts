@@ -1,16 +1,15 @@
 import type { Transaction } from '@marketplace/database';
 import type { Actor } from '@marketplace/eventsourcing';
-import { fold, handleCommand } from '@marketplace/eventsourcing';
+import { handleCommand } from '@marketplace/eventsourcing';
 import type { AppError } from '@marketplace/platform';
 import { isAppError, notFound, parseProductId, validationError } from '@marketplace/platform';
 import type { ListingChanges, ListingCommand } from '../domain/listing.commands.js';
 import type { ListingState } from '../domain/listing.decider.js';
 import { listingDecider } from '../domain/listing.decider.js';
-import type { ListingEvent } from '../domain/listing.events.js';
 import type { BulkUpdateMode } from '../domain/listing.rules.js';
 import { BULK_MAX_ITEMS, BULK_UPDATE_MODES, bulkChangesOf, checkBulkValue } from '../domain/listing.rules.js';
 import type { CreatedListing, ListingDependencies } from './create-listing.js';
-import { LISTING_STREAM_TYPE } from './create-listing.js';
+import { LISTING_STREAM_TYPE, readListingState } from './create-listing.js';
 
 /** Serialises the writers of one listing's stream inside their transaction (a PostgreSQL advisory lock). */
 export type LockListingStream = (tx: Transaction, productId: string) => Promise<void>;
@@ -39,14 +38,8 @@ const knownProductId = (productId: string): string => {
   return productId;
 };
 
-const readState = async (deps: ListingWriteDependencies, productId: string, tx?: Transaction) => {
-  const stream = await deps.store.readStream<ListingEvent>(productId, tx);
-  const state: ListingState = fold(
-    listingDecider,
-    stream.events.map(({ type, data }) => ({ type, data }) as ListingEvent),
-  );
-  return { state, version: stream.version };
-};
+const readState = (deps: ListingWriteDependencies, productId: string, tx?: Transaction) =>
+  readListingState(deps.store, productId, tx);
 
 /** The listing as it stands; not_found when there is none. */
 export const getListing = async (

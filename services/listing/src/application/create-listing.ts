@@ -1,13 +1,15 @@
 import type { Database, Queryable, Transaction } from '@marketplace/database';
-import type { Actor, EventStore } from '@marketplace/eventsourcing';
-import { fold } from '@marketplace/eventsourcing';
+import type { Actor, EventStore, IdempotencyKeys, RecordIdempotencyKey } from '@marketplace/eventsourcing';
+import { fold, idempotencyScopeOf, idempotentRequestOf } from '@marketplace/eventsourcing';
 import type { Clock } from '@marketplace/platform';
 import { formatProductId } from '@marketplace/platform';
 import type { ImageLibraryTable } from '../adapters/image-library.table.js';
 import type { ListingDraft } from '../domain/listing.commands.js';
 import { titleWords } from '../domain/listing-images.js';
+import type { ListingState } from '../domain/listing.decider.js';
 import { listingDecider } from '../domain/listing.decider.js';
-import type { Listing } from '../domain/listing.events.js';
+import type { Listing, ListingEvent } from '../domain/listing.events.js';
+import type { ValidNewListing } from '../domain/listing.rules.js';
 import { validateNewListing } from '../domain/listing.rules.js';
 import type { ImageHostingDependencies } from './host-images.js';
 import { hostListingImages } from './host-images.js';
@@ -26,6 +28,8 @@ export interface ListingDependencies {
   readonly images: ImageHostingDependencies;
   /** Learns the images sellers send, for listings sent without one. */
   readonly imageLibrary: ImageLibraryTable;
+  /** The keys of the listings created with an idempotency key (`<schema>.idempotency_keys`). */
+  readonly idempotencyKeys: IdempotencyKeys;
 }
 
 export interface CreateListingInput {
@@ -34,6 +38,8 @@ export interface CreateListingInput {
   readonly actor: Actor;
   readonly correlationId?: string;
   readonly traceparent?: string;
+  /** The client's key: a repeat with the same draft answers the listing it created (docs/idempotency.md). */
+  readonly idempotencyKey?: string | undefined;
 }
 
 export interface CreatedListing {
@@ -42,8 +48,48 @@ export interface CreatedListing {
   readonly version: number;
 }
 
+/** A listing's stream folded into its state, with the stream's version (0: no stream). */
+export const readListingState = async (
+  store: EventStore,
+  productId: string,
+  tx?: Transaction,
+): Promise<{ state: ListingState; version: number }> => {
+  const stream = await store.readStream<ListingEvent>(productId, tx);
+  const state = fold(
+    listingDecider,
+    stream.events.map(({ type, data }) => ({ type, data }) as ListingEvent),
+  );
+  return { state, version: stream.version };
+};
+
 /**
- * Creates a listing under a new product number, in as few round trips as the listing needs (publishing is the
+ * Creates a listing, once per idempotency key when the seller sends one: a repeat of the same draft with the
+ * same key answers the listing as it is now, without fetching its images again; another draft with that key is
+ * an idempotency conflict. A draft the rules refuse records nothing.
+ */
+export const createListing = async (
+  deps: ListingDependencies,
+  input: CreateListingInput,
+): Promise<CreatedListing> => {
+  const accepted = validateNewListing(input.sellerAccountId, input.draft);
+  const idempotent = idempotentRequestOf(input.idempotencyKey, {
+    path: 'idempotency_key',
+    scope: idempotencyScopeOf({ accountId: input.sellerAccountId }),
+    operation: 'CreateListing',
+    request: { sellerAccountId: input.sellerAccountId, draft: input.draft },
+  });
+  return deps.idempotencyKeys.createOnce(idempotent, {
+    create: (recordKey) => publishListing(deps, input, accepted, recordKey),
+    replay: async (productId) => {
+      const { state, version } = await readListingState(deps.store, productId);
+      if (state.status !== 'listed') throw new Error(`idempotency key of ${productId}, which has no listing`);
+      return { listing: state.listing, version };
+    },
+  });
+};
+
+/**
+ * Publishes a listing under a new product number, in as few round trips as the listing needs (publishing is the
  * marketplace's hottest write, measured by bench/ publish-throughput):
  * - the images are re-hosted first, outside any transaction (a fetch may take seconds), only for a draft the
  *   rules accept;
@@ -51,14 +97,16 @@ export interface CreatedListing {
  *   listing only leaves a gap, and numbers are unique, not dense);
  * - a fresh number has no stream, so there is nothing to read: the decider decides on the initial state and the
  *   append expects `no_stream` (a number handed out twice would still be refused by the store);
- * - the append alone is one statement, atomic without a transaction; only a listing whose seller sent an image
- *   also teaches the image library, and then both writes share a transaction.
+ * - the append alone is one statement, atomic without a transaction; a listing whose seller sent an image also
+ *   teaches the image library, and a listing with an idempotency key records it: then the writes share a
+ *   transaction.
  */
-export const createListing = async (
+const publishListing = async (
   deps: ListingDependencies,
   input: CreateListingInput,
+  accepted: ValidNewListing,
+  recordKey: RecordIdempotencyKey | undefined,
 ): Promise<CreatedListing> => {
-  const accepted = validateNewListing(input.sellerAccountId, input.draft);
   const hostedImages = await hostListingImages(deps.images, accepted);
   const productId = formatProductId(await deps.allocateProductNumber(deps.db));
   const now = deps.clock.now();
@@ -87,12 +135,14 @@ export const createListing = async (
     );
   // Only images a seller sent teach the library; a borrowed one is already in it.
   const learnsImage = accepted.imageUrl !== undefined && listing.imageUrl !== undefined;
-  if (!learnsImage) {
+  if (!learnsImage && recordKey === undefined) {
     await append();
     return { listing, version: 1 };
   }
   await deps.db.transaction(async (tx) => {
+    await recordKey?.(tx, productId);
     await append(tx);
+    if (!learnsImage) return;
     await deps.imageLibrary.add(tx, {
       productId,
       category: listing.category,

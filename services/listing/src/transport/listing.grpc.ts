@@ -95,6 +95,7 @@ export const listingGrpcService = (
       const created = await application.createListing({
         sellerAccountId: request.sellerAccountId,
         draft: draftOf(request.draft),
+        idempotencyKey: request.idempotencyKey,
         ...contextOf(request, context),
       });
       return listingReply(created);

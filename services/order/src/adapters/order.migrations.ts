@@ -1,5 +1,5 @@
 import type { Migration } from '@marketplace/database';
-import { eventStoreMigrations } from '@marketplace/eventsourcing';
+import { eventStoreMigrations, idempotencyKeysMigration } from '@marketplace/eventsourcing';
 import { completionsMigration } from './completions.table.js';
 
 /**
@@ -43,4 +43,5 @@ export const orderMigrations: readonly Migration[] = [
   ...eventStoreMigrations,
   orderTablesMigration,
   completionsMigration,
+  idempotencyKeysMigration,
 ];

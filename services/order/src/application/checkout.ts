@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from '@marketplace/database';
-import { fold, handleCommand } from '@marketplace/eventsourcing';
+import type { RecordIdempotencyKey } from '@marketplace/eventsourcing';
+import { fold, handleCommand, idempotencyScopeOf, idempotentRequestOf } from '@marketplace/eventsourcing';
 import type { FieldViolation } from '@marketplace/platform';
 import { conflict, isAppError, parseProductId, validationError } from '@marketplace/platform';
 import type { CheckoutCommand } from '../domain/checkout.commands.js';
@@ -27,6 +28,11 @@ export interface CreateCheckoutInput extends CallContext {
   readonly buyer?: BuyerContact | undefined;
   readonly buyerAccountId?: number | undefined;
   readonly shippingCountry?: string | undefined;
+  /**
+   * The client's key: a repeat of the same request answers the session it created, as it is now
+   * (docs/idempotency.md). Scoped by the buyer's account, else the buyer's email, else shared by anonymous callers.
+   */
+  readonly idempotencyKey?: string | undefined;
 }
 
 export interface CompletedCheckout {
@@ -126,9 +132,10 @@ const linesToPrice = async (deps: OrderDependencies, input: CreateCheckoutInput)
 };
 
 /**
- * Prices a checkout session from the listings (and agreed quotes) and records it. With `instantOnly` (quick_buy)
- * a line that is not instant-checkout, over the bulk threshold or above stock is refused before anything is
- * recorded.
+ * Prices a checkout session from the listings (and agreed quotes) and records it, once per idempotency key: a
+ * repeat answers the session the key created (without pricing again), another request with that key is an
+ * idempotency conflict. With `instantOnly` (quick_buy) a line that is not instant-checkout, over the bulk
+ * threshold or above stock is refused before anything is recorded, the key included.
  */
 export const createCheckout = async (
   deps: OrderDependencies,
@@ -136,6 +143,34 @@ export const createCheckout = async (
   { instantOnly = false }: { readonly instantOnly?: boolean } = {},
 ): Promise<CheckoutSession> => {
   validateInput(input);
+  const idempotent = idempotentRequestOf(input.idempotencyKey, {
+    path: 'idempotency_key',
+    scope: idempotencyScopeOf({ accountId: input.buyerAccountId, email: input.buyer?.email }),
+    // A quick_buy and a checkout are different requests even for the same line.
+    operation: instantOnly ? 'QuickBuy' : 'CreateCheckout',
+    request: {
+      lines: input.lines,
+      buyer: input.buyer,
+      buyerAccountId: input.buyerAccountId,
+      shippingCountry: input.shippingCountry,
+    },
+  });
+  return deps.idempotencyKeys.createOnce(idempotent, {
+    create: (recordKey) => priceCheckoutSession(deps, input, instantOnly, recordKey),
+    replay: async (checkoutId) => {
+      const session = await currentSession(deps, checkoutId);
+      if (session === undefined) throw new Error(`idempotency key of ${checkoutId}, which has no session`);
+      return session;
+    },
+  });
+};
+
+const priceCheckoutSession = async (
+  deps: OrderDependencies,
+  input: CreateCheckoutInput,
+  instantOnly: boolean,
+  recordKey: RecordIdempotencyKey | undefined,
+): Promise<CheckoutSession> => {
   const toPrice = await linesToPrice(deps, input);
   const priced = priceCheckout(deps.bulkThreshold, toPrice);
   if (instantOnly) {
@@ -164,7 +199,15 @@ export const createCheckout = async (
     attempt: 0,
     orderIds: [],
   };
-  await runCheckoutCommand(deps, input, checkoutId, { type: 'CreateCheckout', data: { session } });
+  const command = { type: 'CreateCheckout', data: { session } } as const;
+  if (recordKey === undefined) {
+    await runCheckoutCommand(deps, input, checkoutId, command);
+    return session;
+  }
+  await deps.db.transaction(async (tx) => {
+    await recordKey(tx, checkoutId);
+    await runCheckoutCommand(deps, input, checkoutId, command, { tx });
+  });
   return session;
 };
 
@@ -173,7 +216,7 @@ const runCheckoutCommand = async (
   context: CallContext,
   checkoutId: string,
   command: Omit<CheckoutCommand, 'metadata'>,
-  tx?: Transaction,
+  { tx, retryOnConflict }: { readonly tx?: Transaction; readonly retryOnConflict?: number } = {},
 ): Promise<{ session: CheckoutSession; appended: boolean }> => {
   const { state, events } = await handleCommand({
     store: deps.store,
@@ -181,6 +224,7 @@ const runCheckoutCommand = async (
     streamId: checkoutId,
     streamType: CHECKOUT_STREAM_TYPE,
     tx,
+    retryOnConflict,
     command: {
       ...command,
       metadata: {
@@ -218,7 +262,8 @@ export const completeCheckout = async (
       input,
       input.checkoutId,
       { type: 'StartCompletion', data: { buyerAccountId: input.buyerAccountId } },
-      tx,
+      // Another request started this attempt first: decided again, the session is completing and it carries on.
+      { tx, retryOnConflict: 1 },
     );
     if (started.appended) {
       await deps.completions.started(tx, input.checkoutId, started.session.attempt, deps.clock.now());
@@ -277,7 +322,7 @@ export const finishAttempt = async (
           context,
           checkoutId,
           { type: 'FailCompletion', data: { attempt, reason } },
-          tx,
+          { tx },
         );
         await deps.completions.ended(tx, checkoutId);
       });
@@ -354,7 +399,7 @@ const placeOrders = async (
     context,
     session.checkoutId,
     { type: 'FinishCompletion', data: { attempt: session.attempt, orderIds: orders.map((o) => o.orderId) } },
-    tx,
+    { tx },
   );
   await deps.completions.ended(tx, session.checkoutId);
   return { session: finished.session, orders };
@@ -401,7 +446,11 @@ export const recoverInterruptedCompletions = async (
   return recovered;
 };
 
-/** quick_buy: a one-line checkout of an instant-checkout listing under the threshold, completed at once. */
+/**
+ * quick_buy: a one-line checkout of an instant-checkout listing under the threshold, completed at once. Its
+ * idempotency key is recorded with the session, so a repeat completes that same session: it answers the order
+ * placed, or finishes a completion that was interrupted (a new attempt if the first one failed for stock).
+ */
 export const quickBuy = async (
   deps: OrderDependencies,
   input: CallContext & {
@@ -410,6 +459,7 @@ export const quickBuy = async (
     readonly buyer: BuyerContact;
     readonly buyerAccountId: number;
     readonly shippingCountry?: string | undefined;
+    readonly idempotencyKey?: string | undefined;
   },
 ): Promise<{ checkoutId: string; order: Order }> => {
   const session = await createCheckout(

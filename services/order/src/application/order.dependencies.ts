@@ -1,5 +1,5 @@
 import type { Database } from '@marketplace/database';
-import type { Actor, EventStore } from '@marketplace/eventsourcing';
+import type { Actor, EventStore, IdempotencyKeys } from '@marketplace/eventsourcing';
 import type { Clock, Logger } from '@marketplace/platform';
 import type { CompletionsTable } from '../adapters/completions.table.js';
 import type { DisputeNotificationsTable } from '../adapters/dispute-notifications.table.js';
@@ -25,6 +25,8 @@ export interface OrderDependencies {
   readonly checkoutTtlMs: number;
   /** Called after a dispute was recorded, so its operator email goes out soon (not on the request path). */
   readonly onDisputeRecorded: () => void;
+  /** The keys of the checkout sessions created with an idempotency key (`<schema>.idempotency_keys`). */
+  readonly idempotencyKeys: IdempotencyKeys;
 }
 
 /** Who asked, and the trace of the request, recorded on every event. */

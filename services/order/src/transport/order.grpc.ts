@@ -77,6 +77,7 @@ export const orderGrpcService = (deps: OrderDependencies): GrpcService<orderV1.O
         buyer: fromBuyerMessage(request.buyer),
         buyerAccountId: request.buyerAccountId,
         shippingCountry: request.shippingCountry === '' ? undefined : request.shippingCountry,
+        idempotencyKey: request.idempotencyKey,
       });
       return { session: toSessionMessage(session) };
     },
@@ -99,6 +100,7 @@ export const orderGrpcService = (deps: OrderDependencies): GrpcService<orderV1.O
         buyer,
         buyerAccountId: accountId(request.buyerAccountId, 'buyer_account_id'),
         shippingCountry: request.shippingCountry === '' ? undefined : request.shippingCountry,
+        idempotencyKey: request.idempotencyKey,
       });
       return { checkoutId, order: toOrderMessage(order) };
     },

@@ -1,5 +1,9 @@
 import type { Migration } from '@marketplace/database';
-import { eventStoreMigrations, projectionMigrations } from '@marketplace/eventsourcing';
+import {
+  eventStoreMigrations,
+  idempotencyKeysMigration,
+  projectionMigrations,
+} from '@marketplace/eventsourcing';
 import { sellerContactsMigration } from '@marketplace/seller-contacts';
 import { listingSnapshotsMigration } from './listing-snapshots.table.js';
 import { quoteRequestIdSequenceMigration } from './quote-id.sequence.js';
@@ -7,8 +11,8 @@ import { quoteRequestsMigration } from './quote-requests.table.js';
 
 /**
  * Everything the quote schema holds: the event store (also the outbox), the id sequence, the sellers' list of
- * requests, and the projections the service reads (listings, seller contacts, and the record of applied events
- * that makes them and the notifications exactly once in effect).
+ * requests, the projections the service reads (listings, seller contacts, and the record of applied events
+ * that makes them and the notifications exactly once in effect), and the idempotency keys of filed requests.
  */
 export const quoteMigrations: readonly Migration[] = [
   ...eventStoreMigrations,
@@ -17,4 +21,5 @@ export const quoteMigrations: readonly Migration[] = [
   listingSnapshotsMigration,
   ...projectionMigrations,
   sellerContactsMigration,
+  idempotencyKeysMigration,
 ];

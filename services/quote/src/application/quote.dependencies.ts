@@ -1,5 +1,5 @@
 import type { Database, Transaction } from '@marketplace/database';
-import type { EventStore } from '@marketplace/eventsourcing';
+import type { EventStore, IdempotencyKeys } from '@marketplace/eventsourcing';
 import type { Clock } from '@marketplace/platform';
 import type { ListingSnapshotsTable } from '../adapters/listing-snapshots.table.js';
 import type { QuoteRequestsTable } from '../adapters/quote-requests.table.js';
@@ -20,4 +20,6 @@ export interface QuoteDependencies {
   readonly allocateQuoteRequestId: AllocateQuoteRequestId;
   readonly quoteRequests: QuoteRequestsTable;
   readonly listings: ListingSnapshotsTable;
+  /** The keys of the quote requests filed with an idempotency key (`<schema>.idempotency_keys`). */
+  readonly idempotencyKeys: IdempotencyKeys;
 }

@@ -1,9 +1,9 @@
-import type { Actor } from '@marketplace/eventsourcing';
-import { handleCommand } from '@marketplace/eventsourcing';
+import type { Actor, RecordIdempotencyKey } from '@marketplace/eventsourcing';
+import { fold, handleCommand, idempotencyScopeOf, idempotentRequestOf } from '@marketplace/eventsourcing';
 import { notFound } from '@marketplace/platform';
 import type { QuoteRequestDraft } from '../domain/quote.commands.js';
 import { quoteDecider } from '../domain/quote.decider.js';
-import type { QuoteRequest } from '../domain/quote.events.js';
+import type { QuoteEvent, QuoteRequest } from '../domain/quote.events.js';
 import { validateQuoteRequest } from '../domain/quote.rules.js';
 import type { QuoteDependencies } from './quote.dependencies.js';
 import { QUOTE_STREAM_TYPE, quoteStreamIdOf } from './quote.dependencies.js';
@@ -16,6 +16,11 @@ export interface RequestQuoteInput {
   readonly actor: Actor;
   readonly correlationId?: string;
   readonly traceparent?: string;
+  /**
+   * The client's key: a repeat of the same request answers the quote request it created (docs/idempotency.md).
+   * Scoped by the buyer's account, else by the buyer's email.
+   */
+  readonly idempotencyKey?: string | undefined;
 }
 
 export interface StoredQuote {
@@ -25,21 +30,52 @@ export interface StoredQuote {
 }
 
 /**
- * Files a quote request with the listing's seller. The listing comes from the service's own projection of the
- * listing events: only a public listing takes requests (anything else is as unknown as a missing product).
- * Validation runs before an id is taken, so a bad request uses no id; allocation, append (the outbox) and the
- * seller's list share one transaction. The seller is emailed by the notification consumer, not here.
+ * Files a quote request with the listing's seller, once per idempotency key when the buyer sends one: a repeat
+ * answers the request it created (as it is now, answered or not), another request with that key is an
+ * idempotency conflict. Validation runs before an id is taken or a key recorded, so a bad request uses neither.
  */
 export const requestQuote = async (
   deps: QuoteDependencies,
   input: RequestQuoteInput,
 ): Promise<StoredQuote> => {
   validateQuoteRequest(input.draft);
+  const idempotent = idempotentRequestOf(input.idempotencyKey, {
+    path: 'idempotency_key',
+    scope: idempotencyScopeOf({ accountId: input.buyerAccountId, email: input.draft.buyer.email }),
+    operation: 'RequestQuote',
+    request: { productId: input.productId, buyerAccountId: input.buyerAccountId, draft: input.draft },
+  });
+  return deps.idempotencyKeys.createOnce(idempotent, {
+    create: (recordKey) => fileQuoteRequest(deps, input, recordKey),
+    replay: async (streamId) => {
+      const { events, version } = await deps.store.readStream<QuoteEvent>(streamId);
+      const state = fold(
+        quoteDecider,
+        events.map(({ type, data }) => ({ type, data })),
+      );
+      if (state.status !== 'requested')
+        throw new Error(`idempotency key of ${streamId}, which has no request`);
+      return { quoteRequest: state.quoteRequest, version };
+    },
+  });
+};
+
+/**
+ * The listing comes from the service's own projection of the listing events: only a public listing takes
+ * requests (anything else is as unknown as a missing product). Allocation, the idempotency key, the append (the
+ * outbox) and the seller's list share one transaction. The seller is emailed by the notification consumer.
+ */
+const fileQuoteRequest = async (
+  deps: QuoteDependencies,
+  input: RequestQuoteInput,
+  recordKey: RecordIdempotencyKey | undefined,
+): Promise<StoredQuote> => {
   const listing = await deps.listings.find(deps.db, input.productId);
   if (listing === undefined || !listing.promotePublicly)
     throw notFound(`product ${input.productId} not found`);
   return deps.db.transaction(async (tx) => {
     const quoteRequestId = await deps.allocateQuoteRequestId(tx);
+    await recordKey?.(tx, quoteStreamIdOf(quoteRequestId));
     const { state, version } = await handleCommand({
       store: deps.store,
       decider: quoteDecider,

@@ -44,6 +44,7 @@ export const quoteGrpcService = (
         correlationId: emptyAsAbsent(request.correlationId),
         // The caller's trace context travels on to the events (and from them to the log's headers).
         traceparent: context.metadata.get('traceparent'),
+        idempotencyKey: request.idempotencyKey,
       });
       return { quoteRequest: messageOf(stored) };
     },

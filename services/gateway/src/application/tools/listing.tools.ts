@@ -3,6 +3,7 @@ import type { FieldViolation } from '@marketplace/platform';
 import { AppError, forbidden, unauthenticated } from '@marketplace/platform';
 import { CATEGORIES, CONDITIONS, LISTING_LIMITS } from '@marketplace/vocabulary';
 import type { Principal } from '../../domain/account.js';
+import { idempotencyKeyArgument } from '../../http/schemas/idempotency-key.schema.js';
 import type { BulkUpdateOutcome, ListingCommands } from '../listing.commands.js';
 import { BULK_UPDATE_MODES } from '../listing.commands.js';
 import type { ProductDetails } from '../product.views.js';
@@ -34,6 +35,7 @@ export const createListingInput = z.object({
     .optional()
     .describe('defaults to the name: a listing always has a description'),
   sku: text(LISTING_LIMITS.skuMaxLength).optional(),
+  idempotency_key: idempotencyKeyArgument,
 });
 
 /** bulk_update_listings (spec 4.3): product numbers, one mode, one value. */
@@ -94,7 +96,8 @@ export const createListingTool = (
   name: 'create_listing',
   description:
     'Publishes a lot for the calling seller (price_per_unit and original_retail_price in cents). The image is ' +
-    'found automatically among similar listings; the listing stays in-app only (not promoted publicly).',
+    'found automatically among similar listings; the listing stays in-app only (not promoted publicly). Send an ' +
+    'idempotency_key to retry safely: a repeat answers the same listing.',
   inputSchema: createListingInput,
   outputSchema: productDetailsOutput,
   auth: 'seller',
@@ -118,6 +121,7 @@ export const createListingTool = (
           instantCheckout: false,
         },
         '',
+        input.idempotency_key,
       );
     } catch (error) {
       throw inToolNames(error);

@@ -17,6 +17,7 @@ import {
   trackingNumberSchema,
   trackingUrlSchema,
 } from '../../http/schemas/order.schema.js';
+import { idempotencyKeyArgument } from '../../http/schemas/idempotency-key.schema.js';
 import type { OrderOperations } from '../order.operations.js';
 import type { Tool } from './tool.js';
 
@@ -28,6 +29,7 @@ export const quickBuyInput = z.object({
   buyer_name: buyerNameSchema.optional(),
   buyer_company: buyerCompanySchema.optional(),
   shipping_country: countryCodeSchema.optional(),
+  idempotency_key: idempotencyKeyArgument,
 });
 
 export const getOrderStatusInput = z.object({ order_id: positiveIdSchema });
@@ -136,7 +138,8 @@ export const quickBuyTool = (
   description:
     'Buy a lot at once at its listed price, on invoice terms (net 30), for listings whose seller enabled instant ' +
     'checkout and orders under the bulk threshold (100 units or $5,000 per line) and within stock; otherwise the ' +
-    'answer says to use request_quote. Stock is reserved when the order is placed. Needs the buyer key or agent token.',
+    'answer says to use request_quote. Stock is reserved when the order is placed. Needs the buyer key or agent token. ' +
+    'Send an idempotency_key to retry safely after a timeout: a repeat answers the same order.',
   inputSchema: quickBuyInput,
   outputSchema: quickBuyOutput,
   auth: 'buyer',

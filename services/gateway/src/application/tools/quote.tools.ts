@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { QUOTE_ACTIONS, QUOTE_LIMITS, QUOTE_STATUS_FILTERS } from '@marketplace/vocabulary';
 import type { QuoteRequests } from '../quote.requests.js';
+import { idempotencyKeyArgument } from '../../http/schemas/idempotency-key.schema.js';
 import { quoteRequestFields, submittedQuoteRequestSchema } from '../../http/schemas/quote-request.schema.js';
 import type { RateLimiter } from '../../http/rate-limit.js';
 import { currentClientAddress } from '../../http/rate-limit.js';
@@ -15,6 +16,7 @@ export const requestQuoteInput = z.object({
   buyer_company: quoteRequestFields.buyer_company.optional(),
   target_price: quoteRequestFields.target_price.optional(),
   message: quoteRequestFields.message.optional(),
+  idempotency_key: idempotencyKeyArgument,
 });
 
 /** get_quote_requests (spec 4.3). */
@@ -87,7 +89,8 @@ export const requestQuoteTool = (
   description:
     `Ask the seller of a product for a bulk quote; the quantity may exceed the listed stock. The seller is ` +
     `emailed and usually answers within ${QUOTE_LIMITS.expectedResponse}. Anonymous callers are limited per IP ` +
-    'and buyer email; an API key or agent token raises the allowance and binds the request to the buyer account.',
+    'and buyer email; an API key or agent token raises the allowance and binds the request to the buyer account. ' +
+    'Send an idempotency_key to retry safely: a repeat answers the same request.',
   inputSchema: requestQuoteInput,
   outputSchema: submittedQuoteRequestSchema,
   auth: 'none',
@@ -102,6 +105,7 @@ export const requestQuoteTool = (
         buyer: { email: input.buyer_email, name: input.buyer_name, company: input.buyer_company },
         targetPriceCents: input.target_price,
         message: input.message,
+        idempotencyKey: input.idempotency_key,
       },
       'mcp',
     );

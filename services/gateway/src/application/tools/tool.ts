@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Principal } from '../../domain/account.js';
 
 /** Who may call a tool (spec 4.3): anyone, a buyer (API key or agent token), or a seller (API key). */
@@ -32,3 +32,7 @@ export interface Tool<S extends z.ZodType = z.ZodType, R = unknown> {
   /** `principal` is the caller behind an API key or agent token, undefined when anonymous. */
   handler(principal: Principal | undefined, input: z.output<S>): Promise<R>;
 }
+
+/** Whether the tool creates once per `idempotency_key` (create_listing, request_quote, quick_buy). */
+export const takesIdempotencyKey = (tool: Tool): boolean =>
+  tool.inputSchema instanceof z.ZodObject && 'idempotency_key' in tool.inputSchema.shape;

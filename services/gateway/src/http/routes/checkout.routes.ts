@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { IdentityService } from '../../application/identity.service.js';
 import type { OrderOperations } from '../../application/order.operations.js';
 import { authenticateApiKey, principalOf } from '../auth.middleware.js';
+import { idempotencyKeyOf } from '../idempotency-key.js';
 import { jsonBody } from '../json-body.js';
 import { methodNotAllowed } from '../method-not-allowed.js';
 import type { Problems } from '../problem.js';
@@ -29,8 +30,11 @@ export const checkoutRoutes = (
       authenticateApiKey(identity, { required: false }),
       ...jsonBody(bodyLimitBytes),
       async (req, res) => {
+        const idempotencyKey = idempotencyKeyOf(req, res);
         const body = parseOrThrow(checkoutBodySchema, req.body, 'checkout');
-        res.status(201).json(await orders.createCheckout(principalOf(req), body, requestIdOf(req)));
+        res
+          .status(201)
+          .json(await orders.createCheckout(principalOf(req), body, requestIdOf(req), idempotencyKey));
       },
     )
     .all(methodNotAllowed(problems, ['POST']));
@@ -54,9 +58,12 @@ export const checkoutRouteDocs: readonly RouteDoc[] = [
       'Prices each line at the listing price (or an accepted quote’s agreed price). status is ready_for_complete, or ' +
       'requires_escalation when a line is over the bulk threshold (more than 100 units or $5,000) or above stock, ' +
       'with messages saying to use request_quote. Anonymous callers may price; a buyer key or agent token binds ' +
-      'the session to the buyer. Sessions expire (expires_at).',
+      'the session to the buyer. Sessions expire (expires_at). With an Idempotency-Key (scoped by the buyer ' +
+      'account, else the buyer email, else shared by anonymous callers: use a random key), a repeat of the same ' +
+      'body answers the session the key created, as it is now.',
     tags: ['checkout'],
     auth: 'api_key_or_agent_token_optional',
+    idempotencyKey: true,
     body: checkoutBodySchema,
     responses: {
       201: { description: 'The checkout session', schema: checkoutSessionSchema },

@@ -41,6 +41,11 @@ export interface RouteDoc {
   readonly auth: RouteAuth;
   /** Counted by the gateway's rate limiter: the operation can answer 429 (documented once, in openapi.document). */
   readonly rateLimited?: true;
+  /**
+   * Takes an Idempotency-Key header (docs/idempotency.md): the header, its echo on success and the 422
+   * idempotency conflict are documented once, in openapi.document.
+   */
+  readonly idempotencyKey?: true;
   /** Path parameters: an object schema whose keys are the `{name}`s of the path. */
   readonly pathParameters?: z.ZodObject;
   /** Query parameters: an object schema (strings in, as Express hands them). */
@@ -56,6 +61,10 @@ export const problemSchema = z.object({
   title: z.string(),
   status: z.number().int(),
   detail: z.string().optional(),
+  code: z
+    .string()
+    .optional()
+    .describe('a stable code where a protocol names one: idempotency_conflict (422)'),
   errors: z
     .array(z.object({ path: z.string(), message: z.string() }))
     .optional()

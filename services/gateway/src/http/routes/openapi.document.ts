@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IDEMPOTENCY_KEY_HEADER, idempotencyKeySchema } from '../schemas/idempotency-key.schema.js';
 import type { ResponseDoc, RouteAuth, RouteDoc } from './openapi.describe.js';
 import { problemSchema } from './openapi.describe.js';
 
@@ -25,7 +26,7 @@ const SECURITY: Record<RouteAuth, JsonObject[]> = {
 };
 
 /** One OpenAPI parameter per property of an object schema. */
-const parametersOf = (schema: z.ZodType, location: 'path' | 'query'): JsonObject[] => {
+const parametersOf = (schema: z.ZodType, location: 'path' | 'query' | 'header'): JsonObject[] => {
   const json = jsonSchemaOf(schema, 'input');
   const properties = (json['properties'] ?? {}) as Record<string, JsonObject>;
   const required = new Set((json['required'] ?? []) as string[]);
@@ -70,10 +71,26 @@ const RATE_LIMITED = {
   429: 'Rate limit reached: retry after Retry-After seconds (RateLimit-* headers on every answer)',
 };
 
+const IDEMPOTENCY_KEY_PARAMETERS = parametersOf(
+  z.object({ [IDEMPOTENCY_KEY_HEADER]: idempotencyKeySchema.optional() }),
+  'header',
+);
+const IDEMPOTENCY_CONFLICT = {
+  422: 'The Idempotency-Key was used before with a different request (code idempotency_conflict); a malformed key is a 400',
+};
+/** A successful answer echoes the request's key. */
+const ECHOED_IDEMPOTENCY_KEY = {
+  [IDEMPOTENCY_KEY_HEADER]: {
+    description: "The request's Idempotency-Key, when it sent one",
+    schema: { type: 'string' },
+  },
+};
+
 const operationOf = (doc: RouteDoc): JsonObject => {
   const parameters = [
     ...(doc.pathParameters ? parametersOf(doc.pathParameters, 'path') : []),
     ...(doc.query ? parametersOf(doc.query, 'query') : []),
+    ...(doc.idempotencyKey ? IDEMPOTENCY_KEY_PARAMETERS : []),
   ];
   return {
     operationId: doc.operationId,
@@ -94,8 +111,13 @@ const operationOf = (doc: RouteDoc): JsonObject => {
       Object.entries({
         ...credentialResponses(doc.auth),
         ...(doc.rateLimited ? RATE_LIMITED : {}),
+        ...(doc.idempotencyKey ? IDEMPOTENCY_CONFLICT : {}),
         ...doc.responses,
-      }).map(([status, response]) => [status, responseOf(response, Number(status))]),
+      }).map(([status, response]) => {
+        const answer = responseOf(response, Number(status));
+        const echoesKey = doc.idempotencyKey && status.startsWith('2');
+        return [status, echoesKey ? { ...answer, headers: ECHOED_IDEMPOTENCY_KEY } : answer];
+      }),
     ),
   };
 };

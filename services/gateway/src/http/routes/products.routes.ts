@@ -5,6 +5,7 @@ import { dollarsToCents } from '@marketplace/platform';
 import type { IdentityService } from '../../application/identity.service.js';
 import type { ListingCommands } from '../../application/listing.commands.js';
 import { authenticate, authenticatedPrincipalOf } from '../auth.middleware.js';
+import { idempotencyKeyOf } from '../idempotency-key.js';
 import { jsonBody } from '../json-body.js';
 import { methodNotAllowed } from '../method-not-allowed.js';
 import type { Problems } from '../problem.js';
@@ -72,11 +73,13 @@ export const productsRoutes = (
   router
     .route('/api/products')
     .post(authenticate(identity, { required: true }), ...jsonBody(bodyLimitBytes), async (req, res) => {
+      const idempotencyKey = idempotencyKeyOf(req, res);
       const body = parseOrThrow(createListingBodySchema, req.body, 'listing');
       const created = await listings.create(
         authenticatedPrincipalOf(req),
         listingDraftOf(body),
         requestIdOf(req),
+        idempotencyKey,
       );
       res.status(201).location(created.url).json(created);
     })
@@ -135,9 +138,11 @@ export const productsRouteDocs: readonly RouteDoc[] = [
     description:
       'Always creates a new listing (spec 2.4): price in dollars (default 1), quantity (default 1), category ' +
       '(default electronics). An external imageUrl is re-hosted; without one the image library is searched and ' +
-      'nothing similar is a 400 asking for imageUrl. Counts as an availability confirmation.',
+      'nothing similar is a 400 asking for imageUrl. Counts as an availability confirmation. With an ' +
+      'Idempotency-Key, a repeat of the same body answers the listing the key created (201, same id).',
     tags: ['listings'],
     auth: 'api_key',
+    idempotencyKey: true,
     body: createListingBodySchema,
     responses: {
       201: { description: 'The listing as published', schema: productDetailsOutput },

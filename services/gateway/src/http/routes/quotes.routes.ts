@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { IdentityService } from '../../application/identity.service.js';
 import type { QuoteRequests } from '../../application/quote.requests.js';
 import { authenticate, principalOf } from '../auth.middleware.js';
+import { idempotencyKeyOf } from '../idempotency-key.js';
 import { jsonBody } from '../json-body.js';
 import { methodNotAllowed } from '../method-not-allowed.js';
 import type { Problems } from '../problem.js';
@@ -34,7 +35,9 @@ export const quotesRoutes = (
     .post(
       authenticate(identity, { required: false }),
       ...jsonBody(QUOTE_BODY_LIMIT_BYTES),
-      (req, _res, next) => {
+      (req, res, next) => {
+        // Checked with the body, before the rate limit: a malformed key costs no allowance either.
+        idempotencyKeyOf(req, res);
         req.body = parseOrThrow(quoteRequestBodySchema, req.body, 'quote request');
         next();
       },
@@ -55,6 +58,7 @@ export const quotesRoutes = (
             buyer: body.buyer,
             targetPriceCents: body.target_price,
             message: body.message,
+            idempotencyKey: idempotencyKeyOf(req, res),
           },
           requestIdOf(req),
         );
@@ -76,10 +80,12 @@ export const quotesRouteDocs: readonly RouteDoc[] = [
       'is emailed and expected to answer within 24-48 hours. X-MCP-API-Key or X-Agent-Token binds the request to ' +
       'the buyer account and raises the rate limit (anonymous: 10 per hour per client IP and per buyer email; ' +
       'with a key: 100 per hour per key). Limited answers carry RateLimit-Limit, RateLimit-Remaining, ' +
-      'RateLimit-Reset and RateLimit-Policy; a 429 carries Retry-After.',
+      'RateLimit-Reset and RateLimit-Policy; a 429 carries Retry-After. With an Idempotency-Key (scoped by the ' +
+      'buyer account, else by the buyer email), a repeat of the same body answers the request the key filed.',
     tags: ['quotes'],
     auth: 'api_key_or_agent_token_optional',
     rateLimited: true,
+    idempotencyKey: true,
     body: quoteRequestBodySchema,
     responses: {
       201: { description: 'The quote request was submitted', schema: submittedQuoteRequestSchema },

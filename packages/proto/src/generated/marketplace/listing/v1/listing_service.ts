@@ -15,6 +15,12 @@ export interface CreateListingRequest {
   sellerAccountId: number;
   draft: ListingDraft | undefined;
   correlationId: string;
+  /**
+   * The client's idempotency key (1-255 printable ASCII characters): a repeat with the same key and request
+   * answers the listing created the first time; with another request it fails ALREADY_EXISTS
+   * (ErrorInfo reason IDEMPOTENCY_CONFLICT). Absent: every call creates. See docs/idempotency.md.
+   */
+  idempotencyKey?: string | undefined;
 }
 
 /**
@@ -149,7 +155,7 @@ export interface ReleaseStockResponse {
 }
 
 function createBaseCreateListingRequest(): CreateListingRequest {
-  return { actor: undefined, sellerAccountId: 0, draft: undefined, correlationId: "" };
+  return { actor: undefined, sellerAccountId: 0, draft: undefined, correlationId: "", idempotencyKey: undefined };
 }
 
 export const CreateListingRequest: MessageFns<CreateListingRequest> = {
@@ -165,6 +171,9 @@ export const CreateListingRequest: MessageFns<CreateListingRequest> = {
     }
     if (message.correlationId !== "") {
       writer.uint32(34).string(message.correlationId);
+    }
+    if (message.idempotencyKey !== undefined) {
+      writer.uint32(42).string(message.idempotencyKey);
     }
     return writer;
   },
@@ -214,6 +223,14 @@ export const CreateListingRequest: MessageFns<CreateListingRequest> = {
             message.correlationId = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -237,6 +254,7 @@ export const CreateListingRequest: MessageFns<CreateListingRequest> = {
       ? ListingDraft.fromPartial(object.draft)
       : undefined;
     message.correlationId = object.correlationId ?? "";
+    message.idempotencyKey = object.idempotencyKey ?? undefined;
     return message;
   },
 };

@@ -31,6 +31,13 @@ export interface CreateCheckoutRequest {
   /** ISO 3166-1 alpha-2, upper case; empty when not given. */
   shippingCountry: string;
   correlationId: string;
+  /**
+   * The client's idempotency key (1-255 printable ASCII characters): a repeat with the same key and request
+   * answers the session created the first time; with another request it fails ALREADY_EXISTS
+   * (ErrorInfo reason IDEMPOTENCY_CONFLICT). Absent: every call creates. See docs/idempotency.md.
+   * Scoped by buyer_account_id, else by the buyer's email, else shared by anonymous callers.
+   */
+  idempotencyKey?: string | undefined;
 }
 
 export interface CreateCheckoutResponse {
@@ -58,6 +65,13 @@ export interface QuickBuyRequest {
   buyerAccountId: number;
   shippingCountry: string;
   correlationId: string;
+  /**
+   * The client's idempotency key (1-255 printable ASCII characters): a repeat with the same key and request
+   * answers the order created the first time; with another request it fails ALREADY_EXISTS
+   * (ErrorInfo reason IDEMPOTENCY_CONFLICT). Absent: every call creates. See docs/idempotency.md.
+   * A repeat finishes the first call's checkout if it was interrupted.
+   */
+  idempotencyKey?: string | undefined;
 }
 
 export interface QuickBuyResponse {
@@ -255,6 +269,7 @@ function createBaseCreateCheckoutRequest(): CreateCheckoutRequest {
     buyerAccountId: undefined,
     shippingCountry: "",
     correlationId: "",
+    idempotencyKey: undefined,
   };
 }
 
@@ -277,6 +292,9 @@ export const CreateCheckoutRequest: MessageFns<CreateCheckoutRequest> = {
     }
     if (message.correlationId !== "") {
       writer.uint32(50).string(message.correlationId);
+    }
+    if (message.idempotencyKey !== undefined) {
+      writer.uint32(58).string(message.idempotencyKey);
     }
     return writer;
   },
@@ -342,6 +360,14 @@ export const CreateCheckoutRequest: MessageFns<CreateCheckoutRequest> = {
             message.correlationId = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -365,6 +391,7 @@ export const CreateCheckoutRequest: MessageFns<CreateCheckoutRequest> = {
     message.buyerAccountId = object.buyerAccountId ?? undefined;
     message.shippingCountry = object.shippingCountry ?? "";
     message.correlationId = object.correlationId ?? "";
+    message.idempotencyKey = object.idempotencyKey ?? undefined;
     return message;
   },
 };
@@ -595,6 +622,7 @@ function createBaseQuickBuyRequest(): QuickBuyRequest {
     buyerAccountId: 0,
     shippingCountry: "",
     correlationId: "",
+    idempotencyKey: undefined,
   };
 }
 
@@ -620,6 +648,9 @@ export const QuickBuyRequest: MessageFns<QuickBuyRequest> = {
     }
     if (message.correlationId !== "") {
       writer.uint32(58).string(message.correlationId);
+    }
+    if (message.idempotencyKey !== undefined) {
+      writer.uint32(66).string(message.idempotencyKey);
     }
     return writer;
   },
@@ -693,6 +724,14 @@ export const QuickBuyRequest: MessageFns<QuickBuyRequest> = {
             message.correlationId = reader.string();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -717,6 +756,7 @@ export const QuickBuyRequest: MessageFns<QuickBuyRequest> = {
     message.buyerAccountId = object.buyerAccountId ?? 0;
     message.shippingCountry = object.shippingCountry ?? "";
     message.correlationId = object.correlationId ?? "";
+    message.idempotencyKey = object.idempotencyKey ?? undefined;
     return message;
   },
 };

@@ -25,6 +25,13 @@ export interface RequestQuoteRequest {
   targetPriceCents?: number | undefined;
   message: string;
   correlationId: string;
+  /**
+   * The client's idempotency key (1-255 printable ASCII characters): a repeat with the same key and request
+   * answers the quote request created the first time; with another request it fails ALREADY_EXISTS
+   * (ErrorInfo reason IDEMPOTENCY_CONFLICT). Absent: every call creates. See docs/idempotency.md.
+   * Scoped by buyer_account_id, else by the buyer's email.
+   */
+  idempotencyKey?: string | undefined;
 }
 
 export interface RequestQuoteResponse {
@@ -92,6 +99,7 @@ function createBaseRequestQuoteRequest(): RequestQuoteRequest {
     targetPriceCents: undefined,
     message: "",
     correlationId: "",
+    idempotencyKey: undefined,
   };
 }
 
@@ -120,6 +128,9 @@ export const RequestQuoteRequest: MessageFns<RequestQuoteRequest> = {
     }
     if (message.correlationId !== "") {
       writer.uint32(66).string(message.correlationId);
+    }
+    if (message.idempotencyKey !== undefined) {
+      writer.uint32(74).string(message.idempotencyKey);
     }
     return writer;
   },
@@ -201,6 +212,14 @@ export const RequestQuoteRequest: MessageFns<RequestQuoteRequest> = {
             message.correlationId = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -226,6 +245,7 @@ export const RequestQuoteRequest: MessageFns<RequestQuoteRequest> = {
     message.targetPriceCents = object.targetPriceCents ?? undefined;
     message.message = object.message ?? "";
     message.correlationId = object.correlationId ?? "";
+    message.idempotencyKey = object.idempotencyKey ?? undefined;
     return message;
   },
 };

@@ -1,0 +1,108 @@
+import { describe, expect, it } from '@jest/globals';
+import { idempotencyKeyProblem } from '@marketplace/eventsourcing';
+import fc from 'fast-check';
+import { createToolRegistry } from '../src/application/tools/registry.js';
+import { takesIdempotencyKey } from '../src/application/tools/tool.js';
+import { checkIdempotencyKeyHeader } from '../src/http/idempotency-key.js';
+import { ROUTE_DOCS } from '../src/http/routes/openapi.routes.js';
+import { openApiDocument } from '../src/http/routes/openapi.document.js';
+import { idempotencyKeySchema } from '../src/http/schemas/idempotency-key.schema.js';
+import { describeTool } from '../src/mcp/tool-manifest.js';
+
+type Operation = {
+  readonly parameters?: { name: string; in: string; required: boolean; schema: Record<string, unknown> }[];
+  readonly responses: Record<
+    string,
+    { headers?: Record<string, unknown>; content?: Record<string, unknown> }
+  >;
+};
+
+const document = openApiDocument(ROUTE_DOCS, 'https://market.test') as {
+  paths: Record<string, Record<string, Operation>>;
+};
+const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+  Object.entries(item).map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, operation })),
+);
+const CREATING_OPERATIONS = [
+  'POST /api/products',
+  'POST /api/ucp/quotes',
+  'POST /api/ucp/checkout',
+  'POST /api/mcp/invoke',
+  'POST /api/mcp/stream',
+];
+
+/** Every tool, with services that are never called: building the registry only reads the schemas. */
+const unused = {} as never;
+const tools = createToolRegistry({
+  catalog: unused,
+  orders: unused,
+  listings: unused,
+  subscriptions: unused,
+  quotes: { requests: unused, limiter: unused },
+}).tools;
+
+describe('the gateway checks idempotency keys by the services’ rule', () => {
+  it('accepts and refuses exactly the keys the owning services do', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 300, unit: 'binary' }), (key) => {
+        expect(idempotencyKeySchema.safeParse(key).success).toBe(idempotencyKeyProblem(key) === undefined);
+      }),
+    );
+  });
+
+  it('names the header in the violation of a malformed key', () => {
+    expect(() => checkIdempotencyKeyHeader('')).toThrow(
+      expect.objectContaining({ violations: [{ path: 'Idempotency-Key', message: 'must not be empty' }] }),
+    );
+    expect(checkIdempotencyKeyHeader('order-42')).toBe('order-42');
+  });
+});
+
+describe('/openapi.json on idempotency keys', () => {
+  it('documents the optional Idempotency-Key header, its echo and the 422 on the creating operations only', () => {
+    const documented = operations.filter(({ operation }) =>
+      (operation.parameters ?? []).some((parameter) => parameter.name === 'Idempotency-Key'),
+    );
+    expect(documented.map(({ name }) => name).sort()).toEqual([...CREATING_OPERATIONS].sort());
+    for (const { name, operation } of documented) {
+      const header = operation.parameters?.find((parameter) => parameter.name === 'Idempotency-Key');
+      expect({ name, header }).toMatchObject({
+        header: { in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } },
+      });
+      expect({ name, conflict: operation.responses['422'] }).toMatchObject({
+        conflict: {
+          content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+        },
+      });
+      const success = Object.entries(operation.responses).filter(([status]) => status.startsWith('2'));
+      expect(success.length).toBeGreaterThan(0);
+      for (const [, answer] of success) expect(answer.headers).toHaveProperty('Idempotency-Key');
+    }
+  });
+
+  it('gives the Problem schema the code member the 422 carries', () => {
+    const components = (document as unknown as { components: { schemas: Record<string, unknown> } })
+      .components;
+    expect(components.schemas['Problem']).toMatchObject({ properties: { code: { type: 'string' } } });
+  });
+});
+
+describe('the tools that create take idempotency_key', () => {
+  it('are create_listing, request_quote and quick_buy, whose input schemas document it', () => {
+    const taking = tools.filter(takesIdempotencyKey);
+    expect(taking.map((tool) => tool.name).sort()).toEqual(['create_listing', 'quick_buy', 'request_quote']);
+    for (const tool of taking) {
+      const { inputSchema } = describeTool(tool);
+      expect(inputSchema).toMatchObject({
+        properties: {
+          idempotency_key: {
+            type: 'string',
+            maxLength: 255,
+            description: expect.stringContaining('idempotency_conflict'),
+          },
+        },
+      });
+      expect(inputSchema['required']).not.toContain('idempotency_key');
+    }
+  });
+});
