@@ -1,18 +1,18 @@
 import type { Database } from '@marketplace/database';
 import { createPostgresDatabase } from '@marketplace/database';
-import { createWorkerSearchIndex } from '@marketplace/search';
-import type { SearchIndex } from '@marketplace/search';
-import { measureLayer, rawHttpLayer, ratioToLimit, sampleAnswer } from '../same-run-limit.js';
-import { buildVectorIndex, loadBenchEmbedder } from '../semantic/vector-index.js';
 import {
-  benchQueries,
-  generateListings,
-  searchDocumentOf,
-  semanticBenchQueries,
-} from './generated-listings.js';
+  forkedResult,
+  measureHttpLayer,
+  ratioToLimit,
+  sampleAnswer,
+  withRawJsonServer,
+} from '../same-run-limit.js';
+import type { HttpLoad, LayerFigures, LayerOptions } from '../same-run-limit.js';
+import { benchQueries, generateListings, semanticBenchQueries } from './generated-listings.js';
 import type { GeneratedListing } from './generated-listings.js';
-import { httpGetter, httpPoster } from './load.js';
-import type { LayerOptions } from '../same-run-limit.js';
+import type { IndexAloneJob } from './index-alone.js';
+import { getRequests, postRequests } from './load.js';
+import type { HttpRequest } from './load.js';
 import type { BenchMode, RunningMarketplace } from '../marketplace.js';
 import { withMarketplace } from '../marketplace.js';
 
@@ -95,100 +95,78 @@ const reloadCatalog = async (marketplace: RunningMarketplace, listings: readonly
 /** The gateway of a marketplace whose catalog holds the listings, and the load to put on each layer. */
 interface SearchRun {
   readonly baseUrl: string;
-  readonly listings: readonly GeneratedListing[];
   readonly options: CatalogSearchOptions;
 }
 
-/** GET /api/ucp/catalog/products through the gateway, then the lexical index alone, then raw node:http. */
-const measureLexical = async ({ baseUrl, listings, options }: SearchRun) => {
-  const queries = benchQueries(QUERY_COUNT);
-  const paths = queries.map(pathOf);
-  const gateway = await measureLayer(httpGetter(baseUrl, paths, options.concurrency), options);
-  const sampleBody = await sampleAnswer(baseUrl, { path: paths[0]! });
+/** Building an index of 100,000 listings takes seconds on a quiet machine, minutes on a loaded one. */
+const INDEX_ALONE_TIMEOUT_MS = 600_000;
 
-  const index: SearchIndex<GeneratedListing> & { close(): Promise<void> } = createWorkerSearchIndex();
-  await index.upsertMany(listings.map(searchDocumentOf));
-  const indexAlone = await measureLayer(async (n) => {
-    const { q, category, condition } = queries[n % queries.length]!;
-    await index.search({
-      text: q,
-      filters: { visibility: 'public', category, condition },
-      limit: PAGE,
-      offset: 0,
-    });
-  }, options);
-  await index.close();
+/** The index alone, in a process of its own (`index-alone.ts`), over the same generated listings and queries. */
+const measureIndexAlone = async <T>(job: IndexAloneJob): Promise<T> =>
+  (await forkedResult<T>('./catalog/index-alone.js', [], INDEX_ALONE_TIMEOUT_MS, job)).result;
 
-  const rawHttp = await rawHttpLayer(
-    sampleBody,
-    (baseUrl) => httpGetter(baseUrl, ['/'], options.concurrency),
-    options,
+/**
+ * The same requests through the gateway, then against raw node:http serving a same-sized answer: each from a load
+ * generator in its own process.
+ */
+const measureHttp = async (baseUrl: string, requests: readonly HttpRequest[], options: LayerOptions) => {
+  const gateway = await measureHttpLayer({ baseUrl, requests }, options);
+  const sampleBody = await sampleAnswer(baseUrl, requests[0]!);
+  const rawHttp = await withRawJsonServer(sampleBody, (rawBaseUrl) =>
+    measureHttpLayer({ baseUrl: rawBaseUrl, requests } satisfies HttpLoad, options),
   );
-  return {
-    responseBytes: Buffer.byteLength(sampleBody),
-    gateway,
-    indexAlone,
-    rawHttp,
-    ratioToRawHttp: ratioToLimit(gateway, rawHttp),
-  };
+  return { responseBytes: Buffer.byteLength(sampleBody), gateway, rawHttp };
+};
+
+/** GET /api/ucp/catalog/products through the gateway, then the lexical index alone, then raw node:http. */
+const measureLexical = async ({ baseUrl, options }: SearchRun) => {
+  const requests = getRequests(benchQueries(QUERY_COUNT).map(pathOf));
+  const { responseBytes, gateway, rawHttp } = await measureHttp(baseUrl, requests, options);
+  const indexAlone = await measureIndexAlone<LayerFigures>({
+    kind: 'lexical',
+    listings: options.listings,
+    queries: QUERY_COUNT,
+    page: PAGE,
+    options,
+  });
+  return { responseBytes, gateway, indexAlone, rawHttp, ratioToRawHttp: ratioToLimit(gateway, rawHttp) };
 };
 
 /**
  * POST /api/ucp/catalog/search through the gateway, then the same queries against the vector index alone (the
- * same embedder and HNSW index as the catalog, over the same listings, in this process: query embedding and
- * search timed together), then raw node:http answering the same POSTs with a same-sized JSON.
+ * same embedder and HNSW index as the catalog, over the same listings: query embedding and search timed
+ * together), then raw node:http answering the same POSTs with a same-sized JSON.
  */
-const measureSemantic = async ({ baseUrl, listings, options }: SearchRun) => {
-  const queries = semanticBenchQueries(QUERY_COUNT);
-  const bodies = queries.map((query) => JSON.stringify({ ...query, limit: SEMANTIC_LIMIT }));
-  const post = (baseUrl: string) => httpPoster(baseUrl, SEMANTIC_PATH, bodies, options.concurrency);
-  const gateway = await measureLayer(post(baseUrl), options);
-  const sampleBody = await sampleAnswer(baseUrl, {
-    method: 'POST',
-    path: SEMANTIC_PATH,
-    headers: { 'content-type': 'application/json' },
-    body: bodies[0]!,
+const measureSemantic = async ({ baseUrl, options }: SearchRun) => {
+  const bodies = semanticBenchQueries(QUERY_COUNT).map((query) =>
+    JSON.stringify({ ...query, limit: SEMANTIC_LIMIT }),
+  );
+  const requests = postRequests(SEMANTIC_PATH, bodies);
+  const { responseBytes, gateway, rawHttp } = await measureHttp(baseUrl, requests, options);
+  const indexAlone = await measureIndexAlone<
+    LayerFigures & { embedListingsMs: number; indexBuildMs: number }
+  >({
+    kind: 'semantic',
+    listings: options.listings,
+    queries: QUERY_COUNT,
+    page: SEMANTIC_LIMIT,
+    options,
   });
-
-  const embedder = await loadBenchEmbedder();
-  const vectors = await buildVectorIndex(embedder, listings.map(searchDocumentOf));
-  const indexAlone = await measureLayer(async (n) => {
-    const { query, category, max_price } = queries[n % queries.length]!;
-    const [vector] = await embedder.embed([query]);
-    await vectors.index.search({
-      vector: vector!,
-      filters: { visibility: 'public', category, maxPriceCents: max_price },
-      limit: SEMANTIC_LIMIT,
-    });
-  }, options);
-  await vectors.index.clear();
-
-  const rawHttp = await rawHttpLayer(sampleBody, post, options);
-  return {
-    responseBytes: Buffer.byteLength(sampleBody),
-    gateway,
-    indexAlone: {
-      embedListingsMs: Math.round(vectors.embedMs),
-      indexBuildMs: Math.round(vectors.buildMs),
-      ...indexAlone,
-    },
-    rawHttp,
-    ratioToRawHttp: ratioToLimit(gateway, rawHttp),
-  };
+  return { responseBytes, gateway, indexAlone, rawHttp, ratioToRawHttp: ratioToLimit(gateway, rawHttp) };
 };
 
 /**
  * Search at catalog scale in `mode`: N generated listings in the catalog's read model, the catalog restarted to
  * load them (lexical index in a worker thread, vector index of their embeddings), then for lexical and then
  * semantic search: through the gateway the saturation throughput and the latencies at half that rate, and the
- * same queries against the index alone (in this process) and raw node:http serving a same-sized JSON, from the
- * same run.
+ * same queries against the index alone and raw node:http serving a same-sized JSON, from the same run; every
+ * layer's load from a process of its own (the bench process holds the listings).
  */
 export const catalogSearch = (mode: BenchMode, options: CatalogSearchOptions) => {
   const listings = generateListings(options.listings);
   return withMarketplace(mode, {}, async (marketplace) => {
     const reloaded = await reloadCatalog(marketplace, listings);
-    const run = { baseUrl: marketplace.client.baseUrl, listings, options };
+    const run = { baseUrl: marketplace.client.baseUrl, options };
     const lexical = await measureLexical(run);
     const semantic = await measureSemantic(run);
     return { ...options, ...reloaded, ...lexical, semantic };

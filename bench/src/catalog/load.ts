@@ -53,13 +53,28 @@ const sender =
     if (status < 200 || status >= 300) throw new Error(`status ${status}`);
   };
 
+/** GETs of `paths`. */
+export const getRequests = (paths: readonly string[]): HttpRequest[] => paths.map((path) => ({ path }));
+
+/** POSTs of the JSON `bodies` to one path. */
+export const postRequests = (path: string, bodies: readonly string[]): HttpRequest[] =>
+  bodies.map((body) => ({ method: 'POST', path, headers: { 'content-type': 'application/json' }, body }));
+
+/** A keep-alive client sending `requests` in turn to one HTTP server, each bounded by `timeoutMs`. */
+export const httpSender = (
+  baseUrl: string,
+  requests: readonly HttpRequest[],
+  sockets: number,
+  timeoutMs = 10_000,
+): Send => sender(httpClient(baseUrl, sockets, timeoutMs), (n) => requests[n % requests.length]!);
+
 /** A keep-alive GET of `paths` in turn against one HTTP server, each request bounded by `timeoutMs`. */
 export const httpGetter = (
   baseUrl: string,
   paths: readonly string[],
   sockets: number,
   timeoutMs = 10_000,
-): Send => sender(httpClient(baseUrl, sockets, timeoutMs), (n) => ({ path: paths[n % paths.length]! }));
+): Send => httpSender(baseUrl, getRequests(paths), sockets, timeoutMs);
 
 /** A keep-alive POST of the JSON `bodies` in turn to one path, each request bounded by `timeoutMs`. */
 export const httpPoster = (
@@ -68,13 +83,7 @@ export const httpPoster = (
   bodies: readonly string[],
   sockets: number,
   timeoutMs = 10_000,
-): Send =>
-  sender(httpClient(baseUrl, sockets, timeoutMs), (n) => ({
-    method: 'POST',
-    path,
-    headers: { 'content-type': 'application/json' },
-    body: bodies[n % bodies.length]!,
-  }));
+): Send => httpSender(baseUrl, postRequests(path, bodies), sockets, timeoutMs);
 
 export interface LoadFigures {
   readonly requests: number;
