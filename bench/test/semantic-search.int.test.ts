@@ -65,7 +65,8 @@ describe('semantic search quality, small catalog, local embedder', () => {
     });
     expect(figures.queries).toBe(GOODS_KINDS.length);
     // Chance is 1/55 ≈ 0.018. The bar is 0.8: the local word-vector embedder does not reach it (README).
-    expect(figures.recallAt10).toBeGreaterThanOrEqual(0.15);
+    // 0.22 here before the common directions were removed from the word vectors, 0.34 since.
+    expect(figures.recallAt10).toBeGreaterThanOrEqual(0.3);
     expect(figures.annRecallAt10).toBeGreaterThanOrEqual(0.95);
   }, 60_000);
 });

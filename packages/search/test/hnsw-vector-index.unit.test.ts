@@ -1,5 +1,10 @@
 import { beforeEach, describe, expect, it } from '@jest/globals';
-import { createHnswVectorIndex, MAX_VECTOR_CANDIDATES, type VectorIndex } from '../src/index.js';
+import {
+  createHnswVectorIndex,
+  MAX_VECTOR_CANDIDATES,
+  SEMANTIC_SEARCH_FEEDBACK,
+  type VectorIndex,
+} from '../src/index.js';
 import { contractDocument, type ContractPayload } from '../src/testing/index.js';
 
 /** A unit vector in 3-d at `degrees` from the x axis, in the x-y plane. */
@@ -8,6 +13,10 @@ const at = (degrees: number): Float32Array => {
   return new Float32Array([Math.cos(radians), Math.sin(radians), 0]);
 };
 const publicOnly = { visibility: 'public' } as const;
+const unit = (x: number, y: number, z: number): Float32Array => {
+  const length = Math.hypot(x, y, z);
+  return new Float32Array([x / length, y / length, z / length]);
+};
 
 describe('HNSW vector index (usearch)', () => {
   let index: VectorIndex<ContractPayload>;
@@ -116,5 +125,46 @@ describe('HNSW vector index (usearch)', () => {
       index.search({ vector: new Float32Array(2), filters: publicOnly, limit: 1 }),
     ).rejects.toThrow(RangeError);
     expect(() => createHnswVectorIndex({ dimensions: 0 })).toThrow(RangeError);
+  });
+
+  describe('relevance feedback', () => {
+    // Around the query (the x axis): two listings leaning towards y, one towards z. Alone, the query ranks the
+    // z listing second; moved towards its nearest hit (a y listing), it ranks the other y listing second.
+    beforeEach(async () => {
+      await index.upsert(contractDocument(1, { category: 'electronics' }), unit(0.95, 0.31, 0));
+      await index.upsert(contractDocument(2, { category: 'electronics' }), unit(0.9, 0.43, 0));
+      await index.upsert(contractDocument(3, { category: 'electronics' }), unit(0.92, 0, 0.39));
+    });
+
+    it('re-ranks by the query moved towards its nearest hits', async () => {
+      const ids = async (feedback?: { hits: number; weight: number }) =>
+        (await index.search({ vector: unit(1, 0, 0), filters: publicOnly, limit: 2, feedback })).map(
+          (hit) => hit.id,
+        );
+      expect(await ids()).toEqual(['product_1', 'product_3']);
+      expect(await ids({ hits: 1, weight: 1 })).toEqual(['product_1', 'product_2']);
+      // No weight, no move: the query's own order.
+      expect(await ids({ hits: 1, weight: 0 })).toEqual(['product_1', 'product_3']);
+    });
+
+    it('takes the feedback from hits that pass the filters only, and keeps similarities in (0, 1]', async () => {
+      await index.upsert(contractDocument(1, { category: 'furniture', version: 2 }), unit(0.95, 0.31, 0));
+      const hits = await index.search({
+        vector: unit(1, 0, 0),
+        filters: { ...publicOnly, category: 'electronics' },
+        limit: 10,
+        feedback: { hits: 1, weight: 1 },
+      });
+      // Moved towards the filtered-out listing 1, the query would rank listing 2 first.
+      expect(hits.map((hit) => hit.id)).toEqual(['product_3', 'product_2']);
+      for (const hit of hits) {
+        expect(hit.similarity).toBeGreaterThan(0);
+        expect(hit.similarity).toBeLessThanOrEqual(1);
+      }
+    });
+
+    it('is what semantic search asks for: a small move towards a few hits', () => {
+      expect(SEMANTIC_SEARCH_FEEDBACK).toEqual({ hits: 5, weight: 0.25 });
+    });
   });
 });

@@ -20,8 +20,9 @@ export interface HnswVectorIndexOptions {
 interface Entry<P> {
   readonly key: bigint;
   readonly document: SearchDocument<P>;
-  /** Kept for the exact answer of a small index: usearch cannot hand a vector back. */
+  /** Kept for the exact answer of a small index and for feedback: usearch cannot hand a vector back. */
   readonly vector: Float32Array;
+  readonly inverseNorm: number;
 }
 
 /**
@@ -96,7 +97,7 @@ class HnswVectorIndex<P> implements VectorIndex<P> {
     return 'applied';
   }
 
-  async search({ vector, filters, limit }: VectorQuery): Promise<VectorHit<P>[]> {
+  async search({ vector, filters, limit, feedback }: VectorQuery): Promise<VectorHit<P>[]> {
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`invalid search limit: ${limit}`);
     this.assertDimensions(vector);
     if (this.entries.size === 0 || vector.every((value) => value === 0)) return [];
@@ -104,7 +105,24 @@ class HnswVectorIndex<P> implements VectorIndex<P> {
       this.entries.size <= MAX_VECTOR_CANDIDATES
         ? this.exactCandidates(vector)
         : this.approximateCandidates(vector, MAX_VECTOR_CANDIDATES);
-    return filteredNearest(candidates, filters, limit);
+    if (feedback === undefined) return filteredNearest(candidates, filters, limit);
+    const moved = movedTowards(
+      vector,
+      nearestPassing(candidates, filters, feedback.hits).map((candidate) => candidate.entry),
+      feedback.weight,
+    );
+    // The candidates of the given query are re-scored, not searched again: the moved query stays among them
+    // (it leans towards its own nearest hits), and a re-score of 2,048 costs a fraction of a graph search.
+    const movedInverseNorm = 1 / norm(moved);
+    const rescored = candidates.map(({ entry }) => ({
+      entry,
+      similarity: dot(moved, entry.vector) * movedInverseNorm * entry.inverseNorm,
+    }));
+    return nearestPassing(rescored, filters, limit).map(({ entry, similarity }) => ({
+      id: entry.document.id,
+      similarity: Math.min(1, similarity),
+      document: entry.document,
+    }));
   }
 
   async count(): Promise<number> {
@@ -124,10 +142,10 @@ class HnswVectorIndex<P> implements VectorIndex<P> {
    * unreachable (concurrent batch adds, removals), and a small catalog must not lose a listing to that.
    */
   private exactCandidates(query: Float32Array): Candidate<P>[] {
-    const queryNorm = norm(query);
-    return [...this.entries.values()].map(({ document, vector }) => ({
-      document,
-      similarity: dot(query, vector) / (queryNorm * norm(vector)),
+    const queryInverseNorm = 1 / norm(query);
+    return [...this.entries.values()].map((entry) => ({
+      entry,
+      similarity: dot(query, entry.vector) * queryInverseNorm * entry.inverseNorm,
     }));
   }
 
@@ -136,8 +154,8 @@ class HnswVectorIndex<P> implements VectorIndex<P> {
     const candidates: Candidate<P>[] = [];
     for (let i = 0; i < keys.length; i++) {
       const id = this.idOfKey.get(keys[i]!);
-      const document = id === undefined ? undefined : this.entries.get(id)?.document;
-      if (document !== undefined) candidates.push({ document, similarity: 1 - distances[i]! });
+      const entry = id === undefined ? undefined : this.entries.get(id);
+      if (entry !== undefined) candidates.push({ entry, similarity: 1 - distances[i]! });
     }
     return candidates;
   }
@@ -158,7 +176,12 @@ class HnswVectorIndex<P> implements VectorIndex<P> {
     this.forget(document.id);
     this.removedVersions.delete(document.id);
     const key = this.nextKey++;
-    this.entries.set(document.id, { key, document, vector: vector.slice() });
+    this.entries.set(document.id, {
+      key,
+      document,
+      vector: vector.slice(),
+      inverseNorm: 1 / (norm(vector) || 1),
+    });
     this.idOfKey.set(key, document.id);
     add(key);
     return 'applied';
@@ -193,7 +216,7 @@ class HnswVectorIndex<P> implements VectorIndex<P> {
 }
 
 interface Candidate<P> {
-  readonly document: SearchDocument<P>;
+  readonly entry: Entry<P>;
   readonly similarity: number;
 }
 
@@ -207,13 +230,58 @@ const filteredNearest = <P>(
   limit: number,
 ): VectorHit<P>[] => {
   const hits: VectorHit<P>[] = [];
-  for (const { document, similarity } of candidates) {
+  for (const { entry, similarity } of candidates) {
+    const { document } = entry;
     const clamped = Math.min(1, similarity);
     if (!(clamped > RELATED_ABOVE) || !matchesFilters(document, filters)) continue;
     hits.push({ id: document.id, similarity: clamped, document });
   }
   hits.sort((a, b) => b.similarity - a.similarity || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return hits.slice(0, limit);
+};
+
+/**
+ * The `count` most similar related candidates passing the filters, best first (ties by id): one pass keeping a
+ * short sorted list, where sorting all 2,048 re-scored candidates would cost more than the re-score.
+ */
+const nearestPassing = <P>(
+  candidates: readonly Candidate<P>[],
+  filters: VectorQuery['filters'],
+  count: number,
+): Candidate<P>[] => {
+  const kept: Candidate<P>[] = [];
+  for (const candidate of candidates) {
+    if (!(candidate.similarity > RELATED_ABOVE)) continue;
+    if (kept.length === count && !ranksBefore(candidate, kept[count - 1]!)) continue;
+    if (!matchesFilters(candidate.entry.document, filters)) continue;
+    let at = Math.min(kept.length, count - 1);
+    if (kept.length < count) kept.push(candidate);
+    while (at > 0 && ranksBefore(candidate, kept[at - 1]!)) {
+      kept[at] = kept[at - 1]!;
+      at--;
+    }
+    kept[at] = candidate;
+  }
+  return kept;
+};
+
+const ranksBefore = <P>(a: Candidate<P>, b: Candidate<P>): boolean =>
+  a.similarity > b.similarity || (a.similarity === b.similarity && a.entry.document.id < b.entry.document.id);
+
+/** `query` plus `weight` times the mean of the unit `neighbours` (Rocchio); the query itself when there are none. */
+const movedTowards = (
+  query: Float32Array,
+  neighbours: readonly { readonly vector: Float32Array; readonly inverseNorm: number }[],
+  weight: number,
+): Float32Array => {
+  const moved = query.slice();
+  if (neighbours.length === 0) return moved;
+  const share = weight / neighbours.length;
+  for (const { vector, inverseNorm } of neighbours) {
+    const scale = share * inverseNorm;
+    for (let d = 0; d < moved.length; d++) moved[d] = moved[d]! + vector[d]! * scale;
+  }
+  return moved;
 };
 
 const dot = (a: Float32Array, b: Float32Array): number => {

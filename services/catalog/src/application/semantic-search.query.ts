@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Embedder } from '@marketplace/embeddings';
 import { AppError, unavailable } from '@marketplace/platform';
-import type { VectorIndex } from '@marketplace/search';
+import { SEMANTIC_SEARCH_FEEDBACK, type VectorIndex } from '@marketplace/search';
 import { CATEGORIES, CONDITIONS, LISTING_LIMITS } from '@marketplace/vocabulary';
 import type { CatalogProduct } from '../domain/catalog-product.js';
 import { parseInput } from './validate-input.js';
@@ -78,6 +78,7 @@ export const semanticSearch = async (
     // Public surfaces only (product-visibility.ts); the index holds public listings only anyway.
     filters: { visibility: 'public', category, condition, maxPriceCents },
     limit,
+    feedback: SEMANTIC_SEARCH_FEEDBACK,
   });
   return hits.map((hit) => ({ product: hit.document.payload, similarity: hit.similarity }));
 };
