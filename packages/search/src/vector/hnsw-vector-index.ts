@@ -105,7 +105,7 @@ class HnswVectorIndex<P> implements VectorIndex<P> {
       this.entries.size <= MAX_VECTOR_CANDIDATES
         ? this.exactCandidates(vector)
         : this.approximateCandidates(vector, MAX_VECTOR_CANDIDATES);
-    if (feedback === undefined) return filteredNearest(candidates, filters, limit);
+    if (feedback === undefined) return asHits(nearestPassing(candidates, filters, limit));
     const moved = movedTowards(
       vector,
       nearestPassing(candidates, filters, feedback.hits).map((candidate) => candidate.entry),
@@ -118,11 +118,7 @@ class HnswVectorIndex<P> implements VectorIndex<P> {
       entry,
       similarity: dot(moved, entry.vector) * movedInverseNorm * entry.inverseNorm,
     }));
-    return nearestPassing(rescored, filters, limit).map(({ entry, similarity }) => ({
-      id: entry.document.id,
-      similarity: Math.min(1, similarity),
-      document: entry.document,
-    }));
+    return asHits(nearestPassing(rescored, filters, limit));
   }
 
   async count(): Promise<number> {
@@ -223,23 +219,6 @@ interface Candidate<P> {
 /** Orthogonal vectors are unrelated; float32 rounding leaves their cosine a hair off zero. */
 const RELATED_ABOVE = 1e-6;
 
-/** Keeps the candidates that are related (similarity above 0) and pass the filters, best first, `limit` of them. */
-const filteredNearest = <P>(
-  candidates: readonly Candidate<P>[],
-  filters: VectorQuery['filters'],
-  limit: number,
-): VectorHit<P>[] => {
-  const hits: VectorHit<P>[] = [];
-  for (const { entry, similarity } of candidates) {
-    const { document } = entry;
-    const clamped = Math.min(1, similarity);
-    if (!(clamped > RELATED_ABOVE) || !matchesFilters(document, filters)) continue;
-    hits.push({ id: document.id, similarity: clamped, document });
-  }
-  hits.sort((a, b) => b.similarity - a.similarity || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return hits.slice(0, limit);
-};
-
 /**
  * The `count` most similar related candidates passing the filters, best first (ties by id): one pass keeping a
  * short sorted list, where sorting all 2,048 re-scored candidates would cost more than the re-score.
@@ -264,6 +243,14 @@ const nearestPassing = <P>(
   }
   return kept;
 };
+
+/** Similarity clamped to 1: float32 rounding can put a vector's cosine with itself a hair above. */
+const asHits = <P>(candidates: readonly Candidate<P>[]): VectorHit<P>[] =>
+  candidates.map(({ entry, similarity }) => ({
+    id: entry.document.id,
+    similarity: Math.min(1, similarity),
+    document: entry.document,
+  }));
 
 const ranksBefore = <P>(a: Candidate<P>, b: Candidate<P>): boolean =>
   a.similarity > b.similarity || (a.similarity === b.similarity && a.entry.document.id < b.entry.document.id);
