@@ -1,4 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type { Cluster } from '@marketplace/e2e';
+import { createNatsEventLog } from '@marketplace/eventlog';
+import { listingV1 } from '@marketplace/proto';
+import { namespacedEventLog } from '@marketplace/runtime';
 import { generateListings } from './catalog/generated-listings.js';
 import type { GeneratedListing } from './catalog/generated-listings.js';
 import { httpClient, openLoop } from './catalog/load.js';
@@ -110,12 +114,92 @@ const trackVisibility = async (
 
 const summaryOf = (samples: readonly number[]) => (samples.length > 0 ? summarize(samples) : undefined);
 
-/** Publishes at the offered rate and follows each listing until both searches return it. */
-const measure = async (cluster: Cluster, sellerKey: string, options: PublishToBothSearchesOptions) => {
+/**
+ * Creates one listing titled `title`: resolves with its id and the moment it was created (its 201, or its event's
+ * publication), from which visibility counts; rejects if it was not created.
+ */
+type CreateListing = (
+  listing: GeneratedListing,
+  title: string,
+) => Promise<{ readonly id: string; readonly createdAt: number }>;
+
+/** Through the gateway, as a seller's system publishes: `POST /api/products`. */
+const createThroughApi = (cluster: Cluster, sellerKey: string, sockets: number): CreateListing => {
+  const publish = httpClient(cluster.client.baseUrl, sockets, 30_000);
+  const imageUrl = cluster.images.imageUrl('bench-lot');
+  return async (listing, title) => {
+    const answer = await publish({
+      method: 'POST',
+      path: '/api/products',
+      headers: { ...JSON_HEADERS, 'x-mcp-api-key': sellerKey },
+      body: listingBody(listing, title, imageUrl),
+    });
+    if (answer.status !== 201) throw new Error(`publish answered ${answer.status}`);
+    return { id: (JSON.parse(answer.text()) as { id: string }).id, createdAt: performance.now() };
+  };
+};
+
+/**
+ * Straight onto the event log: `ListingCreated` on `marketplace.listing.v1`, as the listing service's relay
+ * publishes it after the commit (the seller is a real account, so the catalog knows it). What the catalog and
+ * the other consumers do with a listing, at a rate the listing service itself cannot create at on this machine.
+ */
+const createOnEventLog = async (
+  cluster: Cluster,
+  sellerAccountId: number,
+): Promise<{ create: CreateListing; close(): Promise<void> }> => {
+  const log = namespacedEventLog(
+    await createNatsEventLog({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222' }),
+    cluster.namespace,
+  );
+  let productNumber = 0;
+  const create: CreateListing = async (listing, title) => {
+    // Far above the listing service's own numbers, so no id is shared with a listing it created.
+    const productId = `product_${900_000_000 + ++productNumber}`;
+    const now = Date.now();
+    const value = listingV1.ListingEvent.encode({
+      eventId: randomUUID(),
+      productId,
+      version: 1,
+      occurredAtMs: now,
+      actor: { kind: 'seller', id: String(sellerAccountId) },
+      correlationId: '',
+      payload: {
+        $case: 'created',
+        value: {
+          listing: listingV1.Listing.fromPartial({
+            productId,
+            sellerAccountId,
+            name: title,
+            description: listing.description,
+            category: listing.category,
+            condition: listing.condition,
+            priceCents: listing.priceCents,
+            currency: 'USD',
+            quantity: listing.quantity,
+            minOrderQuantity: 1,
+            brand: listing.brand,
+            promotePublicly: true,
+            createdAtMs: now,
+            updatedAtMs: now,
+            confirmedAtMs: now,
+            version: 1,
+          }),
+        },
+      },
+    }).finish();
+    await log.publish('marketplace.listing.v1', [
+      { key: productId, value, headers: { ce_id: randomUUID() } },
+    ]);
+    return { id: productId, createdAt: performance.now() };
+  };
+  return { create, close: () => log.close() };
+};
+
+/** Creates listings at the offered rate and follows each until both searches return it. */
+const measure = async (cluster: Cluster, create: CreateListing, options: PublishToBothSearchesOptions) => {
   const offered = Math.floor((options.ratePerSecond * options.durationMs) / 1000);
   const listings = generateListings(offered);
-  const imageUrl = cluster.images.imageUrl('bench-lot');
-  const publish = httpClient(cluster.client.baseUrl, options.maxConcurrentPublishes, 30_000);
   const searches = searcher(cluster.client.baseUrl, options.maxConcurrentPolls);
   const poll = { intervalMs: options.pollIntervalMs, timeoutMs: VISIBLE_WITHIN_MS };
   const tracked: Promise<Visibility>[] = [];
@@ -127,16 +211,8 @@ const measure = async (cluster: Cluster, sellerKey: string, options: PublishToBo
       const listing = listings[n]!;
       const word = uniqueWord();
       const title = `${listing.title} ${word}`;
-      const answer = await publish({
-        method: 'POST',
-        path: '/api/products',
-        headers: { ...JSON_HEADERS, 'x-mcp-api-key': sellerKey },
-        body: listingBody(listing, title, imageUrl),
-      });
-      if (answer.status !== 201) throw new Error(`publish answered ${answer.status}`);
-      const publishedAt = performance.now();
-      const { id } = JSON.parse(answer.text()) as { id: string };
-      tracked.push(trackVisibility(searches.holds, { ...listing, id, word, title }, publishedAt, poll));
+      const { id, createdAt } = await create(listing, title);
+      tracked.push(trackVisibility(searches.holds, { ...listing, id, word, title }, createdAt, poll));
     },
     options.ratePerSecond,
     options.durationMs,
@@ -177,10 +253,28 @@ const measure = async (cluster: Cluster, sellerKey: string, options: PublishToBo
 
 /**
  * Listing created → visible in both searches, in cluster mode (every service its own process, PostgreSQL and
- * NATS, the catalog with its default local embedder): listings published through the gateway at a fixed rate,
- * each titled with a unique word; for each, the time from its 201 to being returned by lexical search
- * (GET /api/ucp/catalog/products?q=<word>) and by semantic search (POST /api/ucp/catalog/search with its title,
- * its category and condition as filters, among the first 10), polled with a bounded number of searches in flight.
+ * NATS, the catalog with its default local embedder): listings created at a fixed rate, each titled with a unique
+ * word, either through the gateway (`api`) or as `ListingCreated` events on the log (`event log`); for each, the
+ * time from its creation to being returned by lexical search (GET /api/ucp/catalog/products?q=<word>) and by
+ * semantic search (POST /api/ucp/catalog/search with its title, its category and condition as filters, among the
+ * first 10), polled with a bounded number of searches in flight.
  */
-export const publishToBothSearchesCluster = (options: PublishToBothSearchesOptions) =>
-  withClusterSeller((cluster, sellerKey) => measure(cluster, sellerKey, options));
+export const publishToBothSearchesCluster = (
+  options: PublishToBothSearchesOptions,
+  via: 'api' | 'event log' = 'api',
+) =>
+  withClusterSeller(async (cluster, seller) => {
+    if (via === 'api') {
+      return measure(
+        cluster,
+        createThroughApi(cluster, seller.apiKey, options.maxConcurrentPublishes),
+        options,
+      );
+    }
+    const onLog = await createOnEventLog(cluster, seller.accountId);
+    try {
+      return { via, ...(await measure(cluster, onLog.create, options)) };
+    } finally {
+      await onLog.close();
+    }
+  });

@@ -76,6 +76,6 @@ export const publishToSearchEmbedded = async (options: PublishToSearchOptions) =
 };
 
 export const publishToSearchCluster = (options: PublishToSearchOptions) =>
-  withClusterSeller((cluster, sellerKey) =>
-    measurePublishToSearch(cluster.client, sellerKey, options, cluster.images.imageUrl('bench-lot')),
+  withClusterSeller((cluster, seller) =>
+    measurePublishToSearch(cluster.client, seller.apiKey, options, cluster.images.imageUrl('bench-lot')),
   );

@@ -6,12 +6,12 @@ import { Cluster } from '@marketplace/e2e';
 
 /** A fresh cluster (every service its own process, PostgreSQL and NATS) with one seller; stopped afterwards. */
 export const withClusterSeller = async <T>(
-  work: (cluster: Cluster, sellerKey: string) => Promise<T>,
+  work: (cluster: Cluster, seller: { readonly accountId: number; readonly apiKey: string }) => Promise<T>,
 ): Promise<T> => {
   const cluster = await Cluster.start();
   try {
     const seller = await cluster.adminClient().createAccount('seller', 'Bench Seller');
-    return await work(cluster, seller.apiKey);
+    return await work(cluster, seller);
   } finally {
     await cluster.stop();
   }
