@@ -40,6 +40,7 @@ class EmbeddedSearchIndex<P> implements SearchIndex<P> {
   private readonly removedVersions = new Map<string, number>();
   private readonly recency = new NewestFirstOrder<SearchDocument<P>>();
   private readonly filterValues = new SharedStrings();
+  private readonly facets = new FacetCounts();
   // Title words weigh twice the description's: a listing named after the query beats one that mentions it.
   private readonly lexical = new InvertedIndex<SearchDocument<P>>([
     { text: (document) => document.title, boost: 2 },
@@ -88,6 +89,7 @@ class EmbeddedSearchIndex<P> implements SearchIndex<P> {
     this.removedVersions.clear();
     this.recency.clear();
     this.filterValues.clear();
+    this.facets.clear();
   }
 
   private apply(document: SearchDocument<P>): WriteOutcome {
@@ -103,6 +105,7 @@ class EmbeddedSearchIndex<P> implements SearchIndex<P> {
     };
     this.lexical.set(stored);
     this.recency.insert(stored);
+    this.facets.add(stored, 1);
     return 'applied';
   }
 
@@ -116,6 +119,7 @@ class EmbeddedSearchIndex<P> implements SearchIndex<P> {
     if (!existing) return;
     this.lexical.delete(id);
     this.recency.delete(existing);
+    this.facets.add(existing, -1);
   }
 
   /** The page of matches, best first; equal scores newest first, then by id. */
@@ -129,18 +133,74 @@ class EmbeddedSearchIndex<P> implements SearchIndex<P> {
     return { hits: page.map(({ document, score }) => ({ id: document.id, score, document })), total };
   }
 
-  /** Without text: the page of filtered documents, newest first, counting all of them for the total. */
-  private newest(query: SearchQuery): SearchResult<P> {
+  /**
+   * Without text: the page of filtered documents, newest first, and the total of them. When the filters are only
+   * visibility, category and condition, the facet counts know the total and the scan stops once the page is full;
+   * a price or discount filter needs the scan of every document to count (100k: ~2 ms).
+   */
+  private newest({ filters, offset, limit }: SearchQuery): SearchResult<P> {
+    const counted = this.facets.total(filters);
     const hits: SearchHit<P>[] = [];
-    let total = 0;
+    let matched = 0;
     this.recency.scan((document) => {
-      if (!matchesFilters(document, query.filters)) return;
-      if (total >= query.offset && hits.length < query.limit) hits.push({ id: document.id, document });
-      total++;
+      if (!matchesFilters(document, filters)) return true;
+      if (matched >= offset && hits.length < limit) hits.push({ id: document.id, document });
+      matched++;
+      return counted === undefined || matched < offset + limit;
     });
-    return { hits, total };
+    return { hits, total: counted ?? matched };
   }
 }
+
+/**
+ * How many documents each combination of visibility, category and condition holds: the total of a query without
+ * text filtered by those alone, without scanning the index. The combinations are few (categories and conditions
+ * are vocabularies).
+ */
+class FacetCounts {
+  private readonly facets = new Map<string, { readonly document: FacetOf; count: number }>();
+
+  add(document: FacetOf, delta: 1 | -1): void {
+    const key = `${document.public ? 'public' : 'private'}\u0000${document.category}\u0000${document.condition}`;
+    const facet = this.facets.get(key);
+    if (facet === undefined) {
+      this.facets.set(key, {
+        document: { public: document.public, category: document.category, condition: document.condition },
+        count: delta,
+      });
+      return;
+    }
+    facet.count += delta;
+    if (facet.count === 0) this.facets.delete(key);
+  }
+
+  /** The number of documents passing `filters`, or undefined when they filter on more than the facets. */
+  total(filters: SearchFilters): number | undefined {
+    if (
+      filters.minPriceCents !== undefined ||
+      filters.maxPriceCents !== undefined ||
+      filters.minDiscountPercent !== undefined
+    ) {
+      return undefined;
+    }
+    let total = 0;
+    for (const { document, count } of this.facets.values()) {
+      if (matchesFacets(document, filters)) total += count;
+    }
+    return total;
+  }
+
+  clear(): void {
+    this.facets.clear();
+  }
+}
+
+type FacetOf = Pick<SearchDocument, 'public' | 'category' | 'condition'>;
+
+const matchesFacets = (document: FacetOf, filters: SearchFilters): boolean =>
+  (filters.visibility === 'any' || document.public) &&
+  (filters.category === undefined || document.category === filters.category) &&
+  (filters.condition === undefined || document.condition === filters.condition);
 
 /**
  * One string per distinct filter value (category, condition), shared by every document holding it. Documents
@@ -166,9 +226,7 @@ class SharedStrings {
 
 export const matchesFilters = (document: SearchDocument | undefined, filters: SearchFilters): boolean =>
   document !== undefined &&
-  (filters.visibility === 'any' || document.public) &&
-  (filters.category === undefined || document.category === filters.category) &&
-  (filters.condition === undefined || document.condition === filters.condition) &&
+  matchesFacets(document, filters) &&
   (filters.minPriceCents === undefined || document.priceCents >= filters.minPriceCents) &&
   (filters.maxPriceCents === undefined || document.priceCents <= filters.maxPriceCents) &&
   (filters.minDiscountPercent === undefined ||

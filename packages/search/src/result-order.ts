@@ -29,9 +29,9 @@ export class NewestFirstOrder<D extends Orderable> {
     this.oldestFirst.length = 0;
   }
 
-  /** Visits every document, newest first. */
-  scan(visit: (document: D) => void): void {
-    for (let i = this.oldestFirst.length - 1; i >= 0; i--) visit(this.oldestFirst[i]!);
+  /** Visits the documents newest first, until `visit` answers false. */
+  scan(visit: (document: D) => boolean): void {
+    for (let i = this.oldestFirst.length - 1; i >= 0; i--) if (!visit(this.oldestFirst[i]!)) return;
   }
 
   /** The first position whose document is not older than `document` (binary search). */

@@ -5,7 +5,10 @@ import type { Orderable } from '../src/result-order.js';
 
 const scanned = (order: NewestFirstOrder<Orderable>): string[] => {
   const ids: string[] = [];
-  order.scan((document) => ids.push(document.id));
+  order.scan((document) => {
+    ids.push(document.id);
+    return true;
+  });
   return ids;
 };
 
@@ -56,5 +59,23 @@ describe('NewestFirstOrder', () => {
     order.delete({ id: 'b', createdAtMs: 1 });
 
     expect(scanned(order)).toEqual(['a']);
+  });
+
+  it('stops scanning when the visitor answers false', () => {
+    const order = new NewestFirstOrder<Orderable>();
+    for (const [id, createdAtMs] of [
+      ['a', 1],
+      ['b', 2],
+      ['c', 3],
+    ] as const)
+      order.insert({ id, createdAtMs });
+    const visited: string[] = [];
+
+    order.scan((document) => {
+      visited.push(document.id);
+      return visited.length < 2;
+    });
+
+    expect(visited).toEqual(['c', 'b']);
   });
 });

@@ -55,6 +55,66 @@ export const searchIndexContract = (adapterName: string, options: SearchIndexCon
     };
     const idsFor = (text: string): Promise<string[]> => ids({ text });
 
+    describe('queries without text', () => {
+      it('count and page every filter combination after replacements and removals', async () => {
+        const categories = ['electronics', 'furniture'];
+        const conditions = ['overstock', 'salvage', ''];
+        const facetsOf = (n: number, round: number) => ({
+          category: categories[(n + round) % 2]!,
+          condition: conditions[(n * (round + 1)) % 3]!,
+          public: (n + round) % 3 !== 0,
+          priceCents: 1_000 * (n % 7),
+        });
+        const live = new Map<string, SearchDocument<ContractPayload>>();
+        await index.upsertMany(
+          Array.from({ length: 30 }, (_, i) => {
+            const document = contractDocument(i + 1, facetsOf(i + 1, 0));
+            live.set(document.id, document);
+            return document;
+          }),
+        );
+        // A third changes category, condition or visibility (version 2); a sixth is removed.
+        for (let n = 1; n <= 30; n += 3) {
+          const document = contractDocument(n, { version: 2, ...facetsOf(n, 1) });
+          await index.upsert(document);
+          live.set(document.id, document);
+        }
+        for (let n = 2; n <= 30; n += 6) {
+          await index.remove(`product_${n}`, 3);
+          live.delete(`product_${n}`);
+        }
+
+        const newestFirstIds = [...live.values()]
+          .sort((a, b) => b.createdAtMs - a.createdAtMs)
+          .map((document) => document);
+        for (const visibility of ['any', 'public'] as const) {
+          for (const category of [undefined, ...categories]) {
+            for (const condition of [undefined, ...conditions]) {
+              for (const maxPriceCents of [undefined, 3_000]) {
+                const filters = { visibility, category, condition, maxPriceCents };
+                const expected = newestFirstIds
+                  .filter(
+                    (document) =>
+                      (visibility === 'any' || document.public) &&
+                      (category === undefined || document.category === category) &&
+                      (condition === undefined || document.condition === condition) &&
+                      (maxPriceCents === undefined || document.priceCents <= maxPriceCents),
+                  )
+                  .map((document) => document.id);
+                const page = await index.search({ filters, limit: 3, offset: 2 });
+
+                expect({ filters, total: page.total, ids: page.hits.map((hit) => hit.id) }).toEqual({
+                  filters,
+                  total: expected.length,
+                  ids: expected.slice(2, 5),
+                });
+              }
+            }
+          }
+        }
+      });
+    });
+
     describe('writes and versions', () => {
       it('finds an upserted document and returns it with its payload as stored', async () => {
         const document = contractDocument(1, { title: 'Dell Latitude laptop' });
