@@ -154,6 +154,66 @@ describe.each(testEngines())('embedded event log on $name', ({ create }) => {
     await log.close();
   });
 
+  it('reads a partition once per wake-up, and still delivers what is published while a message is in hand', async () => {
+    const topic = 'embedded.reads.v1';
+    let reads = 0;
+    const counting: Database = {
+      engine: db.engine,
+      query: async (sql, params) => {
+        if (sql.includes('.messages') && sql.includes('order by "offset" limit')) reads++;
+        return db.query(sql, params);
+      },
+      transaction: async (work, options) => db.transaction(work, options),
+      listen: async (channel, onNotify) => db.listen(channel, onNotify),
+      withAdvisoryLock: async (key, work, options) => db.withAdvisoryLock(key, work, options),
+      close: async () => {},
+    };
+    // One partition, batches of 2: a backlog of 5 is read as 2 + 2 + 1 without waiting for a wake-up.
+    const log = await createEmbeddedEventLog({
+      db: counting,
+      schema,
+      ...fastSettings,
+      partitions: 1,
+      batchSize: 2,
+    });
+    const publisher = await open({ partitions: 1 });
+    await publisher.publish(
+      topic,
+      [0, 1, 2, 3, 4].map((seq) => message('k', seq)),
+    );
+    const handled: number[] = [];
+    let releaseFirst: () => void = () => {};
+    const firstInHand = new Promise<void>((resolve) => {
+      releaseFirst = resolve;
+    });
+    let holding = true;
+    await log.subscribe({
+      topic,
+      group: 'reader',
+      handler: async (delivered) => {
+        const seq = Number(new TextDecoder().decode(delivered.value));
+        if (seq === 5 && holding) await firstInHand;
+        handled.push(seq);
+      },
+    });
+    await waitUntil(() => handled.length === 5);
+    const afterBacklog = reads;
+    expect(afterBacklog).toBe(3);
+
+    // Published while the reader holds message 5: the wake-up comes during the handler, so 6 is read next.
+    await publisher.publish(topic, [message('k', 5)]);
+    await waitUntil(() => reads === afterBacklog + 1);
+    await publisher.publish(topic, [message('k', 6)]);
+    holding = false;
+    releaseFirst();
+    await waitUntil(() => handled.length === 7);
+    expect(handled).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // One read per short batch: no empty read after each message (pollIntervalMs is a minute here).
+    expect(reads).toBe(afterBacklog + 2);
+    await Promise.all([log.close(), publisher.close()]);
+  });
+
   it('with soleProcess, takes over the partitions a crashed earlier run still claims, without waiting for the lease', async () => {
     const topic = 'embedded.sole-process.v1';
     const crashed = severable(db);
