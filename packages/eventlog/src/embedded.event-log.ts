@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { migrate, quoteIdent, type Database, type Transaction } from '@marketplace/database';
 import { createLogger, type Logger } from '@marketplace/platform';
@@ -56,7 +57,17 @@ const localWakeUpsOf = (schema: string): EventEmitter => {
   return emitter;
 };
 
-/** Wake-up notes, the same in-process and over NOTIFY: `messages <topic> <p,p,…>` or `members <topic> <group>`. */
+/**
+ * This process, in the notes it sends over NOTIFY. Its own logs were already woken through `localWakeUps`, so
+ * it drops its own notes when they come back: that second wake-up, arriving while a reader was reading, sent
+ * the reader back for an empty read (about one per message and group on PGlite, where every publish comes back).
+ */
+const PROCESS_ORIGIN = randomUUID();
+
+/**
+ * Wake-up notes, the same in-process and over NOTIFY: `messages <topic> <p,p,…>` or `members <topic> <group>`;
+ * over NOTIFY followed by the sender's PROCESS_ORIGIN (a reader of another version ignores the extra field).
+ */
 const messagesNote = (topic: string, partitions: readonly number[]): string =>
   `messages ${topic} ${partitions.join(',')}`;
 const membersNote = (topic: string, group: string): string => `members ${topic} ${group}`;
@@ -116,14 +127,16 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
   local.on('wake', onWakeUp);
   let unlisten: () => Promise<void>;
   try {
-    unlisten = await db.listen(channel, onWakeUp);
+    unlisten = await db.listen(channel, (note) => {
+      if (note.split(' ')[3] !== PROCESS_ORIGIN) onWakeUp(note);
+    });
   } catch (error) {
     local.off('wake', onWakeUp);
     throw error;
   }
 
   const wakeUp = async (note: string, tx: Transaction = db): Promise<void> => {
-    await tx.query('select pg_notify($1, $2)', [channel, note]);
+    await tx.query('select pg_notify($1, $2)', [channel, `${note} ${PROCESS_ORIGIN}`]);
   };
 
   const settings: GroupMemberSettings = {

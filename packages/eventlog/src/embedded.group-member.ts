@@ -261,10 +261,6 @@ export class EmbeddedGroupMember {
         await pause(retryDelayMs(retry, ++failures), stop);
         continue;
       }
-      if (batch.length === 0) {
-        await worker.wake.wait(seen, pollIntervalMs, stop);
-        continue;
-      }
       for (const row of batch) {
         if (stop.aborted) return;
         const message: DeliveredMessage = {
@@ -292,6 +288,10 @@ export class EmbeddedGroupMember {
         }
         committed = row.offset;
       }
+      // A short batch was the whole partition as of the read; a message committed since has woken the worker
+      // (the generation moved, so this returns at once). Reading again right away would find nothing: at one
+      // message per wake-up that empty read was half of the log's reads.
+      if (batch.length < batchSize) await worker.wake.wait(seen, pollIntervalMs, stop);
     }
   }
 }

@@ -149,8 +149,117 @@ describe.each(testEngines())('embedded event log on $name', ({ create }) => {
     await log.publish('embedded.notify.v1', [message('listing-7', 0)]);
     await waitUntil(() => notes.length > 0);
 
-    expect(notes).toEqual([`messages embedded.notify.v1 ${partitionOf('listing-7', 8)}`]);
+    // The note, then the sending process (its own logs were woken in-process and drop it).
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(
+      new RegExp(`^messages embedded\\.notify\\.v1 ${partitionOf('listing-7', 8)} [0-9a-f-]{36}$`),
+    );
     await unlisten();
+    await log.close();
+  });
+
+  it('reads a partition once per wake-up, and still delivers what is published while a message is in hand', async () => {
+    const topic = 'embedded.reads.v1';
+    let reads = 0;
+    const counting: Database = {
+      engine: db.engine,
+      query: async (sql, params) => {
+        if (sql.includes('.messages') && sql.includes('order by "offset" limit')) reads++;
+        return db.query(sql, params);
+      },
+      transaction: async (work, options) => db.transaction(work, options),
+      listen: async (channel, onNotify) => db.listen(channel, onNotify),
+      withAdvisoryLock: async (key, work, options) => db.withAdvisoryLock(key, work, options),
+      close: async () => {},
+    };
+    // One partition, batches of 2: a backlog of 5 is read as 2 + 2 + 1 without waiting for a wake-up.
+    const log = await createEmbeddedEventLog({
+      db: counting,
+      schema,
+      ...fastSettings,
+      partitions: 1,
+      batchSize: 2,
+    });
+    const publisher = await open({ partitions: 1 });
+    await publisher.publish(
+      topic,
+      [0, 1, 2, 3, 4].map((seq) => message('k', seq)),
+    );
+    const handled: number[] = [];
+    let releaseFirst: () => void = () => {};
+    const firstInHand = new Promise<void>((resolve) => {
+      releaseFirst = resolve;
+    });
+    let holding = true;
+    await log.subscribe({
+      topic,
+      group: 'reader',
+      handler: async (delivered) => {
+        const seq = Number(new TextDecoder().decode(delivered.value));
+        if (seq === 5 && holding) await firstInHand;
+        handled.push(seq);
+      },
+    });
+    await waitUntil(() => handled.length === 5);
+    const afterBacklog = reads;
+    expect(afterBacklog).toBe(3);
+
+    // Published while the reader holds message 5: the wake-up comes during the handler, so 6 is read next.
+    await publisher.publish(topic, [message('k', 5)]);
+    await waitUntil(() => reads === afterBacklog + 1);
+    await publisher.publish(topic, [message('k', 6)]);
+    holding = false;
+    releaseFirst();
+    await waitUntil(() => handled.length === 7);
+    expect(handled).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // One read per short batch: no empty read after each message (pollIntervalMs is a minute here).
+    expect(reads).toBe(afterBacklog + 2);
+    await Promise.all([log.close(), publisher.close()]);
+  });
+
+  it("wakes on another process's NOTIFY, and once per publish of its own (its own NOTIFY is dropped)", async () => {
+    const topic = 'embedded.origin.v1';
+    let reads = 0;
+    const counting: Database = {
+      engine: db.engine,
+      query: async (sql, params) => {
+        if (sql.includes('.messages') && sql.includes('order by "offset" limit')) reads++;
+        return db.query(sql, params);
+      },
+      transaction: async (work, options) => db.transaction(work, options),
+      listen: async (channel, onNotify) => db.listen(channel, onNotify),
+      withAdvisoryLock: async (key, work, options) => db.withAdvisoryLock(key, work, options),
+      close: async () => {},
+    };
+    const log = await createEmbeddedEventLog({ db: counting, schema, ...fastSettings, partitions: 1 });
+    const handled: string[] = [];
+    await log.subscribe({
+      topic,
+      group: 'reader',
+      handler: async (delivered) => {
+        handled.push(new TextDecoder().decode(delivered.value));
+      },
+    });
+    await waitUntil(() => reads === 1);
+    for (let seq = 0; seq < 5; seq++) {
+      await log.publish(topic, [message('k', seq)]);
+      await waitUntil(() => handled.length === seq + 1);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(reads).toBe(1 + 5);
+
+    // Another process appends a message and notifies (pollIntervalMs is a minute: only the NOTIFY wakes it).
+    await db.transaction(async (tx) => {
+      await tx.query(
+        `insert into ${schema}.messages (topic, partition, "offset", key, headers, value)
+         select $1, 0, nextval('${schema}.message_offset'), 'k', '{}'::jsonb, $2`,
+        [topic, new TextEncoder().encode('from elsewhere')],
+      );
+      await tx.query('select pg_notify($1, $2)', [`${schema}_wakeup`, `messages ${topic} 0 another-process`]);
+    });
+    await waitUntil(() => handled.length === 6);
+    expect(handled.at(-1)).toBe('from elsewhere');
     await log.close();
   });
 
