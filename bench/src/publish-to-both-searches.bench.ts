@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import type { Cluster } from '@marketplace/e2e';
 import { createNatsEventLog } from '@marketplace/eventlog';
-import { listingV1 } from '@marketplace/proto';
 import { namespacedEventLog } from '@marketplace/runtime';
 import { generateListings } from './catalog/generated-listings.js';
 import type { GeneratedListing } from './catalog/generated-listings.js';
 import { httpClient, openLoop } from './catalog/load.js';
+import { publishListingCreated } from './listing-created.js';
 import type { HttpAnswer, HttpRequest } from './catalog/load.js';
 import { clusterCpuTargets, meterCpu } from './process-cpu.js';
 import { msUntilFound, uniqueWord, withClusterSeller } from './publish-visibility.js';
@@ -161,41 +160,7 @@ const createOnEventLog = async (
   const create: CreateListing = async (listing, title) => {
     // Far above the listing service's own numbers, so no id is shared with a listing it created.
     const productId = `product_${900_000_000 + ++productNumber}`;
-    const now = Date.now();
-    const value = listingV1.ListingEvent.encode({
-      eventId: randomUUID(),
-      productId,
-      version: 1,
-      occurredAtMs: now,
-      actor: { kind: 'seller', id: String(sellerAccountId) },
-      correlationId: '',
-      payload: {
-        $case: 'created',
-        value: {
-          listing: listingV1.Listing.fromPartial({
-            productId,
-            sellerAccountId,
-            name: title,
-            description: listing.description,
-            category: listing.category,
-            condition: listing.condition,
-            priceCents: listing.priceCents,
-            currency: 'USD',
-            quantity: listing.quantity,
-            minOrderQuantity: 1,
-            brand: listing.brand,
-            promotePublicly: true,
-            createdAtMs: now,
-            updatedAtMs: now,
-            confirmedAtMs: now,
-            version: 1,
-          }),
-        },
-      },
-    }).finish();
-    await log.publish('marketplace.listing.v1', [
-      { key: productId, value, headers: { ce_id: randomUUID() } },
-    ]);
+    await publishListingCreated(log, { ...listing, productId, sellerAccountId, name: title });
     return { id: productId, createdAt: performance.now() };
   };
   return { create, close: () => log.close() };
