@@ -42,6 +42,25 @@ const severable = (db: Database): { db: Database; sever: () => void } => {
   };
 };
 
+/** A handle on a shared database that counts the reads of a partition's messages. */
+const countingPartitionReads = (db: Database): { counting: Database; reads: () => number } => {
+  let reads = 0;
+  return {
+    reads: () => reads,
+    counting: {
+      engine: db.engine,
+      query: async (sql, params) => {
+        if (sql.includes('.messages') && sql.includes('order by "offset" limit')) reads++;
+        return db.query(sql, params);
+      },
+      transaction: async (work, options) => db.transaction(work, options),
+      listen: async (channel, onNotify) => db.listen(channel, onNotify),
+      withAdvisoryLock: async (key, work, options) => db.withAdvisoryLock(key, work, options),
+      close: async () => {},
+    },
+  };
+};
+
 const waitUntil = async (done: () => boolean, timeoutMs = 10_000): Promise<void> => {
   const deadline = Date.now() + timeoutMs;
   while (!done()) {
@@ -160,18 +179,7 @@ describe.each(testEngines())('embedded event log on $name', ({ create }) => {
 
   it('reads a partition once per wake-up, and still delivers what is published while a message is in hand', async () => {
     const topic = 'embedded.reads.v1';
-    let reads = 0;
-    const counting: Database = {
-      engine: db.engine,
-      query: async (sql, params) => {
-        if (sql.includes('.messages') && sql.includes('order by "offset" limit')) reads++;
-        return db.query(sql, params);
-      },
-      transaction: async (work, options) => db.transaction(work, options),
-      listen: async (channel, onNotify) => db.listen(channel, onNotify),
-      withAdvisoryLock: async (key, work, options) => db.withAdvisoryLock(key, work, options),
-      close: async () => {},
-    };
+    const { counting, reads } = countingPartitionReads(db);
     // One partition, batches of 2: a backlog of 5 is read as 2 + 2 + 1 without waiting for a wake-up.
     const log = await createEmbeddedEventLog({
       db: counting,
@@ -201,12 +209,12 @@ describe.each(testEngines())('embedded event log on $name', ({ create }) => {
       },
     });
     await waitUntil(() => handled.length === 5);
-    const afterBacklog = reads;
+    const afterBacklog = reads();
     expect(afterBacklog).toBe(3);
 
     // Published while the reader holds message 5: the wake-up comes during the handler, so 6 is read next.
     await publisher.publish(topic, [message('k', 5)]);
-    await waitUntil(() => reads === afterBacklog + 1);
+    await waitUntil(() => reads() === afterBacklog + 1);
     await publisher.publish(topic, [message('k', 6)]);
     holding = false;
     releaseFirst();
@@ -214,24 +222,13 @@ describe.each(testEngines())('embedded event log on $name', ({ create }) => {
     expect(handled).toEqual([0, 1, 2, 3, 4, 5, 6]);
     await new Promise((resolve) => setTimeout(resolve, 200));
     // One read per short batch: no empty read after each message (pollIntervalMs is a minute here).
-    expect(reads).toBe(afterBacklog + 2);
+    expect(reads()).toBe(afterBacklog + 2);
     await Promise.all([log.close(), publisher.close()]);
   });
 
   it("wakes on another process's NOTIFY, and once per publish of its own (its own NOTIFY is dropped)", async () => {
     const topic = 'embedded.origin.v1';
-    let reads = 0;
-    const counting: Database = {
-      engine: db.engine,
-      query: async (sql, params) => {
-        if (sql.includes('.messages') && sql.includes('order by "offset" limit')) reads++;
-        return db.query(sql, params);
-      },
-      transaction: async (work, options) => db.transaction(work, options),
-      listen: async (channel, onNotify) => db.listen(channel, onNotify),
-      withAdvisoryLock: async (key, work, options) => db.withAdvisoryLock(key, work, options),
-      close: async () => {},
-    };
+    const { counting, reads } = countingPartitionReads(db);
     const log = await createEmbeddedEventLog({ db: counting, schema, ...fastSettings, partitions: 1 });
     const handled: string[] = [];
     await log.subscribe({
@@ -241,13 +238,13 @@ describe.each(testEngines())('embedded event log on $name', ({ create }) => {
         handled.push(new TextDecoder().decode(delivered.value));
       },
     });
-    await waitUntil(() => reads === 1);
+    await waitUntil(() => reads() === 1);
     for (let seq = 0; seq < 5; seq++) {
       await log.publish(topic, [message('k', seq)]);
       await waitUntil(() => handled.length === seq + 1);
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(reads).toBe(1 + 5);
+    expect(reads()).toBe(1 + 5);
 
     // Another process appends a message and notifies (pollIntervalMs is a minute: only the NOTIFY wakes it).
     await db.transaction(async (tx) => {
