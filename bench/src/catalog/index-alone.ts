@@ -1,4 +1,4 @@
-import { createWorkerSearchIndex } from '@marketplace/search';
+import { SEMANTIC_SEARCH_FEEDBACK, createWorkerSearchIndex } from '@marketplace/search';
 import { measureLayer } from '../same-run-limit.js';
 import type { LayerOptions } from '../same-run-limit.js';
 import { buildVectorIndex, loadBenchEmbedder } from '../semantic/vector-index.js';
@@ -43,7 +43,10 @@ const lexical = async ({ listings, queries: count, page, options }: IndexAloneJo
   }
 };
 
-/** Semantic: the local embedder and the HNSW index on this thread, as in the catalog; embedding timed with search. */
+/**
+ * Semantic: the local embedder and the HNSW index on this thread, with the catalog's relevance feedback, as in
+ * the catalog; embedding timed with search.
+ */
 const semantic = async ({ listings, queries: count, page, options }: IndexAloneJob) => {
   const embedder = await loadBenchEmbedder();
   const vectors = await buildVectorIndex(embedder, generateListings(listings).map(searchDocumentOf));
@@ -55,6 +58,7 @@ const semantic = async ({ listings, queries: count, page, options }: IndexAloneJ
       vector: vector!,
       filters: { visibility: 'public', category, maxPriceCents: max_price },
       limit: page,
+      feedback: SEMANTIC_SEARCH_FEEDBACK,
     });
   }, options);
   return {
