@@ -4,7 +4,7 @@ import { Cluster } from '../src/harness/cluster.js';
 import type { Fault, FaultNotes } from './faults.js';
 import { checkInvariants, type InvariantReport } from './invariants.js';
 import { natsServer } from './nats-server.js';
-import { pause, SteadyLoad, type LoadMix, type LoadTally } from './steady-load.js';
+import { pause, RETRY, SteadyLoad, type LoadMix, type LoadTally } from './steady-load.js';
 import type { ServiceName } from './topology.js';
 
 export interface CampaignOptions {
@@ -56,6 +56,15 @@ export interface FaultSummary {
   readonly writesRefused: number;
   /** Answers of 500 (a fault reaching a client as an internal error instead of a 503). */
   readonly internalErrors: number;
+  /**
+   * The load's logical operations (a keyed write and its retries with the same key count once): how many ended,
+   * how many ended on a 2xx, how many needed a retry, and how many ended without a definitive answer.
+   * `writesAcknowledged` and `writesRefused` above count attempts (every request), as in the runs before keys.
+   */
+  readonly operations: number;
+  readonly operationsAcknowledged: number;
+  readonly operationsRetried: number;
+  readonly operationsUnanswered: number;
 }
 
 export interface CampaignReport {
@@ -69,13 +78,26 @@ export interface CampaignReport {
     readonly loadAverageAtStart: number[];
     readonly loadAverageAtEnd: number[];
   };
-  readonly options: Omit<CampaignOptions, 'faults' | 'progress' | 'onRound'> & { readonly faults: string[] };
+  readonly options: Omit<CampaignOptions, 'faults' | 'progress' | 'onRound'> & {
+    readonly faults: string[];
+    /** How the load retried its keyed writes (in the reports since the keyed load's final settings). */
+    readonly retry: typeof RETRY;
+  };
   readonly passed: boolean;
   readonly totals: {
     readonly cycles: number;
     readonly failedCycles: number;
     /** 2xx'd writes over the whole run, by event store (schema). */
     readonly writesAcknowledged: Readonly<Record<string, number>>;
+    /**
+     * At the last check, over the whole run: per keyed write, its operations, how many were answered 2xx (after
+     * a retry), unanswered, had an effect, and had an effect whose client was never told 2xx; and per event
+     * store, the streams whose client was never told 2xx (accounts take no key).
+     */
+    readonly keys?: {
+      readonly byWrite: Record<string, Record<string, number>>;
+      readonly unacknowledgedEffects: Record<string, number>;
+    };
   };
   readonly summary: Record<string, FaultSummary>;
   readonly cycles: readonly CycleResult[];
@@ -83,10 +105,12 @@ export interface CampaignReport {
 
 const loadAverages = (): number[] => loadavg().map((value) => Math.round(value * 100) / 100);
 
-const acknowledged = (tally: LoadTally): number =>
-  Object.entries(tally.outcomes)
+const countOf2xx = (outcomes: Record<string, number>): number =>
+  Object.entries(outcomes)
     .filter(([outcome]) => /^2\d\d$/.test(outcome))
     .reduce((sum, [, count]) => sum + count, 0);
+
+const acknowledged = (tally: LoadTally): number => countOf2xx(tally.outcomes);
 
 const summarise = (cycles: readonly CycleResult[]): Record<string, FaultSummary> => {
   const summary: Record<string, FaultSummary> = {};
@@ -100,6 +124,10 @@ const summarise = (cycles: readonly CycleResult[]): Record<string, FaultSummary>
       writesAcknowledged: 0,
       writesRefused: 0,
       internalErrors: 0,
+      operations: 0,
+      operationsAcknowledged: 0,
+      operationsRetried: 0,
+      operationsUnanswered: 0,
     };
     const ok = acknowledged(cycle.load);
     summary[cycle.fault] = {
@@ -111,6 +139,10 @@ const summarise = (cycles: readonly CycleResult[]): Record<string, FaultSummary>
       writesAcknowledged: previous.writesAcknowledged + ok,
       writesRefused: previous.writesRefused + cycle.load.attempts - ok,
       internalErrors: previous.internalErrors + (cycle.load.outcomes['500'] ?? 0),
+      operations: previous.operations + cycle.load.operations,
+      operationsAcknowledged: previous.operationsAcknowledged + countOf2xx(cycle.load.finalOutcomes),
+      operationsRetried: previous.operationsRetried + cycle.load.retried,
+      operationsUnanswered: previous.operationsUnanswered + cycle.load.unanswered,
     };
   }
   return summary;
@@ -140,14 +172,10 @@ export const runCampaign = async (options: CampaignOptions): Promise<CampaignRep
   process.once('exit', killCluster);
   try {
     const admin = cluster.adminClient();
-    const load = new SteadyLoad(
-      cluster,
-      {
-        sellerKey: (await admin.createAccount('seller', 'Fault Run Seller')).apiKey,
-        buyerKey: (await admin.createAccount('buyer', 'Fault Run Buyer')).apiKey,
-      },
-      options.load,
-    );
+    const seller = await admin.createAccount('seller', 'Fault Run Seller');
+    const buyer = await admin.createAccount('buyer', 'Fault Run Buyer');
+    const load = new SteadyLoad(cluster, { sellerKey: seller.apiKey, buyerKey: buyer.apiKey }, options.load);
+    for (const { accountId } of [seller, buyer]) load.acknowledge('identity', `account_${accountId}`);
     const matchingSubscription = await load.subscribeToRun();
     const context = {
       cluster,
@@ -189,6 +217,7 @@ export const runCampaign = async (options: CampaignOptions): Promise<CampaignRep
             client: cluster.client,
             acknowledged: load.acknowledged,
             matchingSubscription,
+            keyed: load.keyed,
           }),
         ).catch((caught: unknown) => {
           error ??= `checking the invariants failed: ${String(caught)}`;
@@ -215,6 +244,7 @@ export const runCampaign = async (options: CampaignOptions): Promise<CampaignRep
         progress(
           `${result.passed ? 'ok  ' : 'FAIL'} ${fault.name} #${cycle}: recovered in ${recoveryMs} ms, ` +
             `converged in ${result.convergenceMs} ms, writes ${JSON.stringify(tally.outcomes)}, ` +
+            `operations ${JSON.stringify(tally.finalOutcomes)} (${tally.retried} retried), ` +
             `${invariants?.outbox.events ?? '?'} events ${JSON.stringify(notes)}, load ${result.loadAverage}`,
         );
       }
@@ -250,12 +280,34 @@ const reportOf = (
       loadAverageAtStart,
       loadAverageAtEnd: loadAverages(),
     },
-    options: { ...rest, faults: faults.map((fault) => fault.name) },
+    options: { ...rest, faults: faults.map((fault) => fault.name), retry: RETRY },
     passed: failedCycles === 0 && cycles.length === faults.length * options.cycles,
     totals: {
       cycles: cycles.length,
       failedCycles,
       writesAcknowledged: last?.writes.acknowledged ?? {},
+      ...(last
+        ? {
+            keys: {
+              byWrite: Object.fromEntries(
+                Object.entries(last.keys.byWrite).map(([write, report]) => [
+                  write,
+                  {
+                    operations: report.operations,
+                    answered: report.answered,
+                    answeredAfterRetry: report.answeredAfterRetry,
+                    unanswered: report.unanswered,
+                    effects: report.effects,
+                    effectsWithoutAnswer: report.effectsWithoutAnswer.count,
+                  },
+                ]),
+              ),
+              unacknowledgedEffects: Object.fromEntries(
+                Object.entries(last.keys.unacknowledgedEffects).map(([schema, d]) => [schema, d.count]),
+              ),
+            },
+          }
+        : {}),
     },
     summary: summarise(cycles),
     cycles: [...cycles],

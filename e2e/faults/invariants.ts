@@ -3,7 +3,13 @@ import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { MarketplaceClient } from '../src/harness/marketplace-client.js';
 import { OUTBOXES, PROJECTIONS, tableIn, type Projection } from './topology.js';
-import { RUN_WORD } from './steady-load.js';
+import {
+  isIndefinite,
+  RUN_WORD,
+  SCHEMA_OF_KEYED_WRITE,
+  type KeyedOperation,
+  type KeyedWrite,
+} from './steady-load.js';
 
 const NATS_URL = process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
 const SAMPLE_SIZE = 10;
@@ -49,6 +55,7 @@ export interface InvariantReport {
     readonly lost: Difference;
   };
   readonly effects: EffectsReport;
+  readonly keys: KeysReport;
   readonly search: {
     readonly found: number;
     /** Listings search returns more than once (must be none). */
@@ -82,6 +89,48 @@ export interface EffectsReport {
     readonly reservedTwice: Difference;
     readonly orderedTwice: Difference;
   };
+}
+
+/**
+ * What the idempotency keys of the load's writes say, per kind of keyed write: each logical operation (one key,
+ * one or more attempts) against the row its service recorded for the key (`<schema>.idempotency_keys`, written
+ * in the transaction that created the stream, so a row means the create committed) and, for quick_buy, the
+ * orders placed from the key's checkout session.
+ */
+export interface KeyedWriteReport {
+  /** Keyed operations that ended. */
+  readonly operations: number;
+  /** Operations whose last answer was 2xx. */
+  readonly answered: number;
+  /** Operations answered 2xx after one or more indefinite answers (a retry with the same key). */
+  readonly answeredAfterRetry: number;
+  /** Operations that ended on an indefinite answer after their retries (5xx, no answer). */
+  readonly unanswered: number;
+  /** Keys whose effect exists: a recorded key (publish, quote) or an order placed under the key (quick_buy). */
+  readonly effects: number;
+  /** Keys with an effect whose client was never told 2xx (reported; not a broken invariant). */
+  readonly effectsWithoutAnswer: Difference;
+  /** Operations answered 2xx without an effect under their key (must be none). */
+  readonly answeredWithoutEffect: Difference;
+  /** Operations whose 2xx named another stream than the one their key created (must be none). */
+  readonly answeredAnotherStream: Difference;
+  /** Recorded keys the load never sent (must be none). */
+  readonly unknownKeys: Difference;
+  /** Streams (listings, quote requests, orders) that no key created: a create the keys did not hold (must be none). */
+  readonly effectsWithoutKey: Difference;
+  /** Keys behind more than one stream or order: one key, one effect (must be none). */
+  readonly keysWithTwoEffects: Difference;
+  /** Operations refused as an idempotency conflict (422): a retry with its own key and body (must be none). */
+  readonly conflicts: Difference;
+}
+
+export interface KeysReport {
+  readonly byWrite: Readonly<Record<KeyedWrite, KeyedWriteReport>>;
+  /**
+   * Whatever the keys: streams in an event store whose client was never told 2xx, by schema (listing, quote,
+   * order: the orders placed, identity: the accounts, which take no key and are not retried).
+   */
+  readonly unacknowledgedEffects: Readonly<Record<string, Difference>>;
 }
 
 const difference = (from: Iterable<string>, without: ReadonlySet<string>): Difference => {
@@ -233,6 +282,130 @@ const checkReservations = async (db: pg.Pool): Promise<EffectsReport['reservatio
   };
 };
 
+const is2xx = (outcome: string): boolean => /^2\d\d$/.test(outcome);
+
+/** Stream ids by key, from a keyed service's `idempotency_keys` table. */
+const recordedKeys = async (db: pg.Pool, schema: string): Promise<Map<string, string>> =>
+  new Map(
+    (
+      await db.query<{ key: string; stream_id: string }>(
+        `select key, stream_id from ${tableIn(schema, 'idempotency_keys')}`,
+      )
+    ).rows.map((row) => [row.key, row.stream_id]),
+  );
+
+/**
+ * The effect streams of a keyed write, each with the stream its key recorded: listings and quote requests are
+ * the recorded streams themselves; a quick_buy's key records its checkout session, whose orders are the effect.
+ */
+const effectStreams = async (db: pg.Pool, write: KeyedWrite): Promise<Map<string, string>> => {
+  if (write === 'order') {
+    return new Map(
+      (
+        await db.query<{ stream_id: string; checkout_id: string }>(
+          `select stream_id, data->'order'->>'checkoutId' as checkout_id from ${ORDER_EVENTS_TABLE}
+           where type = 'OrderPlaced'`,
+        )
+      ).rows.map((row) => [row.stream_id, row.checkout_id]),
+    );
+  }
+  const schema = SCHEMA_OF_KEYED_WRITE[write];
+  const streamType = write === 'publish' ? 'listing' : 'quote';
+  const streams = await column(
+    db,
+    `select distinct stream_id as value from ${tableIn(schema, 'events')} where stream_type = $1`,
+    [streamType],
+  );
+  return new Map(streams.map((stream) => [stream, stream]));
+};
+
+const checkKeyedWrite = async (
+  db: pg.Pool,
+  write: KeyedWrite,
+  operations: readonly KeyedOperation[],
+): Promise<KeyedWriteReport> => {
+  const recorded = await recordedKeys(db, SCHEMA_OF_KEYED_WRITE[write]);
+  // effect stream → the stream its key recorded (itself, or the order's checkout session)
+  const effects = await effectStreams(db, write);
+  const effectsOfRecorded = new Map<string, string[]>();
+  for (const [effect, recordedStream] of effects) {
+    const list = effectsOfRecorded.get(recordedStream) ?? [];
+    effectsOfRecorded.set(recordedStream, [...list, effect]);
+  }
+  const sent = new Set(operations.map((operation) => operation.key));
+  const recordedStreams = new Set(recorded.values());
+  const withEffect: KeyedOperation[] = [];
+  const withoutAnswer: string[] = [];
+  const answeredWithoutEffect: string[] = [];
+  const answeredAnother: string[] = [];
+  const twice: string[] = [];
+  for (const operation of operations) {
+    const recordedStream = recorded.get(operation.key);
+    const ofKey = recordedStream === undefined ? [] : (effectsOfRecorded.get(recordedStream) ?? []);
+    if (ofKey.length > 1) twice.push(`${operation.key} → ${ofKey.join(', ')}`);
+    if (ofKey.length > 0) withEffect.push(operation);
+    if (ofKey.length > 0 && !is2xx(operation.outcome)) {
+      withoutAnswer.push(
+        `${operation.key} → ${ofKey.join(', ')} (told ${operation.outcome} after ${operation.attempts})`,
+      );
+    }
+    if (is2xx(operation.outcome) && ofKey.length === 0) answeredWithoutEffect.push(operation.key);
+    if (is2xx(operation.outcome) && ofKey.length > 0 && !ofKey.includes(operation.stream ?? '')) {
+      answeredAnother.push(`${operation.key}: told ${operation.stream}, created ${ofKey.join(', ')}`);
+    }
+  }
+  const answered = operations.filter((operation) => is2xx(operation.outcome));
+  return {
+    operations: operations.length,
+    answered: answered.length,
+    answeredAfterRetry: answered.filter((operation) => operation.attempts > 1).length,
+    unanswered: operations.filter((operation) => isIndefinite(operation.outcome)).length,
+    effects: withEffect.length,
+    effectsWithoutAnswer: sample(withoutAnswer),
+    answeredWithoutEffect: sample(answeredWithoutEffect),
+    answeredAnotherStream: sample(answeredAnother),
+    unknownKeys: difference(recorded.keys(), sent),
+    effectsWithoutKey: sample(
+      [...effects]
+        .filter(([, recordedStream]) => !recordedStreams.has(recordedStream))
+        .map(([effect]) => effect),
+    ),
+    keysWithTwoEffects: sample(twice),
+    conflicts: sample(
+      operations.filter((operation) => operation.outcome === '422').map((operation) => operation.key),
+    ),
+  };
+};
+
+const checkKeys = async (
+  db: pg.Pool,
+  keyed: readonly KeyedOperation[],
+  acknowledged: ReadonlyMap<string, ReadonlySet<string>>,
+): Promise<KeysReport> => {
+  const byWrite = {} as Record<KeyedWrite, KeyedWriteReport>;
+  for (const write of Object.keys(SCHEMA_OF_KEYED_WRITE) as KeyedWrite[]) {
+    byWrite[write] = await checkKeyedWrite(
+      db,
+      write,
+      keyed.filter((operation) => operation.write === write),
+    );
+  }
+  const acknowledgedIn = (schema: string): ReadonlySet<string> => acknowledged.get(schema) ?? new Set();
+  const unacknowledgedEffects: Record<string, Difference> = {
+    listing: difference((await effectStreams(db, 'publish')).keys(), acknowledgedIn('listing')),
+    quote: difference((await effectStreams(db, 'quote')).keys(), acknowledgedIn('quote')),
+    order: difference((await effectStreams(db, 'order')).keys(), acknowledgedIn('order')),
+    identity: difference(
+      await column(
+        db,
+        `select distinct stream_id as value from ${tableIn('identity', 'events')} where stream_type = 'account'`,
+      ),
+      acknowledgedIn('identity'),
+    ),
+  };
+  return { byWrite, unacknowledgedEffects };
+};
+
 /** Every acknowledged stream id that its event store does not hold. */
 const lostWrites = async (
   db: pg.Pool,
@@ -263,6 +436,8 @@ export const checkInvariants = async (context: {
   readonly acknowledged: ReadonlyMap<string, ReadonlySet<string>>;
   /** The saved search, made before any listing, that every listing of the run matches. */
   readonly matchingSubscription: string;
+  /** Every operation the load sent with an idempotency key, ended (none in flight). */
+  readonly keyed: readonly KeyedOperation[];
 }): Promise<InvariantReport> => {
   const { db } = context;
   const outboxEvents = new Set<string>();
@@ -302,6 +477,7 @@ export const checkInvariants = async (context: {
     subscriptionMatches: await checkSubscriptionMatches(db, context.matchingSubscription, streams),
     reservations: await checkReservations(db),
   };
+  const keys = await checkKeys(db, context.keyed, context.acknowledged);
 
   const found = (await context.client.searchAll(RUN_WORD)).map((product) => product.id);
   const seen = new Set<string>();
@@ -326,6 +502,16 @@ export const checkInvariants = async (context: {
       reservations.reservedTwice,
       reservations.orderedTwice,
     ) &&
-    noDifference(search.duplicates, search.missing, search.unexpected);
-  return { passed, outbox, projections, writes, effects, search };
+    noDifference(search.duplicates, search.missing, search.unexpected) &&
+    Object.values(keys.byWrite).every((k) =>
+      noDifference(
+        k.answeredWithoutEffect,
+        k.answeredAnotherStream,
+        k.unknownKeys,
+        k.effectsWithoutKey,
+        k.keysWithTwoEffects,
+        k.conflicts,
+      ),
+    );
+  return { passed, outbox, projections, writes, effects, keys, search };
 };

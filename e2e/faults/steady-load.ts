@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Cluster } from '../src/harness/cluster.js';
 import type { ServiceName } from './topology.js';
 
@@ -5,11 +6,43 @@ import type { ServiceName } from './topology.js';
 export const RUN_WORD = 'quillhaven';
 
 export interface LoadTally {
+  /** HTTP requests sent, retries included. */
   readonly attempts: number;
-  /** Answers by HTTP status, and `network` for requests that got no answer (the gateway was down). */
+  /**
+   * Answers to those requests by HTTP status, `network` for requests that got no answer (the gateway was down
+   * or the connection dropped) and `timeout` for none within the client's 10 s, retried ones included.
+   */
   readonly outcomes: Record<string, number>;
   /** The same, by kind of write (publish, account, quote, order). */
   readonly byWrite: Record<string, Record<string, number>>;
+  /** Logical operations that ended in this stretch (one or more attempts each, with one idempotency key). */
+  readonly operations: number;
+  /** The answer each operation ended with: its last attempt's outcome. */
+  readonly finalOutcomes: Record<string, number>;
+  /** The same, by kind of write. */
+  readonly finalByWrite: Record<string, Record<string, number>>;
+  /** Operations that needed more than one attempt. */
+  readonly retried: number;
+  /**
+   * Operations that ended on an indefinite answer (5xx, network): their retries spent, or an account creation
+   * (the admin API takes no key: never retried).
+   */
+  readonly unanswered: number;
+}
+
+/**
+ * One logical operation sent with an idempotency key (publish, quote request, quick_buy): the key, what its
+ * client was finally told, and the stream it was told about (when 2xx). The invariants match these against the
+ * services' `idempotency_keys` tables.
+ */
+export interface KeyedOperation {
+  readonly write: KeyedWrite;
+  readonly key: string;
+  readonly attempts: number;
+  /** The last attempt's outcome: an HTTP status or `network`. */
+  readonly outcome: string;
+  /** The stream the 2xx answer named (`product_12`, `quote_3`, `order_7`). */
+  readonly stream?: string;
 }
 
 /** How often each kind of write comes up: one call in `accountEvery` creates an account, and so on. */
@@ -34,11 +67,51 @@ interface Written {
 }
 
 type Write = 'publish' | 'account' | 'quote' | 'order';
+export type KeyedWrite = 'publish' | 'quote' | 'order';
+
+/** The event store (schema) of each keyed write, whose `idempotency_keys` table records its keys. */
+export const SCHEMA_OF_KEYED_WRITE: Readonly<Record<KeyedWrite, string>> = {
+  publish: 'listing',
+  quote: 'quote',
+  order: 'order',
+};
+
+/**
+ * Answers that do not say whether the write happened: no answer at all (connection refused or dropped,
+ * timeout), and the 5xx a lost backend or a broken connection gives. An operation with an idempotency key is
+ * retried on these with the same key; anything else (2xx, 4xx) is its answer.
+ */
+const INDEFINITE = /^(network|timeout|500|502|503|504)$/;
+export const isIndefinite = (outcome: string): boolean => INDEFINITE.test(outcome);
+
+/**
+ * Retries of a keyed operation: at most RETRY.attempts attempts, the pause doubling from RETRY.firstPauseMs up
+ * to RETRY.maxPauseMs (with up to 50% jitter), and no new attempt once RETRY.budgetMs have passed since the
+ * first. The budget outlasts the restarts of these runs (a killed service is back within 5 to 50 s on the loaded
+ * machine, the harness waits up to 60 s), so an operation whose effect happened is normally told so; one that
+ * runs out is counted as unanswered. (The first keyed runs had 12 attempts and 45 s: a gateway back after 50 s
+ * left operations whose last attempt timed out while its write went through.) A worker
+ * goes on with new operations while at most RETRY.pendingPerWorker of its operations retry.
+ */
+export const RETRY = {
+  attempts: 50,
+  firstPauseMs: 200,
+  maxPauseMs: 3_000,
+  budgetMs: 120_000,
+  pendingPerWorker: 32,
+} as const;
 
 /** A listing is asked for a quote or bought once the quote service had time to project it. */
 const SETTLED_MS = 3_000;
 
-const statusOf = (error: unknown): string => /answered (\d{3})/.exec(String(error))?.[1] ?? 'network';
+/**
+ * What a request that got no answer saw: `timeout` when the client gave up after its 10 s (the request may have
+ * been served), `network` otherwise (refused, reset: the gateway was down or died).
+ */
+const noAnswer = (error: unknown): string =>
+  (error as { name?: unknown } | undefined)?.name === 'TimeoutError' ? 'timeout' : 'network';
+
+const statusOf = (error: unknown): string => /answered (\d{3})/.exec(String(error))?.[1] ?? noAnswer(error);
 
 /**
  * Steady write load through the gateway: `workers` loops publishing listings, and in between creating seller
@@ -50,9 +123,16 @@ export class SteadyLoad {
   /** Stream ids answered 2xx over the whole run, by the schema of their event store. */
   readonly acknowledged = new Map<string, Set<string>>();
   private readonly published: { id: string; at: number }[] = [];
+  /** Every keyed operation that ended, over the whole run. */
+  readonly keyed: KeyedOperation[] = [];
   private outcomes: Record<string, number> = {};
   private byWrite: Record<string, Record<string, number>> = {};
+  private finalOutcomes: Record<string, number> = {};
+  private finalByWrite: Record<string, Record<string, number>> = {};
   private attempts = 0;
+  private operations = 0;
+  private retried = 0;
+  private unanswered = 0;
   private running: Promise<void>[] = [];
   private stopping = false;
   private sequence = 0;
@@ -68,7 +148,12 @@ export class SteadyLoad {
     this.stopping = false;
     this.outcomes = {};
     this.byWrite = {};
+    this.finalOutcomes = {};
+    this.finalByWrite = {};
     this.attempts = 0;
+    this.operations = 0;
+    this.retried = 0;
+    this.unanswered = 0;
     for (let worker = 0; worker < this.mix.workers; worker++) this.running.push(this.loop());
   }
 
@@ -77,17 +162,33 @@ export class SteadyLoad {
     this.stopping = true;
     await Promise.all(this.running);
     this.running = [];
-    return { attempts: this.attempts, outcomes: this.outcomes, byWrite: this.byWrite };
+    return {
+      attempts: this.attempts,
+      outcomes: this.outcomes,
+      byWrite: this.byWrite,
+      operations: this.operations,
+      finalOutcomes: this.finalOutcomes,
+      finalByWrite: this.finalByWrite,
+      retried: this.retried,
+      unanswered: this.unanswered,
+    };
+  }
+
+  /** A write answered 2xx outside the load (the run's own accounts): its stream must be in its event store too. */
+  acknowledge(schema: string, id: string): void {
+    this.record({ outcome: '201', stream: { schema, id } });
   }
 
   /** One write whose event lands in the outbox of `service` (for the relay crash); throws unless 2xx. */
   async writeThrough(service: ServiceName): Promise<void> {
     const n = this.sequence++;
+    // Chosen once: every attempt of an operation sends the same body with its key.
+    const listing = this.settledListing(n) ?? this.published.at(-1)?.id;
     const writes: Partial<Record<ServiceName, () => Promise<Written>>> = {
-      listing: () => this.publish(n),
+      listing: () => this.keyedOperation('publish', (key) => this.publish(n, key)),
       gateway: () => this.createAccount(n),
-      quote: () => this.requestQuote(n, this.settledListing(n) ?? this.published.at(-1)?.id),
-      order: () => this.quickBuy(n, this.settledListing(n) ?? this.published.at(-1)?.id),
+      quote: () => this.keyedOperation('quote', (key) => this.requestQuote(n, listing, key)),
+      order: () => this.keyedOperation('order', (key) => this.quickBuy(n, listing, key)),
       // A search nothing matches: the run's own saved search stays the only one listings match.
       subscription: () => this.subscribe(`relaycrash${n}`),
     };
@@ -95,6 +196,38 @@ export class SteadyLoad {
     if (!write) throw new Error(`no write goes through the outbox of ${service}`);
     const { outcome } = this.record(await write());
     if (!/^2\d\d$/.test(outcome)) throw new Error(`the write through ${service} answered ${outcome}`);
+  }
+
+  /**
+   * One logical operation with a fresh idempotency key: sent again with the same key (and the same body) after
+   * an indefinite answer, within RETRY, so that a write that happened is answered. Every attempt is tallied
+   * when `tally` (the load's own writes), and the operation is remembered for the invariants either way.
+   */
+  private async keyedOperation(
+    write: KeyedWrite,
+    attempt: (key: string) => Promise<Written>,
+    tally?: (outcome: string) => void,
+  ): Promise<Written> {
+    const key = randomUUID();
+    const started = Date.now();
+    let written: Written;
+    let attempts = 0;
+    for (let pauseMs: number = RETRY.firstPauseMs; ; pauseMs = Math.min(pauseMs * 2, RETRY.maxPauseMs)) {
+      written = await attempt(key);
+      attempts++;
+      tally?.(written.outcome);
+      const spent = attempts >= RETRY.attempts || Date.now() - started + pauseMs > RETRY.budgetMs;
+      if (!isIndefinite(written.outcome) || spent) break;
+      await pause(pauseMs * (1 + Math.random() / 2));
+    }
+    this.keyed.push({
+      write,
+      key,
+      attempts,
+      outcome: written.outcome,
+      ...(written.stream ? { stream: written.stream.id } : {}),
+    });
+    return written;
   }
 
   /** The run's saved search, on the word every listing carries: the matcher's effect is checked against it. */
@@ -114,32 +247,86 @@ export class SteadyLoad {
       });
       const id = status === 201 ? (body as { id: string }).id : undefined;
       return { outcome: String(status), ...(id ? { stream: { schema: 'subscription', id } } : {}) };
-    } catch {
-      return { outcome: 'network' };
+    } catch (error) {
+      return { outcome: noAnswer(error) };
     }
   }
 
+  /**
+   * One worker: starts an operation, and once its first attempt answered, either goes on after it ended (a
+   * definitive answer) or leaves its retries running and starts the next one, so that the other writes keep
+   * coming while one service is down; at most RETRY.pendingPerWorker operations of a worker retry at once. The
+   * worker ends when every operation it started has ended.
+   */
   private async loop(): Promise<void> {
+    const retrying = new Set<Promise<void>>();
     while (!this.stopping) {
       const n = this.sequence++;
       const [write, run] = this.nextWrite(n);
-      const { outcome } = this.record(await run());
-      this.attempts++;
-      this.outcomes[outcome] = (this.outcomes[outcome] ?? 0) + 1;
-      const ofWrite = (this.byWrite[write] ??= {});
-      ofWrite[outcome] = (ofWrite[outcome] ?? 0) + 1;
+      let attempts = 0;
+      let answerFirst: (outcome: string) => void = () => undefined;
+      const firstAnswer = new Promise<string>((resolve) => (answerFirst = resolve));
+      const tally = (outcome: string): void => {
+        if (attempts === 0) answerFirst(outcome);
+        attempts++;
+        this.attempts++;
+        this.outcomes[outcome] = (this.outcomes[outcome] ?? 0) + 1;
+        const ofWrite = (this.byWrite[write] ??= {});
+        ofWrite[outcome] = (ofWrite[outcome] ?? 0) + 1;
+      };
+      const ended = run(tally).then((written) => {
+        const { outcome } = this.record(written);
+        this.operations++;
+        this.finalOutcomes[outcome] = (this.finalOutcomes[outcome] ?? 0) + 1;
+        const finalOfWrite = (this.finalByWrite[write] ??= {});
+        finalOfWrite[outcome] = (finalOfWrite[outcome] ?? 0) + 1;
+        if (attempts > 1) this.retried++;
+        if (isIndefinite(outcome)) this.unanswered++;
+      });
+      const first = await firstAnswer;
+      if (isIndefinite(first)) {
+        retrying.add(ended);
+        void ended.finally(() => retrying.delete(ended));
+        while (retrying.size >= RETRY.pendingPerWorker) await Promise.race(retrying);
+      } else {
+        await ended;
+      }
       // After a refused connection, do not spin while the gateway restarts.
-      await pause(outcome === 'network' ? 100 : this.mix.pauseMs);
+      await pause(first === 'network' ? 100 : this.mix.pauseMs);
     }
+    await Promise.all(retrying);
   }
 
-  private nextWrite(n: number): [Write, () => Promise<Written>] {
+  /**
+   * The next write and how to run it, tallying each attempt. Account creation (the admin API) takes no
+   * idempotency key: it is sent once, never retried, as before.
+   */
+  private nextWrite(n: number): [Write, (tally: (outcome: string) => void) => Promise<Written>] {
     const { accountEvery, quoteEvery, orderEvery } = this.mix;
     const listing = this.settledListing(n);
-    if (n % accountEvery === 0) return ['account', () => this.createAccount(n)];
-    if (listing && n % quoteEvery === 1) return ['quote', () => this.requestQuote(n, listing)];
-    if (listing && n % orderEvery === 2) return ['order', () => this.quickBuy(n, listing)];
-    return ['publish', () => this.publish(n)];
+    if (n % accountEvery === 0) {
+      return [
+        'account',
+        async (tally) => {
+          const written = await this.createAccount(n);
+          tally(written.outcome);
+          return written;
+        },
+      ];
+    }
+    if (listing && n % quoteEvery === 1) {
+      return [
+        'quote',
+        (tally) => this.keyedOperation('quote', (key) => this.requestQuote(n, listing, key), tally),
+      ];
+    }
+    if (listing && n % orderEvery === 2) {
+      return [
+        'order',
+        (tally) => this.keyedOperation('order', (key) => this.quickBuy(n, listing, key), tally),
+      ];
+    }
+    return ['publish', (tally) => this.keyedOperation('publish', (key) => this.publish(n, key), tally)];
   }
 
   private record(written: Written): Written {
@@ -157,22 +344,29 @@ export class SteadyLoad {
     return settled[(n * 7919) % Math.max(1, settled.length)]?.id;
   }
 
-  private async publish(n: number): Promise<Written> {
+  private async publish(n: number, idempotencyKey: string): Promise<Written> {
     try {
-      const { status, body } = await this.cluster.client.publish(this.accounts.sellerKey, {
-        name: `${RUN_WORD} pallet ${n}`,
-        description: 'Returned goods, sorted and counted',
-        imageUrl: this.cluster.images.imageUrl(`pallet${n % 16}`),
-        price: 10 + (n % 50),
-        quantity: 1 + (n % 40),
-        instantCheckout: true,
-        promotePublicly: true,
-      });
+      const { status, body } = await this.cluster.client.publish(
+        this.accounts.sellerKey,
+        {
+          name: `${RUN_WORD} pallet ${n}`,
+          description: 'Returned goods, sorted and counted',
+          imageUrl: this.cluster.images.imageUrl(`pallet${n % 16}`),
+          price: 10 + (n % 50),
+          quantity: 1 + (n % 40),
+          instantCheckout: true,
+          promotePublicly: true,
+        },
+        { idempotencyKey },
+      );
       if (status !== 201) return { outcome: String(status) };
-      this.published.push({ id: body.id, at: Date.now() });
+      // A retry answers the listing its first attempt created: remember it once.
+      if (!this.published.some(({ id }) => id === body.id)) {
+        this.published.push({ id: body.id, at: Date.now() });
+      }
       return { outcome: '201', stream: { schema: 'listing', id: body.id } };
-    } catch {
-      return { outcome: 'network' };
+    } catch (error) {
+      return { outcome: noAnswer(error) };
     }
   }
 
@@ -187,11 +381,15 @@ export class SteadyLoad {
   }
 
   /** An anonymous quote request for more units than a quick_buy takes. */
-  private async requestQuote(n: number, productId: string | undefined): Promise<Written> {
+  private async requestQuote(
+    n: number,
+    productId: string | undefined,
+    idempotencyKey: string,
+  ): Promise<Written> {
     try {
       const { status, body } = await this.cluster.client.request('/api/ucp/quotes', {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
         body: JSON.stringify({
           product_id: productId,
           quantity: 50 + (n % 100),
@@ -201,13 +399,13 @@ export class SteadyLoad {
       if (status !== 201) return { outcome: String(status) };
       const id = (body as { quote_request_id: number }).quote_request_id;
       return { outcome: '201', stream: { schema: 'quote', id: `quote_${id}` } };
-    } catch {
-      return { outcome: 'network' };
+    } catch (error) {
+      return { outcome: noAnswer(error) };
     }
   }
 
   /** quick_buy of one unit: an order, with stock reserved in the listing service (409 once sold out). */
-  private async quickBuy(n: number, productId: string | undefined): Promise<Written> {
+  private async quickBuy(n: number, productId: string | undefined, idempotencyKey: string): Promise<Written> {
     try {
       const { status, body } = await this.cluster.client.request('/api/mcp/invoke', {
         method: 'POST',
@@ -219,14 +417,15 @@ export class SteadyLoad {
             quantity: 1,
             buyer_email: `fault.buyer.${n}@example.com`,
             shipping_country: 'US',
+            idempotency_key: idempotencyKey,
           },
         }),
       });
       if (status !== 200) return { outcome: String(status) };
       const id = (body as { order: { order_id: number } }).order.order_id;
       return { outcome: '200', stream: { schema: 'order', id: `order_${id}` } };
-    } catch {
-      return { outcome: 'network' };
+    } catch (error) {
+      return { outcome: noAnswer(error) };
     }
   }
 }

@@ -144,11 +144,15 @@ describe('fuzzing every REST operation of /openapi.json', () => {
   let components: Record<string, Schema>;
   let credentials: Record<string, string>[];
   let validatorOf: (schema: Schema) => ValidateFunction;
+  let sellerKey: string;
+  let buyerKey: string;
 
   beforeAll(async () => {
     marketplace = await EmbeddedMarketplace.start();
     const seller = await marketplace.client.createAccount('seller', 'Fuzz Seller');
     const buyer = await marketplace.client.createAccount('buyer', 'Fuzz Buyer');
+    sellerKey = seller.apiKey;
+    buyerKey = buyer.apiKey;
     const listing = await marketplace.client.publish(seller.apiKey, {
       name: 'Fuzz lot',
       description: 'Something for the operations on one listing to find',
@@ -193,6 +197,53 @@ describe('fuzzing every REST operation of /openapi.json', () => {
     expect(operations.map((operation) => `${operation.method} ${operation.path}`)).toEqual(
       expect.arrayContaining(['POST /api/products', 'GET /api/ucp/catalog/products']),
     );
+  });
+
+  /** A failure when the answer's status is not documented for the operation, or its body not of its schema. */
+  const undocumented = (
+    method: string,
+    path: string,
+    answer: { status: number; body: unknown },
+  ): string | undefined => {
+    const operation = operations.find((one) => one.method === method && one.path === path);
+    if (!operation) return `${method} ${path} is not in /openapi.json`;
+    const schema = operation.answers[String(answer.status)];
+    if (!operation.statuses.includes(String(answer.status))) {
+      return `${method} ${path} answered ${answer.status}, which it does not document (${operation.statuses.join(', ')})`;
+    }
+    const validate = schema && validatorOf(schema);
+    return validate && !validate(answer.body)
+      ? `${method} ${path} answered ${answer.status} with a body its schema refuses (${ajvErrors(validate)})`
+      : undefined;
+  };
+
+  it('documents what quick_buy answers on /api/mcp/invoke: the order, then 409 once the stock is gone', async () => {
+    // Random parameters seldom make a valid purchase: this one is deterministic, on a lot of one unit.
+    const published = await marketplace.client.publish(sellerKey, {
+      name: 'Fuzz single unit',
+      description: 'One unit, bought twice',
+      imageUrl: marketplace.images.imageUrl('fuzz-single'),
+      price: 20,
+      quantity: 1,
+      instantCheckout: true,
+      promotePublicly: true,
+    });
+    expect(published.status).toBe(201);
+    const quickBuy = () =>
+      marketplace.client.request('/api/mcp/invoke', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-mcp-api-key': buyerKey },
+        body: JSON.stringify({
+          tool: 'quick_buy',
+          parameters: { product_id: published.body.id, quantity: 1, buyer_email: 'fuzz.buyer@example.com' },
+        }),
+      });
+    const bought = await quickBuy();
+    const soldOut = await quickBuy();
+    expect([bought.status, soldOut.status]).toEqual([200, 409]);
+    expect(
+      [bought, soldOut].map((answer) => undocumented('POST', '/api/mcp/invoke', answer)).filter(Boolean),
+    ).toEqual([]);
   });
 
   it(

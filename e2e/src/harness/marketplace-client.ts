@@ -50,13 +50,19 @@ export class MarketplaceClient {
     return { accountId: created.account_id, apiKey: created.api_key };
   }
 
+  /** POST /api/products; with `idempotencyKey`, its Idempotency-Key header (a retry answers the same listing). */
   async publish(
     apiKey: string,
     listing: Record<string, unknown>,
+    { idempotencyKey }: { readonly idempotencyKey?: string } = {},
   ): Promise<{ status: number; body: Product }> {
     const { status, body } = await this.request('/api/products', {
       method: 'POST',
-      headers: { 'x-mcp-api-key': apiKey, 'content-type': 'application/json' },
+      headers: {
+        'x-mcp-api-key': apiKey,
+        'content-type': 'application/json',
+        ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }),
+      },
       body: JSON.stringify(listing),
     });
     return { status, body: body as Product };

@@ -180,6 +180,22 @@ const RATE_LIMITED_JSON_RPC = {
   contentType: 'application/json',
 };
 
+/**
+ * Refusals of a tool that ran into the marketplace's state on /api/mcp/invoke and /api/mcp/stream (both answer a
+ * failure as a problem document before any result): the conflicts of the tools that change something, and the
+ * services behind them being unavailable. quick_buy gives both (docs/idempotency.md).
+ */
+const TOOL_STATE_ERRORS = {
+  409:
+    'The tool conflicts with the current state: quick_buy finds too little stock, a listing without instant ' +
+    'checkout or a line over the bulk threshold (use request_quote); an order or quote is not in the state the ' +
+    'change needs',
+  503:
+    'A service behind the gateway, or its database connection, is not available; retry after Retry-After. The ' +
+    'outcome of a write is then unknown: repeat a create with the same idempotency_key (quick_buy answers the ' +
+    'order it may have placed)',
+};
+
 export const mcpRouteDocs: readonly RouteDoc[] = [
   {
     method: 'post',
@@ -263,6 +279,7 @@ export const mcpRouteDocs: readonly RouteDoc[] = [
       401: 'The tool needs a credential',
       403: 'The credential may not use this tool',
       404: 'The tool found nothing with this id',
+      ...TOOL_STATE_ERRORS,
     },
   },
   {
@@ -286,6 +303,7 @@ export const mcpRouteDocs: readonly RouteDoc[] = [
       401: 'The tool needs a credential',
       403: 'The credential may not use this tool',
       404: 'The tool found nothing with this id',
+      ...TOOL_STATE_ERRORS,
     },
   },
 ];
