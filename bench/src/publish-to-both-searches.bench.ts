@@ -1,4 +1,5 @@
-import type { Cluster } from '@marketplace/e2e';
+import { setTimeout as delay } from 'node:timers/promises';
+import { BACKEND_SERVICES, type Cluster } from '@marketplace/e2e';
 import { createNatsEventLog } from '@marketplace/eventlog';
 import { namespacedEventLog } from '@marketplace/runtime';
 import { generateListings } from './catalog/generated-listings.js';
@@ -7,7 +8,7 @@ import { httpClient, openLoop } from './catalog/load.js';
 import { publishListingCreated } from './listing-created.js';
 import type { HttpAnswer, HttpRequest } from './catalog/load.js';
 import { clusterCpuTargets, meterCpu } from './process-cpu.js';
-import { msUntilFound, uniqueWord, withClusterSeller } from './publish-visibility.js';
+import { uniqueWord, withClusterSeller } from './publish-visibility.js';
 import type { PollOptions } from './publish-visibility.js';
 import { summarize } from './stats.js';
 
@@ -26,7 +27,8 @@ export interface PublishToBothSearchesOptions {
   readonly maxConcurrentPublishes: number;
   /**
    * Follow every n-th listing only (1: all). Each followed listing costs two searches every `pollIntervalMs`
-   * until it shows: at 100 listings/s, following all of them makes the poller, not the catalog, the load.
+   * until it shows, and a semantic search costs the catalog what several listings' projection does: following
+   * all of them at 100 listings/s makes the searches, not the listings, the load.
    */
   readonly followEvery: number;
 }
@@ -46,13 +48,28 @@ interface ProductMatches {
   readonly products: readonly { readonly id: string }[];
 }
 
-/** Searches through a bounded client; a failed search is a miss, counted. */
-const searcher = (baseUrl: string, maxConcurrent: number) => {
-  const exchange = httpClient(baseUrl, maxConcurrent);
+/**
+ * The searches that follow listings until they show: at most `workers` searches in flight, each worker taking the
+ * check that has waited longest (a check: one kind of search for one listing), so no search queues for a
+ * connection and the searches' latency is the server's. A check is searched again no sooner than `intervalMs`
+ * after its last answer; with many pending, a listing's figure is late by at most one round of the queue. A
+ * failed search is a miss, counted.
+ */
+const visibilityChecks = (baseUrl: string, workers: number, poll: PollOptions) => {
+  interface Check {
+    readonly request: HttpRequest;
+    readonly id: string;
+    readonly since: number;
+    readonly due: number;
+    readonly settle: (ms: number | undefined) => void;
+  }
+  const exchange = httpClient(baseUrl, workers);
   const counts = { polls: 0, errors: 0 };
-  /** How long each search took, queueing for a connection included: the resolution of the figures. */
   const latenciesMs: number[] = [];
-  const holds = async (request: HttpRequest, id: string): Promise<boolean> => {
+  const queue: Check[] = [];
+  let stopped = false;
+
+  const holds = async ({ request, id }: Check): Promise<boolean> => {
     counts.polls++;
     const sent = performance.now();
     let answer: HttpAnswer;
@@ -70,7 +87,34 @@ const searcher = (baseUrl: string, maxConcurrent: number) => {
     }
     return (JSON.parse(answer.text()) as ProductMatches).products.some((product) => product.id === id);
   };
-  return { holds, counts, latenciesMs };
+  const work = async (): Promise<void> => {
+    while (!stopped) {
+      const check = queue.shift();
+      if (check === undefined) {
+        await delay(2);
+        continue;
+      }
+      const wait = check.due - performance.now();
+      if (wait > 0) await delay(wait);
+      const found = await holds(check);
+      const now = performance.now();
+      if (found) check.settle(now - check.since);
+      else if (now - check.since > poll.timeoutMs) check.settle(undefined);
+      else queue.push({ ...check, due: now + poll.intervalMs });
+    }
+  };
+  const workersDone = Promise.all(Array.from({ length: workers }, work));
+  return {
+    /** Milliseconds from `since` to the answer that held `id`, or undefined if none did within the timeout. */
+    follow: (request: HttpRequest, id: string, since: number): Promise<number | undefined> =>
+      new Promise((settle) => queue.push({ request, id, since, due: since, settle })),
+    stop: async (): Promise<void> => {
+      stopped = true;
+      await workersDone;
+    },
+    counts,
+    latenciesMs,
+  };
 };
 
 /** The listing as a seller's system posts it, titled with its unique word. */
@@ -87,15 +131,14 @@ const listingBody = (listing: GeneratedListing, title: string, imageUrl: string)
     promotePublicly: true,
   });
 
-/** Time from the 201 to the listing being returned by each search, polled independently. */
+/** Time from its creation to the listing being returned by each search, checked independently. */
 const trackVisibility = async (
-  holds: (request: HttpRequest, id: string) => Promise<boolean>,
+  follow: ReturnType<typeof visibilityChecks>['follow'],
   listing: { readonly id: string; readonly word: string; readonly title: string } & Pick<
     GeneratedListing,
     'category' | 'condition'
   >,
-  publishedAt: number,
-  poll: PollOptions,
+  createdAt: number,
 ): Promise<Visibility> => {
   const lexical = { path: `/api/ucp/catalog/products?q=${listing.word}&limit=1` };
   const semantic: HttpRequest = {
@@ -110,8 +153,8 @@ const trackVisibility = async (
     }),
   };
   const [lexicalMs, semanticMs] = await Promise.all([
-    msUntilFound(() => holds(lexical, listing.id), publishedAt, poll),
-    msUntilFound(() => holds(semantic, listing.id), publishedAt, poll),
+    follow(lexical, listing.id, createdAt),
+    follow(semantic, listing.id, createdAt),
   ]);
   return { lexicalMs, semanticMs };
 };
@@ -170,8 +213,10 @@ const createOnEventLog = async (
 const measure = async (cluster: Cluster, create: CreateListing, options: PublishToBothSearchesOptions) => {
   const offered = Math.floor((options.ratePerSecond * options.durationMs) / 1000);
   const listings = generateListings(offered);
-  const searches = searcher(cluster.client.baseUrl, options.maxConcurrentPolls);
-  const poll = { intervalMs: options.pollIntervalMs, timeoutMs: VISIBLE_WITHIN_MS };
+  const searches = visibilityChecks(cluster.client.baseUrl, options.maxConcurrentPolls, {
+    intervalMs: options.pollIntervalMs,
+    timeoutMs: VISIBLE_WITHIN_MS,
+  });
   const tracked: Promise<Visibility>[] = [];
 
   const meter = await meterCpu(clusterCpuTargets(cluster));
@@ -183,13 +228,14 @@ const measure = async (cluster: Cluster, create: CreateListing, options: Publish
       const title = `${listing.title} ${word}`;
       const { id, createdAt } = await create(listing, title);
       if (n % options.followEvery === 0) {
-        tracked.push(trackVisibility(searches.holds, { ...listing, id, word, title }, createdAt, poll));
+        tracked.push(trackVisibility(searches.follow, { ...listing, id, word, title }, createdAt));
       }
     },
     options.ratePerSecond,
     options.durationMs,
   );
   const visibility = await Promise.all(tracked);
+  await searches.stop();
   const seconds = (performance.now() - started) / 1000;
   const cpu = await meter.stop(publishing.requests);
 
@@ -234,7 +280,7 @@ const measure = async (cluster: Cluster, create: CreateListing, options: Publish
  */
 export const publishToBothSearchesCluster = (
   options: PublishToBothSearchesOptions,
-  via: 'api' | 'event log' = 'api',
+  via: 'api' | 'event log' | 'event log, catalog alone' = 'api',
 ) =>
   withClusterSeller(async (cluster, seller) => {
     if (via === 'api') {
@@ -243,6 +289,12 @@ export const publishToBothSearchesCluster = (
         createThroughApi(cluster, seller.apiKey, options.maxConcurrentPublishes),
         options,
       );
+    }
+    // The catalog and the gateway alone on the machine's cores, as when each service has its own: the other
+    // consumers of listing events (and the listing service) stopped.
+    if (via === 'event log, catalog alone') {
+      for (const service of BACKEND_SERVICES)
+        if (service !== 'catalog') await cluster.process(service).stop();
     }
     const onLog = await createOnEventLog(cluster, seller.accountId);
     try {

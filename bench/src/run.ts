@@ -25,13 +25,14 @@ const publishThroughputOptions = { concurrency: 16, durationMs: 10_000 };
 const catalogSearchOptions = { listings: 100_000, concurrency: 16, durationMs: 15_000 };
 const productDetailsOptions = { listings: 200, concurrency: 16, durationMs: 10_000 };
 const checkoutOptions = { concurrency: 16, durationMs: 10_000, listings: 32 };
-const bothSearchesOptions = (ratePerSecond: number, followEvery = 1) => ({
+/** About 10 listings/s followed, each searched for every 50 ms: the searches stay a small part of the load. */
+const bothSearchesOptions = (ratePerSecond: number) => ({
   ratePerSecond,
   durationMs: 20_000,
-  pollIntervalMs: 15,
+  pollIntervalMs: 50,
   maxConcurrentPolls: 8,
   maxConcurrentPublishes: 64,
-  followEvery,
+  followEvery: Math.max(1, Math.round(ratePerSecond / 10)),
 });
 const mcpSearchOptions = { listings: 100, concurrency: 16, durationMs: 10_000, sampleEveryMs: 5_000 };
 
@@ -41,10 +42,12 @@ const scenarios: Record<string, () => Promise<Record<string, unknown>>> = {
   // PUBLISH_RATE offers another rate than the bar's 100/s (e.g. one the machine sustains).
   'publish-to-both-searches.cluster-nats': () =>
     publishToBothSearchesCluster(bothSearchesOptions(Number(process.env['PUBLISH_RATE'] ?? 100))),
-  // The same at the bar's 100/s with the listings created as events on the log: the catalog's side of that bar;
-  // every 5th listing followed (400 of 2,000), so the searches are those of the 20/s runs.
+  // The same at the bar's 100/s with the listings created as events on the log: the catalog's side of that bar.
   'listing-events-to-both-searches.cluster-nats': () =>
-    publishToBothSearchesCluster(bothSearchesOptions(100, 5), 'event log'),
+    publishToBothSearchesCluster(bothSearchesOptions(100), 'event log'),
+  // The same with only the catalog and the gateway running: what the catalog does with 100 listings/s.
+  'listing-events-to-both-searches.catalog-alone': () =>
+    publishToBothSearchesCluster(bothSearchesOptions(100), 'event log, catalog alone'),
   'publish-throughput.cluster-nats': () => publishThroughput('cluster-nats', publishThroughputOptions),
   'publish-throughput.embedded': () => publishThroughput('embedded', publishThroughputOptions),
   'catalog-search.cluster-nats': () => catalogSearch('cluster-nats', catalogSearchOptions),
