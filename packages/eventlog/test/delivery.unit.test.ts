@@ -58,7 +58,18 @@ describe('deliverUntilHandled', () => {
 
   it('keeps the message alive while the handler runs, and stops once it is done', async () => {
     let beats = 0;
-    await deliverUntilHandled(message, () => new Promise((resolve) => setTimeout(resolve, 60)), {
+    // The handler ends once it has seen three beats (or after 5 s, which fails the test): a handler of a fixed
+    // 60 ms raced the keep-alive's timer, and a loaded CI machine fired the two together (1 beat seen).
+    const handler = (): Promise<void> =>
+      new Promise((resolve) => {
+        const started = Date.now();
+        const check = setInterval(() => {
+          if (beats < 3 && Date.now() - started < 5_000) return;
+          clearInterval(check);
+          resolve();
+        }, 5);
+      });
+    await deliverUntilHandled(message, handler, {
       retry,
       signal: new AbortController().signal,
       logger,
