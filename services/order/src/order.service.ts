@@ -12,6 +12,7 @@ import type { PeriodicJob, ServiceDependencies } from '@marketplace/runtime';
 import { schedulePeriodicJob } from '@marketplace/runtime';
 import { serveGrpcService } from '@marketplace/rpc';
 import { CompletionsTable } from './adapters/completions.table.js';
+import { QuoteRedemptionsTable } from './adapters/quote-redemptions.table.js';
 import { DisputeNotificationsTable } from './adapters/dispute-notifications.table.js';
 import { createGrpcListings } from './adapters/listings.grpc-client.js';
 import { encodeOrderEvent, ORDER_TOPIC } from './adapters/order-event.codec.js';
@@ -58,6 +59,7 @@ export const orderDependencies = (options: {
   store: createPostgresEventStore({ db: options.db, schema: options.schema }),
   orders: new OrdersTable(options.schema),
   completions: new CompletionsTable(options.schema),
+  quoteRedemptions: new QuoteRedemptionsTable(options.schema),
   disputes: new DisputeNotificationsTable(options.schema),
   listings: options.ports.listings,
   quotes: options.ports.quotes,

@@ -341,7 +341,6 @@ describe.each(testEngines())('order application on $name', ({ create }) => {
       productId: product.productId,
       quantity: 300,
       agreedUnitPriceCents: 700,
-      buyerEmail: 'buyer@example.com',
       buyerAccountId: BUYER,
     });
     quotes.quotes.set(6, { ...quotes.quotes.get(5)!, quoteRequestId: 6, agreedUnitPriceCents: undefined });
@@ -370,6 +369,158 @@ describe.each(testEngines())('order application on $name', ({ create }) => {
         buyerAccountId: BUYER,
       }),
     ).toMatch(/no agreed price/);
+  });
+
+  describe('an agreed quote is used once', () => {
+    let nextQuote = 100;
+    const agreedQuote = (
+      productId: string,
+      overrides: { quantity?: number; buyerAccountId?: number } = {},
+    ) => {
+      const quoteRequestId = nextQuote++;
+      quotes.quotes.set(quoteRequestId, {
+        quoteRequestId,
+        productId,
+        quantity: overrides.quantity ?? 300,
+        agreedUnitPriceCents: 700,
+        buyerAccountId: 'buyerAccountId' in overrides ? overrides.buyerAccountId : BUYER,
+      });
+      return quoteRequestId;
+    };
+    const checkout = (productId: string, quoteRequestId: number, quantity = 300, buyer = BUYER) =>
+      createCheckout(deps, {
+        ...buyerCall(buyer),
+        lines: [{ productId, quantity, quoteRequestId }],
+        buyerAccountId: buyer,
+      });
+    const complete = (checkoutId: string, buyer = BUYER) =>
+      completeCheckout(deps, { ...buyerCall(buyer), checkoutId, buyerAccountId: buyer });
+    const redemptionsOf = async (quoteRequestId: number) =>
+      (
+        await db.query<{ checkout_id: string; order_id: string | null }>(
+          `select checkout_id, order_id from ${schema}.quote_redemptions where quote_request_id = $1`,
+          [quoteRequestId],
+        )
+      ).rows;
+
+    it('records the redemption with the order; a later checkout of that quote is a 409', async () => {
+      const product = newProduct({ priceCents: 1_000, quantity: 1_000 });
+      const quoteRequestId = agreedQuote(product.productId);
+      const first = await checkout(product.productId, quoteRequestId, 200);
+      const { orders } = await complete(first.checkoutId);
+      expect(orders[0]).toMatchObject({ quantity: 200, unitPriceCents: 700, quoteRequestId });
+      expect(await redemptionsOf(quoteRequestId)).toEqual([
+        { checkout_id: first.checkoutId, order_id: String(orders[0]?.orderId) },
+      ]);
+      // The 100 units left of the quote are not for sale at its price either: the quote was used.
+      await expect(checkout(product.productId, quoteRequestId, 100)).rejects.toMatchObject({
+        kind: 'conflict',
+        message: expect.stringMatching(`already used by order ${orders[0]?.orderId}`),
+      });
+      expect(listings.stockOf(product.productId)).toBe(800);
+    });
+
+    it('refuses one quote on two lines of one checkout, naming the second line', async () => {
+      const product = newProduct({ quantity: 1_000 });
+      const quoteRequestId = agreedQuote(product.productId);
+      await expect(
+        createCheckout(deps, {
+          ...buyerCall(),
+          lines: [
+            { productId: product.productId, quantity: 300, quoteRequestId },
+            { productId: product.productId, quantity: 300, quoteRequestId },
+          ],
+          buyerAccountId: BUYER,
+        }),
+      ).rejects.toMatchObject({
+        kind: 'validation',
+        violations: [{ path: 'line_items/1/quote_request_id', message: expect.stringMatching(/used once/) }],
+      });
+    });
+
+    it('lets one of two racing checkouts of a quote place its order; the other is a 409 and holds no stock', async () => {
+      const product = newProduct({ quantity: 1_000 });
+      const quoteRequestId = agreedQuote(product.productId);
+      const sessions = [
+        await checkout(product.productId, quoteRequestId),
+        await checkout(product.productId, quoteRequestId),
+      ];
+      const outcomes = await Promise.allSettled(sessions.map((session) => complete(session.checkoutId)));
+      const placed = outcomes.filter((outcome) => outcome.status === 'fulfilled');
+      const refused = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason] : []));
+      expect(placed).toHaveLength(1);
+      expect(refused).toEqual([expect.objectContaining({ kind: 'conflict' })]);
+      expect(listings.stockOf(product.productId)).toBe(700);
+      const orderEvents = await db.query(
+        `select count(*)::int as n from ${schema}.events where type = 'OrderPlaced' and data->'order'->>'quoteRequestId' = $1`,
+        [String(quoteRequestId)],
+      );
+      expect(orderEvents.rows[0]).toEqual({ n: 1 });
+    });
+
+    it('gives the quote back when the attempt fails for stock, so a later checkout can use it', async () => {
+      const product = newProduct({ quantity: 1_000 });
+      const quoteRequestId = agreedQuote(product.productId);
+      const session = await checkout(product.productId, quoteRequestId);
+      listings.add({ ...product, quantity: 10 });
+      await expect(complete(session.checkoutId)).rejects.toMatchObject({ kind: 'conflict' });
+      expect(await redemptionsOf(quoteRequestId)).toEqual([]);
+      listings.add({ ...product, quantity: 1_000 });
+      const retry = await checkout(product.productId, quoteRequestId);
+      const { orders } = await complete(retry.checkoutId);
+      expect(orders).toHaveLength(1);
+    });
+
+    it("is another account's or an unclaimed anonymous quote only for its owner, whatever email the body names", async () => {
+      const product = newProduct({ quantity: 1_000 });
+      const anonymous = agreedQuote(product.productId, { buyerAccountId: undefined });
+      await expect(
+        createCheckout(deps, {
+          ...buyerCall(),
+          lines: [{ productId: product.productId, quantity: 300, quoteRequestId: anonymous }],
+          buyer: { email: 'buyer@example.com' },
+          buyerAccountId: BUYER,
+        }),
+      ).rejects.toMatchObject({
+        violations: [
+          { path: 'line_items/0/quote_request_id', message: 'no such quote request of this buyer' },
+        ],
+      });
+      const theirs = agreedQuote(product.productId, { buyerAccountId: OTHER_BUYER });
+      await expect(checkout(product.productId, theirs)).rejects.toMatchObject({ kind: 'validation' });
+      await expect(checkout(product.productId, theirs, 300, OTHER_BUYER)).resolves.toMatchObject({
+        status: 'ready_for_complete',
+      });
+    });
+
+    it('applies the bulk threshold per product: lines of one product add up, quoted lines apart', async () => {
+      const product = newProduct({ priceCents: 100, quantity: 1_000 });
+      const split = await createCheckout(deps, {
+        ...buyerCall(),
+        lines: [
+          { productId: product.productId, quantity: 60 },
+          { productId: product.productId, quantity: 60 },
+        ],
+        buyerAccountId: BUYER,
+      });
+      expect(split.status).toBe('requires_escalation');
+      expect(split.messages).toEqual([
+        expect.stringMatching(/^lines 1, 2 \(product_\d+\): 120 units .* bulk threshold/),
+      ]);
+      const quoteRequestId = agreedQuote(product.productId);
+      const quotedPlusSmall = await createCheckout(deps, {
+        ...buyerCall(),
+        lines: [
+          { productId: product.productId, quantity: 300, quoteRequestId },
+          { productId: product.productId, quantity: 50 },
+        ],
+        buyerAccountId: BUYER,
+      });
+      expect(quotedPlusSmall).toMatchObject({
+        status: 'ready_for_complete',
+        subtotalCents: 300 * 700 + 50 * 100,
+      });
+    });
   });
 
   it('quick_buy places an instant order and refuses listings without instant checkout or over the threshold', async () => {

@@ -1,6 +1,7 @@
 import type { Migration } from '@marketplace/database';
 import { eventStoreMigrations, idempotencyKeysMigration } from '@marketplace/eventsourcing';
 import { completionsMigration } from './completions.table.js';
+import { quoteRedemptionsMigration } from './quote-redemptions.table.js';
 
 /**
  * The order schema: the event store (also the outbox) of orders and checkout sessions, the order number
@@ -44,4 +45,5 @@ export const orderMigrations: readonly Migration[] = [
   orderTablesMigration,
   completionsMigration,
   idempotencyKeysMigration,
+  quoteRedemptionsMigration,
 ];

@@ -20,7 +20,6 @@ export const createGrpcQuotes = (
           productId: quoteRequest.productId,
           quantity: quoteRequest.quantity,
           agreedUnitPriceCents: quoteRequest.agreedUnitPriceCents,
-          buyerEmail: quoteRequest.buyer?.email ?? '',
           buyerAccountId: quoteRequest.buyerAccountId,
         };
       } catch (error) {

@@ -15,6 +15,7 @@ import type { BuyerContact, Order } from '../domain/order.events.js';
 import { orderDecider, shipByOf } from '../domain/order.decider.js';
 import { PAYMENT_TERMS, streamIdOfOrder } from '../domain/order.rules.js';
 import type { CallContext, OrderDependencies } from './order.dependencies.js';
+import type { QuoteRedemption } from './ports.js';
 import { CHECKOUT_STREAM_TYPE, ORDER_STREAM_TYPE } from './order.dependencies.js';
 
 export interface CheckoutLineInput {
@@ -65,6 +66,19 @@ const validateInput = (input: CreateCheckoutInput): void => {
       });
     }
   });
+  const firstLineOfQuote = new Map<number, number>();
+  input.lines.forEach((line, index) => {
+    if (line.quoteRequestId === undefined) return;
+    const first = firstLineOfQuote.get(line.quoteRequestId);
+    if (first === undefined) {
+      firstLineOfQuote.set(line.quoteRequestId, index);
+      return;
+    }
+    violations.push({
+      path: `line_items/${index}/quote_request_id`,
+      message: `quote request ${line.quoteRequestId} is already on line_items/${first}: a quote is used once`,
+    });
+  });
   if (input.buyer !== undefined && !EMAIL.test(input.buyer.email)) {
     violations.push({ path: 'buyer/email', message: 'must be an email address' });
   }
@@ -74,7 +88,10 @@ const validateInput = (input: CreateCheckoutInput): void => {
   if (violations.length > 0) throw validationError('invalid checkout', violations);
 };
 
-/** The quote of a line, checked: the caller's own, for this product, answered with a price, not exceeded. */
+/**
+ * The quote of a line, checked: the caller's own (by account: an email in a request proves nothing, and an
+ * anonymous request is first claimed with its claim token), for this product, answered with a price, not exceeded.
+ */
 const agreedQuoteOf = async (
   deps: OrderDependencies,
   input: CreateCheckoutInput,
@@ -85,13 +102,7 @@ const agreedQuoteOf = async (
   const quoteRequestId = line.quoteRequestId;
   if (quoteRequestId === undefined) throw new Error('agreedQuoteOf needs a quote request id');
   const quote = await deps.quotes.get(quoteRequestId);
-  const callerOwns =
-    quote !== undefined &&
-    (quote.buyerAccountId !== undefined
-      ? quote.buyerAccountId === input.buyerAccountId
-      : input.buyerAccountId !== undefined &&
-        input.buyer !== undefined &&
-        quote.buyerEmail.toLowerCase() === input.buyer.email.toLowerCase());
+  const callerOwns = quote?.buyerAccountId !== undefined && quote.buyerAccountId === input.buyerAccountId;
   // Someone else's quote reads exactly like a missing one.
   if (!quote || !callerOwns) return { path, message: 'no such quote request of this buyer' };
   if (quote.productId !== line.productId) return { path, message: `is a quote for ${quote.productId}` };
@@ -128,8 +139,22 @@ const linesToPrice = async (deps: OrderDependencies, input: CreateCheckoutInput)
     }),
   );
   if (violations.length > 0) throw validationError('invalid checkout', violations);
-  return priced.filter((line): line is LineToPrice => line !== undefined);
+  const lines = priced.filter((line): line is LineToPrice => line !== undefined);
+  const used = (await deps.quoteRedemptions.find(deps.db, quotedIdsOf(input.lines)))[0];
+  if (used !== undefined) throw usedQuote(used);
+  return lines;
 };
+
+const quotedIdsOf = (lines: readonly { readonly quoteRequestId?: number | undefined }[]): number[] =>
+  lines.flatMap(({ quoteRequestId }) => (quoteRequestId === undefined ? [] : [quoteRequestId]));
+
+/** The 409 of a quote whose price a checkout already holds or used (docs/specification.md, "Quotes"). */
+const usedQuote = ({ quoteRequestId, orderId }: QuoteRedemption) =>
+  conflict(
+    orderId === undefined
+      ? `quote request ${quoteRequestId} is being used by another checkout; a quote's price is used once`
+      : `quote request ${quoteRequestId} was already used by order ${orderId}; a quote's price is used once`,
+  );
 
 /**
  * Prices a checkout session from the listings (and agreed quotes) and records it, once per idempotency key: a
@@ -266,7 +291,16 @@ export const completeCheckout = async (
       { tx, retryOnConflict: 1 },
     );
     if (started.appended) {
-      await deps.completions.started(tx, input.checkoutId, started.session.attempt, deps.clock.now());
+      const now = deps.clock.now();
+      await deps.completions.started(tx, input.checkoutId, started.session.attempt, now);
+      // Held before any stock is reserved: of two checkouts racing on one quote, the second stops here.
+      const taken = await deps.quoteRedemptions.hold(
+        tx,
+        input.checkoutId,
+        quotedIdsOf(started.session.lines),
+        now,
+      );
+      if (taken[0] !== undefined) throw usedQuote(taken[0]);
     }
     return started;
   });
@@ -325,6 +359,7 @@ export const finishAttempt = async (
           { tx },
         );
         await deps.completions.ended(tx, checkoutId);
+        await deps.quoteRedemptions.release(tx, checkoutId);
       });
       throw conflict(`${reason}; ask the seller with request_quote`);
     }
@@ -392,6 +427,9 @@ const placeOrders = async (
     });
     if (state.status !== 'placed') throw new Error(`PlaceOrder left order ${orderId} absent`);
     await deps.orders.save(tx, { order: state.order, version });
+    if (line.quoteRequestId !== undefined) {
+      await deps.quoteRedemptions.redeem(tx, session.checkoutId, line.quoteRequestId, orderId);
+    }
     orders.push(state.order);
   }
   const finished = await runCheckoutCommand(

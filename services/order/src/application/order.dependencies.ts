@@ -5,7 +5,7 @@ import type { CompletionsTable } from '../adapters/completions.table.js';
 import type { DisputeNotificationsTable } from '../adapters/dispute-notifications.table.js';
 import type { OrdersTable } from '../adapters/orders.table.js';
 import type { BulkThreshold } from '../domain/checkout.rules.js';
-import type { Listings, Quotes } from './ports.js';
+import type { Listings, QuoteRedemptions, Quotes } from './ports.js';
 
 export const ORDER_STREAM_TYPE = 'order';
 export const CHECKOUT_STREAM_TYPE = 'checkout';
@@ -20,6 +20,7 @@ export interface OrderDependencies {
   readonly disputes: DisputeNotificationsTable;
   readonly listings: Listings;
   readonly quotes: Quotes;
+  readonly quoteRedemptions: QuoteRedemptions;
   readonly bulkThreshold: BulkThreshold;
   /** How long a checkout session can be completed after it was created. */
   readonly checkoutTtlMs: number;

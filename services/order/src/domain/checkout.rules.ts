@@ -2,7 +2,10 @@ import type { FieldViolation } from '@marketplace/platform';
 import { validationError } from '@marketplace/platform';
 import type { CheckoutLine } from './checkout.events.js';
 
-/** Decisions "Checkout and orders": a line over either bound goes through a quote. Configurable. */
+/**
+ * One product over either bound in one checkout goes through a quote (docs/specification.md, "Checkout").
+ * Configurable.
+ */
 export interface BulkThreshold {
   readonly moreThanUnits: number;
   readonly moreThanSubtotalCents: number;
@@ -54,14 +57,52 @@ export const isOverBulkThreshold = (
 const dollars = (cents: number): string =>
   `$${(cents / 100).toLocaleString('en-US', { minimumFractionDigits: 2 })}`;
 
+/** The lines of one product in a checkout, added up (decisions "Checkout and orders"). */
+interface ProductTotals {
+  readonly listing: ListingForCheckout;
+  /** 1-based line numbers, for the messages. */
+  readonly lineNumbers: number[];
+  units: number;
+  /** Units and cents of the lines without an agreed quote: only those count against the bulk threshold. */
+  unquotedUnits: number;
+  unquotedCents: number;
+}
+
+const productTotalsOf = (toPrice: readonly LineToPrice[], lines: readonly CheckoutLine[]) => {
+  const totals = new Map<string, ProductTotals>();
+  toPrice.forEach(({ listing, quote }, index) => {
+    const line = lines[index];
+    if (line === undefined) return;
+    const entry = totals.get(listing.productId) ?? {
+      listing,
+      lineNumbers: [],
+      units: 0,
+      unquotedUnits: 0,
+      unquotedCents: 0,
+    };
+    entry.lineNumbers.push(index + 1);
+    entry.units += line.quantity;
+    if (quote === undefined) {
+      entry.unquotedUnits += line.quantity;
+      entry.unquotedCents += line.lineTotalCents;
+    }
+    totals.set(listing.productId, entry);
+  });
+  return [...totals.values()];
+};
+
+const whereOf = ({ listing, lineNumbers }: ProductTotals): string =>
+  `${lineNumbers.length === 1 ? 'line' : 'lines'} ${lineNumbers.join(', ')} (${listing.productId})`;
+
 /**
- * Prices each line at the listing's price (or the quote's agreed price) and says which lines must go through a
- * quote: more than the bulk threshold (unless already quoted) or more units than in stock. A line below the
+ * Prices each line at the listing's price (or the quote's agreed price) and says what must go through a quote.
+ * The bulk threshold and the stock apply per product, the lines of one product added up, so splitting a lot
+ * into several lines changes nothing (docs/specification.md, "Checkout"). A line with an agreed quote is exempt
+ * from the threshold (its quote is the negotiated price, used once) but not from the stock. A line below the
  * listing's minimum order quantity is a validation error: no quote changes that.
  */
 export const priceCheckout = (threshold: BulkThreshold, toPrice: readonly LineToPrice[]): PricedCheckout => {
   const violations: FieldViolation[] = [];
-  const escalations: string[] = [];
   const currencies = new Set(toPrice.map(({ listing }) => listing.currency));
   if (currencies.size > 1) {
     throw validationError('every line of a checkout must be in one currency', [
@@ -70,25 +111,11 @@ export const priceCheckout = (threshold: BulkThreshold, toPrice: readonly LineTo
   }
   const lines = toPrice.map(({ listing, quantity, quote }, index): CheckoutLine => {
     const unitPriceCents = quote?.unitPriceCents ?? listing.priceCents;
-    const lineTotalCents = unitPriceCents * quantity;
-    const where = `line ${index + 1} (${listing.productId})`;
     if (quote === undefined && quantity < listing.minOrderQuantity) {
       violations.push({
         path: `line_items/${index}/quantity`,
         message: `must be at least the listing's minimum order quantity of ${listing.minOrderQuantity}`,
       });
-    }
-    if (quote === undefined && isOverBulkThreshold(threshold, quantity, lineTotalCents)) {
-      escalations.push(
-        `${where}: ${quantity} units for ${dollars(lineTotalCents)} is over the bulk threshold (more than ` +
-          `${threshold.moreThanUnits} units or ${dollars(threshold.moreThanSubtotalCents)}); ask the seller for a ` +
-          'price with request_quote.',
-      );
-    }
-    if (quantity > listing.quantity) {
-      escalations.push(
-        `${where}: only ${listing.quantity} units are in stock; ask the seller about ${quantity} with request_quote.`,
-      );
     }
     return {
       productId: listing.productId,
@@ -96,11 +123,31 @@ export const priceCheckout = (threshold: BulkThreshold, toPrice: readonly LineTo
       sellerAccountId: listing.sellerAccountId,
       quantity,
       unitPriceCents,
-      lineTotalCents,
+      lineTotalCents: unitPriceCents * quantity,
       quoteRequestId: quote?.quoteRequestId,
     };
   });
   if (violations.length > 0) throw validationError('invalid checkout', violations);
+  const escalations: string[] = [];
+  for (const product of productTotalsOf(toPrice, lines)) {
+    const where = whereOf(product);
+    if (
+      product.unquotedUnits > 0 &&
+      isOverBulkThreshold(threshold, product.unquotedUnits, product.unquotedCents)
+    ) {
+      escalations.push(
+        `${where}: ${product.unquotedUnits} units for ${dollars(product.unquotedCents)} is over the bulk ` +
+          `threshold (more than ${threshold.moreThanUnits} units or ${dollars(threshold.moreThanSubtotalCents)} ` +
+          'of one product in one checkout); ask the seller for a price with request_quote.',
+      );
+    }
+    if (product.units > product.listing.quantity) {
+      escalations.push(
+        `${where}: only ${product.listing.quantity} units are in stock; ask the seller about ${product.units} ` +
+          'with request_quote.',
+      );
+    }
+  }
   return {
     lines,
     subtotalCents: lines.reduce((sum, line) => sum + line.lineTotalCents, 0),
