@@ -14,10 +14,13 @@ import { serveGrpcService } from '@marketplace/rpc';
 import { SellerContactsTable, startSellerContactsProjection } from '@marketplace/seller-contacts';
 import { startListingSnapshotsProjection } from './adapters/listing-snapshots.projection.js';
 import { ListingSnapshotsTable } from './adapters/listing-snapshots.table.js';
+import { loadClaimKey } from './adapters/claim-key.table.js';
 import { encodeQuoteEvent } from './adapters/quote-event.codec.js';
 import { quoteRequestIdSequence } from './adapters/quote-id.sequence.js';
 import { QuoteRequestsTable } from './adapters/quote-requests.table.js';
 import { quoteMigrations } from './adapters/quote.migrations.js';
+import { claimQuote } from './application/claim-quote.js';
+import { ClaimTokens } from './application/claim-tokens.js';
 import type { QuoteDependencies } from './application/quote.dependencies.js';
 import { startQuoteNotifications } from './application/quote-notifications.js';
 import { countQuoteRequestsSince, getQuoteRequest, listQuoteRequests } from './application/quote.queries.js';
@@ -57,6 +60,7 @@ export const startQuoteService = async (options: QuoteServiceOptions): Promise<S
     quoteRequests: new QuoteRequestsTable(schema),
     listings: new ListingSnapshotsTable(schema),
     idempotencyKeys: new IdempotencyKeys(db, schema, clock),
+    claimTokens: new ClaimTokens(await loadClaimKey(db, schema)),
   };
   const sellerContacts = new SellerContactsTable(schema);
   const consumers: Subscription[] = [];
@@ -88,6 +92,7 @@ export const startQuoteService = async (options: QuoteServiceOptions): Promise<S
         schema,
         mailer: options.mailer,
         sellerContacts,
+        claimTokens: deps.claimTokens,
         messageDomain: new URL(options.publicBaseUrl ?? DEFAULT_PUBLIC_BASE_URL).hostname,
       }),
     );
@@ -98,6 +103,7 @@ export const startQuoteService = async (options: QuoteServiceOptions): Promise<S
       services: [
         quoteGrpcService({
           requestQuote: (input) => requestQuote(deps, input),
+          claimQuote: (input) => claimQuote(deps, input),
           listQuoteRequests: (input) => listQuoteRequests(deps, input),
           respondToQuote: (input) => respondToQuote(deps, input),
           getQuoteRequest: (quoteRequestId) => getQuoteRequest(deps, quoteRequestId),

@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { DeciderSpecification } from '@marketplace/eventsourcing';
 import { AppError } from '@marketplace/platform';
 import type {
+  ClaimQuote,
   QuoteRequestDraft,
   QuoteResponseDraft,
   RequestQuote,
@@ -221,5 +222,44 @@ describe('quote decider: RespondToQuote', () => {
       .given([])
       .when(respond({ action: 'accept' }))
       .thenThrows(isKind('not_found'));
+  });
+});
+
+describe('quote decider: ClaimQuote', () => {
+  const BUYER = 41;
+  const claim = (claimTokenMatches: boolean, buyerAccountId = BUYER): ClaimQuote => ({
+    type: 'ClaimQuote',
+    data: { quoteRequestId: 5, buyerAccountId, claimTokenMatches },
+    metadata: { now: LATER, actor: { kind: 'buyer', id: String(buyerAccountId) } },
+  });
+
+  it('gives an anonymous request to the account holding its claim token', () => {
+    spec
+      .given([requested()])
+      .when(claim(true))
+      .then([
+        {
+          type: 'QuoteClaimed',
+          data: { quoteRequest: pending({ buyerAccountId: BUYER, claimedAt: LATER, updatedAt: LATER }) },
+        },
+      ]);
+  });
+
+  it('reads a wrong token like an unknown request', () => {
+    spec.given([requested()]).when(claim(false)).thenThrows(isKind('not_found'));
+    spec.given([]).when(claim(true)).thenThrows(isKind('not_found'));
+  });
+
+  it("changes nothing when claimed again by its owner, and refuses another account's request", () => {
+    const claimed: QuoteRequested = requested({ buyerAccountId: BUYER, claimedAt: NOW });
+    spec.given([claimed]).when(claim(true)).then([]);
+    spec
+      .given([claimed])
+      .when(claim(true, 99))
+      .thenThrows(isKind('conflict', /another buyer account/));
+    spec
+      .given([requested({ buyerAccountId: 99 })])
+      .when(claim(true))
+      .thenThrows(isKind('conflict'));
   });
 });

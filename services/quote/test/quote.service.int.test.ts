@@ -349,6 +349,93 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
     });
   });
 
+  describe('claim tokens of anonymous requests', () => {
+    const BUYER = 41;
+    const claim = (quoteRequestId: number, claimToken: string, buyerAccountId = BUYER) =>
+      grpc.client.claimQuoteRequest({
+        actor: { kind: 'buyer', id: String(buyerAccountId) },
+        quoteRequestId,
+        buyerAccountId,
+        claimToken,
+        correlationId: '',
+      });
+
+    it('answers a token to an anonymous request only, the same on a retry with its key', async () => {
+      const anonymous = await grpc.client.requestQuote({
+        ...quoteRequest('product_1', 801),
+        idempotencyKey: 'claim-1',
+      });
+      expect(anonymous.claimToken).toMatch(/^qct_[A-Za-z0-9_-]{43}$/);
+      const repeat = await grpc.client.requestQuote({
+        ...quoteRequest('product_1', 801),
+        idempotencyKey: 'claim-1',
+      });
+      expect(repeat.claimToken).toBe(anonymous.claimToken);
+      const verified = await grpc.client.requestQuote({
+        ...quoteRequest('product_1', 802),
+        buyerAccountId: 31,
+      });
+      expect(verified.claimToken).toBe('');
+    });
+
+    it('gives the request to the account with its token; refuses a forged token, another id, and a second account', async () => {
+      const { quoteRequest: quote, claimToken } = await grpc.client.requestQuote(
+        quoteRequest('product_1', 803),
+      );
+      const id = quote!.quoteRequestId;
+      const other = await grpc.client.requestQuote(quoteRequest('product_1', 804));
+      const forged = `${claimToken.slice(0, -1)}${claimToken.endsWith('A') ? 'B' : 'A'}`;
+      await expect(claim(id, forged)).rejects.toMatchObject({ kind: 'not_found' });
+      await expect(claim(id, other.claimToken)).rejects.toMatchObject({ kind: 'not_found' });
+      await expect(claim(id, '')).rejects.toMatchObject({ kind: 'not_found' });
+
+      clock.advance(1_000);
+      const { quoteRequest: claimed } = await claim(id, claimToken);
+      expect(claimed).toMatchObject({ buyerAccountId: BUYER, claimedAtMs: clock.now(), version: 2 });
+      await expect(claim(id, claimToken)).resolves.toMatchObject({ quoteRequest: { version: 2 } });
+      await expect(claim(id, claimToken, 99)).rejects.toMatchObject({ kind: 'conflict' });
+      const { quoteRequest: fetched } = await grpc.client.getQuoteRequest({ quoteRequestId: id });
+      expect(fetched).toMatchObject({ buyerAccountId: BUYER });
+      const claimedEvents = await db.query<{ n: number }>(
+        `select count(*)::int as n from "${schema}".events where stream_id = $1 and type = 'QuoteClaimed'`,
+        [`quote_${id}`],
+      );
+      expect(claimedEvents.rows[0]).toEqual({ n: 1 });
+    });
+
+    it('lets one of two accounts racing with the token claim the request', async () => {
+      const { quoteRequest: quote, claimToken } = await grpc.client.requestQuote(
+        quoteRequest('product_1', 805),
+      );
+      const outcomes = await Promise.allSettled([
+        claim(quote!.quoteRequestId, claimToken, 51),
+        claim(quote!.quoteRequestId, claimToken, 52),
+      ]);
+      expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+      expect(outcomes.find((outcome) => outcome.status === 'rejected')).toMatchObject({
+        reason: { kind: 'conflict' },
+      });
+    });
+
+    it("sends the token in the buyer's email of an unclaimed request's answer", async () => {
+      const { quoteRequest: quote, claimToken } = await grpc.client.requestQuote(
+        quoteRequest('product_1', 806),
+      );
+      const id = quote!.quoteRequestId;
+      await grpc.client.respondToQuote({
+        actor: SELLER_ACTOR,
+        sellerAccountId: SELLER,
+        quoteRequestId: id,
+        action: 'accept',
+        message: '',
+        correlationId: '',
+      });
+      const mail = await eventually(() => mailTo(`quote-request.${id}.responded@market.example.test`));
+      expect(mail).toContain(claimToken);
+      expect(mail).toContain(`/api/ucp/quotes/${id}/claim`);
+    });
+  });
+
   describe('with an idempotency key', () => {
     /** Quote requests filed for `quantity`: each test uses its own quantity to find its requests. */
     const filedWith = async (quantity: number): Promise<number> => {

@@ -19,7 +19,11 @@ export interface DecodedQuoteEvent {
 }
 
 // A record rather than a list, so the compiler checks it names every quote event.
-const QUOTE_EVENT_TYPES: Record<QuoteEvent['type'], true> = { QuoteRequested: true, QuoteResponded: true };
+const QUOTE_EVENT_TYPES: Record<QuoteEvent['type'], true> = {
+  QuoteRequested: true,
+  QuoteResponded: true,
+  QuoteClaimed: true,
+};
 
 /** The quote schema's store holds only quote events; anything else is a bug worth stopping for. */
 const isQuoteEvent = (event: RecordedEvent): event is RecordedEvent<QuoteEvent> =>
@@ -32,6 +36,8 @@ const payloadOf = (event: RecordedEvent<QuoteEvent>): quoteV1.QuoteEvent['payloa
       return { $case: 'requested', value: { quoteRequest } };
     case 'QuoteResponded':
       return { $case: 'responded', value: { quoteRequest } };
+    case 'QuoteClaimed':
+      return { $case: 'claimed', value: { quoteRequest } };
   }
 };
 
@@ -51,15 +57,20 @@ export const encodeQuoteEvent: EventEncoder = (event) => {
   return { value: message.finish(), contentType: QUOTE_EVENT_CONTENT_TYPE };
 };
 
+const EVENT_TYPE_OF_CASE = {
+  requested: 'QuoteRequested',
+  responded: 'QuoteResponded',
+  claimed: 'QuoteClaimed',
+} as const;
+
 const eventOf = (payload: quoteV1.QuoteEvent['payload']): QuoteEvent => {
   switch (payload?.$case) {
     case 'requested':
-    case 'responded': {
+    case 'responded':
+    case 'claimed': {
       if (!payload.value.quoteRequest) throw new Error(`QuoteEvent ${payload.$case} without a quote request`);
       const quoteRequest = fromQuoteRequestMessage(payload.value.quoteRequest);
-      return payload.$case === 'requested'
-        ? { type: 'QuoteRequested', data: { quoteRequest } }
-        : { type: 'QuoteResponded', data: { quoteRequest } };
+      return { type: EVENT_TYPE_OF_CASE[payload.$case], data: { quoteRequest } };
     }
     case undefined:
       throw new Error('QuoteEvent without a payload (written by a newer version?)');

@@ -35,6 +35,7 @@ export const toQuoteRequestMessage = (quote: QuoteRequest, version: number): quo
   createdAtMs: quote.createdAt,
   updatedAtMs: quote.updatedAt,
   version,
+  claimedAtMs: quote.claimedAt,
 });
 
 /** Throws when the message holds a status or action this version does not know. */
@@ -80,5 +81,6 @@ export const fromQuoteRequestMessage = (message: quoteV1.QuoteRequest): QuoteReq
     exceedsAvailableStock: message.exceedsAvailableStock,
     createdAt: message.createdAtMs,
     updatedAt: message.updatedAtMs,
+    claimedAt: message.claimedAtMs,
   };
 };

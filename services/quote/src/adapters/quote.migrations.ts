@@ -5,6 +5,7 @@ import {
   projectionMigrations,
 } from '@marketplace/eventsourcing';
 import { sellerContactsMigration } from '@marketplace/seller-contacts';
+import { claimKeyMigration } from './claim-key.table.js';
 import { listingSnapshotsMigration } from './listing-snapshots.table.js';
 import { quoteRequestIdSequenceMigration } from './quote-id.sequence.js';
 import { quoteRequestsMigration } from './quote-requests.table.js';
@@ -22,4 +23,5 @@ export const quoteMigrations: readonly Migration[] = [
   ...projectionMigrations,
   sellerContactsMigration,
   idempotencyKeysMigration,
+  claimKeyMigration,
 ];

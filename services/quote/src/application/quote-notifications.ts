@@ -5,6 +5,8 @@ import type { Mailer } from '@marketplace/mailer';
 import type { SellerContactsTable } from '@marketplace/seller-contacts';
 import { decodeQuoteEvent } from '../adapters/quote-event.codec.js';
 import { newQuoteRequestEmail, quoteResponseEmail } from '../domain/quote.emails.js';
+import type { QuoteRequest } from '../domain/quote.events.js';
+import type { ClaimTokens } from './claim-tokens.js';
 
 export const QUOTE_TOPIC = 'marketplace.quote.v1';
 
@@ -26,8 +28,12 @@ export const startQuoteNotifications = (options: {
   readonly sellerContacts: SellerContactsTable;
   /** Right-hand side of the Message-IDs: the host of the public base URL. */
   readonly messageDomain: string;
+  readonly claimTokens: ClaimTokens;
 }): Promise<Subscription> => {
-  const { mailer, sellerContacts, messageDomain } = options;
+  const { mailer, sellerContacts, messageDomain, claimTokens } = options;
+  // Only an unclaimed anonymous request needs its token; an account's request is checked out by the account.
+  const claimTokenOf = (quoteRequest: QuoteRequest): string | undefined =>
+    quoteRequest.buyerAccountId === undefined ? claimTokens.tokenOf(quoteRequest.quoteRequestId) : undefined;
   return startProjection({
     log: options.log,
     db: options.db,
@@ -53,8 +59,10 @@ export const startQuoteNotifications = (options: {
         case 'QuoteResponded':
           await mailer.send({
             to: quoteRequest.buyer.email,
-            ...quoteResponseEmail({ quoteRequest, messageDomain }),
+            ...quoteResponseEmail({ quoteRequest, messageDomain, claimToken: claimTokenOf(quoteRequest) }),
           });
+          return;
+        case 'QuoteClaimed':
           return;
       }
     },

@@ -3,6 +3,7 @@ import type { EventStore, IdempotencyKeys } from '@marketplace/eventsourcing';
 import type { Clock } from '@marketplace/platform';
 import type { ListingSnapshotsTable } from '../adapters/listing-snapshots.table.js';
 import type { QuoteRequestsTable } from '../adapters/quote-requests.table.js';
+import type { ClaimTokens } from './claim-tokens.js';
 
 /** The stream type of quote requests: selects the topic `marketplace.quote.v1`. */
 export const QUOTE_STREAM_TYPE = 'quote';
@@ -22,4 +23,6 @@ export interface QuoteDependencies {
   readonly listings: ListingSnapshotsTable;
   /** The keys of the quote requests filed with an idempotency key (`<schema>.idempotency_keys`). */
   readonly idempotencyKeys: IdempotencyKeys;
+  /** Derives and checks the claim tokens of anonymous requests. */
+  readonly claimTokens: ClaimTokens;
 }

@@ -29,6 +29,15 @@ export interface StoredQuote {
   readonly version: number;
 }
 
+/** A filed request, with the claim token of an anonymous one (docs/specification.md, "Quotes"). */
+export interface FiledQuote extends StoredQuote {
+  readonly claimToken?: string | undefined;
+}
+
+/** Asked anonymously: claimed since, or not. */
+const wasAnonymous = ({ buyerAccountId, claimedAt }: QuoteRequest): boolean =>
+  buyerAccountId === undefined || claimedAt !== undefined;
+
 /**
  * Files a quote request with the listing's seller, once per idempotency key when the buyer sends one: a repeat
  * answers the request it created (as it is now, answered or not), another request with that key is an
@@ -37,7 +46,7 @@ export interface StoredQuote {
 export const requestQuote = async (
   deps: QuoteDependencies,
   input: RequestQuoteInput,
-): Promise<StoredQuote> => {
+): Promise<FiledQuote> => {
   validateQuoteRequest(input.draft);
   const idempotent = idempotentRequestOf(input.idempotencyKey, {
     path: 'idempotency_key',
@@ -45,7 +54,7 @@ export const requestQuote = async (
     operation: 'RequestQuote',
     request: { productId: input.productId, buyerAccountId: input.buyerAccountId, draft: input.draft },
   });
-  return deps.idempotencyKeys.createOnce(idempotent, {
+  const filed = await deps.idempotencyKeys.createOnce(idempotent, {
     create: (recordKey) => fileQuoteRequest(deps, input, recordKey),
     replay: async (streamId) => {
       const { events, version } = await deps.store.readStream<QuoteEvent>(streamId);
@@ -58,6 +67,10 @@ export const requestQuote = async (
       return { quoteRequest: state.quoteRequest, version };
     },
   });
+  const { quoteRequest } = filed;
+  return wasAnonymous(quoteRequest)
+    ? { ...filed, claimToken: deps.claimTokens.tokenOf(quoteRequest.quoteRequestId) }
+    : filed;
 };
 
 /**

@@ -38,4 +38,15 @@ export type RespondToQuote = Command<
   }
 >;
 
-export type QuoteCommand = RequestQuote | RespondToQuote;
+export type ClaimQuote = Command<
+  'ClaimQuote',
+  {
+    readonly quoteRequestId: number;
+    /** The verified account that claims the request. */
+    readonly buyerAccountId: number;
+    /** Whether the caller's claim token is the request's (checked by the application, which holds the key). */
+    readonly claimTokenMatches: boolean;
+  }
+>;
+
+export type QuoteCommand = RequestQuote | RespondToQuote | ClaimQuote;

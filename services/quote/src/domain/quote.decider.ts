@@ -1,7 +1,13 @@
 import type { Decider } from '@marketplace/eventsourcing';
 import { conflict, notFound } from '@marketplace/platform';
-import type { RequestQuote, QuoteCommand, RespondToQuote } from './quote.commands.js';
-import type { QuoteEvent, QuoteRequest, QuoteRequested, QuoteResponded } from './quote.events.js';
+import type { ClaimQuote, RequestQuote, QuoteCommand, RespondToQuote } from './quote.commands.js';
+import type {
+  QuoteClaimed,
+  QuoteEvent,
+  QuoteRequest,
+  QuoteRequested,
+  QuoteResponded,
+} from './quote.events.js';
 import { validateQuoteRequest, validateQuoteResponse } from './quote.rules.js';
 
 export type QuoteState =
@@ -78,6 +84,29 @@ const respondToQuote = (command: RespondToQuote, state: QuoteState): QuoteRespon
   ];
 };
 
+/**
+ * Ownership of an anonymous request moves to the account that holds its claim token (docs/specification.md,
+ * "Quotes"). A wrong token reads like an unknown request; claiming one's own again changes nothing.
+ */
+const claimQuote = (command: ClaimQuote, state: QuoteState): QuoteClaimed[] => {
+  const { quoteRequestId, buyerAccountId, claimTokenMatches } = command.data;
+  if (state.status === 'absent' || !claimTokenMatches) {
+    throw notFound(`quote request ${quoteRequestId} not found, or the claim token is not its own`);
+  }
+  const { quoteRequest } = state;
+  if (quoteRequest.buyerAccountId === buyerAccountId) return [];
+  if (quoteRequest.buyerAccountId !== undefined) {
+    throw conflict(`quote request ${quoteRequestId} already belongs to another buyer account`);
+  }
+  const { now } = command.metadata;
+  return [
+    {
+      type: 'QuoteClaimed',
+      data: { quoteRequest: { ...quoteRequest, buyerAccountId, claimedAt: now, updatedAt: now } },
+    },
+  ];
+};
+
 export const quoteDecider: Decider<QuoteCommand, QuoteEvent, QuoteState> = {
   decide: (command, state) => {
     switch (command.type) {
@@ -85,9 +114,11 @@ export const quoteDecider: Decider<QuoteCommand, QuoteEvent, QuoteState> = {
         return requestQuote(command, state);
       case 'RespondToQuote':
         return respondToQuote(command, state);
+      case 'ClaimQuote':
+        return claimQuote(command, state);
     }
   },
-  // Both events carry the whole request, so the newest is the state.
+  // Every event carries the whole request, so the newest is the state.
   evolve: (_state, event) => ({ status: 'requested', quoteRequest: event.data.quoteRequest }),
   initialState: () => ({ status: 'absent' }),
 };

@@ -67,6 +67,8 @@ const OUTCOMES = { accept: 'accepted', counter: 'countered', decline: 'declined'
 export const quoteResponseEmail = (input: {
   readonly quoteRequest: QuoteRequest;
   readonly messageDomain: string;
+  /** The claim token of a request made without an account: whoever holds this email may claim it. */
+  readonly claimToken?: string | undefined;
 }): QuoteEmail => {
   const { quoteRequest: quote } = input;
   const { response, product } = quote;
@@ -78,7 +80,14 @@ export const quoteResponseEmail = (input: {
       : [
           `Agreed price: ${money(quote.agreedUnitPriceCents, product.currency)} per unit, ` +
             `${money(quote.agreedUnitPriceCents * quote.quantity, product.currency)} for ${quote.quantity} units.`,
-          `Check out at this price with quote request ${quote.quoteRequestId}.`,
+          `Check out at this price with quote request ${quote.quoteRequestId}; the price is used once.`,
+          ...(input.claimToken === undefined
+            ? []
+            : [
+                'You asked without a buyer account: first claim the request for your account with its claim ' +
+                  `token ${input.claimToken} (POST /api/ucp/quotes/${quote.quoteRequestId}/claim, or the ` +
+                  'claim_quote tool). Keep the token private: it proves the request is yours.',
+              ]),
         ];
   const lines = [
     `Hello${quote.buyer.name === undefined ? '' : ` ${quote.buyer.name}`},`,

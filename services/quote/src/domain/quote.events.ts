@@ -32,8 +32,13 @@ export interface QuoteRequest {
   readonly product: ProductSnapshot;
   readonly quantity: number;
   readonly buyer: QuoteBuyer;
-  /** The verified buyer account (API key or agent token); absent for anonymous requests. */
+  /**
+   * The account that owns the request: the verified caller that asked (API key or agent token), or the account
+   * that claimed an anonymous request with its claim token. Absent for an unclaimed anonymous request.
+   */
   readonly buyerAccountId?: number;
+  /** When a buyer account claimed this anonymous request: its buyer details were typed, not verified. */
+  readonly claimedAt?: number;
   readonly targetPriceCents?: number;
   readonly message?: string;
   readonly status: QuoteStatus;
@@ -55,4 +60,7 @@ export type QuoteRequested = DomainEvent<'QuoteRequested', { readonly quoteReque
 /** The seller accepted, countered or declined. State-carrying: the whole request after the response. */
 export type QuoteResponded = DomainEvent<'QuoteResponded', { readonly quoteRequest: QuoteRequest }>;
 
-export type QuoteEvent = QuoteRequested | QuoteResponded;
+/** A buyer account claimed an anonymous request with its claim token. State-carrying: the whole request. */
+export type QuoteClaimed = DomainEvent<'QuoteClaimed', { readonly quoteRequest: QuoteRequest }>;
+
+export type QuoteEvent = QuoteRequested | QuoteResponded | QuoteClaimed;

@@ -3,12 +3,14 @@ import { quoteV1 } from '@marketplace/proto';
 import type { GrpcService } from '@marketplace/rpc';
 import { toQuoteRequestMessage } from '../adapters/quote-proto.mapper.js';
 import type { ListQuoteRequestsInput } from '../application/quote.queries.js';
-import type { RequestQuoteInput, StoredQuote } from '../application/request-quote.js';
+import type { ClaimQuoteInput } from '../application/claim-quote.js';
+import type { FiledQuote, RequestQuoteInput, StoredQuote } from '../application/request-quote.js';
 import type { RespondToQuoteInput } from '../application/respond-to-quote.js';
 
 /** The application functions the gRPC API exposes. */
 export interface QuoteApplication {
-  requestQuote(input: RequestQuoteInput): Promise<StoredQuote>;
+  requestQuote(input: RequestQuoteInput): Promise<FiledQuote>;
+  claimQuote(input: ClaimQuoteInput): Promise<StoredQuote>;
   listQuoteRequests(input: ListQuoteRequestsInput): Promise<{ quoteRequests: StoredQuote[]; total: number }>;
   respondToQuote(input: RespondToQuoteInput): Promise<StoredQuote>;
   getQuoteRequest(quoteRequestId: number): Promise<StoredQuote>;
@@ -45,6 +47,17 @@ export const quoteGrpcService = (
         // The caller's trace context travels on to the events (and from them to the log's headers).
         traceparent: context.metadata.get('traceparent'),
         idempotencyKey: request.idempotencyKey,
+      });
+      return { quoteRequest: messageOf(stored), claimToken: stored.claimToken ?? '' };
+    },
+    async claimQuoteRequest(request, context) {
+      const stored = await application.claimQuote({
+        quoteRequestId: request.quoteRequestId,
+        buyerAccountId: request.buyerAccountId,
+        claimToken: request.claimToken,
+        actor: parseActor(request.actor),
+        correlationId: emptyAsAbsent(request.correlationId),
+        traceparent: context.metadata.get('traceparent'),
       });
       return { quoteRequest: messageOf(stored) };
     },

@@ -56,8 +56,9 @@ export const checkoutRouteDocs: readonly RouteDoc[] = [
     summary: 'Price a checkout session',
     description:
       'Prices each line at the listing price (or an accepted quote’s agreed price). status is ready_for_complete, or ' +
-      'requires_escalation when a line is over the bulk threshold (more than 100 units or $5,000) or above stock, ' +
-      'with messages saying to use request_quote. Anonymous callers may price; a buyer key or agent token binds ' +
+      'requires_escalation when a product is over the bulk threshold (more than 100 units or $5,000 of one ' +
+      'product in one checkout, its unquoted lines added up) or above stock, with messages saying to use ' +
+      'request_quote. A quote’s agreed price is used once: by one line of one checkout, whose order redeems it. Anonymous callers may price; a buyer key or agent token binds ' +
       'the session to the buyer. Sessions expire (expires_at). With an Idempotency-Key (scoped by the buyer ' +
       'account, else the buyer email, else shared by anonymous callers: use a random key), a repeat of the same ' +
       'body answers the session the key created, as it is now.',
@@ -67,9 +68,10 @@ export const checkoutRouteDocs: readonly RouteDoc[] = [
     body: checkoutBodySchema,
     responses: {
       201: { description: 'The checkout session', schema: checkoutSessionSchema },
-      400: 'Invalid lines (unknown product, below the minimum order quantity, a quote that is not the buyer’s)',
+      400: 'Invalid lines (unknown product, below the minimum order quantity, a quote that is not the buyer’s or is on two lines)',
       401: 'A credential was sent but is not valid',
       403: 'A seller key: sellers do not buy',
+      409: 'A quote of a line was already used by an order, or another checkout is completing with it',
     },
   },
   {
@@ -89,7 +91,9 @@ export const checkoutRouteDocs: readonly RouteDoc[] = [
       401: 'No buyer credential',
       403: 'Not a buyer account',
       404: 'No such session (or another buyer’s)',
-      409: 'The session needs a quote, expired, or the stock ran out (the reservations were released)',
+      409:
+        'The session needs a quote, expired, the stock ran out (the reservations were released), or another ' +
+        'checkout used one of its quotes first',
     },
   },
 ];

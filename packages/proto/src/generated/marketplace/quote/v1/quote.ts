@@ -46,7 +46,10 @@ export interface QuoteRequest {
   buyer:
     | Buyer
     | undefined;
-  /** The verified buyer account (API key or agent token); absent for anonymous requests. */
+  /**
+   * The buyer account that owns the request: the verified caller that asked (API key or agent token), or the
+   * account that claimed an anonymous request with its claim token. Absent for an unclaimed anonymous request.
+   */
   buyerAccountId?:
     | number
     | undefined;
@@ -79,6 +82,8 @@ export interface QuoteRequest {
   updatedAtMs: number;
   /** Version of the aggregate's stream after the last event. */
   version: number;
+  /** When a buyer account claimed this anonymous request; absent when it was asked by an account or is unclaimed. */
+  claimedAtMs?: number | undefined;
 }
 
 function createBaseBuyer(): Buyer {
@@ -284,6 +289,7 @@ function createBaseQuoteRequest(): QuoteRequest {
     createdAtMs: 0,
     updatedAtMs: 0,
     version: 0,
+    claimedAtMs: undefined,
   };
 }
 
@@ -345,6 +351,9 @@ export const QuoteRequest: MessageFns<QuoteRequest> = {
     }
     if (message.version !== 0) {
       writer.uint32(152).int64(message.version);
+    }
+    if (message.claimedAtMs !== undefined) {
+      writer.uint32(160).int64(message.claimedAtMs);
     }
     return writer;
   },
@@ -514,6 +523,14 @@ export const QuoteRequest: MessageFns<QuoteRequest> = {
             message.version = longToNumber(reader.int64());
             continue;
           }
+          case 20: {
+            if (tag !== 160) {
+              break;
+            }
+
+            message.claimedAtMs = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -552,6 +569,7 @@ export const QuoteRequest: MessageFns<QuoteRequest> = {
     message.createdAtMs = object.createdAtMs ?? 0;
     message.updatedAtMs = object.updatedAtMs ?? 0;
     message.version = object.version ?? 0;
+    message.claimedAtMs = object.claimedAtMs ?? undefined;
     return message;
   },
 };

@@ -23,7 +23,10 @@ export interface QuoteEvent {
   occurredAtMs: number;
   actor: Actor | undefined;
   correlationId: string;
-  payload: { $case: "requested"; value: QuoteRequested } | { $case: "responded"; value: QuoteResponded } | undefined;
+  payload: { $case: "requested"; value: QuoteRequested } | { $case: "responded"; value: QuoteResponded } | {
+    $case: "claimed";
+    value: QuoteClaimed;
+  } | undefined;
 }
 
 /** A buyer asked a seller for a quote. State-carrying: the whole quote request as created. */
@@ -33,6 +36,14 @@ export interface QuoteRequested {
 
 /** The seller accepted, countered or declined. State-carrying: the whole quote request after the response. */
 export interface QuoteResponded {
+  quoteRequest: QuoteRequest | undefined;
+}
+
+/**
+ * A buyer account claimed an anonymous quote request with its claim token. State-carrying: the whole quote
+ * request, now owned by that account.
+ */
+export interface QuoteClaimed {
   quoteRequest: QuoteRequest | undefined;
 }
 
@@ -74,6 +85,9 @@ export const QuoteEvent: MessageFns<QuoteEvent> = {
         break;
       case "responded":
         QuoteResponded.encode(message.payload.value, writer.uint32(90).fork()).join();
+        break;
+      case "claimed":
+        QuoteClaimed.encode(message.payload.value, writer.uint32(98).fork()).join();
         break;
     }
     return writer;
@@ -156,6 +170,14 @@ export const QuoteEvent: MessageFns<QuoteEvent> = {
             message.payload = { $case: "responded", value: QuoteResponded.decode(reader, reader.uint32()) };
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.payload = { $case: "claimed", value: QuoteClaimed.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -189,6 +211,12 @@ export const QuoteEvent: MessageFns<QuoteEvent> = {
       case "responded": {
         if (object.payload?.value !== undefined && object.payload?.value !== null) {
           message.payload = { $case: "responded", value: QuoteResponded.fromPartial(object.payload.value) };
+        }
+        break;
+      }
+      case "claimed": {
+        if (object.payload?.value !== undefined && object.payload?.value !== null) {
+          message.payload = { $case: "claimed", value: QuoteClaimed.fromPartial(object.payload.value) };
         }
         break;
       }
@@ -304,6 +332,63 @@ export const QuoteResponded: MessageFns<QuoteResponded> = {
   },
   fromPartial(object: DeepPartial<QuoteResponded>): QuoteResponded {
     const message = createBaseQuoteResponded();
+    message.quoteRequest = (object.quoteRequest !== undefined && object.quoteRequest !== null)
+      ? QuoteRequest.fromPartial(object.quoteRequest)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseQuoteClaimed(): QuoteClaimed {
+  return { quoteRequest: undefined };
+}
+
+export const QuoteClaimed: MessageFns<QuoteClaimed> = {
+  encode(message: QuoteClaimed, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.quoteRequest !== undefined) {
+      QuoteRequest.encode(message.quoteRequest, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): QuoteClaimed {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseQuoteClaimed();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.quoteRequest = QuoteRequest.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<QuoteClaimed>): QuoteClaimed {
+    return QuoteClaimed.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<QuoteClaimed>): QuoteClaimed {
+    const message = createBaseQuoteClaimed();
     message.quoteRequest = (object.quoteRequest !== undefined && object.quoteRequest !== null)
       ? QuoteRequest.fromPartial(object.quoteRequest)
       : undefined;

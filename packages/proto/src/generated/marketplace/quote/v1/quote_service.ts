@@ -35,7 +35,15 @@ export interface RequestQuoteRequest {
 }
 
 export interface RequestQuoteResponse {
-  quoteRequest: QuoteRequest | undefined;
+  quoteRequest:
+    | QuoteRequest
+    | undefined;
+  /**
+   * For an anonymous request only (empty otherwise): the secret that proves ownership of the request, to claim
+   * it for a buyer account (ClaimQuoteRequest). Shown to the requester and sent in the buyer's email; a repeat
+   * with the same idempotency key answers the same token.
+   */
+  claimToken: string;
 }
 
 export interface ListQuoteRequestsRequest {
@@ -78,6 +86,19 @@ export interface GetQuoteRequestRequest {
 }
 
 export interface GetQuoteRequestResponse {
+  quoteRequest: QuoteRequest | undefined;
+}
+
+export interface ClaimQuoteRequestRequest {
+  actor: Actor | undefined;
+  quoteRequestId: number;
+  /** The claiming account, set by the gateway from a verified API key or agent token. */
+  buyerAccountId: number;
+  claimToken: string;
+  correlationId: string;
+}
+
+export interface ClaimQuoteRequestResponse {
   quoteRequest: QuoteRequest | undefined;
 }
 
@@ -251,13 +272,16 @@ export const RequestQuoteRequest: MessageFns<RequestQuoteRequest> = {
 };
 
 function createBaseRequestQuoteResponse(): RequestQuoteResponse {
-  return { quoteRequest: undefined };
+  return { quoteRequest: undefined, claimToken: "" };
 }
 
 export const RequestQuoteResponse: MessageFns<RequestQuoteResponse> = {
   encode(message: RequestQuoteResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.quoteRequest !== undefined) {
       QuoteRequest.encode(message.quoteRequest, writer.uint32(10).fork()).join();
+    }
+    if (message.claimToken !== "") {
+      writer.uint32(18).string(message.claimToken);
     }
     return writer;
   },
@@ -283,6 +307,14 @@ export const RequestQuoteResponse: MessageFns<RequestQuoteResponse> = {
             message.quoteRequest = QuoteRequest.decode(reader, reader.uint32());
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.claimToken = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -303,6 +335,7 @@ export const RequestQuoteResponse: MessageFns<RequestQuoteResponse> = {
     message.quoteRequest = (object.quoteRequest !== undefined && object.quoteRequest !== null)
       ? QuoteRequest.fromPartial(object.quoteRequest)
       : undefined;
+    message.claimToken = object.claimToken ?? "";
     return message;
   },
 };
@@ -769,6 +802,166 @@ export const GetQuoteRequestResponse: MessageFns<GetQuoteRequestResponse> = {
   },
 };
 
+function createBaseClaimQuoteRequestRequest(): ClaimQuoteRequestRequest {
+  return { actor: undefined, quoteRequestId: 0, buyerAccountId: 0, claimToken: "", correlationId: "" };
+}
+
+export const ClaimQuoteRequestRequest: MessageFns<ClaimQuoteRequestRequest> = {
+  encode(message: ClaimQuoteRequestRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.quoteRequestId !== 0) {
+      writer.uint32(16).int64(message.quoteRequestId);
+    }
+    if (message.buyerAccountId !== 0) {
+      writer.uint32(24).int64(message.buyerAccountId);
+    }
+    if (message.claimToken !== "") {
+      writer.uint32(34).string(message.claimToken);
+    }
+    if (message.correlationId !== "") {
+      writer.uint32(42).string(message.correlationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ClaimQuoteRequestRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseClaimQuoteRequestRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.quoteRequestId = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.buyerAccountId = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.claimToken = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.correlationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ClaimQuoteRequestRequest>): ClaimQuoteRequestRequest {
+    return ClaimQuoteRequestRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ClaimQuoteRequestRequest>): ClaimQuoteRequestRequest {
+    const message = createBaseClaimQuoteRequestRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
+    message.quoteRequestId = object.quoteRequestId ?? 0;
+    message.buyerAccountId = object.buyerAccountId ?? 0;
+    message.claimToken = object.claimToken ?? "";
+    message.correlationId = object.correlationId ?? "";
+    return message;
+  },
+};
+
+function createBaseClaimQuoteRequestResponse(): ClaimQuoteRequestResponse {
+  return { quoteRequest: undefined };
+}
+
+export const ClaimQuoteRequestResponse: MessageFns<ClaimQuoteRequestResponse> = {
+  encode(message: ClaimQuoteRequestResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.quoteRequest !== undefined) {
+      QuoteRequest.encode(message.quoteRequest, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ClaimQuoteRequestResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseClaimQuoteRequestResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.quoteRequest = QuoteRequest.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ClaimQuoteRequestResponse>): ClaimQuoteRequestResponse {
+    return ClaimQuoteRequestResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ClaimQuoteRequestResponse>): ClaimQuoteRequestResponse {
+    const message = createBaseClaimQuoteRequestResponse();
+    message.quoteRequest = (object.quoteRequest !== undefined && object.quoteRequest !== null)
+      ? QuoteRequest.fromPartial(object.quoteRequest)
+      : undefined;
+    return message;
+  },
+};
+
 function createBaseCountQuoteRequestsSinceRequest(): CountQuoteRequestsSinceRequest {
   return { sinceMs: 0 };
 }
@@ -931,6 +1124,19 @@ export const QuoteServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * A buyer account takes ownership of an anonymous request with the claim token the request's answer and the
+     * buyer's email carried. A wrong token, like an unknown id, is NOT_FOUND; a request owned by another account is
+     * FAILED_PRECONDITION; claiming one's own again answers it unchanged.
+     */
+    claimQuoteRequest: {
+      name: "ClaimQuoteRequest",
+      requestType: ClaimQuoteRequestRequest as typeof ClaimQuoteRequestRequest,
+      requestStream: false,
+      responseType: ClaimQuoteRequestResponse as typeof ClaimQuoteRequestResponse,
+      responseStream: false,
+      options: {},
+    },
     /** How many quote requests were made since a time (the marketplace://stats resource). */
     countQuoteRequestsSince: {
       name: "CountQuoteRequestsSince",
@@ -970,6 +1176,15 @@ export interface QuoteServiceImplementation<CallContextExt = {}> {
     request: GetQuoteRequestRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<GetQuoteRequestResponse>>;
+  /**
+   * A buyer account takes ownership of an anonymous request with the claim token the request's answer and the
+   * buyer's email carried. A wrong token, like an unknown id, is NOT_FOUND; a request owned by another account is
+   * FAILED_PRECONDITION; claiming one's own again answers it unchanged.
+   */
+  claimQuoteRequest(
+    request: ClaimQuoteRequestRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ClaimQuoteRequestResponse>>;
   /** How many quote requests were made since a time (the marketplace://stats resource). */
   countQuoteRequestsSince(
     request: CountQuoteRequestsSinceRequest,
@@ -1004,6 +1219,15 @@ export interface QuoteServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<GetQuoteRequestRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<GetQuoteRequestResponse>;
+  /**
+   * A buyer account takes ownership of an anonymous request with the claim token the request's answer and the
+   * buyer's email carried. A wrong token, like an unknown id, is NOT_FOUND; a request owned by another account is
+   * FAILED_PRECONDITION; claiming one's own again answers it unchanged.
+   */
+  claimQuoteRequest(
+    request: DeepPartial<ClaimQuoteRequestRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ClaimQuoteRequestResponse>;
   /** How many quote requests were made since a time (the marketplace://stats resource). */
   countQuoteRequestsSince(
     request: DeepPartial<CountQuoteRequestsSinceRequest>,
