@@ -207,6 +207,95 @@ describe('checkout and orders (embedded mode on PostgreSQL)', () => {
     expect(anonymousComplete.status).toBe(401);
   });
 
+  it("keeps a negotiated price single-use and its owner's: claim tokens, no email takeover, one order per quote", async () => {
+    const productId = await publish({ name: 'Tarnbeck pallet of kettles', price: 10, quantity: 1_000 });
+    const requestQuote = (body: Record<string, unknown>, apiKey?: string) =>
+      call('/api/ucp/quotes', { method: 'POST', body: { product_id: productId, ...body }, apiKey });
+    // The quote service learns the listing from its event.
+    const asked = await eventually(
+      async () => {
+        const answer = await requestQuote({ quantity: 300, buyer: { email: 'victim@buyer.example' } });
+        return answer.status === 201 ? answer : undefined;
+      },
+      { timeoutMs: 15_000, describe: () => marketplace.process.logs },
+    );
+    const { quote_request_id: quoteId, claim_token: claimToken } = asked.body as {
+      quote_request_id: number;
+      claim_token: string;
+    };
+    expect(claimToken).toMatch(/^qct_/);
+    const accepted = await invoke(
+      'respond_to_quote',
+      { quote_request_id: quoteId, action: 'counter', counter_price: 500 },
+      seller.apiKey,
+    );
+    expect(accepted.status).toBe(200);
+    const checkout = (lines: unknown[], account: Account, buyerEmail?: string) =>
+      call('/api/ucp/checkout', {
+        method: 'POST',
+        body: { line_items: lines, ...(buyerEmail ? { buyer: { email: buyerEmail } } : {}) },
+        apiKey: account.apiKey,
+      });
+    const line = { product_id: productId, quantity: 300, quote_request_id: quoteId };
+
+    // Typing the victim's email proves nothing; a forged token reads like a missing request.
+    expect((await checkout([line], otherBuyer, 'victim@buyer.example')).status).toBe(400);
+    const claim = (token: string, account: Account) =>
+      call(`/api/ucp/quotes/${quoteId}/claim`, {
+        method: 'POST',
+        body: { claim_token: token },
+        apiKey: account.apiKey,
+      });
+    expect((await claim(`${claimToken.slice(0, -2)}xx`, otherBuyer)).status).toBe(404);
+    expect((await claim(claimToken, seller)).status).toBe(403);
+    expect((await claim(claimToken, buyer)).body).toMatchObject({
+      quote_request_id: quoteId,
+      agreed_price: 500,
+    });
+    expect((await claim(claimToken, otherBuyer)).status).toBe(409);
+
+    // One quote on two lines of one checkout.
+    const twice = await checkout([line, line], buyer);
+    expect(twice.status).toBe(400);
+    expect(JSON.stringify(twice.body)).toContain('line_items/1/quote_request_id');
+
+    // Two sessions of one quote completed at once: one order, one 409.
+    const sessions = [await checkout([line], buyer), await checkout([line], buyer)];
+    expect(sessions.map((session) => session.body)).toEqual([
+      expect.objectContaining({
+        status: 'ready_for_complete',
+        totals: expect.objectContaining({ subtotal: 150_000 }),
+      }),
+      expect.objectContaining({ status: 'ready_for_complete' }),
+    ]);
+    const completions = await Promise.all(
+      sessions.map((session) =>
+        call(`/api/ucp/checkout/${(session.body as { id: string }).id}/complete`, {
+          method: 'POST',
+          apiKey: buyer.apiKey,
+        }),
+      ),
+    );
+    expect(completions.map((answer) => answer.status).sort()).toEqual([200, 409]);
+    // Used once: a later checkout of the same quote is refused before anything is priced.
+    const reuse = await checkout([{ ...line, quantity: 1 }], buyer);
+    expect(reuse.status).toBe(409);
+    expect(JSON.stringify(reuse.body)).toContain('already used by order');
+
+    // A buyer key files under the account's own identity, whatever the body says.
+    await requestQuote(
+      { quantity: 5, buyer: { email: 'ceo@bigcorp.example', name: 'Big Corp CEO' } },
+      buyer.apiKey,
+    );
+    const inbox = await invoke('get_quote_requests', { status: 'pending' }, seller.apiKey);
+    const filed = (
+      inbox.body as {
+        quote_requests: { quantity: number; buyer: { email: string }; buyer_verified: boolean }[];
+      }
+    ).quote_requests.find((request) => request.quantity === 5);
+    expect(filed).toMatchObject({ buyer: { email: 'order.buyer@example.com' }, buyer_verified: true });
+  }, 120_000);
+
   it('follows an order from purchase to dispute, and only its owners may touch it', async () => {
     const productId = await publish({
       name: '=HYPERLINK("http://evil.example","Crestwell monitors")',

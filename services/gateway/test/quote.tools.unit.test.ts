@@ -4,6 +4,7 @@ import type { RateLimitStore } from '@marketplace/ratelimit';
 import { createMemoryRateLimitStore } from '@marketplace/ratelimit';
 import { QuoteRequests } from '../src/application/quote.requests.js';
 import {
+  claimQuoteTool,
   getQuoteRequestsInput,
   requestQuoteTool,
   respondToQuoteInput,
@@ -49,14 +50,31 @@ const stored = (request: Partial<quoteV1.QuoteRequest> = {}): quoteV1.QuoteReque
   ...request,
 });
 
+/** The accounts' own contact details, as the identity service keeps them. */
+const identity = {
+  contactOf: async (accountId: number) => ({
+    email: `account-${accountId}@buyer.example`,
+    name: `Account ${accountId}`,
+    company: 'Verified Ltd',
+  }),
+};
+
 /** A quote client that records what it was asked. */
 const recordingClient = () => {
   const requests: quoteV1.RequestQuoteRequest[] = [];
   const responses: quoteV1.RespondToQuoteRequest[] = [];
+  const claims: quoteV1.ClaimQuoteRequestRequest[] = [];
   const client: QuoteClient = {
     requestQuote: async (request) => {
       requests.push(request);
-      return stored({ quantity: request.quantity, buyerAccountId: request.buyerAccountId });
+      return {
+        quoteRequest: stored({ quantity: request.quantity, buyerAccountId: request.buyerAccountId }),
+        claimToken: request.buyerAccountId === undefined ? 'qct_token' : '',
+      };
+    },
+    claimQuoteRequest: async (request) => {
+      claims.push(request);
+      return stored({ buyerAccountId: request.buyerAccountId, claimedAtMs: NOW, version: 2 });
     },
     listQuoteRequests: async () => ({ quoteRequests: [stored()], total: 1 }),
     respondToQuote: async (request) => {
@@ -66,7 +84,7 @@ const recordingClient = () => {
     countQuoteRequestsSince: async () => 0,
     close: () => undefined,
   };
-  return { client, requests, responses };
+  return { client, requests, responses, claims };
 };
 
 describe('quote tools', () => {
@@ -79,9 +97,9 @@ describe('quote tools', () => {
     return new RateLimiter(store, rateLimitPoliciesOf(rateLimitConfigSchema.parse(env)), () => NOW);
   };
 
-  it('request_quote maps the flat spec fields, binds a verified buyer, and answers the decided body', async () => {
+  it("request_quote files a verified buyer under the account's own details, whatever the input says", async () => {
     const { client, requests } = recordingClient();
-    const tool = requestQuoteTool(new QuoteRequests(client), limiter({}));
+    const tool = requestQuoteTool(new QuoteRequests(client, identity), limiter({}));
     const answer = await tool.handler(BUYER, {
       product_id: 'product_42',
       quantity: 500,
@@ -92,7 +110,7 @@ describe('quote tools', () => {
     expect(requests[0]).toMatchObject({
       actor: { kind: 'buyer', id: '21' },
       buyerAccountId: 21,
-      buyer: { email: 'ada@buyer.example', name: 'Ada', company: '' },
+      buyer: { email: 'account-21@buyer.example', name: 'Account 21', company: 'Verified Ltd' },
       targetPriceCents: 1_000,
     });
     expect(answer).toEqual({
@@ -107,9 +125,39 @@ describe('quote tools', () => {
     expect(tool.outputSchema.safeParse(answer).success).toBe(true);
   });
 
+  it('request_quote answers an anonymous caller the claim token, with what it typed', async () => {
+    const { client, requests } = recordingClient();
+    const tool = requestQuoteTool(new QuoteRequests(client, identity), limiter({}));
+    const answer = await tool.handler(undefined, {
+      product_id: 'product_42',
+      quantity: 500,
+      buyer_email: 'ada@buyer.example',
+      buyer_name: 'Ada',
+    });
+    expect(requests[0]).toMatchObject({ buyer: { email: 'ada@buyer.example', name: 'Ada' } });
+    expect(requests[0]?.buyerAccountId).toBeUndefined();
+    expect(answer).toMatchObject({ quote_request_id: 5, claim_token: 'qct_token' });
+    expect(tool.outputSchema.safeParse(answer).success).toBe(true);
+  });
+
+  it('claim_quote claims as the calling buyer and refuses sellers and anonymous callers', async () => {
+    const { client, claims } = recordingClient();
+    const tool = claimQuoteTool(new QuoteRequests(client, identity));
+    const answer = await tool.handler(BUYER, { quote_request_id: 5, claim_token: 'qct_token' });
+    expect(claims[0]).toMatchObject({ buyerAccountId: 21, quoteRequestId: 5, claimToken: 'qct_token' });
+    expect(answer).toMatchObject({ quote_request_id: 5, claimed_at: new Date(NOW).toISOString() });
+    expect(tool.outputSchema.safeParse(answer).success).toBe(true);
+    await expect(tool.handler(SELLER, { quote_request_id: 5, claim_token: 't' })).rejects.toMatchObject({
+      kind: 'forbidden',
+    });
+    await expect(tool.handler(undefined, { quote_request_id: 5, claim_token: 't' })).rejects.toMatchObject({
+      kind: 'unauthenticated',
+    });
+  });
+
   it('request_quote counts anonymous callers per email on every transport', async () => {
     const tool = requestQuoteTool(
-      new QuoteRequests(recordingClient().client),
+      new QuoteRequests(recordingClient().client, identity),
       limiter({ RATE_LIMIT_QUOTES_PER_EMAIL: '1' }),
     );
     const input = { product_id: 'product_42', quantity: 1, buyer_email: 'ada@buyer.example' };
@@ -130,7 +178,7 @@ describe('quote tools', () => {
 
   it('respond_to_quote acts as the calling seller and refuses anyone else', async () => {
     const { client, responses } = recordingClient();
-    const tool = respondToQuoteTool(new QuoteRequests(client));
+    const tool = respondToQuoteTool(new QuoteRequests(client, identity));
     const answer = await tool.handler(SELLER, {
       quote_request_id: 5,
       action: 'counter',

@@ -1,7 +1,7 @@
 import type { Queryable } from '@marketplace/database';
 import { quoteIdent } from '@marketplace/database';
 import { toIso } from '@marketplace/platform';
-import type { AccountDraft, AccountRole } from '../domain/account.js';
+import type { AccountContact, AccountDraft, AccountRole } from '../domain/account.js';
 
 export interface StoredApiKey {
   readonly accountId: number;
@@ -41,6 +41,16 @@ export class IdentityRepository {
       accountId,
     ]);
     return rows[0]?.role;
+  }
+
+  /** The contact details an account was opened with (verified by the operator who opened it). */
+  async contactOf(q: Queryable, accountId: number): Promise<AccountContact | undefined> {
+    const { rows } = await q.query<{ email: string; name: string; company: string | null }>(
+      `SELECT email, name, company FROM ${this.accounts} WHERE id = $1`,
+      [accountId],
+    );
+    const row = rows[0];
+    return row && { email: row.email, name: row.name, company: row.company ?? undefined };
   }
 
   /** False when the prefix is taken (40 random bits: rare, and the caller draws another key). */

@@ -2,7 +2,7 @@ import type { Database, Queryable } from '@marketplace/database';
 import { createPostgresEventStore } from '@marketplace/eventsourcing';
 import type { Clock } from '@marketplace/platform';
 import { forbidden, notFound, unauthenticated } from '@marketplace/platform';
-import type { AccountDraft, IssuedKey, Principal } from '../domain/account.js';
+import type { AccountContact, AccountDraft, IssuedKey, Principal } from '../domain/account.js';
 import type { AccountCreated } from '../domain/account.events.js';
 import { ACCOUNT_STREAM_TYPE, accountStreamId } from '../domain/account.events.js';
 import type { RandomSource } from '../domain/api-key.js';
@@ -28,6 +28,8 @@ export interface IdentityService {
    * names no buyer account. A revoked key does not revoke the tokens it issued: they live an hour at most.
    */
   authenticateAgentToken(presentedToken: string): Promise<Principal>;
+  /** The account's own contact details; not_found when there is no such account. */
+  contactOf(accountId: number): Promise<AccountContact>;
   /** Throws unless the identity tables exist and the database answers. */
   probe(): Promise<void>;
 }
@@ -136,6 +138,12 @@ export const createIdentityService = ({
       }
       const { buyerAccountId, sessionId } = verified.claims;
       return { accountId: buyerAccountId, role, credential: { kind: 'agent_token', sessionId } };
+    },
+
+    contactOf: async (accountId) => {
+      const contact = await repository.contactOf(db, accountId);
+      if (!contact) throw notFound(`account ${accountId} does not exist`);
+      return contact;
     },
 
     probe: () => repository.probe(db),

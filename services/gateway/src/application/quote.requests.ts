@@ -3,6 +3,7 @@ import { forbidden, unauthenticated } from '@marketplace/platform';
 import type { QuoteAction, QuoteStatusFilter } from '@marketplace/vocabulary';
 import { QUOTE_LIMITS } from '@marketplace/vocabulary';
 import type { QuoteClient } from '../clients/quote.client.js';
+import type { IdentityService } from './identity.service.js';
 import type { Principal } from '../domain/account.js';
 
 /** What a buyer sends, in the gateway's terms (cents, the spec's field names resolved). */
@@ -16,9 +17,11 @@ export interface QuoteRequestInput {
   readonly idempotencyKey?: string | undefined;
 }
 
-/** The answer to a new request (decisions, "Quotes"). */
+/** The answer to a new request (docs/specification.md, "Quotes"). */
 export interface SubmittedQuoteRequest {
   readonly quote_request_id: number;
+  /** Anonymous requests only: the secret that claims the request for a buyer account. */
+  readonly claim_token?: string;
   readonly status: 'pending';
   readonly product_id: string;
   readonly quantity: number;
@@ -40,6 +43,7 @@ export interface SellerQuoteRequest {
   readonly target_price: number | null;
   readonly currency: string;
   readonly buyer: { readonly email: string; readonly name: string | null; readonly company: string | null };
+  /** The buyer details are the account's own: asked with an API key or agent token. */
   readonly buyer_verified: boolean;
   readonly message: string | null;
   readonly response: {
@@ -72,7 +76,8 @@ export const sellerViewOf = (quote: quoteV1.QuoteRequest): SellerQuoteRequest =>
     name: textOrNull(quote.buyer?.name ?? ''),
     company: textOrNull(quote.buyer?.company ?? ''),
   },
-  buyer_verified: quote.buyerAccountId !== undefined,
+  // A claimed anonymous request belongs to an account, but its buyer details were typed, not the account's.
+  buyer_verified: quote.buyerAccountId !== undefined && quote.claimedAtMs === undefined,
   message: textOrNull(quote.message),
   response: quote.response
     ? {
@@ -86,6 +91,27 @@ export const sellerViewOf = (quote: quoteV1.QuoteRequest): SellerQuoteRequest =>
   created_at: iso(quote.createdAtMs),
 });
 
+/** A quote request as its buyer sees it once it is theirs. */
+export interface BuyerQuoteRequest {
+  readonly quote_request_id: number;
+  readonly status: string;
+  readonly product_id: string;
+  readonly quantity: number;
+  readonly agreed_price: number | null;
+  readonly currency: string;
+  readonly claimed_at: string | null;
+}
+
+export const buyerViewOf = (quote: quoteV1.QuoteRequest): BuyerQuoteRequest => ({
+  quote_request_id: quote.quoteRequestId,
+  status: quote.status,
+  product_id: quote.productId,
+  quantity: quote.quantity,
+  agreed_price: orNull(quote.agreedUnitPriceCents),
+  currency: quote.currency,
+  claimed_at: quote.claimedAtMs === undefined ? null : iso(quote.claimedAtMs),
+});
+
 const requireSeller = (principal: Principal | undefined): Principal => {
   if (principal === undefined) throw unauthenticated('quote requests are answered with the seller API key');
   if (principal.role !== 'seller') throw forbidden('only seller accounts receive quote requests');
@@ -94,22 +120,28 @@ const requireSeller = (principal: Principal | undefined): Principal => {
 
 /** Quote requests for REST and the MCP tools: one place that decides who may do what. */
 export class QuoteRequests {
-  constructor(private readonly quotes: QuoteClient) {}
+  constructor(
+    private readonly quotes: QuoteClient,
+    private readonly identity: Pick<IdentityService, 'contactOf'>,
+  ) {}
 
   /**
-   * Anyone may ask (spec 1.2); a verified caller (API key or agent token) binds the request to its account, so the
-   * seller sees a verified buyer. The email and name are the ones the buyer sent (required by spec 2.5).
+   * Anyone may ask (spec 1.2). A verified caller (API key or agent token) binds the request to its account, and
+   * the request carries the account's own email, name and company, whatever the body says, so what the seller sees
+   * as a verified buyer is one (docs/specification.md, "Quotes"). An anonymous request carries what the buyer
+   * typed, and its answer a claim token.
    */
   async request(
     caller: Principal | undefined,
     input: QuoteRequestInput,
     correlationId: string,
   ): Promise<SubmittedQuoteRequest> {
-    const quote = await this.quotes.requestQuote({
+    const buyer = caller === undefined ? input.buyer : await this.identity.contactOf(caller.accountId);
+    const { quoteRequest: quote, claimToken } = await this.quotes.requestQuote({
       actor: caller ? { kind: caller.role, id: String(caller.accountId) } : { kind: 'anonymous', id: '' },
       productId: input.productId,
       quantity: input.quantity,
-      buyer: { email: input.buyer.email, name: input.buyer.name ?? '', company: input.buyer.company ?? '' },
+      buyer: { email: buyer.email, name: buyer.name ?? '', company: buyer.company ?? '' },
       buyerAccountId: caller?.accountId,
       targetPriceCents: input.targetPriceCents,
       message: input.message ?? '',
@@ -118,6 +150,7 @@ export class QuoteRequests {
     });
     return {
       quote_request_id: quote.quoteRequestId,
+      ...(claimToken === '' ? {} : { claim_token: claimToken }),
       status: 'pending',
       product_id: quote.productId,
       quantity: quote.quantity,
@@ -125,6 +158,28 @@ export class QuoteRequests {
       expected_response: QUOTE_LIMITS.expectedResponse,
       created_at: iso(quote.createdAtMs),
     };
+  }
+
+  /**
+   * A buyer account takes an anonymous request with its claim token, so it can check the request out; the token
+   * proves the caller asked, or reads the buyer's mailbox. A wrong token reads like an unknown request.
+   */
+  async claim(
+    caller: Principal | undefined,
+    input: { readonly quoteRequestId: number; readonly claimToken: string },
+    correlationId: string,
+  ): Promise<BuyerQuoteRequest> {
+    if (caller === undefined)
+      throw unauthenticated('a quote request is claimed with a buyer API key or agent token');
+    if (caller.role !== 'buyer') throw forbidden('only buyer accounts claim quote requests');
+    const quote = await this.quotes.claimQuoteRequest({
+      actor: { kind: 'buyer', id: String(caller.accountId) },
+      quoteRequestId: input.quoteRequestId,
+      buyerAccountId: caller.accountId,
+      claimToken: input.claimToken,
+      correlationId,
+    });
+    return buyerViewOf(quote);
   }
 
   /** The calling seller's own requests, newest first. */

@@ -4,7 +4,10 @@ import { createGrpcClient } from '@marketplace/rpc';
 
 /** The gateway's view of the quote service: one method per RPC it uses, failures as AppErrors. */
 export interface QuoteClient {
-  requestQuote(request: quoteV1.RequestQuoteRequest): Promise<quoteV1.QuoteRequest>;
+  requestQuote(
+    request: quoteV1.RequestQuoteRequest,
+  ): Promise<quoteV1.RequestQuoteResponse & { quoteRequest: quoteV1.QuoteRequest }>;
+  claimQuoteRequest(request: quoteV1.ClaimQuoteRequestRequest): Promise<quoteV1.QuoteRequest>;
   listQuoteRequests(request: quoteV1.ListQuoteRequestsRequest): Promise<quoteV1.ListQuoteRequestsResponse>;
   respondToQuote(request: quoteV1.RespondToQuoteRequest): Promise<quoteV1.QuoteRequest>;
   countQuoteRequestsSince(sinceMs: number): Promise<number>;
@@ -20,8 +23,12 @@ export const createQuoteClient = (address: string, options?: GrpcClientOptions):
   const grpc = createGrpcClient(quoteV1.QuoteServiceDefinition, address, options);
   const { client } = grpc;
   return {
-    requestQuote: async (request) =>
-      present((await client.requestQuote(request)).quoteRequest, 'RequestQuote'),
+    requestQuote: async (request) => {
+      const answer = await client.requestQuote(request);
+      return { ...answer, quoteRequest: present(answer.quoteRequest, 'RequestQuote') };
+    },
+    claimQuoteRequest: async (request) =>
+      present((await client.claimQuoteRequest(request)).quoteRequest, 'ClaimQuoteRequest'),
     listQuoteRequests: (request) => client.listQuoteRequests(request),
     respondToQuote: async (request) =>
       present((await client.respondToQuote(request)).quoteRequest, 'RespondToQuote'),

@@ -11,6 +11,13 @@ export interface AccountDraft {
   readonly country?: string | undefined;
 }
 
+/** Who an account is, as the operator who opened it recorded: what a buyer's quote requests carry. */
+export interface AccountContact {
+  readonly email: string;
+  readonly name: string;
+  readonly company?: string | undefined;
+}
+
 /** How a caller proved who it is: an API key (named by its prefix) or a buyer's agent token (by its session). */
 export type Credential =
   | { readonly kind: 'api_key'; readonly keyPrefix: string }

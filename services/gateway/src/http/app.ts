@@ -121,7 +121,7 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
   );
   app.use(catalogRoutes(problems, catalogQueries, deps.identity));
   const quoteClient = deps.quote;
-  const quotes = quoteClient === undefined ? undefined : new QuoteRequests(quoteClient);
+  const quotes = quoteClient === undefined ? undefined : new QuoteRequests(quoteClient, deps.identity);
   if (quotes) app.use(quotesRoutes(problems, quotes, deps.identity, rateLimiter));
   const listingCommands = new ListingCommands(deps.listing, views);
   app.use(productsRoutes(problems, listingCommands, deps.identity, bodyLimitBytes));

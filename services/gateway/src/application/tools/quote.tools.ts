@@ -2,7 +2,12 @@ import { z } from 'zod';
 import { QUOTE_ACTIONS, QUOTE_LIMITS, QUOTE_STATUS_FILTERS } from '@marketplace/vocabulary';
 import type { QuoteRequests } from '../quote.requests.js';
 import { idempotencyKeyArgument } from '../../http/schemas/idempotency-key.schema.js';
-import { quoteRequestFields, submittedQuoteRequestSchema } from '../../http/schemas/quote-request.schema.js';
+import {
+  buyerQuoteRequestSchema,
+  claimTokenSchema,
+  quoteRequestFields,
+  submittedQuoteRequestSchema,
+} from '../../http/schemas/quote-request.schema.js';
 import type { RateLimiter } from '../../http/rate-limit.js';
 import { currentClientAddress } from '../../http/rate-limit.js';
 import type { Tool } from './tool.js';
@@ -90,7 +95,8 @@ export const requestQuoteTool = (
     `Ask the seller of a product for a bulk quote; the quantity may exceed the listed stock. The seller is ` +
     `emailed and usually answers within ${QUOTE_LIMITS.expectedResponse}. Anonymous callers are limited per IP ` +
     'and buyer email; an API key or agent token raises the allowance and binds the request to the buyer account. ' +
-    'Send an idempotency_key to retry safely: a repeat answers the same request.',
+    'Send an idempotency_key to retry safely: a repeat answers the same request. An anonymous request answers a ' +
+    'claim_token: keep it, it is what claims the request for a buyer account (claim_quote) before checkout.',
   inputSchema: requestQuoteInput,
   outputSchema: submittedQuoteRequestSchema,
   auth: 'none',
@@ -150,8 +156,35 @@ export const respondToQuoteTool = (
     ),
 });
 
+/** claim_quote: the twin of POST /api/ucp/quotes/{id}/claim. */
+export const claimQuoteInput = z.strictObject({
+  quote_request_id: z
+    .number({ error: 'must be a whole number' })
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(Number.MAX_SAFE_INTEGER, 'is too large'),
+  claim_token: claimTokenSchema,
+});
+
+export const claimQuoteTool = (
+  quotes: QuoteRequests,
+): Tool<typeof claimQuoteInput, z.output<typeof buyerQuoteRequestSchema>> => ({
+  name: 'claim_quote',
+  description:
+    'Claim a quote request made without an account for your buyer account, with the claim_token of its ' +
+    'request_quote answer or of the buyer email; then check it out with quote_request_id at the agreed price. ' +
+    'Needs a buyer API key or agent token.',
+  inputSchema: claimQuoteInput,
+  outputSchema: buyerQuoteRequestSchema,
+  auth: 'buyer',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  handler: (principal, input) =>
+    quotes.claim(principal, { quoteRequestId: input.quote_request_id, claimToken: input.claim_token }, 'mcp'),
+});
+
 export const quoteTools = (quotes: QuoteRequests, limiter: RateLimiter): Tool[] => [
   requestQuoteTool(quotes, limiter),
+  claimQuoteTool(quotes),
   getQuoteRequestsTool(quotes),
   respondToQuoteTool(quotes),
 ];

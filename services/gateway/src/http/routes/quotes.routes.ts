@@ -10,7 +10,13 @@ import type { RateLimiter } from '../rate-limit.js';
 import { clientAddressOfRequest, rateLimit } from '../rate-limit.js';
 import { requestIdOf } from '../request-log.js';
 import type { QuoteRequestBody } from '../schemas/quote-request.schema.js';
-import { quoteRequestBodySchema, submittedQuoteRequestSchema } from '../schemas/quote-request.schema.js';
+import {
+  buyerQuoteRequestSchema,
+  claimQuoteBodySchema,
+  quoteRequestBodySchema,
+  quoteRequestIdParamsSchema,
+  submittedQuoteRequestSchema,
+} from '../schemas/quote-request.schema.js';
 import { parseOrThrow } from '../schemas/validate.js';
 import type { RouteDoc } from './openapi.describe.js';
 
@@ -66,8 +72,28 @@ export const quotesRoutes = (
       },
     )
     .all(methodNotAllowed(problems, ['POST']));
+  router
+    .route('/api/ucp/quotes/:id/claim')
+    .post(
+      authenticate(identity, { required: true }),
+      ...jsonBody(CLAIM_BODY_LIMIT_BYTES),
+      async (req, res) => {
+        const { id } = parseOrThrow(quoteRequestIdParamsSchema, req.params, 'quote request id');
+        const body = parseOrThrow(claimQuoteBodySchema, req.body, 'claim');
+        res.json(
+          await quotes.claim(
+            principalOf(req),
+            { quoteRequestId: id, claimToken: body.claim_token },
+            requestIdOf(req),
+          ),
+        );
+      },
+    )
+    .all(methodNotAllowed(problems, ['POST']));
   return router;
 };
+
+const CLAIM_BODY_LIMIT_BYTES = 1024;
 
 export const quotesRouteDocs: readonly RouteDoc[] = [
   {
@@ -92,6 +118,29 @@ export const quotesRouteDocs: readonly RouteDoc[] = [
       400: 'Invalid request (each offending field in errors)',
       401: 'A credential was sent but is not valid',
       404: 'No such product, or it is not publicly listed',
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/ucp/quotes/{id}/claim',
+    operationId: 'claimQuote',
+    summary: 'Claim an anonymous quote request for your buyer account',
+    description:
+      'An anonymous request belongs to whoever holds its claim_token (in its 201 answer and in the buyer email of ' +
+      'the seller’s answer); an email address typed into a request proves nothing. The buyer account claims it ' +
+      'here, then checks it out with quote_request_id like a request it made itself. Claiming one’s own request ' +
+      'again answers it unchanged.',
+    tags: ['quotes'],
+    auth: 'api_key_or_agent_token',
+    pathParameters: quoteRequestIdParamsSchema,
+    body: claimQuoteBodySchema,
+    responses: {
+      200: { description: 'The request, now the caller’s', schema: buyerQuoteRequestSchema },
+      400: 'The id is not a quote request id, or the body has no claim_token',
+      401: 'No buyer credential',
+      403: 'Not a buyer account',
+      404: 'No such quote request, or the token is not its own',
+      409: 'Another buyer account owns the request',
     },
   },
 ];

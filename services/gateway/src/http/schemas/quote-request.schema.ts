@@ -55,10 +55,53 @@ export type QuoteRequestBody = z.output<typeof quoteRequestBodySchema>;
 /** The 201 answer, for the OpenAPI document. */
 export const submittedQuoteRequestSchema = z.object({
   quote_request_id: z.number().int(),
+  claim_token: z
+    .string()
+    .optional()
+    .describe(
+      'anonymous requests only: the secret that claims this request for a buyer account ' +
+        '(POST /api/ucp/quotes/{id}/claim); also sent in the buyer email of the answer. Keep it private.',
+    ),
   status: z.literal('pending'),
   product_id: z.string(),
   quantity: z.number().int(),
   exceeds_available_stock: z.boolean(),
   expected_response: z.string(),
   created_at: z.iso.datetime(),
+});
+
+/** `{id}` of `/api/ucp/quotes/{id}/…`: a quote request id, a positive safe integer. */
+export const quoteRequestIdParamsSchema = z.object({
+  id: z
+    .string()
+    .regex(/^[1-9][0-9]{0,15}$/, 'must be a quote request id (a positive whole number)')
+    .refine((id) => Number.isSafeInteger(Number(id)), 'must be a quote request id (a positive whole number)')
+    .transform(Number),
+});
+
+/** POST /api/ucp/quotes/{id}/claim and the claim_quote tool. */
+export const claimTokenSchema = z
+  .string({ error: 'must be a string' })
+  .min(1, 'must not be empty')
+  .max(100, 'must be at most 100 characters')
+  .describe('the claim_token of the request’s 201 answer or of the buyer email');
+
+export const claimQuoteBodySchema = z.strictObject(
+  { claim_token: claimTokenSchema },
+  { error: 'must be a JSON object with claim_token' },
+);
+
+/** A quote request as its buyer sees it after claiming it. */
+export const buyerQuoteRequestSchema = z.object({
+  quote_request_id: z.number().int(),
+  status: z.string(),
+  product_id: z.string(),
+  quantity: z.number().int(),
+  agreed_price: z
+    .number()
+    .int()
+    .nullable()
+    .describe('cents per unit; null until the seller accepts or counters'),
+  currency: z.string(),
+  claimed_at: z.iso.datetime().nullable(),
 });
