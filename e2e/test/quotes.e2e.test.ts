@@ -92,6 +92,7 @@ describe('quote requests (embedded mode)', () => {
     expect(answer.status).toBe(201);
     expect(answer.body).toEqual({
       quote_request_id: expect.any(Number),
+      claim_token: expect.stringMatching(/^qct_[\w-]{43}$/),
       status: 'pending',
       product_id: productId,
       quantity: 50,
@@ -206,7 +207,8 @@ describe('quote requests (embedded mode)', () => {
       ),
     ).toContain(id);
     const buyerMail = await mail(`quote-request.${id}.responded@`);
-    expect(buyerMail).toContain('To: carol@buyer.example');
+    // A buyer key files under the account's own address, not the one its body named.
+    expect(buyerMail).toContain('To: quote.buyer@example.com');
     expect(buyerMail).toContain('$42.00 per unit');
   });
 

@@ -92,6 +92,11 @@ export const QUOTE_LIMITS = {
   messageMaxLength: 2_000,
   /** What a buyer is told to expect (spec 1.3, 8). */
   expectedResponse: '24-48 hours',
+  /** How long a seller's accepted or countered price can be bought (docs/specification.md, "Quotes"). */
+  offerValidityMs: 7 * 24 * 3_600_000,
+  /** The page size of a buyer's quote list: default and maximum. */
+  defaultListLimit: 50,
+  maxListLimit: 200,
 } as const;
 
 export const QUOTE_STATUSES = ['pending', 'responded'] as const;

@@ -23,7 +23,13 @@ import { claimQuote } from './application/claim-quote.js';
 import { ClaimTokens } from './application/claim-tokens.js';
 import type { QuoteDependencies } from './application/quote.dependencies.js';
 import { startQuoteNotifications } from './application/quote-notifications.js';
-import { countQuoteRequestsSince, getQuoteRequest, listQuoteRequests } from './application/quote.queries.js';
+import {
+  countQuoteRequestsSince,
+  getBuyerQuoteRequest,
+  getQuoteRequest,
+  listBuyerQuoteRequests,
+  listQuoteRequests,
+} from './application/quote.queries.js';
 import { requestQuote } from './application/request-quote.js';
 import { respondToQuote } from './application/respond-to-quote.js';
 import { quoteGrpcService } from './transport/quote.grpc.js';
@@ -107,6 +113,8 @@ export const startQuoteService = async (options: QuoteServiceOptions): Promise<S
           listQuoteRequests: (input) => listQuoteRequests(deps, input),
           respondToQuote: (input) => respondToQuote(deps, input),
           getQuoteRequest: (quoteRequestId) => getQuoteRequest(deps, quoteRequestId),
+          getBuyerQuoteRequest: (input) => getBuyerQuoteRequest(deps, input),
+          listBuyerQuoteRequests: (input) => listBuyerQuoteRequests(deps, input),
           countQuoteRequestsSince: (since) => countQuoteRequestsSince(deps, since),
         }),
       ],

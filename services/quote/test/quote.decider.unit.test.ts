@@ -74,6 +74,7 @@ const responded = (
       status: 'responded',
       response: { ...response, respondedAt: LATER, respondedByAccountId: SELLER },
       agreedUnitPriceCents,
+      offerExpiresAt: agreedUnitPriceCents === undefined ? undefined : LATER + 7 * 24 * 3_600_000,
       updatedAt: LATER,
     },
   },

@@ -436,6 +436,99 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
     });
   });
 
+  describe("a buyer's own requests", () => {
+    const BUYER = 61;
+    const asBuyer = (quantity: number) =>
+      grpc.client.requestQuote({ ...quoteRequest('product_1', quantity), buyerAccountId: BUYER });
+
+    it("shows a request to the account that owns it, or to the holder of an unclaimed one's token", async () => {
+      const { quoteRequest: mine } = await asBuyer(901);
+      const get = (quoteRequestId: number, buyerAccountId: number | undefined, claimToken = '') =>
+        grpc.client.getBuyerQuoteRequest({ quoteRequestId, buyerAccountId, claimToken });
+      await expect(get(mine!.quoteRequestId, BUYER)).resolves.toMatchObject({
+        quoteRequest: { quantity: 901 },
+      });
+      await expect(get(mine!.quoteRequestId, BUYER + 1)).rejects.toMatchObject({ kind: 'not_found' });
+      await expect(get(mine!.quoteRequestId, undefined)).rejects.toMatchObject({ kind: 'not_found' });
+
+      const anonymous = await grpc.client.requestQuote(quoteRequest('product_1', 902));
+      const id = anonymous.quoteRequest!.quoteRequestId;
+      await expect(get(id, undefined, anonymous.claimToken)).resolves.toMatchObject({
+        quoteRequest: { quantity: 902 },
+      });
+      await expect(get(id, BUYER)).rejects.toMatchObject({ kind: 'not_found' });
+      await expect(get(id, undefined, mine!.quoteRequestId === id ? '' : 'qct_forged')).rejects.toMatchObject(
+        {
+          kind: 'not_found',
+        },
+      );
+      // Once claimed, the request is the account's: the token no longer reads it.
+      await grpc.client.claimQuoteRequest({
+        actor: { kind: 'buyer', id: String(BUYER) },
+        quoteRequestId: id,
+        buyerAccountId: BUYER,
+        claimToken: anonymous.claimToken,
+        correlationId: '',
+      });
+      await expect(get(id, BUYER)).resolves.toMatchObject({ quoteRequest: { buyerAccountId: BUYER } });
+      await expect(get(id, undefined, anonymous.claimToken)).rejects.toMatchObject({ kind: 'not_found' });
+    });
+
+    it('lists them newest first, by status, a page at a time, with the total', async () => {
+      const listed = await grpc.client.listBuyerQuoteRequests({
+        buyerAccountId: BUYER,
+        status: '',
+        limit: 0,
+        offset: 0,
+      });
+      const quantities = listed.quoteRequests.map((quote) => quote.quantity);
+      expect(quantities).toEqual([902, 901]);
+      expect(listed.total).toBe(2);
+      const second = await grpc.client.listBuyerQuoteRequests({
+        buyerAccountId: BUYER,
+        status: 'all',
+        limit: 1,
+        offset: 1,
+      });
+      expect(second).toMatchObject({ total: 2, quoteRequests: [{ quantity: 901 }] });
+      const past = await grpc.client.listBuyerQuoteRequests({
+        buyerAccountId: BUYER,
+        status: 'all',
+        limit: 1,
+        offset: 5,
+      });
+      expect(past).toMatchObject({ total: 2, quoteRequests: [] });
+      const responded = await grpc.client.listBuyerQuoteRequests({
+        buyerAccountId: BUYER,
+        status: 'responded',
+        limit: 0,
+        offset: 0,
+      });
+      expect(responded.total).toBe(0);
+      await expect(
+        grpc.client.listBuyerQuoteRequests({
+          buyerAccountId: BUYER,
+          status: 'archived',
+          limit: 500,
+          offset: -1,
+        }),
+      ).rejects.toMatchObject({ kind: 'validation' });
+    });
+
+    it('gives an agreed price a week to be bought', async () => {
+      const { quoteRequest: quote } = await asBuyer(903);
+      const { quoteRequest: answered } = await grpc.client.respondToQuote({
+        actor: SELLER_ACTOR,
+        sellerAccountId: SELLER,
+        quoteRequestId: quote!.quoteRequestId,
+        action: 'accept',
+        message: '',
+        correlationId: '',
+      });
+      expect(answered!.offerExpiresAtMs).toBe(clock.now() + 7 * 24 * 3_600_000);
+    });
+  });
+
   describe('with an idempotency key', () => {
     /** Quote requests filed for `quantity`: each test uses its own quantity to find its requests. */
     const filedWith = async (quantity: number): Promise<number> => {

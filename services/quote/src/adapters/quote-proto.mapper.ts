@@ -36,6 +36,7 @@ export const toQuoteRequestMessage = (quote: QuoteRequest, version: number): quo
   updatedAtMs: quote.updatedAt,
   version,
   claimedAtMs: quote.claimedAt,
+  offerExpiresAtMs: quote.offerExpiresAt,
 });
 
 /** Throws when the message holds a status or action this version does not know. */
@@ -82,5 +83,6 @@ export const fromQuoteRequestMessage = (message: quoteV1.QuoteRequest): QuoteReq
     createdAt: message.createdAtMs,
     updatedAt: message.updatedAtMs,
     claimedAt: message.claimedAtMs,
+    offerExpiresAt: message.offerExpiresAtMs,
   };
 };

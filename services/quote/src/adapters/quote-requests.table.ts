@@ -24,15 +24,28 @@ export const quoteRequestsMigration: Migration = {
   `,
 };
 
+/** The buyer's side: the owning account of each request, for a buyer's own list. */
+export const quoteRequestBuyersMigration: Migration = {
+  id: 'quote-005-quote-request-buyers',
+  sql: (schema) => `
+    ALTER TABLE ${schema}.quote_requests ADD COLUMN buyer_account_id bigint;
+    UPDATE ${schema}.quote_requests SET buyer_account_id = (state->>'buyerAccountId')::bigint;
+    CREATE INDEX quote_requests_buyer ON ${schema}.quote_requests (buyer_account_id, created_at_ms DESC)
+      WHERE buyer_account_id IS NOT NULL;
+  `,
+};
+
 export interface StoredQuoteRequest {
   readonly quoteRequest: QuoteRequest;
   readonly version: number;
 }
 
 export interface QuoteRequestFilter {
-  readonly sellerAccountId: number;
+  /** Whose requests: the seller's inbox, or a buyer account's own. */
+  readonly owner: { readonly sellerAccountId: number } | { readonly buyerAccountId: number };
   readonly status: QuoteStatusFilter;
   readonly limit: number;
+  readonly offset?: number;
   readonly createdSince?: number;
 }
 
@@ -54,14 +67,17 @@ export class QuoteRequestsTable {
   /** Inserts or replaces the row; a row is only ever written with the events, so the newer version wins. */
   async save(q: Queryable, { quoteRequest, version }: StoredQuoteRequest): Promise<void> {
     await q.query(
-      `INSERT INTO ${this.table} (quote_request_id, seller_account_id, status, created_at_ms, version, state)
-       VALUES ($1, $2, $3, $4, $5, $6::jsonb)
+      `INSERT INTO ${this.table}
+         (quote_request_id, seller_account_id, buyer_account_id, status, created_at_ms, version, state)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)
        ON CONFLICT (quote_request_id) DO UPDATE
-         SET status = EXCLUDED.status, version = EXCLUDED.version, state = EXCLUDED.state
+         SET buyer_account_id = EXCLUDED.buyer_account_id, status = EXCLUDED.status, version = EXCLUDED.version,
+             state = EXCLUDED.state
          WHERE ${this.table}.version < EXCLUDED.version`,
       [
         quoteRequest.quoteRequestId,
         quoteRequest.product.sellerAccountId,
+        quoteRequest.buyerAccountId ?? null,
         quoteRequest.status,
         quoteRequest.createdAt,
         version,
@@ -78,13 +94,14 @@ export class QuoteRequestsTable {
     return rows[0] && storedOf(rows[0]);
   }
 
-  /** A seller's requests, newest first, and how many match in all. */
+  /** A seller's or a buyer's requests, newest first, and how many match in all. */
   async list(
     q: Queryable,
     filter: QuoteRequestFilter,
   ): Promise<{ quoteRequests: StoredQuoteRequest[]; total: number }> {
-    const conditions = ['seller_account_id = $1'];
-    const params: unknown[] = [filter.sellerAccountId];
+    const { owner } = filter;
+    const conditions = ['sellerAccountId' in owner ? 'seller_account_id = $1' : 'buyer_account_id = $1'];
+    const params: unknown[] = ['sellerAccountId' in owner ? owner.sellerAccountId : owner.buyerAccountId];
     if (filter.status !== 'all') {
       params.push(filter.status);
       conditions.push(`status = $${params.length}`);
@@ -93,17 +110,25 @@ export class QuoteRequestsTable {
       params.push(filter.createdSince);
       conditions.push(`created_at_ms >= $${params.length}`);
     }
-    params.push(filter.limit);
+    params.push(filter.limit, filter.offset ?? 0);
+    const where = conditions.join(' AND ');
     const { rows } = await q.query<Row & { total: string | number }>(
       `SELECT state, version, count(*) OVER () AS total
          FROM ${this.table}
-        WHERE ${conditions.join(' AND ')}
+        WHERE ${where}
         ORDER BY created_at_ms DESC, quote_request_id DESC
-        LIMIT $${params.length}`,
+        LIMIT $${params.length - 1} OFFSET $${params.length}`,
       params,
     );
-    // No offset and a limit of at least 1: no row means nothing matches.
-    return { quoteRequests: rows.map(storedOf), total: Number(rows[0]?.total ?? 0) };
+    const first = rows[0];
+    if (first !== undefined) return { quoteRequests: rows.map(storedOf), total: Number(first.total) };
+    // Past the last page (or nothing matches): the total needs its own count.
+    if ((filter.offset ?? 0) === 0) return { quoteRequests: [], total: 0 };
+    const counted = await q.query<{ n: string | number }>(
+      `SELECT count(*) AS n FROM ${this.table} WHERE ${where}`,
+      params.slice(0, -2),
+    );
+    return { quoteRequests: [], total: Number(counted.rows[0]?.n ?? 0) };
   }
 
   async countSince(q: Queryable, since: number): Promise<number> {

@@ -8,7 +8,7 @@ import { sellerContactsMigration } from '@marketplace/seller-contacts';
 import { claimKeyMigration } from './claim-key.table.js';
 import { listingSnapshotsMigration } from './listing-snapshots.table.js';
 import { quoteRequestIdSequenceMigration } from './quote-id.sequence.js';
-import { quoteRequestsMigration } from './quote-requests.table.js';
+import { quoteRequestBuyersMigration, quoteRequestsMigration } from './quote-requests.table.js';
 
 /**
  * Everything the quote schema holds: the event store (also the outbox), the id sequence, the sellers' list of
@@ -24,4 +24,5 @@ export const quoteMigrations: readonly Migration[] = [
   sellerContactsMigration,
   idempotencyKeysMigration,
   claimKeyMigration,
+  quoteRequestBuyersMigration,
 ];

@@ -1,6 +1,6 @@
 import { notFound, validationError } from '@marketplace/platform';
 import type { QuoteStatusFilter } from '@marketplace/vocabulary';
-import { QUOTE_STATUS_FILTERS } from '@marketplace/vocabulary';
+import { QUOTE_LIMITS, QUOTE_STATUS_FILTERS } from '@marketplace/vocabulary';
 import type { QuoteDependencies } from './quote.dependencies.js';
 import type { StoredQuote } from './request-quote.js';
 
@@ -40,11 +40,67 @@ export const listQuoteRequests = async (
     );
   }
   return deps.quoteRequests.list(deps.db, {
-    sellerAccountId: input.sellerAccountId,
+    owner: { sellerAccountId: input.sellerAccountId },
     status,
     limit,
     createdSince: input.createdSince,
   });
+};
+
+export interface ListBuyerQuoteRequestsInput {
+  readonly buyerAccountId: number;
+  /** Empty: all. */
+  readonly status: string;
+  /** 0: the default. */
+  readonly limit: number;
+  readonly offset: number;
+}
+
+/** A buyer account's own requests (asked with its credential, or claimed), newest first. */
+export const listBuyerQuoteRequests = async (
+  deps: Pick<QuoteDependencies, 'db' | 'quoteRequests'>,
+  input: ListBuyerQuoteRequestsInput,
+): Promise<{ quoteRequests: StoredQuote[]; total: number }> => {
+  const status = input.status === '' ? 'all' : input.status;
+  const limit = input.limit === 0 ? QUOTE_LIMITS.defaultListLimit : input.limit;
+  const violations = [
+    ...(isStatusFilter(status)
+      ? []
+      : [{ path: 'status', message: `must be one of ${QUOTE_STATUS_FILTERS.join(', ')}` }]),
+    ...(Number.isInteger(limit) && limit >= 1 && limit <= QUOTE_LIMITS.maxListLimit
+      ? []
+      : [{ path: 'limit', message: `must be a whole number from 1 to ${QUOTE_LIMITS.maxListLimit}` }]),
+    ...(Number.isInteger(input.offset) && input.offset >= 0
+      ? []
+      : [{ path: 'offset', message: 'must be a whole number from 0' }]),
+  ];
+  if (violations.length > 0 || !isStatusFilter(status)) {
+    throw validationError('invalid quote request filter', violations);
+  }
+  return deps.quoteRequests.list(deps.db, {
+    owner: { buyerAccountId: input.buyerAccountId },
+    status,
+    limit,
+    offset: input.offset,
+  });
+};
+
+/**
+ * One request as its buyer sees it: the caller's account owns it, or the caller holds its claim token. Anything
+ * else reads like an unknown id (docs/specification.md, "Quotes").
+ */
+export const getBuyerQuoteRequest = async (
+  deps: Pick<QuoteDependencies, 'db' | 'quoteRequests' | 'claimTokens'>,
+  input: { readonly quoteRequestId: number; readonly buyerAccountId?: number; readonly claimToken: string },
+): Promise<StoredQuote> => {
+  const stored = await deps.quoteRequests.find(deps.db, input.quoteRequestId);
+  const owner = stored?.quoteRequest.buyerAccountId;
+  const owns =
+    stored !== undefined &&
+    ((input.buyerAccountId !== undefined && owner === input.buyerAccountId) ||
+      (owner === undefined && deps.claimTokens.matches(input.quoteRequestId, input.claimToken)));
+  if (!owns) throw notFound(`quote request ${input.quoteRequestId} not found`);
+  return stored;
 };
 
 /** One request whoever owns it: for services, which check the caller themselves. */

@@ -1,5 +1,6 @@
 import type { Decider } from '@marketplace/eventsourcing';
 import { conflict, notFound } from '@marketplace/platform';
+import { QUOTE_LIMITS } from '@marketplace/vocabulary';
 import type { ClaimQuote, RequestQuote, QuoteCommand, RespondToQuote } from './quote.commands.js';
 import type {
   QuoteClaimed,
@@ -77,6 +78,7 @@ const respondToQuote = (command: RespondToQuote, state: QuoteState): QuoteRespon
             respondedByAccountId: sellerAccountId,
           },
           agreedUnitPriceCents,
+          offerExpiresAt: agreedUnitPriceCents === undefined ? undefined : now + QUOTE_LIMITS.offerValidityMs,
           updatedAt: now,
         },
       },

@@ -48,6 +48,8 @@ export interface QuoteRequest {
    * listed price when none was given). Absent while pending and after a decline.
    */
   readonly agreedUnitPriceCents?: number;
+  /** Until when the agreed price can be bought: a week after the seller's answer (docs/specification.md). */
+  readonly offerExpiresAt?: number;
   /** Quotes may ask for more than the stock on purpose (spec 1.4); the seller sees that it does. */
   readonly exceedsAvailableStock: boolean;
   readonly createdAt: number;

@@ -2,7 +2,7 @@ import { parseActor } from '@marketplace/eventsourcing';
 import { quoteV1 } from '@marketplace/proto';
 import type { GrpcService } from '@marketplace/rpc';
 import { toQuoteRequestMessage } from '../adapters/quote-proto.mapper.js';
-import type { ListQuoteRequestsInput } from '../application/quote.queries.js';
+import type { ListBuyerQuoteRequestsInput, ListQuoteRequestsInput } from '../application/quote.queries.js';
 import type { ClaimQuoteInput } from '../application/claim-quote.js';
 import type { FiledQuote, RequestQuoteInput, StoredQuote } from '../application/request-quote.js';
 import type { RespondToQuoteInput } from '../application/respond-to-quote.js';
@@ -14,6 +14,14 @@ export interface QuoteApplication {
   listQuoteRequests(input: ListQuoteRequestsInput): Promise<{ quoteRequests: StoredQuote[]; total: number }>;
   respondToQuote(input: RespondToQuoteInput): Promise<StoredQuote>;
   getQuoteRequest(quoteRequestId: number): Promise<StoredQuote>;
+  getBuyerQuoteRequest(input: {
+    readonly quoteRequestId: number;
+    readonly buyerAccountId?: number;
+    readonly claimToken: string;
+  }): Promise<StoredQuote>;
+  listBuyerQuoteRequests(
+    input: ListBuyerQuoteRequestsInput,
+  ): Promise<{ quoteRequests: StoredQuote[]; total: number }>;
   countQuoteRequestsSince(since: number): Promise<number>;
 }
 
@@ -87,6 +95,23 @@ export const quoteGrpcService = (
     },
     async getQuoteRequest(request) {
       return { quoteRequest: messageOf(await application.getQuoteRequest(request.quoteRequestId)) };
+    },
+    async getBuyerQuoteRequest(request) {
+      const stored = await application.getBuyerQuoteRequest({
+        quoteRequestId: request.quoteRequestId,
+        buyerAccountId: request.buyerAccountId,
+        claimToken: request.claimToken,
+      });
+      return { quoteRequest: messageOf(stored) };
+    },
+    async listBuyerQuoteRequests(request) {
+      const { quoteRequests, total } = await application.listBuyerQuoteRequests({
+        buyerAccountId: request.buyerAccountId,
+        status: request.status,
+        limit: request.limit,
+        offset: request.offset,
+      });
+      return { quoteRequests: quoteRequests.map(messageOf), total };
     },
     async countQuoteRequestsSince(request) {
       return { count: await application.countQuoteRequestsSince(request.sinceMs) };

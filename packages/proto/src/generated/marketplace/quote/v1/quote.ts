@@ -83,7 +83,14 @@ export interface QuoteRequest {
   /** Version of the aggregate's stream after the last event. */
   version: number;
   /** When a buyer account claimed this anonymous request; absent when it was asked by an account or is unclaimed. */
-  claimedAtMs?: number | undefined;
+  claimedAtMs?:
+    | number
+    | undefined;
+  /**
+   * Until when the agreed price can be checked out (a week after the seller accepted or countered); absent
+   * without an agreed price.
+   */
+  offerExpiresAtMs?: number | undefined;
 }
 
 function createBaseBuyer(): Buyer {
@@ -290,6 +297,7 @@ function createBaseQuoteRequest(): QuoteRequest {
     updatedAtMs: 0,
     version: 0,
     claimedAtMs: undefined,
+    offerExpiresAtMs: undefined,
   };
 }
 
@@ -354,6 +362,9 @@ export const QuoteRequest: MessageFns<QuoteRequest> = {
     }
     if (message.claimedAtMs !== undefined) {
       writer.uint32(160).int64(message.claimedAtMs);
+    }
+    if (message.offerExpiresAtMs !== undefined) {
+      writer.uint32(168).int64(message.offerExpiresAtMs);
     }
     return writer;
   },
@@ -531,6 +542,14 @@ export const QuoteRequest: MessageFns<QuoteRequest> = {
             message.claimedAtMs = longToNumber(reader.int64());
             continue;
           }
+          case 21: {
+            if (tag !== 168) {
+              break;
+            }
+
+            message.offerExpiresAtMs = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -570,6 +589,7 @@ export const QuoteRequest: MessageFns<QuoteRequest> = {
     message.updatedAtMs = object.updatedAtMs ?? 0;
     message.version = object.version ?? 0;
     message.claimedAtMs = object.claimedAtMs ?? undefined;
+    message.offerExpiresAtMs = object.offerExpiresAtMs ?? undefined;
     return message;
   },
 };

@@ -102,6 +102,36 @@ export interface ClaimQuoteRequestResponse {
   quoteRequest: QuoteRequest | undefined;
 }
 
+export interface GetBuyerQuoteRequestRequest {
+  quoteRequestId: number;
+  /** The verified caller's account; absent for a caller proving ownership with the claim token. */
+  buyerAccountId?:
+    | number
+    | undefined;
+  /** Empty when the caller proves ownership with its account. */
+  claimToken: string;
+}
+
+export interface GetBuyerQuoteRequestResponse {
+  quoteRequest: QuoteRequest | undefined;
+}
+
+export interface ListBuyerQuoteRequestsRequest {
+  buyerAccountId: number;
+  /** pending, responded or all; empty means all. */
+  status: string;
+  /** 1 to 200; 0 means 50. */
+  limit: number;
+  /** How many of the newest to skip, for the next page. */
+  offset: number;
+}
+
+export interface ListBuyerQuoteRequestsResponse {
+  quoteRequests: QuoteRequest[];
+  /** How many match the filter in all. */
+  total: number;
+}
+
 export interface CountQuoteRequestsSinceRequest {
   sinceMs: number;
 }
@@ -962,6 +992,300 @@ export const ClaimQuoteRequestResponse: MessageFns<ClaimQuoteRequestResponse> = 
   },
 };
 
+function createBaseGetBuyerQuoteRequestRequest(): GetBuyerQuoteRequestRequest {
+  return { quoteRequestId: 0, buyerAccountId: undefined, claimToken: "" };
+}
+
+export const GetBuyerQuoteRequestRequest: MessageFns<GetBuyerQuoteRequestRequest> = {
+  encode(message: GetBuyerQuoteRequestRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.quoteRequestId !== 0) {
+      writer.uint32(8).int64(message.quoteRequestId);
+    }
+    if (message.buyerAccountId !== undefined) {
+      writer.uint32(16).int64(message.buyerAccountId);
+    }
+    if (message.claimToken !== "") {
+      writer.uint32(26).string(message.claimToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetBuyerQuoteRequestRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetBuyerQuoteRequestRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.quoteRequestId = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.buyerAccountId = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.claimToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<GetBuyerQuoteRequestRequest>): GetBuyerQuoteRequestRequest {
+    return GetBuyerQuoteRequestRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetBuyerQuoteRequestRequest>): GetBuyerQuoteRequestRequest {
+    const message = createBaseGetBuyerQuoteRequestRequest();
+    message.quoteRequestId = object.quoteRequestId ?? 0;
+    message.buyerAccountId = object.buyerAccountId ?? undefined;
+    message.claimToken = object.claimToken ?? "";
+    return message;
+  },
+};
+
+function createBaseGetBuyerQuoteRequestResponse(): GetBuyerQuoteRequestResponse {
+  return { quoteRequest: undefined };
+}
+
+export const GetBuyerQuoteRequestResponse: MessageFns<GetBuyerQuoteRequestResponse> = {
+  encode(message: GetBuyerQuoteRequestResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.quoteRequest !== undefined) {
+      QuoteRequest.encode(message.quoteRequest, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetBuyerQuoteRequestResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetBuyerQuoteRequestResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.quoteRequest = QuoteRequest.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<GetBuyerQuoteRequestResponse>): GetBuyerQuoteRequestResponse {
+    return GetBuyerQuoteRequestResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetBuyerQuoteRequestResponse>): GetBuyerQuoteRequestResponse {
+    const message = createBaseGetBuyerQuoteRequestResponse();
+    message.quoteRequest = (object.quoteRequest !== undefined && object.quoteRequest !== null)
+      ? QuoteRequest.fromPartial(object.quoteRequest)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListBuyerQuoteRequestsRequest(): ListBuyerQuoteRequestsRequest {
+  return { buyerAccountId: 0, status: "", limit: 0, offset: 0 };
+}
+
+export const ListBuyerQuoteRequestsRequest: MessageFns<ListBuyerQuoteRequestsRequest> = {
+  encode(message: ListBuyerQuoteRequestsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.buyerAccountId !== 0) {
+      writer.uint32(8).int64(message.buyerAccountId);
+    }
+    if (message.status !== "") {
+      writer.uint32(18).string(message.status);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(24).int32(message.limit);
+    }
+    if (message.offset !== 0) {
+      writer.uint32(32).int32(message.offset);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListBuyerQuoteRequestsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListBuyerQuoteRequestsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.buyerAccountId = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.offset = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ListBuyerQuoteRequestsRequest>): ListBuyerQuoteRequestsRequest {
+    return ListBuyerQuoteRequestsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListBuyerQuoteRequestsRequest>): ListBuyerQuoteRequestsRequest {
+    const message = createBaseListBuyerQuoteRequestsRequest();
+    message.buyerAccountId = object.buyerAccountId ?? 0;
+    message.status = object.status ?? "";
+    message.limit = object.limit ?? 0;
+    message.offset = object.offset ?? 0;
+    return message;
+  },
+};
+
+function createBaseListBuyerQuoteRequestsResponse(): ListBuyerQuoteRequestsResponse {
+  return { quoteRequests: [], total: 0 };
+}
+
+export const ListBuyerQuoteRequestsResponse: MessageFns<ListBuyerQuoteRequestsResponse> = {
+  encode(message: ListBuyerQuoteRequestsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.quoteRequests) {
+      QuoteRequest.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.total !== 0) {
+      writer.uint32(16).int64(message.total);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListBuyerQuoteRequestsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListBuyerQuoteRequestsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.quoteRequests.push(QuoteRequest.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.total = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ListBuyerQuoteRequestsResponse>): ListBuyerQuoteRequestsResponse {
+    return ListBuyerQuoteRequestsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListBuyerQuoteRequestsResponse>): ListBuyerQuoteRequestsResponse {
+    const message = createBaseListBuyerQuoteRequestsResponse();
+    message.quoteRequests = object.quoteRequests?.map((e) => QuoteRequest.fromPartial(e)) || [];
+    message.total = object.total ?? 0;
+    return message;
+  },
+};
+
 function createBaseCountQuoteRequestsSinceRequest(): CountQuoteRequestsSinceRequest {
   return { sinceMs: 0 };
 }
@@ -1137,6 +1461,28 @@ export const QuoteServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * One request as its buyer sees it: the caller proves ownership with its account (buyer_account_id, set by the
+     * gateway from a verified credential) or with the request's claim token. Anything else is NOT_FOUND, like an
+     * unknown id.
+     */
+    getBuyerQuoteRequest: {
+      name: "GetBuyerQuoteRequest",
+      requestType: GetBuyerQuoteRequestRequest as typeof GetBuyerQuoteRequestRequest,
+      requestStream: false,
+      responseType: GetBuyerQuoteRequestResponse as typeof GetBuyerQuoteRequestResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** A buyer account's own requests (asked with its credential, or claimed), newest first, with paging. */
+    listBuyerQuoteRequests: {
+      name: "ListBuyerQuoteRequests",
+      requestType: ListBuyerQuoteRequestsRequest as typeof ListBuyerQuoteRequestsRequest,
+      requestStream: false,
+      responseType: ListBuyerQuoteRequestsResponse as typeof ListBuyerQuoteRequestsResponse,
+      responseStream: false,
+      options: {},
+    },
     /** How many quote requests were made since a time (the marketplace://stats resource). */
     countQuoteRequestsSince: {
       name: "CountQuoteRequestsSince",
@@ -1185,6 +1531,20 @@ export interface QuoteServiceImplementation<CallContextExt = {}> {
     request: ClaimQuoteRequestRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<ClaimQuoteRequestResponse>>;
+  /**
+   * One request as its buyer sees it: the caller proves ownership with its account (buyer_account_id, set by the
+   * gateway from a verified credential) or with the request's claim token. Anything else is NOT_FOUND, like an
+   * unknown id.
+   */
+  getBuyerQuoteRequest(
+    request: GetBuyerQuoteRequestRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<GetBuyerQuoteRequestResponse>>;
+  /** A buyer account's own requests (asked with its credential, or claimed), newest first, with paging. */
+  listBuyerQuoteRequests(
+    request: ListBuyerQuoteRequestsRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ListBuyerQuoteRequestsResponse>>;
   /** How many quote requests were made since a time (the marketplace://stats resource). */
   countQuoteRequestsSince(
     request: CountQuoteRequestsSinceRequest,
@@ -1228,6 +1588,20 @@ export interface QuoteServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<ClaimQuoteRequestRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<ClaimQuoteRequestResponse>;
+  /**
+   * One request as its buyer sees it: the caller proves ownership with its account (buyer_account_id, set by the
+   * gateway from a verified credential) or with the request's claim token. Anything else is NOT_FOUND, like an
+   * unknown id.
+   */
+  getBuyerQuoteRequest(
+    request: DeepPartial<GetBuyerQuoteRequestRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<GetBuyerQuoteRequestResponse>;
+  /** A buyer account's own requests (asked with its credential, or claimed), newest first, with paging. */
+  listBuyerQuoteRequests(
+    request: DeepPartial<ListBuyerQuoteRequestsRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ListBuyerQuoteRequestsResponse>;
   /** How many quote requests were made since a time (the marketplace://stats resource). */
   countQuoteRequestsSince(
     request: DeepPartial<CountQuoteRequestsSinceRequest>,
