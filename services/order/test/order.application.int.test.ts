@@ -375,7 +375,7 @@ describe.each(testEngines())('order application on $name', ({ create }) => {
     let nextQuote = 100;
     const agreedQuote = (
       productId: string,
-      overrides: { quantity?: number; buyerAccountId?: number } = {},
+      overrides: { quantity?: number; buyerAccountId?: number; offerExpiresAt?: number } = {},
     ) => {
       const quoteRequestId = nextQuote++;
       quotes.quotes.set(quoteRequestId, {
@@ -383,6 +383,7 @@ describe.each(testEngines())('order application on $name', ({ create }) => {
         productId,
         quantity: overrides.quantity ?? 300,
         agreedUnitPriceCents: 700,
+        offerExpiresAt: overrides.offerExpiresAt,
         buyerAccountId: 'buyerAccountId' in overrides ? overrides.buyerAccountId : BUYER,
       });
       return quoteRequestId;
@@ -491,6 +492,23 @@ describe.each(testEngines())('order application on $name', ({ create }) => {
       await expect(checkout(product.productId, theirs, 300, OTHER_BUYER)).resolves.toMatchObject({
         status: 'ready_for_complete',
       });
+    });
+
+    it('refuses an offer that expired, and ends a session at its offer expiry', async () => {
+      const product = newProduct({ quantity: 1_000 });
+      const expired = agreedQuote(product.productId, { offerExpiresAt: NOW });
+      await expect(checkout(product.productId, expired)).rejects.toMatchObject({
+        violations: [{ path: 'line_items/0/quote_request_id', message: expect.stringMatching(/expired/) }],
+      });
+      const soon = agreedQuote(product.productId, { offerExpiresAt: NOW + 60_000 });
+      const session = await checkout(product.productId, soon);
+      expect(session.expiresAt).toBe(NOW + 60_000);
+      clock.advance(60_001);
+      await expect(complete(session.checkoutId)).rejects.toMatchObject({
+        kind: 'conflict',
+        message: expect.stringMatching(/expired/),
+      });
+      expect(listings.stockOf(product.productId)).toBe(1_000);
     });
 
     it('applies the bulk threshold per product: lines of one product add up, quoted lines apart', async () => {

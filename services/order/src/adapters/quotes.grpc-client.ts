@@ -20,6 +20,7 @@ export const createGrpcQuotes = (
           productId: quoteRequest.productId,
           quantity: quoteRequest.quantity,
           agreedUnitPriceCents: quoteRequest.agreedUnitPriceCents,
+          offerExpiresAt: quoteRequest.offerExpiresAtMs,
           buyerAccountId: quoteRequest.buyerAccountId,
         };
       } catch (error) {

@@ -109,6 +109,13 @@ const agreedQuoteOf = async (
   if (quote.agreedUnitPriceCents === undefined) {
     return { path, message: 'has no agreed price: the seller has not accepted or countered it' };
   }
+  const now = deps.clock.now();
+  if (quote.offerExpiresAt !== undefined && quote.offerExpiresAt <= now) {
+    return {
+      path,
+      message: `the seller's price expired at ${new Date(quote.offerExpiresAt).toISOString()}; ask again with request_quote`,
+    };
+  }
   if (line.quantity > quote.quantity) {
     return { path: `line_items/${index}/quantity`, message: `must be at most the quoted ${quote.quantity}` };
   }
@@ -117,6 +124,7 @@ const agreedQuoteOf = async (
     productId: quote.productId,
     quantity: quote.quantity,
     unitPriceCents: quote.agreedUnitPriceCents,
+    offerExpiresAt: quote.offerExpiresAt,
   };
 };
 
@@ -220,7 +228,11 @@ const priceCheckoutSession = async (
     buyerAccountId: input.buyerAccountId,
     shippingCountry: input.shippingCountry,
     createdAt: now,
-    expiresAt: now + deps.checkoutTtlMs,
+    // A session at a quoted price lasts no longer than the seller's offer (docs/specification.md, "Quotes").
+    expiresAt: Math.min(
+      now + deps.checkoutTtlMs,
+      ...toPrice.map(({ quote }) => quote?.offerExpiresAt ?? Infinity),
+    ),
     attempt: 0,
     orderIds: [],
   };

@@ -21,6 +21,8 @@ export interface QuoteForCheckout {
   readonly quantity: number;
   /** Set once the seller accepted or countered; absent while pending and after a decline. */
   readonly agreedUnitPriceCents?: number | undefined;
+  /** Until when the agreed price can be bought; absent without an agreed price. */
+  readonly offerExpiresAt?: number | undefined;
   /**
    * The buyer account that owns the quote: the account that asked, or the one that claimed an anonymous request
    * with its claim token. Absent while an anonymous request is unclaimed: nobody may check it out then.

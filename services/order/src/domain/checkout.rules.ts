@@ -32,6 +32,8 @@ export interface AgreedQuote {
   readonly productId: string;
   readonly quantity: number;
   readonly unitPriceCents: number;
+  /** The agreed price can be bought until then. */
+  readonly offerExpiresAt?: number | undefined;
 }
 
 export interface LineToPrice {
