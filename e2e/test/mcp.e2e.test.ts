@@ -13,16 +13,17 @@ import { eventually } from '../src/harness/processes.js';
 /** Cases per tool of the fuzzed-arguments tests: 12 in `pnpm test`, FUZZ_RUNS=1000 for the nightly size. */
 const TOOL_FUZZ_RUNS = Number(process.env['FUZZ_RUNS'] ?? 12);
 
-/** Spec 4.3's sixteen tools and claim_quote (docs/specification.md, "Quotes"), by who may call them. */
+/** Spec 4.3's sixteen tools and the buyer's quote tools (docs/specification.md, "Quotes"), by who may call them. */
 const SPEC_TOOLS = {
   none: [
     'search_inventory',
     'search_inventory_semantic',
     'get_product_details',
     'request_quote',
+    'get_quote_status',
     'subscribe_to_query',
   ],
-  buyer: ['quick_buy', 'get_order_status', 'open_dispute', 'claim_quote'],
+  buyer: ['quick_buy', 'get_order_status', 'open_dispute', 'claim_quote', 'list_my_quotes'],
   seller: [
     'create_listing',
     'get_pricing_recommendation',

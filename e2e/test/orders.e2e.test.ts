@@ -246,6 +246,17 @@ describe('checkout and orders (embedded mode on PostgreSQL)', () => {
         body: { claim_token: token },
         apiKey: account.apiKey,
       });
+    const status = (headers: Record<string, string>) =>
+      marketplace.client.request(`/api/ucp/quotes/${quoteId}`, { headers });
+    const byToken = await status({ 'x-quote-claim-token': claimToken });
+    expect(byToken.body).toMatchObject({
+      status: 'responded',
+      agreed_price: 500,
+      offer_expires_at: expect.any(String),
+      how_to_buy: expect.stringMatching(/^Claim it/),
+    });
+    expect((await status({ 'x-quote-claim-token': `${claimToken.slice(0, -2)}xx` })).status).toBe(404);
+    expect((await status({ 'x-mcp-api-key': otherBuyer.apiKey })).status).toBe(404);
     expect((await claim(`${claimToken.slice(0, -2)}xx`, otherBuyer)).status).toBe(404);
     expect((await claim(claimToken, seller)).status).toBe(403);
     expect((await claim(claimToken, buyer)).body).toMatchObject({
@@ -253,6 +264,12 @@ describe('checkout and orders (embedded mode on PostgreSQL)', () => {
       agreed_price: 500,
     });
     expect((await claim(claimToken, otherBuyer)).status).toBe(409);
+    expect((await status({ 'x-mcp-api-key': buyer.apiKey })).body).toMatchObject({
+      claimed_at: expect.any(String),
+    });
+    expect((await status({ 'x-quote-claim-token': claimToken })).status).toBe(404);
+    const mine = await invoke('list_my_quotes', { status: 'responded' }, buyer.apiKey);
+    expect(mine.body).toMatchObject({ total: 1, quote_requests: [{ quote_request_id: quoteId }] });
 
     // One quote on two lines of one checkout.
     const twice = await checkout([line, line], buyer);

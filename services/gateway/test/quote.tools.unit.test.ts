@@ -1,11 +1,14 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { quoteV1 } from '@marketplace/proto';
+import { notFound } from '@marketplace/platform';
 import type { RateLimitStore } from '@marketplace/ratelimit';
 import { createMemoryRateLimitStore } from '@marketplace/ratelimit';
 import { QuoteRequests } from '../src/application/quote.requests.js';
 import {
   claimQuoteTool,
   getQuoteRequestsInput,
+  getQuoteStatusTool,
+  listMyQuotesTool,
   requestQuoteTool,
   respondToQuoteInput,
   respondToQuoteTool,
@@ -76,6 +79,28 @@ const recordingClient = () => {
       claims.push(request);
       return stored({ buyerAccountId: request.buyerAccountId, claimedAtMs: NOW, version: 2 });
     },
+    getBuyerQuoteRequest: async (request) => {
+      if (request.buyerAccountId !== 21 && request.claimToken !== 'qct_token')
+        throw notFound('no such request');
+      return stored({
+        quoteRequestId: request.quoteRequestId,
+        buyerAccountId: request.buyerAccountId,
+        status: 'responded',
+        response: {
+          action: 'counter',
+          counterPriceCents: 900,
+          message: '',
+          respondedAtMs: NOW,
+          respondedByAccountId: 7,
+        },
+        agreedUnitPriceCents: 900,
+        offerExpiresAtMs: NOW + 1_000,
+      });
+    },
+    listBuyerQuoteRequests: async (request) => ({
+      quoteRequests: [stored({ buyerAccountId: request.buyerAccountId })],
+      total: 7,
+    }),
     listQuoteRequests: async () => ({ quoteRequests: [stored()], total: 1 }),
     respondToQuote: async (request) => {
       responses.push(request);
@@ -153,6 +178,41 @@ describe('quote tools', () => {
     await expect(tool.handler(undefined, { quote_request_id: 5, claim_token: 't' })).rejects.toMatchObject({
       kind: 'unauthenticated',
     });
+  });
+
+  it('get_quote_status shows the answer, the expiry and how to buy, to the owner or the token holder', async () => {
+    const clock = { now: NOW };
+    const tool = getQuoteStatusTool(new QuoteRequests(recordingClient().client, identity, () => clock.now));
+    const mine = await tool.handler(BUYER, { quote_request_id: 5 });
+    expect(mine).toMatchObject({
+      status: 'responded',
+      response: { action: 'counter', counter_price: 900, message: null },
+      agreed_price: 900,
+      offer_expires_at: new Date(NOW + 1_000).toISOString(),
+      how_to_buy: expect.stringMatching(/quote_request_id: 5.*used once/),
+    });
+    expect(tool.outputSchema.safeParse(mine).success).toBe(true);
+    const byToken = await tool.handler(undefined, { quote_request_id: 5, claim_token: 'qct_token' });
+    expect(byToken.how_to_buy).toMatch(/^Claim it for your buyer account first/);
+    clock.now = NOW + 1_000;
+    expect((await tool.handler(BUYER, { quote_request_id: 5 })).how_to_buy).toMatch(/expired/);
+    await expect(tool.handler(undefined, { quote_request_id: 5 })).rejects.toMatchObject({
+      kind: 'unauthenticated',
+    });
+    await expect(tool.handler(SELLER, { quote_request_id: 5 })).rejects.toMatchObject({ kind: 'not_found' });
+  });
+
+  it('list_my_quotes pages through the calling account’s requests', async () => {
+    const tool = listMyQuotesTool(new QuoteRequests(recordingClient().client, identity));
+    const input = tool.inputSchema.parse({});
+    expect(input).toEqual({ status: 'all', limit: 50, offset: 0 });
+    const page = await tool.handler(BUYER, input);
+    expect(page).toMatchObject({
+      total: 7,
+      quote_requests: [{ quote_request_id: 5, how_to_buy: expect.any(String) }],
+    });
+    expect(tool.outputSchema.safeParse(page).success).toBe(true);
+    expect(tool.inputSchema.safeParse({ limit: 201 }).success).toBe(false);
   });
 
   it('request_quote counts anonymous callers per email on every transport', async () => {

@@ -448,7 +448,9 @@ describe.each(testEngines())('order application on $name', ({ create }) => {
       ];
       const outcomes = await Promise.allSettled(sessions.map((session) => complete(session.checkoutId)));
       const placed = outcomes.filter((outcome) => outcome.status === 'fulfilled');
-      const refused = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason] : []));
+      const refused = outcomes.flatMap((outcome): unknown[] =>
+        outcome.status === 'rejected' ? [outcome.reason] : [],
+      );
       expect(placed).toHaveLength(1);
       expect(refused).toEqual([expect.objectContaining({ kind: 'conflict' })]);
       expect(listings.stockOf(product.productId)).toBe(700);

@@ -1,7 +1,9 @@
 import type { quoteV1 } from '@marketplace/proto';
 import { forbidden, unauthenticated } from '@marketplace/platform';
 import type { QuoteAction, QuoteStatusFilter } from '@marketplace/vocabulary';
-import { QUOTE_LIMITS } from '@marketplace/vocabulary';
+import { isQuoteAction, QUOTE_LIMITS } from '@marketplace/vocabulary';
+import type { z } from 'zod';
+import type { buyerQuoteRequestSchema } from '../http/schemas/quote-request.schema.js';
 import type { QuoteClient } from '../clients/quote.client.js';
 import type { IdentityService } from './identity.service.js';
 import type { Principal } from '../domain/account.js';
@@ -91,25 +93,52 @@ export const sellerViewOf = (quote: quoteV1.QuoteRequest): SellerQuoteRequest =>
   created_at: iso(quote.createdAtMs),
 });
 
-/** A quote request as its buyer sees it once it is theirs. */
-export interface BuyerQuoteRequest {
-  readonly quote_request_id: number;
-  readonly status: string;
-  readonly product_id: string;
-  readonly quantity: number;
-  readonly agreed_price: number | null;
-  readonly currency: string;
-  readonly claimed_at: string | null;
-}
+/** A quote request as its buyer sees it (docs/specification.md, "Quotes"). */
+export type BuyerQuoteRequest = z.output<typeof buyerQuoteRequestSchema>;
 
-export const buyerViewOf = (quote: quoteV1.QuoteRequest): BuyerQuoteRequest => ({
+const howToBuy = (quote: quoteV1.QuoteRequest, now: number): string => {
+  const id = quote.quoteRequestId;
+  if (quote.status === 'pending')
+    return `Waiting for the seller's answer (usually ${QUOTE_LIMITS.expectedResponse}).`;
+  if (quote.agreedUnitPriceCents === undefined)
+    return 'The seller declined; ask another seller or another quantity.';
+  if (quote.offerExpiresAtMs !== undefined && quote.offerExpiresAtMs <= now) {
+    return 'The agreed price expired; ask again with request_quote.';
+  }
+  const claimFirst =
+    quote.buyerAccountId === undefined
+      ? `Claim it for your buyer account first (claim_quote, or POST /api/ucp/quotes/${id}/claim, with its claim token). `
+      : '';
+  return (
+    `${claimFirst}Check it out at the agreed price: POST /api/ucp/checkout with a line ` +
+    `{product_id: "${quote.productId}", quantity: up to ${quote.quantity}, quote_request_id: ${id}}, then complete it. ` +
+    'The price is used once.'
+  );
+};
+
+export const buyerViewOf = (quote: quoteV1.QuoteRequest, now: number): BuyerQuoteRequest => ({
   quote_request_id: quote.quoteRequestId,
-  status: quote.status,
+  status: quote.status === 'pending' ? 'pending' : 'responded',
   product_id: quote.productId,
+  product_name: quote.productName,
   quantity: quote.quantity,
-  agreed_price: orNull(quote.agreedUnitPriceCents),
+  listed_price: quote.listedUnitPriceCents,
+  target_price: orNull(quote.targetPriceCents),
   currency: quote.currency,
+  response:
+    quote.response && isQuoteAction(quote.response.action)
+      ? {
+          action: quote.response.action,
+          counter_price: orNull(quote.response.counterPriceCents),
+          message: textOrNull(quote.response.message),
+          responded_at: iso(quote.response.respondedAtMs),
+        }
+      : null,
+  agreed_price: orNull(quote.agreedUnitPriceCents),
+  offer_expires_at: quote.offerExpiresAtMs === undefined ? null : iso(quote.offerExpiresAtMs),
   claimed_at: quote.claimedAtMs === undefined ? null : iso(quote.claimedAtMs),
+  created_at: iso(quote.createdAtMs),
+  how_to_buy: howToBuy(quote, now),
 });
 
 const requireSeller = (principal: Principal | undefined): Principal => {
@@ -123,6 +152,7 @@ export class QuoteRequests {
   constructor(
     private readonly quotes: QuoteClient,
     private readonly identity: Pick<IdentityService, 'contactOf'>,
+    private readonly now: () => number = Date.now,
   ) {}
 
   /**
@@ -179,7 +209,43 @@ export class QuoteRequests {
       claimToken: input.claimToken,
       correlationId,
     });
-    return buyerViewOf(quote);
+    return buyerViewOf(quote, this.now());
+  }
+
+  /**
+   * One request as its buyer sees it: the caller's own by account, or an unclaimed anonymous one whose claim
+   * token the caller holds. Anything else is 404, like an unknown id.
+   */
+  async status(
+    caller: Principal | undefined,
+    input: { readonly quoteRequestId: number; readonly claimToken?: string | undefined },
+  ): Promise<BuyerQuoteRequest> {
+    if (caller === undefined && input.claimToken === undefined) {
+      throw unauthenticated(
+        'send the buyer API key or agent token, or the claim token of an anonymous request',
+      );
+    }
+    const quote = await this.quotes.getBuyerQuoteRequest({
+      quoteRequestId: input.quoteRequestId,
+      buyerAccountId: caller?.accountId,
+      claimToken: input.claimToken ?? '',
+    });
+    return buyerViewOf(quote, this.now());
+  }
+
+  /** The calling account's own requests (asked with its credential, or claimed), newest first. */
+  async listMine(
+    caller: Principal | undefined,
+    filter: { readonly status: QuoteStatusFilter; readonly limit: number; readonly offset: number },
+  ): Promise<{ quote_requests: BuyerQuoteRequest[]; total: number }> {
+    if (caller === undefined)
+      throw unauthenticated('a buyer lists its quote requests with its API key or agent token');
+    const { quoteRequests, total } = await this.quotes.listBuyerQuoteRequests({
+      buyerAccountId: caller.accountId,
+      ...filter,
+    });
+    const now = this.now();
+    return { quote_requests: quoteRequests.map((quote) => buyerViewOf(quote, now)), total };
   }
 
   /** The calling seller's own requests, newest first. */

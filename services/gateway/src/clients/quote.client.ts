@@ -10,6 +10,10 @@ export interface QuoteClient {
   claimQuoteRequest(request: quoteV1.ClaimQuoteRequestRequest): Promise<quoteV1.QuoteRequest>;
   listQuoteRequests(request: quoteV1.ListQuoteRequestsRequest): Promise<quoteV1.ListQuoteRequestsResponse>;
   respondToQuote(request: quoteV1.RespondToQuoteRequest): Promise<quoteV1.QuoteRequest>;
+  getBuyerQuoteRequest(request: quoteV1.GetBuyerQuoteRequestRequest): Promise<quoteV1.QuoteRequest>;
+  listBuyerQuoteRequests(
+    request: quoteV1.ListBuyerQuoteRequestsRequest,
+  ): Promise<quoteV1.ListBuyerQuoteRequestsResponse>;
   countQuoteRequestsSince(sinceMs: number): Promise<number>;
   close(): void;
 }
@@ -32,6 +36,9 @@ export const createQuoteClient = (address: string, options?: GrpcClientOptions):
     listQuoteRequests: (request) => client.listQuoteRequests(request),
     respondToQuote: async (request) =>
       present((await client.respondToQuote(request)).quoteRequest, 'RespondToQuote'),
+    getBuyerQuoteRequest: async (request) =>
+      present((await client.getBuyerQuoteRequest(request)).quoteRequest, 'GetBuyerQuoteRequest'),
+    listBuyerQuoteRequests: (request) => client.listBuyerQuoteRequests(request),
     countQuoteRequestsSince: async (sinceMs) => (await client.countQuoteRequestsSince({ sinceMs })).count,
     close: () => grpc.close(),
   };

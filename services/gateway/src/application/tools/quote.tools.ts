@@ -3,6 +3,7 @@ import { QUOTE_ACTIONS, QUOTE_LIMITS, QUOTE_STATUS_FILTERS } from '@marketplace/
 import type { QuoteRequests } from '../quote.requests.js';
 import { idempotencyKeyArgument } from '../../http/schemas/idempotency-key.schema.js';
 import {
+  buyerQuoteRequestListSchema,
   buyerQuoteRequestSchema,
   claimTokenSchema,
   quoteRequestFields,
@@ -156,13 +157,15 @@ export const respondToQuoteTool = (
     ),
 });
 
+const quoteRequestId = z
+  .number({ error: 'must be a whole number' })
+  .int('must be a whole number')
+  .min(1, 'must be at least 1')
+  .max(Number.MAX_SAFE_INTEGER, 'is too large');
+
 /** claim_quote: the twin of POST /api/ucp/quotes/{id}/claim. */
 export const claimQuoteInput = z.strictObject({
-  quote_request_id: z
-    .number({ error: 'must be a whole number' })
-    .int('must be a whole number')
-    .min(1, 'must be at least 1')
-    .max(Number.MAX_SAFE_INTEGER, 'is too large'),
+  quote_request_id: quoteRequestId,
   claim_token: claimTokenSchema,
 });
 
@@ -182,9 +185,65 @@ export const claimQuoteTool = (
     quotes.claim(principal, { quoteRequestId: input.quote_request_id, claimToken: input.claim_token }, 'mcp'),
 });
 
+/** get_quote_status: the twin of GET /api/ucp/quotes/{id}. */
+export const getQuoteStatusInput = z.strictObject({
+  quote_request_id: quoteRequestId,
+  claim_token: claimTokenSchema.optional(),
+});
+
+export const getQuoteStatusTool = (
+  quotes: QuoteRequests,
+): Tool<typeof getQuoteStatusInput, z.output<typeof buyerQuoteRequestSchema>> => ({
+  name: 'get_quote_status',
+  description:
+    "One of your quote requests: its status, the seller's answer, the agreed unit price, until when it can be " +
+    'bought, and how to buy. With your buyer API key or agent token, or, for a request made without an ' +
+    'account, its claim_token.',
+  inputSchema: getQuoteStatusInput,
+  outputSchema: buyerQuoteRequestSchema,
+  auth: 'none',
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  handler: (principal, input) =>
+    quotes.status(principal, { quoteRequestId: input.quote_request_id, claimToken: input.claim_token }),
+});
+
+/** list_my_quotes: the twin of GET /api/ucp/quotes. */
+export const listMyQuotesInput = z.strictObject({
+  status: z.enum(QUOTE_STATUS_FILTERS).default('all'),
+  limit: z
+    .number({ error: 'must be a whole number' })
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(QUOTE_LIMITS.maxListLimit, `must be at most ${QUOTE_LIMITS.maxListLimit}`)
+    .default(QUOTE_LIMITS.defaultListLimit),
+  offset: z
+    .number({ error: 'must be a whole number' })
+    .int('must be a whole number')
+    .min(0, 'must be at least 0')
+    .max(2_147_483_647, 'is too large')
+    .default(0),
+});
+
+export const listMyQuotesTool = (
+  quotes: QuoteRequests,
+): Tool<typeof listMyQuotesInput, z.output<typeof buyerQuoteRequestListSchema>> => ({
+  name: 'list_my_quotes',
+  description:
+    'Your quote requests (asked with your key or token, or claimed), newest first, each with its status, the ' +
+    "seller's answer, the agreed price and how to buy: status pending, responded or all (default); limit and " +
+    'offset page through them. Needs a buyer API key or agent token.',
+  inputSchema: listMyQuotesInput,
+  outputSchema: buyerQuoteRequestListSchema,
+  auth: 'buyer',
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  handler: (principal, input) => quotes.listMine(principal, input),
+});
+
 export const quoteTools = (quotes: QuoteRequests, limiter: RateLimiter): Tool[] => [
   requestQuoteTool(quotes, limiter),
   claimQuoteTool(quotes),
+  getQuoteStatusTool(quotes),
+  listMyQuotesTool(quotes),
   getQuoteRequestsTool(quotes),
   respondToQuoteTool(quotes),
 ];

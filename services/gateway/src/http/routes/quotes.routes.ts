@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { z } from 'zod';
 import type { IdentityService } from '../../application/identity.service.js';
 import type { QuoteRequests } from '../../application/quote.requests.js';
 import { authenticate, principalOf } from '../auth.middleware.js';
@@ -11,8 +12,12 @@ import { clientAddressOfRequest, rateLimit } from '../rate-limit.js';
 import { requestIdOf } from '../request-log.js';
 import type { QuoteRequestBody } from '../schemas/quote-request.schema.js';
 import {
+  buyerQuoteListQuerySchema,
+  buyerQuoteRequestListSchema,
   buyerQuoteRequestSchema,
+  CLAIM_TOKEN_HEADER,
   claimQuoteBodySchema,
+  claimTokenSchema,
   quoteRequestBodySchema,
   quoteRequestIdParamsSchema,
   submittedQuoteRequestSchema,
@@ -56,6 +61,7 @@ export const quotesRoutes = (
       ),
       async (req, res) => {
         const body = req.body as QuoteRequestBody;
+        res.setHeader('cache-control', 'no-store');
         const submitted = await quotes.request(
           principalOf(req),
           {
@@ -71,7 +77,27 @@ export const quotesRoutes = (
         res.status(201).json(submitted);
       },
     )
-    .all(methodNotAllowed(problems, ['POST']));
+    .get(authenticate(identity, { required: true }), async (req, res) => {
+      const query = parseOrThrow(buyerQuoteListQuerySchema, req.query, 'query parameters');
+      res.setHeader('cache-control', 'no-store');
+      res.json(await quotes.listMine(principalOf(req), query));
+    })
+    .all(methodNotAllowed(problems, ['GET', 'POST']));
+  router
+    .route('/api/ucp/quotes/:id')
+    .get(authenticate(identity, { required: false }), async (req, res) => {
+      const { id } = parseOrThrow(quoteRequestIdParamsSchema, req.params, 'quote request id');
+      const presented = req.headers[CLAIM_TOKEN_HEADER];
+      const claimToken =
+        presented === undefined
+          ? undefined
+          : parseOrThrow(z.object({ [CLAIM_TOKEN_HEADER]: claimTokenSchema }), req.headers, 'claim token')[
+              CLAIM_TOKEN_HEADER
+            ];
+      res.setHeader('cache-control', 'no-store');
+      res.json(await quotes.status(principalOf(req), { quoteRequestId: id, claimToken }));
+    })
+    .all(methodNotAllowed(problems, ['GET']));
   router
     .route('/api/ucp/quotes/:id/claim')
     .post(
@@ -118,6 +144,42 @@ export const quotesRouteDocs: readonly RouteDoc[] = [
       400: 'Invalid request (each offending field in errors)',
       401: 'A credential was sent but is not valid',
       404: 'No such product, or it is not publicly listed',
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/ucp/quotes',
+    operationId: 'listMyQuotes',
+    summary: 'Your quote requests, newest first',
+    description:
+      'The calling account’s own quote requests: asked with its API key or agent token, or claimed. Each says the ' +
+      'seller’s answer, the agreed unit price, until when it can be bought, and how to buy. status: pending, ' +
+      'responded or all (default); limit 1-200 (default 50); offset for the next page. The twin of list_my_quotes.',
+    tags: ['quotes'],
+    auth: 'api_key_or_agent_token',
+    query: buyerQuoteListQuerySchema,
+    responses: {
+      200: { description: 'One page of the requests and the total', schema: buyerQuoteRequestListSchema },
+      400: 'A query parameter is invalid (each one named)',
+      401: 'No credential',
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/ucp/quotes/{id}',
+    operationId: 'getQuoteStatus',
+    summary: 'One of your quote requests: status, the seller’s answer, the agreed price and how to buy',
+    description:
+      'The caller’s own request (API key or agent token), or an unclaimed anonymous one with its claim token in ' +
+      'the X-Quote-Claim-Token header. Anything else is 404, like an unknown id. The twin of get_quote_status.',
+    tags: ['quotes'],
+    auth: 'api_key_or_agent_token_optional',
+    pathParameters: quoteRequestIdParamsSchema,
+    responses: {
+      200: { description: 'The request as its buyer sees it', schema: buyerQuoteRequestSchema },
+      400: 'The id is not a quote request id, or the claim token is malformed',
+      401: 'Neither a credential nor a claim token',
+      404: 'No such quote request of the caller',
     },
   },
   {

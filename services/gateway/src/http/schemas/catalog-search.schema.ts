@@ -12,14 +12,14 @@ const MAX_QUERY_CHARACTERS = 1_000;
 const MAX_OFFSET = 2_147_483_647;
 
 /** Express hands a parameter given twice as an array: reject it with a message that says why. */
-const once = z.string({
+export const once = z.string({
   error: (issue) => (Array.isArray(issue.input) ? 'must be given once' : 'must be a string'),
 });
 
-const optionalParameter = <T extends z.ZodType>(schema: T) =>
+export const optionalParameter = <T extends z.ZodType>(schema: T) =>
   z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
 
-const wholeNumber = (min: number, max: number) =>
+export const wholeNumber = (min: number, max: number) =>
   once
     .regex(/^[0-9]{1,10}$/, 'must be a whole number')
     .transform(Number)

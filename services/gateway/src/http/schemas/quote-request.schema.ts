@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { LISTING_LIMITS, QUOTE_LIMITS } from '@marketplace/vocabulary';
+import { LISTING_LIMITS, QUOTE_ACTIONS, QUOTE_LIMITS, QUOTE_STATUS_FILTERS } from '@marketplace/vocabulary';
+import { once, optionalParameter, wholeNumber } from './catalog-search.schema.js';
 import { characterCount } from './validate.js';
 
 const PRODUCT_ID = /^product_[1-9][0-9]{0,15}$/;
@@ -91,17 +92,51 @@ export const claimQuoteBodySchema = z.strictObject(
   { error: 'must be a JSON object with claim_token' },
 );
 
-/** A quote request as its buyer sees it after claiming it. */
+const quoteResponseViewSchema = z
+  .object({
+    action: z.enum(QUOTE_ACTIONS),
+    counter_price: z.number().int().nullable().describe('cents per unit; counter only'),
+    message: z.string().nullable(),
+    responded_at: z.iso.datetime(),
+  })
+  .nullable()
+  .describe("the seller's answer; null while pending");
+
+/** A quote request as its buyer sees it (get_quote_status, GET /api/ucp/quotes/{id}). */
 export const buyerQuoteRequestSchema = z.object({
   quote_request_id: z.number().int(),
-  status: z.string(),
+  status: z.enum(['pending', 'responded']),
   product_id: z.string(),
+  product_name: z.string(),
   quantity: z.number().int(),
+  listed_price: z.number().int().describe('cents per unit when asked'),
+  target_price: z.number().int().nullable(),
+  currency: z.string(),
+  response: quoteResponseViewSchema,
   agreed_price: z
     .number()
     .int()
     .nullable()
     .describe('cents per unit; null until the seller accepts or counters'),
-  currency: z.string(),
-  claimed_at: z.iso.datetime().nullable(),
+  offer_expires_at: z.iso.datetime().nullable().describe('the agreed price can be checked out until then'),
+  claimed_at: z.iso.datetime().nullable().describe('when a buyer account claimed this anonymous request'),
+  created_at: z.iso.datetime(),
+  how_to_buy: z.string().describe('what the buyer can do next'),
 });
+
+export const buyerQuoteRequestListSchema = z.object({
+  quote_requests: z.array(buyerQuoteRequestSchema),
+  total: z.number().int(),
+});
+
+/** GET /api/ucp/quotes: the caller's own requests, newest first. */
+export const buyerQuoteListQuerySchema = z.object({
+  status: optionalParameter(once.pipe(z.enum(QUOTE_STATUS_FILTERS))).transform((status) => status ?? 'all'),
+  limit: optionalParameter(wholeNumber(1, QUOTE_LIMITS.maxListLimit)).transform(
+    (limit) => limit ?? QUOTE_LIMITS.defaultListLimit,
+  ),
+  offset: optionalParameter(wholeNumber(0, 2_147_483_647)).transform((offset) => offset ?? 0),
+});
+
+/** The header that carries an anonymous request's claim token to GET /api/ucp/quotes/{id}. */
+export const CLAIM_TOKEN_HEADER = 'x-quote-claim-token';
