@@ -23,7 +23,14 @@ const SPEC_TOOLS = {
     'get_quote_status',
     'subscribe_to_query',
   ],
-  buyer: ['quick_buy', 'get_order_status', 'open_dispute', 'claim_quote', 'list_my_quotes'],
+  buyer: [
+    'quick_buy',
+    'get_order_status',
+    'open_dispute',
+    'claim_quote',
+    'list_my_quotes',
+    'accept_quote_and_pay',
+  ],
   seller: [
     'create_listing',
     'get_pricing_recommendation',

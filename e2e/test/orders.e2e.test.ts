@@ -299,6 +299,47 @@ describe('checkout and orders (embedded mode on PostgreSQL)', () => {
     expect(reuse.status).toBe(409);
     expect(JSON.stringify(reuse.body)).toContain('already used by order');
 
+    // Accept and pay in one step, over MCP and REST: at the agreed price, once, with no instant checkout.
+    const agreedQuote = async (quantity: number) => {
+      const filed = await requestQuote({ quantity, buyer: { email: 'x@buyer.example' } }, buyer.apiKey);
+      const id = (filed.body as { quote_request_id: number }).quote_request_id;
+      await invoke(
+        'respond_to_quote',
+        { quote_request_id: id, action: 'counter', counter_price: 400 },
+        seller.apiKey,
+      );
+      return id;
+    };
+    const viaTool = await agreedQuote(200);
+    const paid = await invoke(
+      'accept_quote_and_pay',
+      { quote_request_id: viaTool, shipping_country: 'DE' },
+      buyer.apiKey,
+    );
+    expect(paid.status).toBe(200);
+    expect((paid.body as { order: OrderBody }).order).toMatchObject({
+      quantity: 200,
+      total: 80_000,
+      shipping_country: 'DE',
+    });
+    expect((await invoke('accept_quote_and_pay', { quote_request_id: viaTool }, buyer.apiKey)).status).toBe(
+      409,
+    );
+    expect(
+      (await invoke('accept_quote_and_pay', { quote_request_id: viaTool }, otherBuyer.apiKey)).status,
+    ).toBe(404);
+    const viaRest = await agreedQuote(150);
+    const bought = await call(`/api/ucp/quotes/${viaRest}/accept-and-pay`, {
+      method: 'POST',
+      body: { quantity: 100 },
+      apiKey: buyer.apiKey,
+    });
+    expect(bought.status).toBe(201);
+    expect((bought.body as { order: OrderBody }).order).toMatchObject({
+      quantity: 100,
+      quote_request_id: viaRest,
+    });
+
     // A buyer key files under the account's own identity, whatever the body says.
     await requestQuote(
       { quantity: 5, buyer: { email: 'ceo@bigcorp.example', name: 'Big Corp CEO' } },

@@ -496,6 +496,40 @@ describe.each(testEngines())('order application on $name', ({ create }) => {
       });
     });
 
+    it('pays a quote at once with quick_buy, even without instant checkout; the quote then is used', async () => {
+      const product = newProduct({ quantity: 1_000, instantCheckout: false });
+      const quoteRequestId = agreedQuote(product.productId);
+      const pay = () =>
+        quickBuy(deps, {
+          ...buyerCall(),
+          productId: product.productId,
+          quantity: 300,
+          quoteRequestId,
+          buyer: { email: 'buyer@example.com' },
+          buyerAccountId: BUYER,
+        });
+      const { order } = await pay();
+      expect(order).toMatchObject({
+        quantity: 300,
+        unitPriceCents: 700,
+        totalCents: 210_000,
+        quoteRequestId,
+      });
+      await expect(pay()).rejects.toMatchObject({
+        kind: 'conflict',
+        message: expect.stringMatching(/already used/),
+      });
+      await expect(
+        quickBuy(deps, {
+          ...buyerCall(),
+          productId: product.productId,
+          quantity: 1,
+          buyer: { email: 'buyer@example.com' },
+          buyerAccountId: BUYER,
+        }),
+      ).rejects.toMatchObject({ kind: 'conflict', message: expect.stringMatching(/instant checkout/) });
+    });
+
     it('refuses an offer that expired, and ends a session at its offer expiry', async () => {
       const product = newProduct({ quantity: 1_000 });
       const expired = agreedQuote(product.productId, { offerExpiresAt: NOW });

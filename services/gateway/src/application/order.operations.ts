@@ -153,6 +153,8 @@ export class OrderOperations {
       readonly shipping_country?: string | undefined;
       /** A repeat answers the order the key placed, finishing it first if the first call was interrupted. */
       readonly idempotency_key?: string | undefined;
+      /** The buyer's agreed quote of this product: bought at its price, used once. */
+      readonly quote_request_id?: number | undefined;
     },
     correlationId: string,
   ) {
@@ -166,6 +168,7 @@ export class OrderOperations {
       shippingCountry: input.shipping_country ?? '',
       correlationId,
       idempotencyKey: input.idempotency_key,
+      quoteRequestId: input.quote_request_id,
     });
     if (!order) throw new Error('QuickBuy answered without an order');
     return { checkout_id: checkoutId, order: orderView(order) };

@@ -233,6 +233,12 @@ export class QuoteRequests {
     return buyerViewOf(quote, this.now());
   }
 
+  /** The calling account's own contact details, which its orders and quote requests carry. */
+  async contactOf(caller: Principal | undefined) {
+    if (caller === undefined) throw unauthenticated('a buyer API key or agent token is required');
+    return this.identity.contactOf(caller.accountId);
+  }
+
   /** The calling account's own requests (asked with its credential, or claimed), newest first. */
   async listMine(
     caller: Principal | undefined,

@@ -9,6 +9,7 @@ import type { IdentityService } from '../application/identity.service.js';
 import { ListingCommands } from '../application/listing.commands.js';
 import { ProductViews } from '../application/product.views.js';
 import { createToolRegistry } from '../application/tools/registry.js';
+import { QuotePurchases } from '../application/quote-purchases.js';
 import type { CatalogClient } from '../clients/catalog.client.js';
 import type { SubscriptionClient } from '../clients/subscription.client.js';
 import { SubscriptionCommands } from '../application/subscription.commands.js';
@@ -122,7 +123,6 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
   app.use(catalogRoutes(problems, catalogQueries, deps.identity));
   const quoteClient = deps.quote;
   const quotes = quoteClient === undefined ? undefined : new QuoteRequests(quoteClient, deps.identity);
-  if (quotes) app.use(quotesRoutes(problems, quotes, deps.identity, rateLimiter));
   const listingCommands = new ListingCommands(deps.listing, views);
   app.use(productsRoutes(problems, listingCommands, deps.identity, bodyLimitBytes));
   app.use(agentTokensRoutes(problems, deps.identity, deps.logger));
@@ -148,6 +148,8 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
           deps.orderInboxQuotes ??
             (quoteClient && pendingQuotesVia((request) => quoteClient.listQuoteRequests(request))),
         );
+  const quotePurchases = quotes && orders && new QuotePurchases(quotes, orders);
+  if (quotes) app.use(quotesRoutes(problems, quotes, deps.identity, rateLimiter, quotePurchases));
   if (orders) {
     app.use(checkoutRoutes(problems, orders, deps.identity, bodyLimitBytes));
     app.use(ordersRoutes(problems, orders, deps.identity, bodyLimitBytes));
@@ -159,6 +161,7 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
     orders,
     listings: listingCommands,
     quotes: quotes && { requests: quotes, limiter: rateLimiter },
+    quotePurchases,
   });
   const mcpResources = marketplaceResources({
     catalog: catalogQueries,

@@ -207,7 +207,8 @@ const priceCheckoutSession = async (
   const toPrice = await linesToPrice(deps, input);
   const priced = priceCheckout(deps.bulkThreshold, toPrice);
   if (instantOnly) {
-    const notInstant = toPrice.find(({ listing }) => !listing.instantCheckout);
+    // A quoted line needs no instant checkout: the seller agreed to that sale when answering the quote.
+    const notInstant = toPrice.find(({ listing, quote }) => !listing.instantCheckout && quote === undefined);
     if (notInstant) {
       throw conflict(
         `the seller of ${notInstant.listing.productId} has not enabled instant checkout; ask for a price with request_quote`,
@@ -497,7 +498,8 @@ export const recoverInterruptedCompletions = async (
 };
 
 /**
- * quick_buy: a one-line checkout of an instant-checkout listing under the threshold, completed at once. Its
+ * quick_buy: a one-line checkout of an instant-checkout listing under the threshold, or of the buyer's agreed
+ * quote (accept_quote_and_pay), completed at once. Its
  * idempotency key is recorded with the session, so a repeat completes that same session: it answers the order
  * placed, or finishes a completion that was interrupted (a new attempt if the first one failed for stock).
  */
@@ -510,11 +512,15 @@ export const quickBuy = async (
     readonly buyerAccountId: number;
     readonly shippingCountry?: string | undefined;
     readonly idempotencyKey?: string | undefined;
+    readonly quoteRequestId?: number | undefined;
   },
 ): Promise<{ checkoutId: string; order: Order }> => {
   const session = await createCheckout(
     deps,
-    { ...input, lines: [{ productId: input.productId, quantity: input.quantity }] },
+    {
+      ...input,
+      lines: [{ productId: input.productId, quantity: input.quantity, quoteRequestId: input.quoteRequestId }],
+    },
     { instantOnly: true },
   );
   const { orders } = await completeCheckout(deps, {

@@ -101,6 +101,7 @@ export const orderGrpcService = (deps: OrderDependencies): GrpcService<orderV1.O
         buyerAccountId: accountId(request.buyerAccountId, 'buyer_account_id'),
         shippingCountry: request.shippingCountry === '' ? undefined : request.shippingCountry,
         idempotencyKey: request.idempotencyKey,
+        quoteRequestId: request.quoteRequestId,
       });
       return { checkoutId, order: toOrderMessage(order) };
     },

@@ -30,6 +30,9 @@ export const quickBuyInput = z.object({
   buyer_company: buyerCompanySchema.optional(),
   shipping_country: countryCodeSchema.optional(),
   idempotency_key: idempotencyKeyArgument,
+  quote_request_id: positiveIdSchema
+    .optional()
+    .describe('your accepted or countered quote of this product: bought at its agreed price, used once'),
 });
 
 export const getOrderStatusInput = z.object({ order_id: positiveIdSchema });
@@ -60,7 +63,7 @@ export const sellerInboxSummariseInput = z.object({
     .default(10),
 });
 
-const quickBuyOutput = z.object({ checkout_id: z.string(), order: orderViewSchema });
+export const quickBuyOutput = z.object({ checkout_id: z.string(), order: orderViewSchema });
 const orderStatusOutput = orderViewSchema;
 const bulkMarkShippedOutput = z.object({
   updated: z.array(orderViewSchema),
@@ -139,7 +142,8 @@ export const quickBuyTool = (
     'Buy a lot at once at its listed price, on invoice terms (net 30), for listings whose seller enabled instant ' +
     'checkout and orders under the bulk threshold (100 units or $5,000 per line) and within stock; otherwise the ' +
     'answer says to use request_quote. Stock is reserved when the order is placed. Needs the buyer key or agent token. ' +
-    'Send an idempotency_key to retry safely after a timeout: a repeat answers the same order.',
+    'Send an idempotency_key to retry safely after a timeout: a repeat answers the same order. With ' +
+    'quote_request_id, buys your agreed quote of the product at its price instead (no instant checkout needed).',
   inputSchema: quickBuyInput,
   outputSchema: quickBuyOutput,
   auth: 'buyer',

@@ -9,6 +9,8 @@ import { listingTools } from './listing.tools.js';
 import type { RateLimiter } from '../../http/rate-limit.js';
 import type { QuoteRequests } from '../quote.requests.js';
 import { quoteTools } from './quote.tools.js';
+import type { QuotePurchases } from '../quote-purchases.js';
+import { acceptQuoteAndPayTool } from './quote-purchase.tools.js';
 import type { Tool } from './tool.js';
 import type { SubscriptionCommands } from '../subscription.commands.js';
 
@@ -26,6 +28,8 @@ export interface ToolDependencies {
   readonly listings?: ListingCommands | undefined;
   /** Absent when the gateway runs without the quote service; request_quote counts against `limiter`. */
   readonly quotes?: { readonly requests: QuoteRequests; readonly limiter: RateLimiter } | undefined;
+  /** Absent unless both the quote and the order services are there. */
+  readonly quotePurchases?: QuotePurchases | undefined;
 }
 
 /**
@@ -54,6 +58,7 @@ export const createToolRegistry = (deps: ToolDependencies): ToolRegistry =>
     ...(deps.listings ? listingTools(deps.listings) : []),
     // quote requests
     ...(deps.quotes ? quoteTools(deps.quotes.requests, deps.quotes.limiter) : []),
+    ...(deps.quotePurchases ? [acceptQuoteAndPayTool(deps.quotePurchases)] : []),
   ]);
 
 /** A registry of these tools; a name used twice is a programming error caught at start-up. */

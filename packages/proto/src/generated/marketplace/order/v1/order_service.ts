@@ -71,7 +71,14 @@ export interface QuickBuyRequest {
    * (ErrorInfo reason IDEMPOTENCY_CONFLICT). Absent: every call creates. See docs/idempotency.md.
    * A repeat finishes the first call's checkout if it was interrupted.
    */
-  idempotencyKey?: string | undefined;
+  idempotencyKey?:
+    | string
+    | undefined;
+  /**
+   * An accepted or countered quote of the buyer for this product: the order is at its agreed price, for at
+   * most the quoted quantity, and needs no instant checkout (the seller agreed to this sale). Used once.
+   */
+  quoteRequestId?: number | undefined;
 }
 
 export interface QuickBuyResponse {
@@ -623,6 +630,7 @@ function createBaseQuickBuyRequest(): QuickBuyRequest {
     shippingCountry: "",
     correlationId: "",
     idempotencyKey: undefined,
+    quoteRequestId: undefined,
   };
 }
 
@@ -651,6 +659,9 @@ export const QuickBuyRequest: MessageFns<QuickBuyRequest> = {
     }
     if (message.idempotencyKey !== undefined) {
       writer.uint32(66).string(message.idempotencyKey);
+    }
+    if (message.quoteRequestId !== undefined) {
+      writer.uint32(72).int64(message.quoteRequestId);
     }
     return writer;
   },
@@ -732,6 +743,14 @@ export const QuickBuyRequest: MessageFns<QuickBuyRequest> = {
             message.idempotencyKey = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.quoteRequestId = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -757,6 +776,7 @@ export const QuickBuyRequest: MessageFns<QuickBuyRequest> = {
     message.shippingCountry = object.shippingCountry ?? "";
     message.correlationId = object.correlationId ?? "";
     message.idempotencyKey = object.idempotencyKey ?? undefined;
+    message.quoteRequestId = object.quoteRequestId ?? undefined;
     return message;
   },
 };
