@@ -52,6 +52,7 @@ describe('MIGRATE_ONLY (the chart migrations Job)', () => {
     const schema = 'listing';
     const { code, logs } = await runToExit('listing', {
       MIGRATE_ONLY: 'true',
+      INTERNAL_AUTH_KEY: randomBytes(32).toString('base64url'),
       DATABASE_URL: databaseUrl.toString(),
       EVENT_LOG: 'nats',
       NATS_URL: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222',

@@ -9,7 +9,7 @@ import pg from 'pg';
 import { freePort, ManagedProcess, repoRoot } from '@marketplace/e2e';
 import { createNatsEventLog } from '@marketplace/eventlog';
 import { subscriptionV1 } from '@marketplace/proto';
-import { createGrpcClient, waitForServing } from '@marketplace/rpc';
+import { configureInternalAuth, createGrpcClient, waitForServing } from '@marketplace/rpc';
 import { namespacedEventLog } from '@marketplace/runtime';
 import { CATEGORIES } from '@marketplace/vocabulary';
 import { httpClient, openLoop } from '../catalog/load.js';
@@ -240,6 +240,9 @@ export const webhookFanoutCluster = async (options: WebhookFanoutOptions) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-subscription-'));
 
   const port = await freePort();
+  // The bench calls the service's gRPC API itself, so it signs with the key the service verifies.
+  const internalAuthKey = randomBytes(32).toString('hex');
+  configureInternalAuth({ key: Buffer.from(internalAuthKey), caller: 'bench' });
   const service = new ManagedProcess(
     'subscription',
     join(repoRoot, 'services/subscription/dist/src/main.js'),
@@ -253,6 +256,7 @@ export const webhookFanoutCluster = async (options: WebhookFanoutOptions) => {
       OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
       DATA_DIR: dataDir,
       WEBHOOK_SIGNING_SECRET: randomBytes(32).toString('hex'),
+      INTERNAL_AUTH_KEY: internalAuthKey,
     },
   );
   const log = namespacedEventLog(await createNatsEventLog({ servers: NATS_URL }), namespace);

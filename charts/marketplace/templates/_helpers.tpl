@@ -122,6 +122,8 @@ helm.sh/chart: {{ printf "%s-%s" .root.Chart.Name .root.Chart.Version }}
 {{- $v := .root.Values -}}
 {{- $secret := required "secrets.existingSecret is required: the chart never templates secrets" $v.secrets.existingSecret -}}
 {{- $keys := list (dict "name" "DATABASE_URL" "key" (.c.databaseUrlKey | default $v.postgresql.databaseUrlKey)) -}}
+{{- /* Every component signs its calls and verifies its callers with it (docs/security.md, "Internal calls"). */ -}}
+{{- $keys = append $keys (dict "name" "INTERNAL_AUTH_KEY" "key" (required "secrets.internalAuthKey is required" $v.secrets.internalAuthKey)) -}}
 {{- range .c.secretEnv }}{{ $keys = append $keys (dict "name" . "key" .) }}{{ end -}}
 {{- if and (has .name (list "gateway" "listing")) (eq $v.blobStore.kind "s3") $v.blobStore.s3.useStaticCredentials }}
 {{- $keys = append $keys (dict "name" "S3_ACCESS_KEY_ID" "key" "S3_ACCESS_KEY_ID") }}

@@ -39,6 +39,18 @@ describe.each(ciValuesFiles().map((file) => basename(file)))('ci/%s', (ciFile) =
     expect(workloads.flatMap(securityProblems)).toEqual([]);
   });
 
+  it('gives every workload the key of the services’ calls to each other, from the Secret', () => {
+    const workloads = [...ofKind(objects(), 'Deployment'), ...ofKind(objects(), 'Job')];
+    const internalAuthKeyOf = (workload: K8sObject) =>
+      (containerOf(workload).env ?? []).find((variable) => variable.name === 'INTERNAL_AUTH_KEY')?.valueFrom;
+    for (const workload of workloads) {
+      expect({ workload: workload.metadata.name, from: internalAuthKeyOf(workload) }).toEqual({
+        workload: workload.metadata.name,
+        from: { secretKeyRef: { name: expect.any(String), key: 'INTERNAL_AUTH_KEY' } },
+      });
+    }
+  });
+
   it('probes every Deployment: gRPC health for services, /healthz and /readyz for the gateway', () => {
     const deployments = ofKind(objects(), 'Deployment');
     expect(deployments.flatMap(probeProblems)).toEqual([]);
@@ -120,7 +132,7 @@ describe('the default values', () => {
     const secretKeys = (containerOf(gateway).env ?? [])
       .filter((variable) => variable.valueFrom?.secretKeyRef)
       .map((variable) => variable.name);
-    expect(secretKeys).toEqual(['DATABASE_URL', 'ADMIN_TOKEN', 'AGENT_TOKEN_SECRET']);
+    expect(secretKeys).toEqual(['DATABASE_URL', 'INTERNAL_AUTH_KEY', 'ADMIN_TOKEN', 'AGENT_TOKEN_SECRET']);
     const gatewayEnv = named(objects(), 'ConfigMap', 'marketplace-gateway')!['data'] as Record<
       string,
       string
@@ -183,6 +195,9 @@ describe('value sets', () => {
     expect(() => renderChart({ set: ['eventLog.kind=kafka'] })).toThrow(/eventLog.kafka.brokers is required/);
     expect(() => renderChart({ set: ['secrets.existingSecret='] })).toThrow(
       /secrets.existingSecret is required/,
+    );
+    expect(() => renderChart({ set: ['secrets.internalAuthKey='] })).toThrow(
+      /secrets.internalAuthKey is required/,
     );
     expect(() => renderChart({ set: ['components.catalog.search.backend=elasticsearch'] })).toThrow(
       /elasticsearch.url is required/,

@@ -35,6 +35,7 @@ describe('values.schema.json', () => {
     ['a value the chart does not know', { adminToken: 'x' }, /must NOT have additional properties/],
     ['a component the chart does not know', { components: { billing: { enabled: true } } }, /\/components/],
     ['no Secret name', { secrets: { existingSecret: '' } }, /\/secrets\/existingSecret/],
+    ['no key for the internal calls', { secrets: { internalAuthKey: '' } }, /\/secrets\/internalAuthKey/],
     ['a mutable-looking tag with a space', { image: { tag: 'latest; rm -rf' } }, /\/image\/tag/],
     ['a short digest', { image: { digest: 'sha256:abc' } }, /\/image\/digest/],
     ['a sample ratio above 1', { observability: { traceSampleRatio: 2 } }, /traceSampleRatio/],

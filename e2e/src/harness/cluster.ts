@@ -75,6 +75,8 @@ export class Cluster {
       NATS_URL,
       EVENT_LOG_NAMESPACE: cluster.namespace,
       OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+      // The services' shared key for their calls to each other (docs/security.md, "Internal calls").
+      INTERNAL_AUTH_KEY: randomBytes(32).toString('base64url'),
       ...RATE_LIMITS_OFF,
       // Services that call others (order: listing and quote) find them under the gateway's names.
       ...Object.fromEntries(

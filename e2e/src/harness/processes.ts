@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readdir, readFile, readlink } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -99,4 +100,26 @@ export const eventually = async <T>(
   throw new Error(
     `timed out after ${options.timeoutMs} ms: ${options.describe()}\nlast error: ${String(lastError)}`,
   );
+};
+
+/**
+ * The loopback TCP ports a process listens on, from /proc (Linux): the sockets among its open files that
+ * /proc/net/tcp lists as LISTEN on 127.0.0.1.
+ */
+export const loopbackListeningPorts = async (pid: number): Promise<number[]> => {
+  const fds = await readdir(`/proc/${pid}/fd`);
+  const links = await Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')));
+  const inodes = new Set(links.map((link) => /^socket:\[(\d+)\]$/.exec(link)?.[1]).filter(Boolean));
+  const table = await readFile(`/proc/${pid}/net/tcp`, 'utf8');
+  const LOOPBACK_HEX = '0100007F';
+  const LISTEN = '0A';
+  return table
+    .split('\n')
+    .slice(1)
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([, local, , state, , , , , , inode]) => {
+      const [ip] = (local ?? '').split(':');
+      return ip === LOOPBACK_HEX && state === LISTEN && inodes.has(inode ?? '');
+    })
+    .map(([, local]) => Number.parseInt((local ?? '').split(':')[1] ?? '', 16));
 };

@@ -31,13 +31,14 @@ const STATUS_OF_KIND: Record<ErrorKind, Status> = {
 
 /**
  * The kind of a status that carries no ErrorInfo of ours (raised by gRPC itself or by a foreign server). Codes
- * missing here (INTERNAL, UNKNOWN, UNIMPLEMENTED, DATA_LOSS, OK) have no kind: they stay ClientErrors, which the
+ * missing here (INTERNAL, UNKNOWN, UNIMPLEMENTED, DATA_LOSS, UNAUTHENTICATED, OK) have no kind: they stay ClientErrors, which the
  * edges treat as unexpected.
  */
 const KIND_OF_BARE_STATUS: Partial<Record<Status, ErrorKind>> = {
   [Status.INVALID_ARGUMENT]: 'validation',
   [Status.OUT_OF_RANGE]: 'validation',
-  [Status.UNAUTHENTICATED]: 'unauthenticated',
+  // No UNAUTHENTICATED: bare, it is a service refusing this process's own token (internal-auth.ts), a fault of
+  // the deployment (a wrong INTERNAL_AUTH_KEY) that must not reach the end caller as their 401.
   [Status.PERMISSION_DENIED]: 'forbidden',
   [Status.NOT_FOUND]: 'not_found',
   [Status.ABORTED]: 'conflict',

@@ -3,6 +3,7 @@ import { createChannel, createClientFactory, type Client, type TsProtoServiceDef
 import { deadlineMiddleware, type DeadlineOptions } from 'nice-grpc-client-middleware-deadline';
 import { errorDetailsClientMiddleware } from 'nice-grpc-error-details';
 import { appErrorClientMiddleware } from './app-error.client-middleware.js';
+import { internalAuthClientMiddleware } from './internal-auth.middleware.js';
 
 export const DEFAULT_DEADLINE_MS = 5_000;
 
@@ -19,8 +20,9 @@ export interface GrpcClient<Definition extends TsProtoServiceDefinition> {
 }
 
 /**
- * A client on its own channel whose every call has a deadline and whose failures arrive as AppErrors: the
- * server's kind, message and field violations; a passed deadline or an unreachable server as `unavailable`.
+ * A client on its own channel whose every call carries this process's service token and has a deadline, and
+ * whose failures arrive as AppErrors: the server's kind, message and field violations; a passed deadline or an
+ * unreachable server as `unavailable`.
  */
 export const createGrpcClient = <Definition extends TsProtoServiceDefinition>(
   definition: Definition,
@@ -29,9 +31,11 @@ export const createGrpcClient = <Definition extends TsProtoServiceDefinition>(
 ): GrpcClient<Definition> => {
   const channel = createChannel(address);
   // The middleware attached last runs outermost: the AppError mapping sees the details and the deadline errors.
-  // Telemetry innermost: it sends the trace context and sees the transport's status codes.
+  // Telemetry innermost: it sends the trace context and sees the transport's status codes. Next the service
+  // token (docs/security.md, "Internal calls"), signed within the call's deadline.
   const client = createClientFactory()
     .use(grpcClientTelemetry)
+    .use(internalAuthClientMiddleware)
     .use(deadlineMiddleware)
     .use(errorDetailsClientMiddleware)
     .use(appErrorClientMiddleware)

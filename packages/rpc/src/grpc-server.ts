@@ -4,6 +4,7 @@ import { createServer, type ServiceImplementation, type TsProtoServiceDefinition
 import { errorDetailsServerMiddleware } from 'nice-grpc-error-details';
 import { HealthDefinition, HealthServiceImpl, HealthState } from 'nice-grpc-server-health';
 import { createAppErrorServerMiddleware } from './app-error.server-middleware.js';
+import { createInternalAuthServerMiddleware } from './internal-auth.middleware.js';
 import { createTermination } from './termination.server-middleware.js';
 
 /** The two states a server reports through grpc.health.v1, overall and for each of its services. */
@@ -59,8 +60,8 @@ const dialAddress = (host: string, port: number): string =>
   host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 
 /**
- * Starts a gRPC server with the health service, AppError-to-status mapping (google.rpc details carry the kind
- * and field violations) and bounded graceful shutdown.
+ * Starts a gRPC server with the health service, service-token checks on every other call, AppError-to-status
+ * mapping (google.rpc details carry the kind and field violations) and bounded graceful shutdown.
  */
 export const startGrpcServer = async <const Definitions extends readonly TsProtoServiceDefinition[]>(
   options: GrpcServerOptions<Definitions>,
@@ -68,12 +69,14 @@ export const startGrpcServer = async <const Definitions extends readonly TsProto
   const { host, serviceName, initialStatus = 'SERVING' } = options;
   const logger = options.logger.child({ component: 'grpc-server' });
   const { terminationMiddleware, terminate } = createTermination();
-  // Telemetry outermost: its span covers the whole call and sees the final status.
+  // Telemetry outermost: its span covers the whole call and sees the final status. The service token is
+  // checked innermost, right before the handler (docs/security.md, "Internal calls").
   const server = createServer()
     .use(grpcServerTelemetry)
     .use(terminationMiddleware)
     .use(errorDetailsServerMiddleware)
-    .use(createAppErrorServerMiddleware(logger));
+    .use(createAppErrorServerMiddleware(logger))
+    .use(createInternalAuthServerMiddleware(logger));
 
   const healthState = HealthState();
   server.add(HealthDefinition, HealthServiceImpl(healthState));

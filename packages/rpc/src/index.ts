@@ -19,3 +19,13 @@ export {
   READINESS_REFRESH_MS,
   type GrpcServiceHandleOptions,
 } from './grpc-service-handle.js';
+export {
+  configureInternalAuth,
+  signInternalToken,
+  INTERNAL_AUTH_METADATA,
+  INTERNAL_TOKEN_TTL_S,
+  MIN_INTERNAL_KEY_BYTES,
+  type CallActor,
+  type InternalCredentials,
+  type InternalTokenClaims,
+} from './internal-auth.js';

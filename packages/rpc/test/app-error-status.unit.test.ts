@@ -53,7 +53,7 @@ describe('AppError ⇄ gRPC status', () => {
     expect(restored?.cause).toBe(bare);
   });
 
-  it.each([Status.INTERNAL, Status.UNKNOWN, Status.UNIMPLEMENTED, Status.DATA_LOSS])(
+  it.each([Status.INTERNAL, Status.UNKNOWN, Status.UNIMPLEMENTED, Status.DATA_LOSS, Status.UNAUTHENTICATED])(
     'leaves status %i without a kind',
     (status) => {
       expect(appErrorOf(new ClientError(PATH, status, 'internal error'))).toBeUndefined();

@@ -3,12 +3,15 @@ import { AppError, isAppError, validationError, type ErrorKind } from '@marketpl
 import { catalogV1, listingV1 } from '@marketplace/proto';
 import { createServer as createNetServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ClientError, Status, createChannel, createClient, type CallContext } from 'nice-grpc';
+import { randomBytes } from 'node:crypto';
+import { ClientError, Metadata, Status, createChannel, createClient, type CallContext } from 'nice-grpc';
 import { HealthDefinition } from 'nice-grpc-server-health';
 import { HealthCheckResponse_ServingStatus } from 'nice-grpc-server-health/lib/proto/grpc/health/v1/health.js';
 import { pino } from 'pino';
 import {
+  configureInternalAuth,
   createGrpcClient,
+  signInternalToken,
   startGrpcServer,
   waitForServing,
   type GrpcServer,
@@ -17,6 +20,9 @@ import {
 
 const LISTING_SERVICE = listingV1.ListingServiceDefinition.fullName;
 const CATALOG_SERVICE = catalogV1.CatalogServiceDefinition.fullName;
+// Known to the test, so its raw client (without our middleware) can sign a service token too.
+const INTERNAL_KEY = randomBytes(32);
+configureInternalAuth({ key: INTERNAL_KEY, caller: 'rpc-test' });
 
 const product = catalogV1.Product.fromPartial({
   id: 'product_7',
@@ -227,8 +233,16 @@ describe('a gRPC server and client', () => {
   });
 
   it.each(KINDS)('sends a %s AppError as its status code and restores the same kind', async (kind) => {
+    const token = await signInternalToken(INTERNAL_KEY, {
+      caller: 'rpc-test',
+      audience: CATALOG_SERVICE,
+      issuedAtMs: Date.now(),
+    });
     const raw = await catchError(
-      createClient(catalogV1.CatalogServiceDefinition, rawChannel).getProduct({ productId: `kind:${kind}` }),
+      createClient(catalogV1.CatalogServiceDefinition, rawChannel).getProduct(
+        { productId: `kind:${kind}` },
+        { metadata: Metadata({ authorization: `Bearer ${token}` }) },
+      ),
     );
     expect(raw).toBeInstanceOf(ClientError);
     expect((raw as ClientError).code).toBe(STATUS_OF_KIND[kind]);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ServiceHandle } from '@marketplace/platform';
 import { ConfigError, createLogger, parseEnv } from '@marketplace/platform';
+import { configureInternalAuth, MIN_INTERNAL_KEY_BYTES } from '@marketplace/rpc';
 import type { Infrastructure } from './infrastructure.js';
 import { createInfrastructure } from './infrastructure.js';
 import { infrastructureConfigSchema } from './infrastructure.config.js';
@@ -17,6 +18,16 @@ export const serviceMainConfigSchema = z.object({
     .enum(['true', 'false'])
     .default('false')
     .transform((value) => value === 'true'),
+  /**
+   * Signs and verifies the service-to-service tokens (docs/security.md, "Internal calls"): the same value in
+   * every service of a deployment, from the chart's Secret.
+   */
+  INTERNAL_AUTH_KEY: z
+    .string()
+    .refine((value) => Buffer.byteLength(value) >= MIN_INTERNAL_KEY_BYTES, {
+      message: `use at least ${MIN_INTERNAL_KEY_BYTES} bytes`,
+    })
+    .transform((value) => Buffer.from(value, 'utf8')),
 });
 
 export interface ServiceMainOptions<S extends z.ZodObject> {
@@ -45,6 +56,7 @@ export const runServiceMain = <S extends z.ZodObject>(options: ServiceMainOption
     process.stderr.write(`${options.name}: ${error.message}\n`);
     process.exit(2);
   }
+  configureInternalAuth({ key: config.INTERNAL_AUTH_KEY, caller: options.name });
   // Before anything opens a connection, so the first calls and messages are traced too.
   const telemetry = startTelemetry({ serviceName: options.name });
   const main = async (): Promise<void> => {

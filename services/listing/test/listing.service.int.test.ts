@@ -182,6 +182,26 @@ describe.each(testEngines())('listing service over gRPC on $name', ({ create }) 
     });
   });
 
+  it('refuses a seller command for another seller’s account than the authenticated actor’s', async () => {
+    const { listing } = await grpc.client.createListing(request({ priceCents: 5_000 }));
+    const productId = listing!.productId;
+    const otherSeller = { kind: 'seller', id: '8' };
+    await expect(
+      grpc.client.updateListing({
+        actor: otherSeller,
+        sellerAccountId: 7,
+        productId,
+        correlationId: 'req-3',
+        changes: { priceCents: 1 },
+      }),
+    ).rejects.toMatchObject({ kind: 'forbidden' });
+    await expect(grpc.client.createListing({ ...request({}), actor: otherSeller })).rejects.toMatchObject({
+      kind: 'forbidden',
+    });
+    const { listing: unchanged } = await grpc.client.getListing({ productId });
+    expect(unchanged).toMatchObject({ sellerAccountId: 7, priceCents: 5_000 });
+  });
+
   it('stops: no longer ready, no longer answering', async () => {
     await service.stop();
     expect(service.isReady()).toBe(false);

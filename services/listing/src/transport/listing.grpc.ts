@@ -1,3 +1,4 @@
+import { forbidden } from '@marketplace/platform';
 import { Status, type CallContext } from 'nice-grpc-common';
 import { ErrorInfo, RichServerError } from 'nice-grpc-error-details';
 import { listingV1 } from '@marketplace/proto';
@@ -66,6 +67,22 @@ const contextOf = (request: CommandRequest, { metadata }: CallContext): CommandC
   traceparent: metadata.get('traceparent'),
 });
 
+/**
+ * A seller's command acts on the authenticated seller's listings only: the actor comes from the caller's verified
+ * service token (docs/security.md, "Internal calls"), and `sellerAccountId` must name the same account.
+ */
+const sellerContextOf = (
+  request: CommandRequest & { readonly sellerAccountId: number },
+  context: CallContext,
+): CommandContext => {
+  const commandContext = contextOf(request, context);
+  const { actor } = commandContext;
+  if (actor.kind !== 'seller' || actor.id !== String(request.sellerAccountId)) {
+    throw forbidden(`seller account ${request.sellerAccountId} is not the authenticated actor's`);
+  }
+  return commandContext;
+};
+
 const listingReply = ({ listing, version }: CreatedListing) => ({
   listing: toListingMessage(listing, version),
 });
@@ -96,7 +113,7 @@ export const listingGrpcService = (
         sellerAccountId: request.sellerAccountId,
         draft: draftOf(request.draft),
         idempotencyKey: request.idempotencyKey,
-        ...contextOf(request, context),
+        ...sellerContextOf(request, context),
       });
       return listingReply(created);
     },
@@ -108,7 +125,7 @@ export const listingGrpcService = (
         sellerAccountId: request.sellerAccountId,
         productId: request.productId,
         changes: changesOf(request.changes),
-        ...contextOf(request, context),
+        ...sellerContextOf(request, context),
       });
       return listingReply(updated);
     },
@@ -117,7 +134,7 @@ export const listingGrpcService = (
         sellerAccountId: request.sellerAccountId,
         productId: request.productId,
         quantity: request.quantity,
-        ...contextOf(request, context),
+        ...sellerContextOf(request, context),
       });
       return listingReply(updated);
     },
@@ -127,7 +144,7 @@ export const listingGrpcService = (
         productIds: request.productIds,
         mode: request.mode,
         value: request.value,
-        ...contextOf(request, context),
+        ...sellerContextOf(request, context),
       });
       return {
         updated: updated.map(({ listing, version }) => toListingMessage(listing, version)),
