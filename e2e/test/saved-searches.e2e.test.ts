@@ -157,10 +157,31 @@ describe('saved searches (embedded mode)', () => {
     ]);
     const tooMany = await post(
       '/api/subscriptions',
-      { query: {}, channels: Array(6).fill({ type: 'mcp_resource' }) },
+      {
+        query: {},
+        channels: Array.from({ length: 6 }, (_, n) => ({ type: 'email', email: `inbox${n}@example.com` })),
+      },
       buyerKey,
     );
     expect(tooMany.body).toMatchObject({ errors: [{ path: 'channels' }] });
+  });
+
+  it('refuses one inbox in several channels, whatever its case or +tag', async () => {
+    const flood = await post('/api/subscriptions', {
+      query: { search: 'quillon' },
+      channels: [
+        'victim@example.com',
+        'Victim@Example.com',
+        'victim+1@example.com',
+        'victim+2@example.com',
+      ].map((email) => ({ type: 'email', email })),
+    });
+    expect(flood.status).toBe(400);
+    expect((flood.body as { errors: { path: string }[] }).errors.map((e) => e.path)).toEqual([
+      'channels/1',
+      'channels/2',
+      'channels/3',
+    ]);
   });
 
   it('lets an anonymous subscriber end its subscription with the token only', async () => {
@@ -179,11 +200,19 @@ describe('saved searches (embedded mode)', () => {
       headers: { 'x-mcp-api-key': otherBuyerKey },
     });
     expect(byOther.status).toBe(404);
-    const link = await get(`/api/subscriptions/${id}/unsubscribe?token=${encodeURIComponent(token)}`);
-    expect(link.status).toBe(200);
-    expect(
-      (await get(`/api/subscriptions/${id}/unsubscribe?token=${encodeURIComponent(token)}`)).status,
-    ).toBe(404);
+    const link = `/api/subscriptions/${id}/unsubscribe?token=${encodeURIComponent(token)}`;
+    // A mail scanner following the link (twice) sees a page and changes nothing.
+    for (let visit = 0; visit < 2; visit++) {
+      const page = await get(link);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(page.body).toContain(`<form method="post" action="${link}">`);
+    }
+    const confirm = () => marketplace.client.request(link, { method: 'POST' });
+    const confirmed = await confirm();
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body).toEqual({ id, unsubscribed: true });
+    expect((await confirm()).status).toBe(404);
   });
 
   it('lists and deletes the owner’s subscriptions', async () => {

@@ -53,16 +53,25 @@ export const subscriptionsRoutes = (
       res.status(204).end();
     })
     .all(methodNotAllowed(problems, ['DELETE']));
-  // The link in every match email: a plain GET, as mail clients follow links; the token names one subscription.
+  // The link in every match email. GET only shows a page whose button POSTs: mail scanners and link previews
+  // follow GET links, and must not end anyone's subscription (docs/security.md, "API6").
   router
     .route('/api/subscriptions/:id/unsubscribe')
-    .get(async (req, res) => {
+    .get((req, res) => {
+      const { id } = parseOrThrow(subscriptionIdParamsSchema, req.params, 'subscription id');
+      const { token } = parseOrThrow(unsubscribeQuerySchema, req.query, 'unsubscribe link');
+      res.set('Cache-Control', 'no-store').type('html').send(unsubscribeConfirmationPage(id, token));
+    })
+    .post(async (req, res) => {
       const { id } = parseOrThrow(subscriptionIdParamsSchema, req.params, 'subscription id');
       const { token } = parseOrThrow(unsubscribeQuerySchema, req.query, 'unsubscribe link');
       await subscriptions.delete(undefined, id, token, requestIdOf(req));
-      res.json({ id, unsubscribed: true });
+      res.set('Cache-Control', 'no-store');
+      // The page's form (a browser asks for HTML) gets a page; any other client the JSON answer.
+      if (req.accepts(['json', 'html']) === 'html') res.type('html').send(UNSUBSCRIBED_PAGE);
+      else res.json({ id, unsubscribed: true });
     })
-    .all(methodNotAllowed(problems, ['GET']));
+    .all(methodNotAllowed(problems, ['GET', 'POST']));
   router
     .route('/api/mcp/resources/subscriptions/:id')
     .get(caller, async (req, res) => {
@@ -72,6 +81,28 @@ export const subscriptionsRoutes = (
     .all(methodNotAllowed(problems, ['GET']));
   return router;
 };
+
+const page = (title: string, body: string): string =>
+  '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex">' +
+  `<meta name="viewport" content="width=device-width"><title>${title}</title></head><body>${body}</body></html>`;
+
+/**
+ * The page of the unsubscribe link: a button that POSTs to the same URL. The id is `sub_<hex>` (validated) and
+ * the token is URL-encoded, which leaves nothing HTML could read as markup inside the quoted attribute.
+ */
+const unsubscribeConfirmationPage = (id: string, token: string): string =>
+  page(
+    'Unsubscribe from a saved search',
+    '<h1>Stop these emails?</h1><p>This ends the saved search: no more matches are sent to any of its ' +
+      'channels.</p>' +
+      `<form method="post" action="/api/subscriptions/${id}/unsubscribe?token=${encodeURIComponent(token)}">` +
+      '<button type="submit">Unsubscribe</button></form>',
+  );
+
+const UNSUBSCRIBED_PAGE = page(
+  'Unsubscribed',
+  '<h1>Unsubscribed</h1><p>The saved search has ended; nothing more will be sent.</p>',
+);
 
 const INVALID_SUBSCRIPTION_ID = 'The id is not a subscription id (sub_<24 hex digits>)';
 const NOT_THE_OWNERS = 'No such subscription of this caller (another caller’s is not found either)';
@@ -122,8 +153,28 @@ export const subscriptionsRouteDocs: readonly RouteDoc[] = [
   {
     method: 'get',
     path: '/api/subscriptions/{id}/unsubscribe',
+    operationId: 'unsubscribePage',
+    summary: 'The unsubscribe link of match emails: a confirmation page, which changes nothing',
+    description:
+      'An HTML page whose button POSTs to the same URL. Mail scanners and link previews follow GET links, so ' +
+      'a GET never ends a subscription.',
+    tags: ['subscriptions'],
+    auth: 'none',
+    pathParameters: subscriptionIdParamsSchema,
+    query: unsubscribeQuerySchema,
+    responses: {
+      200: { description: 'The confirmation page', contentType: 'text/html', text: true },
+      400: 'Invalid subscription id, or no token',
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/subscriptions/{id}/unsubscribe',
     operationId: 'unsubscribe',
-    summary: 'End a subscription with its token (the link in every match email)',
+    summary: 'End a subscription with its token (the confirmation page’s button)',
+    description:
+      'Answers an HTML page to a client that prefers text/html (the page’s form), JSON otherwise. Any request ' +
+      'body is ignored: the token is in the query.',
     tags: ['subscriptions'],
     auth: 'none',
     pathParameters: subscriptionIdParamsSchema,
