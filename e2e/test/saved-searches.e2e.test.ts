@@ -31,7 +31,10 @@ describe('saved searches (embedded mode)', () => {
   let otherBuyerKey: string;
 
   beforeAll(async () => {
-    marketplace = await EmbeddedMarketplace.start({ env: { WEBHOOK_SIGNING_SECRET: SIGNING_SECRET } });
+    marketplace = await EmbeddedMarketplace.start({
+      // One limit on (per mailbox), low, for the flooding test; every test's other channels name other inboxes.
+      env: { WEBHOOK_SIGNING_SECRET: SIGNING_SECRET, RATE_LIMIT_SUBSCRIPTIONS_PER_EMAIL: '2' },
+    });
     receiver = await WebhookReceiver.start();
     const admin = marketplace.client;
     sellerKey = (await admin.createAccount('seller', 'Saved Search Seller')).apiKey;
@@ -182,6 +185,22 @@ describe('saved searches (embedded mode)', () => {
       'channels/2',
       'channels/3',
     ]);
+  });
+
+  it('limits new saved searches naming one inbox, over REST and the tool alike, whatever the +tag', async () => {
+    const subscribeOver = (transport: 'rest' | 'tool', email: string) => {
+      const input = { query: { search: 'flood' }, channels: [{ type: 'email', email }] };
+      return transport === 'rest'
+        ? post('/api/subscriptions', input)
+        : post('/api/mcp/invoke', { tool: 'subscribe_to_query', parameters: input });
+    };
+    expect((await subscribeOver('rest', 'flooded+1@example.com')).status).toBe(201);
+    expect((await subscribeOver('tool', 'flooded+2@example.com')).status).toBe(200);
+    for (const transport of ['rest', 'tool'] as const) {
+      const refused = await subscribeOver(transport, 'Flooded+3@example.com');
+      expect(refused.status).toBe(429);
+      expect(refused.body).toMatchObject({ status: 429, detail: expect.stringMatching(/retry in \d+ s/) });
+    }
   });
 
   it('lets an anonymous subscriber end its subscription with the token only', async () => {

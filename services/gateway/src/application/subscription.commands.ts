@@ -36,6 +36,10 @@ const channelViewOf = (channel: subscriptionV1.Channel): SubscriptionView['chann
   }
 };
 
+/** The addresses of a new saved search's email channels: what its per-mailbox rate limit counts. */
+export const channelEmailsOf = (input: SubscribeInput): string[] =>
+  input.channels.flatMap((channel) => (channel.type === 'email' ? [channel.email] : []));
+
 /**
  * Saved searches for REST and the subscribe_to_query tool: keyed to the caller's account (API key or agent
  * token); anonymous callers may subscribe with webhook and email channels and end it with the unsubscribe

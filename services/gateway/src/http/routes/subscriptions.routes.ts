@@ -1,11 +1,15 @@
 import { Router } from 'express';
 import type { IdentityService } from '../../application/identity.service.js';
 import type { SubscriptionCommands } from '../../application/subscription.commands.js';
+import { channelEmailsOf } from '../../application/subscription.commands.js';
 import { authenticate, principalOf } from '../auth.middleware.js';
 import { jsonBody } from '../json-body.js';
 import { methodNotAllowed } from '../method-not-allowed.js';
 import type { Problems } from '../problem.js';
+import type { RateLimiter } from '../rate-limit.js';
+import { clientAddressOfRequest, rateLimit } from '../rate-limit.js';
 import { requestIdOf } from '../request-log.js';
+import type { SubscribeInput } from '../schemas/subscription.schema.js';
 import {
   deleteSubscriptionQuerySchema,
   subscribeInputSchema,
@@ -29,17 +33,34 @@ export const subscriptionsRoutes = (
   subscriptions: SubscriptionCommands,
   identity: IdentityService,
   bodyLimitBytes: number,
+  limiter: RateLimiter,
 ): Router => {
   const router = Router();
   // Optional at the edge: SubscriptionCommands answers 401 for the owner-only operations itself.
   const caller = authenticate(identity, { required: false });
   router
     .route('/api/subscriptions')
-    .post(caller, ...jsonBody(bodyLimitBytes), async (req, res) => {
-      const input = parseOrThrow(subscribeInputSchema, req.body, 'subscription');
-      const created = await subscriptions.subscribe(principalOf(req), input, requestIdOf(req));
-      res.status(201).location(`/api/subscriptions/${created.id}`).json(created);
-    })
+    .post(
+      caller,
+      ...jsonBody(bodyLimitBytes),
+      (req, _res, next) => {
+        // Validated before the limit counts: the per-mailbox limit needs the channels' addresses.
+        req.body = parseOrThrow(subscribeInputSchema, req.body, 'subscription');
+        next();
+      },
+      rateLimit(limiter, (req) =>
+        limiter.subscriptionChecks(
+          principalOf(req),
+          clientAddressOfRequest(req),
+          channelEmailsOf(req.body as SubscribeInput),
+        ),
+      ),
+      async (req, res) => {
+        const input = req.body as SubscribeInput;
+        const created = await subscriptions.subscribe(principalOf(req), input, requestIdOf(req));
+        res.status(201).location(`/api/subscriptions/${created.id}`).json(created);
+      },
+    )
     .get(caller, async (req, res) => {
       res.json(await subscriptions.list(principalOf(req)));
     })
@@ -114,15 +135,18 @@ export const subscriptionsRouteDocs: readonly RouteDoc[] = [
     operationId: 'subscribe',
     summary: 'Save a search and be notified of new matching public lots (subscribe_to_query over REST)',
     description:
-      'Channels: webhook (signed POST), email, mcp_resource (the owner polls it). Anonymous callers may use ' +
-      'webhook and email only and end the subscription with the unsubscribe_token, shown once. Unknown query ' +
-      'keys are stored and ignored.',
+      'Channels: webhook (signed POST), email, mcp_resource (the owner polls it), each destination once (one ' +
+      'mailbox, case and +tag folded, in one channel only). Anonymous callers may use webhook and email only ' +
+      'and end the subscription with the unsubscribe_token, shown once. Unknown query keys are stored and ' +
+      'ignored. Rate-limited per client IP (anonymous: 10 per hour) or per key (100 per hour), and per mailbox ' +
+      'of each email channel (5 new saved searches per hour, whoever asks).',
     tags: ['subscriptions'],
     auth: 'api_key_or_agent_token_optional',
+    rateLimited: true,
     body: subscribeInputSchema,
     responses: {
       201: { description: 'The subscription', schema: subscribeOutputSchema },
-      400: 'Invalid query or channels (each offending field in errors)',
+      400: 'Invalid query or channels, or a destination twice (each offending field in errors)',
     },
   },
   {
