@@ -6,7 +6,7 @@ import type { Principal } from '../src/domain/account.js';
 import { rateLimitConfigSchema } from '../src/http/rate-limit.config.js';
 import { RateLimiter, rateLimitPoliciesOf } from '../src/http/rate-limit.js';
 
-/** 10:15 UTC: 45 minutes before the hour's window ends. */
+/** 10:15 UTC: 45 minutes before the hour's sub-window ends. */
 const T = Date.UTC(2026, 8, 1, 10, 15, 0);
 const KEYED: Principal = {
   accountId: 21,
@@ -38,7 +38,7 @@ describe('gateway rate limiter', () => {
     expect(policies.catalogPerKey.limit).toBeGreaterThan(600);
   });
 
-  it('refuses the 11th anonymous request from one IP whatever the emails, with the window end', async () => {
+  it('refuses the 11th anonymous request from one IP whatever the emails, with when a request fits again', async () => {
     const rateLimiter = limiter();
     for (let n = 0; n < 10; n++) {
       expect(
@@ -53,9 +53,10 @@ describe('gateway rate limiter', () => {
       allowed: false,
       remaining: 0,
       policy: { name: 'quotes.ip' },
-      resetAt: T + 45 * 60_000,
+      // Sliding window: 11 hits of this hour fade out during the next one; 10 or fewer after 1/11 of it.
+      resetAt: T + 45 * 60_000 + 327_274,
     });
-    expect(rateLimiter.secondsUntil(refused!.resetAt)).toBe(45 * 60);
+    expect(rateLimiter.secondsUntil(refused!.resetAt)).toBe(45 * 60 + 328);
     await expect(
       rateLimiter.enforce(rateLimiter.quoteChecks(undefined, '203.0.113.9', 'x@x.example')),
     ).rejects.toMatchObject({

@@ -142,7 +142,11 @@ export class RateLimiter {
     const enabled = checks.filter(({ policy }) => policy.limit > 0);
     if (enabled.length === 0) return undefined;
     const counts = await this.store.hit(
-      enabled.map(({ policy, subject }) => ({ key: `${policy.name}:${subject}`, windowMs: policy.windowMs })),
+      enabled.map(({ policy, subject }) => ({
+        key: `${policy.name}:${subject}`,
+        windowMs: policy.windowMs,
+        limit: policy.limit,
+      })),
       this.now(),
     );
     let tightest: RateLimitDecision | undefined;
@@ -173,7 +177,7 @@ export class RateLimiter {
     return decision;
   }
 
-  /** Whole seconds until the decision's window ends, at least 1 (Retry-After and RateLimit-Reset). */
+  /** Whole seconds until the decision's `resetAt`, at least 1 (Retry-After and RateLimit-Reset). */
   secondsUntil(resetAt: number): number {
     return Math.max(1, Math.ceil((resetAt - this.now()) / 1_000));
   }
@@ -191,8 +195,9 @@ export class RateLimiter {
 
 /**
  * The IETF httpapi draft's separate fields (draft-ietf-httpapi-ratelimit-headers up to -06, as most clients and
- * express-rate-limit read them): RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset (seconds until the window
- * ends) and RateLimit-Policy (`<limit>;w=<window seconds>`). Chosen over the newer combined structured field
+ * express-rate-limit read them): RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset (seconds until the whole
+ * allowance is back, or on a refusal until the next request fits: the sliding window's `resetAt`) and
+ * RateLimit-Policy (`<limit>;w=<window seconds>`). Chosen over the newer combined structured field
  * because clients parse these today; on 429, Retry-After (seconds) as well.
  */
 export const setRateLimitHeaders = (
