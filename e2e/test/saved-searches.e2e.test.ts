@@ -6,16 +6,17 @@ import { EmbeddedMarketplace } from '../src/harness/embedded.js';
 import { eventually } from '../src/harness/processes.js';
 import { WebhookReceiver } from '../src/harness/webhook-receiver.js';
 
+/** The marketplace's own key: it signs unsubscribe tokens; no receiver is given it. */
 const SIGNING_SECRET = 'e2e-webhook-signing-secret-0123456789abcdef';
 
 /** The receiver's check, from the documented scheme only: HMAC-SHA256 hex over "<t>.<raw body>". */
-const signatureValid = (header: unknown, rawBody: string): boolean => {
+const signatureValid = (header: unknown, rawBody: string, secret: string): boolean => {
   const fields = new Map(
     String(header)
       .split(',')
       .map((part) => part.split('=', 2) as [string, string]),
   );
-  const expected = createHmac('sha256', SIGNING_SECRET)
+  const expected = createHmac('sha256', secret)
     .update(`${fields.get('t')}.${rawBody}`)
     .digest();
   const presented = Buffer.from(fields.get('v1') ?? '', 'hex');
@@ -77,7 +78,13 @@ describe('saved searches (embedded mode)', () => {
       buyerKey,
     );
     expect(subscribed.status).toBe(201);
-    const subscription = subscribed.body as { id: string; resource_uri: string; unsubscribe_token: string };
+    const subscription = subscribed.body as {
+      id: string;
+      resource_uri: string;
+      unsubscribe_token: string;
+      webhook_secret: string;
+    };
+    expect(subscription.webhook_secret).toMatch(/^whsec_/);
     expect(subscription.resource_uri).toBe(`marketplace://subscriptions/${subscription.id}`);
 
     const lot = (name: string, price: number, promotePublicly = true) =>
@@ -104,9 +111,14 @@ describe('saved searches (embedded mode)', () => {
       },
     );
     expect(webhook!.headers['x-marketplace-event']).toBe('saved_search.match');
-    expect(signatureValid(webhook!.headers['x-marketplace-signature'], webhook!.body)).toBe(true);
+    const signature = webhook!.headers['x-marketplace-signature'];
+    // Signed with this subscription's own secret, shown once at creation; the marketplace's key is not it.
+    expect(signatureValid(signature, webhook!.body, subscription.webhook_secret)).toBe(true);
+    expect(signatureValid(signature, webhook!.body, SIGNING_SECRET)).toBe(false);
     const payload = JSON.parse(webhook!.body) as { id: string; data: Record<string, unknown> };
     expect(payload.id).toBe(webhook!.headers['x-marketplace-delivery']);
+    // The notification event's id, a UUIDv7 like every event id.
+    expect(payload.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(payload.data).toMatchObject({
       subscription_id: subscription.id,
       query: { notes: 'kept but ignored' },

@@ -73,7 +73,7 @@ export class SubscriptionCommands {
     input: SubscribeInput,
     correlationId: string,
   ): Promise<SubscribeOutput> {
-    const { subscription, unsubscribeToken } = await this.subscriptions.subscribe({
+    const { subscription, unsubscribeToken, webhookSecret } = await this.subscriptions.subscribe({
       actor: caller ? { kind: caller.role, id: String(caller.accountId) } : { kind: 'anonymous', id: '' },
       ownerAccountId: caller?.accountId ?? 0,
       queryJson: JSON.stringify(input.query),
@@ -81,7 +81,11 @@ export class SubscriptionCommands {
       correlationId,
     });
     if (!subscription) throw new Error('Subscribe answered without a subscription');
-    return { ...this.view(subscription), unsubscribe_token: unsubscribeToken };
+    return {
+      ...this.view(subscription),
+      unsubscribe_token: unsubscribeToken,
+      webhook_secret: webhookSecret === '' ? null : webhookSecret,
+    };
   }
 
   async list(caller: Principal | undefined): Promise<{ subscriptions: SubscriptionView[] }> {

@@ -137,7 +137,8 @@ export const subscriptionsRouteDocs: readonly RouteDoc[] = [
     description:
       'Channels: webhook (signed POST), email, mcp_resource (the owner polls it), each destination once (one ' +
       'mailbox, case and +tag folded, in one channel only). Anonymous callers may use webhook and email only ' +
-      'and end the subscription with the unsubscribe_token, shown once. Unknown query keys are stored and ' +
+      'and end the subscription with the unsubscribe_token, shown once; with a webhook channel, webhook_secret ' +
+      '(whsec_…, shown once) is the key of its X-Marketplace-Signature. Unknown query keys are stored and ' +
       'ignored. Rate-limited per client IP (anonymous: 10 per hour) or per key (100 per hour), and per mailbox ' +
       'of each email channel (5 new saved searches per hour, whoever asks).',
     tags: ['subscriptions'],
