@@ -49,13 +49,23 @@ export const DEFAULT_RATE_LIMIT_SYNC_INTERVAL_MS = 100;
 interface SharedCounter extends SubWindowCounter {
   /** Hits taken here in `windowStart`'s sub-window and not yet sent to the table. */
   pending: number;
-  /** Hits of `windowStart`'s sub-window in the flush under way. */
-  inFlight: number;
   /** `performance.now()` of the last read of the table's counts. */
   syncedAt: number;
-  /** The round trip under way for this key: hits arriving meanwhile wait for it, then count locally. */
+  /**
+   * The statement under way for this key (a flush or a round trip): hits on the key wait for it, so its count
+   * moves to the table and back without a hit counted twice or missed.
+   */
   syncing?: Promise<void>;
 }
+
+/** A promise and the function that settles it: what hits wait on while their key is being synced. */
+const gate = (): { readonly opened: Promise<void>; readonly open: () => void } => {
+  let open = (): void => undefined;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+};
 
 interface Row {
   readonly key: string;
@@ -147,7 +157,9 @@ export const createPostgresRateLimitStore = async (options: {
   /** Writes every key's pending hits and takes the totals read back as the new view. */
   let flushing: Promise<void> | undefined;
   const flush = async (): Promise<void> => {
+    const sent: [string, SharedCounter][] = [];
     const rows: Row[] = [];
+    const { opened, open } = gate();
     for (const [key, counter] of counters) {
       if (counter.pending === 0 || counter.syncing !== undefined) continue;
       rows.push({
@@ -156,28 +168,29 @@ export const createPostgresRateLimitStore = async (options: {
         windowMs: counter.windowMs,
         delta: counter.pending,
       });
-      counter.inFlight = counter.pending;
+      sent.push([key, counter]);
       counter.pending = 0;
+      counter.syncing = opened;
     }
     if (rows.length === 0) return;
     const startedAt = performance.now();
     try {
       const totals = await send(rows);
-      for (const row of rows) {
-        const counter = counters.get(row.key);
-        const total = totals.get(row.key);
-        if (counter === undefined || counter.windowStart !== row.windowStart) continue;
-        counter.inFlight = 0;
-        if (total !== undefined && counter.syncing === undefined) {
-          counter.current = total.current;
-          counter.previous = total.previous;
-          counter.syncedAt = startedAt;
-        }
+      for (const [key, counter] of sent) {
+        const total = totals.get(key);
+        counter.syncing = undefined;
+        if (total === undefined || total.windowStart !== counter.windowStart) continue;
+        // Counts only grow within a sub-window: the larger is the newer.
+        counter.current = Math.max(counter.current, total.current);
+        counter.previous = Math.max(counter.previous, total.previous);
+        counter.syncedAt = startedAt;
       }
     } catch {
       // The hits stay unwritten for good (counters are best kept, not kept at all costs); the keys are synced
       // again on their next hit.
-      for (const row of rows) counters.delete(row.key);
+      for (const [key, counter] of sent) if (counters.get(key) === counter) counters.delete(key);
+    } finally {
+      open();
     }
   };
   const flushTimer = setInterval(() => {
@@ -207,7 +220,7 @@ export const createPostgresRateLimitStore = async (options: {
     slidingCountOf(
       {
         windowStart: counter.windowStart,
-        current: counter.current + counter.inFlight + counter.pending,
+        current: counter.current + counter.pending,
         previous: counter.previous,
       },
       hit.windowMs,
@@ -255,42 +268,45 @@ export const createPostgresRateLimitStore = async (options: {
       rows.push({ key: hit.key, windowStart, windowMs: hit.windowMs, delta });
     }
     const startedAt = performance.now();
-    const round = send(rows);
-    const settled = round.then(
-      () => undefined,
-      () => undefined,
-    );
+    const { opened, open } = gate();
     for (const hit of hits) {
       const counter = counters.get(hit.key);
-      if (counter !== undefined) counter.syncing = settled;
+      if (counter !== undefined) counter.syncing = opened;
+      // A key first seen here gets a placeholder at once, so that its next hits wait for this statement too.
+      else
+        counters.set(hit.key, {
+          windowMs: hit.windowMs,
+          windowStart: windowStartOf(at, hit.windowMs),
+          current: 0,
+          previous: 0,
+          pending: 0,
+          syncedAt: Number.NEGATIVE_INFINITY,
+          syncing: opened,
+        });
     }
-    let totals: Awaited<typeof round>;
     try {
-      totals = await round;
+      const totals = await send(rows);
+      return hits.map((hit) => {
+        const total = totals.get(hit.key);
+        if (total === undefined) throw new Error(`rate-limit upsert returned no row for ${hit.key}`);
+        // Hits on the key waited for this statement: its totals are the whole view.
+        counters.set(hit.key, {
+          windowMs: hit.windowMs,
+          windowStart: total.windowStart,
+          current: total.current,
+          previous: total.previous,
+          pending: 0,
+          syncedAt: startedAt,
+        });
+        // The answer is this hit's own total, exact whatever the order the round trips resolved in.
+        return slidingCountOf(total, hit.windowMs, hit.limit, at);
+      });
     } catch (error) {
       for (const hit of hits) counters.delete(hit.key);
       throw error;
+    } finally {
+      open();
     }
-    return hits.map((hit) => {
-      const total = totals.get(hit.key);
-      if (total === undefined) throw new Error(`rate-limit upsert returned no row for ${hit.key}`);
-      const known = counters.get(hit.key);
-      // Concurrent round trips on one key resolve in any order: the highest total is the newest.
-      const same = known !== undefined && known.windowStart === total.windowStart ? known : undefined;
-      const counter: SharedCounter = {
-        windowMs: hit.windowMs,
-        windowStart: total.windowStart,
-        current: Math.max(total.current, same?.current ?? 0),
-        previous: Math.max(total.previous, same?.previous ?? 0),
-        // Hits counted locally while this round trip was under way (none wait: they waited for it).
-        pending: same?.pending ?? 0,
-        inFlight: 0,
-        syncedAt: startedAt,
-      };
-      counters.set(hit.key, counter);
-      // The answer is this hit's own total, exact whatever the order the round trips resolved in.
-      return slidingCountOf(total, hit.windowMs, hit.limit, at);
-    });
   };
 
   return {
@@ -301,10 +317,12 @@ export const createPostgresRateLimitStore = async (options: {
         if (keys.has(key)) throw new RangeError(`rate-limit key ${key} is hit twice in one call`);
         keys.add(key);
       }
-      // A key whose round trip is under way: wait for it, then count on its fresh view.
-      for (const hit of hits) {
-        const syncing = counters.get(hit.key)?.syncing;
-        if (syncing !== undefined) await syncing;
+      // Keys being synced: wait until none is, then count without yielding until the statement is sent, so no
+      // flush or round trip of these keys runs beside this one.
+      for (;;) {
+        const syncing = hits.map((hit) => counters.get(hit.key)?.syncing).find((wait) => wait !== undefined);
+        if (syncing === undefined) break;
+        await syncing;
       }
       const counted: (RateLimitCount | undefined)[] = hits.map((hit) => countLocally(hit, at));
       const toTable = hits.filter((_, index) => counted[index] === undefined);

@@ -68,6 +68,31 @@ describe.each(testEngines())('PostgreSQL rate-limit store across replicas on $na
     }
   });
 
+  it('stays exact on one replica while hits, flushes and round trips interleave', async () => {
+    const schema = freshSchema();
+    const store = await createPostgresRateLimitStore({ db, schema, syncIntervalMs: 5 });
+    const hit = () => store.hit([{ key: 'busy', windowMs: HOUR, limit: 400 }], T).then(([n]) => n!.count);
+    const counts: number[] = [];
+    try {
+      // Ten callers at once, 30 hits each: local counts, flushes every 5 ms and, above 200, one statement each.
+      await Promise.all(
+        Array.from({ length: 10 }, async () => {
+          for (let n = 0; n < 30; n++) counts.push(await hit());
+        }),
+      );
+    } finally {
+      await store.close();
+    }
+    expect(counts.sort((a, b) => a - b)).toEqual(Array.from({ length: 300 }, (_, n) => n + 1));
+    // Everything counted reached the table: a fresh replica's first hit reads 301.
+    const fresh = await createPostgresRateLimitStore({ db, schema });
+    try {
+      expect((await fresh.hit([{ key: 'busy', windowMs: HOUR, limit: 400 }], T))[0]!.count).toBe(301);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('answers a hot key without a statement per request, below half its limit and above it', async () => {
     const before = statements;
     const hot = await createPostgresRateLimitStore({
