@@ -6,16 +6,17 @@ import { EmbeddedMarketplace } from '../src/harness/embedded.js';
 import { eventually } from '../src/harness/processes.js';
 import { WebhookReceiver } from '../src/harness/webhook-receiver.js';
 
+/** The marketplace's own key: it signs unsubscribe tokens; no receiver is given it. */
 const SIGNING_SECRET = 'e2e-webhook-signing-secret-0123456789abcdef';
 
 /** The receiver's check, from the documented scheme only: HMAC-SHA256 hex over "<t>.<raw body>". */
-const signatureValid = (header: unknown, rawBody: string): boolean => {
+const signatureValid = (header: unknown, rawBody: string, secret: string): boolean => {
   const fields = new Map(
     String(header)
       .split(',')
       .map((part) => part.split('=', 2) as [string, string]),
   );
-  const expected = createHmac('sha256', SIGNING_SECRET)
+  const expected = createHmac('sha256', secret)
     .update(`${fields.get('t')}.${rawBody}`)
     .digest();
   const presented = Buffer.from(fields.get('v1') ?? '', 'hex');
@@ -31,7 +32,10 @@ describe('saved searches (embedded mode)', () => {
   let otherBuyerKey: string;
 
   beforeAll(async () => {
-    marketplace = await EmbeddedMarketplace.start({ env: { WEBHOOK_SIGNING_SECRET: SIGNING_SECRET } });
+    marketplace = await EmbeddedMarketplace.start({
+      // One limit on (per mailbox), low, for the flooding test; every test's other channels name other inboxes.
+      env: { WEBHOOK_SIGNING_SECRET: SIGNING_SECRET, RATE_LIMIT_SUBSCRIPTIONS_PER_EMAIL: '2' },
+    });
     receiver = await WebhookReceiver.start();
     const admin = marketplace.client;
     sellerKey = (await admin.createAccount('seller', 'Saved Search Seller')).apiKey;
@@ -74,7 +78,13 @@ describe('saved searches (embedded mode)', () => {
       buyerKey,
     );
     expect(subscribed.status).toBe(201);
-    const subscription = subscribed.body as { id: string; resource_uri: string; unsubscribe_token: string };
+    const subscription = subscribed.body as {
+      id: string;
+      resource_uri: string;
+      unsubscribe_token: string;
+      webhook_secret: string;
+    };
+    expect(subscription.webhook_secret).toMatch(/^whsec_/);
     expect(subscription.resource_uri).toBe(`marketplace://subscriptions/${subscription.id}`);
 
     const lot = (name: string, price: number, promotePublicly = true) =>
@@ -101,9 +111,14 @@ describe('saved searches (embedded mode)', () => {
       },
     );
     expect(webhook!.headers['x-marketplace-event']).toBe('saved_search.match');
-    expect(signatureValid(webhook!.headers['x-marketplace-signature'], webhook!.body)).toBe(true);
+    const signature = webhook!.headers['x-marketplace-signature'];
+    // Signed with this subscription's own secret, shown once at creation; the marketplace's key is not it.
+    expect(signatureValid(signature, webhook!.body, subscription.webhook_secret)).toBe(true);
+    expect(signatureValid(signature, webhook!.body, SIGNING_SECRET)).toBe(false);
     const payload = JSON.parse(webhook!.body) as { id: string; data: Record<string, unknown> };
     expect(payload.id).toBe(webhook!.headers['x-marketplace-delivery']);
+    // The notification event's id, a UUIDv7 like every event id.
+    expect(payload.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(payload.data).toMatchObject({
       subscription_id: subscription.id,
       query: { notes: 'kept but ignored' },
@@ -157,10 +172,47 @@ describe('saved searches (embedded mode)', () => {
     ]);
     const tooMany = await post(
       '/api/subscriptions',
-      { query: {}, channels: Array(6).fill({ type: 'mcp_resource' }) },
+      {
+        query: {},
+        channels: Array.from({ length: 6 }, (_, n) => ({ type: 'email', email: `inbox${n}@example.com` })),
+      },
       buyerKey,
     );
     expect(tooMany.body).toMatchObject({ errors: [{ path: 'channels' }] });
+  });
+
+  it('refuses one inbox in several channels, whatever its case or +tag', async () => {
+    const flood = await post('/api/subscriptions', {
+      query: { search: 'quillon' },
+      channels: [
+        'victim@example.com',
+        'Victim@Example.com',
+        'victim+1@example.com',
+        'victim+2@example.com',
+      ].map((email) => ({ type: 'email', email })),
+    });
+    expect(flood.status).toBe(400);
+    expect((flood.body as { errors: { path: string }[] }).errors.map((e) => e.path)).toEqual([
+      'channels/1',
+      'channels/2',
+      'channels/3',
+    ]);
+  });
+
+  it('limits new saved searches naming one inbox, over REST and the tool alike, whatever the +tag', async () => {
+    const subscribeOver = (transport: 'rest' | 'tool', email: string) => {
+      const input = { query: { search: 'flood' }, channels: [{ type: 'email', email }] };
+      return transport === 'rest'
+        ? post('/api/subscriptions', input)
+        : post('/api/mcp/invoke', { tool: 'subscribe_to_query', parameters: input });
+    };
+    expect((await subscribeOver('rest', 'flooded+1@example.com')).status).toBe(201);
+    expect((await subscribeOver('tool', 'flooded+2@example.com')).status).toBe(200);
+    for (const transport of ['rest', 'tool'] as const) {
+      const refused = await subscribeOver(transport, 'Flooded+3@example.com');
+      expect(refused.status).toBe(429);
+      expect(refused.body).toMatchObject({ status: 429, detail: expect.stringMatching(/retry in \d+ s/) });
+    }
   });
 
   it('lets an anonymous subscriber end its subscription with the token only', async () => {
@@ -179,11 +231,19 @@ describe('saved searches (embedded mode)', () => {
       headers: { 'x-mcp-api-key': otherBuyerKey },
     });
     expect(byOther.status).toBe(404);
-    const link = await get(`/api/subscriptions/${id}/unsubscribe?token=${encodeURIComponent(token)}`);
-    expect(link.status).toBe(200);
-    expect(
-      (await get(`/api/subscriptions/${id}/unsubscribe?token=${encodeURIComponent(token)}`)).status,
-    ).toBe(404);
+    const link = `/api/subscriptions/${id}/unsubscribe?token=${encodeURIComponent(token)}`;
+    // A mail scanner following the link (twice) sees a page and changes nothing.
+    for (let visit = 0; visit < 2; visit++) {
+      const page = await get(link);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(page.body).toContain(`<form method="post" action="${link}">`);
+    }
+    const confirm = () => marketplace.client.request(link, { method: 'POST' });
+    const confirmed = await confirm();
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body).toEqual({ id, unsubscribed: true });
+    expect((await confirm()).status).toBe(404);
   });
 
   it('lists and deletes the owner’s subscriptions', async () => {

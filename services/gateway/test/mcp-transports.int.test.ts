@@ -171,6 +171,43 @@ describe('MCP transports', () => {
       expect(refused.body).toMatchObject({ error: { code: -32000 } });
     });
 
+    it('refuses a JSON-RPC batch as /api/mcp/streamable does, running none of its entries', async () => {
+      // The abuse: one POST (one count of the rate limiter) carrying many tool calls.
+      const batch = Array.from({ length: 5 }, (_, n) => ({
+        jsonrpc: '2.0',
+        id: n + 1,
+        method: 'tools/call',
+        params: {
+          name: 'create_listing',
+          arguments: {
+            name: `Batched pallet ${n}`,
+            category: 'electronics',
+            condition: 'overstock',
+            quantity: 10,
+            price_per_unit: 500,
+          },
+        },
+      }));
+      const headers = { 'content-type': 'application/json', 'x-mcp-api-key': sellerKey };
+      const onMcp = await gateway.call('/mcp', {
+        method: 'POST',
+        headers: { ...headers, accept: 'application/json, text/event-stream' },
+        body: JSON.stringify(batch),
+      });
+      const onStreamable = await rpc(batch, { 'x-mcp-api-key': sellerKey });
+      expect(onMcp.status).toBe(400);
+      expect(onMcp.body).toEqual(onStreamable.body);
+      expect(onStreamable.status).toBe(400);
+      expect(onMcp.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+      const search = await rpc({
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'tools/call',
+        params: { name: 'search_inventory', arguments: { query: 'batched' } },
+      });
+      expect(search.body).toMatchObject({ result: { structuredContent: { pagination: { total: 0 } } } });
+    });
+
     /** fetch may not set Host: a raw request does. */
     const postWithHost = (headers: Record<string, string>): Promise<number> =>
       new Promise((resolve, reject) => {

@@ -6,7 +6,7 @@ import type { Principal } from '../src/domain/account.js';
 import { rateLimitConfigSchema } from '../src/http/rate-limit.config.js';
 import { RateLimiter, rateLimitPoliciesOf } from '../src/http/rate-limit.js';
 
-/** 10:15 UTC: 45 minutes before the hour's window ends. */
+/** 10:15 UTC: 45 minutes before the hour's sub-window ends. */
 const T = Date.UTC(2026, 8, 1, 10, 15, 0);
 const KEYED: Principal = {
   accountId: 21,
@@ -38,7 +38,7 @@ describe('gateway rate limiter', () => {
     expect(policies.catalogPerKey.limit).toBeGreaterThan(600);
   });
 
-  it('refuses the 11th anonymous request from one IP whatever the emails, with the window end', async () => {
+  it('refuses the 11th anonymous request from one IP whatever the emails, with when a request fits again', async () => {
     const rateLimiter = limiter();
     for (let n = 0; n < 10; n++) {
       expect(
@@ -53,9 +53,10 @@ describe('gateway rate limiter', () => {
       allowed: false,
       remaining: 0,
       policy: { name: 'quotes.ip' },
-      resetAt: T + 45 * 60_000,
+      // Sliding window: 11 hits of this hour fade out during the next one; 10 or fewer after 1/11 of it.
+      resetAt: T + 45 * 60_000 + 327_274,
     });
-    expect(rateLimiter.secondsUntil(refused!.resetAt)).toBe(45 * 60);
+    expect(rateLimiter.secondsUntil(refused!.resetAt)).toBe(45 * 60 + 328);
     await expect(
       rateLimiter.enforce(rateLimiter.quoteChecks(undefined, '203.0.113.9', 'x@x.example')),
     ).rejects.toMatchObject({
@@ -71,6 +72,48 @@ describe('gateway rate limiter', () => {
       rateLimiter.quoteChecks(undefined, '198.51.100.3', ' ada@x.example'),
     );
     expect(refused).toMatchObject({ allowed: false, policy: { name: 'quotes.email', limit: 2 } });
+  });
+
+  it('counts one mailbox whatever its +tag: plus-addressing gives no fresh allowance', async () => {
+    const rateLimiter = limiter({ RATE_LIMIT_QUOTES_PER_EMAIL: '2' });
+    await rateLimiter.enforce(rateLimiter.quoteChecks(undefined, '198.51.100.1', 'ada+1@x.example'));
+    await rateLimiter.enforce(rateLimiter.quoteChecks(undefined, '198.51.100.2', 'ada+2@x.example'));
+    await expect(
+      rateLimiter.enforce(rateLimiter.quoteChecks(undefined, '198.51.100.3', 'Ada+3@X.example')),
+    ).rejects.toMatchObject({ kind: 'rate_limited' });
+  });
+
+  it('limits new saved searches per IP, per key, and per mailbox of their email channels', async () => {
+    const rateLimiter = limiter({
+      RATE_LIMIT_SUBSCRIPTIONS_PER_IP: '2',
+      RATE_LIMIT_SUBSCRIPTIONS_PER_EMAIL: '3',
+      RATE_LIMIT_SUBSCRIPTIONS_PER_KEY: '4',
+    });
+    const anonymous = (address: string, emails: string[]) =>
+      rateLimiter.decide(rateLimiter.subscriptionChecks(undefined, address, emails));
+    expect(await anonymous('203.0.113.1', [])).toMatchObject({ allowed: true });
+    expect(await anonymous('203.0.113.1', [])).toMatchObject({ allowed: true });
+    expect(await anonymous('203.0.113.1', [])).toMatchObject({
+      allowed: false,
+      policy: { name: 'subscriptions.ip' },
+    });
+    // One inbox signed up from many addresses and a key, under several spellings: the mailbox's limit holds.
+    expect(await anonymous('203.0.113.2', ['victim@x.example', 'Victim+a@x.example'])).toMatchObject({
+      allowed: true,
+    });
+    expect(await anonymous('203.0.113.3', ['victim+b@x.example'])).toMatchObject({ allowed: true });
+    expect(
+      await rateLimiter.decide(rateLimiter.subscriptionChecks(KEYED, '203.0.113.4', ['VICTIM@x.example'])),
+    ).toMatchObject({ allowed: true, remaining: 0 });
+    await expect(
+      rateLimiter.enforce(rateLimiter.subscriptionChecks(TOKEN, '203.0.113.5', ['victim+c@x.example'])),
+    ).rejects.toMatchObject({ kind: 'rate_limited' });
+    // A key's own allowance: four searches (one above), the fifth refused.
+    for (let n = 0; n < 4; n++) {
+      expect(
+        await rateLimiter.decide(rateLimiter.subscriptionChecks(KEYED, '203.0.113.4', [])),
+      ).toMatchObject({ allowed: n < 3, policy: { name: 'subscriptions.key' } });
+    }
   });
 
   it('reports the tightest allowance while allowed', async () => {

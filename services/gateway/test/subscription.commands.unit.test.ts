@@ -28,7 +28,7 @@ const fakeClient = () => {
   const client: SubscriptionClient = {
     subscribe: async (request) => {
       requests.push(request);
-      return { subscription, unsubscribeToken: 'token' };
+      return { subscription, unsubscribeToken: 'token', webhookSecret: '' };
     },
     listSubscriptions: async () => [subscription],
     deleteSubscription: async (request) => {
@@ -96,6 +96,7 @@ describe('SubscriptionCommands', () => {
       resource_uri: `marketplace://subscriptions/${subscription.subscriptionId}`,
       resource_url: `${base}/api/mcp/resources/subscriptions/${subscription.subscriptionId}`,
       unsubscribe_token: 'token',
+      webhook_secret: null,
     });
     await commands.subscribe(
       undefined,

@@ -81,6 +81,30 @@ describe('subscription rules', () => {
     });
   });
 
+  it('refuses one destination twice: a mailbox in any case or +tag, a URL, the resource', () => {
+    // The abuse: one inbox in all five channels, five emails per match.
+    const flood = ['ada@x.example', 'Ada@X.example', 'ada+1@x.example', 'ada+2@x.example', 'ADA+3@x.example'];
+    expect(
+      violationsOf({ query: {}, channels: flood.map((email) => ({ type: 'email', email })) }, true),
+    ).toEqual(
+      [1, 2, 3, 4].map((index) => ({
+        path: `channels/${index}`,
+        message: 'repeats the destination of channels/0',
+      })),
+    );
+    expect(
+      violationsOf({
+        query: {},
+        channels: [
+          { type: 'webhook', url: 'https://x.example/h' },
+          { type: 'mcp_resource' },
+          { type: 'webhook', url: 'HTTPS://X.EXAMPLE/h' },
+          { type: 'mcp_resource' },
+        ],
+      }).map(({ path }) => path),
+    ).toEqual(['channels/2', 'channels/3']);
+  });
+
   it('gives anonymous callers webhook and email only', () => {
     expect(violationsOf({ query: {}, channels: [{ type: 'mcp_resource' }] }, true)[0]?.path).toBe(
       'channels/0/type',

@@ -211,20 +211,28 @@ describe.each(testEngines())('saved searches on $name', ({ create, name }) => {
     );
   });
 
-  it('signs webhooks so an independent verifier accepts them, and nothing else', async () => {
+  it('signs webhooks with the subscription’s own secret so an independent verifier accepts them, and nothing else', async () => {
     const hook = await receiver();
-    const { subscription } = await subscribeExample([{ type: 'webhook', url: hook.url }]);
+    const { subscription, webhookSecret } = await subscribeExample([{ type: 'webhook', url: hook.url }]);
+    // Another subscriber knows its own secret only: it cannot sign deliveries as this subscription's.
+    const other = await subscribeExample([{ type: 'webhook', url: `${hook.url}/other` }]);
+    expect(webhookSecret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(other.webhookSecret).not.toBe(webhookSecret);
     await match();
     await worker(clock).processDue();
-    const [delivery] = hook.received;
-    if (!delivery) throw new Error('no webhook arrived');
+    const delivery = hook.received.find(({ body }) => body.includes(subscription.subscriptionId));
+    if (!delivery || !webhookSecret || !other.webhookSecret) throw new Error('no webhook arrived');
     const signature = delivery.headers['x-marketplace-signature'] as string;
-    expect(verifySignature(signature, delivery.body, SECRET)).toBe(true);
-    expect(verifySignature(signature, delivery.body, 'another secret')).toBe(false);
-    expect(verifySignature(signature, delivery.body.replace('3500', '3400'), SECRET)).toBe(false);
+    expect(verifySignature(signature, delivery.body, webhookSecret)).toBe(true);
+    expect(verifySignature(signature, delivery.body, other.webhookSecret)).toBe(false);
+    // The marketplace's key signs unsubscribe tokens only: it is no webhook secret.
+    expect(verifySignature(signature, delivery.body, SECRET)).toBe(false);
+    expect(verifySignature(signature, delivery.body.replace('3500', '3400'), webhookSecret)).toBe(false);
     expect(signature).toMatch(new RegExp(`^t=${Math.floor(START / 1000)},v1=[0-9a-f]{64}$`));
     expect(delivery.headers['x-marketplace-event']).toBe('saved_search.match');
     const body = JSON.parse(delivery.body) as Record<string, unknown>;
+    // The notification event's id: a UUIDv7, like every event id.
+    expect(body['id']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(body).toEqual({
       id: delivery.headers['x-marketplace-delivery'],
       type: 'saved_search.match',

@@ -36,6 +36,10 @@ const channelViewOf = (channel: subscriptionV1.Channel): SubscriptionView['chann
   }
 };
 
+/** The addresses of a new saved search's email channels: what its per-mailbox rate limit counts. */
+export const channelEmailsOf = (input: SubscribeInput): string[] =>
+  input.channels.flatMap((channel) => (channel.type === 'email' ? [channel.email] : []));
+
 /**
  * Saved searches for REST and the subscribe_to_query tool: keyed to the caller's account (API key or agent
  * token); anonymous callers may subscribe with webhook and email channels and end it with the unsubscribe
@@ -69,7 +73,7 @@ export class SubscriptionCommands {
     input: SubscribeInput,
     correlationId: string,
   ): Promise<SubscribeOutput> {
-    const { subscription, unsubscribeToken } = await this.subscriptions.subscribe({
+    const { subscription, unsubscribeToken, webhookSecret } = await this.subscriptions.subscribe({
       actor: caller ? { kind: caller.role, id: String(caller.accountId) } : { kind: 'anonymous', id: '' },
       ownerAccountId: caller?.accountId ?? 0,
       queryJson: JSON.stringify(input.query),
@@ -77,7 +81,11 @@ export class SubscriptionCommands {
       correlationId,
     });
     if (!subscription) throw new Error('Subscribe answered without a subscription');
-    return { ...this.view(subscription), unsubscribe_token: unsubscribeToken };
+    return {
+      ...this.view(subscription),
+      unsubscribe_token: unsubscribeToken,
+      webhook_secret: webhookSecret === '' ? null : webhookSecret,
+    };
   }
 
   async list(caller: Principal | undefined): Promise<{ subscriptions: SubscriptionView[] }> {

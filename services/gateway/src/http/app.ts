@@ -139,7 +139,9 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
   }
   const subscriptions =
     deps.subscription === undefined ? undefined : new SubscriptionCommands(deps.subscription, publicBaseUrl);
-  if (subscriptions) app.use(subscriptionsRoutes(problems, subscriptions, deps.identity, bodyLimitBytes));
+  if (subscriptions) {
+    app.use(subscriptionsRoutes(problems, subscriptions, deps.identity, bodyLimitBytes, rateLimiter));
+  }
   const orders =
     deps.order === undefined
       ? undefined
@@ -157,7 +159,7 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
   }
   const tools = createToolRegistry({
     catalog: catalogQueries,
-    subscriptions,
+    subscriptions: subscriptions && { commands: subscriptions, limiter: rateLimiter },
     orders,
     listings: listingCommands,
     quotes: quotes && { requests: quotes, limiter: rateLimiter },

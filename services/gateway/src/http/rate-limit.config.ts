@@ -15,6 +15,12 @@ export const rateLimitConfigSchema = z.object({
   RATE_LIMIT_QUOTES_PER_EMAIL: allowance(10),
   /** Quote requests per API key (or per buyer account, with an agent token) per hour. */
   RATE_LIMIT_QUOTES_PER_KEY: allowance(100),
+  /** Anonymous saved searches (`POST /api/subscriptions`, subscribe_to_query) per client IP per hour. */
+  RATE_LIMIT_SUBSCRIPTIONS_PER_IP: allowance(10),
+  /** Saved searches naming one mailbox (case and `+tag` folded) in an email channel, per hour, whoever asks. */
+  RATE_LIMIT_SUBSCRIPTIONS_PER_EMAIL: allowance(5),
+  /** Saved searches per API key (or per buyer account, with an agent token) per hour. */
+  RATE_LIMIT_SUBSCRIPTIONS_PER_KEY: allowance(100),
   /** Anonymous catalog reads (REST catalog, MCP transports) per client IP per minute. */
   RATE_LIMIT_CATALOG_PER_IP: allowance(600),
   /** Catalog reads per API key (or buyer account) per minute. */

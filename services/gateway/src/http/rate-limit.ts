@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Request, RequestHandler, Response } from 'express';
-import { AppError } from '@marketplace/platform';
+import { AppError, mailboxOf } from '@marketplace/platform';
 import type { Database } from '@marketplace/database';
 import type { RateLimitStore } from '@marketplace/ratelimit';
 import { createMemoryRateLimitStore, createPostgresRateLimitStore } from '@marketplace/ratelimit';
@@ -38,6 +38,9 @@ export interface GatewayRateLimitPolicies {
   readonly quotesPerIp: RateLimitPolicy;
   readonly quotesPerEmail: RateLimitPolicy;
   readonly quotesPerKey: RateLimitPolicy;
+  readonly subscriptionsPerIp: RateLimitPolicy;
+  readonly subscriptionsPerEmail: RateLimitPolicy;
+  readonly subscriptionsPerKey: RateLimitPolicy;
   readonly catalogPerIp: RateLimitPolicy;
   readonly catalogPerKey: RateLimitPolicy;
 }
@@ -46,6 +49,21 @@ export const rateLimitPoliciesOf = (config: RateLimitConfig): GatewayRateLimitPo
   quotesPerIp: { name: 'quotes.ip', limit: config.RATE_LIMIT_QUOTES_PER_IP, windowMs: HOUR_MS },
   quotesPerEmail: { name: 'quotes.email', limit: config.RATE_LIMIT_QUOTES_PER_EMAIL, windowMs: HOUR_MS },
   quotesPerKey: { name: 'quotes.key', limit: config.RATE_LIMIT_QUOTES_PER_KEY, windowMs: HOUR_MS },
+  subscriptionsPerIp: {
+    name: 'subscriptions.ip',
+    limit: config.RATE_LIMIT_SUBSCRIPTIONS_PER_IP,
+    windowMs: HOUR_MS,
+  },
+  subscriptionsPerEmail: {
+    name: 'subscriptions.email',
+    limit: config.RATE_LIMIT_SUBSCRIPTIONS_PER_EMAIL,
+    windowMs: HOUR_MS,
+  },
+  subscriptionsPerKey: {
+    name: 'subscriptions.key',
+    limit: config.RATE_LIMIT_SUBSCRIPTIONS_PER_KEY,
+    windowMs: HOUR_MS,
+  },
   catalogPerIp: { name: 'catalog.ip', limit: config.RATE_LIMIT_CATALOG_PER_IP, windowMs: MINUTE_MS },
   catalogPerKey: { name: 'catalog.key', limit: config.RATE_LIMIT_CATALOG_PER_KEY, windowMs: MINUTE_MS },
 });
@@ -72,19 +90,44 @@ export class RateLimiter {
       RATE_LIMIT_QUOTES_PER_IP: 0,
       RATE_LIMIT_QUOTES_PER_EMAIL: 0,
       RATE_LIMIT_QUOTES_PER_KEY: 0,
+      RATE_LIMIT_SUBSCRIPTIONS_PER_IP: 0,
+      RATE_LIMIT_SUBSCRIPTIONS_PER_EMAIL: 0,
+      RATE_LIMIT_SUBSCRIPTIONS_PER_KEY: 0,
       RATE_LIMIT_CATALOG_PER_IP: 0,
       RATE_LIMIT_CATALOG_PER_KEY: 0,
     });
     return new RateLimiter(createMemoryRateLimitStore(), rateLimitPoliciesOf(off));
   }
 
-  /** Anonymous: per client IP and per buyer email; verified: per key (a key raises the allowance). */
+  /**
+   * Anonymous: per client IP and per buyer mailbox (`mailboxOf`: `Ada+1@X` counts as `ada@x`); verified: per key
+   * (a key raises the allowance).
+   */
   quoteChecks(caller: Principal | undefined, clientAddress: string, buyerEmail: string): RateLimitCheck[] {
     if (caller !== undefined)
       return [{ policy: this.policies.quotesPerKey, subject: allowanceHolderOf(caller) }];
     return [
       { policy: this.policies.quotesPerIp, subject: clientAddress },
-      { policy: this.policies.quotesPerEmail, subject: buyerEmail.trim().toLowerCase() },
+      { policy: this.policies.quotesPerEmail, subject: mailboxOf(buyerEmail) },
+    ];
+  }
+
+  /**
+   * A new saved search: per client IP (anonymous) or per key, and per mailbox of each email channel whoever
+   * asks, so no caller, and no number of callers, can sign one inbox up for many searches (docs/security.md,
+   * "API6").
+   */
+  subscriptionChecks(
+    caller: Principal | undefined,
+    clientAddress: string,
+    channelEmails: readonly string[],
+  ): RateLimitCheck[] {
+    const mailboxes = [...new Set(channelEmails.map(mailboxOf))];
+    return [
+      caller === undefined
+        ? { policy: this.policies.subscriptionsPerIp, subject: clientAddress }
+        : { policy: this.policies.subscriptionsPerKey, subject: allowanceHolderOf(caller) },
+      ...mailboxes.map((mailbox) => ({ policy: this.policies.subscriptionsPerEmail, subject: mailbox })),
     ];
   }
 
@@ -99,7 +142,11 @@ export class RateLimiter {
     const enabled = checks.filter(({ policy }) => policy.limit > 0);
     if (enabled.length === 0) return undefined;
     const counts = await this.store.hit(
-      enabled.map(({ policy, subject }) => ({ key: `${policy.name}:${subject}`, windowMs: policy.windowMs })),
+      enabled.map(({ policy, subject }) => ({
+        key: `${policy.name}:${subject}`,
+        windowMs: policy.windowMs,
+        limit: policy.limit,
+      })),
       this.now(),
     );
     let tightest: RateLimitDecision | undefined;
@@ -130,7 +177,7 @@ export class RateLimiter {
     return decision;
   }
 
-  /** Whole seconds until the decision's window ends, at least 1 (Retry-After and RateLimit-Reset). */
+  /** Whole seconds until the decision's `resetAt`, at least 1 (Retry-After and RateLimit-Reset). */
   secondsUntil(resetAt: number): number {
     return Math.max(1, Math.ceil((resetAt - this.now()) / 1_000));
   }
@@ -148,8 +195,9 @@ export class RateLimiter {
 
 /**
  * The IETF httpapi draft's separate fields (draft-ietf-httpapi-ratelimit-headers up to -06, as most clients and
- * express-rate-limit read them): RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset (seconds until the window
- * ends) and RateLimit-Policy (`<limit>;w=<window seconds>`). Chosen over the newer combined structured field
+ * express-rate-limit read them): RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset (seconds until the whole
+ * allowance is back, or on a refusal until the next request fits: the sliding window's `resetAt`) and
+ * RateLimit-Policy (`<limit>;w=<window seconds>`). Chosen over the newer combined structured field
  * because clients parse these today; on 429, Retry-After (seconds) as well.
  */
 export const setRateLimitHeaders = (

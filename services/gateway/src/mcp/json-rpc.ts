@@ -29,6 +29,19 @@ const callToolParams = z.object({
 });
 const readResourceParams = z.object({ uri: z.string({ error: 'uri must be a string' }) });
 
+/**
+ * JSON-RPC batches are refused on both JSON-RPC transports alike (MCP removed batching in 2025-06-18): a batch
+ * would count once against the rate limit for up to hundreds of calls (docs/security.md, "Rate limits").
+ */
+export const BATCH_REFUSED_MESSAGE =
+  'Invalid Request: batches are not supported; send one JSON-RPC request per POST';
+
+/** The 400 answer to a JSON-RPC batch: -32600 with a null id (a batch has no single id). */
+export const batchRefusal = (): JsonRpcReply => ({
+  status: 400,
+  body: jsonRpcErrorResponse(null, JSON_RPC.invalidRequest, BATCH_REFUSED_MESSAGE),
+});
+
 /** What one POST answers: an HTTP status and a JSON-RPC response, or nothing (202) for a notification. */
 export interface JsonRpcReply {
   readonly status: number;
@@ -55,16 +68,17 @@ export const answerJsonRpc = async (
   principal: Principal | undefined,
   body: unknown,
 ): Promise<JsonRpcReply> => {
+  if (Array.isArray(body)) return batchRefusal();
   const envelope = jsonRpcEnvelopeSchema.safeParse(body);
   if (!envelope.success) {
     const id = idOf(body);
     const detail = envelope.error.issues
       .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'body'} ${issue.message}`)
       .join('; ');
-    const message = Array.isArray(body)
-      ? 'Invalid Request: batches are not supported; send one JSON-RPC request per POST'
-      : `Invalid Request: ${detail}`;
-    return { status: 400, body: jsonRpcErrorResponse(id, JSON_RPC.invalidRequest, message) };
+    return {
+      status: 400,
+      body: jsonRpcErrorResponse(id, JSON_RPC.invalidRequest, `Invalid Request: ${detail}`),
+    };
   }
   const { id, method, params } = envelope.data;
   // A notification (no id) gets no response; the ones MCP defines (initialized, cancelled) need no action here.

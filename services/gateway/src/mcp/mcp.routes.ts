@@ -14,7 +14,7 @@ import { requestIdOf } from '../http/request-log.js';
 import { parseOrThrow } from '../http/schemas/validate.js';
 import type { McpDispatcher } from './dispatcher.js';
 import type { RouteDoc } from '../http/routes/openapi.describe.js';
-import { answerJsonRpc, jsonRpcEnvelopeSchema } from './json-rpc.js';
+import { answerJsonRpc, batchRefusal, jsonRpcEnvelopeSchema } from './json-rpc.js';
 import { JSON_RPC, jsonRpcErrorResponse } from './json-rpc-error.js';
 import { originGuard } from './origin-guard.js';
 import { sdkStreamableHttp } from './sdk-transport.js';
@@ -62,7 +62,12 @@ export const mcpRoutes = (deps: McpRoutesDependencies): Router => {
 
   router
     .route('/mcp')
-    .post(...front, ...jsonBody(MCP_BODY_LIMIT_BYTES), sdkStreamableHttp(dispatcher, deps.logger))
+    .post(
+      ...front,
+      ...jsonBody(MCP_BODY_LIMIT_BYTES),
+      refuseBatches,
+      sdkStreamableHttp(dispatcher, deps.logger),
+    )
     // Stateless: no server-initiated stream to GET, no session to DELETE (MCP transports, 2025-11-25).
     .all(statelessMethodNotAllowed);
   router.use('/mcp', jsonRpcErrors);
@@ -120,6 +125,19 @@ export const mcpRoutes = (deps: McpRoutesDependencies): Router => {
     })
     .all(methodNotAllowed(problems, ['POST']));
   return router;
+};
+
+/**
+ * /mcp refuses JSON-RPC batches as /api/mcp/streamable does (one request per POST), before the SDK, which would
+ * run every entry of a batch under one count of the rate limiter.
+ */
+const refuseBatches: RequestHandler = (req, res, next) => {
+  if (!Array.isArray(req.body)) {
+    next();
+    return;
+  }
+  const refusal = batchRefusal();
+  res.status(refusal.status).json(refusal.body);
 };
 
 const statelessMethodNotAllowed: RequestHandler = (req, res) => {
@@ -212,7 +230,7 @@ export const mcpRouteDocs: readonly RouteDoc[] = [
       200: { description: 'One JSON-RPC response', schema: jsonRpcResponseSchema },
       202: { description: 'A notification was accepted' },
       400: {
-        description: 'Malformed JSON-RPC',
+        description: 'Malformed JSON-RPC, or a batch (-32600: one JSON-RPC request per POST)',
         schema: jsonRpcResponseSchema,
         contentType: 'application/json',
       },
@@ -248,7 +266,8 @@ export const mcpRouteDocs: readonly RouteDoc[] = [
       200: { description: 'A JSON-RPC response (result or error)', schema: jsonRpcResponseSchema },
       202: { description: 'A notification was accepted' },
       400: {
-        description: 'Malformed envelope (-32600), JSON (-32700) or unknown method (-32601)',
+        description:
+          'Malformed envelope or a batch (-32600), malformed JSON (-32700) or unknown method (-32601)',
         schema: jsonRpcResponseSchema,
         contentType: 'application/json',
       },

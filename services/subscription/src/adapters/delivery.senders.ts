@@ -8,7 +8,12 @@ import { matchEmailOf, SAVED_SEARCH_MATCH } from '../domain/match-notification.j
 import type { AttemptOutcome } from '../domain/delivery-policy.js';
 import { outcomeOfStatus } from '../domain/delivery-policy.js';
 import type { Delivery } from './deliveries.table.js';
-import { unsubscribeTokenOf, WEBHOOK_HEADERS, webhookSignatureOf } from './webhook-signature.js';
+import {
+  unsubscribeTokenOf,
+  WEBHOOK_HEADERS,
+  webhookSecretOf,
+  webhookSignatureOf,
+} from './webhook-signature.js';
 
 export interface DeliverySenderOptions {
   /** Guarded outbound HTTP: public addresses only (plus OUTBOUND_ALLOW_HOSTS), 10 s per attempt. */
@@ -43,7 +48,11 @@ export const createDeliverySender = (options: DeliverySenderOptions): DeliverySe
           [WEBHOOK_HEADERS.event]: SAVED_SEARCH_MATCH,
           [WEBHOOK_HEADERS.delivery]: delivery.deliveryId,
           [WEBHOOK_HEADERS.timestamp]: String(timestamp),
-          [WEBHOOK_HEADERS.signature]: webhookSignatureOf(signingSecret, timestamp, delivery.body),
+          [WEBHOOK_HEADERS.signature]: webhookSignatureOf(
+            webhookSecretOf(signingSecret, delivery.subscriptionId),
+            timestamp,
+            delivery.body,
+          ),
         },
         body: delivery.body,
       });

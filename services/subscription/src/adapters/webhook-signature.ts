@@ -18,8 +18,18 @@ export const webhookSignatureOf = (secret: string, timestampSeconds: number, raw
 };
 
 /**
- * The token that ends a subscription without an account (the link in every match email): derived from the
- * signing secret under its own label, so nothing is stored and a leaked token opens one subscription only.
+ * A subscription's own webhook signing secret (`whsec_…`, decisions "Saved searches"): derived from the
+ * marketplace's key and the subscription id, so nothing secret is stored or published in an event. A receiver
+ * knows its own secret only: an HMAC output reveals neither the key nor any other subscription's secret, so no
+ * subscriber can forge deliveries to another, nor unsubscribe tokens.
  */
-export const unsubscribeTokenOf = (secret: string, subscriptionId: string): string =>
-  createHmac('sha256', secret).update(`unsubscribe.${subscriptionId}`).digest('base64url');
+export const webhookSecretOf = (marketplaceKey: string, subscriptionId: string): string =>
+  `whsec_${createHmac('sha256', marketplaceKey).update(`webhook-secret.${subscriptionId}`).digest('base64url')}`;
+
+/**
+ * The token that ends a subscription without an account (the link in every match email): signed with the
+ * marketplace's key itself, which no receiver is ever given (webhooks are signed with `webhookSecretOf`), under its
+ * own label; nothing is stored and a leaked token opens one subscription only.
+ */
+export const unsubscribeTokenOf = (marketplaceKey: string, subscriptionId: string): string =>
+  createHmac('sha256', marketplaceKey).update(`unsubscribe.${subscriptionId}`).digest('base64url');

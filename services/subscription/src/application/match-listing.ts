@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { Queryable } from '@marketplace/database';
+import { newEventId } from '@marketplace/platform';
 import type { DeliveriesTable, NewDelivery } from '../adapters/deliveries.table.js';
 import type { NewListing } from '../adapters/marketplace-event.decoders.js';
 import type { MatchingTables } from '../adapters/matching.tables.js';
@@ -8,8 +8,11 @@ import { matchedProductOf, matchPayloadOf } from '../domain/match-notification.j
 import type { ListingFacts } from '../domain/saved-search.match.js';
 import { listingTermsOf, matchesQuery } from '../domain/saved-search.match.js';
 
-/** Delivery ids: the payload id and the X-Marketplace-Delivery header, stable across retries. */
-export const newDeliveryId = (): string => `evt_${randomBytes(12).toString('hex')}`;
+/**
+ * Delivery ids: the notification event's id (a UUIDv7, like every event id: decisions, "Money, units and ids"),
+ * which is the payload's `id` and the X-Marketplace-Delivery header, stable across retries.
+ */
+export const newDeliveryId = (): string => newEventId();
 
 /**
  * How long a listing waits for its seller's account event before `sellerCountry` filters give up on it: the

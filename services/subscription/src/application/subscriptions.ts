@@ -8,7 +8,7 @@ import { notFound, validationError } from '@marketplace/platform';
 import type { DeliveriesTable, Delivery } from '../adapters/deliveries.table.js';
 import type { MatchingTables, ResourceMatch } from '../adapters/matching.tables.js';
 import type { SubscriptionsTable } from '../adapters/subscriptions.table.js';
-import { unsubscribeTokenOf } from '../adapters/webhook-signature.js';
+import { unsubscribeTokenOf, webhookSecretOf } from '../adapters/webhook-signature.js';
 import type {
   Subscription,
   SubscriptionCommand,
@@ -31,7 +31,7 @@ export interface SubscriptionDependencies {
   readonly subscriptions: SubscriptionsTable;
   readonly matching: MatchingTables;
   readonly deliveries: DeliveriesTable;
-  /** The webhook signing secret; unsubscribe tokens derive from it. */
+  /** The marketplace's key: it signs unsubscribe tokens, and each subscription's webhook secret derives from it. */
   readonly signingSecret: string;
   /** Where webhooks may go: the delivery fetcher's policy, so that a target refused there is refused here too. */
   readonly webhookAddresses: AddressPolicy;
@@ -53,6 +53,8 @@ export interface SubscribeResult {
   readonly subscription: Subscription;
   /** Ends the subscription without an account (also in every match email). */
   readonly unsubscribeToken: string;
+  /** The subscription's webhook signing secret, shown once; undefined without a webhook channel. */
+  readonly webhookSecret?: string;
 }
 
 export interface UnsubscribeInput extends RequestContext {
@@ -137,7 +139,10 @@ const refuseNonPublicWebhookTargets = (policy: AddressPolicy, draft: Subscriptio
   }
 };
 
-/** subscribe_to_query: validates, records the subscription and answers it with its unsubscribe token. */
+/**
+ * subscribe_to_query: validates, records the subscription and answers it with its unsubscribe token and, with a
+ * webhook channel, its webhook signing secret.
+ */
 export const subscribe = async (
   deps: SubscriptionDependencies,
   input: SubscribeInput,
@@ -158,9 +163,11 @@ export const subscribe = async (
     input,
   );
   if (state.status !== 'active') throw new Error(`Subscribe left ${subscriptionId} without a subscription`);
+  const hasWebhook = state.subscription.channels.some((channel) => channel.type === 'webhook');
   return {
     subscription: state.subscription,
     unsubscribeToken: unsubscribeTokenOf(deps.signingSecret, subscriptionId),
+    ...(hasWebhook ? { webhookSecret: webhookSecretOf(deps.signingSecret, subscriptionId) } : {}),
   };
 };
 

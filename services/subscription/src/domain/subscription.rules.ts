@@ -1,5 +1,5 @@
 import type { FieldViolation } from '@marketplace/platform';
-import { validationError } from '@marketplace/platform';
+import { mailboxOf, validationError } from '@marketplace/platform';
 import { CATEGORIES, CONDITIONS, isCategory, isCondition, LISTING_LIMITS } from '@marketplace/vocabulary';
 import type { Channel, SavedSearchQuery, SubscriptionDraft } from './subscription.js';
 
@@ -194,8 +194,36 @@ const validateChannel = (
 };
 
 /**
+ * What makes two channels the same destination: the webhook URL, the email's mailbox (`mailboxOf`: case and
+ * `+tag` folded) or the one resource. One destination once per subscription, so one address cannot take all five
+ * channels and receive each match five times (docs/security.md, "API6").
+ */
+const destinationOf = (channel: Channel): string => {
+  switch (channel.type) {
+    case 'webhook':
+      return `webhook:${channel.url}`;
+    case 'email':
+      return `email:${mailboxOf(channel.email)}`;
+    case 'mcp_resource':
+      return 'mcp_resource';
+  }
+};
+
+const refuseRepeatedDestinations = (channels: readonly (Channel | undefined)[], violations: Violations) => {
+  const firstIndexOf = new Map<string, number>();
+  channels.forEach((channel, index) => {
+    if (channel === undefined) return;
+    const destination = destinationOf(channel);
+    const first = firstIndexOf.get(destination);
+    if (first === undefined) firstIndexOf.set(destination, index);
+    else
+      violations.push({ path: `channels/${index}`, message: `repeats the destination of channels/${first}` });
+  });
+};
+
+/**
  * Validates what subscribe_to_query received, naming every offending field (`query/minPrice`,
- * `channels/1/url`). Anonymous callers may use webhook and email channels only.
+ * `channels/1/url`). Anonymous callers may use webhook and email channels only; no destination twice.
  */
 export const validateSubscriptionDraft = (
   draft: SubscriptionDraft,
@@ -210,6 +238,7 @@ export const validateSubscriptionDraft = (
   const channels = draft.channels
     .slice(0, maxChannels)
     .map((channel, index) => validateChannel(channel, `channels/${index}`, owner.anonymous, violations));
+  refuseRepeatedDestinations(channels, violations);
   if (violations.length > 0 || query === undefined) {
     throw validationError(
       `invalid subscription: ${violations.map(({ path, message }) => `${path} ${message}`).join('; ')}`,

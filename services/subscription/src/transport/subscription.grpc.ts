@@ -65,14 +65,18 @@ export const subscriptionGrpcService = (
   implementation: {
     async subscribe(request, context) {
       const ownerAccountId = accountIdOf(request.ownerAccountId);
-      const { subscription, unsubscribeToken } = await application.subscribe({
+      const { subscription, unsubscribeToken, webhookSecret } = await application.subscribe({
         ...(ownerAccountId === undefined ? {} : { ownerAccountId }),
         draft: { query: parseQuery(request.queryJson), channels: request.channels.map(channelDraftOf) },
         actor: fromActorMessage(request.actor),
         correlationId: request.correlationId === '' ? undefined : request.correlationId,
         traceparent: context.metadata.get('traceparent'),
       });
-      return { subscription: toSubscriptionMessage(subscription), unsubscribeToken };
+      return {
+        subscription: toSubscriptionMessage(subscription),
+        unsubscribeToken,
+        webhookSecret: webhookSecret ?? '',
+      };
     },
     async listSubscriptions(request) {
       const subscriptions = await application.listSubscriptions(ownerOnly(request.ownerAccountId));

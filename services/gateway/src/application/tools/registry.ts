@@ -20,8 +20,9 @@ import type { SubscriptionCommands } from '../subscription.commands.js';
  */
 export interface ToolDependencies {
   readonly catalog: CatalogQueries;
-  /** Absent when the gateway runs without the subscription service. */
-  readonly subscriptions?: SubscriptionCommands | undefined;
+  /** Absent when the gateway runs without the subscription service; subscribe_to_query counts against `limiter`. */
+  readonly subscriptions?:
+    { readonly commands: SubscriptionCommands; readonly limiter: RateLimiter } | undefined;
   /** Absent when the gateway runs without the order service. */
   readonly orders?: OrderOperations | undefined;
   /** The seller's listing commands (create_listing, bulk_update_listings). */
@@ -51,7 +52,9 @@ export const createToolRegistry = (deps: ToolDependencies): ToolRegistry =>
     getPricingRecommendationTool(deps.catalog),
     searchInventorySemanticTool(deps.catalog),
     // saved searches
-    ...(deps.subscriptions ? [subscribeToQueryTool(deps.subscriptions)] : []),
+    ...(deps.subscriptions
+      ? [subscribeToQueryTool(deps.subscriptions.commands, deps.subscriptions.limiter)]
+      : []),
     // checkout, orders and fulfilment
     ...(deps.orders ? orderTools(deps.orders) : []),
     // listings

@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { SubscribeOutput } from '../../http/schemas/subscription.schema.js';
 import { subscribeInputSchema, subscribeOutputSchema } from '../../http/schemas/subscription.schema.js';
+import type { RateLimiter } from '../../http/rate-limit.js';
+import { currentClientAddress } from '../../http/rate-limit.js';
 import type { SubscriptionCommands } from '../subscription.commands.js';
+import { channelEmailsOf } from '../subscription.commands.js';
 import type { Tool } from './tool.js';
 
 /**
@@ -10,15 +13,24 @@ import type { Tool } from './tool.js';
  */
 export const subscribeToQueryTool = (
   subscriptions: SubscriptionCommands,
+  limiter: RateLimiter,
 ): Tool<typeof subscribeInputSchema, SubscribeOutput> => ({
   name: 'subscribe_to_query',
   description:
     'Save a marketplace search and get notified when a new public listing matches it: a signed webhook POST ' +
-    '(saved_search.match, HMAC-SHA256 in X-Marketplace-Signature), an email, or the pollable resource ' +
-    'marketplace://subscriptions/{id} (last 100 matches; needs an API key or agent token). Prices are cents per unit.',
+    '(saved_search.match, HMAC-SHA256 in X-Marketplace-Signature under the webhook_secret returned once here), ' +
+    'an email, or the pollable resource ' +
+    'marketplace://subscriptions/{id} (last 100 matches; needs an API key or agent token). Prices are cents per unit. ' +
+    'Each destination once per search; rate-limited per caller and per mailbox.',
   inputSchema: subscribeInputSchema,
   outputSchema: subscribeOutputSchema,
   auth: 'none',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  handler: (principal, input) => subscriptions.subscribe(principal, input, randomUUID()),
+  handler: async (principal, input) => {
+    // The limits of POST /api/subscriptions, on every transport (a refusal is an isError result).
+    await limiter.enforce(
+      limiter.subscriptionChecks(principal, currentClientAddress(), channelEmailsOf(input)),
+    );
+    return subscriptions.subscribe(principal, input, randomUUID());
+  },
 });

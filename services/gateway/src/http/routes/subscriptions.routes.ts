@@ -1,11 +1,15 @@
 import { Router } from 'express';
 import type { IdentityService } from '../../application/identity.service.js';
 import type { SubscriptionCommands } from '../../application/subscription.commands.js';
+import { channelEmailsOf } from '../../application/subscription.commands.js';
 import { authenticate, principalOf } from '../auth.middleware.js';
 import { jsonBody } from '../json-body.js';
 import { methodNotAllowed } from '../method-not-allowed.js';
 import type { Problems } from '../problem.js';
+import type { RateLimiter } from '../rate-limit.js';
+import { clientAddressOfRequest, rateLimit } from '../rate-limit.js';
 import { requestIdOf } from '../request-log.js';
+import type { SubscribeInput } from '../schemas/subscription.schema.js';
 import {
   deleteSubscriptionQuerySchema,
   subscribeInputSchema,
@@ -29,17 +33,34 @@ export const subscriptionsRoutes = (
   subscriptions: SubscriptionCommands,
   identity: IdentityService,
   bodyLimitBytes: number,
+  limiter: RateLimiter,
 ): Router => {
   const router = Router();
   // Optional at the edge: SubscriptionCommands answers 401 for the owner-only operations itself.
   const caller = authenticate(identity, { required: false });
   router
     .route('/api/subscriptions')
-    .post(caller, ...jsonBody(bodyLimitBytes), async (req, res) => {
-      const input = parseOrThrow(subscribeInputSchema, req.body, 'subscription');
-      const created = await subscriptions.subscribe(principalOf(req), input, requestIdOf(req));
-      res.status(201).location(`/api/subscriptions/${created.id}`).json(created);
-    })
+    .post(
+      caller,
+      ...jsonBody(bodyLimitBytes),
+      (req, _res, next) => {
+        // Validated before the limit counts: the per-mailbox limit needs the channels' addresses.
+        req.body = parseOrThrow(subscribeInputSchema, req.body, 'subscription');
+        next();
+      },
+      rateLimit(limiter, (req) =>
+        limiter.subscriptionChecks(
+          principalOf(req),
+          clientAddressOfRequest(req),
+          channelEmailsOf(req.body as SubscribeInput),
+        ),
+      ),
+      async (req, res) => {
+        const input = req.body as SubscribeInput;
+        const created = await subscriptions.subscribe(principalOf(req), input, requestIdOf(req));
+        res.status(201).location(`/api/subscriptions/${created.id}`).json(created);
+      },
+    )
     .get(caller, async (req, res) => {
       res.json(await subscriptions.list(principalOf(req)));
     })
@@ -53,16 +74,25 @@ export const subscriptionsRoutes = (
       res.status(204).end();
     })
     .all(methodNotAllowed(problems, ['DELETE']));
-  // The link in every match email: a plain GET, as mail clients follow links; the token names one subscription.
+  // The link in every match email. GET only shows a page whose button POSTs: mail scanners and link previews
+  // follow GET links, and must not end anyone's subscription (docs/security.md, "API6").
   router
     .route('/api/subscriptions/:id/unsubscribe')
-    .get(async (req, res) => {
+    .get((req, res) => {
+      const { id } = parseOrThrow(subscriptionIdParamsSchema, req.params, 'subscription id');
+      const { token } = parseOrThrow(unsubscribeQuerySchema, req.query, 'unsubscribe link');
+      res.set('Cache-Control', 'no-store').type('html').send(unsubscribeConfirmationPage(id, token));
+    })
+    .post(async (req, res) => {
       const { id } = parseOrThrow(subscriptionIdParamsSchema, req.params, 'subscription id');
       const { token } = parseOrThrow(unsubscribeQuerySchema, req.query, 'unsubscribe link');
       await subscriptions.delete(undefined, id, token, requestIdOf(req));
-      res.json({ id, unsubscribed: true });
+      res.set('Cache-Control', 'no-store');
+      // The page's form (a browser asks for HTML) gets a page; any other client the JSON answer.
+      if (req.accepts(['json', 'html']) === 'html') res.type('html').send(UNSUBSCRIBED_PAGE);
+      else res.json({ id, unsubscribed: true });
     })
-    .all(methodNotAllowed(problems, ['GET']));
+    .all(methodNotAllowed(problems, ['GET', 'POST']));
   router
     .route('/api/mcp/resources/subscriptions/:id')
     .get(caller, async (req, res) => {
@@ -72,6 +102,28 @@ export const subscriptionsRoutes = (
     .all(methodNotAllowed(problems, ['GET']));
   return router;
 };
+
+const page = (title: string, body: string): string =>
+  '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex">' +
+  `<meta name="viewport" content="width=device-width"><title>${title}</title></head><body>${body}</body></html>`;
+
+/**
+ * The page of the unsubscribe link: a button that POSTs to the same URL. The id is `sub_<hex>` (validated) and
+ * the token is URL-encoded, which leaves nothing HTML could read as markup inside the quoted attribute.
+ */
+const unsubscribeConfirmationPage = (id: string, token: string): string =>
+  page(
+    'Unsubscribe from a saved search',
+    '<h1>Stop these emails?</h1><p>This ends the saved search: no more matches are sent to any of its ' +
+      'channels.</p>' +
+      `<form method="post" action="/api/subscriptions/${id}/unsubscribe?token=${encodeURIComponent(token)}">` +
+      '<button type="submit">Unsubscribe</button></form>',
+  );
+
+const UNSUBSCRIBED_PAGE = page(
+  'Unsubscribed',
+  '<h1>Unsubscribed</h1><p>The saved search has ended; nothing more will be sent.</p>',
+);
 
 const INVALID_SUBSCRIPTION_ID = 'The id is not a subscription id (sub_<24 hex digits>)';
 const NOT_THE_OWNERS = 'No such subscription of this caller (another caller’s is not found either)';
@@ -83,15 +135,19 @@ export const subscriptionsRouteDocs: readonly RouteDoc[] = [
     operationId: 'subscribe',
     summary: 'Save a search and be notified of new matching public lots (subscribe_to_query over REST)',
     description:
-      'Channels: webhook (signed POST), email, mcp_resource (the owner polls it). Anonymous callers may use ' +
-      'webhook and email only and end the subscription with the unsubscribe_token, shown once. Unknown query ' +
-      'keys are stored and ignored.',
+      'Channels: webhook (signed POST), email, mcp_resource (the owner polls it), each destination once (one ' +
+      'mailbox, case and +tag folded, in one channel only). Anonymous callers may use webhook and email only ' +
+      'and end the subscription with the unsubscribe_token, shown once; with a webhook channel, webhook_secret ' +
+      '(whsec_…, shown once) is the key of its X-Marketplace-Signature. Unknown query keys are stored and ' +
+      'ignored. Rate-limited per client IP (anonymous: 10 per hour) or per key (100 per hour), and per mailbox ' +
+      'of each email channel (5 new saved searches per hour, whoever asks).',
     tags: ['subscriptions'],
     auth: 'api_key_or_agent_token_optional',
+    rateLimited: true,
     body: subscribeInputSchema,
     responses: {
       201: { description: 'The subscription', schema: subscribeOutputSchema },
-      400: 'Invalid query or channels (each offending field in errors)',
+      400: 'Invalid query or channels, or a destination twice (each offending field in errors)',
     },
   },
   {
@@ -122,8 +178,28 @@ export const subscriptionsRouteDocs: readonly RouteDoc[] = [
   {
     method: 'get',
     path: '/api/subscriptions/{id}/unsubscribe',
+    operationId: 'unsubscribePage',
+    summary: 'The unsubscribe link of match emails: a confirmation page, which changes nothing',
+    description:
+      'An HTML page whose button POSTs to the same URL. Mail scanners and link previews follow GET links, so ' +
+      'a GET never ends a subscription.',
+    tags: ['subscriptions'],
+    auth: 'none',
+    pathParameters: subscriptionIdParamsSchema,
+    query: unsubscribeQuerySchema,
+    responses: {
+      200: { description: 'The confirmation page', contentType: 'text/html', text: true },
+      400: 'Invalid subscription id, or no token',
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/subscriptions/{id}/unsubscribe',
     operationId: 'unsubscribe',
-    summary: 'End a subscription with its token (the link in every match email)',
+    summary: 'End a subscription with its token (the confirmation page’s button)',
+    description:
+      'Answers an HTML page to a client that prefers text/html (the page’s form), JSON otherwise. Any request ' +
+      'body is ignored: the token is in the query.',
     tags: ['subscriptions'],
     auth: 'none',
     pathParameters: subscriptionIdParamsSchema,

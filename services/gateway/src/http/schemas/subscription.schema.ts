@@ -105,6 +105,13 @@ export const subscriptionViewSchema = z.object({
 export const subscribeOutputSchema = subscriptionViewSchema.extend({
   /** Shown once: ends the subscription without credentials (DELETE ?token= or the link in emails). */
   unsubscribe_token: z.string(),
+  webhook_secret: z
+    .string()
+    .nullable()
+    .describe(
+      'Shown once: this subscription’s own webhook signing secret (whsec_…), the HMAC-SHA256 key of ' +
+        'X-Marketplace-Signature; null without a webhook channel',
+    ),
 });
 
 export const subscriptionListSchema = z.object({ subscriptions: z.array(subscriptionViewSchema) });

@@ -28,6 +28,8 @@ export interface SubscribeResponse {
     | undefined;
   /** Ends the subscription without an account (DeleteSubscription.unsubscribe_token); also in every match email. */
   unsubscribeToken: string;
+  /** The subscription's own webhook signing secret (`whsec_…`), shown once, here; empty without a webhook channel. */
+  webhookSecret: string;
 }
 
 export interface ListSubscriptionsRequest {
@@ -195,7 +197,7 @@ export const SubscribeRequest: MessageFns<SubscribeRequest> = {
 };
 
 function createBaseSubscribeResponse(): SubscribeResponse {
-  return { subscription: undefined, unsubscribeToken: "" };
+  return { subscription: undefined, unsubscribeToken: "", webhookSecret: "" };
 }
 
 export const SubscribeResponse: MessageFns<SubscribeResponse> = {
@@ -205,6 +207,9 @@ export const SubscribeResponse: MessageFns<SubscribeResponse> = {
     }
     if (message.unsubscribeToken !== "") {
       writer.uint32(18).string(message.unsubscribeToken);
+    }
+    if (message.webhookSecret !== "") {
+      writer.uint32(26).string(message.webhookSecret);
     }
     return writer;
   },
@@ -238,6 +243,14 @@ export const SubscribeResponse: MessageFns<SubscribeResponse> = {
             message.unsubscribeToken = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.webhookSecret = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -259,6 +272,7 @@ export const SubscribeResponse: MessageFns<SubscribeResponse> = {
       ? Subscription.fromPartial(object.subscription)
       : undefined;
     message.unsubscribeToken = object.unsubscribeToken ?? "";
+    message.webhookSecret = object.webhookSecret ?? "";
     return message;
   },
 };
