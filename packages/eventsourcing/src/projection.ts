@@ -54,6 +54,11 @@ export interface ProjectionOptions<E> {
    * crash between publishing and recording its position) is not applied twice. Default a day.
    */
   readonly dedupWindowMs?: number;
+  /**
+   * True when `event` carries its key's whole state, so that the key's earlier events in the same batch need not
+   * be applied (their ids are still recorded): a backlog of one aggregate costs one write. Default: none does.
+   */
+  readonly supersedes?: (event: E) => boolean;
   /** Called after each batch committed, outside its transaction (e.g. to update an in-memory index). */
   readonly afterBatch?: (batch: DeliveredBatch) => Promise<void>;
 }
@@ -96,6 +101,7 @@ interface DecodedMessage<E> {
  * (`projection_offsets`) and records the applied event ids:
  * - a message at or below the stored offset was applied already (a redelivery): skipped without a lookup;
  * - a message whose event id is recorded (a copy the relay published again) or repeated in the batch: skipped;
+ * - with `supersedes`, an event a later one of its key in the batch replaces: recorded, not applied;
  * - the offset update is fenced: a member claims a partition by bumping its `owner_epoch` (its first batch
  *   there, read under the row lock with the stored offset), and every later batch updates the offset only
  *   where the epoch is still its own. A member that was superseded rolls its batch back, and its retry claims
@@ -135,6 +141,21 @@ export const startProjection = async <E>(options: ProjectionOptions<E>): Promise
     return [...byId.values()];
   };
 
+  /** The events to apply, in order: all but those a later event of their key in the batch supersedes. */
+  const notSuperseded = (fresh: readonly DecodedMessage<E>[]): DecodedMessage<E>[] => {
+    const { supersedes } = options;
+    if (supersedes === undefined) return [...fresh];
+    const keysSuperseded = new Set<string>();
+    const kept: DecodedMessage<E>[] = [];
+    for (let i = fresh.length - 1; i >= 0; i--) {
+      const entry = fresh[i]!;
+      if (keysSuperseded.has(entry.message.key)) continue;
+      kept.push(entry);
+      if (supersedes(entry.event)) keysSuperseded.add(entry.message.key);
+    }
+    return kept.reverse();
+  };
+
   const recordApplied = async (tx: Transaction, eventIds: readonly string[]): Promise<Set<string>> => {
     if (eventIds.length === 0) return new Set();
     const { rows } = await tx.query<{ event_id: string }>(
@@ -164,8 +185,8 @@ export const startProjection = async <E>(options: ProjectionOptions<E>): Promise
         tx,
         fresh.map((entry) => entry.eventId),
       );
-      for (const entry of fresh) {
-        if (recorded.has(entry.eventId)) await apply(tx, entry.event, entry.message);
+      for (const entry of notSuperseded(fresh.filter((candidate) => recorded.has(candidate.eventId)))) {
+        await apply(tx, entry.event, entry.message);
       }
       const next = lastOffset > current.committedOffset ? lastOffset : current.committedOffset;
       const { rowCount } = await tx.query(

@@ -80,7 +80,11 @@ describe.each(testEngines())('batched projection on $name', ({ create }) => {
    * write that is not idempotent on its own (applying an event twice shows twice, out of order shows too).
    */
   const startMember = async (
-    options: { fail?: (quantity: number) => boolean; on?: Database } = {},
+    options: {
+      fail?: (quantity: number) => boolean;
+      on?: Database;
+      supersedes?: (event: { quantity: number }) => boolean;
+    } = {},
   ): Promise<Member> => {
     const { log, member } = handDrivenLog();
     await startProjection({
@@ -89,6 +93,7 @@ describe.each(testEngines())('batched projection on $name', ({ create }) => {
       schema,
       topic: TOPIC,
       group,
+      ...(options.supersedes ? { supersedes: options.supersedes } : {}),
       decode: (delivered) => JSON.parse(new TextDecoder().decode(delivered.value)) as { quantity: number },
       apply: async (tx, { quantity }, delivered) => {
         await tx.query(
@@ -209,6 +214,27 @@ describe.each(testEngines())('batched projection on $name', ({ create }) => {
     await expect(owner.deliver(0, [message(5, 'stock_a', 5)])).rejects.toThrow(StaleProjectionOwnerError);
     await owner.deliver(0, [message(4, 'stock_a', 4), message(5, 'stock_a', 5)]);
     expect(await history()).toEqual({ stock_a: [1, 2, 3, 4, 5] });
+  });
+
+  it('with supersedes, applies only the newest state of a key in a batch, and records every event id', async () => {
+    // Quantity 0 stands for an event that carries no state (it replaces nothing).
+    const member = await startMember({ supersedes: ({ quantity }) => quantity !== 0 });
+
+    await member.deliver(0, [
+      message(1, 'stock_a', 1),
+      message(2, 'stock_b', 1),
+      message(3, 'stock_a', 2),
+      message(4, 'stock_a', 0),
+      message(5, 'stock_b', 2),
+      message(6, 'stock_b', 3),
+    ]);
+
+    expect(await history()).toEqual({ stock_a: [2, 0], stock_b: [3] });
+    const { rows } = await db.query<{ n: number }>(
+      `select count(*)::int as n from ${schema}.projection_applied_events where projection = $1`,
+      [group],
+    );
+    expect(rows[0]!.n).toBe(6);
   });
 
   it('keeps one stored offset per partition', async () => {

@@ -79,6 +79,9 @@ export const startSearchProjection = async (options: SearchProjectionOptions): P
       topic: LISTING_TOPIC,
       group,
       decode: (message) => decodeListingEvent(message.value),
+      // Every listing event carries the whole listing (listing-fact.ts): a product's last event in a batch is
+      // the only one to write. An event of an unknown kind replaces nothing.
+      supersedes: (fact) => fact !== undefined,
       apply: async (tx, fact, message) => {
         if (fact === undefined) {
           logger.warn(
