@@ -30,7 +30,7 @@ export const projectionMigrations: readonly Migration[] = [
 
 /** How long the ids of applied events are kept to catch a re-published copy (a new offset): a day. */
 export const DEFAULT_DEDUP_WINDOW_MS = 86_400_000;
-/** How often a projection deletes the ids that left the window. */
+/** How often a projection deletes the ids that left the window (more often if the window is shorter). */
 const PURGE_INTERVAL_MS = 300_000;
 
 export interface ProjectionOptions<E> {
@@ -116,6 +116,7 @@ export const startProjection = async <E>(options: ProjectionOptions<E>): Promise
     throw new RangeError(`invalid dedupWindowMs ${dedupWindowMs}: expected a positive integer`);
   }
   const claims = new Map<number, Claim>();
+  const purgeIntervalMs = Math.min(PURGE_INTERVAL_MS, dedupWindowMs);
   let lastPurgeAt = Date.now();
 
   const claim = async (tx: Transaction, partition: number): Promise<Claim> => {
@@ -202,7 +203,7 @@ export const startProjection = async <E>(options: ProjectionOptions<E>): Promise
 
   /** Deletes the ids older than the dedup window, at most every few minutes, outside any batch. */
   const purgeIfDue = async (): Promise<void> => {
-    if (Date.now() - lastPurgeAt < PURGE_INTERVAL_MS) return;
+    if (Date.now() - lastPurgeAt < purgeIntervalMs) return;
     lastPurgeAt = Date.now();
     await db.query(
       `delete from ${appliedEvents}

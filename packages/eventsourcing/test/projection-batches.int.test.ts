@@ -84,6 +84,7 @@ describe.each(testEngines())('batched projection on $name', ({ create }) => {
       fail?: (quantity: number) => boolean;
       on?: Database;
       supersedes?: (event: { quantity: number }) => boolean;
+      dedupWindowMs?: number;
     } = {},
   ): Promise<Member> => {
     const { log, member } = handDrivenLog();
@@ -94,6 +95,7 @@ describe.each(testEngines())('batched projection on $name', ({ create }) => {
       topic: TOPIC,
       group,
       ...(options.supersedes ? { supersedes: options.supersedes } : {}),
+      ...(options.dedupWindowMs ? { dedupWindowMs: options.dedupWindowMs } : {}),
       decode: (delivered) => JSON.parse(new TextDecoder().decode(delivered.value)) as { quantity: number },
       apply: async (tx, { quantity }, delivered) => {
         await tx.query(
@@ -235,6 +237,21 @@ describe.each(testEngines())('batched projection on $name', ({ create }) => {
       [group],
     );
     expect(rows[0]!.n).toBe(6);
+  });
+
+  it('forgets the ids of events applied longer ago than the dedup window, after a later batch', async () => {
+    const member = await startMember({ dedupWindowMs: 300 });
+    await member.deliver(0, [message(1, 'stock_a', 1), message(2, 'stock_a', 2)]);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+
+    await member.deliver(0, [message(3, 'stock_a', 3)]);
+
+    const { rows } = await db.query<{ event_id: string }>(
+      `select event_id from ${schema}.projection_applied_events where projection = $1`,
+      [group],
+    );
+    expect(rows.map((row) => row.event_id)).toEqual(['stock_a/3']);
+    expect(await history()).toEqual({ stock_a: [1, 2, 3] });
   });
 
   it('keeps one stored offset per partition', async () => {
