@@ -117,6 +117,13 @@ describe.each(testEngines())('batched projection on $name', ({ create }) => {
     );
     return Object.fromEntries(rows.map((row) => [row.stream_id, row.quantities]));
   };
+  const appliedEventIds = async (): Promise<string[]> => {
+    const { rows } = await db.query<{ event_id: string }>(
+      `select event_id from ${schema}.projection_applied_events where projection = $1 order by event_id`,
+      [group],
+    );
+    return rows.map((row) => row.event_id);
+  };
   const storedOffset = async (partition = 0): Promise<{ offset: string; epoch: string } | undefined> => {
     const { rows } = await db.query<{ offset: string; epoch: string }>(
       `select committed_offset::text as offset, owner_epoch::text as epoch from ${schema}.projection_offsets
@@ -170,11 +177,7 @@ describe.each(testEngines())('batched projection on $name', ({ create }) => {
 
     expect(await history()).toEqual({ stock_a: [1, 2, 3] });
     expect(await storedOffset()).toEqual({ offset: '4', epoch: '1' });
-    const { rows } = await db.query<{ n: number }>(
-      `select count(*)::int as n from ${schema}.projection_applied_events where projection = $1`,
-      [group],
-    );
-    expect(rows[0]!.n).toBe(3);
+    expect(await appliedEventIds()).toHaveLength(3);
   });
 
   it('applies nothing of a batch that fails midway, and all of it when the batch comes again', async () => {
@@ -232,11 +235,7 @@ describe.each(testEngines())('batched projection on $name', ({ create }) => {
     ]);
 
     expect(await history()).toEqual({ stock_a: [2, 0], stock_b: [3] });
-    const { rows } = await db.query<{ n: number }>(
-      `select count(*)::int as n from ${schema}.projection_applied_events where projection = $1`,
-      [group],
-    );
-    expect(rows[0]!.n).toBe(6);
+    expect(await appliedEventIds()).toHaveLength(6);
   });
 
   it('forgets the ids of events applied longer ago than the dedup window, after a later batch', async () => {
@@ -246,11 +245,7 @@ describe.each(testEngines())('batched projection on $name', ({ create }) => {
 
     await member.deliver(0, [message(3, 'stock_a', 3)]);
 
-    const { rows } = await db.query<{ event_id: string }>(
-      `select event_id from ${schema}.projection_applied_events where projection = $1`,
-      [group],
-    );
-    expect(rows.map((row) => row.event_id)).toEqual(['stock_a/3']);
+    expect(await appliedEventIds()).toEqual(['stock_a/3']);
     expect(await history()).toEqual({ stock_a: [1, 2, 3] });
   });
 
