@@ -43,8 +43,9 @@ const consumeAll = async (log: EventLog, topic: string, count: number): Promise<
   const subscription = await log.subscribe({
     topic,
     group: 'bench',
-    handler: async () => {
-      if (++handled === count) finished();
+    handler: async (batch) => {
+      handled += batch.messages.length;
+      if (handled >= count) finished();
     },
   });
   await done;

@@ -1,8 +1,8 @@
 import type { Logger } from '@marketplace/platform';
-import type { DeliveredMessage } from './eventlog.port.js';
+import type { DeliveredBatch } from './eventlog.port.js';
 import { pause } from './timing.js';
 
-/** How a member retries a message whose handler rejected: doubling delays from `initialDelayMs`, capped. */
+/** How a member retries a batch whose handler rejected: doubling delays from `initialDelayMs`, capped. */
 export interface RetryPolicy {
   readonly initialDelayMs: number;
   readonly maxDelayMs: number;
@@ -20,7 +20,7 @@ export interface DeliveryOptions {
   readonly signal: AbortSignal;
   readonly logger: Logger;
   /**
-   * Called every `intervalMs` while the message is in hand (handler running or waiting to retry), so the
+   * Called every `intervalMs` while the batch is in hand (handler running or waiting to retry), so the
    * broker does not hand it to another member meanwhile: a NATS in-progress ack, a Kafka heartbeat.
    */
   readonly keepAlive?: { readonly intervalMs: number; readonly beat: () => unknown };
@@ -30,12 +30,12 @@ export type DeliveryOutcome = 'handled' | 'abandoned';
 
 /**
  * Calls `handler` until it resolves ('handled') or the subscription closes between attempts ('abandoned': the
- * caller must not acknowledge, so the log delivers the message again). Retrying in place, rather than handing
- * the message back to the broker, keeps the messages behind it waiting, which is what ordering per key needs.
+ * caller must not acknowledge, so the log delivers the batch again). Retrying in place, rather than handing
+ * the batch back to the broker, keeps the messages behind it waiting, which is what ordering per key needs.
  */
 export const deliverUntilHandled = async (
-  message: DeliveredMessage,
-  handler: (message: DeliveredMessage) => Promise<void>,
+  batch: DeliveredBatch,
+  handler: (batch: DeliveredBatch) => Promise<void>,
   { retry, signal, logger, keepAlive }: DeliveryOptions,
 ): Promise<DeliveryOutcome> => {
   const beat = (): void => {
@@ -51,16 +51,16 @@ export const deliverUntilHandled = async (
   try {
     for (let attempt = 1; ; attempt++) {
       try {
-        await handler(message);
+        await handler(batch);
         return 'handled';
       } catch (error) {
         const delayMs = retryDelayMs(retry, attempt);
         logger.warn(
           {
             err: error,
-            topic: message.topic,
-            partition: message.partition,
-            offset: message.offset,
+            topic: batch.topic,
+            partition: batch.partition,
+            offsets: `${batch.messages[0]?.offset}-${batch.messages.at(-1)?.offset}`,
             attempt,
             delayMs,
           },

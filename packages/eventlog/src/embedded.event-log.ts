@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { migrate, quoteIdent, type Database, type Transaction } from '@marketplace/database';
 import { createLogger, type Logger } from '@marketplace/platform';
-import type { EventLog, LogMessage, SubscribeOptions, Subscription } from './eventlog.port.js';
+import {
+  DEFAULT_MAX_BATCH,
+  type EventLog,
+  type LogMessage,
+  type SubscribeOptions,
+  type Subscription,
+} from './eventlog.port.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './delivery.js';
 import {
   EmbeddedGroupMember,
@@ -27,7 +33,7 @@ export interface EmbeddedEventLogOptions {
   readonly pollIntervalMs?: number;
   /** How long a member's claim on a partition lasts unrenewed: a crashed member's partitions move after it. */
   readonly leaseMs?: number;
-  /** Messages read per query. */
+  /** Messages read per query, and so the most per batch (a subscription's `maxBatch` may ask for fewer). */
   readonly batchSize?: number;
   /**
    * This process is the only one using the log (PGlite: one process per data directory). Partition claims and
@@ -90,7 +96,7 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
   assertPartitions(partitions);
   const leaseMs = options.leaseMs ?? 15_000;
   const pollIntervalMs = options.pollIntervalMs ?? 5_000;
-  const batchSize = options.batchSize ?? 100;
+  const batchSize = options.batchSize ?? DEFAULT_MAX_BATCH;
   assertDuration('leaseMs', leaseMs, 100);
   assertDuration('pollIntervalMs', pollIntervalMs, 10);
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) {

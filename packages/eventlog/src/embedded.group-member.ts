@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from '@marketplace/database';
 import type { Logger } from '@marketplace/platform';
 import type { DeliveredMessage, SubscribeOptions } from './eventlog.port.js';
+import { maxBatchOf } from './validation.js';
 import { deliverUntilHandled, retryDelayMs, type RetryPolicy } from './delivery.js';
 import { pause } from './timing.js';
 import { WakeUp } from './wake-up.js';
@@ -45,7 +46,7 @@ interface Worker {
  * One member of a consumer group of the embedded log. Members share a group's partitions through leases in
  * `consumer_offsets`: every member renews its presence in `group_members` and wants the partitions whose number
  * modulo the count of live members equals its rank; it claims a wanted partition when the partition's lease is
- * free or expired, and hands back unwanted ones once the message in hand is committed. A crashed member stops
+ * free or expired, and hands back unwanted ones once the batch in hand is committed. A crashed member stops
  * renewing, so its partitions move after `leaseMs`. Works across processes sharing one PostgreSQL database.
  */
 export class EmbeddedGroupMember {
@@ -60,15 +61,18 @@ export class EmbeddedGroupMember {
   readonly group: string;
   private readonly from: 'beginning' | 'latest';
   private readonly handler: SubscribeOptions['handler'];
+  /** Messages per read, and so per batch. */
+  private readonly readSize: number;
 
   constructor(
     private readonly settings: GroupMemberSettings,
-    { topic, group, from = 'beginning', handler }: SubscribeOptions,
+    { topic, group, from = 'beginning', handler, maxBatch }: SubscribeOptions,
   ) {
     this.topic = topic;
     this.group = group;
     this.from = from;
     this.handler = handler;
+    this.readSize = Math.min(settings.batchSize, maxBatchOf(maxBatch));
   }
 
   /**
@@ -120,7 +124,7 @@ export class EmbeddedGroupMember {
     });
   }
 
-  /** Finishes the messages in hand, commits them, gives the partitions back and leaves the group. */
+  /** Finishes the batches in hand, commits them, gives the partitions back and leaves the group. */
   async close(): Promise<void> {
     if (this.stopping.signal.aborted) return;
     this.stopping.abort();
@@ -241,16 +245,20 @@ export class EmbeddedGroupMember {
     }
   }
 
-  /** Reads the partition after `committedOffset`, handing each message to the handler and committing it. */
+  /**
+   * Reads the partition after `committedOffset`, a batch per read, handing each batch to the handler and then
+   * committing its last offset (one statement per batch, which also renews the lease).
+   */
   private async consume(partition: number, committedOffset: string, worker: Worker): Promise<void> {
-    const { db, tables, batchSize, pollIntervalMs, retry, logger, leaseMs } = this.settings;
+    const { db, tables, pollIntervalMs, retry, logger, leaseMs } = this.settings;
+    const batchSize = this.readSize;
     const stop = worker.controller.signal;
     let committed = committedOffset;
     for (let failures = 0; !stop.aborted;) {
       const seen = worker.wake.generation;
-      let batch: MessageRow[];
+      let rows: MessageRow[];
       try {
-        ({ rows: batch } = await db.query<MessageRow>(
+        ({ rows } = await db.query<MessageRow>(
           `select "offset", key, headers, value from ${tables.messages}
            where topic = $1 and partition = $2 and "offset" > $3 order by "offset" limit $4`,
           [this.topic, partition, committed, batchSize],
@@ -261,37 +269,40 @@ export class EmbeddedGroupMember {
         await pause(retryDelayMs(retry, ++failures), stop);
         continue;
       }
-      for (const row of batch) {
+      const last = rows.at(-1);
+      if (last !== undefined) {
         if (stop.aborted) return;
-        const message: DeliveredMessage = {
+        const messages = rows.map((row): DeliveredMessage => ({
           topic: this.topic,
           partition,
           offset: row.offset,
           key: row.key,
           headers: row.headers,
           value: new Uint8Array(row.value),
-        };
+        }));
+        const batch = { topic: this.topic, partition, messages };
         if (
-          (await deliverUntilHandled(message, this.handler, { retry, signal: stop, logger })) === 'abandoned'
-        )
+          (await deliverUntilHandled(batch, this.handler, { retry, signal: stop, logger })) === 'abandoned'
+        ) {
           return;
+        }
         // Committing renews the lease too; no row means another member took the partition over.
         const { rowCount } = await db.query(
           `update ${tables.offsets}
            set committed_offset = $4, lease_until = now() + $6::int * interval '1 millisecond'
            where topic = $1 and group_name = $2 and partition = $3 and owner = $5`,
-          [this.topic, this.group, partition, row.offset, this.id, leaseMs],
+          [this.topic, this.group, partition, last.offset, this.id, leaseMs],
         );
         if (rowCount === 0) {
           logger.warn({ topic: this.topic, group: this.group, partition }, 'partition taken over; stopping');
           return;
         }
-        committed = row.offset;
+        committed = last.offset;
       }
       // A short batch was the whole partition as of the read; a message committed since has woken the worker
       // (the generation moved, so this returns at once). Reading again right away would find nothing: at one
       // message per wake-up that empty read was half of the log's reads.
-      if (batch.length < batchSize) await worker.wake.wait(seen, pollIntervalMs, stop);
+      if (rows.length < batchSize) await worker.wake.wait(seen, pollIntervalMs, stop);
     }
   }
 }

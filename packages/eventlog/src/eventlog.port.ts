@@ -2,7 +2,8 @@
  * The EventLog port: a partitioned, durable, replayable log of keyed messages with consumer groups.
  * Adapters: embedded (stored through the Database port, in-process wake-ups), NATS JetStream, Kafka.
  * All pass one contract suite (`@marketplace/eventlog/testing`): ordering per key, at-least-once delivery,
- * consumer groups share work, a new group can replay from the beginning, redelivery after a crash before ack.
+ * consumer groups share work, a new group can replay from the beginning, redelivery after a crash before ack,
+ * delivery in batches of one partition with one acknowledgement per batch.
  *
  * Names: a topic is dot-separated tokens of letters, digits, `_` and `-` (e.g. `marketplace.listing.v1`); a group
  * is one such token. Every adapter checks them, and the messages, the same way (see `validation.ts`).
@@ -29,6 +30,16 @@ export interface DeliveredMessage extends LogMessage {
   readonly offset: string;
 }
 
+/** Consecutive messages of one partition, in offset order (never empty), handed to a handler at once. */
+export interface DeliveredBatch {
+  readonly topic: string;
+  readonly partition: number;
+  readonly messages: readonly DeliveredMessage[];
+}
+
+/** Messages per batch unless a subscription asks for fewer (`maxBatch`). */
+export const DEFAULT_MAX_BATCH = 256;
+
 export interface SubscribeOptions {
   readonly topic: string;
   /** Members of one group share the partitions; every group sees every message. */
@@ -38,17 +49,28 @@ export interface SubscribeOptions {
    * after it subscribed. A group with a committed position always resumes after it.
    */
   readonly from?: 'beginning' | 'latest';
+  /** The most messages one batch holds: 1 to 10,000, default `DEFAULT_MAX_BATCH`. */
+  readonly maxBatch?: number;
   /**
-   * Called once per message, in order per partition. The message is acknowledged (its position committed)
-   * only after the returned promise resolves; a rejection or a crash means it is delivered again. After a
-   * rejection the same member retries it with a growing delay, holding back the messages behind it, so a
-   * message that always fails stops its partition (ordering wins over progress; the failures are logged).
+   * Called once per batch, one batch at a time per partition, in offset order. A partition has one owner in
+   * its group at a time. The batch is acknowledged (its last offset committed, once) only after the returned
+   * promise resolves; a rejection or a crash means its messages are delivered again. After a rejection the same
+   * member retries the same batch with a growing delay, holding back the messages behind it, so a batch that
+   * always fails stops its partition (ordering wins over progress; the failures are logged). A handler that
+   * needs no batch wraps a per-message function in `eachMessage`.
    */
-  readonly handler: (message: DeliveredMessage) => Promise<void>;
+  readonly handler: (batch: DeliveredBatch) => Promise<void>;
 }
 
+/** A batch handler that hands the messages to `handle` one after another (a failure fails the batch). */
+export const eachMessage =
+  (handle: (message: DeliveredMessage) => Promise<void>): SubscribeOptions['handler'] =>
+  async (batch) => {
+    for (const message of batch.messages) await handle(message);
+  };
+
 export interface Subscription {
-  /** Stops fetching, waits for the message in hand to finish, commits, and leaves the group. */
+  /** Stops fetching, waits for the batch in hand to finish, commits, and leaves the group. */
   close(): Promise<void>;
 }
 

@@ -4,7 +4,7 @@ import {
   logLevel,
   type Admin,
   type Consumer,
-  type EachMessagePayload,
+  type EachBatchPayload,
   type IHeaders,
   type KafkaMessage,
   type LogEntry,
@@ -20,7 +20,14 @@ import type {
 } from './eventlog.port.js';
 import { DEFAULT_RETRY_POLICY, deliverUntilHandled, type RetryPolicy } from './delivery.js';
 import { withTimeout } from './timing.js';
-import { assertDuration, assertGroup, assertMessages, assertPartitions, assertTopic } from './validation.js';
+import {
+  assertDuration,
+  assertGroup,
+  assertMessages,
+  assertPartitions,
+  assertTopic,
+  maxBatchOf,
+} from './validation.js';
 
 /** The part of a kafkajs `Kafka` client this adapter uses; tests pass a double of it. */
 export type KafkaClient = Pick<Kafka, 'producer' | 'consumer' | 'admin'>;
@@ -90,9 +97,10 @@ const kafkaLogCreator =
 
 /**
  * The EventLog on Kafka, through kafkajs. Partitioning is Kafka's own (murmur2 of the key, like the Java
- * client), a consumer group is a Kafka consumer group, and each subscription is one member. Offsets are
- * committed explicitly, one message at a time, after its handler resolved; a member that dies before that
- * leaves the offset uncommitted, so the partition's next owner gets the message again.
+ * client), a consumer group is a Kafka consumer group, and each subscription is one member. What one fetch
+ * returns for a partition is handed over in batches of up to `maxBatch`; each batch's offset is committed
+ * explicitly, once, after its handler resolved. A member that dies before that leaves the offset uncommitted,
+ * so the partition's next owner gets the batch again.
  */
 export const createKafkaEventLog = async (options: KafkaEventLogOptions): Promise<EventLog> => {
   const partitions = options.partitions ?? 8;
@@ -179,9 +187,11 @@ export const createKafkaEventLog = async (options: KafkaEventLogOptions): Promis
     group,
     from = 'beginning',
     handler,
+    maxBatch: requestedMaxBatch,
   }: SubscribeOptions): Promise<Subscription> => {
     assertTopic(topic);
     assertGroup(group);
+    const maxBatch = maxBatchOf(requestedMaxBatch);
     if (closed) throw new Error('the event log is closed');
     await ensureTopic(topic);
     if (from === 'latest') await startNewGroupAtEnd(topic, group);
@@ -193,24 +203,30 @@ export const createKafkaEventLog = async (options: KafkaEventLogOptions): Promis
       allowAutoTopicCreation: false,
     });
     const stopping = new AbortController();
-    const eachMessage = async ({
-      topic,
-      partition,
-      message,
-      ...payload
-    }: EachMessagePayload): Promise<void> => {
-      // Not committing leaves the message to whoever owns the partition next.
-      if (stopping.signal.aborted) return;
-      const outcome = await deliverUntilHandled(toDelivered(topic, partition, message), handler, {
-        retry,
-        signal: stopping.signal,
-        logger,
-        keepAlive: { intervalMs: heartbeatIntervalMs, beat: () => payload.heartbeat() },
-      });
-      if (outcome === 'abandoned') return;
-      // Kafka's committed offset is the next one to read. A failed commit throws, so kafkajs rejoins and the
-      // message is delivered again rather than skipped.
-      await consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
+    const eachBatch = async (payload: EachBatchPayload): Promise<void> => {
+      const { topic, partition, messages } = payload.batch;
+      for (let start = 0; start < messages.length; start += maxBatch) {
+        // Not committing leaves the rest to whoever owns the partition next (after a rebalance: stale).
+        if (stopping.signal.aborted || !payload.isRunning() || payload.isStale()) return;
+        const chunk = messages.slice(start, start + maxBatch);
+        const batch = {
+          topic,
+          partition,
+          messages: chunk.map((message) => toDelivered(topic, partition, message)),
+        };
+        const outcome = await deliverUntilHandled(batch, handler, {
+          retry,
+          signal: stopping.signal,
+          logger,
+          keepAlive: { intervalMs: heartbeatIntervalMs, beat: () => payload.heartbeat() },
+        });
+        if (outcome === 'abandoned') return;
+        const last = chunk[chunk.length - 1]!.offset;
+        payload.resolveOffset(last);
+        // Kafka's committed offset is the next one to read. A failed commit throws, so kafkajs rejoins and the
+        // batch is delivered again rather than skipped.
+        await consumer.commitOffsets([{ topic, partition, offset: (BigInt(last) + 1n).toString() }]);
+      }
     };
 
     consumer.on(consumer.events.CRASH, ({ payload }) =>
@@ -222,7 +238,12 @@ export const createKafkaEventLog = async (options: KafkaEventLogOptions): Promis
     await consumer.connect();
     try {
       await consumer.subscribe({ topics: [topic], fromBeginning: from === 'beginning' });
-      await consumer.run({ autoCommit: false, partitionsConsumedConcurrently: partitions, eachMessage });
+      await consumer.run({
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: partitions,
+        eachBatch,
+      });
     } catch (error) {
       await consumer.disconnect();
       throw error;
@@ -230,7 +251,7 @@ export const createKafkaEventLog = async (options: KafkaEventLogOptions): Promis
     const subscription: Subscription = {
       close: async () => {
         stopping.abort();
-        // Waits for the message in hand (kafkajs finishes the running eachMessage), then leaves the group.
+        // Waits for the batch in hand (kafkajs finishes the running eachBatch), then leaves the group.
         await consumer.disconnect();
         subscriptions.delete(subscription);
       },

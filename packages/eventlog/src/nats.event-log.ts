@@ -26,7 +26,14 @@ import {
 import { DEFAULT_RETRY_POLICY, deliverUntilHandled, retryDelayMs, type RetryPolicy } from './delivery.js';
 import { groupByPartition } from './partitioning.js';
 import { pause, withTimeout } from './timing.js';
-import { assertDuration, assertGroup, assertMessages, assertPartitions, assertTopic } from './validation.js';
+import {
+  assertDuration,
+  assertGroup,
+  assertMessages,
+  assertPartitions,
+  assertTopic,
+  maxBatchOf,
+} from './validation.js';
 
 export interface NatsEventLogOptions {
   /** Server URLs, as a list or a comma-separated string. Required unless `connection` is given. */
@@ -84,7 +91,9 @@ const serverList = (servers: string | readonly string[] | undefined): string[] =
  * group is one durable pull consumer per partition with `max_ack_pending: 1`, so however many members pull from
  * it, JetStream hands out a partition's next message only after the previous one was acknowledged: members
  * share the work and ordering per key holds. A message not acknowledged within `ackWaitMs` (a crashed member)
- * goes to another member; a member still working on one says so with in-progress acks.
+ * goes to another member; a member still working on one says so with in-progress acks. Batches are therefore
+ * one message long here: JetStream 2.9 has no way to give a partition one owner (pinned pull clients came in
+ * 2.11), and without one, two members holding successive ranges of a partition would break the order per key.
  */
 export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<EventLog> => {
   const partitions = options.partitions ?? 8;
@@ -253,7 +262,9 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
           handBack(message);
           continue;
         }
-        const outcome = await deliverUntilHandled(toDelivered(topic, partition, message), handler, {
+        // max_ack_pending 1 (see the factory's comment) makes every batch one message long on NATS.
+        const batch = { topic, partition, messages: [toDelivered(topic, partition, message)] };
+        const outcome = await deliverUntilHandled(batch, handler, {
           retry,
           signal,
           logger,
@@ -299,9 +310,11 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
     group,
     from = 'beginning',
     handler,
+    maxBatch,
   }: SubscribeOptions): Promise<Subscription> => {
     assertTopic(topic);
     assertGroup(group);
+    maxBatchOf(maxBatch);
     if (closed) throw new Error('the event log is closed');
     const stream = await ensureStream(topic);
     const consumers = await Promise.all(

@@ -1,4 +1,4 @@
-import type { LogMessage } from './eventlog.port.js';
+import { DEFAULT_MAX_BATCH, type LogMessage } from './eventlog.port.js';
 
 /**
  * The checks every adapter applies before touching a broker, so a bad name or message fails the same clear way
@@ -35,6 +35,15 @@ export const assertPartitions = (partitions: number): void => {
   if (!Number.isInteger(partitions) || partitions < 1 || partitions > 1024) {
     throw new RangeError(`invalid partition count ${partitions}: expected an integer from 1 to 1024`);
   }
+};
+
+/** The largest batch a subscription asks for (`SubscribeOptions.maxBatch`), default `DEFAULT_MAX_BATCH`. */
+export const maxBatchOf = (maxBatch: number | undefined): number => {
+  const value = maxBatch ?? DEFAULT_MAX_BATCH;
+  if (!Number.isInteger(value) || value < 1 || value > 10_000) {
+    throw new RangeError(`invalid maxBatch ${value}: expected an integer from 1 to 10000`);
+  }
+  return value;
 };
 
 /** Line breaks would end a NATS header line, and NATS trims surrounding white space from values. */

@@ -1,17 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
 import { createLogger } from '@marketplace/platform';
-import type { DeliveredMessage } from '../src/eventlog.port.js';
+import type { DeliveredBatch } from '../src/eventlog.port.js';
 import { deliverUntilHandled, retryDelayMs } from '../src/delivery.js';
 import { withTimeout } from '../src/timing.js';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
-const message: DeliveredMessage = {
+const batch: DeliveredBatch = {
   topic: 't.v1',
   partition: 0,
-  offset: '1',
-  key: 'k',
-  value: new Uint8Array(),
-  headers: {},
+  messages: [{ topic: 't.v1', partition: 0, offset: '1', key: 'k', value: new Uint8Array(), headers: {} }],
 };
 const retry = { initialDelayMs: 1, maxDelayMs: 4 };
 
@@ -28,7 +25,7 @@ describe('deliverUntilHandled', () => {
   it('calls the handler again after a rejection until it resolves', async () => {
     let calls = 0;
     const outcome = await deliverUntilHandled(
-      message,
+      batch,
       async () => {
         if (++calls < 3) throw new Error('not yet');
       },
@@ -39,11 +36,11 @@ describe('deliverUntilHandled', () => {
     expect(calls).toBe(3);
   });
 
-  it('abandons the message when the subscription closes between attempts', async () => {
+  it('abandons the batch when the subscription closes between attempts', async () => {
     const closing = new AbortController();
     let calls = 0;
     const outcome = await deliverUntilHandled(
-      message,
+      batch,
       async () => {
         calls++;
         closing.abort();
@@ -56,7 +53,7 @@ describe('deliverUntilHandled', () => {
     expect(calls).toBe(1);
   });
 
-  it('keeps the message alive while the handler runs, and stops once it is done', async () => {
+  it('keeps the batch alive while the handler runs, and stops once it is done', async () => {
     let beats = 0;
     // The handler ends once it has seen three beats (or after 5 s, which fails the test): a handler of a fixed
     // 60 ms raced the keep-alive's timer, and a loaded CI machine fired the two together (1 beat seen).
@@ -69,7 +66,7 @@ describe('deliverUntilHandled', () => {
           resolve();
         }, 5);
       });
-    await deliverUntilHandled(message, handler, {
+    await deliverUntilHandled(batch, handler, {
       retry,
       signal: new AbortController().signal,
       logger,
@@ -84,7 +81,7 @@ describe('deliverUntilHandled', () => {
 
   it('survives a keep-alive that throws or rejects', async () => {
     const outcome = await deliverUntilHandled(
-      message,
+      batch,
       () => new Promise((resolve) => setTimeout(resolve, 30)),
       {
         retry,
@@ -98,7 +95,7 @@ describe('deliverUntilHandled', () => {
         },
       },
     );
-    await deliverUntilHandled(message, () => new Promise((resolve) => setTimeout(resolve, 30)), {
+    await deliverUntilHandled(batch, () => new Promise((resolve) => setTimeout(resolve, 30)), {
       retry,
       signal: new AbortController().signal,
       logger,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Database } from '@marketplace/database';
 import { dropSchema, freshSchemaName, testEngines } from '@marketplace/database/testing';
 import type { EventLog } from '../src/eventlog.port.js';
-import { partitionOf } from '../src/eventlog.port.js';
+import { eachMessage, partitionOf } from '../src/eventlog.port.js';
 import { createEmbeddedEventLog, type EmbeddedEventLogOptions } from '../src/embedded.event-log.js';
 import { describeEventLogContract } from '../src/testing/index.js';
 
@@ -136,13 +136,13 @@ describe.each(testEngines())('embedded event log on $name', ({ create }) => {
     await consumer.subscribe({
       topic,
       group: 'checker',
-      handler: async (delivered) => {
+      handler: eachMessage(async (delivered) => {
         seen.push({
           key: delivered.key,
           seq: Number(new TextDecoder().decode(delivered.value)),
           offset: BigInt(delivered.offset),
         });
-      },
+      }),
     });
     await waitUntil(() => seen.length >= 60);
 
@@ -202,11 +202,11 @@ describe.each(testEngines())('embedded event log on $name', ({ create }) => {
     await log.subscribe({
       topic,
       group: 'reader',
-      handler: async (delivered) => {
+      handler: eachMessage(async (delivered) => {
         const seq = Number(new TextDecoder().decode(delivered.value));
         if (seq === 5 && holding) await firstInHand;
         handled.push(seq);
-      },
+      }),
     });
     await waitUntil(() => handled.length === 5);
     const afterBacklog = reads();
@@ -234,9 +234,9 @@ describe.each(testEngines())('embedded event log on $name', ({ create }) => {
     await log.subscribe({
       topic,
       group: 'reader',
-      handler: async (delivered) => {
+      handler: eachMessage(async (delivered) => {
         handled.push(new TextDecoder().decode(delivered.value));
-      },
+      }),
     });
     await waitUntil(() => reads() === 1);
     for (let seq = 0; seq < 5; seq++) {
@@ -273,9 +273,9 @@ describe.each(testEngines())('embedded event log on $name', ({ create }) => {
     await earlier.subscribe({
       topic,
       group: 'restarting',
-      handler: async (delivered) => {
+      handler: eachMessage(async (delivered) => {
         earlierSeen.push(delivered.key);
-      },
+      }),
     });
     await earlier.publish(topic, [message('before-crash', 0)]);
     await waitUntil(() => earlierSeen.length === 1);
@@ -286,9 +286,9 @@ describe.each(testEngines())('embedded event log on $name', ({ create }) => {
     await restarted.subscribe({
       topic,
       group: 'restarting',
-      handler: async (delivered) => {
+      handler: eachMessage(async (delivered) => {
         seen.push(delivered.key);
-      },
+      }),
     });
     await restarted.publish(topic, [message('after-crash', 1)]);
     await waitUntil(() => seen.includes('after-crash'), 5_000);

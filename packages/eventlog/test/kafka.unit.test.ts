@@ -5,20 +5,19 @@ import type {
   ConsumerConfig,
   ConsumerRunConfig,
   ConsumerSubscribeTopics,
-  EachMessagePayload,
-  KafkaMessage,
+  EachBatchPayload,
   Producer,
   ProducerConfig,
   ProducerRecord,
   SeekEntry,
   TopicPartitionOffsetAndMetadata,
 } from 'kafkajs';
-import type { DeliveredMessage, EventLog } from '../src/eventlog.port.js';
+import type { DeliveredBatch, DeliveredMessage, EventLog } from '../src/eventlog.port.js';
 import { createKafkaEventLog, decodeHeaders, type KafkaClient } from '../src/kafka.event-log.js';
 
 /**
  * A double of the kafkajs objects the adapter uses. It records what the adapter asks of kafkajs; the test then
- * plays the broker's part by calling the `eachMessage` the adapter registered. This checks our use of the
+ * plays the broker's part by calling the `eachBatch` the adapter registered. This checks our use of the
  * client API only: the contract suite against a real broker (kafka.int.test.ts) checks the behaviour.
  */
 class KafkaDouble implements KafkaClient {
@@ -31,6 +30,8 @@ class KafkaDouble implements KafkaClient {
   readonly commits: TopicPartitionOffsetAndMetadata[][] = [];
   readonly offsetsSet: Array<{ groupId: string; topic: string; partitions: SeekEntry[] }> = [];
   readonly disconnected: string[] = [];
+  /** Offsets the adapter marked as processed through `resolveOffset`. */
+  readonly resolved: string[] = [];
   /** Committed offsets per group, as `fetchOffsets` reports them ('-1': none). */
   readonly groupOffsets = new Map<string, string>();
   send: (record: ProducerRecord) => Promise<void> = async (record) => {
@@ -100,24 +101,27 @@ class KafkaDouble implements KafkaClient {
     } as unknown as Consumer;
   }
 
-  /** Plays the broker: hands a message to the eachMessage of subscription number `index`. */
-  deliver(index: number, offset: string, partition = 1): Promise<void> {
-    const message = {
+  /**
+   * Plays the broker: hands one fetched batch of messages at `offsets` to the eachBatch of subscription number
+   * `index`; `stale` says a rebalance took the partition away meanwhile.
+   */
+  deliver(index: number, offsets: string | readonly string[], partition = 1, stale = false): Promise<void> {
+    const messages = [offsets].flat().map((offset) => ({
       key: Buffer.from('listing-1'),
       value: Buffer.from([0, 1, 255]),
       offset,
       timestamp: '0',
       attributes: 0,
-      headers: { ce_id: Buffer.from('evt-1'), traceparent: ['00-old', Buffer.from('00-new')] },
-    } as unknown as KafkaMessage;
-    const payload: EachMessagePayload = {
-      topic: 'marketplace.listing.v1',
-      partition,
-      message,
+      headers: { ce_id: Buffer.from(`evt-${offset}`), traceparent: ['00-old', Buffer.from('00-new')] },
+    }));
+    const payload = {
+      batch: { topic: 'marketplace.listing.v1', partition, messages },
+      resolveOffset: (offset: string) => this.resolved.push(offset),
       heartbeat: async () => {},
-      pause: () => () => {},
-    };
-    return this.runConfigs[index]!.eachMessage!(payload);
+      isRunning: () => true,
+      isStale: () => stale,
+    } as unknown as EachBatchPayload;
+    return this.runConfigs[index]!.eachBatch!(payload);
   }
 }
 
@@ -193,7 +197,11 @@ describe('Kafka event log (kafkajs test double)', () => {
     expect(kafka.consumerConfigs).toEqual([expect.objectContaining({ groupId: 'catalog' })]);
     expect(kafka.subscriptions).toEqual([{ topics: ['marketplace.listing.v1'], fromBeginning: true }]);
     expect(kafka.runConfigs).toEqual([
-      expect.objectContaining({ autoCommit: false, partitionsConsumedConcurrently: 6 }),
+      expect.objectContaining({
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: 6,
+      }),
     ]);
     expect(kafka.offsetsSet).toEqual([]);
   });
@@ -236,8 +244,8 @@ describe('Kafka event log (kafkajs test double)', () => {
     await log.subscribe({
       topic: 'marketplace.listing.v1',
       group: 'catalog',
-      handler: async (message) => {
-        received.push(message);
+      handler: async (batch) => {
+        received.push(...batch.messages);
         await handling.promise;
       },
     });
@@ -256,8 +264,53 @@ describe('Kafka event log (kafkajs test double)', () => {
       offset: '41',
       key: 'listing-1',
       value: new Uint8Array([0, 1, 255]),
-      headers: { ce_id: 'evt-1', traceparent: '00-new' },
+      headers: { ce_id: 'evt-41', traceparent: '00-new' },
     });
+  });
+
+  it('splits a fetched batch into batches of maxBatch, committing once after each', async () => {
+    const kafka = new KafkaDouble();
+    const log = await open(kafka);
+    const handled: Array<{ offsets: string[]; commitsBefore: number }> = [];
+    await log.subscribe({
+      topic: 'marketplace.listing.v1',
+      group: 'catalog',
+      maxBatch: 2,
+      handler: async (batch: DeliveredBatch) => {
+        handled.push({
+          offsets: batch.messages.map((message) => message.offset),
+          commitsBefore: kafka.commits.length,
+        });
+      },
+    });
+
+    await kafka.deliver(0, ['10', '11', '12', '13', '14']);
+
+    expect(handled).toEqual([
+      { offsets: ['10', '11'], commitsBefore: 0 },
+      { offsets: ['12', '13'], commitsBefore: 1 },
+      { offsets: ['14'], commitsBefore: 2 },
+    ]);
+    expect(kafka.resolved).toEqual(['11', '13', '14']);
+    expect(kafka.commits.map(([commit]) => commit!.offset)).toEqual(['12', '14', '15']);
+  });
+
+  it('hands nothing over, and commits nothing, from a batch a rebalance made stale', async () => {
+    const kafka = new KafkaDouble();
+    const log = await open(kafka);
+    let calls = 0;
+    await log.subscribe({
+      topic: 'marketplace.listing.v1',
+      group: 'catalog',
+      handler: async () => {
+        calls++;
+      },
+    });
+
+    await kafka.deliver(0, ['20', '21'], 1, true);
+
+    expect(calls).toBe(0);
+    expect(kafka.commits).toEqual([]);
   });
 
   it('retries a failing handler in place and commits only after it succeeded', async () => {

@@ -51,6 +51,7 @@ describeEventLogContract('NATS JetStream', {
     await connectionOf.get(client)!.close();
   },
   crashDetectionMs: 3_000,
+  batchesOfOne: true,
 });
 
 describe('NATS JetStream event log', () => {

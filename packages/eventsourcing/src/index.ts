@@ -12,7 +12,14 @@ export {
   type EventEncoder,
 } from './outbox-message.js';
 export { startOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from './outbox-relay.js';
-export { eventIdOf, projectionMigrations, startProjection, type ProjectionOptions } from './projection.js';
+export {
+  DEFAULT_DEDUP_WINDOW_MS,
+  StaleProjectionOwnerError,
+  eventIdOf,
+  projectionMigrations,
+  startProjection,
+  type ProjectionOptions,
+} from './projection.js';
 export { isActorKind, parseActor } from './actor.js';
 export {
   canonicalJson,

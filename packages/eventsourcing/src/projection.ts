@@ -1,5 +1,5 @@
 import { quoteIdent, type Database, type Migration, type Transaction } from '@marketplace/database';
-import type { DeliveredMessage, EventLog, Subscription } from '@marketplace/eventlog';
+import type { DeliveredBatch, DeliveredMessage, EventLog, Subscription } from '@marketplace/eventlog';
 
 /** The tables `startProjection` needs in the projection's schema, for `migrate(db, schema, projectionMigrations)`. */
 export const projectionMigrations: readonly Migration[] = [
@@ -13,7 +13,25 @@ export const projectionMigrations: readonly Migration[] = [
         primary key (projection, event_id)
       );`,
   },
+  {
+    id: 'eventsourcing-projection-002-offsets',
+    sql: (schema) => `
+      create table ${schema}.projection_offsets (
+        projection text not null,
+        topic text not null,
+        partition integer not null,
+        committed_offset bigint not null,
+        owner_epoch bigint not null,
+        primary key (projection, topic, partition)
+      );
+      create index projection_applied_events_applied_at on ${schema}.projection_applied_events (applied_at);`,
+  },
 ];
+
+/** How long the ids of applied events are kept to catch a re-published copy (a new offset): a day. */
+export const DEFAULT_DEDUP_WINDOW_MS = 86_400_000;
+/** How often a projection deletes the ids that left the window (more often if the window is shorter). */
+const PURGE_INTERVAL_MS = 300_000;
 
 export interface ProjectionOptions<E> {
   readonly log: EventLog;
@@ -21,14 +39,28 @@ export interface ProjectionOptions<E> {
   /** The schema holding the projection's tables (and `projectionMigrations`'). */
   readonly schema: string;
   readonly topic: string;
-  /** The consumer group, which also names the projection in its record of applied events. */
+  /** The consumer group, which also names the projection in its offsets and record of applied events. */
   readonly group: string;
-  /** The event a message carries; throw on a message this version cannot read (the log retries it). */
+  /** The event a message carries; throw on a message this version cannot read (the log retries its batch). */
   readonly decode: (message: DeliveredMessage) => E;
-  /** Writes the projection's rows for one event, in `tx` only. */
+  /** Writes the projection's rows for one event, in `tx` only (the batch's transaction). */
   readonly apply: (tx: Transaction, event: E, message: DeliveredMessage) => Promise<void>;
   /** Where a new group starts; default `beginning` (a projection needs the whole history). */
   readonly from?: 'beginning' | 'latest';
+  /** The most messages applied in one transaction (`SubscribeOptions.maxBatch`). */
+  readonly maxBatch?: number;
+  /**
+   * How long an applied event's id is remembered, so that a copy the outbox relay published again (after a
+   * crash between publishing and recording its position) is not applied twice. Default a day.
+   */
+  readonly dedupWindowMs?: number;
+  /**
+   * True when `event` carries its key's whole state, so that the key's earlier events in the same batch need not
+   * be applied (their ids are still recorded): a backlog of one aggregate costs one write. Default: none does.
+   */
+  readonly supersedes?: (event: E) => boolean;
+  /** Called after each batch committed, outside its transaction (e.g. to update an in-memory index). */
+  readonly afterBatch?: (batch: DeliveredBatch) => Promise<void>;
 }
 
 /** The id a message is deduplicated by: the event id the outbox relay sends as CloudEvents `ce_id`. */
@@ -40,28 +72,155 @@ export const eventIdOf = (message: DeliveredMessage): string => {
   return id;
 };
 
+/** Another member claimed the partition after this one did: the batch is rolled back, nothing applied. */
+export class StaleProjectionOwnerError extends Error {
+  constructor(group: string, partition: number, epoch: string) {
+    super(`projection ${group}: partition ${partition} was claimed by another member after epoch ${epoch}`);
+    this.name = 'StaleProjectionOwnerError';
+  }
+}
+
+/**
+ * This member's claim on a partition: its owner epoch and the offset it last committed there (-1: none yet, as a
+ * Kafka partition starts at offset 0).
+ */
+interface Claim {
+  readonly epoch: string;
+  readonly committedOffset: bigint;
+}
+
+interface DecodedMessage<E> {
+  readonly message: DeliveredMessage;
+  readonly eventId: string;
+  readonly event: E;
+}
+
 /**
  * Keeps a read model in PostgreSQL up to date from the log, exactly once in effect although the log delivers at
- * least once: each message is applied in one transaction that also records its event id, and a message whose
- * id is already recorded is acknowledged without applying it again.
+ * least once. Each batch is applied in one transaction, which also moves the partition's stored offset
+ * (`projection_offsets`) and records the applied event ids:
+ * - a message at or below the stored offset was applied already (a redelivery): skipped without a lookup;
+ * - a message whose event id is recorded (a copy the relay published again) or repeated in the batch: skipped;
+ * - with `supersedes`, an event a later one of its key in the batch replaces: recorded, not applied;
+ * - the offset update is fenced: a member claims a partition by bumping its `owner_epoch` (its first batch
+ *   there, read under the row lock with the stored offset), and every later batch updates the offset only
+ *   where the epoch is still its own. A member that was superseded rolls its batch back, and its retry claims
+ *   afresh, so it re-reads the offset the other member stored. See docs/architecture.md (the batched pipeline).
  */
 export const startProjection = async <E>(options: ProjectionOptions<E>): Promise<Subscription> => {
-  const { db, decode, apply } = options;
+  const { db, decode, apply, group, topic } = options;
   const appliedEvents = `${quoteIdent(options.schema)}.projection_applied_events`;
+  const offsets = `${quoteIdent(options.schema)}.projection_offsets`;
+  const dedupWindowMs = options.dedupWindowMs ?? DEFAULT_DEDUP_WINDOW_MS;
+  if (!Number.isSafeInteger(dedupWindowMs) || dedupWindowMs < 1) {
+    throw new RangeError(`invalid dedupWindowMs ${dedupWindowMs}: expected a positive integer`);
+  }
+  const claims = new Map<number, Claim>();
+  const purgeIntervalMs = Math.min(PURGE_INTERVAL_MS, dedupWindowMs);
+  let lastPurgeAt = Date.now();
+
+  const claim = async (tx: Transaction, partition: number): Promise<Claim> => {
+    const { rows } = await tx.query<{ committed_offset: string; owner_epoch: string }>(
+      `insert into ${offsets} as o (projection, topic, partition, committed_offset, owner_epoch)
+       values ($1, $2, $3, -1, 1)
+       on conflict (projection, topic, partition) do update set owner_epoch = o.owner_epoch + 1
+       returning committed_offset::text, owner_epoch::text`,
+      [group, topic, partition],
+    );
+    const row = rows[0]!;
+    return { epoch: row.owner_epoch, committedOffset: BigInt(row.committed_offset) };
+  };
+
+  /** The batch's messages above the stored offset, each event id once (its first copy). */
+  const unapplied = (decoded: readonly DecodedMessage<E>[], committedOffset: bigint): DecodedMessage<E>[] => {
+    const byId = new Map<string, DecodedMessage<E>>();
+    for (const entry of decoded) {
+      if (BigInt(entry.message.offset) > committedOffset && !byId.has(entry.eventId)) {
+        byId.set(entry.eventId, entry);
+      }
+    }
+    return [...byId.values()];
+  };
+
+  /** The events to apply, in order: all but those a later event of their key in the batch supersedes. */
+  const notSuperseded = (fresh: readonly DecodedMessage<E>[]): DecodedMessage<E>[] => {
+    const { supersedes } = options;
+    if (supersedes === undefined) return [...fresh];
+    const keysSuperseded = new Set<string>();
+    const kept: DecodedMessage<E>[] = [];
+    for (let i = fresh.length - 1; i >= 0; i--) {
+      const entry = fresh[i]!;
+      if (keysSuperseded.has(entry.message.key)) continue;
+      kept.push(entry);
+      if (supersedes(entry.event)) keysSuperseded.add(entry.message.key);
+    }
+    return kept.reverse();
+  };
+
+  const recordApplied = async (tx: Transaction, eventIds: readonly string[]): Promise<Set<string>> => {
+    if (eventIds.length === 0) return new Set();
+    const { rows } = await tx.query<{ event_id: string }>(
+      `insert into ${appliedEvents} (projection, event_id) select $1, unnest($2::text[])
+       on conflict do nothing returning event_id`,
+      [group, eventIds],
+    );
+    return new Set(rows.map((row) => row.event_id));
+  };
+
+  const applyBatch = async (batch: DeliveredBatch): Promise<void> => {
+    const { partition } = batch;
+    const decoded = batch.messages.map((message) => ({
+      message,
+      eventId: eventIdOf(message),
+      event: decode(message),
+    }));
+    const lastOffset = BigInt(batch.messages[batch.messages.length - 1]!.offset);
+    const held = claims.get(partition);
+    // Forgotten first: if the transaction fails, the retry claims again and re-reads the stored offset, which
+    // is the one to trust when the failure hid whether the commit went through.
+    claims.delete(partition);
+    const committed = await db.transaction(async (tx): Promise<Claim> => {
+      const current = held ?? (await claim(tx, partition));
+      const fresh = unapplied(decoded, current.committedOffset);
+      const recorded = await recordApplied(
+        tx,
+        fresh.map((entry) => entry.eventId),
+      );
+      for (const entry of notSuperseded(fresh.filter((candidate) => recorded.has(candidate.eventId)))) {
+        await apply(tx, entry.event, entry.message);
+      }
+      const next = lastOffset > current.committedOffset ? lastOffset : current.committedOffset;
+      const { rowCount } = await tx.query(
+        `update ${offsets} set committed_offset = $4
+         where projection = $1 and topic = $2 and partition = $3 and owner_epoch = $5`,
+        [group, topic, partition, next.toString(), current.epoch],
+      );
+      if (rowCount === 0) throw new StaleProjectionOwnerError(group, partition, current.epoch);
+      return { epoch: current.epoch, committedOffset: next };
+    });
+    claims.set(partition, committed);
+  };
+
+  /** Deletes the ids older than the dedup window, at most every few minutes, outside any batch. */
+  const purgeIfDue = async (): Promise<void> => {
+    if (Date.now() - lastPurgeAt < purgeIntervalMs) return;
+    lastPurgeAt = Date.now();
+    await db.query(
+      `delete from ${appliedEvents}
+       where projection = $1 and applied_at < now() - $2::bigint * interval '1 millisecond'`,
+      [group, dedupWindowMs],
+    );
+  };
+
   return options.log.subscribe({
-    topic: options.topic,
-    group: options.group,
+    topic,
+    group,
     from: options.from ?? 'beginning',
-    handler: async (message) => {
-      const eventId = eventIdOf(message);
-      const event = decode(message);
-      await db.transaction(async (tx) => {
-        const { rowCount } = await tx.query(
-          `insert into ${appliedEvents} (projection, event_id) values ($1, $2) on conflict do nothing`,
-          [options.group, eventId],
-        );
-        if (rowCount === 1) await apply(tx, event, message);
-      });
+    ...(options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch }),
+    handler: async (batch) => {
+      await applyBatch(batch);
+      await options.afterBatch?.(batch);
+      await purgeIfDue();
     },
   });
 };

@@ -13,7 +13,12 @@ export const namespacedEventLog = (log: EventLog, namespace: string): EventLog =
       log.subscribe({
         ...options,
         topic: physical(options.topic),
-        handler: (message) => options.handler({ ...message, topic: options.topic }),
+        handler: (batch) =>
+          options.handler({
+            ...batch,
+            topic: options.topic,
+            messages: batch.messages.map((message) => ({ ...message, topic: options.topic })),
+          }),
       }),
     close: () => log.close(),
   };

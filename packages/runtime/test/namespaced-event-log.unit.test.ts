@@ -28,8 +28,8 @@ describe('namespacedEventLog', () => {
     await namespaced.subscribe({
       topic: 'marketplace.listing.v1',
       group: 'catalog',
-      handler: async (message) => {
-        seen.push(message.topic);
+      handler: async (batch) => {
+        seen.push(batch.topic, ...batch.messages.map((message) => message.topic));
       },
     });
     expect(published).toEqual(['staging.marketplace.listing.v1']);
@@ -42,8 +42,12 @@ describe('namespacedEventLog', () => {
       value: new Uint8Array(),
       headers: {},
     };
-    await subscriptions[0]?.handler(delivered);
-    expect(seen).toEqual(['marketplace.listing.v1']);
+    await subscriptions[0]?.handler({
+      topic: 'staging.marketplace.listing.v1',
+      partition: 0,
+      messages: [delivered],
+    });
+    expect(seen).toEqual(['marketplace.listing.v1', 'marketplace.listing.v1']);
   });
 
   it('is the identity without a namespace', () => {

@@ -1,5 +1,5 @@
 import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
-import type { DeliveredMessage, EventLog, LogMessage } from '@marketplace/eventlog';
+import type { DeliveredBatch, EventLog, LogMessage } from '@marketplace/eventlog';
 import { durationHistogram, secondsSince, tracer } from './instruments.js';
 
 const messagingAttributes = (topic: string, headers: Readonly<Record<string, string>>) => ({
@@ -17,8 +17,9 @@ const failed = (span: Span, error: unknown): void => {
 /**
  * Traces the event log. A message published with a `traceparent` (the outbox relay copies the one the command
  * carried into the event's metadata) gets a PRODUCER span under it, and its header is rewritten to that span;
- * a delivered message's handler runs in a CONSUMER span under the header's context, so whatever it does (its
- * writes, its own publishes, its log lines) joins the trace. `messaging.process.duration` records each handling.
+ * a delivered batch's handler runs in a CONSUMER span, under the header's context when the batch is one message
+ * (so whatever it does, its writes, its own publishes, its log lines, joins the trace) and linked to each
+ * message's context otherwise. `messaging.process.duration` records each batch's handling.
  * Messages without a traceparent pass through untouched.
  */
 export const tracedEventLog = (log: EventLog): EventLog => ({
@@ -53,21 +54,38 @@ export const tracedEventLog = (log: EventLog): EventLog => ({
   subscribe: (options) =>
     log.subscribe({
       ...options,
-      handler: (message: DeliveredMessage) => {
-        const parent = propagation.extract(ROOT_CONTEXT, message.headers);
+      handler: (batch: DeliveredBatch) => {
+        // A batch of one joins its message's trace; a longer batch starts its own, linked to each message's.
+        const contexts = batch.messages.map((message) => propagation.extract(ROOT_CONTEXT, message.headers));
+        const parent = contexts.length === 1 ? contexts[0]! : ROOT_CONTEXT;
+        const links =
+          contexts.length === 1
+            ? []
+            : contexts
+                .map((context) => trace.getSpanContext(context))
+                .filter((context) => context !== undefined)
+                .map((context) => ({ context }));
         const attributes = {
-          ...messagingAttributes(options.topic, message.headers),
+          ...messagingAttributes(
+            options.topic,
+            batch.messages.length === 1 ? batch.messages[0]!.headers : {},
+          ),
           'messaging.consumer.group.name': options.group,
+          'messaging.batch.message_count': batch.messages.length,
         };
         return tracer().startActiveSpan(
           `process ${options.topic}`,
-          { kind: SpanKind.CONSUMER, attributes: { ...attributes, 'messaging.operation.type': 'process' } },
+          {
+            kind: SpanKind.CONSUMER,
+            attributes: { ...attributes, 'messaging.operation.type': 'process' },
+            links,
+          },
           parent,
           async (span) => {
             const startedAt = performance.now();
             let outcome = 'ok';
             try {
-              await options.handler(message);
+              await options.handler(batch);
             } catch (error) {
               outcome = 'error';
               failed(span, error);
@@ -76,7 +94,7 @@ export const tracedEventLog = (log: EventLog): EventLog => ({
               span.end();
               durationHistogram(
                 'messaging.process.duration',
-                'Duration of handling one delivered message',
+                'Duration of handling one delivered batch',
               ).record(secondsSince(startedAt), {
                 'messaging.destination.name': options.topic,
                 'messaging.consumer.group.name': options.group,

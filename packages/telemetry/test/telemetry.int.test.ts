@@ -27,7 +27,7 @@ const inMemoryLog = (): EventLog => {
       for (const message of messages)
         for (const subscriber of subscribers.filter((s) => s.topic === topic)) {
           const delivered: DeliveredMessage = { ...message, topic, partition: 0, offset: String(offset++) };
-          await subscriber.handler(delivered);
+          await subscriber.handler({ topic, partition: 0, messages: [delivered] });
         }
     },
     async subscribe(options) {
@@ -65,8 +65,8 @@ describe('telemetry over OTLP', () => {
     await log.subscribe({
       topic: 'marketplace.test.v1',
       group: 'test',
-      handler: async (message) => {
-        consumed.push(message.headers['ce_id'] ?? '');
+      handler: async (batch) => {
+        consumed.push(...batch.messages.map((message) => message.headers['ce_id'] ?? ''));
       },
     });
 

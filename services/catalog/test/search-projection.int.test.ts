@@ -12,7 +12,13 @@ import { startSearchProjection } from '../src/adapters/search-projection.runner.
 import type { CatalogProduct } from '../src/domain/catalog-product.js';
 import type { CapturingEventLog } from './support/capturing-event-log.js';
 import { capturingEventLog } from './support/capturing-event-log.js';
-import { delivered, listingCreated, listingMessage, unknownListingEvent } from './support/listing-events.js';
+import {
+  delivered,
+  listingChanged,
+  listingCreated,
+  listingMessage,
+  unknownListingEvent,
+} from './support/listing-events.js';
 
 const logger = createLogger({ service: 'catalog-test', level: 'silent' });
 
@@ -87,6 +93,29 @@ describe.each(testEngines())('search projection on $name', ({ create }) => {
     expect(await publicHits('older')).toEqual([]);
     expect(await publicHits('newer')).toEqual(['product_1']);
     expect(await appliedEventCount()).toBe(2);
+  });
+
+  it('applies a batch in order per product and indexes each product once, at its committed state', async () => {
+    const upserted: string[] = [];
+    const upsertMany = index.upsertMany.bind(index);
+    index.upsertMany = async (documents) => {
+      upserted.push(...documents.map((document) => document.id));
+      return upsertMany(documents);
+    };
+
+    await log.deliver(
+      delivered(listingCreated(listingMessage(1, { name: 'First title' }))),
+      delivered(listingCreated(listingMessage(2, { name: 'Garden hose' }))),
+      delivered(listingChanged(listingMessage(1, { name: 'Second title', version: 2 }))),
+      delivered(listingChanged(listingMessage(1, { name: 'Third title', version: 3 }), 'quantitySet')),
+    );
+
+    expect(await row('product_1')).toMatchObject({ title: 'Third title', version: 3 });
+    expect(await row('product_2')).toMatchObject({ title: 'Garden hose', version: 1 });
+    expect(upserted.sort()).toEqual(['product_1', 'product_2']);
+    expect(await publicHits('third')).toEqual(['product_1']);
+    expect(await publicHits('first')).toEqual([]);
+    expect(await appliedEventCount()).toBe(4);
   });
 
   it('keeps a listing that was not promoted in the read model but out of public search', async () => {

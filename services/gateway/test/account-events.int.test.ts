@@ -30,8 +30,8 @@ describe.each(testEngines())('account events on $name', ({ create }) => {
     await gateway.eventLog.subscribe({
       topic: 'marketplace.account.v1',
       group: 'account-events-test',
-      handler: async (message) => {
-        published.push(message);
+      handler: async (batch) => {
+        published.push(...batch.messages);
       },
     });
   }, 60_000);

@@ -54,8 +54,8 @@ describe.each(testEngines())('listing changes and stock over gRPC on $name', ({ 
     await log.subscribe({
       topic: 'marketplace.listing.v1',
       group: 'listing-changes-test',
-      handler: async (message) => {
-        published.push(message);
+      handler: async (batch) => {
+        published.push(...batch.messages);
       },
     });
     service = await startListingService({

@@ -62,8 +62,8 @@ describe.each(testEngines())('listing service over gRPC on $name', ({ create }) 
     await log.subscribe({
       topic: 'marketplace.listing.v1',
       group: 'listing-test',
-      handler: async (message) => {
-        published.push(message);
+      handler: async (batch) => {
+        published.push(...batch.messages);
       },
     });
     service = await startListingService({

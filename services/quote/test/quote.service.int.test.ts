@@ -125,8 +125,8 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
     await log.subscribe({
       topic: 'marketplace.quote.v1',
       group: 'quote-test',
-      handler: async (message) => {
-        published.push(message);
+      handler: async (batch) => {
+        published.push(...batch.messages);
       },
     });
     await log.publish('marketplace.account.v1', [

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from '@jest/globals';
-import type { DeliveredMessage, EventLog, LogMessage, SubscribeOptions } from '../eventlog.port.js';
+import {
+  eachMessage,
+  type DeliveredMessage,
+  type EventLog,
+  type LogMessage,
+  type SubscribeOptions,
+} from '../eventlog.port.js';
 
 /** What the contract suite needs from an adapter's test file. */
 export interface EventLogContractTarget {
@@ -17,6 +23,8 @@ export interface EventLogContractTarget {
   readonly crashDetectionMs?: number;
   /** Bound on any wait for deliveries in this suite. */
   readonly deliveryTimeoutMs?: number;
+  /** The adapter hands messages over one per batch (it cannot give a partition a single owner otherwise). */
+  readonly batchesOfOne?: boolean;
 }
 
 interface Delivery {
@@ -24,6 +32,15 @@ interface Delivery {
   readonly key: string;
   readonly seq: number;
   readonly message: DeliveredMessage;
+}
+
+/** A batch as one member's handler saw it, and whether the handler resolved. */
+interface BatchSeen {
+  readonly member: number;
+  readonly partition: number;
+  readonly seqs: readonly number[];
+  readonly offsets: readonly bigint[];
+  handled: boolean;
 }
 
 const encoder = new TextEncoder();
@@ -76,11 +93,16 @@ export const describeEventLogContract = (name: string, target: EventLogContractT
     const uniqueGroup = (label: string): string => `${label}-${randomUUID().slice(0, 8)}`;
 
     const deliveries: Delivery[] = [];
+    const batches: BatchSeen[] = [];
     afterEach(() => {
       deliveries.length = 0;
+      batches.length = 0;
     });
 
-    /** Subscribes `client` as member number `member`, recording every delivery, then calling `then`. */
+    /**
+     * Subscribes `client` as member number `member`, recording every batch and every delivery in it, calling
+     * `then` after each delivery (a rejection fails the batch).
+     */
     const member = (
       client: EventLog,
       member: number,
@@ -89,10 +111,21 @@ export const describeEventLogContract = (name: string, target: EventLogContractT
     ) =>
       client.subscribe({
         ...options,
-        handler: async (message) => {
-          const delivery = { member, key: message.key, seq: seqOf(message), message };
-          deliveries.push(delivery);
-          await then(delivery);
+        handler: async (batch) => {
+          const seen: BatchSeen = {
+            member,
+            partition: batch.partition,
+            seqs: batch.messages.map(seqOf),
+            offsets: batch.messages.map((message) => BigInt(message.offset)),
+            handled: false,
+          };
+          batches.push(seen);
+          await eachMessage(async (message) => {
+            const delivery = { member, key: message.key, seq: seqOf(message), message };
+            deliveries.push(delivery);
+            await then(delivery);
+          })(batch);
+          seen.handled = true;
         },
       });
 
@@ -152,8 +185,8 @@ export const describeEventLogContract = (name: string, target: EventLogContractT
       await consumer.subscribe({
         topic,
         group: uniqueGroup('fresh'),
-        handler: async (message) => {
-          received.push(message);
+        handler: async (batch) => {
+          received.push(...batch.messages);
         },
       });
       await waitFor('3 messages', () => received.length >= 3);
@@ -271,7 +304,7 @@ export const describeEventLogContract = (name: string, target: EventLogContractT
       expect(deliveries.map((delivery) => delivery.seq)).toEqual([20, 21, 22, 23, 24]);
     });
 
-    test('delivers a message again when its handler fails, before the messages behind it', async () => {
+    test('delivers a batch again, on the same member, when its handler fails, before the messages behind it', async () => {
       const topic = uniqueTopic();
       const [client, publisher] = [await open(), await open()];
       let failures = 0;
@@ -282,8 +315,42 @@ export const describeEventLogContract = (name: string, target: EventLogContractT
       const messages = Array.from({ length: 5 }, (_, seq) => testMessage('only-key', seq));
       await publisher.publish(topic, messages);
       await waitForAll(messages);
-      await waitFor('message 4', () => deliveries.some((delivery) => delivery.seq === 4));
-      expect(deliveries.map((delivery) => delivery.seq)).toEqual([0, 1, 2, 2, 3, 4]);
+      await waitFor('message 4', () => batches.some((batch) => batch.handled && batch.seqs.includes(4)));
+
+      const failed = batches.findIndex((batch) => !batch.handled);
+      expect(failed).toBeGreaterThanOrEqual(0);
+      // The retry is the same batch: the messages before the failure in it come again, none behind it first.
+      expect(batches[failed + 1]!.seqs).toEqual(batches[failed]!.seqs);
+      expect(batches.filter((batch) => batch.handled).flatMap((batch) => batch.seqs)).toEqual([
+        0, 1, 2, 3, 4,
+      ]);
+    });
+
+    test('hands a backlog over in batches of at most maxBatch, one partition each, in offset order, each once', async () => {
+      const topic = uniqueTopic();
+      const group = uniqueGroup('batched');
+      const [client, publisher] = [await open(), await open()];
+      const backlog = Array.from({ length: 30 }, (_, seq) => testMessage('only-key', seq));
+      await publisher.publish(topic, backlog);
+
+      const first = await member(client, 0, { topic, group, maxBatch: 8 });
+      await waitForAll(backlog);
+      await first.close();
+      expect(batches.every((batch) => batch.seqs.length >= 1 && batch.seqs.length <= 8)).toBe(true);
+      expect(new Set(batches.map((batch) => batch.partition)).size).toBe(1);
+      const offsets = batches.flatMap((batch) => batch.offsets);
+      expect(offsets).toEqual([...offsets].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+      expect(batches.flatMap((batch) => batch.seqs)).toEqual(Array.from({ length: 30 }, (_, i) => i));
+      if (!target.batchesOfOne) expect(batches.some((batch) => batch.seqs.length > 1)).toBe(true);
+
+      // Each batch was acknowledged: the group resumes after the backlog.
+      const next = testMessage('only-key', 30);
+      await member(client, 1, { topic, group, maxBatch: 8 });
+      await publisher.publish(topic, [next]);
+      await waitForAll([next], () => deliveries.filter((delivery) => delivery.member === 1));
+      expect(deliveries.filter((delivery) => delivery.member === 1).map((delivery) => delivery.seq)).toEqual([
+        30,
+      ]);
     });
 
     const { crash } = target;
@@ -327,6 +394,9 @@ export const describeEventLogContract = (name: string, target: EventLogContractT
       await expect(client.subscribe({ topic: uniqueTopic(), group: 'a.b', handler })).rejects.toThrow(
         /invalid consumer group/,
       );
+      await expect(
+        client.subscribe({ topic: uniqueTopic(), group: 'valid', maxBatch: 0, handler }),
+      ).rejects.toThrow(/invalid maxBatch 0/);
       await expect(
         client.publish(uniqueTopic(), [{ key: 'k', value: new Uint8Array(), headers: { ce_id: 'a\r\nb' } }]),
       ).rejects.toThrow(/header ce_id/);

@@ -14,7 +14,7 @@ export interface GenerationalProjection {
   group(): string;
   /**
    * Closes the subscription (the message in hand finishes), then in one transaction `reset`s the read model,
-   * forgets the old group's applied events and bumps the generation; then `afterReset` (in-memory state) and a
+   * forgets the old group's applied events and offsets and bumps the generation; then `afterReset` (in-memory state) and a
    * subscription of the new generation from the beginning. One rebuild at a time.
    */
   rebuild(): Promise<void>;
@@ -36,6 +36,7 @@ export const startGenerationalProjection = async (options: {
   const { db, schema, name } = options;
   const generations = `${quoteIdent(schema)}.projection_generations`;
   const appliedEvents = `${quoteIdent(schema)}.projection_applied_events`;
+  const offsets = `${quoteIdent(schema)}.projection_offsets`;
 
   const { rows } = await db.query<{ generation: number }>(
     `select generation from ${generations} where projection = $1`,
@@ -52,6 +53,7 @@ export const startGenerationalProjection = async (options: {
     const generation = await db.transaction(async (tx) => {
       await options.reset(tx);
       await tx.query(`delete from ${appliedEvents} where projection = $1`, [previous]);
+      await tx.query(`delete from ${offsets} where projection = $1`, [previous]);
       const bumped = await tx.query<{ generation: number }>(
         `insert into ${generations} (projection, generation) values ($1, 2)
          on conflict (projection) do update set generation = ${generations}.generation + 1

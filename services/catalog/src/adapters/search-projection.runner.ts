@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Database, Transaction } from '@marketplace/database';
-import type { DeliveredMessage, EventLog, Subscription } from '@marketplace/eventlog';
+import type { DeliveredBatch, EventLog, Subscription } from '@marketplace/eventlog';
 import { startProjection } from '@marketplace/eventsourcing';
 import type { Logger } from '@marketplace/platform';
 import type { SearchIndex } from '@marketplace/search';
@@ -41,8 +41,8 @@ export type SearchProjection = GenerationalProjection;
 
 /**
  * The catalog's projection of listing events, kept in two places: the products table (the durable read model,
- * written by `startProjection` in the transaction that records the event as applied, so a redelivery has one
- * effect) and the in-memory search index (updated from the committed row, so it never shows a write that
+ * written by `startProjection` in the batch's transaction that also moves the stored offset, so a redelivery has
+ * one effect) and the in-memory search index (updated from the committed row, so it never shows a write that
  * rolled back). On start the index is loaded from the table, then the subscription resumes where the group
  * left off.
  */
@@ -54,23 +54,34 @@ export const startSearchProjection = async (options: SearchProjectionOptions): P
   const loaded = await loadIndexes(db, products, index, semantic, options.loadPageSize ?? 1_000);
   logger.info(loaded, 'search indexes loaded from the products table');
 
-  // The index follows the table: after the projection's transaction committed (or found the event already
-  // applied), the product's committed row is indexed. Versioned upserts make a repeat harmless.
-  const indexCommittedProduct = async (message: DeliveredMessage): Promise<void> => {
-    const product = await products.find(db, message.key);
-    if (product === undefined) return;
-    await index.upsert(toSearchDocument(product));
-    await semantic?.index([product]);
+  // The index follows the table: after the batch's transaction committed (or found its events already applied),
+  // the committed row of each product the batch touched is indexed, once however many of its events the batch
+  // held. If indexing fails the batch comes again, is found applied, and is indexed again: versioned upserts
+  // make a repeat harmless.
+  const indexCommittedProducts = async (batch: DeliveredBatch): Promise<void> => {
+    const keys = new Set(batch.messages.map((message) => message.key));
+    const committed: CatalogProduct[] = [];
+    for (const key of keys) {
+      const product = await products.find(db, key);
+      if (product !== undefined) committed.push(product);
+    }
+    if (committed.length === 0) return;
+    await index.upsertMany(committed.map(toSearchDocument));
+    await semantic?.index(committed);
   };
 
   const subscribe = (group: string): Promise<Subscription> =>
     startProjection<ListingFact | undefined>({
-      log: afterEachHandled(log, indexCommittedProduct),
+      log,
+      afterBatch: indexCommittedProducts,
       db,
       schema,
       topic: LISTING_TOPIC,
       group,
       decode: (message) => decodeListingEvent(message.value),
+      // Every listing event carries the whole listing (listing-fact.ts): a product's last event in a batch is
+      // the only one to write. An event of an unknown kind replaces nothing.
+      supersedes: (fact) => fact !== undefined,
       apply: async (tx, fact, message) => {
         if (fact === undefined) {
           logger.warn(
@@ -140,21 +151,3 @@ const loadIndexes = async (
   }
   return { products: count, ms: Math.round(performance.now() - start) };
 };
-
-/**
- * The log as `startProjection` sees it, with `after(message)` run once each handler resolved, that is after
- * the projection's transaction committed and before the message is acknowledged: if `after` fails, the
- * message comes again and the projection skips the already-applied event but `after` runs once more.
- */
-const afterEachHandled = (log: EventLog, after: (message: DeliveredMessage) => Promise<void>): EventLog => ({
-  publish: (topic, messages) => log.publish(topic, messages),
-  subscribe: (options) =>
-    log.subscribe({
-      ...options,
-      handler: async (message) => {
-        await options.handler(message);
-        await after(message);
-      },
-    }),
-  close: () => log.close(),
-});

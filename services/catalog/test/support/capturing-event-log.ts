@@ -8,10 +8,10 @@ export interface CapturingEventLog extends EventLog {
   /** Every subscribe call, in order, with whether it was closed since. */
   readonly subscriptions: { readonly options: SubscribeOptions; closed: boolean }[];
   /**
-   * Hands a message to the handler of the open subscription to its topic, as the log would; resolves when it
-   * was handled.
+   * Hands the messages, as one batch of the first one's partition, to the handler of the open subscription to
+   * their topic, as the log would; resolves when it was handled.
    */
-  deliver(message: DeliveredMessage): Promise<void>;
+  deliver(...messages: [DeliveredMessage, ...DeliveredMessage[]]): Promise<void>;
 }
 
 export const capturingEventLog = (): CapturingEventLog => {
@@ -30,14 +30,15 @@ export const capturingEventLog = (): CapturingEventLog => {
         },
       };
     },
-    async deliver(message) {
+    async deliver(...messages) {
+      const [message] = messages;
       const open = subscriptions.filter(
         (subscription) => !subscription.closed && subscription.options.topic === message.topic,
       );
       if (open.length !== 1) {
         throw new Error(`expected one open subscription to ${message.topic}, found ${open.length}`);
       }
-      await open[0]!.options.handler(message);
+      await open[0]!.options.handler({ topic: message.topic, partition: message.partition, messages });
     },
     async close() {
       for (const subscription of subscriptions) subscription.closed = true;

@@ -27,6 +27,8 @@ export const startListingSnapshotsProjection = (options: {
     topic: LISTING_TOPIC,
     group: 'quote-listing-snapshots',
     decode: (message) => listingV1.ListingEvent.decode(message.value),
+    // A listing event's listing replaces the snapshot: only a product's last one in a batch is written.
+    supersedes: (event) => listingOf(event) !== undefined,
     apply: async (tx, event) => {
       const listing = listingOf(event);
       if (listing === undefined) return;
