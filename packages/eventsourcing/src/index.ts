@@ -14,6 +14,8 @@ export {
 export { startOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from './outbox-relay.js';
 export { eventIdOf, projectionMigrations, startProjection, type ProjectionOptions } from './projection.js';
 export { isActorKind, parseActor } from './actor.js';
+export { pause } from './timing.js';
+export { WakeUp } from './wake-up.js';
 export {
   canonicalJson,
   IDEMPOTENCY_KEY_MAX_LENGTH,
