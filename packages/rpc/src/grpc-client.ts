@@ -3,12 +3,18 @@ import { createChannel, createClientFactory, type Client, type TsProtoServiceDef
 import { deadlineMiddleware, type DeadlineOptions } from 'nice-grpc-client-middleware-deadline';
 import { errorDetailsClientMiddleware } from 'nice-grpc-error-details';
 import { appErrorClientMiddleware } from './app-error.client-middleware.js';
+import { REPLICA_CHANNEL_OPTIONS, retryOnUnavailableMiddleware } from './replica-balancing.js';
 
 export const DEFAULT_DEADLINE_MS = 5_000;
 
 export interface GrpcClientOptions {
   /** Deadline of every call unless the call passes its own `{ deadline }` (ms from now, or a Date). */
   readonly deadlineMs?: number;
+  /**
+   * Methods (`SearchProducts`) that change nothing, so a call that found its replica gone (`UNAVAILABLE`) is
+   * sent once more; calls carrying an idempotency key are repeated too (replica-balancing.ts).
+   */
+  readonly repeatableMethods?: readonly string[];
 }
 
 export interface GrpcClient<Definition extends TsProtoServiceDefinition> {
@@ -25,13 +31,15 @@ export interface GrpcClient<Definition extends TsProtoServiceDefinition> {
 export const createGrpcClient = <Definition extends TsProtoServiceDefinition>(
   definition: Definition,
   address: string,
-  { deadlineMs = DEFAULT_DEADLINE_MS }: GrpcClientOptions = {},
+  { deadlineMs = DEFAULT_DEADLINE_MS, repeatableMethods = [] }: GrpcClientOptions = {},
 ): GrpcClient<Definition> => {
-  const channel = createChannel(address);
+  const channel = createChannel(address, undefined, REPLICA_CHANNEL_OPTIONS);
   // The middleware attached last runs outermost: the AppError mapping sees the details and the deadline errors.
-  // Telemetry innermost: it sends the trace context and sees the transport's status codes.
+  // Telemetry innermost: it sends the trace context and sees the transport's status codes. The retry inside the
+  // deadline: both attempts share it.
   const client = createClientFactory()
     .use(grpcClientTelemetry)
+    .use(retryOnUnavailableMiddleware(new Set(repeatableMethods)))
     .use(deadlineMiddleware)
     .use(errorDetailsClientMiddleware)
     .use(appErrorClientMiddleware)
