@@ -84,7 +84,8 @@ helm.sh/chart: {{ printf "%s-%s" .root.Chart.Name .root.Chart.Version }}
 {{- range $callee := $c.calls }}
 {{- $target := index $v.components $callee | default dict }}
 {{- if $target.enabled }}
-{{- $_ := set $env (printf "%s_GRPC_ADDR" (upper $callee)) (printf "%s:%v" (include "marketplace.fullname" (dict "root" $.root "name" $callee)) $target.port) }}
+{{- /* The callee's headless Service: the client balances over its pods (round robin) and follows them. */}}
+{{- $_ := set $env (printf "%s_GRPC_ADDR" (upper $callee)) (printf "dns:///%s-pods.%s.svc:%v" (include "marketplace.fullname" (dict "root" $.root "name" $callee)) $.root.Release.Namespace $target.port) }}
 {{- end }}
 {{- end }}
 {{- if $c.grpcDeadlineMs }}

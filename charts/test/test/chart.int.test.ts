@@ -127,6 +127,18 @@ describe('the default values', () => {
     expect(jobLabels['app.kubernetes.io/name']).toBe('listing-migrate');
   });
 
+  it('gives every gRPC service a headless Service over its pods, which the gateway dials by DNS name', () => {
+    for (const service of GRPC_SERVICES) {
+      const name = `marketplace-${service}`;
+      const headless = named(objects(), 'Service', `${name}-pods`)!;
+      expect(spec(headless)).toMatchObject({
+        clusterIP: 'None',
+        selector: spec(named(objects(), 'Service', name))['selector'],
+      });
+    }
+    expect(named(objects(), 'Service', 'marketplace-gateway-pods')).toBeUndefined();
+  });
+
   it('reads secrets from the named Secret only, and gives the gateway its backends by Service name', () => {
     const gateway = named(objects(), 'Deployment', 'marketplace-gateway')!;
     const secretKeys = (containerOf(gateway).env ?? [])
@@ -137,8 +149,8 @@ describe('the default values', () => {
       string,
       string
     >;
-    expect(gatewayEnv['LISTING_GRPC_ADDR']).toBe('marketplace-listing:50051');
-    expect(gatewayEnv['CATALOG_GRPC_ADDR']).toBe('marketplace-catalog:50052');
+    expect(gatewayEnv['LISTING_GRPC_ADDR']).toBe('dns:///marketplace-listing-pods.marketplace.svc:50051');
+    expect(gatewayEnv['CATALOG_GRPC_ADDR']).toBe('dns:///marketplace-catalog-pods.marketplace.svc:50052');
     expect(gatewayEnv['OTEL_SDK_DISABLED']).toBe('true');
     const subscription = named(objects(), 'Deployment', 'marketplace-subscription')!;
     expect((containerOf(subscription).env ?? []).map((variable) => variable.name)).toContain(

@@ -40,7 +40,40 @@ describe('values.schema.json', () => {
     ['a short digest', { image: { digest: 'sha256:abc' } }, /\/image\/digest/],
     ['a sample ratio above 1', { observability: { traceSampleRatio: 2 } }, /traceSampleRatio/],
     ['a topic namespace with dots', { eventLog: { namespace: 'a.b' } }, /\/eventLog\/namespace/],
+    // Filesystem images are per pod: two gateway or listing pods would each miss the other's files.
+    [
+      'filesystem images with the default two replicas',
+      { blobStore: { kind: 'filesystem' } },
+      /\/defaults\/(replicas|autoscaling)/,
+    ],
+    [
+      'filesystem images with two listing pods',
+      {
+        blobStore: { kind: 'filesystem' },
+        defaults: { replicas: 1, autoscaling: { enabled: false } },
+        components: { listing: { replicas: 2 } },
+      },
+      /\/components\/listing\/replicas/,
+    ],
+    [
+      'filesystem images with an autoscaled gateway',
+      {
+        blobStore: { kind: 'filesystem' },
+        defaults: { replicas: 1, autoscaling: { enabled: false } },
+        components: { gateway: { autoscaling: { enabled: true } } },
+      },
+      /\/components\/gateway\/autoscaling/,
+    ],
   ];
+
+  it('accepts several catalog replicas with filesystem images, and with the embedded search index', () => {
+    const values = mergeValues(chartValues(), {
+      blobStore: { kind: 'filesystem' },
+      defaults: { replicas: 1, autoscaling: { enabled: false } },
+      components: { catalog: { replicas: 3, search: { backend: 'embedded' } } },
+    });
+    expect(errorsOf(values)).toEqual([]);
+  });
 
   it.each(rejected)('rejects %s', (_what, override, error) => {
     const errors = errorsOf(mergeValues(chartValues(), override));

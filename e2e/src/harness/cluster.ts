@@ -17,13 +17,28 @@ const NATS_URL = process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
 export const BACKEND_SERVICES = ['listing', 'catalog', 'quote', 'order', 'subscription'] as const;
 export type BackendService = (typeof BACKEND_SERVICES)[number];
 
+/** How many processes of a service or the gateway run; the second is named `<name>-2`, and so on. */
+export type Replicas = Partial<Record<BackendService | 'gateway', number>>;
+
+const replicaName = (name: string, n: number): string => (n === 1 ? name : `${name}-${n}`);
+
+/**
+ * How the gateway dials a service's replicas: one address, or a static list that the gRPC client balances
+ * over round robin, as it does over a headless Service's pods in Kubernetes.
+ */
+const dialTarget = (addresses: readonly string[]): string =>
+  addresses.length === 1 ? addresses[0]! : `ipv4:${addresses.join(',')}`;
+
 /**
  * Cluster mode on this machine: every service its own process, a fresh PostgreSQL database, a fresh NATS
  * namespace and a fresh DATA_DIR (shared by the processes, as replicas share a volume) per run, so runs never see
  * each other's data.
  */
 export class Cluster {
-  readonly processes = new Map<BackendService | 'gateway', ManagedProcess>();
+  /** By name: `catalog`, `catalog-2`... (see `Replicas`). */
+  readonly processes = new Map<string, ManagedProcess>();
+  /** One client per gateway process; `client` is the first. */
+  readonly gateways: MarketplaceClient[] = [];
   readonly adminToken = randomBytes(24).toString('hex');
   private constructor(
     readonly client: MarketplaceClient,
@@ -31,7 +46,8 @@ export class Cluster {
     /** The cluster's own database, for benches that seed a read model directly. */
     readonly databaseUrl: string,
     readonly namespace: string,
-    private readonly grpcAddresses: Map<BackendService, string>,
+    /** Every replica's address, per service. */
+    private readonly grpcAddresses: Map<BackendService, string[]>,
     /** Serves the images listings are published with; the listing service is allowed to fetch from it. */
     readonly images: ImageServer,
     /** The processes' DATA_DIR: the `.eml` store of their emails is `mail/` under it. */
@@ -42,9 +58,11 @@ export class Cluster {
 
   /**
    * `env` is added to every process's environment (e.g. a short EVENT_LOG_ACK_WAIT_MS for fault runs); a
-   * `DATA_DIR` there replaces the temporary one and is kept after `stop()`.
+   * `DATA_DIR` there replaces the temporary one and is kept after `stop()`. `replicas` runs more than one process
+   * of a service (the gateway balances over them) or of the gateway.
    */
-  static async start(options: { env?: Record<string, string> } = {}): Promise<Cluster> {
+  static async start(options: { env?: Record<string, string>; replicas?: Replicas } = {}): Promise<Cluster> {
+    const replicasOf = (name: BackendService | 'gateway'): number => options.replicas?.[name] ?? 1;
     const suffix = randomBytes(4).toString('hex');
     const databaseName = `e2e_${suffix}`;
     await withServer((client) => client.query(`CREATE DATABASE ${databaseName}`));
@@ -53,11 +71,19 @@ export class Cluster {
     const databaseUrl = new URL(SERVER_URL);
     databaseUrl.pathname = `/${databaseName}`;
 
-    const grpcAddresses = new Map<BackendService, string>();
-    for (const service of BACKEND_SERVICES) grpcAddresses.set(service, `127.0.0.1:${await freePort()}`);
-    const httpPort = await freePort();
+    const grpcAddresses = new Map<BackendService, string[]>();
+    for (const service of BACKEND_SERVICES) {
+      const addresses: string[] = [];
+      for (let n = 1; n <= replicasOf(service); n++) addresses.push(`127.0.0.1:${await freePort()}`);
+      grpcAddresses.set(service, addresses);
+    }
+    const httpPorts: number[] = [];
+    for (let n = 1; n <= replicasOf('gateway'); n++) httpPorts.push(await freePort());
+    const targets = Object.fromEntries(
+      BACKEND_SERVICES.map((s) => [`${s.toUpperCase()}_GRPC_ADDR`, dialTarget(grpcAddresses.get(s)!)]),
+    );
     const cluster = new Cluster(
-      new MarketplaceClient(`http://127.0.0.1:${httpPort}`),
+      new MarketplaceClient(`http://127.0.0.1:${httpPorts[0]!}`),
       databaseName,
       databaseUrl.toString(),
       `e2e-${suffix}`,
@@ -79,34 +105,36 @@ export class Cluster {
       INTERNAL_AUTH_KEY: randomBytes(32).toString('base64url'),
       ...RATE_LIMITS_OFF,
       // Services that call others (order: listing and quote) find them under the gateway's names.
-      ...Object.fromEntries(
-        BACKEND_SERVICES.map((s) => [`${s.toUpperCase()}_GRPC_ADDR`, grpcAddresses.get(s) ?? '']),
-      ),
+      ...targets,
       ...options.env,
     };
     for (const service of BACKEND_SERVICES) {
-      const address = grpcAddresses.get(service) ?? '';
+      grpcAddresses.get(service)!.forEach((address, i) => {
+        const name = replicaName(service, i + 1);
+        cluster.processes.set(
+          name,
+          new ManagedProcess(name, join(repoRoot, `services/${service}/dist/src/main.js`), {
+            ...shared,
+            GRPC_HOST: '127.0.0.1',
+            GRPC_PORT: address.split(':')[1] ?? '',
+          }),
+        );
+      });
+    }
+    httpPorts.forEach((port, i) => {
+      const name = replicaName('gateway', i + 1);
+      cluster.gateways.push(new MarketplaceClient(`http://127.0.0.1:${port}`));
       cluster.processes.set(
-        service,
-        new ManagedProcess(service, join(repoRoot, `services/${service}/dist/src/main.js`), {
+        name,
+        new ManagedProcess(name, join(repoRoot, 'services/gateway/dist/src/main.js'), {
           ...shared,
-          GRPC_HOST: '127.0.0.1',
-          GRPC_PORT: address.split(':')[1] ?? '',
+          HOST: '127.0.0.1',
+          PORT: String(port),
+          ADMIN_TOKEN: cluster.adminToken,
+          ...targets,
         }),
       );
-    }
-    cluster.processes.set(
-      'gateway',
-      new ManagedProcess('gateway', join(repoRoot, 'services/gateway/dist/src/main.js'), {
-        ...shared,
-        HOST: '127.0.0.1',
-        PORT: String(httpPort),
-        ADMIN_TOKEN: cluster.adminToken,
-        ...Object.fromEntries(
-          BACKEND_SERVICES.map((s) => [`${s.toUpperCase()}_GRPC_ADDR`, grpcAddresses.get(s) ?? '']),
-        ),
-      }),
-    );
+    });
     for (const process of cluster.processes.values()) process.start();
     await cluster.waitUntilReady();
     return cluster;
@@ -116,7 +144,8 @@ export class Cluster {
     return new MarketplaceClient(this.client.baseUrl, this.adminToken);
   }
 
-  process(name: BackendService | 'gateway'): ManagedProcess {
+  /** `catalog`, `gateway`, or a further replica: `catalog-2`. */
+  process(name: string): ManagedProcess {
     const found = this.processes.get(name);
     if (!found) throw new Error(`no process ${name}`);
     return found;
@@ -124,16 +153,20 @@ export class Cluster {
 
   /** Generous: on a small machine shared with other runs, a service may take minutes to start. */
   async waitForService(service: BackendService): Promise<void> {
-    await waitForServing(this.grpcAddresses.get(service) ?? '', { timeoutMs: 180_000 });
+    for (const address of this.grpcAddresses.get(service) ?? []) {
+      await waitForServing(address, { timeoutMs: 180_000 });
+    }
   }
 
   async waitUntilReady(): Promise<void> {
     await Promise.all(BACKEND_SERVICES.map((service) => this.waitForService(service)));
-    await eventually(async () => ((await this.client.isReady()) ? true : undefined), {
-      timeoutMs: 180_000,
-      intervalMs: 200,
-      describe: () => this.describeProcesses(),
-    });
+    for (const gateway of this.gateways) {
+      await eventually(async () => ((await gateway.isReady()) ? true : undefined), {
+        timeoutMs: 180_000,
+        intervalMs: 200,
+        describe: () => this.describeProcesses(),
+      });
+    }
   }
 
   describeProcesses(): string {

@@ -31,6 +31,19 @@ export const parseEnv = <S extends z.ZodObject>(
 
 /** Reusable variable schemas. */
 export const envPort = (fallback: number) => z.coerce.number().int().min(0).max(65_535).default(fallback);
+/**
+ * Where a gRPC service is reached: `host:port`; `dns:///host:port`, every address the name resolves to (a
+ * headless Service's pods); or `ipv4:ip:port,ip:port`, a fixed list of replicas. The client balances over the
+ * addresses round robin (@marketplace/rpc, replica-balancing.ts).
+ */
+export const envGrpcTarget = (defaultPort: number) =>
+  z
+    .string()
+    .regex(
+      /^((dns:\/\/\/)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):[0-9]{1,5}|ipv4:[0-9.]+:[0-9]{1,5}(,[0-9.]+:[0-9]{1,5})*)$/,
+      'must be host:port, dns:///host:port or ipv4:ip:port,ip:port',
+    )
+    .default(`127.0.0.1:${defaultPort}`);
 export const envUrl = () => z.url();
 export const envList = () =>
   z.string().transform((value) =>

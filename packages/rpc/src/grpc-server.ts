@@ -5,6 +5,7 @@ import { errorDetailsServerMiddleware } from 'nice-grpc-error-details';
 import { HealthDefinition, HealthServiceImpl, HealthState } from 'nice-grpc-server-health';
 import { createAppErrorServerMiddleware } from './app-error.server-middleware.js';
 import { createInternalAuthServerMiddleware } from './internal-auth.middleware.js';
+import { REPLICA_SERVER_OPTIONS } from './replica-balancing.js';
 import { createTermination } from './termination.server-middleware.js';
 
 /** The two states a server reports through grpc.health.v1, overall and for each of its services. */
@@ -71,7 +72,7 @@ export const startGrpcServer = async <const Definitions extends readonly TsProto
   const { terminationMiddleware, terminate } = createTermination();
   // Telemetry outermost: its span covers the whole call and sees the final status. The service token is
   // checked innermost, right before the handler (docs/security.md, "Internal calls").
-  const server = createServer()
+  const server = createServer(REPLICA_SERVER_OPTIONS)
     .use(grpcServerTelemetry)
     .use(terminationMiddleware)
     .use(errorDetailsServerMiddleware)

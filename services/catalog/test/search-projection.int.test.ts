@@ -29,10 +29,10 @@ describe.each(testEngines())('search projection on $name', ({ create }) => {
   let index: SearchIndex<CatalogProduct>;
   let projection: SearchProjection;
 
-  const start = async (loadPageSize?: number): Promise<SearchProjection> => {
+  const start = async (changeBatchSize?: number): Promise<SearchProjection> => {
     index = createEmbeddedSearchIndex<CatalogProduct>();
     log = capturingEventLog();
-    return startSearchProjection({ db, log, schema, index, logger, loadPageSize });
+    return startSearchProjection({ db, log, schema, index, logger, changeBatchSize });
   };
   const row = (id: string): Promise<CatalogProduct | undefined> => productsTable(schema).find(db, id);
   const publicHits = async (text: string): Promise<string[]> =>

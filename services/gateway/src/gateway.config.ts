@@ -1,22 +1,16 @@
 import { z } from 'zod';
-import { DEFAULT_GRPC_PORTS, envPort } from '@marketplace/platform';
+import { DEFAULT_GRPC_PORTS, envGrpcTarget, envPort } from '@marketplace/platform';
 import { rateLimitConfigSchema } from './http/rate-limit.config.js';
-
-const grpcAddress = (defaultPort: number) =>
-  z
-    .string()
-    .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):[0-9]{1,5}$/, 'must be host:port')
-    .default(`127.0.0.1:${defaultPort}`);
 
 /** The gateway's own environment variables (cluster mode); the infrastructure ones come from @marketplace/runtime. */
 export const gatewayConfigSchema = z.object({
   PORT: envPort(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
-  LISTING_GRPC_ADDR: grpcAddress(DEFAULT_GRPC_PORTS.listing),
-  CATALOG_GRPC_ADDR: grpcAddress(DEFAULT_GRPC_PORTS.catalog),
-  SUBSCRIPTION_GRPC_ADDR: grpcAddress(DEFAULT_GRPC_PORTS.subscription),
-  ORDER_GRPC_ADDR: grpcAddress(DEFAULT_GRPC_PORTS.order),
-  QUOTE_GRPC_ADDR: grpcAddress(DEFAULT_GRPC_PORTS.quote),
+  LISTING_GRPC_ADDR: envGrpcTarget(DEFAULT_GRPC_PORTS.listing),
+  CATALOG_GRPC_ADDR: envGrpcTarget(DEFAULT_GRPC_PORTS.catalog),
+  SUBSCRIPTION_GRPC_ADDR: envGrpcTarget(DEFAULT_GRPC_PORTS.subscription),
+  ORDER_GRPC_ADDR: envGrpcTarget(DEFAULT_GRPC_PORTS.order),
+  QUOTE_GRPC_ADDR: envGrpcTarget(DEFAULT_GRPC_PORTS.quote),
   ...rateLimitConfigSchema.shape,
   ADMIN_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
   /** Absent: generated once and kept in DATA_DIR (replicas must then share DATA_DIR or set it). */

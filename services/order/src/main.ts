@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { createMailer, mailerConfigSchema } from '@marketplace/mailer';
-import { DEFAULT_GRPC_PORTS, envPort } from '@marketplace/platform';
+import { DEFAULT_GRPC_PORTS, envGrpcTarget, envPort } from '@marketplace/platform';
 import { infrastructureConfigSchema, runServiceMain } from '@marketplace/runtime';
-import { grpcAddress, orderSettingsSchema } from './order.config.js';
+import { orderSettingsSchema } from './order.config.js';
 import { startOrderService } from './order.service.js';
 
 /** Cluster mode: one order service per process, infrastructure from the environment (see README). */
@@ -12,8 +12,8 @@ runServiceMain({
     GRPC_HOST: z.string().default('0.0.0.0'),
     GRPC_PORT: envPort(DEFAULT_GRPC_PORTS.order),
     DATA_DIR: infrastructureConfigSchema.shape.DATA_DIR,
-    LISTING_GRPC_ADDR: grpcAddress(DEFAULT_GRPC_PORTS.listing),
-    QUOTE_GRPC_ADDR: grpcAddress(DEFAULT_GRPC_PORTS.quote),
+    LISTING_GRPC_ADDR: envGrpcTarget(DEFAULT_GRPC_PORTS.listing),
+    QUOTE_GRPC_ADDR: envGrpcTarget(DEFAULT_GRPC_PORTS.quote),
     ...orderSettingsSchema.shape,
     ...mailerConfigSchema.shape,
   }),

@@ -1,12 +1,6 @@
 import { z } from 'zod';
 import { BULK_THRESHOLD_DEFAULTS } from '@marketplace/vocabulary';
 
-const grpcAddress = (defaultPort: number) =>
-  z
-    .string()
-    .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):[0-9]{1,5}$/, 'must be host:port')
-    .default(`127.0.0.1:${defaultPort}`);
-
 /** The order service's own environment variables (the embedded runner passes the same names). */
 export const orderSettingsSchema = z.object({
   /** Decisions "Checkout and orders": a line of more than this many units goes through a quote. */
@@ -31,5 +25,3 @@ export const orderSettingsSchema = z.object({
 });
 
 export type OrderSettings = z.infer<typeof orderSettingsSchema>;
-
-export { grpcAddress };

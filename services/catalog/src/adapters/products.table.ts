@@ -2,12 +2,6 @@ import { quoteIdent } from '@marketplace/database';
 import type { Queryable } from '@marketplace/database';
 import type { CatalogProduct } from '../domain/catalog-product.js';
 
-/** A position in creation order, for paging through every product without offsets. */
-export interface CreationCursor {
-  readonly createdAtMs: number;
-  readonly id: string;
-}
-
 export interface PublicProductCount {
   readonly category: string;
   readonly condition: string;
@@ -19,13 +13,8 @@ export interface ProductsTable {
   find(db: Queryable, id: string): Promise<CatalogProduct | undefined>;
   /** Reads a product and locks its row until the transaction ends, so two writers of one product queue. */
   findForUpdate(tx: Queryable, id: string): Promise<CatalogProduct | undefined>;
+  /** Inserts or replaces the row; every write takes the next change position (product-change-feed.ts). */
   save(tx: Queryable, product: CatalogProduct): Promise<void>;
-  /** Up to `limit` products created after `after` (from the first when absent), oldest first. */
-  pageInCreationOrder(
-    db: Queryable,
-    after: CreationCursor | undefined,
-    limit: number,
-  ): Promise<CatalogProduct[]>;
   deleteAll(tx: Queryable): Promise<void>;
   /** Up to `limit` public products whose number is above `afterNumber`, product number ascending. */
   pagePublicByNumber(db: Queryable, afterNumber: number, limit: number): Promise<CatalogProduct[]>;
@@ -71,22 +60,9 @@ export const productsTable = (schema: string): ProductsTable => {
         `insert into ${table} (product_id, version, created_at_ms, document) values ($1, $2, $3, $4::jsonb)
          on conflict (product_id) do update
            set version = excluded.version, created_at_ms = excluded.created_at_ms, document = excluded.document,
-               projected_at = now()`,
+               projected_at = now(), change_seq = default, transaction_id = default`,
         [product.id, product.version, product.createdAtMs, JSON.stringify(product)],
       );
-    },
-    async pageInCreationOrder(db, after, limit) {
-      const { rows } = after
-        ? await db.query<{ document: unknown }>(
-            `select document from ${table} where (created_at_ms, product_id) > ($1, $2)
-             order by created_at_ms, product_id limit $3`,
-            [after.createdAtMs, after.id, limit],
-          )
-        : await db.query<{ document: unknown }>(
-            `select document from ${table} order by created_at_ms, product_id limit $1`,
-            [limit],
-          );
-      return documentsOf(rows);
     },
     async deleteAll(tx) {
       await tx.query(`delete from ${table}`);

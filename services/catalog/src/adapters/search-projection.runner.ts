@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import type { Database, Transaction } from '@marketplace/database';
 import type { DeliveredBatch, EventLog, Subscription } from '@marketplace/eventlog';
 import { startProjection } from '@marketplace/eventsourcing';
@@ -9,7 +8,8 @@ import type { CatalogProduct } from '../domain/catalog-product.js';
 import { projectListingFact } from '../domain/catalog.projection.js';
 import type { ListingFact } from '../domain/listing-fact.js';
 import { decodeListingEvent } from './listing-event.decoder.js';
-import type { CreationCursor, ProductsTable } from './products.table.js';
+import { startProductChangeFeed } from './product-change-feed.js';
+import type { ProductsTable } from './products.table.js';
 import type { GenerationalProjection } from './projection-generation.js';
 import { startGenerationalProjection } from './projection-generation.js';
 import { productsTable } from './products.table.js';
@@ -28,8 +28,10 @@ export interface SearchProjectionOptions {
   /** Keeps the vector index of semantic search; absent without an embedder (EMBEDDINGS_PROVIDER=none). */
   readonly semantic?: SemanticIndexer;
   readonly logger: Logger;
-  /** Products read per query while loading the index; default 1000. */
-  readonly loadPageSize?: number;
+  /** Product rows read per query while loading the indexes and following the table; default 1000. */
+  readonly changeBatchSize?: number;
+  /** How often the indexes look for rows other replicas wrote; default 200 ms (product-change-feed.ts). */
+  readonly changePollIntervalMs?: number;
 }
 
 /**
@@ -42,17 +44,28 @@ export type SearchProjection = GenerationalProjection;
 /**
  * The catalog's projection of listing events, kept in two places: the products table (the durable read model,
  * written by `startProjection` in the batch's transaction that also moves the stored offset, so a redelivery has
- * one effect) and the in-memory search index (updated from the committed row, so it never shows a write that
- * rolled back). On start the index is loaded from the table, then the subscription resumes where the group
- * left off.
+ * one effect) and the in-memory search indexes (updated from committed rows only, so they never show a write that
+ * rolled back). The consumer group splits the topic's partitions between replicas, so the indexes follow the
+ * table, not the log: on start they load every row, then read every row any replica writes
+ * (product-change-feed.ts); a row this replica's projection commits is also indexed at once. Then the
+ * subscription resumes where the group left off.
  */
 export const startSearchProjection = async (options: SearchProjectionOptions): Promise<SearchProjection> => {
   const { db, log, schema, index, semantic } = options;
   const logger = options.logger.child({ component: 'search-projection' });
   const products = productsTable(schema);
 
-  const loaded = await loadIndexes(db, products, index, semantic, options.loadPageSize ?? 1_000);
-  logger.info(loaded, 'search indexes loaded from the products table');
+  const changeFeed = startProductChangeFeed({
+    db,
+    schema,
+    projection: SEARCH_PROJECTION,
+    index,
+    semantic,
+    logger,
+    batchSize: options.changeBatchSize,
+    pollIntervalMs: options.changePollIntervalMs,
+  });
+  logger.info(await changeFeed.loaded, 'search indexes loaded from the products table');
 
   // The index follows the table: after the batch's transaction committed (or found its events already applied),
   // the committed row of each product the batch touched is indexed, once however many of its events the batch
@@ -100,13 +113,14 @@ export const startSearchProjection = async (options: SearchProjectionOptions): P
     name: SEARCH_PROJECTION,
     subscribe,
     reset: (tx) => products.deleteAll(tx),
-    afterReset: async () => {
-      await index.clear();
-      await semantic?.clear();
-    },
+    // The change feed sees the new generation and empties the indexes (every replica's feed does the same).
+    afterReset: () => changeFeed.sync(),
+  }).catch(async (error: unknown) => {
+    await changeFeed.stop();
+    throw error;
   });
   return {
-    isRunning: () => generational.isRunning(),
+    isRunning: () => generational.isRunning() && changeFeed.isCaughtUp(),
     group: () => generational.group(),
     rebuild: async () => {
       const previous = generational.group();
@@ -116,7 +130,10 @@ export const startSearchProjection = async (options: SearchProjectionOptions): P
         'catalog rebuild started: replaying the listing topic from the beginning',
       );
     },
-    stop: () => generational.stop(),
+    stop: async () => {
+      await generational.stop();
+      await changeFeed.stop();
+    },
   };
 };
 
@@ -124,30 +141,4 @@ export const startSearchProjection = async (options: SearchProjectionOptions): P
 const applyFact = async (tx: Transaction, products: ProductsTable, fact: ListingFact): Promise<void> => {
   const next = projectListingFact(await products.findForUpdate(tx, fact.productId), fact);
   if (next !== undefined) await products.save(tx, next);
-};
-
-/**
- * Pages through the table in creation order into the lexical index (its worker thread) and the vector index
- * (embeddings from their table, computed for products without a current one); both yield to the event loop as
- * they go, and the worker indexes one page while this thread does the vectors of the same page.
- */
-const loadIndexes = async (
-  db: Database,
-  products: ProductsTable,
-  index: SearchIndex<CatalogProduct>,
-  semantic: SemanticIndexer | undefined,
-  pageSize: number,
-): Promise<{ products: number; ms: number }> => {
-  const start = performance.now();
-  let count = 0;
-  let after: CreationCursor | undefined;
-  for (;;) {
-    const page = await products.pageInCreationOrder(db, after, pageSize);
-    await Promise.all([index.upsertMany(page.map(toSearchDocument)), semantic?.index(page)]);
-    count += page.length;
-    const last = page.at(-1);
-    if (last === undefined || page.length < pageSize) break;
-    after = { createdAtMs: last.createdAtMs, id: last.id };
-  }
-  return { products: count, ms: Math.round(performance.now() - start) };
 };

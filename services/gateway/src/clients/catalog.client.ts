@@ -16,8 +16,14 @@ export interface CatalogClient {
   close(): void;
 }
 
+// The catalog only reads: any call may go to another replica.
+const REPEATABLE = Object.values(catalogV1.CatalogServiceDefinition.methods).map((method) => method.name);
+
 export const createCatalogClient = (address: string, options?: GrpcClientOptions): CatalogClient => {
-  const grpc = createGrpcClient(catalogV1.CatalogServiceDefinition, address, options);
+  const grpc = createGrpcClient(catalogV1.CatalogServiceDefinition, address, {
+    ...options,
+    repeatableMethods: REPEATABLE,
+  });
   const { client } = grpc;
   return {
     searchProducts: (request) => client.searchProducts(request),

@@ -30,8 +30,14 @@ const listingOf = (
   return response.listing;
 };
 
+/** Reads, sent once more when their replica went away (writes only with an idempotency key). */
+const REPEATABLE = ['GetListing'];
+
 export const createListingClient = (address: string, options?: GrpcClientOptions): ListingClient => {
-  const grpc = createGrpcClient(listingV1.ListingServiceDefinition, address, options);
+  const grpc = createGrpcClient(listingV1.ListingServiceDefinition, address, {
+    ...options,
+    repeatableMethods: REPEATABLE,
+  });
   const { client } = grpc;
   return {
     createListing: async (request) =>

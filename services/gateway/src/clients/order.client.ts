@@ -16,8 +16,14 @@ export interface OrderClient {
   close(): void;
 }
 
+/** Reads, sent once more when their replica went away (writes only with an idempotency key). */
+const REPEATABLE = ['GetBuyerOrder', 'GetSellerOrders', 'SellerAttention', 'CountOrdersSince'];
+
 export const createOrderClient = (address: string, options?: GrpcClientOptions): OrderClient => {
-  const grpc = createGrpcClient(orderV1.OrderServiceDefinition, address, options);
+  const grpc = createGrpcClient(orderV1.OrderServiceDefinition, address, {
+    ...options,
+    repeatableMethods: REPEATABLE,
+  });
   const { client } = grpc;
   return {
     rpc: client,

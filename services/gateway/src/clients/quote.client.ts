@@ -23,8 +23,14 @@ const present = (quoteRequest: quoteV1.QuoteRequest | undefined, rpc: string): q
   return quoteRequest;
 };
 
+/** Reads, sent once more when their replica went away (writes only with an idempotency key). */
+const REPEATABLE = ['ListQuoteRequests', 'GetQuoteRequest', 'CountQuoteRequestsSince'];
+
 export const createQuoteClient = (address: string, options?: GrpcClientOptions): QuoteClient => {
-  const grpc = createGrpcClient(quoteV1.QuoteServiceDefinition, address, options);
+  const grpc = createGrpcClient(quoteV1.QuoteServiceDefinition, address, {
+    ...options,
+    repeatableMethods: REPEATABLE,
+  });
   const { client } = grpc;
   return {
     requestQuote: async (request) => {

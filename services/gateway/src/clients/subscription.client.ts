@@ -13,11 +13,17 @@ export interface SubscriptionClient {
   close(): void;
 }
 
+/** Reads, sent once more when their replica went away. */
+const REPEATABLE = ['ListSubscriptions', 'GetSubscriptionResource'];
+
 export const createSubscriptionClient = (
   address: string,
   options?: GrpcClientOptions,
 ): SubscriptionClient => {
-  const grpc = createGrpcClient(subscriptionV1.SubscriptionServiceDefinition, address, options);
+  const grpc = createGrpcClient(subscriptionV1.SubscriptionServiceDefinition, address, {
+    ...options,
+    repeatableMethods: REPEATABLE,
+  });
   const { client } = grpc;
   return {
     subscribe: (request) => client.subscribe(request),

@@ -1,0 +1,26 @@
+import { describe, expect, it } from '@jest/globals';
+import { gatewayConfigSchema } from '../src/gateway.config.js';
+
+describe('the gateway configuration', () => {
+  it('takes a service address as host:port, a DNS name or a list of addresses, which it balances over', () => {
+    const config = gatewayConfigSchema.parse({
+      LISTING_GRPC_ADDR: 'listing:50051',
+      CATALOG_GRPC_ADDR: 'dns:///marketplace-catalog-pods.marketplace.svc:50052',
+      QUOTE_GRPC_ADDR: 'ipv4:127.0.0.1:50053,127.0.0.1:50063',
+    });
+
+    expect(config.LISTING_GRPC_ADDR).toBe('listing:50051');
+    expect(config.CATALOG_GRPC_ADDR).toBe('dns:///marketplace-catalog-pods.marketplace.svc:50052');
+    expect(config.QUOTE_GRPC_ADDR).toBe('ipv4:127.0.0.1:50053,127.0.0.1:50063');
+  });
+
+  it.each(['dns://catalog:50052', 'catalog', 'http://catalog:50052', 'ipv4:127.0.0.1:1,'])(
+    'refuses %s, naming the variable',
+    (address) => {
+      const result = gatewayConfigSchema.safeParse({ CATALOG_GRPC_ADDR: address });
+
+      expect(result.success).toBe(false);
+      expect(result.error?.issues.map((issue) => issue.path.join('.'))).toEqual(['CATALOG_GRPC_ADDR']);
+    },
+  );
+});
