@@ -26,6 +26,7 @@ const operations = Object.entries(document.paths).flatMap(([path, item]) =>
 const CREATING_OPERATIONS = [
   'POST /api/products',
   'POST /api/ucp/quotes',
+  'POST /api/ucp/quotes/{id}/accept-and-pay',
   'POST /api/ucp/checkout',
   'POST /api/mcp/invoke',
   'POST /api/mcp/stream',
@@ -39,6 +40,7 @@ const tools = createToolRegistry({
   listings: unused,
   subscriptions: unused,
   quotes: { requests: unused, limiter: unused },
+  quotePurchases: unused,
 }).tools;
 
 describe('the gateway checks idempotency keys by the services’ rule', () => {
@@ -88,9 +90,14 @@ describe('/openapi.json on idempotency keys', () => {
 });
 
 describe('the tools that create take idempotency_key', () => {
-  it('are create_listing, request_quote and quick_buy, whose input schemas document it', () => {
+  it('are create_listing, request_quote, quick_buy and accept_quote_and_pay, whose input schemas document it', () => {
     const taking = tools.filter(takesIdempotencyKey);
-    expect(taking.map((tool) => tool.name).sort()).toEqual(['create_listing', 'quick_buy', 'request_quote']);
+    expect(taking.map((tool) => tool.name).sort()).toEqual([
+      'accept_quote_and_pay',
+      'create_listing',
+      'quick_buy',
+      'request_quote',
+    ]);
     for (const tool of taking) {
       const { inputSchema } = describeTool(tool);
       expect(inputSchema).toMatchObject({
