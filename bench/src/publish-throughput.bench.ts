@@ -69,15 +69,18 @@ const STORED_LISTING = JSON.stringify({
  * API key up, the listing service asks the image library (without imageUrl), takes a product number, and
  * appends ListingCreated in one autocommit insert (the outbox trigger included); with an image it appends and
  * teaches the library in one transaction instead. The appends go to a scratch copy of the events table
- * (`pgbench_publish`, same indexes and trigger), so the outbox relay never sees them.
+ * (`pgbench_publish`, same indexes and trigger), so the outbox relay never sees them. The stream id is the
+ * product number, as the service's is: a random one collided within a run (`events_stream_id_version_key`)
+ * and pgbench aborted.
  */
-const pgbenchScript = (keyPrefix: string, withImage: boolean): string => {
+export const pgbenchScript = (keyPrefix: string, withImage: boolean): string => {
   const lookupKey = `SELECT k.account_id, a.role, k.key_hash FROM identity.api_keys k JOIN identity.accounts a ON a.id = k.account_id WHERE k.prefix = '${keyPrefix}' AND k.revoked_at IS NULL;`;
   const append = `INSERT INTO pgbench_publish.events (stream_id, stream_type, version, event_id, type, data, metadata, occurred_at) SELECT 'product_' || :n, 'listing', 1, gen_random_uuid(), 'ListingCreated', '${STORED_LISTING}'::jsonb, '{"actor":{"kind":"seller","id":"1"}}'::jsonb, now();`;
-  const lines = ['\\set n random(1, 2000000000)', lookupKey];
+  const productNumber = "SELECT nextval('pgbench_publish.product_number_seq') AS n \\gset";
+  const lines = [lookupKey];
   if (withImage) {
     lines.push(
-      "SELECT nextval('pgbench_publish.product_number_seq');",
+      productNumber,
       'BEGIN;',
       append,
       `INSERT INTO pgbench_publish.image_library (product_id, category, title_words, image_path, added_at) VALUES ('product_' || :n, 'electronics', '{throughput,lot}', '/images/x.png', now()) ON CONFLICT (product_id) DO NOTHING;`,
@@ -86,7 +89,7 @@ const pgbenchScript = (keyPrefix: string, withImage: boolean): string => {
   } else {
     lines.push(
       `SELECT image_path FROM (SELECT image_path, title_words, added_at FROM listing.image_library WHERE category = 'electronics' AND title_words && '{throughput,lot}'::text[] ORDER BY added_at DESC LIMIT 1000) AS candidates ORDER BY cardinality(ARRAY(SELECT unnest(title_words) INTERSECT SELECT unnest('{throughput,lot}'::text[]))) DESC, added_at DESC LIMIT 1;`,
-      "SELECT nextval('pgbench_publish.product_number_seq');",
+      productNumber,
       append,
     );
   }
