@@ -191,6 +191,46 @@ describe.each(testEngines())('PostgreSQL event store on $name', ({ create }) => 
     expect(version).toBe(2);
   });
 
+  it("in the caller's transaction, a conflicting append leaves none of its events, even those that fitted", async () => {
+    const streamId = newStream();
+    await append(streamId, 'no_stream', [added(1), added(2)]);
+    const versionsAfterConflict: string[] = [];
+    const version = await db.transaction(async (tx) => {
+      // Expecting version 1, these two would be versions 2 and 3: 2 is taken, 3 is free.
+      await expect(
+        store.append(
+          {
+            streamId,
+            streamType: 'stock',
+            expectedVersion: 1,
+            events: [added(3), added(4)],
+            metadata: {},
+            now: NOW,
+          },
+          tx,
+        ),
+      ).rejects.toBeInstanceOf(WrongExpectedVersionError);
+      const { rows } = await tx.query<{ version: number }>(
+        `select version from ${schema}.events where stream_id = $1 order by version`,
+        [streamId],
+      );
+      versionsAfterConflict.push(...rows.map((row) => String(row.version)));
+      await store.append(
+        { streamId, streamType: 'stock', expectedVersion: 2, events: [added(5)], metadata: {}, now: NOW },
+        tx,
+      );
+      return (await store.readStream(streamId, tx)).version;
+    });
+    expect(versionsAfterConflict).toEqual(['1', '2']);
+    expect(version).toBe(3);
+    const read = await store.readStream<StockEvent>(streamId);
+    expect(read.events.map(({ version, data }) => [version, data.quantity])).toEqual([
+      [1, 1],
+      [2, 2],
+      [3, 5],
+    ]);
+  });
+
   it('notifies the relay channel when the appending transaction commits', async () => {
     const payloads: string[] = [];
     const unlisten = await db.listen(eventsChannelOf(schema), (payload) => payloads.push(payload));
