@@ -93,8 +93,8 @@ export const createListing = async (
  * marketplace's hottest write, measured by bench/ publish-throughput):
  * - the images are re-hosted first, outside any transaction (a fetch may take seconds), only for a draft the
  *   rules accept;
- * - the product number comes from the sequence on its own (nextval never rolls back anyway: a rejected or failed
- *   listing only leaves a gap, and numbers are unique, not dense);
+ * - the product number comes from the sequence on its own, taken in blocks (nextval never rolls back anyway: a
+ *   rejected or failed listing only leaves a gap, and numbers are unique, not dense);
  * - a fresh number has no stream, so there is nothing to read: the decider decides on the initial state and the
  *   append expects `no_stream` (a number handed out twice would still be refused by the store);
  * - the append alone is one statement, atomic without a transaction; a listing whose seller sent an image also
