@@ -44,9 +44,9 @@ const PUBLICATION_FROM_LIBRARY: Budget = {
   commits: 4, // the append alone is one autocommit statement, not a transaction
 };
 const QUOTE_REQUEST: Budget = {
-  // listing snapshot, stream read, append, quote_requests row; the notification consumer's dedupe row and
-  // seller contact. Quote ids come in blocks, as product numbers do.
-  statements: 6,
+  // listing snapshot, append, quote_requests row; the notification consumer's dedupe row and seller contact.
+  // Quote ids come in blocks, as product numbers do; a fresh id's stream is not read (handleCommand newStream).
+  statements: 5,
   commits: 2, // quote's command; the notification consumer
   grpcCalls: 1, // gateway → quote RequestQuote
   messagesPublished: 1, // QuoteRequested
