@@ -129,6 +129,7 @@ export class WorkMeter {
       },
       listen: (channel, onNotify) => db.listen(channel, onNotify),
       withAdvisoryLock: (key, work, options) => db.withAdvisoryLock(key, work, options),
+      afterCommit: (callback) => db.afterCommit(callback),
       close: () => db.close(),
     };
   }

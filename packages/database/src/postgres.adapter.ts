@@ -192,13 +192,14 @@ export const createPostgresDatabase = (options: PostgresDatabaseOptions): Databa
     };
     try {
       await client.query(begin);
-      const result = await scope.run(() => work(tx));
+      const { result, committed } = await scope.run(() => work(tx));
       finished = true;
       const commit = await client.query('COMMIT');
       // PostgreSQL answers COMMIT of a transaction that already failed (an error `work` caught) with ROLLBACK.
       if (commit.command === 'ROLLBACK')
         throw new Error('the transaction failed earlier and was rolled back');
       release();
+      committed();
       return result;
     } catch (error) {
       finished = true;
@@ -219,6 +220,8 @@ export const createPostgresDatabase = (options: PostgresDatabaseOptions): Databa
       scope.assertOutside('query');
       return reportingLostConnections(() => runQuery<R>(pool, sql, params));
     },
+
+    afterCommit: (callback) => scope.afterCommit(callback),
 
     async transaction<T>(work: (tx: Transaction) => Promise<T>, txOptions?: { isolation?: IsolationLevel }) {
       scope.assertOutside('transaction');

@@ -8,7 +8,7 @@ import {
 import { newEventId } from '@marketplace/platform';
 import { assertValidAppend } from './append-request.validation.js';
 import type { DomainEvent } from './decider.js';
-import { eventsChannelOf } from './event-store.migrations.js';
+import { eventsAppended } from './events-appended.js';
 import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from './events-table.js';
 import {
   WrongExpectedVersionError,
@@ -25,8 +25,6 @@ export interface PostgresEventStoreOptions {
 
 /** Appends with expected version `any` retry this often when a concurrent append takes their version. */
 const ANY_VERSION_ATTEMPTS = 5;
-/** PostgreSQL truncates longer channel names, so LISTEN and NOTIFY would disagree. */
-const MAX_CHANNEL_LENGTH = 63;
 
 /**
  * The event store on PostgreSQL (a server or the embedded engine). Expected versions are enforced by the
@@ -35,11 +33,6 @@ const MAX_CHANNEL_LENGTH = 63;
  */
 export const createPostgresEventStore = ({ db, schema }: PostgresEventStoreOptions): EventStore => {
   const events = `${quoteIdent(schema)}.events`;
-  if (eventsChannelOf(schema).length > MAX_CHANNEL_LENGTH) {
-    throw new Error(
-      `schema name ${schema} is too long for its notification channel ${eventsChannelOf(schema)}`,
-    );
-  }
 
   /** The version the new events follow, and the condition the append needs, per kind of expectation. */
   const baseVersionOf = (expected: AppendRequest['expectedVersion']): { base: string; guard: string } => {
@@ -92,6 +85,7 @@ export const createPostgresEventStore = ({ db, schema }: PostgresEventStoreOptio
     try {
       const { rows } = await db.query<EventRow>(sql, params);
       if (rows.length === 0) throw new WrongExpectedVersionError(request.streamId, request.expectedVersion);
+      eventsAppended(schema);
       return recorded(rows);
     } catch (error) {
       if (sqlStateOf(error) === PG_UNIQUE_VIOLATION) {
@@ -114,7 +108,10 @@ export const createPostgresEventStore = ({ db, schema }: PostgresEventStoreOptio
   ): Promise<RecordedEvent<E>[]> => {
     const { sql, params } = insertStatement(request, 'on conflict (stream_id, version) do nothing');
     const { rows } = await tx.query<EventRow>(sql, params);
-    if (rows.length === request.events.length) return recorded(rows);
+    if (rows.length === request.events.length) {
+      db.afterCommit(() => eventsAppended(schema));
+      return recorded(rows);
+    }
     if (rows.length > 0) {
       await tx.query(`delete from ${events} where event_id = any($1::uuid[])`, [
         rows.map((row) => row.event_id),

@@ -3,7 +3,7 @@ import type { Database } from '@marketplace/database';
 import { testEngines } from '@marketplace/database/testing';
 import {
   createPostgresEventStore,
-  eventsChannelOf,
+  onEventsAppended,
   handleCommand,
   WrongExpectedVersionError,
   type EventStore,
@@ -231,18 +231,56 @@ describe.each(testEngines())('PostgreSQL event store on $name', ({ create }) => 
     ]);
   });
 
-  it('notifies the relay channel when the appending transaction commits', async () => {
-    const payloads: string[] = [];
-    const unlisten = await db.listen(eventsChannelOf(schema), (payload) => payloads.push(payload));
+  it("wakes this process's relay once an append commits, not before, and not for a rollback", async () => {
+    let rings = 0;
+    const stop = onEventsAppended(schema, () => rings++);
     try {
       await append(newStream(), 'no_stream', [added(1)]);
-      const deadline = Date.now() + 5_000;
-      while (payloads.length === 0 && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(payloads).toEqual(['']);
+      expect(rings).toBe(1);
+      await db.transaction(async (tx) => {
+        await store.append(
+          {
+            streamId: newStream(),
+            streamType: 'stock',
+            expectedVersion: 'no_stream',
+            events: [added(1)],
+            metadata: {},
+            now: NOW,
+          },
+          tx,
+        );
+        expect(rings).toBe(1);
+      });
+      expect(rings).toBe(2);
+      await expect(
+        db.transaction(async (tx) => {
+          await store.append(
+            {
+              streamId: newStream(),
+              streamType: 'stock',
+              expectedVersion: 'no_stream',
+              events: [added(1)],
+              metadata: {},
+              now: NOW,
+            },
+            tx,
+          );
+          throw new Error('the command failed after its append');
+        }),
+      ).rejects.toThrow('the command failed after its append');
+      expect(rings).toBe(2);
     } finally {
-      await unlisten();
+      stop();
     }
+  });
+
+  it('no longer notifies from the commit: the append trigger is gone', async () => {
+    const { rows } = await db.query(
+      `select 1 from pg_trigger t join pg_class c on c.oid = t.tgrelid join pg_namespace n on n.oid = c.relnamespace
+       where n.nspname = $1 and c.relname = 'events' and not t.tgisinternal`,
+      [schema],
+    );
+    expect(rows).toEqual([]);
   });
 
   it('refuses an append the relay could not publish before touching the database', async () => {

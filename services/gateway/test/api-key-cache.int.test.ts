@@ -48,6 +48,7 @@ describe.each(testEngines())('the API-key cache on $name', ({ create }) => {
       transaction: (work, options) => db.transaction(work, options),
       listen: (channel, onNotify) => db.listen(channel, onNotify),
       withAdvisoryLock: (key, work, options) => db.withAdvisoryLock(key, work, options),
+      afterCommit: (callback) => db.afterCommit(callback),
       close: () => db.close(),
     };
     const gateway = () =>
