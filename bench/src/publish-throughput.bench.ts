@@ -67,11 +67,10 @@ const STORED_LISTING = JSON.stringify({
 /**
  * The database work of one publication, statement for statement as the services send it: the gateway looks the
  * API key up (its cache answers a known key, so at most once per key), the listing service takes a product
- * number (one statement per block of 32) and appends ListingCreated in one autocommit insert (the outbox trigger
- * included); with an image it appends and teaches the library in one transaction instead. Without an image the
+ * number (one statement per block of 32) and appends ListingCreated in one autocommit insert; with an image it appends and teaches the library in one transaction instead. Without an image the
  * library answers from memory (RecentImageLibrary): no statement. The key lookup and the number are kept in the
  * script, an upper bound of the database's share. The appends go to a scratch copy of the events table
- * (`pgbench_publish`, same indexes and trigger), so the outbox relay never sees them. The stream id is the
+ * (`pgbench_publish`, same indexes), so the outbox relay never sees them. The stream id is the
  * product number, as the service's is: a random one collided within a run (`events_stream_id_version_key`)
  * and pgbench aborted.
  */
@@ -94,7 +93,7 @@ export const pgbenchScript = (keyPrefix: string, withImage: boolean): string => 
   return `${lines.join('\n')}\n`;
 };
 
-/** The scratch tables pgbench appends to: copies of the listing schema's, with the outbox trigger. */
+/** The scratch tables pgbench appends to: copies of the listing schema's (no trigger: the relay is woken in process). */
 const createScratchSchema = async (databaseUrl: string): Promise<void> => {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
@@ -103,11 +102,7 @@ const createScratchSchema = async (databaseUrl: string): Promise<void> => {
       CREATE SCHEMA pgbench_publish;
       CREATE TABLE pgbench_publish.events (LIKE listing.events INCLUDING ALL);
       CREATE TABLE pgbench_publish.image_library (LIKE listing.image_library INCLUDING ALL);
-      CREATE SEQUENCE pgbench_publish.product_number_seq;
-      CREATE FUNCTION pgbench_publish.notify_events_appended() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN PERFORM pg_notify('pgbench_publish_events', ''); RETURN NULL; END $$;
-      CREATE TRIGGER events_appended AFTER INSERT ON pgbench_publish.events
-        FOR EACH STATEMENT EXECUTE FUNCTION pgbench_publish.notify_events_appended();`);
+      CREATE SEQUENCE pgbench_publish.product_number_seq;`);
   } finally {
     await client.end();
   }
