@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Database } from '@marketplace/database';
+import type { Database, Transaction } from '@marketplace/database';
 import { testEngines } from '@marketplace/database/testing';
 import {
   createPostgresEventStore,
@@ -234,37 +234,29 @@ describe.each(testEngines())('PostgreSQL event store on $name', ({ create }) => 
   it("wakes this process's relay once an append commits, not before, and not for a rollback", async () => {
     let rings = 0;
     const stop = onEventsAppended(schema, () => rings++);
+    const appendNewStream = (tx: Transaction) =>
+      store.append(
+        {
+          streamId: newStream(),
+          streamType: 'stock',
+          expectedVersion: 'no_stream',
+          events: [added(1)],
+          metadata: {},
+          now: NOW,
+        },
+        tx,
+      );
     try {
       await append(newStream(), 'no_stream', [added(1)]);
       expect(rings).toBe(1);
       await db.transaction(async (tx) => {
-        await store.append(
-          {
-            streamId: newStream(),
-            streamType: 'stock',
-            expectedVersion: 'no_stream',
-            events: [added(1)],
-            metadata: {},
-            now: NOW,
-          },
-          tx,
-        );
+        await appendNewStream(tx);
         expect(rings).toBe(1);
       });
       expect(rings).toBe(2);
       await expect(
         db.transaction(async (tx) => {
-          await store.append(
-            {
-              streamId: newStream(),
-              streamType: 'stock',
-              expectedVersion: 'no_stream',
-              events: [added(1)],
-              metadata: {},
-              now: NOW,
-            },
-            tx,
-          );
+          await appendNewStream(tx);
           throw new Error('the command failed after its append');
         }),
       ).rejects.toThrow('the command failed after its append');
