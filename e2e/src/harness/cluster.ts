@@ -195,7 +195,7 @@ const withServer = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T
 };
 
 /** Removes the JetStream streams a run created, so CI machines do not accumulate them. */
-const deleteNamespaceStreams = async (namespace: string): Promise<void> => {
+export const deleteNamespaceStreams = async (namespace: string): Promise<void> => {
   const connection = await connect({ servers: NATS_URL, timeout: 5_000 });
   try {
     const manager = await jetstreamManager(connection);

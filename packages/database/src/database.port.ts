@@ -50,6 +50,12 @@ export interface Database extends Queryable {
    */
   transaction<T>(work: (tx: Transaction) => Promise<T>, options?: { isolation?: IsolationLevel }): Promise<T>;
   /**
+   * Runs `callback` once the transaction this is called in (one of this database's) has committed, never when
+   * it rolls back; outside a transaction, at once. For in-process wake-ups after a write (the outbox relay's):
+   * the callback must be quick, and what it throws is ignored.
+   */
+  afterCommit(callback: () => void): void;
+  /**
    * LISTEN on a channel (a lower-case identifier); resolves once listening. The returned function stops
    * listening. Notifications are wake-up hints: one sent while a listener reconnects is lost, so poll too.
    */

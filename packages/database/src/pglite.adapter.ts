@@ -86,13 +86,17 @@ export const createEmbeddedDatabase = async (options: EmbeddedDatabaseOptions = 
       const setIsolation = txOptions?.isolation
         ? `SET TRANSACTION ${isolationClause(txOptions.isolation)}`
         : undefined;
-      return pglite.transaction(async (pgliteTx) => {
+      const { result, committed } = await pglite.transaction(async (pgliteTx) => {
         if (setIsolation) await pgliteTx.exec(setIsolation);
         // PGlite's handle refuses queries once its transaction has ended.
         const tx: Transaction = { query: (sql, params) => runQuery(pgliteTx, sql, params) };
         return scope.run(() => work(tx));
       });
+      committed();
+      return result;
     },
+
+    afterCommit: (callback) => scope.afterCommit(callback),
 
     async listen(channel, onNotify) {
       scope.assertOutside('listen');

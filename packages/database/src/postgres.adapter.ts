@@ -1,4 +1,5 @@
 import { AppError, createLogger, type Logger } from '@marketplace/platform';
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import {
   AdvisoryLockTimeoutError,
@@ -56,14 +57,37 @@ const toQueryResult = <R extends Row>(result: pg.QueryResult<R> | pg.QueryResult
   return { rows: last?.rows ?? [], rowCount: last?.rowCount ?? 0 };
 };
 
+/** Distinct statement texts given a name; beyond it (a runaway of generated SQL) statements go unnamed. */
+const MAX_NAMED_STATEMENTS = 2_000;
+const statementNames = new Map<string, string>();
+
+/**
+ * The name a parameterized statement is prepared under: the same text gets the same name in every pool, so each
+ * connection parses and plans it once and then only binds and executes it (docs/architecture.md, "How work
+ * moves": prepared statements). The name is a digest of the text, so two texts never share one. Statements
+ * without parameters (migration scripts, `BEGIN`) stay unnamed: the simple protocol runs scripts.
+ */
+const statementNameOf = (sql: string): string | undefined => {
+  let name = statementNames.get(sql);
+  if (name === undefined && statementNames.size < MAX_NAMED_STATEMENTS) {
+    name = `mk_${createHash('sha256').update(sql).digest('hex').slice(0, 40)}`;
+    statementNames.set(sql, name);
+  }
+  return name;
+};
+
 const runQuery = async <R extends Row>(
   target: pg.Pool | pg.PoolClient,
   sql: string,
   params: readonly unknown[] | undefined,
-): Promise<QueryResult<R>> =>
-  toQueryResult(
-    (await target.query<R>(sql, toDriverParams(params))) as pg.QueryResult<R> | pg.QueryResult<R>[],
-  );
+): Promise<QueryResult<R>> => {
+  const values = toDriverParams(params);
+  const name = values !== undefined && values.length > 0 ? statementNameOf(sql) : undefined;
+  const result = await (name === undefined
+    ? target.query<R>(sql, values)
+    : target.query<R>({ name, text: sql, values }));
+  return toQueryResult(result as pg.QueryResult<R> | pg.QueryResult<R>[]);
+};
 
 /**
  * Runs `work`, turning a lost or refused connection into an `unavailable` AppError (the driver's error as its
@@ -168,13 +192,14 @@ export const createPostgresDatabase = (options: PostgresDatabaseOptions): Databa
     };
     try {
       await client.query(begin);
-      const result = await scope.run(() => work(tx));
+      const { result, committed } = await scope.run(() => work(tx));
       finished = true;
       const commit = await client.query('COMMIT');
       // PostgreSQL answers COMMIT of a transaction that already failed (an error `work` caught) with ROLLBACK.
       if (commit.command === 'ROLLBACK')
         throw new Error('the transaction failed earlier and was rolled back');
       release();
+      committed();
       return result;
     } catch (error) {
       finished = true;
@@ -195,6 +220,8 @@ export const createPostgresDatabase = (options: PostgresDatabaseOptions): Databa
       scope.assertOutside('query');
       return reportingLostConnections(() => runQuery<R>(pool, sql, params));
     },
+
+    afterCommit: (callback) => scope.afterCommit(callback),
 
     async transaction<T>(work: (tx: Transaction) => Promise<T>, txOptions?: { isolation?: IsolationLevel }) {
       scope.assertOutside('transaction');

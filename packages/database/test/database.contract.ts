@@ -165,6 +165,24 @@ export const describeDatabaseContract = (engine: TestEngine): void => {
         expect(await namesBetween(311, 311)).toEqual([]);
       });
 
+      it('runs after-commit callbacks once the transaction committed, never after a rollback', async () => {
+        const calls: string[] = [];
+        await db.transaction(async (tx) => {
+          await tx.query(`insert into ${items} (id, name) values (331, 'committed')`);
+          db.afterCommit(() => calls.push('committed'));
+          calls.push('work done');
+        });
+        expect(calls).toEqual(['work done', 'committed']);
+        await expect(
+          db.transaction(async () => {
+            db.afterCommit(() => calls.push('rolled back'));
+            throw new Error('work failed');
+          }),
+        ).rejects.toThrow('work failed');
+        db.afterCommit(() => calls.push('outside'));
+        expect(calls).toEqual(['work done', 'committed', 'outside']);
+      });
+
       it('does not commit when a statement failed even though work caught the error', async () => {
         await expect(
           db.transaction(async (tx) => {

@@ -61,6 +61,24 @@ describe('the pg adapter', () => {
     expect(first).not.toBe(second);
   });
 
+  it('prepares a parameterized statement once per connection, then only binds and executes it', async () => {
+    const sql = `select $1::int + 1 as next /* ${applicationName} */`;
+    const prepared = await db.transaction(async (tx) => {
+      for (const n of [1, 2, 3])
+        expect((await tx.query<{ next: number }>(sql, [n])).rows).toEqual([{ next: n + 1 }]);
+      // The transaction keeps one connection: its prepared statements are the ones this session holds.
+      return (
+        await tx.query<{ calls: string }>(
+          'select count(*) as calls from pg_prepared_statements where statement = $1 and not from_sql',
+          [sql],
+        )
+      ).rows[0]?.calls;
+    });
+    expect(prepared).toBe('1');
+    // A script (no parameters) still runs through the simple protocol.
+    expect((await db.query('select 1 as a; select 2 as b')).rows).toEqual([{ b: 2 }]);
+  });
+
   it('excludes a holder in another process (another pool) from an advisory lock', async () => {
     const key = freshSchemaName('lock');
     const release = latch();

@@ -37,6 +37,7 @@ const severable = (db: Database): { db: Database; sever: () => void } => {
         alive();
         return db.withAdvisoryLock(key, work, options);
       },
+      afterCommit: (callback) => db.afterCommit(callback),
       close: async () => {},
     },
   };
@@ -56,6 +57,7 @@ const countingPartitionReads = (db: Database): { counting: Database; reads: () =
       transaction: async (work, options) => db.transaction(work, options),
       listen: async (channel, onNotify) => db.listen(channel, onNotify),
       withAdvisoryLock: async (key, work, options) => db.withAdvisoryLock(key, work, options),
+      afterCommit: (callback) => db.afterCommit(callback),
       close: async () => {},
     },
   };

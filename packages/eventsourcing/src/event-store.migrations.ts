@@ -1,8 +1,5 @@
 import type { Migration } from '@marketplace/database';
 
-/** The LISTEN channel an event store's appends notify: `<schema>_events`. */
-export const eventsChannelOf = (schema: string): string => `${schema}_events`;
-
 /**
  * The event store's tables, for `migrate(db, schema, eventStoreMigrations)`. The events table is also the
  * outbox: the relay reads it in `(transaction_id, global_position)` order, and `outbox_checkpoints` keeps how
@@ -46,5 +43,13 @@ export const eventStoreMigrations: readonly Migration[] = [
         global_position bigint not null,
         updated_at timestamptz not null default now()
       );`,
+  },
+  {
+    // The relay is woken in process after the commit instead (events-appended.ts): a NOTIFY takes PostgreSQL's
+    // global notification lock from the notifying commit until its WAL flush, serialising every append.
+    id: 'eventsourcing-002-no-commit-notify',
+    sql: (schema) => `
+      drop trigger if exists events_appended on ${schema}.events;
+      drop function if exists ${schema}.notify_events_appended();`,
   },
 ];

@@ -14,6 +14,12 @@ export interface HandleCommandOptions<C extends Command, E extends DomainEvent, 
    */
   readonly retryOnConflict?: number;
   /**
+   * The caller has just allocated the stream id (from a sequence): there is nothing to read, so the first attempt
+   * decides on the initial state and expects `no_stream` without a round trip. An id handed out twice is still
+   * refused by the store; a retry then reads the stream as usual.
+   */
+  readonly newStream?: boolean;
+  /**
    * Runs inside the caller's transaction, so the caller's own rows commit or roll back with the events. A
    * conflict leaves the transaction usable; retries then see other writers' commits only at isolation level
    * read committed (the default).
@@ -44,7 +50,10 @@ export const handleCommand = async <C extends Command, E extends DomainEvent, S>
     throw new RangeError(`retryOnConflict must be a non-negative integer, got ${retries}`);
   }
   for (let attempt = 0; ; attempt++) {
-    const stream = await store.readStream<E>(streamId, tx);
+    const stream =
+      attempt === 0 && options.newStream === true
+        ? { version: 0, events: [] as RecordedEvent<E>[] }
+        : await store.readStream<E>(streamId, tx);
     const state = fold(
       decider,
       stream.events.map(({ type, data }) => ({ type, data }) as E),

@@ -1,7 +1,8 @@
 export * from './decider.js';
 export * from './decider.specification.js';
 export * from './event-store.port.js';
-export { eventStoreMigrations, eventsChannelOf } from './event-store.migrations.js';
+export { eventStoreMigrations } from './event-store.migrations.js';
+export { onEventsAppended } from './events-appended.js';
 export { createPostgresEventStore, type PostgresEventStoreOptions } from './postgres.event-store.js';
 export { handleCommand, type CommandResult, type HandleCommandOptions } from './handle-command.js';
 export {

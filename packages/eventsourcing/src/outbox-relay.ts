@@ -8,9 +8,9 @@ import {
   type RetryPolicy,
 } from '@marketplace/eventlog';
 import { createLogger, type Logger } from '@marketplace/platform';
-import { eventsChannelOf } from './event-store.migrations.js';
 import type { RecordedEvent } from './event-store.port.js';
 import { toLogMessage, type EventEncoder } from './outbox-message.js';
+import { onEventsAppended } from './events-appended.js';
 import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from './events-table.js';
 import { pause, withTimeout } from './timing.js';
 import { WakeUp } from './wake-up.js';
@@ -31,7 +31,10 @@ export interface OutboxRelayOptions {
   readonly topicFor?: (event: RecordedEvent) => string;
   /** Events read and published per round; default 100. */
   readonly batchSize?: number;
-  /** How often to look for events when no notification came (a notification lost, a late commit); default 1 s. */
+  /**
+   * How often to look for events when no wake-up came: appends of other processes (another replica, the CLI)
+   * and late commits; default 1 s.
+   */
   readonly pollIntervalMs?: number;
   /** Bound on one `log.publish`; default 30 s. A publish that times out is retried like a failed one. */
   readonly publishTimeoutMs?: number;
@@ -160,7 +163,8 @@ export const startOutboxRelay = (options: OutboxRelayOptions): OutboxRelay => {
     const quit = AbortSignal.any([stopping.signal, lockLost]);
     logger.info('active: relaying events');
     const wakeUp = new WakeUp();
-    const unlisten = await db.listen(eventsChannelOf(options.schema), () => wakeUp.ring());
+    // Appends in this process ring at once; another process's are found by the poll.
+    const unlisten = onEventsAppended(options.schema, () => wakeUp.ring());
     try {
       let checkpoint = await loadCheckpoint();
       let failures = 0;
@@ -179,7 +183,7 @@ export const startOutboxRelay = (options: OutboxRelayOptions): OutboxRelay => {
         }
       }
     } finally {
-      await unlisten();
+      unlisten();
       logger.info(stopping.signal.aborted ? 'stopped' : 'lost the leader lock: standing by');
     }
   };

@@ -8,7 +8,7 @@ import {
 import { newEventId } from '@marketplace/platform';
 import { assertValidAppend } from './append-request.validation.js';
 import type { DomainEvent } from './decider.js';
-import { eventsChannelOf } from './event-store.migrations.js';
+import { eventsAppended } from './events-appended.js';
 import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from './events-table.js';
 import {
   WrongExpectedVersionError,
@@ -25,24 +25,6 @@ export interface PostgresEventStoreOptions {
 
 /** Appends with expected version `any` retry this often when a concurrent append takes their version. */
 const ANY_VERSION_ATTEMPTS = 5;
-/** PostgreSQL truncates longer channel names, so LISTEN and NOTIFY would disagree. */
-const MAX_CHANNEL_LENGTH = 63;
-
-/**
- * Runs `work` in a savepoint of the caller's transaction, so that a failed append (a version conflict) leaves
- * that transaction usable: the caller may re-read and retry, or write something else.
- */
-const inSavepoint = async <T>(tx: Queryable, work: () => Promise<T>): Promise<T> => {
-  await tx.query('savepoint event_store_append');
-  try {
-    const result = await work();
-    await tx.query('release savepoint event_store_append');
-    return result;
-  } catch (error) {
-    await tx.query('rollback to savepoint event_store_append');
-    throw error;
-  }
-};
 
 /**
  * The event store on PostgreSQL (a server or the embedded engine). Expected versions are enforced by the
@@ -51,11 +33,6 @@ const inSavepoint = async <T>(tx: Queryable, work: () => Promise<T>): Promise<T>
  */
 export const createPostgresEventStore = ({ db, schema }: PostgresEventStoreOptions): EventStore => {
   const events = `${quoteIdent(schema)}.events`;
-  if (eventsChannelOf(schema).length > MAX_CHANNEL_LENGTH) {
-    throw new Error(
-      `schema name ${schema} is too long for its notification channel ${eventsChannelOf(schema)}`,
-    );
-  }
 
   /** The version the new events follow, and the condition the append needs, per kind of expectation. */
   const baseVersionOf = (expected: AppendRequest['expectedVersion']): { base: string; guard: string } => {
@@ -74,38 +51,73 @@ export const createPostgresEventStore = ({ db, schema }: PostgresEventStoreOptio
     };
   };
 
-  const insert = async <E extends DomainEvent>(
-    queryable: Queryable,
-    request: AppendRequest<E>,
-  ): Promise<RecordedEvent<E>[]> => {
+  const insertStatement = (request: AppendRequest, onConflict: string) => {
     const { base, guard } = baseVersionOf(request.expectedVersion);
-    try {
-      const { rows } = await queryable.query<EventRow>(
-        `insert into ${events} (stream_id, stream_type, version, event_id, type, data, metadata, occurred_at)
+    return {
+      sql: `insert into ${events} (stream_id, stream_type, version, event_id, type, data, metadata, occurred_at)
          select $1::text, $2::text, ${base} + appended.ordinality, appended.event_id, appended.type, appended.data,
                 $6::jsonb, $7::timestamptz
          from unnest($3::uuid[], $4::text[], $5::jsonb[]) with ordinality
            as appended (event_id, type, data, ordinality)
          where ${guard}
+         ${onConflict}
          returning ${EVENT_COLUMNS}`,
-        [
-          request.streamId,
-          request.streamType,
-          request.events.map(() => newEventId()),
-          request.events.map((event) => event.type),
-          request.events.map((event) => JSON.stringify(event.data)),
-          JSON.stringify(request.metadata),
-          new Date(request.now),
-        ],
-      );
+      params: [
+        request.streamId,
+        request.streamType,
+        request.events.map(() => newEventId()),
+        request.events.map((event) => event.type),
+        request.events.map((event) => JSON.stringify(event.data)),
+        JSON.stringify(request.metadata),
+        new Date(request.now),
+      ],
+    };
+  };
+
+  const recorded = <E extends DomainEvent>(rows: EventRow[]): RecordedEvent<E>[] =>
+    rows.map((row) => toRecordedEvent<E>(row)).sort((a, b) => a.version - b.version);
+
+  /** Alone, the append is one statement, hence atomic without a transaction of its own. */
+  const insertAlone = async <E extends DomainEvent>(
+    request: AppendRequest<E>,
+  ): Promise<RecordedEvent<E>[]> => {
+    const { sql, params } = insertStatement(request, '');
+    try {
+      const { rows } = await db.query<EventRow>(sql, params);
       if (rows.length === 0) throw new WrongExpectedVersionError(request.streamId, request.expectedVersion);
-      return rows.map((row) => toRecordedEvent<E>(row)).sort((a, b) => a.version - b.version);
+      eventsAppended(schema);
+      return recorded(rows);
     } catch (error) {
       if (sqlStateOf(error) === PG_UNIQUE_VIOLATION) {
         throw new WrongExpectedVersionError(request.streamId, request.expectedVersion);
       }
       throw error;
     }
+  };
+
+  /**
+   * In the caller's transaction, a conflict must leave that transaction usable (the caller may re-read and
+   * retry, or write something else). A unique violation would abort it, and a savepoint around the insert costs
+   * two round trips on every append, so the taken versions are skipped (`on conflict do nothing`) instead: fewer
+   * rows than events means a conflict, and the rows that did go in (a multi-event append racing a shorter one)
+   * are deleted again before the caller hears of it.
+   */
+  const insertInTransaction = async <E extends DomainEvent>(
+    tx: Queryable,
+    request: AppendRequest<E>,
+  ): Promise<RecordedEvent<E>[]> => {
+    const { sql, params } = insertStatement(request, 'on conflict (stream_id, version) do nothing');
+    const { rows } = await tx.query<EventRow>(sql, params);
+    if (rows.length === request.events.length) {
+      db.afterCommit(() => eventsAppended(schema));
+      return recorded(rows);
+    }
+    if (rows.length > 0) {
+      await tx.query(`delete from ${events} where event_id = any($1::uuid[])`, [
+        rows.map((row) => row.event_id),
+      ]);
+    }
+    throw new WrongExpectedVersionError(request.streamId, request.expectedVersion);
   };
 
   return {
@@ -123,8 +135,7 @@ export const createPostgresEventStore = ({ db, schema }: PostgresEventStoreOptio
       const attempts = request.expectedVersion === 'any' ? ANY_VERSION_ATTEMPTS : 1;
       for (let attempt = 1; ; attempt++) {
         try {
-          // Alone, the append is one statement, hence atomic without a transaction of its own.
-          return tx ? await inSavepoint(tx, () => insert(tx, request)) : await insert(db, request);
+          return tx ? await insertInTransaction(tx, request) : await insertAlone(request);
         } catch (error) {
           if (!(error instanceof WrongExpectedVersionError) || attempt >= attempts) throw error;
         }

@@ -50,6 +50,38 @@ describe('handleCommand', () => {
     });
   });
 
+  it('decides a new stream on the initial state without reading it', async () => {
+    const result = await handleCommand({
+      store,
+      decider: stockDecider,
+      streamId: 'stock_1',
+      streamType: 'stock',
+      command: stockCommand('AddStock', 5),
+      newStream: true,
+    });
+
+    expect(result).toMatchObject({ state: { quantity: 5 }, version: 1 });
+    expect(store.reads).toBe(0);
+    expect(store.appends.map((append) => append.expectedVersion)).toEqual(['no_stream']);
+  });
+
+  it('refuses a "new" stream that exists, and on a retry reads it and decides again', async () => {
+    await handle(stockCommand('AddStock', 5));
+    const handleAsNew = (retryOnConflict: number) =>
+      handleCommand({
+        store,
+        decider: stockDecider,
+        streamId: 'stock_1',
+        streamType: 'stock',
+        command: stockCommand('AddStock', 2),
+        newStream: true,
+        retryOnConflict,
+      });
+
+    await expect(handleAsNew(0)).rejects.toBeInstanceOf(WrongExpectedVersionError);
+    expect(await handleAsNew(1)).toMatchObject({ state: { quantity: 7 }, version: 2 });
+  });
+
   it('decides against the folded stream and expects the version it read', async () => {
     await handle(stockCommand('AddStock', 5));
     await handle(stockCommand('AddStock', 2));

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Database } from '@marketplace/database';
+import type { Database, Transaction } from '@marketplace/database';
 import { testEngines } from '@marketplace/database/testing';
 import {
   createPostgresEventStore,
-  eventsChannelOf,
+  onEventsAppended,
   handleCommand,
   WrongExpectedVersionError,
   type EventStore,
@@ -191,18 +191,88 @@ describe.each(testEngines())('PostgreSQL event store on $name', ({ create }) => 
     expect(version).toBe(2);
   });
 
-  it('notifies the relay channel when the appending transaction commits', async () => {
-    const payloads: string[] = [];
-    const unlisten = await db.listen(eventsChannelOf(schema), (payload) => payloads.push(payload));
+  it("in the caller's transaction, a conflicting append leaves none of its events, even those that fitted", async () => {
+    const streamId = newStream();
+    await append(streamId, 'no_stream', [added(1), added(2)]);
+    const versionsAfterConflict: string[] = [];
+    const version = await db.transaction(async (tx) => {
+      // Expecting version 1, these two would be versions 2 and 3: 2 is taken, 3 is free.
+      await expect(
+        store.append(
+          {
+            streamId,
+            streamType: 'stock',
+            expectedVersion: 1,
+            events: [added(3), added(4)],
+            metadata: {},
+            now: NOW,
+          },
+          tx,
+        ),
+      ).rejects.toBeInstanceOf(WrongExpectedVersionError);
+      const { rows } = await tx.query<{ version: number }>(
+        `select version from ${schema}.events where stream_id = $1 order by version`,
+        [streamId],
+      );
+      versionsAfterConflict.push(...rows.map((row) => String(row.version)));
+      await store.append(
+        { streamId, streamType: 'stock', expectedVersion: 2, events: [added(5)], metadata: {}, now: NOW },
+        tx,
+      );
+      return (await store.readStream(streamId, tx)).version;
+    });
+    expect(versionsAfterConflict).toEqual(['1', '2']);
+    expect(version).toBe(3);
+    const read = await store.readStream<StockEvent>(streamId);
+    expect(read.events.map(({ version, data }) => [version, data.quantity])).toEqual([
+      [1, 1],
+      [2, 2],
+      [3, 5],
+    ]);
+  });
+
+  it("wakes this process's relay once an append commits, not before, and not for a rollback", async () => {
+    let rings = 0;
+    const stop = onEventsAppended(schema, () => rings++);
+    const appendNewStream = (tx: Transaction) =>
+      store.append(
+        {
+          streamId: newStream(),
+          streamType: 'stock',
+          expectedVersion: 'no_stream',
+          events: [added(1)],
+          metadata: {},
+          now: NOW,
+        },
+        tx,
+      );
     try {
       await append(newStream(), 'no_stream', [added(1)]);
-      const deadline = Date.now() + 5_000;
-      while (payloads.length === 0 && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(payloads).toEqual(['']);
+      expect(rings).toBe(1);
+      await db.transaction(async (tx) => {
+        await appendNewStream(tx);
+        expect(rings).toBe(1);
+      });
+      expect(rings).toBe(2);
+      await expect(
+        db.transaction(async (tx) => {
+          await appendNewStream(tx);
+          throw new Error('the command failed after its append');
+        }),
+      ).rejects.toThrow('the command failed after its append');
+      expect(rings).toBe(2);
     } finally {
-      await unlisten();
+      stop();
     }
+  });
+
+  it('no longer notifies from the commit: the append trigger is gone', async () => {
+    const { rows } = await db.query(
+      `select 1 from pg_trigger t join pg_class c on c.oid = t.tgrelid join pg_namespace n on n.oid = c.relnamespace
+       where n.nspname = $1 and c.relname = 'events' and not t.tgisinternal`,
+      [schema],
+    );
+    expect(rows).toEqual([]);
   });
 
   it('refuses an append the relay could not publish before touching the database', async () => {

@@ -24,6 +24,14 @@ export interface ServiceDependencies extends Infrastructure {
   readonly grpc: { readonly host: string; readonly port: number };
 }
 
+export interface InfrastructureOptions {
+  /**
+   * Wraps the database before anything uses it (the embedded event log included): the work-count tests count
+   * statements and commits through it (runner/test/work-budget.int.test.ts).
+   */
+  readonly decorateDatabase?: (db: Database) => Database;
+}
+
 export interface OwnedInfrastructure extends Infrastructure {
   /** Closes the log, then the database. */
   close(): Promise<void>;
@@ -37,13 +45,15 @@ export const createInfrastructure = async (
   config: InfrastructureConfig,
   logger: Logger,
   serviceName: string,
+  options: InfrastructureOptions = {},
 ): Promise<OwnedInfrastructure> => {
   if (config.EVENT_LOG === 'kafka' && !config.KAFKA_BROKERS?.length) {
     throw new Error('KAFKA_BROKERS is required when EVENT_LOG=kafka');
   }
-  const db = config.DATABASE_URL
+  const opened = config.DATABASE_URL
     ? createPostgresDatabase({ url: config.DATABASE_URL, applicationName: serviceName, logger })
     : await createEmbeddedDatabase({ dataDir: join(config.DATA_DIR, 'postgres') });
+  const db = options.decorateDatabase?.(opened) ?? opened;
   try {
     await waitForDatabase(db, { timeoutMs: config.STARTUP_TIMEOUT_MS });
     const opened = await retryDuringStartup(() => openEventLog(config, db, serviceName, logger), {

@@ -69,6 +69,11 @@ export interface GatewayOptions {
 }
 
 export const IDENTITY_SCHEMA = 'identity';
+/**
+ * How long a gateway may keep an active API key without reading it again: the bound on a revocation whose
+ * notification was lost (docs/security.md, "API key revocation"); a notified revocation takes milliseconds.
+ */
+export const API_KEY_CACHE_TTL_MS = 30_000;
 /** A readiness check that takes longer than this counts as failed. */
 const READINESS_CHECK_TIMEOUT_MS = 1_000;
 /** How often isReady() is refreshed when nobody polls /readyz. */
@@ -94,7 +99,9 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
     schema,
     clock,
     agentTokenSecret: options.agentTokenSecret ?? randomBytes(32).toString('base64url'),
+    keyCache: { ttlMs: API_KEY_CACHE_TTL_MS },
   });
+  await identity.start();
   const clientOptions = { deadlineMs: options.grpcDeadlineMs };
   const listing = createListingClient(options.services.listing, clientOptions);
   const catalog = createCatalogClient(options.services.catalog, clientOptions);
@@ -155,6 +162,7 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
     quote?.close();
     await rateLimits?.close();
     await relay.stop();
+    await identity.stop();
     throw error;
   }
   const { port } = server.address() as AddressInfo;
@@ -205,6 +213,7 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
     await rateLimits?.close();
     // After the server, so the relay is still running while the last requests append.
     await relay.stop();
+    await identity.stop();
     logger.info({ address }, 'gateway stopped');
   };
 

@@ -13,6 +13,7 @@ import type { ServiceDependencies } from '@marketplace/runtime';
 import { schedulePeriodicJob } from '@marketplace/runtime';
 import { serveGrpcService } from '@marketplace/rpc';
 import { ImageLibraryTable } from './adapters/image-library.table.js';
+import { IMAGE_LIBRARY_CATCH_UP_MS, RecentImageLibrary } from './adapters/recent-image-library.js';
 import { listingMigrations } from './adapters/listing.migrations.js';
 import { encodeListingEvent } from './adapters/listing-event.codec.js';
 import { productNumberSequence } from './adapters/product-number.sequence.js';
@@ -65,6 +66,8 @@ export const startListingService = async (options: ListingServiceOptions): Promi
   await migrate(db, schema, listingMigrations);
   const fetcher = createGuardedFetcher({ allowList: options.outboundAllowList });
   const imageLibrary = new ImageLibraryTable(schema);
+  const recentImages = new RecentImageLibrary(imageLibrary);
+  await recentImages.load(db);
   const deps: ListingDependencies = {
     db,
     clock,
@@ -73,9 +76,10 @@ export const startListingService = async (options: ListingServiceOptions): Promi
     images: {
       fetcher,
       blobs: options.blobs,
-      findLibraryImage: (category, words) => imageLibrary.mostSimilar(db, category, words),
+      findLibraryImage: async (category, words) => recentImages.mostSimilar(category, words),
     },
     imageLibrary,
+    recentImages,
     idempotencyKeys: new IdempotencyKeys(db, schema, clock),
   };
   const writes: ListingWriteDependencies = { ...deps, lockStream: listingStreamLock(schema) };
@@ -93,6 +97,11 @@ export const startListingService = async (options: ListingServiceOptions): Promi
       }),
     { intervalMs: options.stalenessCheckIntervalMs ?? LISTING_STALENESS.checkIntervalMs, logger },
   );
+  // Other replicas' listings reach this one's library from the table.
+  const libraryCatchUp = schedulePeriodicJob('image-library-catch-up', () => recentImages.catchUp(db), {
+    intervalMs: IMAGE_LIBRARY_CATCH_UP_MS,
+    logger,
+  });
   const keyPurge = schedulePeriodicJob('idempotency-key-purge', () => deps.idempotencyKeys.purgeExpired(), {
     intervalMs: IDEMPOTENCY_KEY_PURGE_INTERVAL_MS,
     logger,
@@ -101,6 +110,7 @@ export const startListingService = async (options: ListingServiceOptions): Promi
     await relay.stop();
     await staleness.stop();
     await keyPurge.stop();
+    await libraryCatchUp.stop();
     await Promise.all(projections.map((projection) => projection.close()));
     await fetcher.close();
   };

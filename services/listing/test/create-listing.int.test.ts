@@ -45,7 +45,7 @@ describe.each(testEngines())('createListing on $name', ({ create }) => {
       clock: new ManualClock(NOW),
       allocateProductNumber: productNumberSequence(schema),
       idempotencyKeys: new IdempotencyKeys(db, schema, new ManualClock(NOW)),
-      ...images.dependencies(db, schema),
+      ...images.dependencies(schema),
     };
   });
 

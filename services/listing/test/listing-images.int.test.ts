@@ -38,7 +38,7 @@ describe.each(testEngines())('listing images on $name', ({ create }) => {
       clock: new ManualClock(NOW),
       allocateProductNumber: productNumberSequence(schema),
       idempotencyKeys: new IdempotencyKeys(db, schema, new ManualClock(NOW)),
-      ...images.dependencies(db, schema),
+      ...images.dependencies(schema),
     };
   });
 

@@ -13,10 +13,13 @@ import {
 export class InMemoryEventStore implements EventStore {
   readonly streams = new Map<string, RecordedEvent[]>();
   readonly appends: AppendRequest[] = [];
+  /** How many times a stream was read. */
+  reads = 0;
   beforeAppend: (request: AppendRequest) => Promise<void> = async () => undefined;
   #position = 0;
 
   async readStream<E extends DomainEvent>(streamId: string) {
+    this.reads++;
     const events = (this.streams.get(streamId) ?? []) as RecordedEvent<E>[];
     return { version: events.length, events: [...events] };
   }

@@ -20,9 +20,12 @@ export interface NewApiKey {
 export class IdentityRepository {
   private readonly accounts: string;
   private readonly apiKeys: string;
+  /** The LISTEN channel of revocations: `<schema>_api_key_revoked`, the payload a key prefix. */
+  readonly revokedKeysChannel: string;
 
   constructor(schema: string) {
     const quoted = quoteIdent(schema);
+    this.revokedKeysChannel = `${schema}_api_key_revoked`;
     this.accounts = `${quoted}.accounts`;
     this.apiKeys = `${quoted}.api_keys`;
   }
@@ -74,11 +77,17 @@ export class IdentityRepository {
     return row && { accountId: Number(row.account_id), role: row.role, keyHash: row.key_hash };
   }
 
-  /** Marks the key revoked (keeping the first revocation time); false when no key has this prefix. */
+  /**
+   * Marks the key revoked (keeping the first revocation time) and notifies `revokedKeysChannel` with its prefix
+   * when the statement commits, so every gateway forgets its cached copy; false when no key has this prefix.
+   */
   async revokeKey(q: Queryable, prefix: string, revokedAtMs: number): Promise<boolean> {
     const { rowCount } = await q.query(
-      `UPDATE ${this.apiKeys} SET revoked_at = COALESCE(revoked_at, $2::timestamptz) WHERE prefix = $1`,
-      [prefix, toIso(revokedAtMs)],
+      `WITH revoked AS (
+         UPDATE ${this.apiKeys} SET revoked_at = COALESCE(revoked_at, $2::timestamptz) WHERE prefix = $1
+         RETURNING prefix)
+       SELECT pg_notify($3, prefix) FROM revoked`,
+      [prefix, toIso(revokedAtMs), this.revokedKeysChannel],
     );
     return rowCount === 1;
   }

@@ -7,7 +7,8 @@ import type { AccountCreated } from '../domain/account.events.js';
 import { ACCOUNT_STREAM_TYPE, accountStreamId } from '../domain/account.events.js';
 import type { RandomSource } from '../domain/api-key.js';
 import { apiKeyMatches, apiKeyPrefixOf, generateApiKey, isApiKeyPrefix } from '../domain/api-key.js';
-import { IdentityRepository } from '../adapters/identity.repository.js';
+import { ActiveKeyCache } from '../adapters/active-key.cache.js';
+import { IdentityRepository, type StoredApiKey } from '../adapters/identity.repository.js';
 import type { AgentTokenRejection, IssuedAgentToken } from '../domain/agent-token.js';
 import { issueAgentToken, verifyAgentToken } from '../domain/agent-token.js';
 
@@ -32,6 +33,13 @@ export interface IdentityService {
   contactOf(accountId: number): Promise<AccountContact>;
   /** Throws unless the identity tables exist and the database answers. */
   probe(): Promise<void>;
+  /**
+   * With `keyCache`: listens for revocations (from any gateway or the CLI), so cached keys are forgotten within
+   * the notification delay. Call once before serving; without `keyCache` there is nothing to listen for.
+   */
+  start(): Promise<void>;
+  /** Stops listening. */
+  stop(): Promise<void>;
 }
 
 export interface IdentityServiceOptions {
@@ -42,6 +50,12 @@ export interface IdentityServiceOptions {
   readonly random?: RandomSource;
   /** Signs and verifies agent tokens (AGENT_TOKEN_SECRET). */
   readonly agentTokenSecret: string;
+  /**
+   * Keep active keys in memory for `ttlMs` (the gateway's; docs/security.md): authentication then needs no round
+   * trip, and a revocation reaches the cache by LISTEN/NOTIFY, the expiry bounding a lost notification. Absent:
+   * every authentication reads the table (the CLI, which authenticates nobody).
+   */
+  readonly keyCache?: { readonly ttlMs: number };
 }
 
 const TOKEN_REJECTIONS: Record<AgentTokenRejection, string> = {
@@ -59,9 +73,22 @@ export const createIdentityService = ({
   clock,
   random,
   agentTokenSecret,
+  keyCache,
 }: IdentityServiceOptions): IdentityService => {
   const repository = new IdentityRepository(schema);
   const store = createPostgresEventStore({ db, schema });
+  const cache = keyCache === undefined ? undefined : new ActiveKeyCache(keyCache.ttlMs);
+  let unlisten: (() => Promise<void>) | undefined;
+
+  const findActiveKey = async (prefix: string): Promise<StoredApiKey | undefined> => {
+    const now = clock.now();
+    const cached = cache?.find(prefix, now);
+    if (cached !== undefined) return cached;
+    const epoch = cache?.epoch ?? 0;
+    const stored = await repository.findActiveKey(db, prefix);
+    if (stored !== undefined) cache?.remember(prefix, stored, now, epoch);
+    return stored;
+  };
 
   const issueTo = async (q: Queryable, accountId: number, role: IssuedKey['role']): Promise<IssuedKey> => {
     for (let draw = 0; draw < MAX_PREFIX_DRAWS; draw++) {
@@ -106,11 +133,13 @@ export const createIdentityService = ({
     revokeApiKey: async (prefix) => {
       const revoked = isApiKeyPrefix(prefix) && (await repository.revokeKey(db, prefix, clock.now()));
       if (!revoked) throw notFound('no API key has this prefix');
+      // At once here; other gateways hear it from the notification.
+      cache?.forget(prefix);
     },
 
     authenticate: async (presentedKey) => {
       const prefix = apiKeyPrefixOf(presentedKey);
-      const stored = prefix === undefined ? undefined : await repository.findActiveKey(db, prefix);
+      const stored = prefix === undefined ? undefined : await findActiveKey(prefix);
       if (!prefix || !stored || !apiKeyMatches(presentedKey, stored.keyHash)) {
         throw unauthenticated('the X-MCP-API-Key header does not carry a valid API key');
       }
@@ -147,5 +176,15 @@ export const createIdentityService = ({
     },
 
     probe: () => repository.probe(db),
+
+    start: async () => {
+      if (cache === undefined || unlisten !== undefined) return;
+      unlisten = await db.listen(repository.revokedKeysChannel, (prefix) => cache.forget(prefix));
+    },
+
+    stop: async () => {
+      await unlisten?.();
+      unlisten = undefined;
+    },
   };
 };

@@ -32,6 +32,14 @@ export const imageLibraryRecentMigration: Migration = {
   `,
 };
 
+/** Replicas catch up with each other's entries by `added_at` alone (RecentImageLibrary.catchUp). */
+export const imageLibraryAddedAtMigration: Migration = {
+  id: 'listing-005-image-library-added-at',
+  sql: (schema) => `
+    CREATE INDEX image_library_added_at ON ${schema}.image_library (added_at);
+  `,
+};
+
 export interface ImageLibraryEntry {
   readonly productId: string;
   readonly category: string;
@@ -40,13 +48,27 @@ export interface ImageLibraryEntry {
   readonly addedAtMs: number;
 }
 
+type EntryRow = {
+  readonly product_id: string;
+  readonly category: string;
+  readonly title_words: string[];
+  readonly image_path: string;
+  readonly added_at_ms: number;
+};
+
+const toEntry = (row: EntryRow): ImageLibraryEntry => ({
+  productId: row.product_id,
+  category: row.category,
+  titleWords: row.title_words,
+  imagePath: row.image_path,
+  addedAtMs: Math.round(row.added_at_ms),
+});
+
+/** The library's rows: written with the listing that sent the image, read by RecentImageLibrary. */
 export class ImageLibraryTable {
   private readonly table: string;
 
-  constructor(
-    schema: string,
-    private readonly candidates = IMAGE_LIBRARY_CANDIDATES,
-  ) {
+  constructor(schema: string) {
     this.table = `${quoteIdent(schema)}.image_library`;
   }
 
@@ -60,24 +82,31 @@ export class ImageLibraryTable {
     );
   }
 
-  /**
-   * The image of the listing in `category` sharing the most title words with `words` (the newest on a tie),
-   * among the newest `candidates` sharing any; undefined when none shares a word.
-   */
-  async mostSimilar(q: Queryable, category: string, words: readonly string[]): Promise<string | undefined> {
-    if (words.length === 0) return undefined;
-    const { rows } = await q.query<{ image_path: string }>(
-      `SELECT image_path
-         FROM (SELECT image_path, title_words, added_at
-                 FROM ${this.table}
-                WHERE category = $1 AND title_words && $2::text[]
-                ORDER BY added_at DESC
-                LIMIT $3) AS candidates
-        ORDER BY cardinality(ARRAY(SELECT unnest(title_words) INTERSECT SELECT unnest($2::text[]))) DESC,
-                 added_at DESC
-        LIMIT 1`,
-      [category, words, this.candidates],
+  /** The newest `perCategory` entries of every category, newest first: what a replica loads at start. */
+  async newestPerCategory(q: Queryable, perCategory: number): Promise<ImageLibraryEntry[]> {
+    const { rows } = await q.query<EntryRow>(
+      `SELECT product_id, category, title_words, image_path, added_at_ms
+         FROM (SELECT product_id, category, title_words, image_path,
+                      (extract(epoch FROM added_at) * 1000)::float8 AS added_at_ms,
+                      row_number() OVER (PARTITION BY category ORDER BY added_at DESC) AS rank
+                 FROM ${this.table}) AS ranked
+        WHERE rank <= $1
+        ORDER BY added_at_ms DESC`,
+      [perCategory],
     );
-    return rows[0]?.image_path;
+    return rows.map(toEntry);
+  }
+
+  /** Entries added at or after `sinceMs` (by any replica), oldest first. */
+  async addedSince(q: Queryable, sinceMs: number): Promise<ImageLibraryEntry[]> {
+    const { rows } = await q.query<EntryRow>(
+      `SELECT product_id, category, title_words, image_path,
+              (extract(epoch FROM added_at) * 1000)::float8 AS added_at_ms
+         FROM ${this.table}
+        WHERE added_at >= to_timestamp($1 / 1000.0)
+        ORDER BY added_at`,
+      [sinceMs],
+    );
+    return rows.map(toEntry);
   }
 }

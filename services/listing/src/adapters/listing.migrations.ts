@@ -4,7 +4,11 @@ import {
   idempotencyKeysMigration,
   projectionMigrations,
 } from '@marketplace/eventsourcing';
-import { imageLibraryMigration, imageLibraryRecentMigration } from './image-library.table.js';
+import {
+  imageLibraryAddedAtMigration,
+  imageLibraryMigration,
+  imageLibraryRecentMigration,
+} from './image-library.table.js';
 import { productNumberSequenceMigration } from './product-number.sequence.js';
 import { stalenessMigration } from './staleness.tables.js';
 
@@ -20,4 +24,5 @@ export const listingMigrations: readonly Migration[] = [
   stalenessMigration,
   imageLibraryRecentMigration,
   idempotencyKeysMigration,
+  imageLibraryAddedAtMigration,
 ];

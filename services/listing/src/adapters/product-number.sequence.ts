@@ -1,5 +1,5 @@
 import type { Migration } from '@marketplace/database';
-import { quoteIdent } from '@marketplace/database';
+import { quoteIdent, sequenceInBlocks } from '@marketplace/database';
 import type { AllocateProductNumber } from '../application/create-listing.js';
 
 /**
@@ -11,14 +11,6 @@ export const productNumberSequenceMigration: Migration = {
   sql: (schema) => `create sequence ${schema}.product_number_seq`,
 };
 
-export const productNumberSequence = (schema: string): AllocateProductNumber => {
-  const sequence = `${quoteIdent(schema)}.product_number_seq`;
-  return async (q) => {
-    const { rows } = await q.query<{ n: string | number | bigint }>('select nextval($1::regclass) as n', [
-      sequence,
-    ]);
-    const n = Number(rows[0]?.n);
-    if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${sequence} returned ${String(rows[0]?.n)}`);
-    return n;
-  };
-};
+/** Numbers are taken from the sequence in blocks: one round trip per block, not per listing. */
+export const productNumberSequence = (schema: string): AllocateProductNumber =>
+  sequenceInBlocks(`${quoteIdent(schema)}.product_number_seq`);

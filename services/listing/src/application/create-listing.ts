@@ -4,6 +4,7 @@ import { fold, idempotencyScopeOf, idempotentRequestOf } from '@marketplace/even
 import type { Clock } from '@marketplace/platform';
 import { formatProductId } from '@marketplace/platform';
 import type { ImageLibraryTable } from '../adapters/image-library.table.js';
+import type { RecentImageLibrary } from '../adapters/recent-image-library.js';
 import type { ListingDraft } from '../domain/listing.commands.js';
 import { titleWords } from '../domain/listing-images.js';
 import type { ListingState } from '../domain/listing.decider.js';
@@ -26,8 +27,10 @@ export interface ListingDependencies {
   readonly clock: Clock;
   readonly allocateProductNumber: AllocateProductNumber;
   readonly images: ImageHostingDependencies;
-  /** Learns the images sellers send, for listings sent without one. */
+  /** Learns the images sellers send, for listings sent without one: the table, in the listing's transaction. */
   readonly imageLibrary: ImageLibraryTable;
+  /** The library as publications read it (in memory), told of each image once its listing committed. */
+  readonly recentImages: RecentImageLibrary;
   /** The keys of the listings created with an idempotency key (`<schema>.idempotency_keys`). */
   readonly idempotencyKeys: IdempotencyKeys;
 }
@@ -93,8 +96,8 @@ export const createListing = async (
  * marketplace's hottest write, measured by bench/ publish-throughput):
  * - the images are re-hosted first, outside any transaction (a fetch may take seconds), only for a draft the
  *   rules accept;
- * - the product number comes from the sequence on its own (nextval never rolls back anyway: a rejected or failed
- *   listing only leaves a gap, and numbers are unique, not dense);
+ * - the product number comes from the sequence on its own, taken in blocks (nextval never rolls back anyway: a
+ *   rejected or failed listing only leaves a gap, and numbers are unique, not dense);
  * - a fresh number has no stream, so there is nothing to read: the decider decides on the initial state and the
  *   append expects `no_stream` (a number handed out twice would still be refused by the store);
  * - the append alone is one statement, atomic without a transaction; a listing whose seller sent an image also
@@ -139,17 +142,18 @@ const publishListing = async (
     await append();
     return { listing, version: 1 };
   }
+  const learned = {
+    productId,
+    category: listing.category,
+    titleWords: titleWords(listing.name),
+    imagePath: listing.imageUrl ?? '',
+    addedAtMs: listing.createdAt,
+  };
   await deps.db.transaction(async (tx) => {
     await recordKey?.(tx, productId);
     await append(tx);
-    if (!learnsImage) return;
-    await deps.imageLibrary.add(tx, {
-      productId,
-      category: listing.category,
-      titleWords: titleWords(listing.name),
-      imagePath: listing.imageUrl ?? '',
-      addedAtMs: listing.createdAt,
-    });
+    if (learnsImage) await deps.imageLibrary.add(tx, learned);
   });
+  if (learnsImage) deps.recentImages.remember(learned);
   return { listing, version: 1 };
 };

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BlobStore } from '@marketplace/blobstore';
 import { createFilesystemBlobStore } from '@marketplace/blobstore';
-import type { Database } from '@marketplace/database';
 import type { GuardedFetcher } from '@marketplace/outbound-http';
 import { createGuardedFetcher } from '@marketplace/outbound-http';
 import type { ImageServer } from '@marketplace/outbound-http/testing';
 import { startImageServer } from '@marketplace/outbound-http/testing';
 import { ImageLibraryTable } from '../../src/adapters/image-library.table.js';
+import { RecentImageLibrary } from '../../src/adapters/recent-image-library.js';
 import type { ListingDependencies } from '../../src/application/create-listing.js';
 
 /** The loopback address the local image server listens on, allow-listed as OUTBOUND_ALLOW_HOSTS would. */
@@ -31,16 +31,18 @@ export class TestImages {
     );
   }
 
-  /** The image parts of ListingDependencies over `schema`'s image library. */
-  dependencies(db: Database, schema: string): Pick<ListingDependencies, 'images' | 'imageLibrary'> {
+  /** The image parts of ListingDependencies over `schema`'s image library (empty: the schema is fresh). */
+  dependencies(schema: string): Pick<ListingDependencies, 'images' | 'imageLibrary' | 'recentImages'> {
     const imageLibrary = new ImageLibraryTable(schema);
+    const recentImages = new RecentImageLibrary(imageLibrary);
     return {
       images: {
         fetcher: this.fetcher,
         blobs: this.blobs,
-        findLibraryImage: (category, words) => imageLibrary.mostSimilar(db, category, words),
+        findLibraryImage: async (category, words) => recentImages.mostSimilar(category, words),
       },
       imageLibrary,
+      recentImages,
     };
   }
 

@@ -1,5 +1,5 @@
 import type { Migration } from '@marketplace/database';
-import { quoteIdent } from '@marketplace/database';
+import { quoteIdent, sequenceInBlocks } from '@marketplace/database';
 import type { AllocateQuoteRequestId } from '../application/quote.dependencies.js';
 
 /**
@@ -11,14 +11,6 @@ export const quoteRequestIdSequenceMigration: Migration = {
   sql: (schema) => `create sequence ${schema}.quote_request_id_seq`,
 };
 
-export const quoteRequestIdSequence = (schema: string): AllocateQuoteRequestId => {
-  const sequence = `${quoteIdent(schema)}.quote_request_id_seq`;
-  return async (tx) => {
-    const { rows } = await tx.query<{ n: string | number | bigint }>('select nextval($1::regclass) as n', [
-      sequence,
-    ]);
-    const n = Number(rows[0]?.n);
-    if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${sequence} returned ${String(rows[0]?.n)}`);
-    return n;
-  };
-};
+/** Numbers are taken from the sequence in blocks: one round trip per block, not per request. */
+export const quoteRequestIdSequence = (schema: string): AllocateQuoteRequestId =>
+  sequenceInBlocks(`${quoteIdent(schema)}.quote_request_id_seq`);

@@ -94,6 +94,8 @@ const fileQuoteRequest = async (
       decider: quoteDecider,
       streamId: quoteStreamIdOf(quoteRequestId),
       streamType: QUOTE_STREAM_TYPE,
+      // The id was just taken from the sequence: nothing to read.
+      newStream: true,
       tx,
       command: {
         type: 'RequestQuote',
