@@ -63,6 +63,7 @@ const countingTransactions = (db: Database): { db: Database; transactions: () =>
         return db.transaction(work, options);
       },
       listen: (channel, onNotify) => db.listen(channel, onNotify),
+      afterCommit: (callback) => db.afterCommit(callback),
       withAdvisoryLock: (key, work, options) => db.withAdvisoryLock(key, work, options),
       close: async () => {},
     },
