@@ -5,3 +5,4 @@ export * from './clock.js';
 export * from './logger.js';
 export * from './config.js';
 export * from './service.js';
+export * from './text.js';
