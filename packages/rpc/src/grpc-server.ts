@@ -5,6 +5,7 @@ import { errorDetailsServerMiddleware } from 'nice-grpc-error-details';
 import { HealthDefinition, HealthServiceImpl, HealthState } from 'nice-grpc-server-health';
 import { createAppErrorServerMiddleware } from './app-error.server-middleware.js';
 import { createTermination } from './termination.server-middleware.js';
+import { unstorableTextServerMiddleware } from './unstorable-text.server-middleware.js';
 
 /** The two states a server reports through grpc.health.v1, overall and for each of its services. */
 export type ServingStatus = 'SERVING' | 'NOT_SERVING';
@@ -60,7 +61,7 @@ const dialAddress = (host: string, port: number): string =>
 
 /**
  * Starts a gRPC server with the health service, AppError-to-status mapping (google.rpc details carry the kind
- * and field violations) and bounded graceful shutdown.
+ * and field violations), refusal of text PostgreSQL cannot store, and bounded graceful shutdown.
  */
 export const startGrpcServer = async <const Definitions extends readonly TsProtoServiceDefinition[]>(
   options: GrpcServerOptions<Definitions>,
@@ -73,7 +74,8 @@ export const startGrpcServer = async <const Definitions extends readonly TsProto
     .use(grpcServerTelemetry)
     .use(terminationMiddleware)
     .use(errorDetailsServerMiddleware)
-    .use(createAppErrorServerMiddleware(logger));
+    .use(createAppErrorServerMiddleware(logger))
+    .use(unstorableTextServerMiddleware);
 
   const healthState = HealthState();
   server.add(HealthDefinition, HealthServiceImpl(healthState));
