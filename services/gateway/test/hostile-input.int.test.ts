@@ -180,6 +180,17 @@ describe('hostile input at the edge', () => {
     }
   });
 
+  it('answers a path the router cannot decode (a lone surrogate as UTF-8 bytes) with 404, and a JSON-RPC id beyond 2^53 with a null id', async () => {
+    const undecodable = await gateway.call('/api/ucp/catalog/products/product_1%ED%BA%A5');
+    expect(undecodable.status).toBe(404);
+    const answer = await rawPost(
+      '/api/mcp/streamable',
+      '{"jsonrpc":"2.0","id":9007199254740994,"method":"ping"}',
+    );
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ id: null, error: { code: -32600 } });
+  });
+
   it('refuses an admin bearer token followed by anything else', async () => {
     const answer = await gateway.postJson(
       '/api/admin/accounts',

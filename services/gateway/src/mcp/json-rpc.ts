@@ -148,5 +148,6 @@ export const invalidParamsReply = (body: unknown): JsonRpcReply | undefined => {
 const idOf = (body: unknown): JsonRpcId => {
   if (typeof body !== 'object' || body === null || !('id' in body)) return null;
   const { id } = body;
-  return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)) ? id : null;
+  // An id beyond 2^53 lost its value in parsing: echoing it would answer another request's id.
+  return typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)) ? id : null;
 };
