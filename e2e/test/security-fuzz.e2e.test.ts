@@ -6,17 +6,26 @@ import fc from 'fast-check';
 import { EmbeddedMarketplace } from '../src/harness/embedded.js';
 
 /**
- * Fuzzing every REST operation that `/openapi.json` describes: requests shaped by the operation's own schemas
- * (valid ones and near misses) and arbitrary JSON, with no credentials, a seller's, a buyer's or a forged one.
- * No answer may be a 5xx (but a 503 the operation documents, e.g. semantic search without embeddings), every
- * answer must come within the client's 10 s, and every JSON answer must match the schema the document gives for
- * its status (a status the operation does not document, or a body its schema refuses, is a failure). FUZZ_RUNS sets the cases per operation (default 5 here; the
- * nightly size is FUZZ_RUNS=1000), FUZZ_SEED replays a run.
+ * Fuzzing every REST operation that `/openapi.json` describes and every MCP tool of `/api/mcp/schema.json`, with
+ * hostile input (docs/security.md, "Hostile input"): values shaped by each schema, near misses and wrong types;
+ * strings over the whole of Unicode with NULs, lone surrogates, right-to-left and combining marks; numbers at and
+ * beyond every bound (2^53 included); JSON nested deep and spread wide; duplicate keys. Each case goes with no
+ * credential, a seller's, a buyer's, a buyer's agent token or a forged one. No answer may be a 5xx (but a 503 the
+ * operation documents, e.g. semantic search without embeddings), every answer must come within the client's 10 s,
+ * and every JSON answer must match the schema documented for its status (a tool's result its output_schema).
+ * FUZZ_RUNS sets the cases per operation and per tool (default 5, what `pnpm test` runs; the nightly size is
+ * FUZZ_RUNS=1000), FUZZ_SEED replays a run.
  */
 const RUNS = Number(process.env['FUZZ_RUNS'] ?? 5);
 const SEED = Number(process.env['FUZZ_SEED'] ?? 20231);
 
 type Schema = Record<string, unknown>;
+/** A tool as /api/mcp/schema.json lists it. */
+interface Tool {
+  readonly name: string;
+  readonly input_schema: Schema;
+  readonly output_schema: Schema;
+}
 interface Operation {
   readonly method: string;
   readonly path: string;
@@ -27,11 +36,69 @@ interface Operation {
   readonly answers: Readonly<Record<string, Schema>>;
 }
 
+/** One character of hostile text: any code point, and often the ones that broke storage or rendering. */
+const hostileCharacter = fc.oneof(
+  { weight: 6, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }) },
+  // NUL, right-to-left mark and override, combining acute and diaeresis, byte order mark.
+  { weight: 2, arbitrary: fc.constantFrom('\u0000', '\u200f', '\u202e', '\u0301', '\u0308', '\ufeff') },
+  { weight: 1, arbitrary: fc.integer({ min: 0xd800, max: 0xdfff }).map((unit) => String.fromCharCode(unit)) },
+);
+const hostileString = (minLength = 0, maxLength = 40): fc.Arbitrary<string> =>
+  fc.string({ unit: hostileCharacter, minLength, maxLength });
+
+/** Numbers at and just beyond a schema's bounds, and the ones that break 32-bit, 53-bit and decimal code. */
+const boundaryNumbers = (min: number | undefined, max: number | undefined): fc.Arbitrary<number> =>
+  fc.constantFrom(
+    ...[
+      ...(min === undefined ? [] : [min, min - 1, min - 0.5]),
+      ...(max === undefined ? [] : [max, max + 1, max + 0.5]),
+      0,
+      -1,
+      2 ** 31,
+      2 ** 53 - 1,
+      2 ** 53,
+      2 ** 53 + 2,
+      -(2 ** 53) - 2,
+      1e21,
+      1e308,
+      -1e308,
+      5e-324,
+    ].filter((value) => Number.isFinite(value)),
+  );
+
+/** JSON nested `depth` levels deep, alternating objects and arrays. */
+const nestedValue = (depth: number): unknown => {
+  let value: unknown = 'leaf';
+  for (let level = 0; level < depth; level += 1) value = level % 2 === 0 ? { a: value } : [value];
+  return value;
+};
+/** Deep (past the 64-level cap and up to 300) and wide (thousands of members) values. */
+const deepOrWide: fc.Arbitrary<unknown> = fc.oneof(
+  fc.integer({ min: 1, max: 300 }).map(nestedValue),
+  fc.integer({ min: 100, max: 3_000 }).map((width) => Array.from({ length: width }, (_, index) => index)),
+  fc
+    .integer({ min: 100, max: 3_000 })
+    .map((width) => Object.fromEntries(Array.from({ length: width }, (_, index) => [`k${index}`, index]))),
+);
+
 /** Values a schema accepts, mostly; bounded in size so that cases stay cheap. */
 const arbitraryOf = (
   schema: Schema | undefined,
   components: Record<string, Schema>,
   depth = 0,
+): fc.Arbitrary<unknown> =>
+  // A member of another type now and then: wrong types at every level.
+  depth === 0
+    ? shapedBy(schema, components, depth)
+    : fc.oneof(
+        { weight: 8, arbitrary: shapedBy(schema, components, depth) },
+        { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 1 }) },
+      );
+
+const shapedBy = (
+  schema: Schema | undefined,
+  components: Record<string, Schema>,
+  depth: number,
 ): fc.Arbitrary<unknown> => {
   if (schema === undefined || depth > 4) return fc.jsonValue({ maxDepth: 2 });
   const ref = schema['$ref'];
@@ -55,22 +122,51 @@ const arbitraryOf = (
     typeof schema[key] === 'number' ? schema[key] : undefined;
   switch (type) {
     case 'string': {
-      if (typeof schema['pattern'] === 'string') return fc.stringMatching(new RegExp(schema['pattern']));
-      if (schema['format'] === 'email') return fc.emailAddress();
-      if (schema['format'] === 'uri') return fc.webUrl();
       const minLength = number('minLength') ?? 0;
-      return fc.string({
-        minLength,
-        maxLength: Math.max(minLength, Math.min(number('maxLength') ?? 40, 40)),
-      });
+      const maxLength = Math.max(minLength, Math.min(number('maxLength') ?? 40, 40));
+      const shaped =
+        typeof schema['pattern'] === 'string'
+          ? fc.stringMatching(new RegExp(schema['pattern']))
+          : schema['format'] === 'email'
+            ? fc.emailAddress()
+            : schema['format'] === 'uri'
+              ? fc.webUrl()
+              : fc.string({ minLength, maxLength });
+      // Valid-looking text with hostile characters spliced in, and hostile text of the allowed length.
+      return fc.oneof(
+        { weight: 3, arbitrary: shaped },
+        {
+          weight: 1,
+          arbitrary: fc
+            .tuple(shaped, hostileString(1, 3), fc.nat())
+            .map(
+              ([text, bad, at]) =>
+                text.slice(0, at % (text.length + 1)) + bad + text.slice(at % (text.length + 1)),
+            ),
+        },
+        { weight: 2, arbitrary: hostileString(minLength, maxLength) },
+      );
     }
     case 'integer': {
       const min = number('minimum') ?? (number('exclusiveMinimum') ?? -1_000_001) + 1;
       const max = number('maximum') ?? (number('exclusiveMaximum') ?? 1_000_001) - 1;
-      return fc.integer({ min: Math.max(min, -(2 ** 31)), max: Math.min(max, 2 ** 31) });
+      return fc.oneof(
+        { weight: 3, arbitrary: fc.integer({ min: Math.max(min, -(2 ** 31)), max: Math.min(max, 2 ** 31) }) },
+        { weight: 2, arbitrary: boundaryNumbers(number('minimum'), number('maximum')) },
+      );
     }
     case 'number':
-      return fc.double({ min: number('minimum') ?? -1e6, max: number('maximum') ?? 1e6, noNaN: true });
+      return fc.oneof(
+        {
+          weight: 3,
+          arbitrary: fc.double({
+            min: number('minimum') ?? -1e6,
+            max: number('maximum') ?? 1e6,
+            noNaN: true,
+          }),
+        },
+        { weight: 2, arbitrary: boundaryNumbers(number('minimum'), number('maximum')) },
+      );
     case 'boolean':
       return fc.boolean();
     case 'null':
@@ -106,6 +202,46 @@ const ajvErrors = (validate: ValidateFunction): string =>
 /** A generated value as it goes into a path or a query string. */
 const asText = (value: unknown): string =>
   typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value);
+
+/**
+ * Percent-encoding as a hostile client does it: a lone surrogate (which encodeURIComponent refuses) goes as the
+ * three bytes it would have in UTF-8 were it a code point, which no decoder accepts.
+ */
+const percentEncoded = (text: string): string =>
+  [...text]
+    .map((character) => {
+      const unit = character.charCodeAt(0);
+      if (character.length === 1 && unit >= 0xd800 && unit <= 0xdfff) {
+        const bytes = [0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)];
+        return bytes.map((byte) => `%${byte.toString(16).toUpperCase()}`).join('');
+      }
+      return encodeURIComponent(character);
+    })
+    .join('');
+
+/** JSON text of a value, or, for a non-empty object, the same with its first key given twice. */
+const bodyTextOf = ([value, duplicateKey, other]: [unknown, boolean, unknown]): string => {
+  const text = JSON.stringify(value) ?? 'null';
+  if (!duplicateKey || typeof value !== 'object' || value === null || Array.isArray(value)) return text;
+  const [first] = Object.keys(value);
+  return first === undefined
+    ? text
+    : `{${JSON.stringify(first)}:${JSON.stringify(other) ?? 'null'},${text.slice(1)}`;
+};
+
+/** Arbitrary bodies for a schema: shaped by it, any JSON, deep or wide JSON, some with a duplicate key, as text. */
+const bodyTextsFor = (schema: Schema | undefined, components: Record<string, Schema>): fc.Arbitrary<string> =>
+  fc
+    .tuple(
+      fc.oneof(
+        { weight: 6, arbitrary: arbitraryOf(schema, components) },
+        { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
+        { weight: 1, arbitrary: deepOrWide },
+      ),
+      fc.boolean(),
+      fc.jsonValue({ maxDepth: 1 }),
+    )
+    .map(bodyTextOf);
 
 const operationsOf = (document: Schema): Operation[] => {
   const operations: Operation[] = [];
@@ -146,6 +282,7 @@ describe('fuzzing every REST operation of /openapi.json', () => {
   let validatorOf: (schema: Schema) => ValidateFunction;
   let sellerKey: string;
   let buyerKey: string;
+  let tools: Tool[];
 
   beforeAll(async () => {
     marketplace = await EmbeddedMarketplace.start();
@@ -178,14 +315,23 @@ describe('fuzzing every REST operation of /openapi.json', () => {
           JSON.stringify(schema).replaceAll('"#/components/', '"openapi.json#/components/'),
         ) as Schema,
       );
+    const agentToken = await marketplace.client.request('/api/agent-tokens', {
+      method: 'POST',
+      headers: { 'x-mcp-api-key': buyer.apiKey },
+    });
+    expect(agentToken.status).toBe(201);
     credentials = [
       {},
       { 'x-mcp-api-key': seller.apiKey },
       { 'x-mcp-api-key': buyer.apiKey },
+      { 'x-agent-token': (agentToken.body as { token: string }).token },
       { 'x-mcp-api-key': 'lmk_forged_key' },
       { 'x-agent-token': 'a.1.2.forged' },
       { authorization: `Bearer ${marketplace.adminToken}` },
     ];
+    const manifest = await marketplace.client.request('/api/mcp/schema.json');
+    expect(manifest.status).toBe(200);
+    tools = (manifest.body as { tools: Tool[] }).tools;
   }, 240_000);
 
   afterAll(async () => {
@@ -264,7 +410,7 @@ describe('fuzzing every REST operation of /openapi.json', () => {
                 // A segment that is empty or a dot segment (which URLs resolve away) is another route:
                 // `/api/products/` and `/api/products/.` are not `/api/products/{id}`.
                 fc
-                  .oneof(arbitraryOf(parameter.schema, components), fc.string({ maxLength: 30 }))
+                  .oneof(arbitraryOf(parameter.schema, components), hostileString(0, 30))
                   .filter((value) => !['', '.', '..'].includes(asText(value))),
               ]),
             ),
@@ -273,15 +419,12 @@ describe('fuzzing every REST operation of /openapi.json', () => {
             Object.fromEntries(
               queryParameters.map((parameter) => [
                 parameter.name,
-                fc.oneof(arbitraryOf(parameter.schema, components), fc.string({ maxLength: 20 })),
+                fc.oneof(arbitraryOf(parameter.schema, components), hostileString(0, 20)),
               ]),
             ),
             { requiredKeys: [] },
           ),
-          body: fc.oneof(
-            { weight: 3, arbitrary: arbitraryOf(operation.body, components) },
-            { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
-          ),
+          body: bodyTextsFor(operation.body, components),
           credential: fc.constantFrom(...credentials),
         });
         await fc
@@ -289,17 +432,19 @@ describe('fuzzing every REST operation of /openapi.json', () => {
             fc.asyncProperty(request, async ({ path, query, body, credential }) => {
               const url =
                 operation.path.replace(/\{(\w+)\}/g, (_match, name: string) =>
-                  encodeURIComponent(asText(path[name])),
+                  percentEncoded(asText(path[name])),
                 ) +
                 (Object.keys(query).length > 0
-                  ? `?${new URLSearchParams(Object.entries(query).map(([key, value]): [string, string] => [key, asText(value)])).toString()}`
+                  ? `?${Object.entries(query)
+                      .map(([key, value]) => `${percentEncoded(key)}=${percentEncoded(asText(value))}`)
+                      .join('&')}`
                   : '');
               const sendsBody = operation.method !== 'GET' && operation.method !== 'DELETE';
               const answer = await marketplace.client
                 .request(url, {
                   method: operation.method,
                   headers: { ...credential, ...(sendsBody ? { 'content-type': 'application/json' } : {}) },
-                  ...(sendsBody ? { body: JSON.stringify(body) ?? 'null' } : {}),
+                  ...(sendsBody ? { body } : {}),
                 })
                 .catch((error: unknown) => ({
                   status: 599,
@@ -317,7 +462,7 @@ describe('fuzzing every REST operation of /openapi.json', () => {
                       : undefined;
               if (problem !== undefined) {
                 failures.push(
-                  `${problem}: ${operation.method} ${url} ${JSON.stringify(body)?.slice(0, 300)} → ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`,
+                  `${problem}: ${operation.method} ${url} ${JSON.stringify(body.slice(0, 300))} → ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`,
                 );
                 return false;
               }
@@ -331,4 +476,83 @@ describe('fuzzing every REST operation of /openapi.json', () => {
     },
     Math.max(120_000, RUNS * 2_000 * 40),
   );
+
+  it(
+    'answers no 5xx, never hangs and keeps to its documented answers, on any MCP tool and transport',
+    async () => {
+      expect(tools.length).toBeGreaterThan(10);
+      const failures: string[] = [];
+      const statusesOf = (path: string): readonly string[] =>
+        operations.find((one) => one.method === 'POST' && one.path === path)?.statuses ?? [];
+      for (const [index, tool] of tools.entries()) {
+        // A tool's own schema: its `$ref`s point into its `$defs`.
+        const definitions = (tool.input_schema['$defs'] ?? {}) as Record<string, Schema>;
+        const outputOf = validatorOf(tool.output_schema);
+        const call = fc.record({
+          argumentsText: bodyTextsFor(tool.input_schema, definitions),
+          transport: fc.constantFrom('/api/mcp/invoke', '/api/mcp/streamable'),
+          credential: fc.constantFrom(...credentials),
+        });
+        await fc
+          .assert(
+            fc.asyncProperty(call, async ({ argumentsText, transport, credential }) => {
+              const body =
+                transport === '/api/mcp/invoke'
+                  ? `{"tool":${JSON.stringify(tool.name)},"parameters":${argumentsText}}`
+                  : `{"jsonrpc":"2.0","id":${index},"method":"tools/call","params":{"name":${JSON.stringify(tool.name)},"arguments":${argumentsText}}}`;
+              const answer = await marketplace.client
+                .request(transport, {
+                  method: 'POST',
+                  headers: { ...credential, 'content-type': 'application/json' },
+                  body,
+                })
+                .catch((error: unknown) => ({
+                  status: 599,
+                  body: `no answer within 10 s: ${String(error)}`,
+                }));
+              const problem = toolAnswerProblem(transport, answer, statusesOf(transport), outputOf);
+              if (problem !== undefined) {
+                failures.push(
+                  `${problem}: ${tool.name} on ${transport} ${JSON.stringify(argumentsText.slice(0, 300))} → ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`,
+                );
+                return false;
+              }
+              return true;
+            }),
+            { numRuns: RUNS, seed: SEED + 1_000 + index, endOnFailure: true },
+          )
+          .catch(() => undefined);
+      }
+      expect(failures).toEqual([]);
+    },
+    Math.max(120_000, RUNS * 2_000 * 20),
+  );
+
+  /** What is wrong with a tool's answer, if anything: a 5xx, an undocumented status, a result off its schema. */
+  const toolAnswerProblem = (
+    transport: string,
+    answer: { status: number; body: unknown },
+    documentedStatuses: readonly string[],
+    outputOf: ValidateFunction,
+  ): string | undefined => {
+    if (answer.status >= 500 && answer.status !== 503) return 'a 5xx';
+    if (!documentedStatuses.includes(String(answer.status))) return 'an undocumented status';
+    if (transport === '/api/mcp/invoke') {
+      return answer.status === 200 && !outputOf(answer.body)
+        ? `a result off the tool's output_schema (${ajvErrors(outputOf)})`
+        : undefined;
+    }
+    // JSON-RPC: one response, with an error other than an internal one, or a result of the tool's schema.
+    const reply = answer.body as {
+      result?: { isError?: boolean; structuredContent?: unknown };
+      error?: { code: number };
+    };
+    if (reply.error !== undefined)
+      return reply.error.code === -32603 ? 'an internal JSON-RPC error' : undefined;
+    if (reply.result === undefined) return 'neither a result nor an error';
+    if (reply.result.isError === true) return undefined;
+    return outputOf(reply.result.structuredContent)
+      ? undefined
+      : `a result off the tool's output_schema (${ajvErrors(outputOf)})`;
+  };
 });

@@ -512,6 +512,159 @@ describe('OWASP API Security Top 10 (2023) at the gateway', () => {
     });
   });
 
+  describe('hostile input (never a 5xx)', () => {
+    const NUL = 'x\u0000y';
+    const LONE_SURROGATE = 'x\ud800y';
+    /** Each stored text field as its route names it; all were 500s from PostgreSQL before the edge refused them. */
+    const restCases = (bad: string): [string, string, unknown, string][] => [
+      ['POST', '/api/products', listing(bad), 'name'],
+      ['PUT', `/api/products/${promoted}`, { description: bad }, 'description'],
+      [
+        'POST',
+        '/api/ucp/quotes',
+        { product_id: promoted, quantity: 60, buyer: { email: 'q@example.com', name: bad } },
+        'buyer/name',
+      ],
+      [
+        'POST',
+        '/api/ucp/checkout',
+        {
+          line_items: [{ product_id: promoted, quantity: 1 }],
+          buyer: { email: 'c@example.com', company: bad },
+        },
+        'buyer/company',
+      ],
+      ['POST', '/api/orders/1/dispute', { reason: 'damaged', description: bad }, 'description'],
+      ['POST', '/api/seller/orders/1/mark-shipped', { tracking_number: bad }, 'tracking_number'],
+      [
+        'POST',
+        '/api/subscriptions',
+        { query: { search: bad }, channels: [{ type: 'mcp_resource' }] },
+        'query/search',
+      ],
+      ['POST', '/api/admin/accounts', { role: 'buyer', name: bad, email: 'n@example.com' }, 'name'],
+    ];
+    const toolCases = (bad: string): [string, Record<string, unknown>, string][] => [
+      [
+        'request_quote',
+        { product_id: promoted, quantity: 60, buyer_email: 'q@example.com', message: bad },
+        'message',
+      ],
+      ['respond_to_quote', { quote_request_id: 1, action: 'decline', message: bad }, 'message'],
+      [
+        'quick_buy',
+        { product_id: promoted, quantity: 1, buyer_email: 'q@example.com', buyer_name: bad },
+        'buyer_name',
+      ],
+      [
+        'subscribe_to_query',
+        { query: { search: bad }, channels: [{ type: 'mcp_resource' }] },
+        'query/search',
+      ],
+      ['bulk_mark_shipped', { orders: [{ order_id: 1, carrier_name: bad }] }, 'orders/0/carrier_name'],
+      ['create_listing', { name: bad }, 'name'],
+    ];
+    const headersFor = (path: string): Record<string, string> =>
+      path.startsWith('/api/admin')
+        ? { authorization: `Bearer ${marketplace.adminToken}` }
+        : path.includes('/seller/') || path.startsWith('/api/products')
+          ? asSeller(alice.apiKey)
+          : asSeller(buyer.apiKey);
+
+    it.each([
+      ['a NUL', NUL, 'NUL'],
+      ['a lone surrogate', LONE_SURROGATE, 'lone surrogate'],
+    ])(
+      'answers 400 naming the field for %s in any stored text, on REST and tools',
+      async (_name, bad, reason) => {
+        for (const [method, path, body, field] of restCases(bad)) {
+          const answer = await call(path, json(method, body, headersFor(path)));
+          expect({ path, status: answer.status, body: answer.body }).toMatchObject({
+            path,
+            status: 400,
+            body: {
+              errors: expect.arrayContaining([{ path: field, message: expect.stringContaining(reason) }]),
+            },
+          });
+        }
+        for (const [tool, parameters, field] of toolCases(bad)) {
+          const key = ['respond_to_quote', 'bulk_mark_shipped', 'create_listing'].includes(tool)
+            ? alice
+            : buyer;
+          const answer = await call(
+            '/api/mcp/invoke',
+            json('POST', { tool, parameters }, asSeller(key.apiKey)),
+          );
+          expect({ tool, status: answer.status, body: answer.body }).toMatchObject({
+            tool,
+            status: 400,
+            body: {
+              errors: expect.arrayContaining([
+                { path: `parameters/${field}`, message: expect.stringContaining(reason) },
+              ]),
+            },
+          });
+        }
+      },
+    );
+
+    it('stores right-to-left and combining marks as the text they are', async () => {
+      const name = 'קומקום\u200f e\u0301 a\u0308';
+      const published = await marketplace.client.publish(
+        alice.apiKey,
+        listing(name, { promotePublicly: true }),
+      );
+      expect(published.status).toBe(201);
+      expect((await details(published.body.id)).body).toMatchObject({ title: name });
+    });
+
+    it('answers 400 to an order id beyond 2^53 in a path, and to JSON nested 2,000 deep', async () => {
+      for (const path of ['/api/orders/9007199254740993', '/api/seller/orders/9999999999999999']) {
+        const key = path.includes('/seller/') ? alice : buyer;
+        const answer = await call(path, { headers: asSeller(key.apiKey) });
+        expect({ path, status: answer.status }).toEqual({ path, status: 400 });
+        expect(answer.body).toMatchObject({ errors: [{ path: 'id' }] });
+      }
+      const deep = `${'['.repeat(2_000)}${']'.repeat(2_000)}`;
+      for (const path of ['/api/ucp/quotes', '/api/subscriptions', '/api/mcp/invoke']) {
+        const answer = await call(path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: deep,
+        });
+        expect({ path, status: answer.status }).toEqual({ path, status: 400 });
+      }
+    });
+
+    it('marks private answers Cache-Control: no-store: hidden listings, orders, subscriptions and their tokens', async () => {
+      const subscribed = await call(
+        '/api/subscriptions',
+        json(
+          'POST',
+          { query: { search: 'halberd' }, channels: [{ type: 'mcp_resource' }] },
+          asSeller(buyer.apiKey),
+        ),
+      );
+      expect(subscribed.status).toBe(201);
+      const answers: [string, Answer][] = [
+        ['hidden listing', await details(hidden, alice.apiKey)],
+        ['subscription', subscribed],
+        ['subscriptions', await call('/api/subscriptions', { headers: asSeller(buyer.apiKey) })],
+        ['order', await call('/api/orders/1', { headers: asSeller(buyer.apiKey) })],
+        [
+          'search with a key',
+          await call('/api/ucp/catalog/products?q=halberd', { headers: asSeller(alice.apiKey) }),
+        ],
+      ];
+      for (const [what, answer] of answers) {
+        expect({ what, cacheControl: answer.headers.get('cache-control') }).toEqual({
+          what,
+          cacheControl: 'no-store',
+        });
+      }
+    });
+  });
+
   describe('API8 security misconfiguration', () => {
     it('sends the security headers on every answer: successes, problems, unknown routes and wrong methods', async () => {
       const answers: [string, Answer][] = [

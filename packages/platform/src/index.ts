@@ -6,3 +6,4 @@ export * from './logger.js';
 export * from './config.js';
 export * from './service.js';
 export * from './mailbox.js';
+export * from './text.js';

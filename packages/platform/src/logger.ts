@@ -1,5 +1,5 @@
 import { isSpanContextValid, trace } from '@opentelemetry/api';
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
@@ -24,11 +24,21 @@ export const REDACTED_PATHS = [
   'headers["x-mcp-api-key"]',
   'headers["x-agent-token"]',
   'headers.authorization',
+  // What a database error carries of the statement's data (docs/security.md): PGlite attaches the bound
+  // parameters, PostgreSQL's `detail` and `where` quote values (`Key (email)=(…) already exists`).
+  'err.params',
+  'err.detail',
+  'err.where',
+  'err.cause.params',
+  'err.cause.detail',
+  'err.cause.where',
 ];
 
 export interface LoggerOptions {
   readonly service: string;
   readonly level?: string;
+  /** Where lines go; standard output by default. */
+  readonly destination?: DestinationStream;
 }
 
 /** The active span's ids on every line, so logs and traces join (nothing when tracing is off). */
@@ -38,12 +48,15 @@ const traceFields = (): Record<string, string> => {
   return { trace_id: spanContext.traceId, span_id: spanContext.spanId };
 };
 
-export const createLogger = ({ service, level }: LoggerOptions): Logger =>
-  pino({
-    mixin: traceFields,
-    name: service,
-    level: level ?? process.env['LOG_LEVEL'] ?? (process.env['NODE_ENV'] === 'test' ? 'silent' : 'info'),
-    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-    base: { service },
-    timestamp: pino.stdTimeFunctions.isoTime,
-  });
+export const createLogger = ({ service, level, destination }: LoggerOptions): Logger =>
+  pino(
+    {
+      mixin: traceFields,
+      name: service,
+      level: level ?? process.env['LOG_LEVEL'] ?? (process.env['NODE_ENV'] === 'test' ? 'silent' : 'info'),
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      base: { service },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    destination,
+  );

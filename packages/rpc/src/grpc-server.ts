@@ -7,6 +7,7 @@ import { createAppErrorServerMiddleware } from './app-error.server-middleware.js
 import { createInternalAuthServerMiddleware } from './internal-auth.middleware.js';
 import { REPLICA_SERVER_OPTIONS } from './replica-balancing.js';
 import { createTermination } from './termination.server-middleware.js';
+import { unstorableTextServerMiddleware } from './unstorable-text.server-middleware.js';
 
 /** The two states a server reports through grpc.health.v1, overall and for each of its services. */
 export type ServingStatus = 'SERVING' | 'NOT_SERVING';
@@ -62,7 +63,8 @@ const dialAddress = (host: string, port: number): string =>
 
 /**
  * Starts a gRPC server with the health service, service-token checks on every other call, AppError-to-status
- * mapping (google.rpc details carry the kind and field violations) and bounded graceful shutdown.
+ * mapping (google.rpc details carry the kind and field violations), refusal of text PostgreSQL cannot store,
+ * and bounded graceful shutdown.
  */
 export const startGrpcServer = async <const Definitions extends readonly TsProtoServiceDefinition[]>(
   options: GrpcServerOptions<Definitions>,
@@ -77,7 +79,8 @@ export const startGrpcServer = async <const Definitions extends readonly TsProto
     .use(terminationMiddleware)
     .use(errorDetailsServerMiddleware)
     .use(createAppErrorServerMiddleware(logger))
-    .use(createInternalAuthServerMiddleware(logger));
+    .use(createInternalAuthServerMiddleware(logger))
+    .use(unstorableTextServerMiddleware);
 
   const healthState = HealthState();
   server.add(HealthDefinition, HealthServiceImpl(healthState));

@@ -219,6 +219,35 @@ describe('a gRPC server and client', () => {
     expect(found.product).toEqual(product);
   });
 
+  it('refuses a request holding text PostgreSQL cannot store, naming each field, before the method runs', async () => {
+    const listingClient = createGrpcClient(listingV1.ListingServiceDefinition, server.address);
+    try {
+      const error = await catchError(
+        listingClient.client.createListing({
+          sellerAccountId: 42,
+          // (A lone surrogate does not cross the wire: UTF-8 encoding replaces it with U+FFFD.)
+          draft: { name: 'Kettles\u0000', galleryImageUrls: ['a.jpg', 'b\u0000.jpg'], priceCents: 2_599 },
+        }),
+      );
+      expect(isAppError(error)).toBe(true);
+      expect(error).toMatchObject({
+        kind: 'validation',
+        violations: [
+          { path: 'draft/name', message: expect.stringContaining('NUL') },
+          { path: 'draft/galleryImageUrls/1', message: expect.stringContaining('NUL') },
+        ],
+      });
+      // Right-to-left and combining marks are text like any other.
+      const { listing: created } = await listingClient.client.createListing({
+        sellerAccountId: 42,
+        draft: { name: 'קומקום\u200f e\u0301', galleryImageUrls: [], priceCents: 2_599 },
+      });
+      expect(created).toBeDefined();
+    } finally {
+      listingClient.close();
+    }
+  });
+
   it('carries a validation AppError with its field violations across the hop', async () => {
     const error = await catchError(catalogClient.client.getProduct({ productId: 'invalid' }));
     expect(error).toBeInstanceOf(AppError);

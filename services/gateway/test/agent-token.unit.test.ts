@@ -1,5 +1,11 @@
+import { createHmac } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
-import { AGENT_TOKEN_LIFETIME_MS, issueAgentToken, verifyAgentToken } from '../src/domain/agent-token.js';
+import {
+  AGENT_TOKEN_CLOCK_SKEW_MS,
+  AGENT_TOKEN_LIFETIME_MS,
+  issueAgentToken,
+  verifyAgentToken,
+} from '../src/domain/agent-token.js';
 
 const SECRET = 'agent-token-secret-of-at-least-32-chars';
 const NOW = Date.UTC(2026, 0, 1, 12);
@@ -42,6 +48,41 @@ describe('agent tokens', () => {
     }
     const otherSecret = issueAgentToken(`${SECRET}-other`, 42, NOW).token;
     expect(verifyAgentToken(SECRET, otherSecret, NOW)).toEqual({ ok: false, rejection: 'bad_signature' });
+  });
+
+  it('accepts only the canonical spelling of the signature: another last character is refused', () => {
+    const base64url = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = issued.token.at(-1) ?? '';
+    // The last of 43 characters carries 4 bits of the MAC and 2 spare bits: 3 other characters decode alike.
+    const sameBytes = [...base64url].filter(
+      (character) =>
+        character !== last &&
+        Buffer.from(`${issued.token.slice(-43, -1)}${character}`, 'base64url').equals(
+          Buffer.from(issued.token.slice(-43), 'base64url'),
+        ),
+    );
+    expect(sameBytes).toHaveLength(3);
+    for (const character of sameBytes) {
+      expect(verifyAgentToken(SECRET, `${issued.token.slice(0, -1)}${character}`, NOW)).toEqual({
+        ok: false,
+        rejection: 'bad_signature',
+      });
+    }
+  });
+
+  it('refuses a correctly signed token that expires later than the documented hour allows', () => {
+    const farFuture = `${issued.sessionId}.${NOW + 365 * 24 * AGENT_TOKEN_LIFETIME_MS}.42`;
+    const signed = `${farFuture}.${createHmac('sha256', SECRET).update(farFuture).digest('base64url')}`;
+    expect(verifyAgentToken(SECRET, signed, NOW)).toEqual({ ok: false, rejection: 'expiry_too_far' });
+    // A replica whose clock is a little behind the issuer's still accepts a fresh token.
+    expect(verifyAgentToken(SECRET, issued.token, NOW - AGENT_TOKEN_CLOCK_SKEW_MS).ok).toBe(true);
+    expect(verifyAgentToken(SECRET, issued.token, NOW - AGENT_TOKEN_CLOCK_SKEW_MS - 1)).toEqual({
+      ok: false,
+      rejection: 'expiry_too_far',
+    });
+    expect(() => issueAgentToken(SECRET, 42, NOW, { lifetimeMs: AGENT_TOKEN_LIFETIME_MS + 1 })).toThrow(
+      RangeError,
+    );
   });
 
   it('rejects anything that is not four well-formed parts', () => {

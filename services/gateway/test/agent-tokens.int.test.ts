@@ -43,6 +43,15 @@ describe.each(testEngines())('agent tokens through the gateway on $name', ({ cre
   const publishWith = (headers: Record<string, string>) =>
     gateway.postJson('/api/products', { name: 'n', description: 'd' }, headers);
 
+  const tokenFor = async (apiKey: string): Promise<string> => {
+    const answer = await gateway.call('/api/agent-tokens', {
+      method: 'POST',
+      headers: { 'X-MCP-API-Key': apiKey },
+    });
+    expect(answer.status).toBe(201);
+    return (answer.body as { token: string }).token;
+  };
+
   it("trades a buyer's key for a signed token that authenticates as that buyer", async () => {
     const answer = await gateway.call('/api/agent-tokens', {
       method: 'POST',
@@ -67,6 +76,8 @@ describe.each(testEngines())('agent tokens through the gateway on $name', ({ cre
       issueAgentToken(AGENT_TOKEN_SECRET, buyer.accountId, GATEWAY_NOW - 2 * 3_600_000).token,
       issueAgentToken(AGENT_TOKEN_SECRET, seller.accountId, GATEWAY_NOW).token,
       issueAgentToken(AGENT_TOKEN_SECRET, 987_654, GATEWAY_NOW).token,
+      // Correctly signed, but never issued through the gateway: no key stands behind it.
+      valid,
       'not-a-token',
     ]) {
       const answer = await publishWith({ 'X-Agent-Token': token });
@@ -81,7 +92,7 @@ describe.each(testEngines())('agent tokens through the gateway on $name', ({ cre
       headers: { 'X-MCP-API-Key': seller.apiKey },
     });
     expect(asSeller.status).toBe(403);
-    const token = issueAgentToken(AGENT_TOKEN_SECRET, buyer.accountId, GATEWAY_NOW).token;
+    const token = await tokenFor(buyer.apiKey);
     const withToken = await gateway.call('/api/agent-tokens', {
       method: 'POST',
       headers: { 'X-Agent-Token': token },
@@ -91,8 +102,29 @@ describe.each(testEngines())('agent tokens through the gateway on $name', ({ cre
     expect((await gateway.call('/api/agent-tokens')).status).toBe(405);
   });
 
+  it('refuses the tokens of a key once the key is revoked, and only that key’s', async () => {
+    const keyToRevoke = (await gateway.postJson(
+      `/api/admin/accounts/${buyer.accountId}/api-keys`,
+      {},
+      { authorization: `Bearer ${ADMIN_TOKEN}` },
+    )) as { status: number; body: { api_key: string; api_key_prefix: string } };
+    expect(keyToRevoke.status).toBe(201);
+    const doomed = await tokenFor(keyToRevoke.body.api_key);
+    const kept = await tokenFor(buyer.apiKey);
+    expect((await publishWith({ 'X-Agent-Token': doomed })).status).toBe(403);
+    const revoked = await gateway.call(`/api/admin/api-keys/${keyToRevoke.body.api_key_prefix}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(revoked.status).toBe(204);
+    const refused = await publishWith({ 'X-Agent-Token': doomed });
+    expect(refused.status).toBe(401);
+    expect(refused.body).toMatchObject({ detail: expect.stringContaining('revoked') });
+    expect((await publishWith({ 'X-Agent-Token': kept })).status).toBe(403);
+  });
+
   it('refuses a request carrying both a key and a token', async () => {
-    const token = issueAgentToken(AGENT_TOKEN_SECRET, buyer.accountId, GATEWAY_NOW).token;
+    const token = await tokenFor(buyer.apiKey);
     const answer = await publishWith({ 'X-MCP-API-Key': seller.apiKey, 'X-Agent-Token': token });
     expect(answer.status).toBe(401);
     expect(answer.body).toMatchObject({ detail: expect.stringContaining('not both') });

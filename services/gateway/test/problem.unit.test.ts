@@ -63,6 +63,17 @@ describe('problem documents', () => {
     });
   });
 
+  it('answer a path parameter the router cannot percent-decode as 404: the address names no resource', () => {
+    const undecodable = Object.assign(new URIError("Failed to decode param 'F%ED%BA%A5'"), {
+      status: 400,
+      statusCode: 400,
+    });
+    expect(problems.fromError(undecodable)).toMatchObject({
+      type: 'https://market.test/problems/not-found',
+      status: 404,
+    });
+  });
+
   it('map edge-only problems by their slug', () => {
     expect(problems.fromError(new HttpProblem('unsupported-media-type', 'send JSON'))).toMatchObject({
       status: 415,

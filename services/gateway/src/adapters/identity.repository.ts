@@ -16,18 +16,26 @@ export interface NewApiKey {
   readonly createdAtMs: number;
 }
 
-/** SQL for accounts and API keys. Every method takes the connection or transaction to run on. */
+export interface AgentTokenSession {
+  readonly sessionId: string;
+  readonly apiKeyPrefix: string;
+  readonly expiresAtMs: number;
+}
+
+/** SQL for accounts, API keys and agent token sessions. Every method takes the connection or transaction to run on. */
 export class IdentityRepository {
   private readonly accounts: string;
   private readonly apiKeys: string;
   /** The LISTEN channel of revocations: `<schema>_api_key_revoked`, the payload a key prefix. */
   readonly revokedKeysChannel: string;
+  private readonly agentTokenSessions: string;
 
   constructor(schema: string) {
     const quoted = quoteIdent(schema);
     this.revokedKeysChannel = `${schema}_api_key_revoked`;
     this.accounts = `${quoted}.accounts`;
     this.apiKeys = `${quoted}.api_keys`;
+    this.agentTokenSessions = `${quoted}.agent_token_sessions`;
   }
 
   async insertAccount(q: Queryable, draft: AccountDraft, createdAtMs: number): Promise<number> {
@@ -90,6 +98,38 @@ export class IdentityRepository {
       [prefix, toIso(revokedAtMs), this.revokedKeysChannel],
     );
     return rowCount === 1;
+  }
+
+  /**
+   * Records the session of a new agent token and the key it was traded for; the same statement forgets that
+   * key's sessions that expired, so the table holds about one hour of tokens.
+   */
+  async insertAgentTokenSession(q: Queryable, session: AgentTokenSession, nowMs: number): Promise<void> {
+    await q.query(
+      `WITH expired AS (
+         DELETE FROM ${this.agentTokenSessions} WHERE api_key_prefix = $2 AND expires_at <= $4::timestamptz
+       )
+       INSERT INTO ${this.agentTokenSessions} (session_id, api_key_prefix, expires_at)
+       VALUES ($1, $2, $3::timestamptz)`,
+      [session.sessionId, session.apiKeyPrefix, toIso(session.expiresAtMs), toIso(nowMs)],
+    );
+  }
+
+  /** The role of the account whose unrevoked key issued this token session; undefined otherwise. */
+  async roleOfAgentTokenSession(
+    q: Queryable,
+    sessionId: string,
+    accountId: number,
+  ): Promise<AccountRole | undefined> {
+    const { rows } = await q.query<{ role: AccountRole }>(
+      `SELECT a.role
+         FROM ${this.agentTokenSessions} s
+         JOIN ${this.apiKeys} k ON k.prefix = s.api_key_prefix
+         JOIN ${this.accounts} a ON a.id = k.account_id
+        WHERE s.session_id = $1 AND k.account_id = $2 AND k.revoked_at IS NULL`,
+      [sessionId, accountId],
+    );
+    return rows[0]?.role;
   }
 
   /** Cheap probe that the tables exist and the database answers; used by readiness. */

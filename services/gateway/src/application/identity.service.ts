@@ -25,8 +25,8 @@ export interface IdentityService {
   /** A signed agent token for a buyer who authenticated with an API key; forbidden for anyone else. */
   issueAgentToken(principal: Principal): Promise<IssuedAgentToken>;
   /**
-   * The buyer behind a presented agent token; unauthenticated when it is malformed, tampered with, expired, or
-   * names no buyer account. A revoked key does not revoke the tokens it issued: they live an hour at most.
+   * The buyer behind a presented agent token; unauthenticated when it is malformed, tampered with, expired,
+   * issued for a key revoked since, or names no buyer account.
    */
   authenticateAgentToken(presentedToken: string): Promise<Principal>;
   /** The account's own contact details; not_found when there is no such account. */
@@ -62,6 +62,7 @@ const TOKEN_REJECTIONS: Record<AgentTokenRejection, string> = {
   malformed: 'is not <sessionId>.<expiresMs>.<buyerUserId>.<signature>',
   bad_signature: 'has an invalid signature',
   expired: 'has expired; ask POST /api/agent-tokens for a new one',
+  expiry_too_far: 'expires later than an agent token can (one hour after issue)',
 };
 
 /** Prefixes are 40 random bits; a few draws make a clash practically impossible. */
@@ -155,14 +156,27 @@ export const createIdentityService = ({
         throw forbidden('an agent token is issued for a buyer API key, not for another agent token');
       }
       if (principal.role !== 'buyer') throw forbidden('agent tokens are for buyer accounts');
-      return issueAgentToken(agentTokenSecret, principal.accountId, clock.now(), { random });
+      const now = clock.now();
+      const issued = issueAgentToken(agentTokenSecret, principal.accountId, now, { random });
+      const { sessionId, expiresAtMs } = issued;
+      const apiKeyPrefix = principal.credential.keyPrefix;
+      await repository.insertAgentTokenSession(db, { sessionId, apiKeyPrefix, expiresAtMs }, now);
+      return issued;
     },
 
     authenticateAgentToken: async (presentedToken) => {
       const verified = verifyAgentToken(agentTokenSecret, presentedToken, clock.now());
-      const role = verified.ok ? await repository.roleOf(db, verified.claims.buyerAccountId) : undefined;
+      const role = verified.ok
+        ? await repository.roleOfAgentTokenSession(
+            db,
+            verified.claims.sessionId,
+            verified.claims.buyerAccountId,
+          )
+        : undefined;
       if (!verified.ok || role !== 'buyer') {
-        const why = verified.ok ? 'names no buyer account' : TOKEN_REJECTIONS[verified.rejection];
+        const why = verified.ok
+          ? 'was issued for an API key that is revoked, or for no buyer account'
+          : TOKEN_REJECTIONS[verified.rejection];
         throw unauthenticated(`the X-Agent-Token header does not carry a valid agent token: it ${why}`);
       }
       const { buyerAccountId, sessionId } = verified.claims;

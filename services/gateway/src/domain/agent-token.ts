@@ -28,7 +28,13 @@ export interface AgentTokenClaims {
   readonly expiresAtMs: number;
 }
 
-export type AgentTokenRejection = 'malformed' | 'bad_signature' | 'expired';
+export type AgentTokenRejection = 'malformed' | 'bad_signature' | 'expired' | 'expiry_too_far';
+
+/**
+ * Clock difference between gateway replicas that an expiry may exceed `now + AGENT_TOKEN_LIFETIME_MS` by: a
+ * token one replica issued is valid on another whose clock is a little behind.
+ */
+export const AGENT_TOKEN_CLOCK_SKEW_MS = 60 * 1_000;
 
 const macOf = (secret: string, signedPart: string): Buffer =>
   createHmac('sha256', secret).update(signedPart, 'utf8').digest();
@@ -46,6 +52,9 @@ export const issueAgentToken = (
     throw new RangeError(`not an account id: ${buyerAccountId}`);
   }
   const sessionId = random(SESSION_ID_BYTES).toString('base64url');
+  if (!(lifetimeMs > 0 && lifetimeMs <= AGENT_TOKEN_LIFETIME_MS)) {
+    throw new RangeError(`an agent token lives at most ${AGENT_TOKEN_LIFETIME_MS} ms, not ${lifetimeMs}`);
+  }
   const expiresAtMs = nowMs + lifetimeMs;
   const signedPart = `${sessionId}.${expiresAtMs}.${buyerAccountId}`;
   return {
@@ -67,8 +76,10 @@ export const verifyAgentToken = (
   const parts = TOKEN_FORMAT.exec(presented);
   if (!parts) return { ok: false, rejection: 'malformed' };
   const [, sessionId = '', expires = '', buyer = '', mac = ''] = parts;
-  const expected = macOf(secret, `${sessionId}.${expires}.${buyer}`);
-  const actual = Buffer.from(mac, 'base64url');
+  // The encoded forms are compared, not the decoded bytes: 43 base64url characters carry 258 bits, so four
+  // spellings of the last character decode to the same MAC, and only the canonical one is the token.
+  const expected = Buffer.from(macOf(secret, `${sessionId}.${expires}.${buyer}`).toString('base64url'));
+  const actual = Buffer.from(mac);
   if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) {
     return { ok: false, rejection: 'bad_signature' };
   }
@@ -78,5 +89,9 @@ export const verifyAgentToken = (
     return { ok: false, rejection: 'malformed' };
   }
   if (nowMs >= expiresAtMs) return { ok: false, rejection: 'expired' };
+  // Decisions: a token lives one hour. One signed for longer (a leaked secret, a past bug) is refused.
+  if (expiresAtMs > nowMs + AGENT_TOKEN_LIFETIME_MS + AGENT_TOKEN_CLOCK_SKEW_MS) {
+    return { ok: false, rejection: 'expiry_too_far' };
+  }
   return { ok: true, claims: { sessionId, buyerAccountId, expiresAtMs } };
 };

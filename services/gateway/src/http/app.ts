@@ -20,6 +20,8 @@ import { mcpRoutes } from '../mcp/mcp.routes.js';
 import { notFoundFallback, problemErrorHandler } from './error-handler.js';
 import { Problems } from './problem.js';
 import { requestLog } from './request-log.js';
+import { noStoreByDefault } from './cache-control.js';
+import { refuseHostileQuery } from './hostile-query.js';
 import { adminRoutes } from './routes/admin.routes.js';
 import { asyncApiRoutes } from './routes/asyncapi.routes.js';
 import { agentTokensRoutes } from './routes/agent-tokens.routes.js';
@@ -100,6 +102,8 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
   app.use(requestLog(deps.logger));
   app.set('trust proxy', deps.trustProxyHops ?? 0);
   app.use(clientAddressContext);
+  app.use(noStoreByDefault);
+  app.use(refuseHostileQuery);
   const rateLimiter = deps.rateLimiter ?? RateLimiter.off();
   app.use(
     helmet({
@@ -184,6 +188,7 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
       problems,
       logger: deps.logger,
       publicBaseUrl,
+      behindProxy: (deps.trustProxyHops ?? 0) > 0,
       rateLimit: rateLimit(rateLimiter, (req) =>
         rateLimiter.catalogChecks(principalOf(req), clientAddressOfRequest(req)),
       ),

@@ -50,12 +50,15 @@ export const authenticatedPrincipalOf = (req: Request): Principal => {
   return principal;
 };
 
+const BEARER = /^Bearer (\S+)$/i;
+
 /** `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time. */
 export const requireAdminToken =
   (adminToken: string): RequestHandler =>
   (req, res, next) => {
-    const [scheme, token] = (req.get('authorization') ?? '').split(' ', 2);
-    if (scheme?.toLowerCase() !== 'bearer' || token === undefined || !secretsEqual(token, adminToken)) {
+    // The whole header is the scheme and one token (RFC 6750 2.1): `Bearer <token> junk` is not the token.
+    const token = BEARER.exec(req.get('authorization') ?? '')?.[1];
+    if (token === undefined || !secretsEqual(token, adminToken)) {
       res.set('WWW-Authenticate', 'Bearer realm="admin"');
       throw unauthenticated('the admin API needs Authorization: Bearer <ADMIN_TOKEN>');
     }

@@ -164,6 +164,10 @@ export class Problems {
     if (typeof error !== 'object' || error === null || !('status' in error)) return undefined;
     const status = error.status;
     if (typeof status !== 'number' || status < 400 || status > 499) return undefined;
+    // Express's router could not percent-decode a path parameter: such an address names no resource.
+    if (error instanceof URIError) {
+      return this.of('not-found', 'no resource at this address: its path is not percent-encoded UTF-8');
+    }
     const type = 'type' in error ? error.type : undefined;
     const message = error instanceof Error ? error.message : undefined;
     switch (type) {

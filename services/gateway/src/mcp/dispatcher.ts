@@ -1,11 +1,17 @@
 import type { AppError, Logger } from '@marketplace/platform';
-import { forbidden, isAppError, unauthenticated, validationError } from '@marketplace/platform';
+import {
+  forbidden,
+  isAppError,
+  unauthenticated,
+  unstorableTextViolations,
+  validationError,
+} from '@marketplace/platform';
 import type { ToolRegistry } from '../application/tools/registry.js';
 import type { Tool } from '../application/tools/tool.js';
 import { takesIdempotencyKey } from '../application/tools/tool.js';
 import type { Principal } from '../domain/account.js';
 import { API_KEY_HEADER } from '../http/auth.middleware.js';
-import { violationsOf } from '../http/schemas/validate.js';
+import { violationsOf, WHOLE_INPUT } from '../http/schemas/validate.js';
 import { JSON_RPC, JsonRpcError } from './json-rpc-error.js';
 import type { McpResources } from './resources.js';
 import { RESOURCE_MIME_TYPE } from './resources.js';
@@ -76,13 +82,21 @@ export class McpDispatcher {
       ]);
     }
     authorize(tool, principal);
+    // Text PostgreSQL could not store is refused here, once for every transport (docs/security.md), the
+    // arguments' depth having been capped with the body.
+    const textViolations = unstorableTextViolations(args ?? {}).map((violation) => ({
+      ...violation,
+      path: violation.path || WHOLE_INPUT,
+    }));
     const parsed = tool.inputSchema.safeParse(args ?? {});
-    if (!parsed.success) {
+    if (!parsed.success || textViolations.length > 0) {
       const prefix = options.argumentsPath;
-      const violations = violationsOf(parsed.error).map(({ path, message }) => ({
-        path: prefix === undefined ? path : `${prefix}/${path}`.replace(/\/\(root\)$/, ''),
-        message,
-      }));
+      const violations = [...textViolations, ...(parsed.success ? [] : violationsOf(parsed.error))].map(
+        ({ path, message }) => ({
+          path: prefix === undefined ? path : `${prefix}/${path}`.replace(/\/\(root\)$/, ''),
+          message,
+        }),
+      );
       throw validationError(
         `invalid arguments for ${name}: ${violations.map((v) => `${v.path} ${v.message}`).join('; ')}`,
         violations,

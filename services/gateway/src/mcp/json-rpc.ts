@@ -134,9 +134,34 @@ const resultOf = async (
   }
 };
 
+/** The methods whose params are checked before they run, each against its schema. */
+const PARAMS_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
+  'tools/call': callToolParams,
+  'resources/read': readResourceParams,
+};
+
+/**
+ * The -32602 answer to a request whose params its method cannot take (a tools/call without a name), or
+ * undefined. POST /mcp asks this before the SDK, which would answer -32603 with its schema's error dump.
+ */
+export const invalidParamsReply = (body: unknown): JsonRpcReply | undefined => {
+  const envelope = jsonRpcEnvelopeSchema.safeParse(body);
+  if (!envelope.success || envelope.data.id === undefined) return undefined;
+  const schema = PARAMS_SCHEMAS[envelope.data.method];
+  if (schema === undefined) return undefined;
+  try {
+    paramsOf(schema, envelope.data.params);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof JsonRpcError)) throw error;
+    return { status: 200, body: jsonRpcErrorResponse(envelope.data.id, error.code, error.message) };
+  }
+};
+
 /** The id of a malformed request, when it has a usable one, so the client can match the error. */
 const idOf = (body: unknown): JsonRpcId => {
   if (typeof body !== 'object' || body === null || !('id' in body)) return null;
   const { id } = body;
-  return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)) ? id : null;
+  // An id beyond 2^53 lost its value in parsing: echoing it would answer another request's id.
+  return typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)) ? id : null;
 };

@@ -37,6 +37,8 @@ export interface McpRoutesDependencies {
   readonly problems: Problems;
   readonly logger: Logger;
   readonly publicBaseUrl: string;
+  /** A reverse proxy is declared (TRUST_PROXY_HOPS > 0): its X-Forwarded-Host counts for the Host check. */
+  readonly behindProxy?: boolean;
   /** Applied on every MCP route after authentication, so a key's allowance counts on all transports alike. */
   readonly rateLimit?: RequestHandler;
 }
@@ -52,29 +54,32 @@ export const mcpRoutes = (deps: McpRoutesDependencies): Router => {
     authenticate(deps.identity, { required: false }),
     ...(deps.rateLimit ? [deps.rateLimit] : []),
   ];
-  const front: RequestHandler[] = [originGuard(deps.publicBaseUrl), ...rest];
+  const guardOptions = { behindProxy: deps.behindProxy ?? false };
+  const front: RequestHandler[] = [originGuard(deps.publicBaseUrl, undefined, guardOptions), ...rest];
   // /api/mcp/invoke and /api/mcp/stream are REST: a refusal there is a problem document.
   const restFront: RequestHandler[] = [
-    originGuard(deps.publicBaseUrl, (res, message) => sendProblem(res, problems.of('forbidden', message))),
+    originGuard(
+      deps.publicBaseUrl,
+      (res, message) => sendProblem(res, problems.of('forbidden', message)),
+      guardOptions,
+    ),
     ...rest,
   ];
   const jsonRpcErrors = jsonRpcErrorHandler(problems, deps.logger);
+  // The dispatcher checks the text of a tool's arguments, so that each transport answers as for any invalid
+  // argument; the body's depth is capped here.
+  const mcpJsonBody = jsonBody(MCP_BODY_LIMIT_BYTES, { checkText: false });
 
   router
     .route('/mcp')
-    .post(
-      ...front,
-      ...jsonBody(MCP_BODY_LIMIT_BYTES),
-      refuseBatches,
-      sdkStreamableHttp(dispatcher, deps.logger),
-    )
+    .post(...front, ...mcpJsonBody, refuseBatches, sdkStreamableHttp(dispatcher, deps.logger))
     // Stateless: no server-initiated stream to GET, no session to DELETE (MCP transports, 2025-11-25).
     .all(statelessMethodNotAllowed);
   router.use('/mcp', jsonRpcErrors);
 
   router
     .route('/api/mcp/streamable')
-    .post(...front, ...jsonBody(MCP_BODY_LIMIT_BYTES), async (req, res) => {
+    .post(...front, ...mcpJsonBody, async (req, res) => {
       const reply = await answerJsonRpc(dispatcher, principalOf(req), req.body);
       if (reply.body === undefined) res.status(reply.status).end();
       else res.status(reply.status).json(reply.body);
@@ -107,13 +112,13 @@ export const mcpRoutes = (deps: McpRoutesDependencies): Router => {
   };
   router
     .route('/api/mcp/invoke')
-    .post(...restFront, ...jsonBody(MCP_BODY_LIMIT_BYTES), async (req, res) => {
+    .post(...restFront, ...mcpJsonBody, async (req, res) => {
       res.json(await invoke(req, res));
     })
     .all(methodNotAllowed(problems, ['POST']));
   router
     .route('/api/mcp/stream')
-    .post(...restFront, ...jsonBody(MCP_BODY_LIMIT_BYTES), async (req, res) => {
+    .post(...restFront, ...mcpJsonBody, async (req, res) => {
       // The tool runs before the first byte: a failure is the same problem document as on /api/mcp/invoke.
       const result = await invoke(req, res);
       res

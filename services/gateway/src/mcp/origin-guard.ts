@@ -20,13 +20,14 @@ const hostnameOf = (host: string): string | undefined => {
 
 /**
  * DNS-rebinding protection the MCP transport specification asks for, in a form that works behind a proxy.
- * Host: the public host of PUBLIC_BASE_URL (its host:port) or a loopback name on any port; behind a proxy
- * that rewrites Host, the first X-Forwarded-Host counts instead. Origin (sent by browsers only): absent, or
+ * Host: the public host of PUBLIC_BASE_URL (its host:port) or a loopback name on any port; behind a trusted
+ * proxy (`behindProxy`) that sends X-Forwarded-Host, its first value counts instead of Host. Origin (sent by browsers only): absent, or
  * the origin of PUBLIC_BASE_URL, or a loopback origin. Anything else is 403 before any work is done.
  */
 export const originGuard = (
   publicBaseUrl: string,
   refuse: Refuse = refuseWithJsonRpcError,
+  { behindProxy = false }: { behindProxy?: boolean } = {},
 ): RequestHandler => {
   const publicUrl = new URL(publicBaseUrl);
   const allowedHost = (host: string | undefined): boolean => {
@@ -45,11 +46,11 @@ export const originGuard = (
     }
   };
   return (req, res, next) => {
-    const forwardedHost = req.get('x-forwarded-host')?.split(',')[0]?.trim();
-    if (!allowedHost(req.get('host')) && !allowedHost(forwardedHost)) {
-      res
-        .status(403)
-        .json(jsonRpcErrorResponse(null, JSON_RPC.serverError, 'Forbidden: unknown Host header'));
+    // Only a proxy the operator declared (TRUST_PROXY_HOPS) may speak for the Host: without one, any client
+    // could send X-Forwarded-Host: localhost.
+    const forwardedHost = behindProxy ? req.get('x-forwarded-host')?.split(',')[0]?.trim() : undefined;
+    if (!allowedHost(forwardedHost ?? req.get('host'))) {
+      refuse(res, 'Forbidden: unknown Host header');
       return;
     }
     const origin = req.get('origin');

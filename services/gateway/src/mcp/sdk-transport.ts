@@ -14,6 +14,7 @@ import type { Principal } from '../domain/account.js';
 import { principalOf } from '../http/auth.middleware.js';
 import { requestIdOf } from '../http/request-log.js';
 import type { McpDispatcher } from './dispatcher.js';
+import { invalidParamsReply } from './json-rpc.js';
 import { JSON_RPC, jsonRpcErrorResponse } from './json-rpc-error.js';
 import { listResources, listResourceTemplates, listTools } from './listings.js';
 import { MCP_CAPABILITIES, MCP_INSTRUCTIONS, MCP_SERVER_INFO } from './server-info.js';
@@ -48,6 +49,11 @@ export const sdkStreamableHttp = (dispatcher: McpDispatcher, logger: Logger): Re
   };
 
   return async (req, res) => {
+    const refused = invalidParamsReply(req.body);
+    if (refused !== undefined) {
+      res.status(refused.status).json(refused.body);
+      return;
+    }
     const server = serverFor(principalOf(req));
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,

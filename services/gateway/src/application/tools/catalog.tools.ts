@@ -4,11 +4,11 @@ import { CATALOG_SEARCH_LIMITS, CATEGORIES, CONDITIONS, LISTING_LIMITS } from '@
 import type { Principal } from '../../domain/account.js';
 import type { CatalogQueries, PricingRecommendation, ProductPage } from '../catalog.queries.js';
 import type { ProductDetails } from '../product.views.js';
+import { productIdSchema } from '../../http/schemas/checkout.schema.js';
 import type { Tool } from './tool.js';
 
 /** The catalog's text limit (see @marketplace/search): longer queries are refused, not truncated. */
 const MAX_QUERY_CHARACTERS = 1_000;
-const PRODUCT_ID = /^product_[1-9][0-9]{0,15}$/;
 
 const category = z.enum(CATEGORIES, { error: `must be one of ${CATEGORIES.join(', ')}` });
 const condition = z.enum(CONDITIONS, { error: `must be one of ${CONDITIONS.join(', ')}` });
@@ -44,7 +44,7 @@ export const searchInventoryInput = z.object({
 
 /** get_product_details (spec 4.3). */
 export const getProductDetailsInput = z.object({
-  product_id: z.string({ error: 'must be a string' }).regex(PRODUCT_ID, 'must look like product_<number>'),
+  product_id: productIdSchema,
 });
 
 /** get_pricing_recommendation (spec 4.3), a seller tool. */

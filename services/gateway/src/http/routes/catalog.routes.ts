@@ -121,6 +121,7 @@ export const catalogRouteDocs: readonly RouteDoc[] = [
     responses: {
       200: { description: 'Matches, most similar first', schema: semanticMatchesOutput },
       400: 'Invalid body (each offending field in errors)',
+      413: `The body is larger than ${SEMANTIC_SEARCH_BODY_LIMIT_BYTES / 1024} KiB`,
       503: 'The embedding provider is not configured (EMBEDDINGS_PROVIDER=none) or did not answer',
     },
   },

@@ -169,6 +169,7 @@ export const quotesRouteDocs: readonly RouteDoc[] = [
     responses: {
       201: { description: 'The quote request was submitted', schema: submittedQuoteRequestSchema },
       400: 'Invalid request (each offending field in errors)',
+      413: `The body is larger than ${QUOTE_BODY_LIMIT_BYTES / 1024} KiB`,
       401: 'A credential was sent but is not valid',
       404: 'No such product, or it is not publicly listed',
     },

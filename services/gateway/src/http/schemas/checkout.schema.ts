@@ -1,15 +1,17 @@
 import { z } from 'zod';
+import { parseProductId } from '@marketplace/platform';
 import { QUOTE_LIMITS } from '@marketplace/vocabulary';
 import { isCountryCode } from '../../domain/country-codes.js';
 
-const PRODUCT_ID = /^product_[1-9][0-9]{0,15}$/;
 /** A sanity bound on one line, far above any bulk threshold (such lines are escalated, not refused). */
 export const MAX_LINE_QUANTITY = 1_000_000;
 export const MAX_CHECKOUT_LINES = 50;
 
+/** `product_<n>` with n a safe integer, so no id beyond 2^53 travels on (docs/security.md, "Hostile input"). */
 export const productIdSchema = z
   .string({ error: 'must be a string' })
-  .regex(PRODUCT_ID, 'must look like product_<number>');
+  .regex(/^product_[1-9][0-9]{0,15}$/, { message: 'must look like product_<number>', abort: true })
+  .refine((id) => parseProductId(id) !== undefined, `must number at most ${Number.MAX_SAFE_INTEGER}`);
 
 export const quantitySchema = z
   .number({ error: 'must be a whole number' })

@@ -51,7 +51,10 @@ export type SkipReason = (typeof SKIP_REASONS)[number];
 export const INVALID_ORDER_ID = 'The order id is not a positive whole number';
 
 export const orderIdParamsSchema = z.object({
-  id: z.string().regex(/^[1-9][0-9]{0,15}$/, 'must be an order id (a positive whole number)'),
+  id: z
+    .string()
+    .regex(/^[1-9][0-9]{0,15}$/, { message: 'must be an order id (a positive whole number)', abort: true })
+    .refine((id) => Number.isSafeInteger(Number(id)), `must be at most ${Number.MAX_SAFE_INTEGER}`),
 });
 
 export const orderIdsSchema = z

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { LISTING_LIMITS, QUOTE_ACTIONS, QUOTE_LIMITS, QUOTE_STATUS_FILTERS } from '@marketplace/vocabulary';
 import { once, optionalParameter, wholeNumber } from './catalog-search.schema.js';
+import { productIdSchema } from './checkout.schema.js';
 import { characterCount } from './validate.js';
-
-const PRODUCT_ID = /^product_[1-9][0-9]{0,15}$/;
 
 const boundedText = (maxLength: number) =>
   z
@@ -12,7 +11,7 @@ const boundedText = (maxLength: number) =>
 
 /** Shared by the REST body and the request_quote tool, whose field names differ. */
 export const quoteRequestFields = {
-  product_id: z.string({ error: 'must be a string' }).regex(PRODUCT_ID, 'must look like product_<number>'),
+  product_id: productIdSchema,
   quantity: z
     .number({ error: 'must be a whole number' })
     .int('must be a whole number')

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CATEGORIES, CONDITIONS, LISTING_LIMITS } from '@marketplace/vocabulary';
+import { productIdSchema as productIdTextSchema } from './checkout.schema.js';
 import { dollars, requiredText, text } from './create-listing.schema.js';
 
 /**
@@ -45,10 +46,7 @@ export const listingQuantityBodySchema = z
 export const BULK_MAX_IDS = 200;
 
 /** `product_12` or `12`, as the REST paths and the bulk_update_listings tool (integers) name products. */
-const productIdSchema = z.union([
-  z.string().regex(/^product_[1-9][0-9]{0,15}$/, 'must be product_<number>'),
-  z.int().positive('must be a positive product number'),
-]);
+const productIdSchema = z.union([productIdTextSchema, z.int().positive('must be a positive product number')]);
 
 const productIdsSchema = z
   .array(productIdSchema)
