@@ -1,3 +1,9 @@
 import { jestConfig } from '../jest.preset.js';
 
-export default jestConfig('e2e');
+const config = jestConfig('e2e');
+
+export default {
+  ...config,
+  // faults/ is a project of its own (the tools layer).
+  testPathIgnorePatterns: [...config.testPathIgnorePatterns, '<rootDir>/faults/'],
+};
