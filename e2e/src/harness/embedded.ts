@@ -11,6 +11,9 @@ import { RATE_LIMITS_OFF } from './rate-limits.js';
 /** How long start-up may take; E2E_READY_TIMEOUT_MS raises it on a loaded machine (several suites at once). */
 const READY_TIMEOUT_MS = Number(process.env['E2E_READY_TIMEOUT_MS'] ?? 60_000);
 
+/** The process's output, in its DATA_DIR (read by the files that share one: `shared-marketplace.ts`). */
+export const MARKETPLACE_LOG = 'marketplace.log';
+
 /** `pnpm start` as a user runs it: one process, embedded PostgreSQL and log, data under a DATA_DIR. */
 export class EmbeddedMarketplace {
   private constructor(
@@ -25,22 +28,30 @@ export class EmbeddedMarketplace {
   /**
    * `env` is added to the process's environment. Rate limits are off unless `env` sets them: suites poll the
    * catalog far faster than an agent may, and the rate-limit suite sets its own small allowances.
+   * `readyTimeoutMs` replaces the default wait for readiness (E2E_READY_TIMEOUT_MS, else 60 s).
    */
-  static async start(options: { env?: Record<string, string> } = {}): Promise<EmbeddedMarketplace> {
+  static async start(
+    options: { env?: Record<string, string>; readyTimeoutMs?: number } = {},
+  ): Promise<EmbeddedMarketplace> {
     const dataDir = await mkdtemp(join(tmpdir(), 'marketplace-e2e-'));
     const port = await freePort();
     const adminToken = randomBytes(24).toString('hex');
-    const process = new ManagedProcess('marketplace', join(repoRoot, 'runner/dist/src/embedded.main.js'), {
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      ADMIN_TOKEN: adminToken,
-      OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
-      // One converted word-vector table for every suite: a fresh DATA_DIR would convert it again at each start.
-      EMBEDDINGS_CACHE_DIR: join(tmpdir(), 'marketplace-e2e-embeddings'),
-      ...RATE_LIMITS_OFF,
-      ...options.env,
-    });
+    const process = new ManagedProcess(
+      'marketplace',
+      join(repoRoot, 'runner/dist/src/embedded.main.js'),
+      {
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        ADMIN_TOKEN: adminToken,
+        OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+        // One converted word-vector table for every suite: a fresh DATA_DIR would convert it again at each start.
+        EMBEDDINGS_CACHE_DIR: join(tmpdir(), 'marketplace-e2e-embeddings'),
+        ...RATE_LIMITS_OFF,
+        ...options.env,
+      },
+      join(dataDir, MARKETPLACE_LOG),
+    );
     const marketplace = new EmbeddedMarketplace(
       adminToken,
       process,
@@ -49,7 +60,12 @@ export class EmbeddedMarketplace {
       await startImageServer(),
     );
     process.start();
-    await marketplace.waitUntilReady();
+    try {
+      await marketplace.waitUntilReady(options.readyTimeoutMs);
+    } catch (error) {
+      await marketplace.stop(); // a start that failed leaves no process behind
+      throw error;
+    }
     return marketplace;
   }
 
