@@ -32,8 +32,7 @@ export interface E2eMarketplace {
 
 /** The global set-up's part: starts the shared marketplace and publishes its address to the workers. */
 export const startSharedMarketplace = async (): Promise<EmbeddedMarketplace> => {
-  // Generous, as for a cluster: every file of the group waits on this one start, on a machine that may be busy.
-  const marketplace = await EmbeddedMarketplace.start({ readyTimeoutMs: 180_000 });
+  const marketplace = await EmbeddedMarketplace.start();
   const address: SharedAddress = {
     baseUrl: marketplace.client.baseUrl,
     adminToken: marketplace.adminToken,
