@@ -2,3 +2,4 @@ export * from './harness/processes.js';
 export * from './harness/marketplace-client.js';
 export * from './harness/cluster.js';
 export * from './harness/embedded.js';
+export * from './harness/shared-marketplace.js';

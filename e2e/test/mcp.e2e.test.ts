@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { readFile } from 'node:fs/promises';
 import { XMLParser } from 'fast-xml-parser';
 import { validateXML } from 'xmllint-wasm';
-import { EmbeddedMarketplace } from '../src/harness/embedded.js';
+import { sharedMarketplace, type E2eMarketplace } from '../src/harness/shared-marketplace.js';
 import { eventually } from '../src/harness/processes.js';
 
 /** Cases per tool of the fuzzed-arguments tests: 12 in `pnpm test`, FUZZ_RUNS=1000 for the nightly size. */
@@ -56,7 +56,7 @@ interface Account {
  * agent-facing documents over a real catalog (feed pages, sitemap, markdown renditions).
  */
 describe('MCP conformance (embedded mode)', () => {
-  let marketplace: EmbeddedMarketplace;
+  let marketplace: E2eMarketplace;
   let seller: Account;
   let otherSeller: Account;
   let buyer: Account;
@@ -111,7 +111,7 @@ describe('MCP conformance (embedded mode)', () => {
   };
 
   beforeAll(async () => {
-    marketplace = await EmbeddedMarketplace.start();
+    marketplace = await sharedMarketplace();
     [seller, otherSeller, buyer] = await Promise.all([
       marketplace.client.createAccount('seller', 'Mcp Seller'),
       marketplace.client.createAccount('seller', 'Mcp Other Seller'),
@@ -142,7 +142,7 @@ describe('MCP conformance (embedded mode)', () => {
     await eventually(
       async () =>
         (await marketplace.client.search({ q: 'vantrell' })).pagination.total === 3 ? true : undefined,
-      { timeoutMs: 15_000, describe: () => `listings not searchable:\n${marketplace.process.logs}` },
+      { timeoutMs: 15_000, describe: () => `listings not searchable:\n${marketplace.logs()}` },
     );
     [anonymous, asSeller, asBuyer] = await Promise.all([connect(), connect(seller), connect(buyer)]);
     tools = (await anonymous.listTools()).tools;

@@ -3,7 +3,7 @@ import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { EmbeddedMarketplace } from '../src/harness/embedded.js';
+import { sharedMarketplace, type E2eMarketplace } from '../src/harness/shared-marketplace.js';
 
 /**
  * The OWASP API Security Top 10 (2023) as tests against the gateway of `pnpm start` (docs/security.md maps each
@@ -15,7 +15,7 @@ type Answer = { status: number; body: unknown; headers: Headers };
 const HEADERS_DEADLINE_MS = 10_000 + 1_000;
 
 describe('OWASP API Security Top 10 (2023) at the gateway', () => {
-  let marketplace: EmbeddedMarketplace;
+  let marketplace: E2eMarketplace;
   let alice: { accountId: number; apiKey: string };
   let bob: { accountId: number; apiKey: string };
   let buyer: { accountId: number; apiKey: string };
@@ -56,7 +56,7 @@ describe('OWASP API Security Top 10 (2023) at the gateway', () => {
   });
 
   beforeAll(async () => {
-    marketplace = await EmbeddedMarketplace.start();
+    marketplace = await sharedMarketplace();
     slowClient = trickleHeaders(new URL(marketplace.client.baseUrl));
     slowClient.catch(() => undefined); // awaited by its test; handled here so it never goes unhandled
     alice = await marketplace.client.createAccount('seller', 'Alice Security');

@@ -8,8 +8,14 @@ import { eventually, freePort, ManagedProcess, repoRoot } from './processes.js';
 import { MarketplaceClient } from './marketplace-client.js';
 import { RATE_LIMITS_OFF } from './rate-limits.js';
 
-/** How long start-up may take; E2E_READY_TIMEOUT_MS raises it on a loaded machine (several suites at once). */
-const READY_TIMEOUT_MS = Number(process.env['E2E_READY_TIMEOUT_MS'] ?? 60_000);
+/**
+ * How long start-up may take (E2E_READY_TIMEOUT_MS to change it): generous, as for a cluster, since jest runs
+ * one file per core and each may be starting a marketplace on a machine busy with other work.
+ */
+const READY_TIMEOUT_MS = Number(process.env['E2E_READY_TIMEOUT_MS'] ?? 180_000);
+
+/** The process's output, in its DATA_DIR (read by the files that share one: `shared-marketplace.ts`). */
+export const MARKETPLACE_LOG = 'marketplace.log';
 
 /** `pnpm start` as a user runs it: one process, embedded PostgreSQL and log, data under a DATA_DIR. */
 export class EmbeddedMarketplace {
@@ -30,17 +36,22 @@ export class EmbeddedMarketplace {
     const dataDir = await mkdtemp(join(tmpdir(), 'marketplace-e2e-'));
     const port = await freePort();
     const adminToken = randomBytes(24).toString('hex');
-    const process = new ManagedProcess('marketplace', join(repoRoot, 'runner/dist/src/embedded.main.js'), {
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      ADMIN_TOKEN: adminToken,
-      OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
-      // One converted word-vector table for every suite: a fresh DATA_DIR would convert it again at each start.
-      EMBEDDINGS_CACHE_DIR: join(tmpdir(), 'marketplace-e2e-embeddings'),
-      ...RATE_LIMITS_OFF,
-      ...options.env,
-    });
+    const process = new ManagedProcess(
+      'marketplace',
+      join(repoRoot, 'runner/dist/src/embedded.main.js'),
+      {
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        ADMIN_TOKEN: adminToken,
+        OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+        // One converted word-vector table for every suite: a fresh DATA_DIR would convert it again at each start.
+        EMBEDDINGS_CACHE_DIR: join(tmpdir(), 'marketplace-e2e-embeddings'),
+        ...RATE_LIMITS_OFF,
+        ...options.env,
+      },
+      join(dataDir, MARKETPLACE_LOG),
+    );
     const marketplace = new EmbeddedMarketplace(
       adminToken,
       process,
@@ -49,7 +60,12 @@ export class EmbeddedMarketplace {
       await startImageServer(),
     );
     process.start();
-    await marketplace.waitUntilReady();
+    try {
+      await marketplace.waitUntilReady();
+    } catch (error) {
+      await marketplace.stop(); // a start that failed leaves no process behind
+      throw error;
+    }
     return marketplace;
   }
 

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { readdir, readFile, readlink } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -24,11 +25,14 @@ export const freePort = async (): Promise<number> => {
 export class ManagedProcess {
   private child: ChildProcess | undefined;
   private output = '';
+  private logStream: WriteStream | undefined;
 
+  /** `logFile`: where the output is also appended, for readers in other processes (jest's workers). */
   constructor(
     readonly name: string,
     private readonly entry: string,
     private readonly env: Record<string, string>,
+    private readonly logFile?: string,
   ) {}
 
   start(): void {
@@ -38,8 +42,10 @@ export class ManagedProcess {
       env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    if (this.logFile !== undefined) this.logStream ??= createWriteStream(this.logFile, { flags: 'a' });
     const keep = (chunk: Buffer): void => {
       this.output = (this.output + chunk.toString()).slice(-20_000);
+      this.logStream?.write(chunk);
     };
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
@@ -77,6 +83,8 @@ export class ManagedProcess {
       return code;
     } finally {
       clearTimeout(timer);
+      this.logStream?.end();
+      this.logStream = undefined;
     }
   }
 }

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createEmbeddedDatabase } from '../src/index.js';
-import { TEST_ENGINE_CREATE_TIMEOUT_MS, testEngines } from '../src/testing/index.js';
+import { TEST_ENGINE_CREATE_TIMEOUT_MS, contractTestEngines } from '../src/testing/index.js';
 import { describeDatabaseContract, latch } from './database.contract.js';
 
 // The preset's testTimeout does not apply when jest runs all projects from the root.
 jest.setTimeout(30_000);
 
-describeDatabaseContract(testEngines().find((engine) => engine.name === 'pglite')!);
+describeDatabaseContract(contractTestEngines().find((engine) => engine.name === 'pglite')!);
 
 describe('the embedded adapter with a data directory', () => {
   let parent: string;

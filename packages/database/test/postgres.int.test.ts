@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { createServer, connect, type AddressInfo, type Server } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createPostgresDatabase, isConnectionFailure, waitForDatabase, type Database } from '../src/index.js';
-import { TEST_DATABASE_URL, freshSchemaName, testEngines } from '../src/testing/index.js';
+import { TEST_DATABASE_URL, freshSchemaName, contractTestEngines } from '../src/testing/index.js';
 import { describeDatabaseContract, latch, within } from './database.contract.js';
 
 // The preset's testTimeout does not apply when jest runs all projects from the root.
 jest.setTimeout(30_000);
 
-describeDatabaseContract(testEngines().find((engine) => engine.name === 'postgres')!);
+describeDatabaseContract(contractTestEngines().find((engine) => engine.name === 'postgres')!);
 
 const pgServer = new URL(TEST_DATABASE_URL);
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Database } from '@marketplace/database';
-import { dropSchema, freshSchemaName, testEngines } from '@marketplace/database/testing';
+import { dropSchema, freshSchemaName, contractTestEngines } from '@marketplace/database/testing';
 import type { EventLog } from '../src/eventlog.port.js';
 import { eachMessage, partitionOf } from '../src/eventlog.port.js';
 import { createEmbeddedEventLog, type EmbeddedEventLogOptions } from '../src/embedded.event-log.js';
@@ -78,7 +78,7 @@ const fastSettings: Partial<EmbeddedEventLogOptions> = {
   retry: { initialDelayMs: 20, maxDelayMs: 200 },
 };
 
-describe.each(testEngines())('embedded event log on $name', ({ create }) => {
+describe.each(contractTestEngines())('embedded event log on $name', ({ create }) => {
   const schema = freshSchemaName('eventlog_test');
   let db: Database;
   beforeAll(async () => {

@@ -4,7 +4,7 @@ import {
   dropSchema,
   freshSchemaName,
   TEST_ENGINE_CREATE_TIMEOUT_MS,
-  testEngines,
+  contractTestEngines,
 } from '@marketplace/database/testing';
 import { createMemoryRateLimitStore, createPostgresRateLimitStore } from '../src/index.js';
 import { rateLimitStoreContract } from '../src/testing/index.js';
@@ -13,7 +13,7 @@ describe('in-process rate-limit store', () => {
   rateLimitStoreContract(async () => createMemoryRateLimitStore());
 });
 
-describe.each(testEngines())('PostgreSQL rate-limit store on $name', ({ create }) => {
+describe.each(contractTestEngines())('PostgreSQL rate-limit store on $name', ({ create }) => {
   let db: Database;
   const schemas: string[] = [];
 

@@ -5,17 +5,16 @@ import { runAccountsCli } from '../src/cli/accounts.cli.js';
 import { ADMIN_TOKEN, CapturedLog, TestGateway } from './support/gateway-harness.js';
 import { InMemoryBackends } from './support/in-memory-backends.js';
 
-const pglite = testEngines().find(({ name }) => name === 'pglite');
+const [engine] = testEngines();
 
-/** The CLI over real HTTP against a running gateway; the admin API itself is covered on both engines elsewhere. */
+/** The CLI over real HTTP against a running gateway; the admin API itself is covered elsewhere. */
 describe('accounts CLI against a gateway', () => {
   let db: Database;
   let backends: InMemoryBackends;
   let gateway: TestGateway;
 
   beforeAll(async () => {
-    if (!pglite) throw new Error('no pglite engine');
-    db = await pglite.create();
+    db = await engine!.create();
     backends = await InMemoryBackends.start(new CapturedLog().logger);
     gateway = await TestGateway.start(db, {
       services: { listing: backends.address, catalog: backends.address },

@@ -39,28 +39,40 @@ export interface TestEngine {
   create(): Promise<Database>;
 }
 
-/**
- * Both engines, for `describe.each(testEngines())('$name', ({ create }) => ...)`, so an integration suite
- * runs on real PostgreSQL and on PGlite (in memory).
- */
-export const testEngines = (): TestEngine[] => [
-  {
-    name: 'postgres',
-    async create() {
-      // A small pool: jest runs many test files at once against one server.
-      const db = createPostgresDatabase({
-        url: TEST_DATABASE_URL,
-        poolSize: 4,
-        applicationName: 'marketplace-test',
-      });
-      try {
-        await waitForDatabase(db, { timeoutMs: 10_000 });
-      } catch (error) {
-        await db.close();
-        throw error;
-      }
-      return db;
-    },
+const POSTGRES: TestEngine = {
+  name: 'postgres',
+  async create() {
+    // A small pool: jest runs many test files at once against one server.
+    const db = createPostgresDatabase({
+      url: TEST_DATABASE_URL,
+      poolSize: 4,
+      applicationName: 'marketplace-test',
+    });
+    try {
+      await waitForDatabase(db, { timeoutMs: 10_000 });
+    } catch (error) {
+      await db.close();
+      throw error;
+    }
+    return db;
   },
-  { name: 'pglite', create: () => createEmbeddedDatabase() },
-];
+};
+const PGLITE: TestEngine = { name: 'pglite', create: () => createEmbeddedDatabase() };
+
+/**
+ * Both engines, always: for a port's contract suite (the `Database` contract, the embedded event log, the
+ * PostgreSQL rate-limit store), whose point is that every engine behaves the same.
+ */
+export const contractTestEngines = (): TestEngine[] => [POSTGRES, PGLITE];
+
+/**
+ * The engines an integration suite runs on, for `describe.each(testEngines())('$name', ({ create }) => ...)`:
+ * PostgreSQL alone, since the SQL is the same on both and the contract suites hold PGlite to it. TEST_ENGINES
+ * (comma-separated: `postgres,pglite`) chooses others, e.g. to run every suite on PGlite as well.
+ */
+export const testEngines = (): TestEngine[] =>
+  (process.env['TEST_ENGINES'] ?? 'postgres').split(',').map((name) => {
+    const engine = contractTestEngines().find((candidate) => candidate.name === name.trim());
+    if (!engine) throw new Error(`TEST_ENGINES: unknown engine "${name.trim()}" (postgres, pglite)`);
+    return engine;
+  });
