@@ -4,13 +4,15 @@ import {
   idempotencyKeysMigration,
   projectionMigrations,
 } from '@marketplace/eventsourcing';
+import { outgoingMailMigration } from '@marketplace/outgoing-mail';
 import { imageLibraryMigration, imageLibraryRecentMigration } from './image-library.table.js';
 import { productNumberSequenceMigration } from './product-number.sequence.js';
-import { stalenessMigration } from './staleness.tables.js';
+import { stalenessMailQueueMigration, stalenessMigration } from './staleness.tables.js';
 
 /**
  * Everything the listing schema holds: the event store (also the outbox), the product number sequence, the image
- * library, the staleness projections and the idempotency keys of created listings.
+ * library, the staleness projections, the idempotency keys of created listings and the outgoing-mail queue of
+ * the staleness reminders.
  */
 export const listingMigrations: readonly Migration[] = [
   ...eventStoreMigrations,
@@ -20,4 +22,6 @@ export const listingMigrations: readonly Migration[] = [
   stalenessMigration,
   imageLibraryRecentMigration,
   idempotencyKeysMigration,
+  outgoingMailMigration,
+  stalenessMailQueueMigration,
 ];
