@@ -36,7 +36,7 @@ export const outgoingMailMigration: Migration = {
 };
 
 /**
- * The claimed outgoing-mail queue (`docs/architecture.md`, "How work moves"): a writer records its emails with
+ * The claimed outgoing-mail queue (`docs/architecture.md`, "Outgoing mail"): a writer records its emails with
  * `enqueue` in its own transaction; the worker claims due rows with `FOR UPDATE SKIP LOCKED` (replicas never
  * claim the same row) and, in the same statement, counts the attempt and pushes the row's due time a lease
  * ahead. The send happens after that statement committed, outside any transaction; `markSent` or `retryLater`

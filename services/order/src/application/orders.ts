@@ -279,7 +279,7 @@ const DISPUTE_MAILS_PER_TRANSACTION = 100;
 /**
  * Queues the operator's email for every dispute notice not queued yet, in the caller's transaction (the dispute's
  * own, or the start-up pass for notices recorded while `ADMIN_EMAIL` was unset); the outgoing-mail worker sends
- * them after the commit, so no transaction waits on the mail server (`docs/architecture.md`, "How work moves").
+ * them after the commit, so no transaction waits on the mail server (`docs/architecture.md`, "Outgoing mail").
  * Without `ADMIN_EMAIL` the notices wait. Resolves to the number queued.
  */
 export const queueDisputeMails = async (deps: OrderDependencies, tx: Transaction): Promise<number> => {

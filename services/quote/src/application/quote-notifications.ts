@@ -15,7 +15,7 @@ export const QUOTE_TOPIC = 'marketplace.quote.v1';
  * The quote emails, from the log, never on the request path: a new request to its seller, a response to the
  * buyer. Through `startProjection`, each event's email is queued in the outgoing-mail table inside the
  * transaction that records the event as applied; the outgoing-mail worker sends it after the commit, so no
- * transaction waits on the mail server (`docs/architecture.md`, "How work moves"). The email's Message-ID is
+ * transaction waits on the mail server (`docs/architecture.md`, "Outgoing mail"). The email's Message-ID is
  * stable per request and step, the queue's key: a redelivered event queues nothing new.
  * A request whose seller contact has not been projected yet fails and waits for it (the log delivers it again).
  */
