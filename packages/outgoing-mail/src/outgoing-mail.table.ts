@@ -127,6 +127,15 @@ export class OutgoingMailTable {
     return due === null || due === undefined ? undefined : Number(due);
   }
 
+  /**
+   * Deletes messages sent before `before` (their bodies may hold links with tokens; nothing reads them). The
+   * writers' own records (applied events, reminder periods, dispute notices) keep a repeat from queueing them again.
+   */
+  async purgeSentBefore(db: Queryable, before: number): Promise<number> {
+    const { rowCount } = await db.query(`DELETE FROM ${this.table} WHERE sent_at_ms < $1`, [before]);
+    return rowCount;
+  }
+
   /** Messages queued and not sent yet (for readiness checks and tests). */
   async unsentCount(db: Queryable): Promise<number> {
     const { rows } = await db.query<{ n: string }>(

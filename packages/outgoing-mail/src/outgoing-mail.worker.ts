@@ -21,6 +21,7 @@ export const retryDelayAfter = (attempts: number, delaysMs: readonly number[]): 
 };
 
 const MIN_PAUSE_MS = 10;
+const PURGE_INTERVAL_MS = 60 * 60_000;
 
 export interface OutgoingMailWorkerOptions {
   readonly db: Database;
@@ -39,6 +40,8 @@ export interface OutgoingMailWorkerOptions {
   readonly pollMs?: number;
   /** Default DEFAULT_RETRY_DELAYS_MS. */
   readonly retryDelaysMs?: readonly number[];
+  /** How long a sent message is kept before the loop deletes it (checked hourly); default 7 days. */
+  readonly keepSentMs?: number;
   /** False: no background loop, only `processDue()` calls (tests that drive a virtual clock); default true. */
   readonly runLoop?: boolean;
 }
@@ -63,6 +66,8 @@ export const startOutgoingMailWorker = (options: OutgoingMailWorkerOptions): Out
   const leaseMs = options.leaseMs ?? 60_000;
   const pollMs = options.pollMs ?? 2_000;
   const retryDelaysMs = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
+  const keepSentMs = options.keepSentMs ?? 7 * 24 * 60 * 60_000;
+  let purgedAt = Number.NEGATIVE_INFINITY;
   let stopped = false;
   // A wake-up that came while the loop was busy is kept, so mail committed during a claim is not left to the poll.
   let wokenWhileBusy = false;
@@ -119,6 +124,10 @@ export const startOutgoingMailWorker = (options: OutgoingMailWorkerOptions): Out
       try {
         wokenWhileBusy = false;
         await processDue();
+        if (clock.now() - purgedAt >= PURGE_INTERVAL_MS) {
+          purgedAt = clock.now();
+          await table.purgeSentBefore(db, purgedAt - keepSentMs);
+        }
         const nextDue = await table.nextDueAt(db);
         const untilDue = nextDue === undefined ? pollMs : nextDue - clock.now();
         // At least a few ms: a due row another replica is claiming right now must not spin this loop.

@@ -149,6 +149,32 @@ describe.each(testEngines())('outgoing mail on $name', ({ create }) => {
     expect(mailer.sent.map((sent) => sent.messageId)).toEqual([message.messageId]);
   });
 
+  it('deletes sent messages older than the cut-off, never unsent ones', async () => {
+    const clock = new ManualClock(4_000_000);
+    const sent = mail();
+    const unsent = mail();
+    await db.transaction((tx) => table.enqueue(tx, [sent], clock.now()));
+    const mailer = new ScriptedMailer();
+    const worker = startOutgoingMailWorker({ db, table, mailer, clock, logger, runLoop: false });
+    expect(await worker.processDue()).toBe(1);
+    await db.transaction((tx) => table.enqueue(tx, [unsent], clock.now()));
+    const kept = async () =>
+      (
+        await db.query<{ message_id: string }>(
+          `SELECT message_id FROM ${quoteIdent(schema)}.outgoing_mail WHERE message_id = ANY($1::text[])`,
+          [[sent.messageId, unsent.messageId]],
+        )
+      ).rows
+        .map((row) => row.message_id)
+        .sort();
+    // Sent at 4_000_000: kept by a cut-off at that instant, deleted by one after it.
+    await table.purgeSentBefore(db, 4_000_000);
+    expect(await kept()).toEqual([sent.messageId, unsent.messageId].sort());
+    await table.purgeSentBefore(db, 4_000_001);
+    expect(await kept()).toEqual([unsent.messageId]);
+    expect(await worker.processDue()).toBe(1);
+  });
+
   it('takes a claimed message again once its lease ran out (its worker died mid-send)', async () => {
     const clock = new ManualClock(3_000_000);
     const message = mail();
