@@ -11,6 +11,7 @@ import {
   postgresStoreCost,
   quoteRequestsCluster,
   quoteRequestsEmbedded,
+  quoteRequestsEmbeddedSlowSmtp,
 } from './quote/quote-requests.bench.js';
 import { mcpSearch } from './mcp/mcp-search.bench.js';
 import { checkout } from './order/checkout.bench.js';
@@ -57,6 +58,13 @@ const scenarios: Record<string, () => Promise<Record<string, unknown>>> = {
   'semantic-search.local': async () => ({ ...(await semanticSearchLocal()) }),
   'quote-requests.cluster-nats': () => quoteRequestsCluster({ concurrency: 64, durationMs: 15_000 }),
   'quote-requests.embedded': () => quoteRequestsEmbedded({ concurrency: 64, durationMs: 15_000 }),
+  // A mail server taking 150 ms per message (about the exchange issue 15 measured; SMTP_DELAY_MS another), 16 clients.
+  'quote-requests.embedded-slow-smtp': () =>
+    quoteRequestsEmbeddedSlowSmtp({
+      concurrency: 16,
+      durationMs: 10_000,
+      smtpDelayMs: Number(process.env['SMTP_DELAY_MS'] ?? 150),
+    }),
   'rate-limit-store.postgres': async () => ({ concurrency: 16, ...(await postgresStoreCost(16, 10_000)) }),
   'checkout.cluster-nats': () => checkout('cluster-nats', checkoutOptions),
   'checkout.embedded': () => checkout('embedded', checkoutOptions),

@@ -8,6 +8,7 @@ import { summarize } from '../stats.js';
 import { meterCpu } from '../process-cpu.js';
 import type { RunningMarketplace } from '../marketplace.js';
 import { withMarketplace } from '../marketplace.js';
+import { startSlowSmtpCapture } from './slow-smtp-capture.js';
 
 export interface QuoteRequestsOptions {
   /** Clients sending back to back. */
@@ -18,8 +19,42 @@ export interface QuoteRequestsOptions {
 /** Distinct buyers and quantities the load cycles through (every request a new email, as agents send them). */
 const QUOTE_BODIES = 4_096;
 
-const countMail = async (directory: string): Promise<number> =>
+const countEmlFiles = async (directory: string): Promise<number> =>
   (await readdir(directory).catch(() => [] as string[])).filter((name) => name.endsWith('.eml')).length;
+
+/** How the run sees the emails and what else it measures. */
+interface QuoteRequestsRun {
+  /** Seller emails delivered so far; default the `.eml` files of the marketplace's mail directory. */
+  readonly countMail?: () => Promise<number>;
+  /** Reads the product's details one after another during the load: how long other requests wait. */
+  readonly probeReads?: boolean;
+  /** Measure raw node:http with the same POSTs (the same-run limit); default true. */
+  readonly rawHttpLimit?: boolean;
+}
+
+/** `GET` of `path` one at a time until `until` settles: each answer's latency, and how many were not 200. */
+const probeWhile = async (
+  baseUrl: string,
+  path: string,
+  until: Promise<unknown>,
+): Promise<{ latenciesMs: number[]; notOk: number }> => {
+  let done = false;
+  const finish = () => {
+    done = true;
+  };
+  until.then(finish, finish);
+  const latenciesMs: number[] = [];
+  let notOk = 0;
+  while (!done) {
+    const started = performance.now();
+    const answer = await fetch(`${baseUrl}${path}`);
+    await answer.arrayBuffer();
+    latenciesMs.push(performance.now() - started);
+    // A 503 is the gRPC deadline of a read that waited too long for the database.
+    if (answer.status !== 200) notOk++;
+  }
+  return { latenciesMs, notOk };
+};
 
 const QUOTES_PATH = '/api/ucp/quotes';
 
@@ -28,7 +63,12 @@ const QUOTES_PATH = '/api/ucp/quotes';
  * (sent by the quote service's consumer from the log, never on the request path) take to be all written, then the
  * same POSTs against raw node:http answering a same-sized JSON (the same-run limit).
  */
-const runQuoteRequests = async (options: QuoteRequestsOptions, marketplace: RunningMarketplace) => {
+const runQuoteRequests = async (
+  options: QuoteRequestsOptions,
+  marketplace: RunningMarketplace,
+  run: QuoteRequestsRun = {},
+) => {
+  const countMail = run.countMail ?? (() => countEmlFiles(marketplace.mailDirectory));
   const seller = await marketplace.admin.createAccount('seller', 'Bench Quote Seller');
   const published = await marketplace.client.publish(seller.apiKey, {
     name: 'Bench lot of pallet jacks',
@@ -62,19 +102,26 @@ const runQuoteRequests = async (options: QuoteRequestsOptions, marketplace: Runn
     }
   }
   const warmup = await closedLoop(send, options.concurrency, 2_000);
-  const { mailDirectory } = marketplace;
+  const detailsPath = `/api/ucp/catalog/products/${productId}`;
+  const idleReads = run.probeReads
+    ? await probeWhile(marketplace.client.baseUrl, detailsPath, sleep(2_000))
+    : undefined;
   const meter = await meterCpu(marketplace.cpuTargets());
-  const load = await closedLoop(send, options.concurrency, options.durationMs);
+  const loading = closedLoop(send, options.concurrency, options.durationMs);
+  const loadedReads = run.probeReads
+    ? await probeWhile(marketplace.client.baseUrl, detailsPath, loading)
+    : undefined;
+  const load = await loading;
   const loadEnded = performance.now();
   const cpu = await meter.stop(load.requests);
   // Requests answered 201 (`requests` counts only those); a failed one (a timeout) may still have been filed,
   // so more emails than this can arrive.
   const expected = 1 + warmup.requests + load.requests;
-  let mailed = await countMail(mailDirectory);
+  let mailed = await countMail();
   const mailedAtLoadEnd = mailed;
   while (mailed < expected && performance.now() - loadEnded < 120_000) {
     await sleep(250);
-    mailed = await countMail(mailDirectory);
+    mailed = await countMail();
   }
   const drainSecondsAfterLoad = Math.round((performance.now() - loadEnded) / 100) / 10;
   const sampleBody = await sampleAnswer(marketplace.client.baseUrl, {
@@ -83,9 +130,10 @@ const runQuoteRequests = async (options: QuoteRequestsOptions, marketplace: Runn
     headers: { 'content-type': 'application/json' },
     body: bodies[0]!,
   });
-  const rawHttp = await withRawJsonServer(sampleBody, (baseUrl) =>
-    measureSaturation(postTo(baseUrl), options),
-  );
+  const rawHttp =
+    run.rawHttpLimit === false
+      ? undefined
+      : await withRawJsonServer(sampleBody, (baseUrl) => measureSaturation(postTo(baseUrl), options));
   return {
     requests: load.requests,
     errors: load.errors,
@@ -98,9 +146,17 @@ const runQuoteRequests = async (options: QuoteRequestsOptions, marketplace: Runn
       written: mailed,
       drainSecondsAfterLoad,
     },
+    ...(idleReads && loadedReads
+      ? {
+          productDetailsReadMs: {
+            idle: summarize(idleReads.latenciesMs),
+            duringLoad: summarize(loadedReads.latenciesMs),
+          },
+          productDetailsReadsNot200: { idle: idleReads.notOk, duringLoad: loadedReads.notOk },
+        }
+      : {}),
     responseBytes: Buffer.byteLength(sampleBody),
-    rawHttp,
-    ratioToRawHttp: throughputRatio(load.perSecond, rawHttp.perSecond),
+    ...(rawHttp ? { rawHttp, ratioToRawHttp: throughputRatio(load.perSecond, rawHttp.perSecond) } : {}),
   };
 };
 
@@ -167,3 +223,32 @@ export const quoteRequestsEmbedded = async (options: QuoteRequestsOptions) => ({
     (marketplace) => runQuoteRequests(options, marketplace),
   )),
 });
+
+/**
+ * Issue 15: with `SMTP_URL` pointing at a local SMTP server that takes `smtpDelayMs` to accept each message, quote
+ * requests against `pnpm start` must not wait on it (the emails go through the outgoing-mail queue, sent after
+ * the commit). The product's details are read one at a time, idle and during the load: how long other requests
+ * wait for the embedded database.
+ */
+export const quoteRequestsEmbeddedSlowSmtp = async (
+  options: QuoteRequestsOptions & { readonly smtpDelayMs: number },
+) => {
+  const smtp = await startSlowSmtpCapture(options.smtpDelayMs);
+  try {
+    return {
+      ...options,
+      ...(await withMarketplace(
+        'embedded',
+        { env: { EMBEDDINGS_PROVIDER: 'none', ...RAISED_LIMITS, SMTP_URL: smtp.url } },
+        (marketplace) =>
+          runQuoteRequests(options, marketplace, {
+            countMail: async () => smtp.received(),
+            probeReads: true,
+            rawHttpLimit: false,
+          }),
+      )),
+    };
+  } finally {
+    await smtp.close();
+  }
+};

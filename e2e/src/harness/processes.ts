@@ -71,8 +71,20 @@ export class ManagedProcess {
     this.child.kill(signal);
   }
 
-  /** SIGTERM (a graceful drain) or SIGKILL (a crash); resolves when the process is gone. */
-  async stop(signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM', timeoutMs = 20_000): Promise<number | null> {
+  /** Resolves to the exit code once the process is gone (null when a signal ended it). */
+  async exited(): Promise<number | null> {
+    const child = this.child;
+    if (!child) throw new Error(`${this.name} was never started`);
+    if (!this.running) return child.exitCode;
+    const [code] = (await once(child, 'exit')) as [number | null];
+    return code;
+  }
+
+  /** SIGTERM or SIGINT (a graceful drain) or SIGKILL (a crash); resolves to the exit code once the process is gone. */
+  async stop(
+    signal: 'SIGTERM' | 'SIGINT' | 'SIGKILL' = 'SIGTERM',
+    timeoutMs = 20_000,
+  ): Promise<number | null> {
     const child = this.child;
     if (!child || !this.running) return child?.exitCode ?? null;
     const exited = once(child, 'exit');

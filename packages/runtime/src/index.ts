@@ -6,3 +6,4 @@ export * from './namespaced-event-log.js';
 export * from './run-service.js';
 export * from './startup-retry.js';
 export * from './periodic-job.js';
+export * from './data-dir.lock.js';

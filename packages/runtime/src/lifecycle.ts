@@ -42,20 +42,27 @@ const withinDeadline = async (
 };
 
 /**
- * Runs `onSignal` once on the first SIGTERM or SIGINT, then exits with 0 after a clean drain, 1 otherwise.
- * A second signal exits at once.
+ * The exit status after a drain: 130 after SIGINT (128 + 2, as shells report an interrupted command, so a
+ * script that pressed Ctrl-C sees an interruption), otherwise 0 when everything drained in time, 1 if not.
+ */
+export const exitCodeAfterDrain = (signal: NodeJS.Signals, clean: boolean): number =>
+  signal === 'SIGINT' ? 130 : clean ? 0 : 1;
+
+/**
+ * Runs `onSignal` once on the first SIGTERM or SIGINT, then exits with `exitCodeAfterDrain`. A second signal
+ * exits at once (130 for SIGINT, 1 otherwise).
  */
 export const onShutdownSignal = (onSignal: () => Promise<boolean>): void => {
   let draining = false;
   const handle = (signal: NodeJS.Signals): void => {
-    if (draining) process.exit(1);
+    if (draining) process.exit(exitCodeAfterDrain(signal, false));
     draining = true;
     process.stderr.write(`received ${signal}, draining\n`);
     onSignal().then(
-      (clean) => process.exit(clean ? 0 : 1),
-      () => process.exit(1),
+      (clean) => process.exit(exitCodeAfterDrain(signal, clean)),
+      () => process.exit(exitCodeAfterDrain(signal, false)),
     );
   };
-  process.once('SIGTERM', handle);
-  process.once('SIGINT', handle);
+  process.on('SIGTERM', handle);
+  process.on('SIGINT', handle);
 };

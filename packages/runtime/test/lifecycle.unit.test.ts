@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { createLogger, type ServiceHandle } from '@marketplace/platform';
-import { drain } from '../src/lifecycle.js';
+import { drain, exitCodeAfterDrain } from '../src/lifecycle.js';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 
@@ -52,5 +52,14 @@ describe('drain', () => {
     const clean = await drain([handle('listing', stopped), failing], { timeoutMs: 1_000, logger });
     expect(clean).toBe(false);
     expect(stopped).toEqual(['listing']);
+  });
+});
+
+describe('exit status after a drain', () => {
+  it('is 130 after SIGINT, clean or not; after SIGTERM 0 when clean, 1 when not', () => {
+    expect(exitCodeAfterDrain('SIGINT', true)).toBe(130);
+    expect(exitCodeAfterDrain('SIGINT', false)).toBe(130);
+    expect(exitCodeAfterDrain('SIGTERM', true)).toBe(0);
+    expect(exitCodeAfterDrain('SIGTERM', false)).toBe(1);
   });
 });

@@ -21,6 +21,7 @@ import { pendingQuotesVia } from './application/order.operations.js';
 import type { RateLimitConfig } from './http/rate-limit.config.js';
 import { openRateLimiter } from './http/rate-limit.js';
 import { createGatewayApp } from './http/app.js';
+import { createHttpDrain } from './http/drain.js';
 import type { ReadinessCheck } from './readiness.js';
 import { Readiness } from './readiness.js';
 
@@ -167,8 +168,8 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
   }
   const { port } = server.address() as AddressInfo;
   const publicBaseUrl = options.publicBaseUrl ?? `http://localhost:${port}`;
-  server.on(
-    'request',
+  const http = createHttpDrain(
+    server,
     createGatewayApp({
       identity,
       listing,
@@ -185,7 +186,9 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
       adminToken: options.adminToken,
       readiness: () => readiness.check(),
     }),
+    publicBaseUrl,
   );
+  server.on('request', http.listener);
   const { host } = options.http;
   const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
   logger.info({ address, publicBaseUrl, adminApi: options.adminToken !== undefined }, 'gateway listening');
@@ -197,13 +200,11 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
   let stopped: Promise<void> | undefined;
   const drain = async (): Promise<void> => {
     clearInterval(refresh);
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
     const cutOff = setTimeout(
       () => server.closeAllConnections(),
       options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
     );
-    await closed;
+    await http.drain();
     clearTimeout(cutOff);
     listing.close();
     catalog.close();

@@ -11,6 +11,7 @@ import { createGuardedFetcher } from '@marketplace/outbound-http';
 import type { ServiceHandle } from '@marketplace/platform';
 import type { ServiceDependencies } from '@marketplace/runtime';
 import { schedulePeriodicJob } from '@marketplace/runtime';
+import { OutgoingMailTable, startOutgoingMailWorker } from '@marketplace/outgoing-mail';
 import { serveGrpcService } from '@marketplace/rpc';
 import { ImageLibraryTable } from './adapters/image-library.table.js';
 import { IMAGE_LIBRARY_CATCH_UP_MS, RecentImageLibrary } from './adapters/recent-image-library.js';
@@ -45,7 +46,7 @@ export interface ListingServiceOptions extends ServiceDependencies {
   readonly blobs: BlobStore;
   /** Hosts and CIDRs image fetches may reach although not public (`OUTBOUND_ALLOW_HOSTS`). */
   readonly outboundAllowList?: { readonly hosts?: readonly string[]; readonly cidrs?: readonly string[] };
-  /** Sends the staleness reminders. */
+  /** Sends the staleness reminders (queued, then sent by the outgoing-mail worker). */
   readonly mailer: Mailer;
   /** `{base_url}` of the listing links in emails; default `http://localhost:8080`. */
   readonly publicBaseUrl?: string | undefined;
@@ -85,16 +86,26 @@ export const startListingService = async (options: ListingServiceOptions): Promi
   const writes: ListingWriteDependencies = { ...deps, lockStream: listingStreamLock(schema) };
   const stalenessTables = new StalenessTables(schema);
   const projections = await startStalenessProjections({ log, db, schema, tables: stalenessTables });
+  const outgoingMail = new OutgoingMailTable(schema);
+  const mailWorker = startOutgoingMailWorker({
+    db,
+    table: outgoingMail,
+    mailer: options.mailer,
+    clock,
+    logger,
+  });
   const staleness = scheduleStalenessCheck(
-    () =>
-      runStalenessCheck({
+    async () => {
+      const queued = await runStalenessCheck({
         db,
         tables: stalenessTables,
-        mailer: options.mailer,
+        outgoingMail,
         clock,
-        logger,
         publicBaseUrl: (options.publicBaseUrl ?? DEFAULT_PUBLIC_BASE_URL).replace(/\/+$/, ''),
-      }),
+      });
+      if (queued > 0) mailWorker.wake();
+      return queued;
+    },
     { intervalMs: options.stalenessCheckIntervalMs ?? LISTING_STALENESS.checkIntervalMs, logger },
   );
   // Other replicas' listings reach this one's library from the table.
@@ -109,6 +120,7 @@ export const startListingService = async (options: ListingServiceOptions): Promi
   const stopBackgroundWork = async (): Promise<void> => {
     await relay.stop();
     await staleness.stop();
+    await mailWorker.stop();
     await keyPurge.stop();
     await libraryCatchUp.stop();
     await Promise.all(projections.map((projection) => projection.close()));

@@ -10,6 +10,7 @@ import type { Database } from '@marketplace/database';
 import type { Clock, Logger, ServiceHandle } from '@marketplace/platform';
 import type { PeriodicJob, ServiceDependencies } from '@marketplace/runtime';
 import { schedulePeriodicJob } from '@marketplace/runtime';
+import { OutgoingMailTable, startOutgoingMailWorker } from '@marketplace/outgoing-mail';
 import { serveGrpcService } from '@marketplace/rpc';
 import { CompletionsTable } from './adapters/completions.table.js';
 import { QuoteRedemptionsTable } from './adapters/quote-redemptions.table.js';
@@ -21,7 +22,7 @@ import { OrdersTable } from './adapters/orders.table.js';
 import { createGrpcQuotes } from './adapters/quotes.grpc-client.js';
 import { recoverInterruptedCompletions } from './application/checkout.js';
 import type { OrderDependencies } from './application/order.dependencies.js';
-import { completeInspectedOrders, sendDisputeNotifications } from './application/orders.js';
+import { completeInspectedOrders, queueDisputeMails } from './application/orders.js';
 import type { Listings, Quotes } from './application/ports.js';
 import type { OrderSettings } from './order.config.js';
 import { orderGrpcService } from './transport/order.grpc.js';
@@ -29,7 +30,6 @@ import { orderGrpcService } from './transport/order.grpc.js';
 const SERVICE_NAME = 'order';
 /** A completion attempt still unfinished after this long was interrupted; the recovery job finishes it. */
 export const INTERRUPTED_AFTER_MS = 60_000;
-const DISPUTE_MAIL_INTERVAL_MS = 30_000;
 
 export interface OrderServiceOptions extends ServiceDependencies {
   /** The PostgreSQL schema the service owns; default `order` (tests use a fresh one). */
@@ -61,6 +61,8 @@ export const orderDependencies = (options: {
   completions: new CompletionsTable(options.schema),
   quoteRedemptions: new QuoteRedemptionsTable(options.schema),
   disputes: new DisputeNotificationsTable(options.schema),
+  outgoingMail: new OutgoingMailTable(options.schema),
+  disputeMailTo: options.settings.ADMIN_EMAIL,
   listings: options.ports.listings,
   quotes: options.ports.quotes,
   bulkThreshold: {
@@ -74,8 +76,8 @@ export const orderDependencies = (options: {
 
 /**
  * Starts the order service: brings its schema up to date, starts the outbox relay (topic marketplace.order.v1
- * for orders and checkout sessions alike), the automatic completion, the completion recovery, the dispute mail
- * and the idempotency key purge jobs, then serves gRPC. `stop()` drains the server first, so the relay publishes what it appended.
+ * for orders and checkout sessions alike), the automatic completion, the completion recovery and the
+ * idempotency key purge jobs, and the outgoing-mail worker (the operator's dispute emails), then serves gRPC. `stop()` drains the server first, so the relay publishes what it appended.
  */
 export const startOrderService = async (options: OrderServiceOptions): Promise<ServiceHandle> => {
   const { db, log, clock, settings } = options;
@@ -91,7 +93,13 @@ export const startOrderService = async (options: OrderServiceOptions): Promise<S
       };
   const ports = options.ports ?? clients;
   if (!ports) throw new Error('the order service needs the listing and quote services');
-  let disputeMail: PeriodicJob | undefined;
+  const mailWorker = startOutgoingMailWorker({
+    db,
+    table: new OutgoingMailTable(schema),
+    mailer: options.mailer,
+    clock,
+    logger,
+  });
   const deps = orderDependencies({
     db,
     clock,
@@ -99,10 +107,22 @@ export const startOrderService = async (options: OrderServiceOptions): Promise<S
     schema,
     ports,
     settings,
-    onDisputeRecorded: () => disputeMail?.poke(),
+    onDisputeRecorded: () => mailWorker.wake(),
   });
-  const { ADMIN_EMAIL: adminEmail } = settings;
-  if (adminEmail === undefined) logger.warn('ADMIN_EMAIL is not set: dispute notifications stay queued');
+  if (settings.ADMIN_EMAIL === undefined) {
+    logger.warn('ADMIN_EMAIL is not set: dispute notifications wait until it is');
+  } else {
+    // Notices recorded while ADMIN_EMAIL was unset.
+    const queueBacklog = async (): Promise<void> => {
+      while ((await db.transaction((tx) => queueDisputeMails(deps, tx))) > 0) mailWorker.wake();
+    };
+    await queueBacklog().catch(async (error: unknown) => {
+      await mailWorker.stop();
+      clients?.listings.close();
+      clients?.quotes.close();
+      throw error;
+    });
+  }
   const jobs: PeriodicJob[] = [
     schedulePeriodicJob('order-completion', () => completeInspectedOrders(deps), {
       intervalMs: settings.ORDER_COMPLETION_INTERVAL_MS,
@@ -121,14 +141,6 @@ export const startOrderService = async (options: OrderServiceOptions): Promise<S
       logger,
     }),
   ];
-  if (adminEmail !== undefined) {
-    disputeMail = schedulePeriodicJob(
-      'dispute-mail',
-      () => sendDisputeNotifications(deps, { mailer: options.mailer, adminEmail, logger }),
-      { intervalMs: DISPUTE_MAIL_INTERVAL_MS, logger },
-    );
-    jobs.push(disputeMail);
-  }
   const relay = startOutboxRelay({
     db,
     schema,
@@ -141,6 +153,7 @@ export const startOrderService = async (options: OrderServiceOptions): Promise<S
   const stopBackgroundWork = async (): Promise<void> => {
     await Promise.all(jobs.map((job) => job.stop()));
     await relay.stop();
+    await mailWorker.stop();
     clients?.listings.close();
     clients?.quotes.close();
   };

@@ -8,6 +8,7 @@ import {
   testEngines,
 } from '@marketplace/database/testing';
 import type { MailMessage } from '@marketplace/mailer';
+import { startOutgoingMailWorker } from '@marketplace/outgoing-mail';
 import { AppError, createLogger, ManualClock, unavailable } from '@marketplace/platform';
 import { orderMigrations } from '../src/adapters/order.migrations.js';
 import {
@@ -24,8 +25,8 @@ import {
   markDelivered,
   markShipped,
   openDispute,
+  queueDisputeMails,
   sellerAttention,
-  sendDisputeNotifications,
 } from '../src/application/orders.js';
 import { orderSettingsSchema } from '../src/order.config.js';
 import { orderDependencies } from '../src/order.service.js';
@@ -722,18 +723,40 @@ describe.each(testEngines())('order application on $name', ({ create }) => {
     const disputed = await openDispute(deps, dispute);
     expect(disputed).toMatchObject({ status: 'issue_reported', issue: { reason: 'missing_units' } });
 
+    // Nothing is queued without ADMIN_EMAIL: the notice waits for it.
+    expect(await deps.outgoingMail.unsentCount(db)).toBe(0);
+    const withAdmin = orderDependencies({
+      db,
+      clock,
+      logger: createLogger({ service: 'order-test', level: 'silent' }),
+      schema,
+      ports: { listings, quotes },
+      settings: orderSettingsSchema.parse({ ADMIN_EMAIL: 'ops@marketplace.example' }),
+      onDisputeRecorded: () => undefined,
+    });
+    expect(await db.transaction((tx) => queueDisputeMails(withAdmin, tx))).toBeGreaterThanOrEqual(1);
+    expect(await db.transaction((tx) => queueDisputeMails(withAdmin, tx))).toBe(0);
+
     const sent: MailMessage[] = [];
     const mailer = {
-      send: async (message: MailMessage) => void sent.push(message),
+      send: async (message: MailMessage) => {
+        // The database handle refuses queries inside one of its transactions: the send runs outside any.
+        await db.query('SELECT 1');
+        sent.push(message);
+      },
       close: async () => undefined,
     };
     const logger = createLogger({ service: 'order-test', level: 'silent' });
-    expect(
-      await sendDisputeNotifications(deps, { mailer, adminEmail: 'ops@marketplace.example', logger }),
-    ).toBeGreaterThanOrEqual(1);
-    expect(
-      await sendDisputeNotifications(deps, { mailer, adminEmail: 'ops@marketplace.example', logger }),
-    ).toBe(0);
+    const worker = startOutgoingMailWorker({
+      db,
+      table: withAdmin.outgoingMail,
+      mailer,
+      clock,
+      logger,
+      runLoop: false,
+    });
+    expect(await worker.processDue()).toBeGreaterThanOrEqual(1);
+    expect(await worker.processDue()).toBe(0);
     const mail = sent.find((message) => message.subject.includes(`order ${order.orderId}`));
     expect(mail).toMatchObject({
       to: 'ops@marketplace.example',

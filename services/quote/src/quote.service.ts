@@ -10,6 +10,7 @@ import type { Mailer } from '@marketplace/mailer';
 import type { ServiceHandle } from '@marketplace/platform';
 import type { ServiceDependencies } from '@marketplace/runtime';
 import { schedulePeriodicJob } from '@marketplace/runtime';
+import { OutgoingMailTable, startOutgoingMailWorker } from '@marketplace/outgoing-mail';
 import { serveGrpcService } from '@marketplace/rpc';
 import { SellerContactsTable, startSellerContactsProjection } from '@marketplace/seller-contacts';
 import { startListingSnapshotsProjection } from './adapters/listing-snapshots.projection.js';
@@ -40,7 +41,7 @@ const DEFAULT_PUBLIC_BASE_URL = 'http://localhost:8080';
 export interface QuoteServiceOptions extends ServiceDependencies {
   /** The PostgreSQL schema the service owns; default `quote` (tests use a fresh one). */
   readonly schema?: string;
-  /** Sends the seller's and the buyer's quote emails (from the log, never on the request path). */
+  /** Sends the seller's and the buyer's quote emails (queued from the log, sent after commit). */
   readonly mailer: Mailer;
   /** `{base_url}` whose host names the emails' Message-IDs; default `http://localhost:8080`. */
   readonly publicBaseUrl?: string | undefined;
@@ -48,9 +49,9 @@ export interface QuoteServiceOptions extends ServiceDependencies {
 
 /**
  * Starts the quote service: brings its schema up to date, starts the projections it reads (listings, seller
- * contacts), the outbox relay, the notification consumer and the purge of expired idempotency keys, then serves
- * gRPC. `stop()` drains in reverse order:
- * in-flight calls finish, the relay publishes what they appended, then the consumers stop.
+ * contacts), the outbox relay, the notification consumer with its outgoing-mail worker and the purge of expired
+ * idempotency keys, then serves gRPC. `stop()` drains in reverse order: in-flight calls finish, the relay
+ * publishes what they appended, then the consumers stop, then the mail worker finishes the sends in hand.
  */
 export const startQuoteService = async (options: QuoteServiceOptions): Promise<ServiceHandle> => {
   const { db, log, clock } = options;
@@ -69,6 +70,14 @@ export const startQuoteService = async (options: QuoteServiceOptions): Promise<S
     claimTokens: new ClaimTokens(await loadClaimKey(db, schema)),
   };
   const sellerContacts = new SellerContactsTable(schema);
+  const outgoingMail = new OutgoingMailTable(schema);
+  const mailWorker = startOutgoingMailWorker({
+    db,
+    table: outgoingMail,
+    mailer: options.mailer,
+    clock,
+    logger,
+  });
   const consumers: Subscription[] = [];
   const relay = startOutboxRelay({ db, schema, log, name: SERVICE_NAME, encode: encodeQuoteEvent, logger });
   const keyPurge = schedulePeriodicJob('idempotency-key-purge', () => deps.idempotencyKeys.purgeExpired(), {
@@ -79,6 +88,7 @@ export const startQuoteService = async (options: QuoteServiceOptions): Promise<S
     await relay.stop();
     await keyPurge.stop();
     await Promise.all(consumers.map((consumer) => consumer.close()));
+    await mailWorker.stop();
   };
   try {
     consumers.push(await startListingSnapshotsProjection({ log, db, schema, table: deps.listings }));
@@ -95,8 +105,10 @@ export const startQuoteService = async (options: QuoteServiceOptions): Promise<S
       await startQuoteNotifications({
         log,
         db,
+        wakeMailWorker: () => mailWorker.wake(),
         schema,
-        mailer: options.mailer,
+        outgoingMail,
+        clock,
         sellerContacts,
         claimTokens: deps.claimTokens,
         messageDomain: new URL(options.publicBaseUrl ?? DEFAULT_PUBLIC_BASE_URL).hostname,

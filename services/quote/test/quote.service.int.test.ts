@@ -13,7 +13,7 @@ import {
 } from '@marketplace/database/testing';
 import type { DeliveredMessage, EventLog } from '@marketplace/eventlog';
 import { createEmbeddedEventLog } from '@marketplace/eventlog';
-import { createEmlMailer } from '@marketplace/mailer';
+import { createEmlMailer, type Mailer, type MailMessage } from '@marketplace/mailer';
 import type { ServiceHandle } from '@marketplace/platform';
 import { AppError, createLogger, ManualClock, newEventId } from '@marketplace/platform';
 import { accountV1, listingV1, quoteV1 } from '@marketplace/proto';
@@ -100,6 +100,35 @@ const quoteRequest = (productId: string, quantity = 500): quoteV1.RequestQuoteRe
     correlationId: 'req-1',
   });
 
+/** A mail server that can be held: sends wait (as on a slow SMTP exchange) until released. */
+class HoldableMailer implements Mailer {
+  /** Message-IDs of every send begun, in order. */
+  readonly begun: string[] = [];
+  private gate: Promise<void> | undefined;
+  private open: (() => void) | undefined;
+
+  constructor(private readonly inner: Mailer) {}
+
+  hold(): void {
+    this.gate = new Promise((resolve) => (this.open = resolve));
+  }
+
+  release(): void {
+    this.open?.();
+    this.gate = undefined;
+  }
+
+  async send(message: MailMessage): Promise<void> {
+    this.begun.push(message.messageId ?? '');
+    await this.gate;
+    await this.inner.send(message);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
+
 describe.each(testEngines())('quote service over gRPC on $name', ({ create }) => {
   const schema = freshSchemaName('quote_test');
   const logSchema = freshSchemaName('eventlog_test');
@@ -110,6 +139,7 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
   let log: EventLog;
   let service: ServiceHandle;
   let grpc: GrpcClient<quoteV1.QuoteServiceDefinition>;
+  const mailer = new HoldableMailer(createEmlMailer({ directory: mailDirectory, from: 'test@example.test' }));
 
   const mailTo = async (messageIdPart: string): Promise<string | undefined> => {
     const file = (await readdir(mailDirectory)).find(
@@ -145,7 +175,7 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
       clock,
       grpc: { host: '127.0.0.1', port: 0 },
       schema,
-      mailer: createEmlMailer({ directory: mailDirectory, from: 'test@example.test' }),
+      mailer,
       publicBaseUrl: 'https://market.example.test',
     });
     grpc = createGrpcClient(quoteV1.QuoteServiceDefinition, service.address);
@@ -161,6 +191,7 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
   }, TEST_ENGINE_CREATE_TIMEOUT_MS);
 
   afterAll(async () => {
+    mailer.release();
     grpc.close();
     await service.stop();
     await log.close();
@@ -527,6 +558,53 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
       });
       expect(answered!.offerExpiresAtMs).toBe(clock.now() + 7 * 24 * 3_600_000);
     });
+  });
+
+  it('queues the seller email in the projection and sends it after the commit: a held mail server holds up nothing', async () => {
+    // The earlier tests' emails are out first, so the one held is this test's.
+    await eventually(async () => {
+      const { rows } = await db.query(`SELECT 1 FROM ${schema}.outgoing_mail WHERE sent_at_ms IS NULL`);
+      return rows.length === 0 ? true : undefined;
+    });
+    mailer.hold();
+    const { quoteRequest: held } = await grpc.client.requestQuote(quoteRequest('product_1', 30));
+    const messageId = `<quote-request.${held!.quoteRequestId}.requested@market.example.test>`;
+    await eventually(() => (mailer.begun.includes(messageId) ? true : undefined));
+    // The send is in progress: the projection's transaction has committed (the event is recorded as applied),
+    // and the database answers others at once. On the embedded engine, one session, both would wait for the
+    // mail server if the send ran inside that transaction.
+    const eventId = decodeQuoteEvent(
+      (await eventually(() => published.find(({ key }) => key === `quote_${held!.quoteRequestId}`))).value,
+    ).eventId;
+    const applied = await db.query(
+      `SELECT 1 FROM ${schema}.projection_applied_events WHERE projection = 'quote-notifications' AND event_id = $1`,
+      [eventId],
+    );
+    expect(applied.rowCount).toBe(1);
+    const { quoteRequest: meanwhile } = await grpc.client.requestQuote(quoteRequest('product_1', 31));
+    expect(meanwhile!.status).toBe('pending');
+    expect(await mailTo(`quote-request.${held!.quoteRequestId}.requested@`)).toBeUndefined();
+    mailer.release();
+    const mail = await eventually(() => mailTo(`quote-request.${held!.quoteRequestId}.requested@`));
+    expect(mail).toContain('To: sales@tarnwick.test');
+    await eventually(() => mailTo(`quote-request.${meanwhile!.quoteRequestId}.requested@`));
+  });
+
+  it('sends one email for a QuoteRequested event delivered twice', async () => {
+    const { quoteRequest: quote } = await grpc.client.requestQuote(quoteRequest('product_1', 40));
+    const key = `quote_${quote!.quoteRequestId}`;
+    const messageId = `<quote-request.${quote!.quoteRequestId}.requested@market.example.test>`;
+    const message = await eventually(() => published.find((candidate) => candidate.key === key));
+    await eventually(() => mailTo(`quote-request.${quote!.quoteRequestId}.requested@`));
+    await log.publish('marketplace.quote.v1', [
+      { key: message.key, value: message.value, headers: message.headers },
+    ]);
+    // A request filed after the redelivery is emailed after it: the redelivered event has been consumed by then.
+    const { quoteRequest: later } = await grpc.client.requestQuote(quoteRequest('product_1', 41));
+    await eventually(() => mailTo(`quote-request.${later!.quoteRequestId}.requested@`));
+    expect(mailer.begun.filter((begun) => begun === messageId)).toHaveLength(1);
+    const queued = await db.query(`SELECT 1 FROM ${schema}.outgoing_mail WHERE message_id = $1`, [messageId]);
+    expect(queued.rowCount).toBe(1);
   });
 
   describe('with an idempotency key', () => {

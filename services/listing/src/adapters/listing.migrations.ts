@@ -4,17 +4,19 @@ import {
   idempotencyKeysMigration,
   projectionMigrations,
 } from '@marketplace/eventsourcing';
+import { outgoingMailMigration } from '@marketplace/outgoing-mail';
 import {
   imageLibraryAddedAtMigration,
   imageLibraryMigration,
   imageLibraryRecentMigration,
 } from './image-library.table.js';
 import { productNumberSequenceMigration } from './product-number.sequence.js';
-import { stalenessMigration } from './staleness.tables.js';
+import { stalenessMailQueueMigration, stalenessMigration } from './staleness.tables.js';
 
 /**
  * Everything the listing schema holds: the event store (also the outbox), the product number sequence, the image
- * library, the staleness projections and the idempotency keys of created listings.
+ * library, the staleness projections, the idempotency keys of created listings and the outgoing-mail queue of
+ * the staleness reminders.
  */
 export const listingMigrations: readonly Migration[] = [
   ...eventStoreMigrations,
@@ -25,4 +27,6 @@ export const listingMigrations: readonly Migration[] = [
   imageLibraryRecentMigration,
   idempotencyKeysMigration,
   imageLibraryAddedAtMigration,
+  outgoingMailMigration,
+  stalenessMailQueueMigration,
 ];

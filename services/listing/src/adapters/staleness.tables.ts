@@ -7,9 +7,9 @@ import { SellerContactsTable } from '@marketplace/seller-contacts';
  * - `seller_contacts`: email and name of each seller, projected from `marketplace.account.v1`;
  * - `listing_confirmations`: each listing's last availability confirmation, projected from the listing events
  *   (state-carrying, so the newest version wins whatever order they arrive in);
- * - `staleness_reminders`: one row per stale period (product, confirmation it started from), claimed before the
- *   email is sent and marked sent after: the unique key is what makes the reminder once per period across
- *   replicas and restarts.
+ * - `staleness_reminders`: one row per stale period (product, confirmation it started from), written in the
+ *   transaction that queues its email (`stalenessMailQueueMigration`): the unique key is what makes the reminder
+ *   once per period across replicas and restarts.
  */
 export const stalenessMigration: Migration = {
   id: 'listing-003-staleness',
@@ -34,6 +34,19 @@ export const stalenessMigration: Migration = {
       sent_at_ms bigint,
       PRIMARY KEY (product_id, confirmed_at_ms)
     );
+  `,
+};
+
+/**
+ * The reminders go through the outgoing-mail queue: a period's row now means its email is queued. Rows claimed
+ * but never marked sent by the earlier claim-send-mark job are removed, so the next pass queues them.
+ */
+export const stalenessMailQueueMigration: Migration = {
+  id: 'listing-006-staleness-mail-queue',
+  sql: (schema) => `
+    DELETE FROM ${schema}.staleness_reminders WHERE sent_at_ms IS NULL;
+    ALTER TABLE ${schema}.staleness_reminders DROP COLUMN sent_at_ms;
+    ALTER TABLE ${schema}.staleness_reminders RENAME COLUMN claimed_at_ms TO queued_at_ms;
   `,
 };
 
@@ -81,11 +94,10 @@ export class StalenessTables {
   }
 
   /**
-   * Periods stale at `cutoff` whose reminder is neither sent nor claimed since `reclaimBefore` (a claim older
-   * than that belongs to a run that crashed or failed to send). Listings whose seller contact has not arrived
-   * yet wait for it.
+   * Periods stale at `cutoff` whose reminder is not queued yet, oldest first. Listings whose seller contact has
+   * not arrived yet wait for it.
    */
-  async due(q: Queryable, cutoff: number, reclaimBefore: number, limit: number): Promise<DueReminder[]> {
+  async due(q: Queryable, cutoff: number, limit: number): Promise<DueReminder[]> {
     const { rows } = await q.query<{
       product_id: string;
       confirmed_at_ms: string;
@@ -97,11 +109,10 @@ export class StalenessTables {
          FROM ${this.confirmations} c
          JOIN ${this.sellerContacts.table} s ON s.account_id = c.seller_account_id
          LEFT JOIN ${this.reminders} r ON r.product_id = c.product_id AND r.confirmed_at_ms = c.confirmed_at_ms
-        WHERE c.confirmed_at_ms <= $1
-          AND (r.product_id IS NULL OR (r.sent_at_ms IS NULL AND r.claimed_at_ms <= $2))
+        WHERE c.confirmed_at_ms <= $1 AND r.product_id IS NULL
         ORDER BY c.confirmed_at_ms, c.product_id
-        LIMIT $3`,
-      [cutoff, reclaimBefore, limit],
+        LIMIT $2`,
+      [cutoff, limit],
     );
     return rows.map((row) => ({
       productId: row.product_id,
@@ -113,32 +124,23 @@ export class StalenessTables {
   }
 
   /**
-   * Claims a period's reminder for this run: true for exactly one of several replicas racing on it (the primary
-   * key serializes them), and again after `reclaimBefore` if it was never marked sent.
+   * Records the periods whose reminder `tx` queues; resolves to those recorded now. A period another replica
+   * recorded first is left out (the primary key serializes them), so each period's email is queued once.
    */
-  async claim(
-    q: Queryable,
-    period: { productId: string; confirmedAt: number },
+  async recordQueued<P extends { readonly productId: string; readonly confirmedAt: number }>(
+    tx: Queryable,
+    periods: readonly P[],
     now: number,
-    reclaimBefore: number,
-  ) {
-    const { rowCount } = await q.query(
-      `INSERT INTO ${this.reminders} (product_id, confirmed_at_ms, claimed_at_ms) VALUES ($1, $2, $3)
-       ON CONFLICT (product_id, confirmed_at_ms) DO UPDATE SET claimed_at_ms = EXCLUDED.claimed_at_ms
-         WHERE ${this.reminders}.sent_at_ms IS NULL AND ${this.reminders}.claimed_at_ms <= $4`,
-      [period.productId, period.confirmedAt, now, reclaimBefore],
+  ): Promise<P[]> {
+    if (periods.length === 0) return [];
+    const { rows } = await tx.query<{ product_id: string; confirmed_at_ms: string }>(
+      `INSERT INTO ${this.reminders} (product_id, confirmed_at_ms, queued_at_ms)
+       SELECT p.product_id, p.confirmed_at_ms, $3 FROM unnest($1::text[], $2::bigint[]) AS p(product_id, confirmed_at_ms)
+       ON CONFLICT (product_id, confirmed_at_ms) DO NOTHING
+       RETURNING product_id, confirmed_at_ms`,
+      [periods.map((period) => period.productId), periods.map((period) => period.confirmedAt), now],
     );
-    return rowCount === 1;
-  }
-
-  async markSent(
-    q: Queryable,
-    period: { productId: string; confirmedAt: number },
-    now: number,
-  ): Promise<void> {
-    await q.query(
-      `UPDATE ${this.reminders} SET sent_at_ms = $3 WHERE product_id = $1 AND confirmed_at_ms = $2`,
-      [period.productId, period.confirmedAt, now],
-    );
+    const recorded = new Set(rows.map((row) => `${row.product_id}@${row.confirmed_at_ms}`));
+    return periods.filter((period) => recorded.has(`${period.productId}@${period.confirmedAt}`));
   }
 }

@@ -1,4 +1,4 @@
-import type { Queryable, Transaction } from '@marketplace/database';
+import type { Migration, Transaction } from '@marketplace/database';
 import { quoteIdent } from '@marketplace/database';
 
 /** What the operator is told about a dispute: the buyer's whole report and the order it concerns. */
@@ -19,15 +19,25 @@ export interface DisputeNotice {
   readonly reportedAt: number;
 }
 
-export interface DueNotice {
-  readonly notice: DisputeNotice;
-  readonly attempts: number;
-}
-
 /**
- * The queue of operator emails about disputes: a row is written in the transaction of the IssueReported event
- * (so no dispute goes unreported, and the request never waits for mail), then sent by the notifier.
+ * Every dispute's notice for the operator, written in the transaction of the IssueReported event (so no dispute
+ * goes unreported, and the request never waits for mail). While the operator's address is known
+ * (`ADMIN_EMAIL`), each notice is turned into an email in the outgoing-mail queue in a transaction and marked
+ * queued; notices recorded while it was unset wait here until it is set.
  */
+export const disputeMailQueueMigration: Migration = {
+  id: 'order-004-dispute-mail-queue',
+  sql: (schema) => `
+    ALTER TABLE ${schema}.dispute_notifications ADD COLUMN mail_queued_at_ms bigint;
+    UPDATE ${schema}.dispute_notifications SET mail_queued_at_ms = sent_at_ms WHERE sent_at_ms IS NOT NULL;
+    DROP INDEX ${schema}.dispute_notifications_unsent;
+    ALTER TABLE ${schema}.dispute_notifications
+      DROP COLUMN attempts, DROP COLUMN next_attempt_at_ms, DROP COLUMN sent_at_ms;
+    CREATE INDEX dispute_notifications_unqueued ON ${schema}.dispute_notifications (created_at_ms)
+      WHERE mail_queued_at_ms IS NULL;
+  `,
+};
+
 export class DisputeNotificationsTable {
   private readonly table: string;
 
@@ -35,46 +45,31 @@ export class DisputeNotificationsTable {
     this.table = `${quoteIdent(schema)}.dispute_notifications`;
   }
 
-  async enqueue(tx: Transaction, notice: DisputeNotice, now: number): Promise<void> {
+  async record(tx: Transaction, notice: DisputeNotice, now: number): Promise<void> {
     await tx.query(
-      `INSERT INTO ${this.table} (order_id, payload, created_at_ms, next_attempt_at_ms)
-       VALUES ($1, $2::jsonb, $3, $3) ON CONFLICT (order_id) DO NOTHING`,
+      `INSERT INTO ${this.table} (order_id, payload, created_at_ms) VALUES ($1, $2::jsonb, $3)
+       ON CONFLICT (order_id) DO NOTHING`,
       [notice.orderId, JSON.stringify(notice), now],
     );
   }
 
   /**
-   * Claims the oldest due notice (a row lock held until `tx` ends, skipped by other replicas), or undefined when
-   * none is due.
+   * Up to `limit` notices whose email is not queued yet, oldest first, locked until `tx` ends (another
+   * transaction queueing them skips them).
    */
-  async claimDue(tx: Transaction, now: number): Promise<DueNotice | undefined> {
-    const { rows } = await tx.query<{ payload: DisputeNotice; attempts: number }>(
-      `SELECT payload, attempts FROM ${this.table} WHERE sent_at_ms IS NULL AND next_attempt_at_ms <= $1
-       ORDER BY next_attempt_at_ms LIMIT 1 FOR UPDATE SKIP LOCKED`,
-      [now],
+  async unqueued(tx: Transaction, limit: number): Promise<DisputeNotice[]> {
+    const { rows } = await tx.query<{ payload: DisputeNotice }>(
+      `SELECT payload FROM ${this.table} WHERE mail_queued_at_ms IS NULL
+        ORDER BY created_at_ms LIMIT $1 FOR UPDATE SKIP LOCKED`,
+      [limit],
     );
-    const row = rows[0];
-    return row && { notice: row.payload, attempts: Number(row.attempts) };
+    return rows.map((row) => row.payload);
   }
 
-  async markSent(tx: Transaction, orderId: number, now: number): Promise<void> {
-    await tx.query(`UPDATE ${this.table} SET sent_at_ms = $2, attempts = attempts + 1 WHERE order_id = $1`, [
-      orderId,
+  async markQueued(tx: Transaction, orderIds: readonly number[], now: number): Promise<void> {
+    await tx.query(`UPDATE ${this.table} SET mail_queued_at_ms = $2 WHERE order_id = ANY($1::bigint[])`, [
+      orderIds,
       now,
     ]);
-  }
-
-  async retryLater(tx: Transaction, orderId: number, nextAttemptAt: number): Promise<void> {
-    await tx.query(
-      `UPDATE ${this.table} SET attempts = attempts + 1, next_attempt_at_ms = $2 WHERE order_id = $1`,
-      [orderId, nextAttemptAt],
-    );
-  }
-
-  async unsentCount(db: Queryable): Promise<number> {
-    const { rows } = await db.query<{ n: string }>(
-      `SELECT count(*) AS n FROM ${this.table} WHERE sent_at_ms IS NULL`,
-    );
-    return Number(rows[0]?.n ?? 0);
   }
 }

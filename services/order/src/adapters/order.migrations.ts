@@ -1,12 +1,15 @@
 import type { Migration } from '@marketplace/database';
 import { eventStoreMigrations, idempotencyKeysMigration } from '@marketplace/eventsourcing';
+import { outgoingMailMigration } from '@marketplace/outgoing-mail';
 import { completionsMigration } from './completions.table.js';
 import { quoteRedemptionsMigration } from './quote-redemptions.table.js';
+import { disputeMailQueueMigration } from './dispute-notifications.table.js';
 
 /**
  * The order schema: the event store (also the outbox) of orders and checkout sessions, the order number
  * sequence, the `orders` table (each order's current state, written in the transaction of its events, for the
- * queries by seller, deadline and status), and the queue of operator emails about disputes.
+ * queries by seller, deadline and status), the operator's notices about disputes and the outgoing-mail queue
+ * that sends them.
  */
 const orderTablesMigration: Migration = {
   id: 'order-001-orders',
@@ -46,4 +49,6 @@ export const orderMigrations: readonly Migration[] = [
   completionsMigration,
   idempotencyKeysMigration,
   quoteRedemptionsMigration,
+  outgoingMailMigration,
+  disputeMailQueueMigration,
 ];

@@ -1,7 +1,5 @@
 import type { Transaction } from '@marketplace/database';
 import { handleCommand } from '@marketplace/eventsourcing';
-import type { Mailer } from '@marketplace/mailer';
-import type { Logger } from '@marketplace/platform';
 import { isAppError, notFound, toIso, validationError } from '@marketplace/platform';
 import type { DisputeNotice } from '../adapters/dispute-notifications.table.js';
 import type { OrderCommand } from '../domain/order.commands.js';
@@ -118,7 +116,8 @@ export const openDispute = async (
         photoUrls: issue.photoUrls,
         reportedAt: issue.reportedAt,
       };
-      await deps.disputes.enqueue(tx, notice, issue.reportedAt);
+      await deps.disputes.record(tx, notice, issue.reportedAt);
+      await queueDisputeMails(deps, tx);
     },
   );
   deps.onDisputeRecorded();
@@ -250,8 +249,6 @@ export const completeInspectedOrders = async (deps: OrderDependencies): Promise<
   return completed;
 };
 
-const BACKOFF_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * HOUR_MS];
-
 const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const noticeMail = (notice: DisputeNotice, to: string) => {
@@ -276,34 +273,32 @@ const noticeMail = (notice: DisputeNotice, to: string) => {
   };
 };
 
+/** Notices turned into emails per transaction (the backlog of a start with `ADMIN_EMAIL` newly set). */
+const DISPUTE_MAILS_PER_TRANSACTION = 100;
+
 /**
- * Sends the queued dispute emails to the operator: each claimed under a row lock (other replicas skip it),
- * sent, then marked sent in the same transaction. At least once: a crash after sending sends again, with the
- * same Message-ID. A failed send is retried later with backoff.
+ * Queues the operator's email for every dispute notice not queued yet, in the caller's transaction (the dispute's
+ * own, or the start-up pass for notices recorded while `ADMIN_EMAIL` was unset); the outgoing-mail worker sends
+ * them after the commit, so no transaction waits on the mail server (`docs/architecture.md`, "Outgoing mail").
+ * Without `ADMIN_EMAIL` the notices wait. Resolves to the number queued.
  */
-export const sendDisputeNotifications = async (
-  deps: OrderDependencies,
-  mail: { readonly mailer: Mailer; readonly adminEmail: string; readonly logger: Logger },
-): Promise<number> => {
-  let sent = 0;
-  for (;;) {
-    const handled = await deps.db.transaction(async (tx) => {
-      const now = deps.clock.now();
-      const due = await deps.disputes.claimDue(tx, now);
-      if (!due) return false;
-      try {
-        await mail.mailer.send(noticeMail(due.notice, mail.adminEmail));
-        await deps.disputes.markSent(tx, due.notice.orderId, now);
-        sent++;
-      } catch (error) {
-        const delay = BACKOFF_MS[Math.min(due.attempts, BACKOFF_MS.length - 1)] ?? HOUR_MS;
-        mail.logger.warn({ err: error, orderId: due.notice.orderId }, 'dispute email failed; will retry');
-        await deps.disputes.retryLater(tx, due.notice.orderId, now + delay);
-      }
-      return true;
-    });
-    if (!handled) return sent;
-  }
+export const queueDisputeMails = async (deps: OrderDependencies, tx: Transaction): Promise<number> => {
+  if (deps.disputeMailTo === undefined) return 0;
+  const to = deps.disputeMailTo;
+  const notices = await deps.disputes.unqueued(tx, DISPUTE_MAILS_PER_TRANSACTION);
+  if (notices.length === 0) return 0;
+  const now = deps.clock.now();
+  await deps.outgoingMail.enqueue(
+    tx,
+    notices.map((notice) => noticeMail(notice, to)),
+    now,
+  );
+  await deps.disputes.markQueued(
+    tx,
+    notices.map((notice) => notice.orderId),
+    now,
+  );
+  return notices.length;
 };
 
 export const countOrdersSince = (deps: OrderDependencies, sinceMs: number): Promise<number> =>

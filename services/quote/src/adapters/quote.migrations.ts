@@ -4,6 +4,7 @@ import {
   idempotencyKeysMigration,
   projectionMigrations,
 } from '@marketplace/eventsourcing';
+import { outgoingMailMigration } from '@marketplace/outgoing-mail';
 import { sellerContactsMigration } from '@marketplace/seller-contacts';
 import { claimKeyMigration } from './claim-key.table.js';
 import { listingSnapshotsMigration } from './listing-snapshots.table.js';
@@ -13,7 +14,8 @@ import { quoteRequestBuyersMigration, quoteRequestsMigration } from './quote-req
 /**
  * Everything the quote schema holds: the event store (also the outbox), the id sequence, the sellers' list of
  * requests, the projections the service reads (listings, seller contacts, and the record of applied events
- * that makes them and the notifications exactly once in effect), and the idempotency keys of filed requests.
+ * that makes them and the notifications exactly once in effect), the idempotency keys of filed requests, and
+ * the queue of outgoing quote emails.
  */
 export const quoteMigrations: readonly Migration[] = [
   ...eventStoreMigrations,
@@ -25,4 +27,5 @@ export const quoteMigrations: readonly Migration[] = [
   idempotencyKeysMigration,
   claimKeyMigration,
   quoteRequestBuyersMigration,
+  outgoingMailMigration,
 ];

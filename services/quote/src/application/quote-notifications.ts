@@ -1,7 +1,8 @@
-import type { Database } from '@marketplace/database';
+import type { Database, Transaction } from '@marketplace/database';
 import type { EventLog, Subscription } from '@marketplace/eventlog';
 import { startProjection } from '@marketplace/eventsourcing';
-import type { Mailer } from '@marketplace/mailer';
+import type { OutgoingMailTable, QueuedMail } from '@marketplace/outgoing-mail';
+import type { Clock } from '@marketplace/platform';
 import type { SellerContactsTable } from '@marketplace/seller-contacts';
 import { decodeQuoteEvent } from '../adapters/quote-event.codec.js';
 import { newQuoteRequestEmail, quoteResponseEmail } from '../domain/quote.emails.js';
@@ -11,26 +12,31 @@ import type { ClaimTokens } from './claim-tokens.js';
 export const QUOTE_TOPIC = 'marketplace.quote.v1';
 
 /**
- * The quote emails, sent from the log, never on the request path: a new request to its seller, a response to
- * the buyer. Through `startProjection`, each event's email is sent inside the transaction that records the event
- * as applied, so:
- * - a redelivered event whose email went out and was recorded sends nothing;
- * - a failed send rolls back and the log delivers the event again (with a growing delay);
- * - a crash between send and commit sends it again: at least once, with the same Message-ID, so mail clients
- *   and the `.eml` store recognise the repeat (a seller who never hears of a request is the failure that matters).
- * A request whose seller contact has not been projected yet fails the same way and waits for it.
+ * The quote emails, from the log, never on the request path: a new request to its seller, a response to the
+ * buyer. Through `startProjection`, each event's email is queued in the outgoing-mail table inside the
+ * transaction that records the event as applied; the outgoing-mail worker sends it after the commit, so no
+ * transaction waits on the mail server (`docs/architecture.md`, "Outgoing mail"). The email's Message-ID is
+ * stable per request and step, the queue's key: a redelivered event queues nothing new.
+ * A request whose seller contact has not been projected yet fails and waits for it (the log delivers it again).
  */
 export const startQuoteNotifications = (options: {
   readonly log: EventLog;
   readonly db: Database;
+  /** Called once a transaction that queued mail committed: the worker claims only committed rows. */
+  readonly wakeMailWorker: () => void;
   readonly schema: string;
-  readonly mailer: Mailer;
+  readonly outgoingMail: OutgoingMailTable;
+  readonly clock: Clock;
   readonly sellerContacts: SellerContactsTable;
   /** Right-hand side of the Message-IDs: the host of the public base URL. */
   readonly messageDomain: string;
   readonly claimTokens: ClaimTokens;
 }): Promise<Subscription> => {
-  const { mailer, sellerContacts, messageDomain, claimTokens } = options;
+  const { db, outgoingMail, clock, sellerContacts, messageDomain, claimTokens } = options;
+  const queue = async (tx: Transaction, mail: QueuedMail): Promise<void> => {
+    await outgoingMail.enqueue(tx, [mail], clock.now());
+    db.afterCommit(options.wakeMailWorker);
+  };
   // Only an unclaimed anonymous request needs its token; an account's request is checked out by the account.
   const claimTokenOf = (quoteRequest: QuoteRequest): string | undefined =>
     quoteRequest.buyerAccountId === undefined ? claimTokens.tokenOf(quoteRequest.quoteRequestId) : undefined;
@@ -53,15 +59,18 @@ export const startQuoteNotifications = (options: {
             );
           }
           const email = newQuoteRequestEmail({ quoteRequest, sellerName: seller.name, messageDomain });
-          await mailer.send({ to: seller.email, ...email });
+          await queue(tx, { to: seller.email, ...email });
           return;
         }
-        case 'QuoteResponded':
-          await mailer.send({
-            to: quoteRequest.buyer.email,
-            ...quoteResponseEmail({ quoteRequest, messageDomain, claimToken: claimTokenOf(quoteRequest) }),
+        case 'QuoteResponded': {
+          const email = quoteResponseEmail({
+            quoteRequest,
+            messageDomain,
+            claimToken: claimTokenOf(quoteRequest),
           });
+          await queue(tx, { to: quoteRequest.buyer.email, ...email });
           return;
+        }
         case 'QuoteClaimed':
           return;
       }
