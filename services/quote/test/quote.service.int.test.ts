@@ -561,10 +561,19 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
   });
 
   it('queues the seller email in the projection and sends it after the commit: a held mail server holds up nothing', async () => {
-    // The earlier tests' emails are out first, so the one held is this test's.
+    // Every email of the earlier tests' requests is out first (read from the requests themselves, not from the
+    // log, which this test's subscriber may see later), so the one held is this test's.
     await eventually(async () => {
-      const { rows } = await db.query(`SELECT 1 FROM ${schema}.outgoing_mail WHERE sent_at_ms IS NULL`);
-      return rows.length === 0 ? true : undefined;
+      const { rows } = await db.query<{ waiting: number }>(
+        `SELECT count(*)::int AS waiting FROM ${schema}.quote_requests q, LATERAL (
+            SELECT 'requested' AS step UNION ALL SELECT 'responded' WHERE q.status = 'responded'
+          ) steps
+          WHERE NOT EXISTS (
+            SELECT 1 FROM ${schema}.outgoing_mail m
+             WHERE m.message_id = '<quote-request.' || q.quote_request_id || '.' || steps.step || '@market.example.test>'
+               AND m.sent_at_ms IS NOT NULL)`,
+      );
+      return rows[0]?.waiting === 0 ? true : undefined;
     });
     mailer.hold();
     const { quoteRequest: held } = await grpc.client.requestQuote(quoteRequest('product_1', 30));
