@@ -62,6 +62,17 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 const orNull = <T>(value: T | undefined): T | null => value ?? null;
 const textOrNull = (value: string): string | null => (value === '' ? null : value);
 
+/** The seller's answer as both sides see it; null while pending. */
+const responseViewOf = ({ response }: quoteV1.QuoteRequest) =>
+  response && isQuoteAction(response.action)
+    ? {
+        action: response.action,
+        counter_price: orNull(response.counterPriceCents),
+        message: textOrNull(response.message),
+        responded_at: iso(response.respondedAtMs),
+      }
+    : null;
+
 export const sellerViewOf = (quote: quoteV1.QuoteRequest): SellerQuoteRequest => ({
   quote_request_id: quote.quoteRequestId,
   status: quote.status,
@@ -81,14 +92,7 @@ export const sellerViewOf = (quote: quoteV1.QuoteRequest): SellerQuoteRequest =>
   // A claimed anonymous request belongs to an account, but its buyer details were typed, not the account's.
   buyer_verified: quote.buyerAccountId !== undefined && quote.claimedAtMs === undefined,
   message: textOrNull(quote.message),
-  response: quote.response
-    ? {
-        action: quote.response.action,
-        counter_price: orNull(quote.response.counterPriceCents),
-        message: textOrNull(quote.response.message),
-        responded_at: iso(quote.response.respondedAtMs),
-      }
-    : null,
+  response: responseViewOf(quote),
   agreed_price: orNull(quote.agreedUnitPriceCents),
   created_at: iso(quote.createdAtMs),
 });
@@ -125,15 +129,7 @@ export const buyerViewOf = (quote: quoteV1.QuoteRequest, now: number): BuyerQuot
   listed_price: quote.listedUnitPriceCents,
   target_price: orNull(quote.targetPriceCents),
   currency: quote.currency,
-  response:
-    quote.response && isQuoteAction(quote.response.action)
-      ? {
-          action: quote.response.action,
-          counter_price: orNull(quote.response.counterPriceCents),
-          message: textOrNull(quote.response.message),
-          responded_at: iso(quote.response.respondedAtMs),
-        }
-      : null,
+  response: responseViewOf(quote),
   agreed_price: orNull(quote.agreedUnitPriceCents),
   offer_expires_at: quote.offerExpiresAtMs === undefined ? null : iso(quote.offerExpiresAtMs),
   claimed_at: quote.claimedAtMs === undefined ? null : iso(quote.claimedAtMs),

@@ -4,8 +4,6 @@ import { QUOTE_LIMITS, QUOTE_STATUS_FILTERS } from '@marketplace/vocabulary';
 import type { QuoteDependencies } from './quote.dependencies.js';
 import type { StoredQuote } from './request-quote.js';
 
-export const QUOTE_LIST_LIMITS = { defaultLimit: 50, maxLimit: 200 } as const;
-
 export interface ListQuoteRequestsInput {
   readonly sellerAccountId: number;
   /** Empty: pending (spec 4.3's default). */
@@ -18,20 +16,27 @@ export interface ListQuoteRequestsInput {
 const isStatusFilter = (status: string): status is QuoteStatusFilter =>
   (QUOTE_STATUS_FILTERS as readonly string[]).includes(status);
 
-/** The seller's own requests, newest first; never another seller's. */
-export const listQuoteRequests = async (
-  deps: Pick<QuoteDependencies, 'db' | 'quoteRequests'>,
-  input: ListQuoteRequestsInput,
-): Promise<{ quoteRequests: StoredQuote[]; total: number }> => {
-  const status = input.status === '' ? 'pending' : input.status;
-  const limit = input.limit === 0 ? QUOTE_LIST_LIMITS.defaultLimit : input.limit;
+/**
+ * A list filter, checked: `status` (empty: `defaultStatus`), `limit` (0: the default) and `offset`, every
+ * violation at once.
+ */
+const checkedFilter = (
+  input: { readonly status: string; readonly limit: number; readonly offset?: number },
+  defaultStatus: QuoteStatusFilter,
+): { status: QuoteStatusFilter; limit: number; offset: number } => {
+  const status = input.status === '' ? defaultStatus : input.status;
+  const limit = input.limit === 0 ? QUOTE_LIMITS.defaultListLimit : input.limit;
+  const offset = input.offset ?? 0;
   const violations = [
     ...(isStatusFilter(status)
       ? []
       : [{ path: 'status', message: `must be one of ${QUOTE_STATUS_FILTERS.join(', ')}` }]),
-    ...(Number.isInteger(limit) && limit >= 1 && limit <= QUOTE_LIST_LIMITS.maxLimit
+    ...(Number.isInteger(limit) && limit >= 1 && limit <= QUOTE_LIMITS.maxListLimit
       ? []
-      : [{ path: 'limit', message: `must be a whole number from 1 to ${QUOTE_LIST_LIMITS.maxLimit}` }]),
+      : [{ path: 'limit', message: `must be a whole number from 1 to ${QUOTE_LIMITS.maxListLimit}` }]),
+    ...(Number.isInteger(offset) && offset >= 0
+      ? []
+      : [{ path: 'offset', message: 'must be a whole number from 0' }]),
   ];
   if (violations.length > 0 || !isStatusFilter(status)) {
     throw validationError(
@@ -39,6 +44,15 @@ export const listQuoteRequests = async (
       violations,
     );
   }
+  return { status, limit, offset };
+};
+
+/** The seller's own requests, newest first; never another seller's. */
+export const listQuoteRequests = async (
+  deps: Pick<QuoteDependencies, 'db' | 'quoteRequests'>,
+  input: ListQuoteRequestsInput,
+): Promise<{ quoteRequests: StoredQuote[]; total: number }> => {
+  const { status, limit } = checkedFilter(input, 'pending');
   return deps.quoteRequests.list(deps.db, {
     owner: { sellerAccountId: input.sellerAccountId },
     status,
@@ -60,30 +74,11 @@ export interface ListBuyerQuoteRequestsInput {
 export const listBuyerQuoteRequests = async (
   deps: Pick<QuoteDependencies, 'db' | 'quoteRequests'>,
   input: ListBuyerQuoteRequestsInput,
-): Promise<{ quoteRequests: StoredQuote[]; total: number }> => {
-  const status = input.status === '' ? 'all' : input.status;
-  const limit = input.limit === 0 ? QUOTE_LIMITS.defaultListLimit : input.limit;
-  const violations = [
-    ...(isStatusFilter(status)
-      ? []
-      : [{ path: 'status', message: `must be one of ${QUOTE_STATUS_FILTERS.join(', ')}` }]),
-    ...(Number.isInteger(limit) && limit >= 1 && limit <= QUOTE_LIMITS.maxListLimit
-      ? []
-      : [{ path: 'limit', message: `must be a whole number from 1 to ${QUOTE_LIMITS.maxListLimit}` }]),
-    ...(Number.isInteger(input.offset) && input.offset >= 0
-      ? []
-      : [{ path: 'offset', message: 'must be a whole number from 0' }]),
-  ];
-  if (violations.length > 0 || !isStatusFilter(status)) {
-    throw validationError('invalid quote request filter', violations);
-  }
-  return deps.quoteRequests.list(deps.db, {
+): Promise<{ quoteRequests: StoredQuote[]; total: number }> =>
+  deps.quoteRequests.list(deps.db, {
     owner: { buyerAccountId: input.buyerAccountId },
-    status,
-    limit,
-    offset: input.offset,
+    ...checkedFilter(input, 'all'),
   });
-};
 
 /**
  * One request as its buyer sees it: the caller's account owns it, or the caller holds its claim token. Anything
