@@ -48,10 +48,11 @@ const PUBLICATION_FROM_LIBRARY: Budget = {
   commits: 4, // the append alone is one autocommit statement, not a transaction
 };
 const QUOTE_REQUEST: Budget = {
-  // listing snapshot, append, quote_requests row; the notification consumer's dedupe row, seller contact and
+  // listing snapshot, append, quote_requests row; the notification consumer's dedupe row, seller contact, the
+  // seller's email queued in outgoing_mail (sent after the commit by the mail worker, outside any trace) and its
   // offset (plus its claim of a partition it has not served yet). Quote ids come in blocks, as product numbers
   // do; a fresh id's stream is not read (handleCommand newStream).
-  statements: 7,
+  statements: 8,
   commits: 2, // quote's command; the notification consumer
   grpcCalls: 1, // gateway → quote RequestQuote
   messagesPublished: 1, // QuoteRequested

@@ -232,6 +232,7 @@ export const quotesRouteDocs: readonly RouteDoc[] = [
       403: 'Not a buyer account',
       404: 'No such quote request of the caller',
       409: 'The quote was already used, or the stock ran out',
+      413: `The body is larger than ${CLAIM_BODY_LIMIT_BYTES} bytes`,
     },
   },
   {
@@ -255,6 +256,7 @@ export const quotesRouteDocs: readonly RouteDoc[] = [
       403: 'Not a buyer account',
       404: 'No such quote request, or the token is not its own',
       409: 'Another buyer account owns the request',
+      413: `The body is larger than ${CLAIM_BODY_LIMIT_BYTES} bytes`,
     },
   },
 ];

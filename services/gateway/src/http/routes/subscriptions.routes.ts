@@ -190,6 +190,7 @@ export const subscriptionsRouteDocs: readonly RouteDoc[] = [
     responses: {
       200: { description: 'The confirmation page', contentType: 'text/html', text: true },
       400: 'Invalid subscription id, or no token',
+      404: 'A path that is not percent-encoded UTF-8',
     },
   },
   {
