@@ -97,16 +97,19 @@ describe('the default values', () => {
     const gateway = ingressOf('gateway');
     expect(gateway).toHaveLength(1);
     expect(gateway[0]!.from).toBeUndefined();
+    // Checkout in the order service reads and reserves listings and reads quotes.
+    const callersOf = (service: string) =>
+      service === 'listing' || service === 'quote' ? ['gateway', 'order'] : ['gateway'];
     for (const service of GRPC_SERVICES) {
       const rules = ingressOf(service);
       expect(rules).toHaveLength(1);
-      expect(rules[0]!.from).toEqual([
-        {
+      expect(rules[0]!.from).toEqual(
+        callersOf(service).map((caller) => ({
           podSelector: {
-            matchLabels: { 'app.kubernetes.io/name': 'gateway', 'app.kubernetes.io/instance': 'marketplace' },
+            matchLabels: { 'app.kubernetes.io/name': caller, 'app.kubernetes.io/instance': 'marketplace' },
           },
-        },
-      ]);
+        })),
+      );
     }
     const ingress = ofKind(objects(), 'Ingress');
     expect(ingress.map((object) => object.metadata.name)).toEqual(['marketplace-gateway']);
@@ -139,7 +142,7 @@ describe('the default values', () => {
     expect(named(objects(), 'Service', 'marketplace-gateway-pods')).toBeUndefined();
   });
 
-  it('reads secrets from the named Secret only, and gives the gateway its backends by Service name', () => {
+  it('reads secrets from the named Secret only, and gives the gateway and order their backends by Service name', () => {
     const gateway = named(objects(), 'Deployment', 'marketplace-gateway')!;
     const secretKeys = (containerOf(gateway).env ?? [])
       .filter((variable) => variable.valueFrom?.secretKeyRef)
@@ -152,6 +155,9 @@ describe('the default values', () => {
     expect(gatewayEnv['LISTING_GRPC_ADDR']).toBe('dns:///marketplace-listing-pods.marketplace.svc:50051');
     expect(gatewayEnv['CATALOG_GRPC_ADDR']).toBe('dns:///marketplace-catalog-pods.marketplace.svc:50052');
     expect(gatewayEnv['OTEL_SDK_DISABLED']).toBe('true');
+    const orderEnv = named(objects(), 'ConfigMap', 'marketplace-order')!['data'] as Record<string, string>;
+    expect(orderEnv['LISTING_GRPC_ADDR']).toBe('dns:///marketplace-listing-pods.marketplace.svc:50051');
+    expect(orderEnv['QUOTE_GRPC_ADDR']).toBe('dns:///marketplace-quote-pods.marketplace.svc:50053');
     const subscription = named(objects(), 'Deployment', 'marketplace-subscription')!;
     expect((containerOf(subscription).env ?? []).map((variable) => variable.name)).toContain(
       'WEBHOOK_SIGNING_SECRET',
