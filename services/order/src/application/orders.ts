@@ -1,6 +1,6 @@
 import type { Transaction } from '@marketplace/database';
 import { handleCommand } from '@marketplace/eventsourcing';
-import { isAppError, notFound, toIso, validationError } from '@marketplace/platform';
+import { escapeHtml, isAppError, notFound, toIso, validationError } from '@marketplace/platform';
 import type { DisputeNotice } from '../adapters/dispute-notifications.table.js';
 import type { OrderCommand } from '../domain/order.commands.js';
 import { orderDecider, validateTracking } from '../domain/order.decider.js';
@@ -248,8 +248,6 @@ export const completeInspectedOrders = async (deps: OrderDependencies): Promise<
   }
   return completed;
 };
-
-const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const noticeMail = (notice: DisputeNotice, to: string) => {
   const lines = [

@@ -1,3 +1,4 @@
+import { escapeHtml } from '@marketplace/platform';
 import type { ListingFacts } from './saved-search.match.js';
 import type { Subscription } from './subscription.js';
 
@@ -60,9 +61,6 @@ export const matchPayloadOf = (
   created_at: new Date(matchedAt).toISOString(),
   data: { subscription_id: subscription.subscriptionId, query: subscription.query.original, product },
 });
-
-const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 
 const dollars = (cents: number, currency: string): string => `${(cents / 100).toFixed(2)} ${currency}`;
 
