@@ -59,6 +59,19 @@ export const LISTING_LIMITS = {
   maxQuantity: 100_000_000,
 } as const;
 
+/**
+ * bulk_update_listings (docs/specification.md): one mode and one value for up to `maxItems` of a seller's
+ * listings; prices in cents, percentages in percent, moq in units.
+ */
+export const BULK_UPDATE_MODES = [
+  'price_set',
+  'price_percent_increase',
+  'price_percent_decrease',
+  'moq_set',
+] as const;
+export type BulkUpdateMode = (typeof BULK_UPDATE_MODES)[number];
+export const BULK_UPDATE_LIMITS = { maxItems: 200 } as const;
+
 export const LISTING_DEFAULTS = {
   priceCents: 100,
   quantity: 1,

@@ -3,11 +3,12 @@ import type { Actor } from '@marketplace/eventsourcing';
 import { handleCommand } from '@marketplace/eventsourcing';
 import type { AppError } from '@marketplace/platform';
 import { isAppError, notFound, parseProductId, validationError } from '@marketplace/platform';
+import type { BulkUpdateMode } from '@marketplace/vocabulary';
+import { BULK_UPDATE_LIMITS, BULK_UPDATE_MODES } from '@marketplace/vocabulary';
 import type { ListingChanges, ListingCommand } from '../domain/listing.commands.js';
 import type { ListingState } from '../domain/listing.decider.js';
 import { listingDecider } from '../domain/listing.decider.js';
-import type { BulkUpdateMode } from '../domain/listing.rules.js';
-import { BULK_MAX_ITEMS, BULK_UPDATE_MODES, bulkChangesOf, checkBulkValue } from '../domain/listing.rules.js';
+import { bulkChangesOf, checkBulkValue } from '../domain/listing.rules.js';
 import type { CreatedListing, ListingDependencies } from './create-listing.js';
 import { LISTING_STREAM_TYPE, readListingState } from './create-listing.js';
 
@@ -164,8 +165,8 @@ export const bulkUpdateListings = async (
   input: BulkUpdateInput,
 ): Promise<BulkUpdateResult> => {
   const productIds = [...new Set(input.productIds)];
-  if (productIds.length < 1 || productIds.length > BULK_MAX_ITEMS) {
-    const message = `must hold 1 to ${BULK_MAX_ITEMS} product ids`;
+  if (productIds.length < 1 || productIds.length > BULK_UPDATE_LIMITS.maxItems) {
+    const message = `must hold 1 to ${BULK_UPDATE_LIMITS.maxItems} product ids`;
     throw validationError(`productIds ${message}`, [{ path: 'productIds', message }]);
   }
   const { mode, value } = input;

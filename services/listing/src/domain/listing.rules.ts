@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AppError, FieldViolation } from '@marketplace/platform';
 import { parseProductId, validationError } from '@marketplace/platform';
+import type { BulkUpdateMode } from '@marketplace/vocabulary';
 import { CATEGORIES, CONDITIONS, LISTING_DEFAULTS, LISTING_LIMITS } from '@marketplace/vocabulary';
 import type { ListingChanges, ListingDraft } from './listing.commands.js';
 
@@ -170,18 +171,6 @@ export const validateStockQuantity = (quantity: number): number => {
   if (result.success) return result.data;
   throw invalidListing(result.error.issues.map(({ message }) => ({ path: 'quantity', message })));
 };
-
-/** Spec 8: bulk tools take 1 to 200 ids per call. */
-export const BULK_MAX_ITEMS = 200;
-
-/** The modes of the bulk_update_listings tool (spec 4.3); prices in cents, percentages in percent. */
-export const BULK_UPDATE_MODES = [
-  'price_set',
-  'price_percent_increase',
-  'price_percent_decrease',
-  'moq_set',
-] as const;
-export type BulkUpdateMode = (typeof BULK_UPDATE_MODES)[number];
 
 /** A price may at most grow elevenfold in one step: a larger "increase" is far likelier a typo. */
 const MAX_PERCENT_INCREASE = 1_000;

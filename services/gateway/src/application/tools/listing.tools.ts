@@ -1,11 +1,16 @@
 import { z } from 'zod';
 import type { FieldViolation } from '@marketplace/platform';
 import { AppError, forbidden, unauthenticated } from '@marketplace/platform';
-import { CATEGORIES, CONDITIONS, LISTING_LIMITS } from '@marketplace/vocabulary';
+import {
+  BULK_UPDATE_LIMITS,
+  BULK_UPDATE_MODES,
+  CATEGORIES,
+  CONDITIONS,
+  LISTING_LIMITS,
+} from '@marketplace/vocabulary';
 import type { Principal } from '../../domain/account.js';
 import { idempotencyKeyArgument } from '../../http/schemas/idempotency-key.schema.js';
 import type { BulkUpdateOutcome, ListingCommands } from '../listing.commands.js';
-import { BULK_UPDATE_MODES } from '../listing.commands.js';
 import type { ProductDetails } from '../product.views.js';
 import { productDetailsOutput } from './catalog.tools.js';
 import type { Tool } from './tool.js';
@@ -43,7 +48,7 @@ export const bulkUpdateListingsInput = z.object({
   product_ids: z
     .array(wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a product number'))
     .min(1, 'must hold at least 1 product id')
-    .max(200, 'must hold at most 200 product ids')
+    .max(BULK_UPDATE_LIMITS.maxItems, `must hold at most ${BULK_UPDATE_LIMITS.maxItems} product ids`)
     .describe('product numbers: 12 for product_12'),
   mode: z.enum(BULK_UPDATE_MODES, oneOf(BULK_UPDATE_MODES)),
   value: z
