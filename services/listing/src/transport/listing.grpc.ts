@@ -1,9 +1,10 @@
+import { parseActor } from '@marketplace/eventsourcing';
 import { forbidden } from '@marketplace/platform';
 import { Status, type CallContext } from 'nice-grpc-common';
 import { ErrorInfo, RichServerError } from 'nice-grpc-error-details';
 import { listingV1 } from '@marketplace/proto';
 import type { GrpcService } from '@marketplace/rpc';
-import { fromActorMessage, toListingMessage } from '../adapters/listing-proto.mapper.js';
+import { toListingMessage } from '../adapters/listing-proto.mapper.js';
 import type { BulkUpdateInput, BulkUpdateResult, CommandContext } from '../application/change-listing.js';
 import type { CreatedListing, CreateListingInput } from '../application/create-listing.js';
 import type { ListingChanges, ListingDraft } from '../domain/listing.commands.js';
@@ -61,7 +62,7 @@ interface CommandRequest {
 }
 
 const contextOf = (request: CommandRequest, { metadata }: CallContext): CommandContext => ({
-  actor: fromActorMessage(request.actor),
+  actor: parseActor(request.actor),
   correlationId: request.correlationId === '' ? undefined : request.correlationId,
   // The caller's trace context travels on to the events (and from them to the log's headers).
   traceparent: metadata.get('traceparent'),
