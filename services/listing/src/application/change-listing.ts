@@ -1,5 +1,5 @@
 import type { Transaction } from '@marketplace/database';
-import type { Actor } from '@marketplace/eventsourcing';
+import type { CommandContext } from '@marketplace/eventsourcing';
 import { handleCommand } from '@marketplace/eventsourcing';
 import type { AppError } from '@marketplace/platform';
 import { isAppError, notFound, parseProductId, validationError } from '@marketplace/platform';
@@ -24,12 +24,6 @@ export type ListingWriteDependencies = Pick<ListingDependencies, 'db' | 'store' 
  * and a conflict re-reads and decides again, so two concurrent updates never lose one.
  */
 const CONFLICT_RETRIES = 3;
-
-export interface CommandContext {
-  readonly actor: Actor;
-  readonly correlationId?: string | undefined;
-  readonly traceparent?: string | undefined;
-}
 
 type ExistingListingCommand = Exclude<ListingCommand, { type: 'CreateListing' }>;
 type CommandOf<T extends ExistingListingCommand['type']> = Extract<ExistingListingCommand, { type: T }>;

@@ -1,3 +1,4 @@
+import type { CommandContext } from '@marketplace/eventsourcing';
 import { parseActor } from '@marketplace/eventsourcing';
 import { forbidden } from '@marketplace/platform';
 import { Status, type CallContext } from 'nice-grpc-common';
@@ -5,7 +6,7 @@ import { ErrorInfo, RichServerError } from 'nice-grpc-error-details';
 import { listingV1 } from '@marketplace/proto';
 import type { GrpcService } from '@marketplace/rpc';
 import { toListingMessage } from '../adapters/listing-proto.mapper.js';
-import type { BulkUpdateInput, BulkUpdateResult, CommandContext } from '../application/change-listing.js';
+import type { BulkUpdateInput, BulkUpdateResult } from '../application/change-listing.js';
 import type { CreatedListing, CreateListingInput } from '../application/create-listing.js';
 import type { ListingChanges, ListingDraft } from '../domain/listing.commands.js';
 import { InsufficientStockError } from '../domain/listing.decider.js';
