@@ -9,7 +9,7 @@ import type { ListingChanges, ListingCommand } from '../domain/listing.commands.
 import type { ListingState } from '../domain/listing.decider.js';
 import { listingDecider } from '../domain/listing.decider.js';
 import { bulkChangesOf, checkBulkValue } from '../domain/listing.rules.js';
-import type { CreatedListing, ListingDependencies } from './create-listing.js';
+import type { VersionedListing, ListingDependencies } from './create-listing.js';
 import { LISTING_STREAM_TYPE, readListingState } from './create-listing.js';
 
 /** Serialises the writers of one listing's stream inside their transaction (a PostgreSQL advisory lock). */
@@ -40,7 +40,7 @@ const readState = (deps: ListingWriteDependencies, productId: string, tx?: Trans
 export const getListing = async (
   deps: ListingWriteDependencies,
   productId: string,
-): Promise<CreatedListing> => {
+): Promise<VersionedListing> => {
   const { state, version } = await readState(deps, knownProductId(productId));
   if (state.status !== 'listed') throw notFound(`listing ${productId} does not exist`);
   return { listing: state.listing, version };
@@ -54,7 +54,7 @@ const handleOnListing = async <T extends ExistingListingCommand['type']>(
   deps: ListingWriteDependencies,
   productId: string,
   commandFor: (state: ListingState) => CommandOf<T>,
-): Promise<CreatedListing> =>
+): Promise<VersionedListing> =>
   deps.db.transaction(async (tx) => {
     await deps.lockStream(tx, productId);
     const { state: before } = await readState(deps, productId, tx);
@@ -81,7 +81,7 @@ const metadataOf = (deps: ListingWriteDependencies, context: CommandContext) => 
 export const updateListing = (
   deps: ListingWriteDependencies,
   input: CommandContext & { sellerAccountId: number; productId: string; changes: ListingChanges },
-): Promise<CreatedListing> => {
+): Promise<VersionedListing> => {
   const productId = knownProductId(input.productId);
   return handleOnListing(deps, productId, () => ({
     type: 'UpdateListing',
@@ -93,7 +93,7 @@ export const updateListing = (
 export const setQuantity = (
   deps: ListingWriteDependencies,
   input: CommandContext & { sellerAccountId: number; productId: string; quantity: number },
-): Promise<CreatedListing> => {
+): Promise<VersionedListing> => {
   const productId = knownProductId(input.productId);
   return handleOnListing(deps, productId, () => ({
     type: 'SetQuantity',
@@ -105,7 +105,7 @@ export const setQuantity = (
 export const reserveStock = (
   deps: ListingWriteDependencies,
   input: CommandContext & { productId: string; reservationId: string; quantity: number },
-): Promise<CreatedListing> => {
+): Promise<VersionedListing> => {
   const productId = knownProductId(input.productId);
   return handleOnListing(deps, productId, () => ({
     type: 'ReserveStock',
@@ -117,7 +117,7 @@ export const reserveStock = (
 export const releaseStock = (
   deps: ListingWriteDependencies,
   input: CommandContext & { productId: string; reservationId: string },
-): Promise<CreatedListing> => {
+): Promise<VersionedListing> => {
   const productId = knownProductId(input.productId);
   return handleOnListing(deps, productId, () => ({
     type: 'ReleaseStock',
@@ -136,7 +136,7 @@ export interface BulkUpdateInput extends CommandContext {
 export type BulkFailureReason = 'not_found' | 'not_owned' | 'invalid';
 
 export interface BulkUpdateResult {
-  readonly updated: CreatedListing[];
+  readonly updated: VersionedListing[];
   readonly failures: { productId: string; reason: BulkFailureReason; message: string }[];
 }
 

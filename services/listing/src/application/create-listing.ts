@@ -62,7 +62,7 @@ export interface CreateListingInput {
   readonly idempotencyKey?: string | undefined;
 }
 
-export interface CreatedListing {
+export interface VersionedListing {
   readonly listing: Listing;
   /** The listing stream's version: the expected version of the listing's next command. */
   readonly version: number;
@@ -90,7 +90,7 @@ export const readListingState = async (
 export const createListing = async (
   deps: ListingDependencies,
   input: CreateListingInput,
-): Promise<CreatedListing> => {
+): Promise<VersionedListing> => {
   const accepted = validateNewListing(input.sellerAccountId, input.draft);
   const idempotent = idempotentRequestOf(input.idempotencyKey, {
     path: 'idempotency_key',
@@ -126,7 +126,7 @@ const publishListing = async (
   input: CreateListingInput,
   accepted: ValidNewListing,
   recordKey: RecordIdempotencyKey | undefined,
-): Promise<CreatedListing> => {
+): Promise<VersionedListing> => {
   const hostedImages = await hostListingImages(deps.images, accepted);
   const productId = formatProductId(await deps.allocateProductNumber(deps.db));
   const now = deps.clock.now();

@@ -7,25 +7,27 @@ import { listingV1 } from '@marketplace/proto';
 import type { GrpcService } from '@marketplace/rpc';
 import { toListingMessage } from '../adapters/listing-proto.mapper.js';
 import type { BulkUpdateInput, BulkUpdateResult } from '../application/change-listing.js';
-import type { CreatedListing, CreateListingInput } from '../application/create-listing.js';
+import type { VersionedListing, CreateListingInput } from '../application/create-listing.js';
 import type { ListingChanges, ListingDraft } from '../domain/listing.commands.js';
 import { InsufficientStockError } from '../domain/listing.decider.js';
 
 /** The application functions the gRPC API exposes. */
 export interface ListingApplication {
-  createListing(input: CreateListingInput): Promise<CreatedListing>;
-  getListing(productId: string): Promise<CreatedListing>;
+  createListing(input: CreateListingInput): Promise<VersionedListing>;
+  getListing(productId: string): Promise<VersionedListing>;
   updateListing(
     input: CommandContext & { sellerAccountId: number; productId: string; changes: ListingChanges },
-  ): Promise<CreatedListing>;
+  ): Promise<VersionedListing>;
   setQuantity(
     input: CommandContext & { sellerAccountId: number; productId: string; quantity: number },
-  ): Promise<CreatedListing>;
+  ): Promise<VersionedListing>;
   bulkUpdateListings(input: BulkUpdateInput): Promise<BulkUpdateResult>;
   reserveStock(
     input: CommandContext & { productId: string; reservationId: string; quantity: number },
-  ): Promise<CreatedListing>;
-  releaseStock(input: CommandContext & { productId: string; reservationId: string }): Promise<CreatedListing>;
+  ): Promise<VersionedListing>;
+  releaseStock(
+    input: CommandContext & { productId: string; reservationId: string },
+  ): Promise<VersionedListing>;
 }
 
 /** Proto optional fields arrive as undefined when absent, which is how the draft marks "take the default". */
@@ -85,7 +87,7 @@ const sellerContextOf = (
   return commandContext;
 };
 
-const listingReply = ({ listing, version }: CreatedListing) => ({
+const listingReply = ({ listing, version }: VersionedListing) => ({
   listing: toListingMessage(listing, version),
 });
 
