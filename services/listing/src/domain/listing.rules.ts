@@ -6,7 +6,7 @@ import { CATEGORIES, CONDITIONS, LISTING_DEFAULTS, LISTING_LIMITS } from '@marke
 import type { ListingChanges, ListingDraft } from './listing.commands.js';
 
 /**
- * The listing rules of spec 2.4 that need no I/O. Every rule runs, so a seller learns every problem of a draft
+ * The listing rules of docs/specification.md, "Listings" that need no I/O. Every rule runs, so a seller learns every problem of a draft
  * from one answer. Violation paths are the REST field names (`price`, `galleryImageUrls/3`); the gateway
  * renames them for surfaces that spell fields differently.
  */
@@ -91,7 +91,7 @@ const newListingSchema = z
 /** A seller and draft that passed the rules, with every default applied. */
 export type ValidNewListing = z.output<typeof newListingSchema>;
 
-/** Domain field names that differ from the REST field names of spec 2.4. */
+/** Domain field names that differ from the REST field names of docs/specification.md, "Listings". */
 const REST_FIELD_NAMES: Readonly<Record<string, string>> = {
   priceCents: 'price',
   originalRetailPriceCents: 'originalRetailPrice',
@@ -137,7 +137,7 @@ const invalidListing = (violations: readonly FieldViolation[]): AppError =>
   );
 
 /**
- * Checks a seller's changes against the rules of spec 2.4 and against the listing they change: a minimum
+ * Checks a seller's changes against the rules of docs/specification.md, "Listings" and against the listing they change: a minimum
  * order quantity may not exceed the units in stock (unless the lot is sold out, when any minimum is moot).
  * Throws AppError('validation') listing every violation at once.
  */
@@ -216,7 +216,7 @@ export const bulkChangesOf = (
 
 /**
  * The sku of a listing whose seller sent none: derived from the product number, so deciding stays
- * deterministic. Skus are never unique-checked (spec 2.4): a seller's own sku may equal a generated one.
+ * deterministic. Skus are never unique-checked (docs/specification.md, "Listings"): a seller's own sku may equal a generated one.
  */
 export const generatedSku = (productId: string): string => {
   const productNumber = parseProductId(productId);

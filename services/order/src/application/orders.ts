@@ -228,7 +228,7 @@ export const sellerAttention = async (
 };
 
 /**
- * The automatic completion (decisions "Checkout and orders"): delivered orders whose inspection deadline passed
+ * The automatic completion (docs/specification.md, "Checkout and orders"): delivered orders whose inspection deadline passed
  * without a dispute are completed. Safe on every replica at once: a second completion decides nothing.
  */
 export const completeInspectedOrders = async (deps: OrderDependencies): Promise<number> => {

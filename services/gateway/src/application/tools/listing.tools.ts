@@ -26,7 +26,7 @@ const cents = wholeNumber(1, LISTING_LIMITS.maxPriceCents, 'cents');
 const text = (maxLength: number) =>
   z.string({ error: 'must be a string' }).max(maxLength, `must be at most ${maxLength} characters`);
 
-/** create_listing (spec 4.3): its own field names, prices in cents. */
+/** create_listing (docs/specification.md, "MCP tools"): its own field names, prices in cents. */
 export const createListingInput = z.object({
   name: text(LISTING_LIMITS.nameMaxLength).min(1, 'is required'),
   category: z.enum(CATEGORIES, oneOf(CATEGORIES)),
@@ -43,7 +43,7 @@ export const createListingInput = z.object({
   idempotency_key: idempotencyKeyArgument,
 });
 
-/** bulk_update_listings (spec 4.3): product numbers, one mode, one value. */
+/** bulk_update_listings (docs/specification.md, "MCP tools"): product numbers, one mode, one value. */
 export const bulkUpdateListingsInput = z.object({
   product_ids: z
     .array(wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a product number'))
@@ -75,7 +75,7 @@ const requireSeller = (principal: Principal | undefined, tool: string): Principa
   return principal;
 };
 
-/** The listing service names fields as REST does (spec 2.4); the tool's caller knows them by the tool's names. */
+/** The listing service names fields as REST does (docs/specification.md, "Listings"); the tool's caller knows them by the tool's names. */
 const TOOL_FIELD_NAMES: Readonly<Record<string, string>> = {
   price: 'price_per_unit',
   originalRetailPrice: 'original_retail_price',
