@@ -32,7 +32,7 @@ export const createClientInterceptor = (repeatable: ReadonlySet<string>) =>
     call: ClientMiddlewareCall<Request, Response>,
     options: CallOptions & DeadlineOptions,
   ): AsyncGenerator<Response, Response | void, undefined> {
-    const { deadline, signal: callerSignal, onTrailer, ...rest } = options;
+    const { deadline, signal: callerSignal, ...rest } = options;
     const controller = new AbortController();
     const abort = (): void => controller.abort();
     if (callerSignal?.aborted) abort();
@@ -56,7 +56,7 @@ export const createClientInterceptor = (repeatable: ReadonlySet<string>) =>
       onTrailer: (trailer) => {
         const encoded = trailer.get(STATUS_DETAILS_TRAILER);
         if (encoded != null) details = decodeStatusDetails(encoded);
-        onTrailer?.(trailer);
+        options.onTrailer?.(trailer);
       },
     });
     const failure = (error: unknown): unknown => {
