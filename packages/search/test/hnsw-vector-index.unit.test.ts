@@ -5,7 +5,11 @@ import {
   SEMANTIC_SEARCH_FEEDBACK,
   type VectorIndex,
 } from '../src/index.js';
-import { contractDocument, type ContractPayload } from '../src/testing/index.js';
+import { contractDocument, vectorIndexContract, type ContractPayload } from '../src/testing/index.js';
+
+vectorIndexContract('HNSW (usearch)', {
+  create: async () => createHnswVectorIndex<ContractPayload>({ dimensions: 3 }),
+});
 
 /** A unit vector in 3-d at `degrees` from the x axis, in the x-y plane. */
 const at = (degrees: number): Float32Array => {

@@ -266,7 +266,7 @@ const ranksBefore = <P>(a: Candidate<P>, b: Candidate<P>): boolean =>
   a.similarity > b.similarity || (a.similarity === b.similarity && a.entry.document.id < b.entry.document.id);
 
 /** `query` plus `weight` times the mean of the unit `neighbours` (Rocchio); the query itself when there are none. */
-const movedTowards = (
+export const movedTowards = (
   query: Float32Array,
   neighbours: readonly { readonly vector: Float32Array; readonly inverseNorm: number }[],
   weight: number,
