@@ -236,6 +236,20 @@ export class AliasedGenerations {
     await this.client.indices.delete({ index: previous }, this.transport);
   }
 
+  /** A versioned write (`version_type: external`): a version not above the stored one is `stale`. */
+  protected async versionedIndex(id: string, version: number, document: object): Promise<WriteOutcome> {
+    try {
+      await this.client.index(
+        { index: this.alias, id, version, version_type: 'external', refresh: 'wait_for', document },
+        this.transport,
+      );
+      return 'applied';
+    } catch (error) {
+      if (isConflict(error)) return 'stale';
+      throw error;
+    }
+  }
+
   /** A versioned delete (`version_type: external`): it leaves a tombstone, so older writes are stale. */
   protected async versionedDelete(id: string, version: number): Promise<WriteOutcome> {
     assertVersion(version);
@@ -265,23 +279,7 @@ class ElasticsearchIndex<P> extends AliasedGenerations implements ElasticsearchS
 
   async upsert(document: SearchDocument<P>): Promise<WriteOutcome> {
     assertVersion(document.version);
-    try {
-      await this.client.index(
-        {
-          index: this.alias,
-          id: document.id,
-          version: document.version,
-          version_type: 'external',
-          refresh: 'wait_for',
-          document: storedOf(document),
-        },
-        this.transport,
-      );
-      return 'applied';
-    } catch (error) {
-      if (isConflict(error)) return 'stale';
-      throw error;
-    }
+    return this.versionedIndex(document.id, document.version, storedOf(document));
   }
 
   async upsertMany(documents: readonly SearchDocument<P>[]): Promise<WriteOutcome[]> {

@@ -3,7 +3,6 @@ import {
   AliasedGenerations,
   filterClauses,
   indexTemplateBody,
-  isConflict,
   storedOf,
   type StoredDocument,
 } from '../elasticsearch-search-index.js';
@@ -109,23 +108,7 @@ class EsVectorIndex<P> extends AliasedGenerations implements ElasticsearchVector
     assertVersion(document.version);
     this.assertDimensions(vector);
     if (isZero(vector)) return this.versionedDelete(document.id, document.version);
-    try {
-      await this.client.index(
-        {
-          index: this.alias,
-          id: document.id,
-          version: document.version,
-          version_type: 'external',
-          refresh: 'wait_for',
-          document: storedVectorOf(document, vector),
-        },
-        this.transport,
-      );
-      return 'applied';
-    } catch (error) {
-      if (isConflict(error)) return 'stale';
-      throw error;
-    }
+    return this.versionedIndex(document.id, document.version, storedVectorOf(document, vector));
   }
 
   async upsertMany(entries: readonly VectorEntry<P>[]): Promise<WriteOutcome[]> {
