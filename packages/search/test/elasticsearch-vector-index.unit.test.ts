@@ -150,14 +150,14 @@ describe('Elasticsearch VectorIndex (request building, mocked cluster)', () => {
     expect(await index.upsert(contractDocument(1, { version: 2 }), vectorAt(0))).toBe('stale');
   });
 
-  it('records a zero vector as a versioned delete (a cosine field refuses it; it matches nothing anyway)', async () => {
-    cluster.mock.add({ method: 'DELETE', path: `/${ALIAS}/_doc/product_1` }, (params: MockPattern) => {
-      cluster.requests.push(params);
-      return { result: 'deleted' };
-    });
+  it('writes a load as one bulk: a zero vector as a versioned delete (a cosine field refuses it), removals too', async () => {
+    const answers = [
+      [{ delete: { _id: 'product_1', status: 404 } }, { index: { _id: 'product_2', status: 409 } }],
+      [{ delete: { _id: 'product_3', status: 200 } }, { delete: { _id: 'product_4', status: 409 } }],
+    ];
     cluster.mock.add({ method: 'POST', path: '/_bulk' }, (params: MockPattern) => {
       cluster.requests.push(params);
-      return { errors: true, items: [{ index: { _id: 'product_2', status: 409 } }] };
+      return { errors: true, items: answers.shift() };
     });
     const index = await open();
 
@@ -165,13 +165,23 @@ describe('Elasticsearch VectorIndex (request building, mocked cluster)', () => {
       { document: contractDocument(1, { version: 4 }), vector: new Float32Array(3) },
       { document: contractDocument(2), vector: vectorAt(5) },
     ]);
+    const removed = await index.removeMany([
+      { id: 'product_3', version: 2 },
+      { id: 'product_4', version: 1 },
+    ]);
 
     expect(outcomes).toEqual(['applied', 'stale']);
-    const [remove, bulk] = cluster.requests.slice(-2);
-    expect(remove?.querystring).toMatchObject({ version: '4', version_type: 'external' });
-    expect((bulk?.body as Record<string, unknown>[])[0]).toEqual({
-      index: { _index: ALIAS, _id: 'product_2', version: 1, version_type: 'external' },
-    });
+    expect(removed).toEqual(['applied', 'stale']);
+    const [load, removal] = cluster.requests.slice(-2);
+    expect(load?.querystring).toMatchObject({ refresh: 'wait_for' });
+    expect((load?.body as Record<string, unknown>[]).slice(0, 2)).toEqual([
+      { delete: { _index: ALIAS, _id: 'product_1', version: 4, version_type: 'external' } },
+      { index: { _index: ALIAS, _id: 'product_2', version: 1, version_type: 'external' } },
+    ]);
+    expect(removal?.body).toEqual([
+      { delete: { _index: ALIAS, _id: 'product_3', version: 2, version_type: 'external' } },
+      { delete: { _index: ALIAS, _id: 'product_4', version: 1, version_type: 'external' } },
+    ]);
   });
 
   it('rejects vectors of other dimensions before sending anything', async () => {

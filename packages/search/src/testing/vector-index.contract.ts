@@ -126,6 +126,23 @@ export const vectorIndexContract = (adapterName: string, options: VectorIndexCon
       expect(await ids(publicOnly)).toEqual(['product_1']);
     });
 
+    it('removes many in order, reporting each outcome', async () => {
+      await index.upsertMany([
+        { document: contractDocument(1, { version: 2 }), vector: vectorAt(10) },
+        { document: contractDocument(2), vector: vectorAt(20) },
+      ]);
+      expect(
+        await index.removeMany([
+          { id: 'product_1', version: 1 },
+          { id: 'product_2', version: 2 },
+          { id: 'product_3', version: 1 },
+        ]),
+      ).toEqual(['stale', 'applied', 'applied']);
+      expect(await index.removeMany([])).toEqual([]);
+      expect(await ids(publicOnly)).toEqual(['product_1']);
+      expect(await index.upsert(contractDocument(3, { version: 1 }), vectorAt(5))).toBe('stale');
+    });
+
     it('upserts many in order, reporting each outcome', async () => {
       const outcomes = await index.upsertMany([
         { document: contractDocument(1, { version: 2 }), vector: vectorAt(10) },

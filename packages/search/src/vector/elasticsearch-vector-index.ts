@@ -9,7 +9,7 @@ import {
 import { assertVersion } from '../search-input.js';
 import type { SearchDocument, WriteOutcome } from '../search-index.port.js';
 import { MAX_VECTOR_CANDIDATES, movedTowards } from './hnsw-vector-index.js';
-import type { VectorEntry, VectorHit, VectorIndex, VectorQuery } from './vector-index.port.js';
+import type { VectorEntry, VectorHit, VectorIndex, VectorQuery, VectorRemoval } from './vector-index.port.js';
 
 export interface ElasticsearchVectorIndexOptions {
   readonly client: Client;
@@ -116,44 +116,49 @@ class EsVectorIndex<P> extends AliasedGenerations implements ElasticsearchVector
       assertVersion(document.version);
       this.assertDimensions(vector);
     });
-    const outcomes: (WriteOutcome | undefined)[] = entries.map(() => undefined);
-    const indexed: number[] = [];
-    for (const [position, { document, vector }] of entries.entries()) {
-      if (isZero(vector)) outcomes[position] = await this.versionedDelete(document.id, document.version);
-      else indexed.push(position);
-    }
-    if (indexed.length === 0) return outcomes as WriteOutcome[];
+    return this.bulk(
+      entries.map(({ document, vector }) =>
+        isZero(vector)
+          ? { id: document.id, version: document.version }
+          : { id: document.id, version: document.version, stored: storedVectorOf(document, vector) },
+      ),
+    );
+  }
+
+  async removeMany(removals: readonly VectorRemoval[]): Promise<WriteOutcome[]> {
+    removals.forEach(({ version }) => assertVersion(version));
+    return this.bulk(removals);
+  }
+
+  /**
+   * One bulk request of versioned writes, in order: an index with `stored`, else a delete (a start-up load
+   * removes every hidden listing: one request, one refresh wait). 409 is `stale`; a delete of nothing is
+   * `applied` (its tombstone holds the version).
+   */
+  private async bulk(
+    writes: readonly { id: string; version: number; stored?: StoredVectorDocument<P> }[],
+  ): Promise<WriteOutcome[]> {
+    if (writes.length === 0) return [];
     const { items } = await this.client.bulk(
       {
         refresh: 'wait_for',
-        operations: indexed.flatMap((position) => {
-          const { document, vector } = entries[position]!;
-          return [
-            {
-              index: {
-                _index: this.alias,
-                _id: document.id,
-                version: document.version,
-                version_type: 'external' as const,
-              },
-            },
-            storedVectorOf(document, vector),
-          ];
-        }),
+        operations: writes.flatMap(
+          ({ id, version, stored }): (estypes.BulkOperationContainer | StoredVectorDocument<P>)[] => {
+            const target = { _index: this.alias, _id: id, version, version_type: 'external' as const };
+            return stored === undefined ? [{ delete: target }] : [{ index: target }, stored];
+          },
+        ),
       },
       this.transport,
     );
-    items.forEach((item, i) => {
-      const position = indexed[i]!;
-      const { status, error } = item.index ?? {};
-      if (status === 409) outcomes[position] = 'stale';
-      else if (error) {
-        throw new Error(
-          `bulk indexing of ${entries[position]!.document.id} failed: ${error.reason ?? error.type}`,
-        );
-      } else outcomes[position] = 'applied';
+    return items.map((item, position) => {
+      const { status, error } = item.index ?? item.delete ?? {};
+      if (status === 409) return 'stale';
+      if (status === 404 && item.delete) return 'applied';
+      if (error)
+        throw new Error(`bulk write of ${writes[position]?.id} failed: ${error.reason ?? error.type}`);
+      return 'applied';
     });
-    return outcomes as WriteOutcome[];
   }
 
   async remove(id: string, version: number): Promise<WriteOutcome> {

@@ -4,7 +4,7 @@ import { Index, MetricKind, ScalarKind } from 'usearch';
 import { matchesFilters } from '../embedded-search-index.js';
 import { assertVersion } from '../search-input.js';
 import type { SearchDocument, WriteOutcome } from '../search-index.port.js';
-import type { VectorEntry, VectorHit, VectorIndex, VectorQuery } from './vector-index.port.js';
+import type { VectorEntry, VectorHit, VectorIndex, VectorQuery, VectorRemoval } from './vector-index.port.js';
 
 export interface HnswVectorIndexOptions {
   readonly dimensions: number;
@@ -101,6 +101,12 @@ class HnswVectorIndex<P> implements VectorIndex<P> {
     this.forget(id);
     this.removedVersions.set(id, version);
     return 'applied';
+  }
+
+  async removeMany(removals: readonly VectorRemoval[]): Promise<WriteOutcome[]> {
+    const outcomes: WriteOutcome[] = [];
+    for (const { id, version } of removals) outcomes.push(await this.remove(id, version));
+    return outcomes;
   }
 
   async search({ vector, filters, limit, feedback }: VectorQuery): Promise<VectorHit<P>[]> {
