@@ -90,7 +90,10 @@ export class SubscriptionCommands {
 
   async list(caller: Principal | undefined): Promise<{ subscriptions: SubscriptionView[] }> {
     const owner = this.owner(caller);
-    const subscriptions = await this.subscriptions.listSubscriptions(owner.accountId);
+    const subscriptions = await this.subscriptions.listSubscriptions({
+      actor: { kind: owner.role, id: String(owner.accountId) },
+      ownerAccountId: owner.accountId,
+    });
     return { subscriptions: subscriptions.map((subscription) => this.view(subscription)) };
   }
 
@@ -115,6 +118,7 @@ export class SubscriptionCommands {
   async resource(caller: Principal | undefined, subscriptionId: string): Promise<SubscriptionResourceView> {
     const owner = this.owner(caller);
     const resource = await this.subscriptions.getSubscriptionResource({
+      actor: { kind: owner.role, id: String(owner.accountId) },
       subscriptionId,
       ownerAccountId: owner.accountId,
     });
