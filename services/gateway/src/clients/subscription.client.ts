@@ -10,6 +10,9 @@ export interface SubscriptionClient {
   getSubscriptionResource(
     request: subscriptionV1.GetSubscriptionResourceRequest,
   ): Promise<subscriptionV1.GetSubscriptionResourceResponse>;
+  rotateWebhookSecret(
+    request: subscriptionV1.RotateWebhookSecretRequest,
+  ): Promise<subscriptionV1.RotateWebhookSecretResponse>;
   close(): void;
 }
 
@@ -32,6 +35,7 @@ export const createSubscriptionClient = (
       await client.deleteSubscription(request);
     },
     getSubscriptionResource: (request) => client.getSubscriptionResource(request),
+    rotateWebhookSecret: (request) => client.rotateWebhookSecret(request),
     close: () => grpc.close(),
   };
 };
