@@ -191,6 +191,16 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
     });
   }, TEST_ENGINE_CREATE_TIMEOUT_MS);
 
+  /** How many requests of this quantity were filed (each test asks for its own quantities). */
+  const filedWith = async (quantity: number): Promise<number> => {
+    const { rows } = await db.query<{ count: number }>(
+      `select count(*)::int as count from "${schema}".events
+        where type = 'QuoteRequested' and (data->'quoteRequest'->>'quantity')::int = $1`,
+      [quantity],
+    );
+    return rows[0]?.count ?? 0;
+  };
+
   afterAll(async () => {
     mailer.release();
     grpc.close();
@@ -648,14 +658,6 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
 
   describe('with an idempotency key', () => {
     /** Quote requests filed for `quantity`: each test uses its own quantity to find its requests. */
-    const filedWith = async (quantity: number): Promise<number> => {
-      const { rows } = await db.query<{ count: number }>(
-        `select count(*)::int as count from "${schema}".events
-          where type = 'QuoteRequested' and (data->'quoteRequest'->>'quantity')::int = $1`,
-        [quantity],
-      );
-      return rows[0]?.count ?? 0;
-    };
     const keyed = (quantity: number, key: string): quoteV1.RequestQuoteRequest => ({
       ...quoteRequest('product_1', quantity),
       idempotencyKey: key,
@@ -745,14 +747,6 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
   describe('the acting account comes from the verified internal token', () => {
     const BUYER = 63;
     const VICTIM = 62;
-    const filedWithQuantity = async (quantity: number): Promise<number> => {
-      const { rows } = await db.query<{ count: number }>(
-        `select count(*)::int as count from "${schema}".events
-          where type = 'QuoteRequested' and (data->'quoteRequest'->>'quantity')::int = $1`,
-        [quantity],
-      );
-      return rows[0]?.count ?? 0;
-    };
 
     it("refuses every call whose body names another account than the token's, and changes nothing", async () => {
       const { quoteRequest: victims } = await grpc.client.requestQuote({
@@ -823,8 +817,8 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
         quoteRequestId: anonymous.quoteRequest!.quoteRequestId,
       });
       expect(unclaimed!.buyerAccountId).toBeUndefined();
-      expect(await filedWithQuantity(952)).toBe(0);
-      expect(await filedWithQuantity(953)).toBe(0);
+      expect(await filedWith(952)).toBe(0);
+      expect(await filedWith(953)).toBe(0);
     });
   });
 });
