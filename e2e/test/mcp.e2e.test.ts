@@ -13,7 +13,10 @@ import { eventually } from '../src/harness/processes.js';
 /** Cases per tool of the fuzzed-arguments tests: 12 in `pnpm test`, FUZZ_RUNS=1000 for the nightly size. */
 const TOOL_FUZZ_RUNS = Number(process.env['FUZZ_RUNS'] ?? 12);
 
-/** Spec 4.3's sixteen tools and the buyer's quote tools (docs/specification.md, "Quotes"), by who may call them. */
+/**
+ * Spec 4.3's sixteen tools, the buyer's quote tools (docs/specification.md, "Quotes") and the order lifecycle's
+ * ("Order lifecycle"), by who may call them.
+ */
 const SPEC_TOOLS = {
   none: [
     'search_inventory',
@@ -30,6 +33,9 @@ const SPEC_TOOLS = {
     'claim_quote',
     'list_my_quotes',
     'accept_quote_and_pay',
+    'list_my_orders',
+    'confirm_order',
+    'cancel_order',
   ],
   seller: [
     'create_listing',
@@ -40,6 +46,8 @@ const SPEC_TOOLS = {
     'bulk_mark_shipped',
     'bulk_export_orders',
     'seller_inbox_summarise',
+    'get_seller_orders',
+    'seller_cancel_order',
   ],
 } as const;
 const ALL_TOOLS = Object.values(SPEC_TOOLS).flat();
@@ -180,6 +188,8 @@ describe('MCP conformance (embedded mode)', () => {
         'get_product_details',
         'get_order_status',
         'bulk_export_orders',
+        'list_my_orders',
+        'get_seller_orders',
       ]) {
         expect({ name, readOnly: hints[name] }).toEqual({ name, readOnly: true });
       }
@@ -189,6 +199,9 @@ describe('MCP conformance (embedded mode)', () => {
         'quick_buy',
         'open_dispute',
         'bulk_mark_shipped',
+        'cancel_order',
+        'seller_cancel_order',
+        'confirm_order',
       ]) {
         expect({ name, readOnly: hints[name] }).toEqual({ name, readOnly: false });
       }
@@ -289,6 +302,45 @@ describe('MCP conformance (embedded mode)', () => {
       expect(
         await failure(asBuyer, 'open_dispute', { order_id: orderId, reason: 'other', description: 'again' }),
       ).not.toHaveLength(0);
+    });
+
+    it('runs the order lifecycle tools: lists, cancellation by either side, early confirmation', async () => {
+      const buy = async () => {
+        const bought = await call(asBuyer, 'quick_buy', {
+          product_id: instantId,
+          quantity: 1,
+          buyer_email: 'mcp.buyer@example.com',
+        });
+        return (bought['order'] as { order_id: number }).order_id;
+      };
+      const [first, second, third] = [await buy(), await buy(), await buy()];
+      const mine = await call(asBuyer, 'list_my_orders', { status: 'awaiting_shipment', limit: 100 });
+      expect((mine['orders'] as { order_id: number }[]).map((o) => o.order_id)).toEqual(
+        expect.arrayContaining([first, second, third]),
+      );
+      const sellers = await call(asSeller, 'get_seller_orders', { limit: 2 });
+      expect(sellers['next_cursor']).toEqual(expect.any(String));
+      expect(await call(asBuyer, 'cancel_order', { order_id: first, reason: 'ordered twice' })).toMatchObject(
+        {
+          status: 'cancelled',
+        },
+      );
+      expect(
+        await call(asSeller, 'seller_cancel_order', { order_id: second, reason: 'cannot fulfil' }),
+      ).toMatchObject({ status: 'cancelled', cancellation: { by: 'seller' } });
+      expect(await failure(asSeller, 'seller_cancel_order', { order_id: third, reason: ' ' })).toMatch(
+        /reason/,
+      );
+      await call(asSeller, 'bulk_mark_shipped', { order_ids: [third] });
+      expect(await failure(asBuyer, 'cancel_order', { order_id: third })).not.toHaveLength(0);
+      const delivered = await marketplace.client.request(`/api/seller/orders/${third}/mark-delivered`, {
+        method: 'POST',
+        headers: { 'x-mcp-api-key': seller.apiKey },
+      });
+      expect(delivered.status).toBe(200);
+      expect(await call(asBuyer, 'confirm_order', { order_id: third })).toMatchObject({
+        status: 'completed',
+      });
     });
 
     it('takes a 200-id bulk call through /mcp', async () => {
