@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { EmbeddedMarketplace } from '../src/harness/embedded.js';
 import { eventually } from '../src/harness/processes.js';
+import { WebhookReceiver } from '../src/harness/webhook-receiver.js';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 
 interface Answer {
   readonly status: number;
@@ -523,8 +525,10 @@ describe('checkout and orders (embedded mode on PostgreSQL)', () => {
     const id = order.order_id;
 
     // The seller learns of it at once: the inbox counts an order placed seconds ago.
-    const inbox = await invoke('seller_inbox_summarise', { window_hours: 1 }, seller.apiKey);
-    expect(inbox.body).toMatchObject({ new_orders: { items: [expect.objectContaining({ order_id: id })] } });
+    const inbox = await invoke('seller_inbox_summarise', { window_hours: 1, limit: 50 }, seller.apiKey);
+    expect(inbox.body).toMatchObject({
+      new_orders: { items: expect.arrayContaining([expect.objectContaining({ order_id: id })]) },
+    });
 
     // Lists: the buyer's and the seller's own, never another account's.
     const mine = await invoke('list_my_orders', { status: 'awaiting_shipment', limit: 100 }, buyer.apiKey);
@@ -687,5 +691,108 @@ describe('checkout and orders (embedded mode on PostgreSQL)', () => {
     expect((resolvedList.body as { orders: OrderBody[] }).orders.map((o) => o.order_id)).toContain(id);
     expect(await mailWith(`order-${id}-resolved-buyer@`)).toContain('Two of four broken.');
     expect(await mailWith(`order-${id}-resolved-seller@`)).toContain('Refund: 5000 USD cents.');
+  }, 120_000);
+
+  it("tells the seller of a new order, quote and dispute by a webhook signed with the endpoint's own secret", async () => {
+    const [mine, theirs] = await Promise.all([WebhookReceiver.start(), WebhookReceiver.start()]);
+    try {
+      const register = (account: Account, url: string) =>
+        call('/api/seller/webhooks', { method: 'POST', apiKey: account.apiKey, body: { url } });
+      expect((await register(buyer, mine.url)).status).toBe(403);
+      const badUrl = await register(seller, 'ftp://example.com/hook');
+      expect(badUrl.status).toBe(400);
+      expect(JSON.stringify(badUrl.body)).toContain('url');
+      const registered = await register(seller, mine.url);
+      expect(registered.status).toBe(201);
+      const { id: endpointId, secret } = registered.body as { id: string; secret: string };
+      expect(secret).toMatch(/^whsec_/);
+      const other = await register(otherSeller, theirs.url);
+      const otherSecret = (other.body as { secret: string }).secret;
+      expect(otherSecret).not.toBe(secret);
+
+      const productId = await publish({
+        name: 'Harrowgate webhook vases',
+        price: 12,
+        quantity: 30,
+        instantCheckout: true,
+      });
+      const order = orderOf(await quickBuy(productId, 2, buyer));
+      const delivered = (type: string, key: string) =>
+        eventually(
+          async () =>
+            mine.received.find(
+              (hook) => hook.headers['x-marketplace-event'] === type && hook.body.includes(key),
+            ),
+          { timeoutMs: 30_000, describe: () => `no ${type} webhook:\n${marketplace.process.logs}` },
+        );
+      const placed = await delivered('order.placed', `"order_id":${order.order_id}`);
+      // The signature verifies against this endpoint's secret, and against no other.
+      const header = String(placed.headers['x-marketplace-signature']);
+      const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header) ?? [];
+      const sign = (key: string) => createHmac('sha256', key).update(`${t}.${placed.body}`).digest();
+      expect(timingSafeEqual(sign(secret), Buffer.from(v1 ?? '', 'hex'))).toBe(true);
+      expect(sign(otherSecret).equals(Buffer.from(v1 ?? '', 'hex'))).toBe(false);
+      expect(JSON.parse(placed.body)).toMatchObject({
+        id: placed.headers['x-marketplace-delivery'],
+        type: 'order.placed',
+        data: { order_id: order.order_id, product_id: productId, quantity: 2, total: 2_400 },
+      });
+
+      // The quote service learns the listing from its event.
+      const quote = await eventually(
+        async () => {
+          const answer = await call('/api/ucp/quotes', {
+            method: 'POST',
+            apiKey: buyer.apiKey,
+            body: { product_id: productId, quantity: 500, buyer: { email: 'q@buyer.example' } },
+          });
+          return answer.status === 201 ? answer : undefined;
+        },
+        { timeoutMs: 15_000, describe: () => marketplace.process.logs },
+      );
+      const quoteId = (quote.body as { quote_request_id: number }).quote_request_id;
+      await delivered('quote.requested', `"quote_request_id":${quoteId}`);
+
+      await invoke('bulk_mark_shipped', { order_ids: [order.order_id] }, seller.apiKey);
+      await call(`/api/seller/orders/${order.order_id}/mark-delivered`, {
+        method: 'POST',
+        apiKey: seller.apiKey,
+      });
+      await invoke(
+        'open_dispute',
+        { order_id: order.order_id, reason: 'damaged', description: 'Chipped' },
+        buyer.apiKey,
+      );
+      await delivered('order.disputed', `"order_id":${order.order_id}`);
+      // Another seller's endpoint hears nothing of this seller's order.
+      expect(theirs.received.filter((hook) => hook.body.includes(`"order_id":${order.order_id}`))).toEqual(
+        [],
+      );
+
+      const listed = await call('/api/seller/webhooks', { apiKey: seller.apiKey });
+      expect(listed.body).toMatchObject({
+        webhooks: [
+          {
+            id: endpointId,
+            url: mine.url,
+            recent_deliveries: expect.arrayContaining([
+              expect.objectContaining({ subject: `order.placed:${order.order_id}`, status: 'delivered' }),
+            ]),
+          },
+        ],
+      });
+      expect(JSON.stringify(listed.body)).not.toContain('whsec_');
+      expect(
+        (await call(`/api/seller/webhooks/${endpointId}`, { method: 'DELETE', apiKey: otherSeller.apiKey }))
+          .status,
+      ).toBe(404);
+      expect(
+        (await call(`/api/seller/webhooks/${endpointId}`, { method: 'DELETE', apiKey: seller.apiKey }))
+          .status,
+      ).toBe(204);
+      expect((await call('/api/seller/webhooks', { apiKey: seller.apiKey })).body).toEqual({ webhooks: [] });
+    } finally {
+      await Promise.all([mine.close(), theirs.close()]);
+    }
   }, 120_000);
 });

@@ -10,11 +10,16 @@ export interface SubscriptionClient {
   getSubscriptionResource(
     request: subscriptionV1.GetSubscriptionResourceRequest,
   ): Promise<subscriptionV1.GetSubscriptionResourceResponse>;
+  registerSellerWebhook(
+    request: subscriptionV1.RegisterSellerWebhookRequest,
+  ): Promise<subscriptionV1.RegisterSellerWebhookResponse>;
+  listSellerWebhooks(sellerAccountId: number): Promise<subscriptionV1.SellerWebhook[]>;
+  deleteSellerWebhook(request: subscriptionV1.DeleteSellerWebhookRequest): Promise<void>;
   close(): void;
 }
 
 /** Reads, sent once more when their replica went away. */
-const REPEATABLE = ['ListSubscriptions', 'GetSubscriptionResource'];
+const REPEATABLE = ['ListSubscriptions', 'GetSubscriptionResource', 'ListSellerWebhooks'];
 
 export const createSubscriptionClient = (
   address: string,
@@ -33,6 +38,12 @@ export const createSubscriptionClient = (
       await client.deleteSubscription(request);
     },
     getSubscriptionResource: (request) => client.getSubscriptionResource(request),
+    registerSellerWebhook: (request) => client.registerSellerWebhook(request),
+    listSellerWebhooks: async (sellerAccountId) =>
+      (await client.listSellerWebhooks({ sellerAccountId })).webhooks,
+    deleteSellerWebhook: async (request) => {
+      await client.deleteSellerWebhook(request);
+    },
     close: () => grpc.close(),
   };
 };

@@ -24,6 +24,8 @@ import { noStoreByDefault } from './cache-control.js';
 import { refuseHostileQuery } from './hostile-query.js';
 import { adminRoutes } from './routes/admin.routes.js';
 import { adminDisputesRoutes } from './routes/admin-disputes.routes.js';
+import { sellerWebhooksRoutes } from './routes/seller-webhooks.routes.js';
+import { SellerWebhooks } from '../application/seller-webhooks.js';
 import { asyncApiRoutes } from './routes/asyncapi.routes.js';
 import { agentTokensRoutes } from './routes/agent-tokens.routes.js';
 import { catalogRoutes } from './routes/catalog.routes.js';
@@ -146,6 +148,11 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
     deps.subscription === undefined ? undefined : new SubscriptionCommands(deps.subscription, publicBaseUrl);
   if (subscriptions) {
     app.use(subscriptionsRoutes(problems, subscriptions, deps.identity, bodyLimitBytes, rateLimiter));
+  }
+  if (deps.subscription !== undefined) {
+    app.use(
+      sellerWebhooksRoutes(problems, new SellerWebhooks(deps.subscription), deps.identity, bodyLimitBytes),
+    );
   }
   const orders =
     deps.order === undefined

@@ -1,3 +1,4 @@
+import { sellerWebhooksMigration } from './seller-webhooks.table.js';
 import type { Migration } from '@marketplace/database';
 import { eventStoreMigrations, projectionMigrations } from '@marketplace/eventsourcing';
 
@@ -75,4 +76,5 @@ export const subscriptionMigrations: readonly Migration[] = [
   ...eventStoreMigrations,
   ...projectionMigrations,
   subscriptionTablesMigration,
+  sellerWebhooksMigration,
 ];
