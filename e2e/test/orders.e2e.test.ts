@@ -546,7 +546,8 @@ describe('checkout and orders (embedded mode on PostgreSQL)', () => {
     expect(badStatus.status).toBe(400);
     expect(JSON.stringify(badStatus.body)).toContain('status');
     expect((await call('/api/orders', { apiKey: seller.apiKey })).status).toBe(403);
-    // Paging: one at a time, the cursor leads on without repeats.
+    // Paging: one at a time, the cursor leads on without repeats (a second order of this buyer's makes two pages).
+    orderOf(await quickBuy(productId, 1, buyer));
     const first = await call('/api/orders?limit=1', { apiKey: buyer.apiKey });
     const { next_cursor: cursor } = first.body as { next_cursor: string | null };
     expect(cursor).toEqual(expect.any(String));
@@ -578,7 +579,8 @@ describe('checkout and orders (embedded mode on PostgreSQL)', () => {
     expect((await invoke('get_order_status', { order_id: id }, buyer.apiKey)).body).toMatchObject({
       status: 'cancelled',
     });
-    await eventually(async () => ((await stockOf(productId)) === 20 ? true : undefined), {
+    // 20 listed, 1 still bought by the second order.
+    await eventually(async () => ((await stockOf(productId)) === 19 ? true : undefined), {
       timeoutMs: 30_000,
       describe: () => marketplace.process.logs,
     });
@@ -732,6 +734,10 @@ describe('checkout and orders (embedded mode on PostgreSQL)', () => {
       const sign = (key: string) => createHmac('sha256', key).update(`${t}.${placed.body}`).digest();
       expect(timingSafeEqual(sign(secret), Buffer.from(v1 ?? '', 'hex'))).toBe(true);
       expect(sign(otherSecret).equals(Buffer.from(v1 ?? '', 'hex'))).toBe(false);
+      // And by email.
+      expect(await mailWith(`order-${order.order_id}-placed-seller@`)).toContain(
+        `New order ${order.order_id}`,
+      );
       expect(JSON.parse(placed.body)).toMatchObject({
         id: placed.headers['x-marketplace-delivery'],
         type: 'order.placed',

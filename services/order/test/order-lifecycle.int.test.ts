@@ -16,6 +16,7 @@ import {
   listBuyerOrders,
   listDisputes,
   listSellerOrders,
+  queueSellerNotice,
   releaseCancelledStock,
   resolveDispute,
 } from '../src/application/order-lifecycle.js';
@@ -488,5 +489,28 @@ describe.each(testEngines())('order lifecycle on $name', ({ create }) => {
     expect(inbox.newOrders.orders.map((o) => o.orderId)).toContain(order.orderId);
     const other = await sellerAttention(deps, { sellerAccountId: OTHER_SELLER, windowHours: 1, limit: 50 });
     expect(other.newOrders.orders.map((o) => o.orderId)).not.toContain(order.orderId);
+  });
+
+  it('emails the seller of a new order once, and waits for an address it does not know', async () => {
+    const order = await placeOrder({ quantity: 3 });
+    const notice = { kind: 'placed' as const, orderId: order.orderId };
+    expect(await db.transaction((tx) => queueSellerNotice(deps, tx, notice))).toBe(1);
+    // A redelivered event queues the same Message-ID, which the queue keeps once.
+    await db.transaction((tx) => queueSellerNotice(deps, tx, notice));
+    const mail = await mailFor(order.orderId);
+    expect(mail).toEqual([
+      expect.objectContaining({
+        recipient: 'seller@example.com',
+        message_id: `<order-${order.orderId}-placed-seller@marketplace.invalid>`,
+        subject: `New order ${order.orderId}: 3 x Lot ${order.productId}`,
+      }),
+    ]);
+    expect(mail[0]?.text_body).toContain('Ship by');
+    const unknownSeller = await placeOrder({ seller: OTHER_SELLER });
+    expect(
+      await db.transaction((tx) =>
+        queueSellerNotice(deps, tx, { kind: 'placed', orderId: unknownSeller.orderId }),
+      ),
+    ).toBe(0);
   });
 });

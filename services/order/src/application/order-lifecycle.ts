@@ -261,3 +261,58 @@ export const releaseCancelledStock = async (deps: OrderDependencies, limit = 50)
   }
   return released;
 };
+
+/** What the seller's order notice needs to say (from the order topic's OrderPlaced and IssueReported). */
+export interface SellerNotice {
+  readonly kind: 'placed' | 'disputed';
+  readonly orderId: number;
+}
+
+/**
+ * The seller's email about a new or disputed order (docs/specification.md, "Seller notifications"), queued by the
+ * consumer of the order topic in its transaction: the order's row says what to tell. Without the seller's address
+ * (its account event not seen yet) nothing is queued and a warning is logged. Resolves to the number queued.
+ */
+export const queueSellerNotice = async (
+  deps: OrderDependencies,
+  tx: Transaction,
+  notice: SellerNotice,
+): Promise<number> => {
+  const found = await deps.orders.get(tx, notice.orderId);
+  if (!found) return 0;
+  const { order } = found;
+  const seller = await deps.sellerContacts.find(tx, order.sellerAccountId);
+  if (!seller) {
+    deps.logger.warn(
+      { orderId: order.orderId, sellerAccountId: order.sellerAccountId },
+      'no email address known for the seller: its order notice is not sent',
+    );
+    return 0;
+  }
+  const party: Party = { to: seller.email, role: 'seller' };
+  const mail =
+    notice.kind === 'placed'
+      ? mailTo(
+          party,
+          'placed',
+          order,
+          `New order ${order.orderId}: ${order.quantity} x ${order.productName}`,
+          [
+            orderLine(order),
+            `Placed at ${toIso(order.placedAt)} on invoice terms (net 30).`,
+            `Ship by ${toIso(order.shipBy)}.`,
+            ...(order.shippingCountry ? [`Ship to: ${order.shippingCountry}`] : []),
+          ],
+        )
+      : mailTo(party, 'disputed', order, `Dispute on order ${order.orderId}: ${order.issue?.reason ?? ''}`, [
+          orderLine(order),
+          `The buyer reported: ${order.issue?.reason ?? ''}`,
+          `Requested action: ${order.issue?.requestedAction ?? 'none given'}`,
+          '',
+          order.issue?.description ?? '',
+          '',
+          'The marketplace operator will resolve it and tell you the outcome.',
+        ]);
+  await queueMail(deps, tx, [mail]);
+  return 1;
+};
