@@ -87,6 +87,20 @@ const skipReasonOf = (reason: string): SkipReason => {
   return known;
 };
 
+/** A page of orders as asked: an optional status, the page size, the previous page's cursor. */
+export interface OrderPageRequest {
+  readonly status?: string | undefined;
+  readonly limit: number;
+  readonly cursor?: string | undefined;
+}
+
+/** Proto has no absent strings: no status and no cursor travel as ''. */
+const pageRequestOf = (page: OrderPageRequest) => ({
+  status: page.status ?? '',
+  limit: page.limit,
+  cursor: page.cursor ?? '',
+});
+
 const pageView = (page: { orders: orderV1.Order[]; nextCursor: string }) => ({
   orders: page.orders.map(orderView),
   next_cursor: page.nextCursor === '' ? null : page.nextCursor,
@@ -274,42 +288,18 @@ export class OrderOperations {
   }
 
   /** list_my_orders and GET /api/orders: the buyer's own orders, newest first. */
-  async listMine(
-    principal: Principal | undefined,
-    page: {
-      readonly status?: string | undefined;
-      readonly limit: number;
-      readonly cursor?: string | undefined;
-    },
-  ) {
+  async listMine(principal: Principal | undefined, page: OrderPageRequest) {
     const buyer = requireBuyer(principal, 'list its orders');
     return pageView(
-      await this.orders.rpc.listBuyerOrders({
-        buyerAccountId: buyer.accountId,
-        status: page.status ?? '',
-        limit: page.limit,
-        cursor: page.cursor ?? '',
-      }),
+      await this.orders.rpc.listBuyerOrders({ buyerAccountId: buyer.accountId, ...pageRequestOf(page) }),
     );
   }
 
   /** get_seller_orders and GET /api/seller/orders: the seller's own orders, newest first. */
-  async listSellers(
-    principal: Principal | undefined,
-    page: {
-      readonly status?: string | undefined;
-      readonly limit: number;
-      readonly cursor?: string | undefined;
-    },
-  ) {
+  async listSellers(principal: Principal | undefined, page: OrderPageRequest) {
     const seller = requireSeller(principal, 'list its orders');
     return pageView(
-      await this.orders.rpc.listSellerOrders({
-        sellerAccountId: seller.accountId,
-        status: page.status ?? '',
-        limit: page.limit,
-        cursor: page.cursor ?? '',
-      }),
+      await this.orders.rpc.listSellerOrders({ sellerAccountId: seller.accountId, ...pageRequestOf(page) }),
     );
   }
 
