@@ -105,6 +105,15 @@ export const PROJECTIONS: readonly Projection[] = [
     readModel: { table: 'listing_snapshots', streamId: 'product_id', version: 'version', everyStream: true },
   },
   { service: 'quote', schema: 'quote', group: 'quote-seller-contacts', source: ACCOUNT_EVENTS },
+  { service: 'order', schema: 'order', group: 'order-seller-contacts', source: ACCOUNT_EVENTS },
+  // order-seller-notices and subscription-seller-order-events read marketplace.order.v1, which carries checkout
+  // streams too: their applied events are not one stream type's, so they are not listed here.
+  {
+    service: 'subscription',
+    schema: 'subscription',
+    group: 'subscription-seller-quote-events',
+    source: QUOTE_EVENTS,
+  },
   // Its effect is an email, sent at least once by design (a crash between send and commit sends it again with
   // the same Message-ID); what is exactly once is the record of the event as applied, checked here.
   { service: 'quote', schema: 'quote', group: 'quote-notifications', source: QUOTE_EVENTS },

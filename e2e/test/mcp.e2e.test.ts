@@ -14,8 +14,8 @@ import { eventually } from '../src/harness/processes.js';
 const TOOL_FUZZ_RUNS = Number(process.env['FUZZ_RUNS'] ?? 12);
 
 /**
- * docs/specification.md, "MCP tools"'s sixteen tools, the buyer's quote tools (docs/specification.md, "Quotes") and the saved searches'
- * secret rotation (docs/security.md, API2), by who may call them.
+ * The sixteen tools of docs/specification.md, "MCP tools", the buyer's quote tools ("Quotes"), the saved searches'
+ * secret rotation (docs/security.md, API2) and the order lifecycle's ("Order lifecycle"), by who may call them.
  */
 const SPEC_TOOLS = {
   none: [
@@ -34,6 +34,9 @@ const SPEC_TOOLS = {
     'claim_quote',
     'list_my_quotes',
     'accept_quote_and_pay',
+    'list_my_orders',
+    'confirm_order',
+    'cancel_order',
   ],
   seller: [
     'create_listing',
@@ -44,6 +47,8 @@ const SPEC_TOOLS = {
     'bulk_mark_shipped',
     'bulk_export_orders',
     'seller_inbox_summarise',
+    'get_seller_orders',
+    'seller_cancel_order',
   ],
 } as const;
 const ALL_TOOLS = Object.values(SPEC_TOOLS).flat();
@@ -184,6 +189,8 @@ describe('MCP conformance (embedded mode)', () => {
         'get_product_details',
         'get_order_status',
         'bulk_export_orders',
+        'list_my_orders',
+        'get_seller_orders',
       ]) {
         expect({ name, readOnly: hints[name] }).toEqual({ name, readOnly: true });
       }
@@ -193,6 +200,9 @@ describe('MCP conformance (embedded mode)', () => {
         'quick_buy',
         'open_dispute',
         'bulk_mark_shipped',
+        'cancel_order',
+        'seller_cancel_order',
+        'confirm_order',
       ]) {
         expect({ name, readOnly: hints[name] }).toEqual({ name, readOnly: false });
       }
@@ -293,6 +303,45 @@ describe('MCP conformance (embedded mode)', () => {
       expect(
         await failure(asBuyer, 'open_dispute', { order_id: orderId, reason: 'other', description: 'again' }),
       ).not.toHaveLength(0);
+    });
+
+    it('runs the order lifecycle tools: lists, cancellation by either side, early confirmation', async () => {
+      const buy = async () => {
+        const bought = await call(asBuyer, 'quick_buy', {
+          product_id: instantId,
+          quantity: 1,
+          buyer_email: 'mcp.buyer@example.com',
+        });
+        return (bought['order'] as { order_id: number }).order_id;
+      };
+      const [first, second, third] = [await buy(), await buy(), await buy()];
+      const mine = await call(asBuyer, 'list_my_orders', { status: 'awaiting_shipment', limit: 100 });
+      expect((mine['orders'] as { order_id: number }[]).map((o) => o.order_id)).toEqual(
+        expect.arrayContaining([first, second, third]),
+      );
+      const sellers = await call(asSeller, 'get_seller_orders', { limit: 2 });
+      expect(sellers['next_cursor']).toEqual(expect.any(String));
+      expect(await call(asBuyer, 'cancel_order', { order_id: first, reason: 'ordered twice' })).toMatchObject(
+        {
+          status: 'cancelled',
+        },
+      );
+      expect(
+        await call(asSeller, 'seller_cancel_order', { order_id: second, reason: 'cannot fulfil' }),
+      ).toMatchObject({ status: 'cancelled', cancellation: { by: 'seller' } });
+      expect(await failure(asSeller, 'seller_cancel_order', { order_id: third, reason: ' ' })).toMatch(
+        /reason/,
+      );
+      await call(asSeller, 'bulk_mark_shipped', { order_ids: [third] });
+      expect(await failure(asBuyer, 'cancel_order', { order_id: third })).not.toHaveLength(0);
+      const delivered = await marketplace.client.request(`/api/seller/orders/${third}/mark-delivered`, {
+        method: 'POST',
+        headers: { 'x-mcp-api-key': seller.apiKey },
+      });
+      expect(delivered.status).toBe(200);
+      expect(await call(asBuyer, 'confirm_order', { order_id: third })).toMatchObject({
+        status: 'completed',
+      });
     });
 
     it('takes a 200-id bulk call through /mcp', async () => {

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { EmbeddedMarketplace } from '../src/harness/embedded.js';
 import { eventually } from '../src/harness/processes.js';
+import { WebhookReceiver } from '../src/harness/webhook-receiver.js';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 
 interface Answer {
   readonly status: number;
@@ -486,4 +488,317 @@ describe('checkout and orders (embedded mode on PostgreSQL)', () => {
     });
     expect((await invoke('seller_inbox_summarise', { window_hours: 169 }, seller.apiKey)).status).toBe(400);
   });
+
+  /** The .eml file the mail worker kept whose Message-ID contains `key`, once it is there. */
+  const mailWith = (key: string) =>
+    eventually(
+      async () => {
+        const directory = join(marketplace.dataDir, 'mail');
+        const file = (await readdir(directory).catch(() => [] as string[])).find((name) =>
+          name.includes(key),
+        );
+        return file && (await readFile(join(directory, file), 'utf8')).replace(/=\r?\n/g, '');
+      },
+      { timeoutMs: 45_000, describe: () => `no mail ${key}:\n${marketplace.process.logs}` },
+    );
+  const admin = (path: string, init: { method?: string; body?: unknown; token?: string } = {}) =>
+    marketplace.client.request(path, {
+      method: init.method ?? 'GET',
+      headers: {
+        authorization: `Bearer ${init.token ?? marketplace.adminToken}`,
+        ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+    });
+  const stockOf = async (productId: string): Promise<number | undefined> =>
+    ((await call(`/api/ucp/catalog/products/${productId}`)).body as { quantity_available?: number })
+      .quantity_available;
+
+  it('lists each account its own orders, and cancels before shipment: cancelled, stock back, both emailed', async () => {
+    const productId = await publish({
+      name: 'Larchmere cancelled chairs',
+      price: 15,
+      quantity: 20,
+      instantCheckout: true,
+    });
+    const order = orderOf(await quickBuy(productId, 4, buyer));
+    const id = order.order_id;
+
+    // The seller learns of it at once: the inbox counts an order placed seconds ago.
+    const inbox = await invoke('seller_inbox_summarise', { window_hours: 1, limit: 50 }, seller.apiKey);
+    expect(inbox.body).toMatchObject({
+      new_orders: { items: expect.arrayContaining([expect.objectContaining({ order_id: id })]) },
+    });
+
+    // Lists: the buyer's and the seller's own, never another account's.
+    const mine = await invoke('list_my_orders', { status: 'awaiting_shipment', limit: 100 }, buyer.apiKey);
+    expect((mine.body as { orders: OrderBody[] }).orders.map((o) => o.order_id)).toContain(id);
+    const theirs = await call('/api/orders?limit=100', { apiKey: otherBuyer.apiKey });
+    expect(theirs.status).toBe(200);
+    expect((theirs.body as { orders: OrderBody[] }).orders.map((o) => o.order_id)).not.toContain(id);
+    const sellers = await call('/api/seller/orders?status=awaiting_shipment&limit=100', {
+      apiKey: seller.apiKey,
+    });
+    expect((sellers.body as { orders: OrderBody[] }).orders.map((o) => o.order_id)).toContain(id);
+    const otherSellers = await invoke('get_seller_orders', { limit: 100 }, otherSeller.apiKey);
+    expect((otherSellers.body as { orders: OrderBody[] }).orders.map((o) => o.order_id)).not.toContain(id);
+    const badStatus = await call('/api/seller/orders?status=lost', { apiKey: seller.apiKey });
+    expect(badStatus.status).toBe(400);
+    expect(JSON.stringify(badStatus.body)).toContain('status');
+    expect((await call('/api/orders', { apiKey: seller.apiKey })).status).toBe(403);
+    // Paging: one at a time, the cursor leads on without repeats (a second order of this buyer's makes two pages).
+    orderOf(await quickBuy(productId, 1, buyer));
+    const first = await call('/api/orders?limit=1', { apiKey: buyer.apiKey });
+    const { next_cursor: cursor } = first.body as { next_cursor: string | null };
+    expect(cursor).toEqual(expect.any(String));
+    const second = await call(`/api/orders?limit=1&cursor=${cursor ?? ''}`, { apiKey: buyer.apiKey });
+    expect((second.body as { orders: OrderBody[] }).orders[0]?.order_id).toBeLessThan(
+      (first.body as { orders: OrderBody[] }).orders[0]?.order_id ?? 0,
+    );
+
+    // Another account cannot cancel it; the buyer can (no body needed), and a replay answers the same.
+    expect(
+      (await call(`/api/orders/${id}/cancel`, { method: 'POST', apiKey: otherBuyer.apiKey })).status,
+    ).toBe(404);
+    expect(
+      (
+        await call(`/api/seller/orders/${id}/cancel`, {
+          method: 'POST',
+          apiKey: otherSeller.apiKey,
+          body: { reason: 'x' },
+        })
+      ).status,
+    ).toBe(404);
+    const cancelled = await call(`/api/orders/${id}/cancel`, { method: 'POST', apiKey: buyer.apiKey });
+    expect(cancelled).toMatchObject({
+      status: 200,
+      body: { status: 'cancelled', cancellation: { by: 'buyer', reason: null } },
+    });
+    const replay = await invoke('cancel_order', { order_id: id }, buyer.apiKey);
+    expect(replay).toMatchObject({ status: 200, body: { status: 'cancelled' } });
+    expect((await invoke('get_order_status', { order_id: id }, buyer.apiKey)).body).toMatchObject({
+      status: 'cancelled',
+    });
+    // 20 listed, 1 still bought by the second order.
+    await eventually(async () => ((await stockOf(productId)) === 19 ? true : undefined), {
+      timeoutMs: 30_000,
+      describe: () => marketplace.process.logs,
+    });
+    expect(await mailWith(`order-${id}-cancelled-buyer@`)).toContain(`Order ${id} cancelled`);
+    expect(await mailWith(`order-${id}-cancelled-seller@`)).toContain('Do not ship it');
+    // Shipping a cancelled order is refused.
+    const ship = await invoke('bulk_mark_shipped', { order_ids: [id] }, seller.apiKey);
+    expect(ship.body).toMatchObject({ skipped: [{ order_id: id, reason: 'not_shippable' }] });
+
+    // The seller who cannot fulfil cancels another; after shipment, cancelling is a 409.
+    const second2 = orderOf(await quickBuy(productId, 2, buyer));
+    const bySeller = await invoke(
+      'seller_cancel_order',
+      { order_id: second2.order_id, reason: 'Water damage in the warehouse' },
+      seller.apiKey,
+    );
+    expect(bySeller.body).toMatchObject({
+      status: 'cancelled',
+      cancellation: { by: 'seller', reason: 'Water damage in the warehouse' },
+    });
+    expect(await mailWith(`order-${second2.order_id}-cancelled-buyer@`)).toContain('Water damage');
+    const shipped = orderOf(await quickBuy(productId, 1, buyer));
+    await invoke('bulk_mark_shipped', { order_ids: [shipped.order_id] }, seller.apiKey);
+    expect(
+      (
+        await call(`/api/orders/${shipped.order_id}/cancel`, {
+          method: 'POST',
+          apiKey: buyer.apiKey,
+          body: {},
+        })
+      ).status,
+    ).toBe(409);
+    expect(
+      (await invoke('seller_cancel_order', { order_id: shipped.order_id, reason: 'x' }, seller.apiKey))
+        .status,
+    ).toBe(409);
+  }, 120_000);
+
+  it('confirms receipt early, and lets the operator resolve a dispute: resolved, both parties emailed', async () => {
+    const productId = await publish({
+      name: 'Wendlow disputed lamps',
+      price: 25,
+      quantity: 20,
+      instantCheckout: true,
+    });
+    const deliver = async (quantity: number) => {
+      const placed = orderOf(await quickBuy(productId, quantity, buyer));
+      await invoke(
+        'bulk_mark_shipped',
+        { order_ids: [placed.order_id], tracking_number: 'T' },
+        seller.apiKey,
+      );
+      const delivered = await call(`/api/seller/orders/${placed.order_id}/mark-delivered`, {
+        method: 'POST',
+        apiKey: seller.apiKey,
+      });
+      expect(delivered.status).toBe(200);
+      return placed.order_id;
+    };
+    const confirmedId = await deliver(1);
+    expect((await invoke('confirm_order', { order_id: confirmedId }, otherBuyer.apiKey)).status).toBe(404);
+    expect((await invoke('confirm_order', { order_id: confirmedId }, buyer.apiKey)).body).toMatchObject({
+      status: 'completed',
+    });
+
+    const id = await deliver(4); // total 10,000 cents
+    await invoke(
+      'open_dispute',
+      { order_id: id, reason: 'damaged', description: 'Two lamps broken' },
+      buyer.apiKey,
+    );
+    expect((await admin('/api/admin/disputes', { token: 'not-the-token' })).status).toBe(401);
+    const open = await admin('/api/admin/disputes?status=open&limit=100');
+    expect(open.status).toBe(200);
+    expect((open.body as { orders: OrderBody[] }).orders.map((o) => o.order_id)).toContain(id);
+    const resolve = (body: unknown) => admin(`/api/admin/disputes/${id}/resolve`, { method: 'POST', body });
+    const tooMuch = await resolve({ resolution: 'partially_refunded', refund_amount: 10_001, note: 'Half' });
+    expect(tooMuch.status).toBe(400);
+    expect(JSON.stringify(tooMuch.body)).toContain('refund_amount');
+    const noNote = await resolve({ resolution: 'rejected' });
+    expect(noNote.status).toBe(400);
+    expect(JSON.stringify(noNote.body)).toContain('note');
+    expect(
+      (
+        await admin(`/api/admin/disputes/${confirmedId}/resolve`, {
+          method: 'POST',
+          body: { resolution: 'rejected', note: 'n' },
+        })
+      ).status,
+    ).toBe(409);
+    const resolved = await resolve({
+      resolution: 'partially_refunded',
+      refund_amount: 5_000,
+      note: 'Two of four broken.',
+    });
+    expect(resolved).toMatchObject({
+      status: 200,
+      body: { status: 'resolved', resolution: { resolution: 'partially_refunded', refund_amount: 5_000 } },
+    });
+    expect(
+      (await resolve({ resolution: 'partially_refunded', refund_amount: 5_000, note: 'Two of four broken.' }))
+        .status,
+    ).toBe(200);
+    expect((await resolve({ resolution: 'refunded', note: 'Changed my mind' })).status).toBe(409);
+    expect((await invoke('get_order_status', { order_id: id }, buyer.apiKey)).body).toMatchObject({
+      status: 'resolved',
+      resolution: { note: 'Two of four broken.' },
+    });
+    const resolvedList = await admin('/api/admin/disputes?status=resolved&limit=100');
+    expect((resolvedList.body as { orders: OrderBody[] }).orders.map((o) => o.order_id)).toContain(id);
+    expect(await mailWith(`order-${id}-resolved-buyer@`)).toContain('Two of four broken.');
+    expect(await mailWith(`order-${id}-resolved-seller@`)).toContain('Refund: 5000 USD cents.');
+  }, 120_000);
+
+  it("tells the seller of a new order, quote and dispute by a webhook signed with the endpoint's own secret", async () => {
+    const [mine, theirs] = await Promise.all([WebhookReceiver.start(), WebhookReceiver.start()]);
+    try {
+      const register = (account: Account, url: string) =>
+        call('/api/seller/webhooks', { method: 'POST', apiKey: account.apiKey, body: { url } });
+      expect((await register(buyer, mine.url)).status).toBe(403);
+      const badUrl = await register(seller, 'ftp://example.com/hook');
+      expect(badUrl.status).toBe(400);
+      expect(JSON.stringify(badUrl.body)).toContain('url');
+      const registered = await register(seller, mine.url);
+      expect(registered.status).toBe(201);
+      const { id: endpointId, secret } = registered.body as { id: string; secret: string };
+      expect(secret).toMatch(/^whsec_/);
+      const other = await register(otherSeller, theirs.url);
+      const otherSecret = (other.body as { secret: string }).secret;
+      expect(otherSecret).not.toBe(secret);
+
+      const productId = await publish({
+        name: 'Harrowgate webhook vases',
+        price: 12,
+        quantity: 30,
+        instantCheckout: true,
+      });
+      const order = orderOf(await quickBuy(productId, 2, buyer));
+      const delivered = (type: string, key: string) =>
+        eventually(
+          async () =>
+            mine.received.find(
+              (hook) => hook.headers['x-marketplace-event'] === type && hook.body.includes(key),
+            ),
+          { timeoutMs: 30_000, describe: () => `no ${type} webhook:\n${marketplace.process.logs}` },
+        );
+      const placed = await delivered('order.placed', `"order_id":${order.order_id}`);
+      // The signature verifies against this endpoint's secret, and against no other.
+      const header = String(placed.headers['x-marketplace-signature']);
+      const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header) ?? [];
+      const sign = (key: string) => createHmac('sha256', key).update(`${t}.${placed.body}`).digest();
+      expect(timingSafeEqual(sign(secret), Buffer.from(v1 ?? '', 'hex'))).toBe(true);
+      expect(sign(otherSecret).equals(Buffer.from(v1 ?? '', 'hex'))).toBe(false);
+      // And by email.
+      expect(await mailWith(`order-${order.order_id}-placed-seller@`)).toContain(
+        `New order ${order.order_id}`,
+      );
+      expect(JSON.parse(placed.body)).toMatchObject({
+        id: placed.headers['x-marketplace-delivery'],
+        type: 'order.placed',
+        data: { order_id: order.order_id, product_id: productId, quantity: 2, total: 2_400 },
+      });
+
+      // The quote service learns the listing from its event.
+      const quote = await eventually(
+        async () => {
+          const answer = await call('/api/ucp/quotes', {
+            method: 'POST',
+            apiKey: buyer.apiKey,
+            body: { product_id: productId, quantity: 500, buyer: { email: 'q@buyer.example' } },
+          });
+          return answer.status === 201 ? answer : undefined;
+        },
+        { timeoutMs: 15_000, describe: () => marketplace.process.logs },
+      );
+      const quoteId = (quote.body as { quote_request_id: number }).quote_request_id;
+      await delivered('quote.requested', `"quote_request_id":${quoteId}`);
+
+      await invoke('bulk_mark_shipped', { order_ids: [order.order_id] }, seller.apiKey);
+      await call(`/api/seller/orders/${order.order_id}/mark-delivered`, {
+        method: 'POST',
+        apiKey: seller.apiKey,
+      });
+      await invoke(
+        'open_dispute',
+        { order_id: order.order_id, reason: 'damaged', description: 'Chipped' },
+        buyer.apiKey,
+      );
+      await delivered('order.disputed', `"order_id":${order.order_id}`);
+      // Another seller's endpoint hears nothing of this seller's order.
+      expect(theirs.received.filter((hook) => hook.body.includes(`"order_id":${order.order_id}`))).toEqual(
+        [],
+      );
+
+      const listed = await call('/api/seller/webhooks', { apiKey: seller.apiKey });
+      expect(listed.body).toMatchObject({
+        webhooks: [
+          {
+            id: endpointId,
+            url: mine.url,
+            recent_deliveries: expect.arrayContaining([
+              expect.objectContaining({ subject: `order.placed:${order.order_id}`, status: 'delivered' }),
+            ]),
+          },
+        ],
+      });
+      expect(JSON.stringify(listed.body)).not.toContain('whsec_');
+      expect(
+        (await call(`/api/seller/webhooks/${endpointId}`, { method: 'DELETE', apiKey: otherSeller.apiKey }))
+          .status,
+      ).toBe(404);
+      expect(
+        (await call(`/api/seller/webhooks/${endpointId}`, { method: 'DELETE', apiKey: seller.apiKey }))
+          .status,
+      ).toBe(204);
+      expect((await call('/api/seller/webhooks', { apiKey: seller.apiKey })).body).toEqual({ webhooks: [] });
+    } finally {
+      await Promise.all([mine.close(), theirs.close()]);
+    }
+  }, 120_000);
 });

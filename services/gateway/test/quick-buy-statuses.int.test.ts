@@ -117,6 +117,11 @@ const startStubOrderService = (logger: CapturedLog['logger']): Promise<GrpcServe
     getSellerOrders: notServed,
     sellerAttention: notServed,
     countOrdersSince: notServed,
+    listBuyerOrders: notServed,
+    listSellerOrders: notServed,
+    cancelOrder: notServed,
+    listDisputes: notServed,
+    resolveDispute: notServed,
   };
   return startGrpcServer({
     host: '127.0.0.1',

@@ -21,6 +21,8 @@ const UNDOCUMENTED_ON_PURPOSE: Readonly<Record<string, string>> = {
   'POST /api/admin/accounts': 'operator API (services/gateway/README.md), absent without ADMIN_TOKEN',
   'POST /api/admin/accounts/{accountId}/api-keys': 'operator API, absent without ADMIN_TOKEN',
   'DELETE /api/admin/api-keys/{prefix}': 'operator API, absent without ADMIN_TOKEN',
+  'GET /api/admin/disputes': 'operator API (docs/specification.md, "Disputes"), absent without ADMIN_TOKEN',
+  'POST /api/admin/disputes/{id}/resolve': 'operator API, absent without ADMIN_TOKEN',
 };
 
 /** Express paths whose OpenAPI form is not a plain `:name` → `{name}`: one segment the handler parses itself. */

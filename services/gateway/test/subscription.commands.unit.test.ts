@@ -31,6 +31,9 @@ const fakeClient = () => {
       return { subscription, unsubscribeToken: 'token', webhookSecret: '' };
     },
     listSubscriptions: async () => [subscription],
+    registerSellerWebhook: () => Promise.reject(new Error('not used here')),
+    listSellerWebhooks: () => Promise.reject(new Error('not used here')),
+    deleteSellerWebhook: () => Promise.reject(new Error('not used here')),
     deleteSubscription: async (request) => {
       requests.push(request);
     },

@@ -4,6 +4,7 @@ import {
   IDEMPOTENCY_KEY_PURGE_INTERVAL_MS,
   IdempotencyKeys,
   startOutboxRelay,
+  startProjection,
 } from '@marketplace/eventsourcing';
 import type { Mailer } from '@marketplace/mailer';
 import type { Database } from '@marketplace/database';
@@ -19,6 +20,11 @@ import { createGrpcListings } from './adapters/listings.grpc-client.js';
 import { encodeOrderEvent, ORDER_TOPIC } from './adapters/order-event.codec.js';
 import { orderMigrations } from './adapters/order.migrations.js';
 import { OrdersTable } from './adapters/orders.table.js';
+import { StockReleasesTable } from './adapters/stock-releases.table.js';
+import { SellerContactsTable, startSellerContactsProjection } from '@marketplace/seller-contacts';
+import { queueSellerNotice, releaseCancelledStock } from './application/order-lifecycle.js';
+import type { SellerNotice } from './application/order-lifecycle.js';
+import { orderV1 } from '@marketplace/proto';
 import { createGrpcQuotes } from './adapters/quotes.grpc-client.js';
 import { recoverInterruptedCompletions } from './application/checkout.js';
 import type { OrderDependencies } from './application/order.dependencies.js';
@@ -28,6 +34,20 @@ import type { OrderSettings } from './order.config.js';
 import { orderGrpcService } from './transport/order.grpc.js';
 
 const SERVICE_NAME = 'order';
+/** The consumer of the service's own topic that emails sellers of new and disputed orders. */
+export const SELLER_NOTICES_GROUP = 'order-seller-notices';
+
+/** OrderPlaced and IssueReported concern the seller; every other event of the topic is none. */
+const sellerNoticeOf = (bytes: Uint8Array): SellerNotice | undefined => {
+  const event = orderV1.OrderEvent.decode(bytes);
+  if (event.payload?.$case === 'orderPlaced' && event.payload.value.order) {
+    return { kind: 'placed', orderId: event.payload.value.order.orderId };
+  }
+  if (event.payload?.$case === 'issueReported') {
+    return { kind: 'disputed', orderId: Number(event.streamId.replace(/^order_/, '')) };
+  }
+  return undefined;
+};
 /** A completion attempt still unfinished after this long was interrupted; the recovery job finishes it. */
 export const INTERRUPTED_AFTER_MS = 60_000;
 
@@ -52,6 +72,8 @@ export const orderDependencies = (options: {
   readonly ports: { readonly listings: Listings; readonly quotes: Quotes };
   readonly settings: OrderSettings;
   readonly onDisputeRecorded: () => void;
+  readonly onMailQueued?: (() => void) | undefined;
+  readonly onStockReleaseQueued?: (() => void) | undefined;
 }): OrderDependencies => ({
   db: options.db,
   clock: options.clock,
@@ -71,13 +93,19 @@ export const orderDependencies = (options: {
   },
   checkoutTtlMs: options.settings.CHECKOUT_SESSION_TTL_MS,
   onDisputeRecorded: options.onDisputeRecorded,
+  onMailQueued: options.onMailQueued ?? (() => undefined),
+  stockReleases: new StockReleasesTable(options.schema),
+  onStockReleaseQueued: options.onStockReleaseQueued ?? (() => undefined),
+  sellerContacts: new SellerContactsTable(options.schema),
   idempotencyKeys: new IdempotencyKeys(options.db, options.schema, options.clock),
 });
 
 /**
  * Starts the order service: brings its schema up to date, starts the outbox relay (topic marketplace.order.v1
- * for orders and checkout sessions alike), the automatic completion, the completion recovery and the
- * idempotency key purge jobs, and the outgoing-mail worker (the operator's dispute emails), then serves gRPC. `stop()` drains the server first, so the relay publishes what it appended.
+ * for orders and checkout sessions alike), the sellers' contacts projection and the consumer of its own topic that emails sellers of new and disputed
+ * orders, the
+ * automatic completion, the stock release of cancelled orders, the completion recovery and the idempotency key
+ * purge jobs, and the outgoing-mail worker (the operator's dispute emails), then serves gRPC. `stop()` drains the server first, so the relay publishes what it appended.
  */
 export const startOrderService = async (options: OrderServiceOptions): Promise<ServiceHandle> => {
   const { db, log, clock, settings } = options;
@@ -100,6 +128,8 @@ export const startOrderService = async (options: OrderServiceOptions): Promise<S
     clock,
     logger,
   });
+  // Set once the job is scheduled below; a cancellation before that waits for the job's first pass.
+  let stockReleaseJob: PeriodicJob | undefined;
   const deps = orderDependencies({
     db,
     clock,
@@ -108,6 +138,8 @@ export const startOrderService = async (options: OrderServiceOptions): Promise<S
     ports,
     settings,
     onDisputeRecorded: () => mailWorker.wake(),
+    onMailQueued: () => mailWorker.wake(),
+    onStockReleaseQueued: () => stockReleaseJob?.poke(),
   });
   if (settings.ADMIN_EMAIL === undefined) {
     logger.warn('ADMIN_EMAIL is not set: dispute notifications wait until it is');
@@ -123,6 +155,35 @@ export const startOrderService = async (options: OrderServiceOptions): Promise<S
       throw error;
     });
   }
+  const sellerContacts = await startSellerContactsProjection({
+    log,
+    db,
+    schema,
+    group: 'order-seller-contacts',
+    table: deps.sellerContacts,
+  }).catch(async (error: unknown) => {
+    await mailWorker.stop();
+    clients?.listings.close();
+    clients?.quotes.close();
+    throw error;
+  });
+  const sellerNotices = await startProjection({
+    log,
+    db,
+    schema,
+    topic: ORDER_TOPIC,
+    group: SELLER_NOTICES_GROUP,
+    decode: (message) => sellerNoticeOf(message.value),
+    apply: async (tx, notice) => {
+      if (notice !== undefined) await queueSellerNotice(deps, tx, notice);
+    },
+  }).catch(async (error: unknown) => {
+    await sellerContacts.close();
+    await mailWorker.stop();
+    clients?.listings.close();
+    clients?.quotes.close();
+    throw error;
+  });
   const jobs: PeriodicJob[] = [
     schedulePeriodicJob('order-completion', () => completeInspectedOrders(deps), {
       intervalMs: settings.ORDER_COMPLETION_INTERVAL_MS,
@@ -136,6 +197,10 @@ export const startOrderService = async (options: OrderServiceOptions): Promise<S
         logger,
       },
     ),
+    (stockReleaseJob = schedulePeriodicJob('stock-release', () => releaseCancelledStock(deps), {
+      intervalMs: settings.ORDER_COMPLETION_INTERVAL_MS,
+      logger,
+    })),
     schedulePeriodicJob('idempotency-key-purge', () => deps.idempotencyKeys.purgeExpired(), {
       intervalMs: IDEMPOTENCY_KEY_PURGE_INTERVAL_MS,
       logger,
@@ -153,6 +218,8 @@ export const startOrderService = async (options: OrderServiceOptions): Promise<S
   const stopBackgroundWork = async (): Promise<void> => {
     await Promise.all(jobs.map((job) => job.stop()));
     await relay.stop();
+    await sellerNotices.close();
+    await sellerContacts.close();
     await mailWorker.stop();
     clients?.listings.close();
     clients?.quotes.close();

@@ -148,4 +148,91 @@ describe('order decider', () => {
     expect(given([place, deliver])).toMatchObject({ error: { kind: 'conflict' } });
     expect(given([place, ship, cmd('ConfirmOrder')])).toMatchObject({ error: { kind: 'conflict' } });
   });
+
+  describe('cancellation', () => {
+    const cancel = (by: 'buyer' | 'seller', reason?: string) => cmd('CancelOrder', { by, reason });
+
+    it('cancels an order awaiting shipment, by either side; a repeat decides nothing', () => {
+      expect(given([place, cancel('buyer', ' changed plans ')])).toEqual({
+        events: [
+          {
+            type: 'OrderCancelled',
+            data: { cancellation: { by: 'buyer', reason: 'changed plans', cancelledAt: NOW } },
+          },
+        ],
+      });
+      expect(given([place, cancel('seller')])).toMatchObject({
+        events: [{ type: 'OrderCancelled', data: { cancellation: { by: 'seller', reason: undefined } } }],
+      });
+      expect(given([place, cancel('buyer'), cancel('buyer')])).toEqual({ events: [] });
+    });
+
+    it('refuses cancelling once shipped or delivered, and shipping once cancelled', () => {
+      expect(given([place, ship, cancel('buyer')])).toMatchObject({ error: { kind: 'conflict' } });
+      expect(given([place, ship, deliver, cancel('seller')])).toMatchObject({ error: { kind: 'conflict' } });
+      expect(given([place, cancel('seller'), ship])).toMatchObject({ error: { kind: 'conflict' } });
+      expect(given([place, cancel('buyer', 'x'.repeat(1_001))])).toMatchObject({
+        error: { kind: 'validation', violations: [{ path: 'reason' }] },
+      });
+    });
+  });
+
+  describe('dispute resolution', () => {
+    const dispute = cmd(
+      'OpenDispute',
+      { reason: 'damaged', description: 'Crushed', photoUrls: [] },
+      NOW + 11 * HOUR,
+    );
+    const resolve = (resolution: string, refundCents?: number, note = 'Checked the photos.') =>
+      cmd('ResolveDispute', { resolution, refundCents, note }, NOW + 30 * HOUR);
+
+    it('resolves a disputed order; a refund is the total, a partial refund the amount given', () => {
+      expect(given([place, ship, deliver, dispute, resolve('refunded')])).toEqual({
+        events: [
+          {
+            type: 'DisputeResolved',
+            data: {
+              resolution: {
+                resolution: 'refunded',
+                refundCents: 200,
+                note: 'Checked the photos.',
+                resolvedAt: NOW + 30 * HOUR,
+              },
+            },
+          },
+        ],
+      });
+      expect(given([place, ship, deliver, dispute, resolve('partially_refunded', 200)])).toMatchObject({
+        events: [{ data: { resolution: { refundCents: 200 } } }],
+      });
+      expect(given([place, ship, deliver, dispute, resolve('rejected')])).toMatchObject({
+        events: [{ data: { resolution: { resolution: 'rejected', refundCents: 0 } } }],
+      });
+    });
+
+    it('answers the same decision again with nothing, and another decision with a conflict', () => {
+      const decided = [place, ship, deliver, dispute, resolve('replaced')];
+      expect(given([...decided, resolve('replaced')])).toEqual({ events: [] });
+      expect(given([...decided, resolve('rejected')])).toMatchObject({ error: { kind: 'conflict' } });
+    });
+
+    it('refuses resolving an order without a dispute, and names invalid fields', () => {
+      expect(given([place, ship, deliver, resolve('refunded')])).toMatchObject({
+        error: { kind: 'conflict' },
+      });
+      const disputed = [place, ship, deliver, dispute];
+      expect(given([...disputed, resolve('partially_refunded', 201)])).toMatchObject({
+        error: { kind: 'validation', violations: [{ path: 'refund_amount' }] },
+      });
+      expect(given([...disputed, resolve('partially_refunded', 0)])).toMatchObject({
+        error: { kind: 'validation', violations: [{ path: 'refund_amount' }] },
+      });
+      expect(given([...disputed, resolve('replaced', 5)])).toMatchObject({
+        error: { kind: 'validation', violations: [{ path: 'refund_amount' }] },
+      });
+      expect(given([...disputed, resolve('voided', undefined, ' ')])).toMatchObject({
+        error: { kind: 'validation', violations: [{ path: 'resolution' }, { path: 'note' }] },
+      });
+    });
+  });
 });

@@ -31,11 +31,29 @@ import {
 } from './application/subscriptions.js';
 import { ATTEMPT_TIMEOUT_MS } from './domain/delivery-policy.js';
 import { subscriptionGrpcService } from './transport/subscription.grpc.js';
+import { SellerWebhooksTable } from './adapters/seller-webhooks.table.js';
+import {
+  decodeSellerOrderEvent,
+  decodeSellerQuoteEvent,
+  ORDER_TOPIC,
+  QUOTE_TOPIC,
+} from './adapters/seller-event.decoders.js';
+import type { SellerEvent } from './adapters/seller-event.decoders.js';
+import {
+  deleteSellerWebhook,
+  listSellerWebhooks,
+  queueSellerEvent,
+  registerSellerWebhook,
+} from './application/seller-webhooks.js';
+import type { SellerWebhookDependencies } from './application/seller-webhooks.js';
 
 const SERVICE_NAME = 'subscription';
 /** Consumer groups: one matcher and one seller projection per deployment, shared by the replicas. */
 export const MATCHER_GROUP = 'subscription-matcher';
 export const SELLER_COUNTRY_GROUP = 'subscription-seller-countries';
+/** Sellers' webhooks of order and quote events (docs/specification.md, "Seller notifications"). */
+export const SELLER_ORDER_EVENTS_GROUP = 'subscription-seller-order-events';
+export const SELLER_QUOTE_EVENTS_GROUP = 'subscription-seller-quote-events';
 
 export interface SubscriptionServiceOptions extends ServiceDependencies {
   /** The PostgreSQL schema the service owns; default `subscription` (tests use a fresh one). */
@@ -94,6 +112,22 @@ export const startSubscriptionService = async (
     }),
     ...options.delivery,
   });
+  const sellerWebhooks: SellerWebhookDependencies = {
+    db,
+    clock,
+    webhooks: new SellerWebhooksTable(schema),
+    deliveries: deps.deliveries,
+    signingSecret: options.signingSecret,
+    webhookAddresses: deps.webhookAddresses,
+  };
+  const queueForSeller = async (
+    tx: Parameters<typeof queueSellerEvent>[1],
+    event: SellerEvent | undefined,
+  ) => {
+    if (event === undefined) return;
+    // After the commit: the worker claims only committed rows.
+    if ((await queueSellerEvent(sellerWebhooks, tx, event)) > 0) setImmediate(() => worker.wake());
+  };
   const consumers: Subscription[] = [];
   const relay = startOutboxRelay({
     db,
@@ -139,6 +173,28 @@ export const startSubscriptionService = async (
         },
       }),
     );
+    consumers.push(
+      await startProjection({
+        log,
+        db,
+        schema,
+        topic: ORDER_TOPIC,
+        group: SELLER_ORDER_EVENTS_GROUP,
+        decode: (message) => decodeSellerOrderEvent(message.value),
+        apply: queueForSeller,
+      }),
+    );
+    consumers.push(
+      await startProjection({
+        log,
+        db,
+        schema,
+        topic: QUOTE_TOPIC,
+        group: SELLER_QUOTE_EVENTS_GROUP,
+        decode: (message) => decodeSellerQuoteEvent(message.value),
+        apply: queueForSeller,
+      }),
+    );
     return await serveGrpcService({
       host: options.grpc.host,
       port: options.grpc.port,
@@ -150,6 +206,9 @@ export const startSubscriptionService = async (
           rotateWebhookSecret: (input) => rotateWebhookSecret(deps, input),
           subscriptionResource: (subscriptionId, ownerAccountId) =>
             subscriptionResource(deps, subscriptionId, ownerAccountId),
+          registerSellerWebhook: (input) => registerSellerWebhook(sellerWebhooks, input),
+          listSellerWebhooks: (sellerAccountId) => listSellerWebhooks(sellerWebhooks, sellerAccountId),
+          deleteSellerWebhook: (input) => deleteSellerWebhook(sellerWebhooks, input),
         }),
       ],
       logger,

@@ -3,8 +3,9 @@ import type { Clock } from '@marketplace/platform';
 import { forbidden, notFound, systemClock, toIso, unauthenticated, unavailable } from '@marketplace/platform';
 import type { OrderClient } from '../clients/order.client.js';
 import type { Principal } from '../domain/account.js';
+import { actorOf } from '../domain/account.js';
 import type { CheckoutBody } from '../http/schemas/checkout.schema.js';
-import type { SkipReason, TrackingBody } from '../http/schemas/order.schema.js';
+import type { ResolveDisputeBody, SkipReason, TrackingBody } from '../http/schemas/order.schema.js';
 import { SKIP_REASONS } from '../http/schemas/order.schema.js';
 import { ordersCsv } from './order-csv.js';
 import { checkoutSessionView, orderView } from './order.views.js';
@@ -73,9 +74,6 @@ export const requireSeller = (principal: Principal | undefined, what: string): P
   return principal;
 };
 
-const actorOf = (principal: Principal | undefined) =>
-  principal ? { kind: principal.role, id: String(principal.accountId) } : { kind: 'anonymous', id: '' };
-
 const trackingOf = (body: TrackingBody): orderV1.Tracking => ({
   trackingNumber: body.tracking_number ?? '',
   trackingUrl: body.tracking_url ?? '',
@@ -87,6 +85,25 @@ const skipReasonOf = (reason: string): SkipReason => {
   if (!known) throw new Error(`MarkShipped answered an unknown skip reason ${reason}`);
   return known;
 };
+
+/** A page of orders as asked: an optional status, the page size, the previous page's cursor. */
+export interface OrderPageRequest {
+  readonly status?: string | undefined;
+  readonly limit: number;
+  readonly cursor?: string | undefined;
+}
+
+/** Proto has no absent strings: no status and no cursor travel as ''. */
+const pageRequestOf = (page: OrderPageRequest) => ({
+  status: page.status ?? '',
+  limit: page.limit,
+  cursor: page.cursor ?? '',
+});
+
+const pageView = (page: { orders: orderV1.Order[]; nextCursor: string }) => ({
+  orders: page.orders.map(orderView),
+  next_cursor: page.nextCursor === '' ? null : page.nextCursor,
+});
 
 /** Checkout, orders and the seller's fulfilment, shared by REST and the agent tools. */
 export class OrderOperations {
@@ -274,6 +291,86 @@ export class OrderOperations {
     return orderView(order);
   }
 
+  /** list_my_orders and GET /api/orders: the buyer's own orders, newest first. */
+  async listMine(principal: Principal | undefined, page: OrderPageRequest) {
+    const buyer = requireBuyer(principal, 'list its orders');
+    return pageView(
+      await this.orders.rpc.listBuyerOrders({
+        actor: actorOf(buyer),
+        buyerAccountId: buyer.accountId,
+        ...pageRequestOf(page),
+      }),
+    );
+  }
+
+  /** get_seller_orders and GET /api/seller/orders: the seller's own orders, newest first. */
+  async listSellers(principal: Principal | undefined, page: OrderPageRequest) {
+    const seller = requireSeller(principal, 'list its orders');
+    return pageView(
+      await this.orders.rpc.listSellerOrders({
+        actor: actorOf(seller),
+        sellerAccountId: seller.accountId,
+        ...pageRequestOf(page),
+      }),
+    );
+  }
+
+  /**
+   * Cancels the caller's order awaiting shipment (docs/specification.md, "Order lifecycle"): a buyer its purchase,
+   * a seller an order it cannot fulfil. Another account's order is not found; a repeat answers it unchanged.
+   */
+  async cancel(
+    principal: Principal | undefined,
+    by: 'buyer' | 'seller',
+    orderId: number,
+    reason: string | undefined,
+    correlationId: string,
+  ) {
+    const caller =
+      by === 'buyer'
+        ? requireBuyer(principal, 'cancel an order')
+        : requireSeller(principal, 'cancel an order');
+    const { order } = await this.orders.rpc.cancelOrder({
+      actor: actorOf(caller),
+      orderId,
+      buyerAccountId: by === 'buyer' ? caller.accountId : 0,
+      sellerAccountId: by === 'seller' ? caller.accountId : 0,
+      reason: reason ?? '',
+      correlationId,
+    });
+    if (!order) throw new Error('CancelOrder answered without an order');
+    return orderView(order);
+  }
+
+  /** The operator's list of disputed orders (the admin API checked the token). */
+  async listDisputes(page: {
+    readonly status: string;
+    readonly limit: number;
+    readonly cursor?: string | undefined;
+  }) {
+    return pageView(
+      await this.orders.rpc.listDisputes({
+        status: page.status,
+        limit: page.limit,
+        cursor: page.cursor ?? '',
+      }),
+    );
+  }
+
+  /** The operator resolves a disputed order (the admin API checked the token). */
+  async resolveDispute(orderId: number, body: ResolveDisputeBody, correlationId: string) {
+    const { order } = await this.orders.rpc.resolveDispute({
+      actor: { kind: 'admin', id: 'operator' },
+      orderId,
+      resolution: body.resolution,
+      refundCents: body.refund_amount,
+      note: body.note,
+      correlationId,
+    });
+    if (!order) throw new Error('ResolveDispute answered without an order');
+    return orderView(order);
+  }
+
   /** bulk_export_orders: the seller's orders among the ids as CSV; the other ids are listed, not exported. */
   async exportCsv(principal: Principal | undefined, orderIds: readonly number[]) {
     const seller = requireSeller(principal, 'export orders');
@@ -291,8 +388,9 @@ export class OrderOperations {
   }
 
   /**
-   * seller_inbox_summarise: quote requests still pending that arrived within the window, open orders whose ship-by
-   * deadline falls within the window (overdue ones first), and every order with a reported issue.
+   * seller_inbox_summarise: quote requests still pending and orders awaiting shipment that arrived within the
+   * window, open orders whose ship-by deadline falls within the window (overdue ones first), and every order
+   * with a reported issue.
    */
   async inboxSummary(principal: Principal | undefined, windowHours: number, limit: number) {
     const seller = requireSeller(principal, 'read its inbox');
@@ -316,6 +414,15 @@ export class OrderOperations {
       hours_left: Math.round(((order.shipByMs - now) / HOUR_MS) * 10) / 10,
       overdue: order.shipByMs < now,
     }));
+    const newOrders = attention.newOrders.map((order) => ({
+      order_id: order.orderId,
+      product_id: order.productId,
+      product_name: order.productName,
+      quantity: order.quantity,
+      total: order.totalCents,
+      placed_at: toIso(order.placedAtMs),
+      ship_by: toIso(order.shipByMs),
+    }));
     const issues = attention.issuesReported.map((order) => ({
       order_id: order.orderId,
       product_id: order.productId,
@@ -329,11 +436,12 @@ export class OrderOperations {
       window_hours: windowHours,
       generated_at: toIso(now),
       summary:
-        `${quotes.total} pending quote request(s) in the last ${windowHours} h, ` +
+        `${quotes.total} pending quote request(s) and ${attention.newOrdersTotal} new order(s) in the last ${windowHours} h, ` +
         `${attention.atRiskTotal} order(s) to ship within ${windowHours} h ` +
         `(${atRisk.filter((order) => order.overdue).length} shown overdue), ` +
         `${attention.issuesReportedTotal} order(s) with a reported issue.`,
       pending_quotes: { total: quotes.total, items: [...quotes.items] },
+      new_orders: { total: attention.newOrdersTotal, items: newOrders },
       at_risk_orders: { total: attention.atRiskTotal, items: atRisk },
       issues_reported: { total: attention.issuesReportedTotal, items: issues },
     };

@@ -42,6 +42,21 @@ export const orderView = (order: orderV1.Order): OrderView => ({
         reported_at: toIso(order.issue.reportedAtMs),
       }
     : null,
+  cancellation: order.cancellation
+    ? {
+        by: order.cancellation.by as 'buyer' | 'seller',
+        reason: orNull(order.cancellation.reason),
+        cancelled_at: toIso(order.cancellation.cancelledAtMs),
+      }
+    : null,
+  resolution: order.resolution
+    ? {
+        resolution: order.resolution.resolution as NonNullable<OrderView['resolution']>['resolution'],
+        refund_amount: order.resolution.refundCents,
+        note: order.resolution.note,
+        resolved_at: toIso(order.resolution.resolvedAtMs),
+      }
+    : null,
 });
 
 export const checkoutSessionView = (session: orderV1.CheckoutSession): CheckoutSessionView => ({

@@ -7,6 +7,7 @@ import type { buyerQuoteRequestSchema } from '../http/schemas/quote-request.sche
 import type { QuoteClient } from '../clients/quote.client.js';
 import type { IdentityService } from './identity.service.js';
 import type { Principal } from '../domain/account.js';
+import { actorOf } from '../domain/account.js';
 
 /** What a buyer sends, in the gateway's terms (cents, the spec's field names resolved). */
 export interface QuoteRequestInput {
@@ -164,7 +165,7 @@ export class QuoteRequests {
   ): Promise<SubmittedQuoteRequest> {
     const buyer = caller === undefined ? input.buyer : await this.identity.contactOf(caller.accountId);
     const { quoteRequest: quote, claimToken } = await this.quotes.requestQuote({
-      actor: caller ? { kind: caller.role, id: String(caller.accountId) } : { kind: 'anonymous', id: '' },
+      actor: actorOf(caller),
       productId: input.productId,
       quantity: input.quantity,
       buyer: { email: buyer.email, name: buyer.name ?? '', company: buyer.company ?? '' },
@@ -222,7 +223,7 @@ export class QuoteRequests {
       );
     }
     const quote = await this.quotes.getBuyerQuoteRequest({
-      actor: caller ? { kind: caller.role, id: String(caller.accountId) } : { kind: 'anonymous', id: '' },
+      actor: actorOf(caller),
       quoteRequestId: input.quoteRequestId,
       buyerAccountId: caller?.accountId,
       claimToken: input.claimToken ?? '',
@@ -244,7 +245,7 @@ export class QuoteRequests {
     if (caller === undefined)
       throw unauthenticated('a buyer lists its quote requests with its API key or agent token');
     const { quoteRequests, total } = await this.quotes.listBuyerQuoteRequests({
-      actor: { kind: caller.role, id: String(caller.accountId) },
+      actor: actorOf(caller),
       buyerAccountId: caller.accountId,
       ...filter,
     });

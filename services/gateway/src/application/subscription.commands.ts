@@ -3,6 +3,7 @@ import type { subscriptionV1 } from '@marketplace/proto';
 import { toIso } from '@marketplace/platform';
 import type { SubscriptionClient } from '../clients/subscription.client.js';
 import type { Principal } from '../domain/account.js';
+import { actorOf } from '../domain/account.js';
 import type {
   RotatedSecret,
   SubscribeInput,
@@ -75,7 +76,7 @@ export class SubscriptionCommands {
     correlationId: string,
   ): Promise<SubscribeOutput> {
     const { subscription, unsubscribeToken, webhookSecret } = await this.subscriptions.subscribe({
-      actor: caller ? { kind: caller.role, id: String(caller.accountId) } : { kind: 'anonymous', id: '' },
+      actor: actorOf(caller),
       ownerAccountId: caller?.accountId ?? 0,
       queryJson: JSON.stringify(input.query),
       channels: input.channels.map(channelDraftOf),
@@ -92,7 +93,7 @@ export class SubscriptionCommands {
   async list(caller: Principal | undefined): Promise<{ subscriptions: SubscriptionView[] }> {
     const owner = this.owner(caller);
     const subscriptions = await this.subscriptions.listSubscriptions({
-      actor: { kind: owner.role, id: String(owner.accountId) },
+      actor: actorOf(owner),
       ownerAccountId: owner.accountId,
     });
     return { subscriptions: subscriptions.map((subscription) => this.view(subscription)) };
@@ -107,7 +108,7 @@ export class SubscriptionCommands {
   ): Promise<void> {
     if (!caller && unsubscribeToken === undefined) this.owner(caller);
     await this.subscriptions.deleteSubscription({
-      actor: caller ? { kind: caller.role, id: String(caller.accountId) } : { kind: 'anonymous', id: '' },
+      actor: actorOf(caller),
       subscriptionId,
       ownerAccountId: caller?.accountId ?? 0,
       unsubscribeToken: unsubscribeToken ?? '',
@@ -127,7 +128,7 @@ export class SubscriptionCommands {
   ): Promise<RotatedSecret> {
     if (!caller && currentSecret === undefined) this.owner(caller);
     const rotated = await this.subscriptions.rotateWebhookSecret({
-      actor: caller ? { kind: caller.role, id: String(caller.accountId) } : { kind: 'anonymous', id: '' },
+      actor: actorOf(caller),
       subscriptionId,
       ownerAccountId: caller?.accountId ?? 0,
       currentSecret: currentSecret ?? '',
@@ -145,7 +146,7 @@ export class SubscriptionCommands {
   async resource(caller: Principal | undefined, subscriptionId: string): Promise<SubscriptionResourceView> {
     const owner = this.owner(caller);
     const resource = await this.subscriptions.getSubscriptionResource({
-      actor: { kind: owner.role, id: String(owner.accountId) },
+      actor: actorOf(owner),
       subscriptionId,
       ownerAccountId: owner.accountId,
     });

@@ -13,11 +13,18 @@ export interface SubscriptionClient {
   rotateWebhookSecret(
     request: subscriptionV1.RotateWebhookSecretRequest,
   ): Promise<subscriptionV1.RotateWebhookSecretResponse>;
+  registerSellerWebhook(
+    request: subscriptionV1.RegisterSellerWebhookRequest,
+  ): Promise<subscriptionV1.RegisterSellerWebhookResponse>;
+  listSellerWebhooks(
+    request: subscriptionV1.ListSellerWebhooksRequest,
+  ): Promise<subscriptionV1.SellerWebhook[]>;
+  deleteSellerWebhook(request: subscriptionV1.DeleteSellerWebhookRequest): Promise<void>;
   close(): void;
 }
 
 /** Reads, sent once more when their replica went away. */
-const REPEATABLE = ['ListSubscriptions', 'GetSubscriptionResource'];
+const REPEATABLE = ['ListSubscriptions', 'GetSubscriptionResource', 'ListSellerWebhooks'];
 
 export const createSubscriptionClient = (
   address: string,
@@ -36,6 +43,11 @@ export const createSubscriptionClient = (
     },
     getSubscriptionResource: (request) => client.getSubscriptionResource(request),
     rotateWebhookSecret: (request) => client.rotateWebhookSecret(request),
+    registerSellerWebhook: (request) => client.registerSellerWebhook(request),
+    listSellerWebhooks: async (request) => (await client.listSellerWebhooks(request)).webhooks,
+    deleteSellerWebhook: async (request) => {
+      await client.deleteSellerWebhook(request);
+    },
     close: () => grpc.close(),
   };
 };

@@ -40,3 +40,7 @@ export interface IssuedKey {
   readonly apiKey: string;
   readonly apiKeyPrefix: string;
 }
+
+/** The actor a principal's calls carry to the services (anonymous without one). */
+export const actorOf = (principal: Principal | undefined): { kind: string; id: string } =>
+  principal ? { kind: principal.role, id: String(principal.accountId) } : { kind: 'anonymous', id: '' };

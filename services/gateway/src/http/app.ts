@@ -23,6 +23,9 @@ import { requestLog } from './request-log.js';
 import { noStoreByDefault } from './cache-control.js';
 import { refuseHostileQuery } from './hostile-query.js';
 import { adminRoutes } from './routes/admin.routes.js';
+import { adminDisputesRoutes } from './routes/admin-disputes.routes.js';
+import { sellerWebhooksRoutes } from './routes/seller-webhooks.routes.js';
+import { SellerWebhooks } from '../application/seller-webhooks.js';
 import { asyncApiRoutes } from './routes/asyncapi.routes.js';
 import { agentTokensRoutes } from './routes/agent-tokens.routes.js';
 import { catalogRoutes } from './routes/catalog.routes.js';
@@ -146,6 +149,11 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
   if (subscriptions) {
     app.use(subscriptionsRoutes(problems, subscriptions, deps.identity, bodyLimitBytes, rateLimiter));
   }
+  if (deps.subscription !== undefined) {
+    app.use(
+      sellerWebhooksRoutes(problems, new SellerWebhooks(deps.subscription), deps.identity, bodyLimitBytes),
+    );
+  }
   const orders =
     deps.order === undefined
       ? undefined
@@ -160,6 +168,9 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
     app.use(checkoutRoutes(problems, orders, deps.identity, bodyLimitBytes));
     app.use(ordersRoutes(problems, orders, deps.identity, bodyLimitBytes));
     app.use(sellerOrdersRoutes(problems, orders, deps.identity, bodyLimitBytes));
+    if (deps.adminToken !== undefined) {
+      app.use(adminDisputesRoutes(problems, orders, deps.adminToken, bodyLimitBytes));
+    }
   }
   const tools = createToolRegistry({
     catalog: catalogQueries,

@@ -70,3 +70,17 @@ export const jsonBody = (limitBytes: number, options: JsonBodyOptions = {}): Req
   express.json({ limit: limitBytes, type: JSON_TYPES, strict: false }),
   refuseHostileJson(options),
 ];
+
+/** A request that carries a body (RFC 9110 8.6: a length above zero, or a chunked one). */
+const carriesBody = (headers: Record<string, string | string[] | undefined>): boolean =>
+  headers['transfer-encoding'] !== undefined ||
+  (headers['content-length'] !== undefined && headers['content-length'] !== '0');
+
+/** `jsonBody` for routes whose body is optional: a request without one goes on with `req.body` undefined. */
+export const optionalJsonBody = (limitBytes: number, options: JsonBodyOptions = {}): RequestHandler => {
+  const parse = express.Router().use(...jsonBody(limitBytes, options));
+  return (req, res, next) => {
+    if (carriesBody(req.headers)) parse(req, res, next);
+    else next();
+  };
+};

@@ -2,7 +2,14 @@ import type { EventEncoder, RecordedEvent } from '@marketplace/eventsourcing';
 import { orderV1 } from '@marketplace/proto';
 import type { CheckoutEvent } from '../domain/checkout.events.js';
 import type { Order, OrderEvent } from '../domain/order.events.js';
-import { toIssueMessage, toOrderMessage, toSessionMessage, toTrackingMessage } from './order-proto.mapper.js';
+import {
+  toCancellationMessage,
+  toIssueMessage,
+  toOrderMessage,
+  toResolutionMessage,
+  toSessionMessage,
+  toTrackingMessage,
+} from './order-proto.mapper.js';
 
 /** Order and checkout events travel on `marketplace.order.v1` as protobuf `marketplace.order.v1.OrderEvent`. */
 export const ORDER_EVENT_CONTENT_TYPE = 'application/protobuf';
@@ -21,6 +28,8 @@ const EVENT_TYPES: Record<StoredEvent['type'], true> = {
   OrderDelivered: true,
   OrderCompleted: true,
   IssueReported: true,
+  OrderCancelled: true,
+  DisputeResolved: true,
 };
 
 const isStoredEvent = (event: RecordedEvent): event is RecordedEvent<StoredEvent> =>
@@ -63,6 +72,16 @@ const payloadOf = (event: StoredEvent, version: number): orderV1.OrderEvent['pay
       };
     case 'IssueReported':
       return { $case: 'issueReported', value: { issue: toIssueMessage(event.data.issue) } };
+    case 'OrderCancelled':
+      return {
+        $case: 'orderCancelled',
+        value: { cancellation: toCancellationMessage(event.data.cancellation) },
+      };
+    case 'DisputeResolved':
+      return {
+        $case: 'disputeResolved',
+        value: { resolution: toResolutionMessage(event.data.resolution) },
+      };
   }
 };
 

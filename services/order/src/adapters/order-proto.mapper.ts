@@ -1,6 +1,13 @@
 import type { orderV1 } from '@marketplace/proto';
 import type { CheckoutLine, CheckoutSession } from '../domain/checkout.events.js';
-import type { BuyerContact, Issue, Order, Tracking } from '../domain/order.events.js';
+import type {
+  BuyerContact,
+  Cancellation,
+  Issue,
+  Order,
+  Resolution,
+  Tracking,
+} from '../domain/order.events.js';
 
 /**
  * Domain values ⇄ protobuf messages, shared by the event codec and the gRPC transport so the two never disagree.
@@ -41,6 +48,19 @@ export const toIssueMessage = (issue: Issue): orderV1.Issue => ({
   reportedAtMs: issue.reportedAt,
 });
 
+export const toCancellationMessage = (cancellation: Cancellation): orderV1.Cancellation => ({
+  by: cancellation.by,
+  reason: orEmpty(cancellation.reason),
+  cancelledAtMs: cancellation.cancelledAt,
+});
+
+export const toResolutionMessage = (resolution: Resolution): orderV1.Resolution => ({
+  resolution: resolution.resolution,
+  refundCents: resolution.refundCents,
+  note: resolution.note,
+  resolvedAtMs: resolution.resolvedAt,
+});
+
 export const toOrderMessage = (order: Order, version = 0): orderV1.Order => ({
   orderId: order.orderId,
   checkoutId: order.checkoutId,
@@ -67,6 +87,8 @@ export const toOrderMessage = (order: Order, version = 0): orderV1.Order => ({
   issue: order.issue && toIssueMessage(order.issue),
   reservationId: order.reservationId,
   version,
+  cancellation: order.cancellation && toCancellationMessage(order.cancellation),
+  resolution: order.resolution && toResolutionMessage(order.resolution),
 });
 
 const toLineMessage = (line: CheckoutLine): orderV1.CheckoutLine => ({

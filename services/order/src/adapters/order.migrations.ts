@@ -1,9 +1,15 @@
 import type { Migration } from '@marketplace/database';
-import { eventStoreMigrations, idempotencyKeysMigration } from '@marketplace/eventsourcing';
+import {
+  eventStoreMigrations,
+  idempotencyKeysMigration,
+  projectionMigrations,
+} from '@marketplace/eventsourcing';
+import { sellerContactsMigration } from '@marketplace/seller-contacts';
 import { outgoingMailMigration } from '@marketplace/outgoing-mail';
 import { completionsMigration } from './completions.table.js';
 import { quoteRedemptionsMigration } from './quote-redemptions.table.js';
 import { disputeMailQueueMigration } from './dispute-notifications.table.js';
+import { stockReleasesMigration } from './stock-releases.table.js';
 
 /**
  * The order schema: the event store (also the outbox) of orders and checkout sessions, the order number
@@ -51,4 +57,7 @@ export const orderMigrations: readonly Migration[] = [
   quoteRedemptionsMigration,
   outgoingMailMigration,
   disputeMailQueueMigration,
+  stockReleasesMigration,
+  ...projectionMigrations,
+  sellerContactsMigration,
 ];

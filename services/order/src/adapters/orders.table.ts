@@ -123,6 +123,61 @@ export class OrdersTable {
     return rows.map((row) => Number(row.order_id));
   }
 
+  /**
+   * A page of orders matching `filter`, newest (highest id) first, after the cursor (the last id of the
+   * previous page). One more row than asked tells whether a next page exists.
+   */
+  async list(
+    db: Queryable,
+    filter: {
+      readonly buyerAccountId?: number | undefined;
+      readonly sellerAccountId?: number | undefined;
+      readonly statuses?: readonly string[] | undefined;
+      readonly disputed?: boolean | undefined;
+    },
+    page: { readonly limit: number; readonly beforeOrderId?: number | undefined },
+  ): Promise<{ orders: Order[]; nextBeforeOrderId: number | undefined }> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const add = (sql: (n: string) => string, value: unknown) => {
+      params.push(value);
+      where.push(sql(`$${params.length}`));
+    };
+    if (filter.buyerAccountId !== undefined) add((n) => `buyer_account_id = ${n}`, filter.buyerAccountId);
+    if (filter.sellerAccountId !== undefined) add((n) => `seller_account_id = ${n}`, filter.sellerAccountId);
+    if (filter.statuses !== undefined) add((n) => `status = ANY(${n}::text[])`, filter.statuses);
+    if (filter.disputed === true) where.push('issue_reported_at_ms IS NOT NULL');
+    if (page.beforeOrderId !== undefined) add((n) => `order_id < ${n}`, page.beforeOrderId);
+    params.push(page.limit + 1);
+    const { rows } = await db.query<OrderRow>(
+      `SELECT state, version FROM ${this.table}
+        ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
+        ORDER BY order_id DESC LIMIT $${params.length}`,
+      params,
+    );
+    const orders = rows.slice(0, page.limit).map((row) => row.state);
+    return {
+      orders,
+      nextBeforeOrderId: rows.length > page.limit ? orders[orders.length - 1]?.orderId : undefined,
+    };
+  }
+
+  /** The seller's orders awaiting shipment placed since `sinceMs`, newest first. */
+  async placedSince(
+    db: Queryable,
+    sellerAccountId: number,
+    sinceMs: number,
+    limit: number,
+  ): Promise<{ orders: Order[]; total: number }> {
+    return this.page(
+      db,
+      `seller_account_id = $1 AND status = 'awaiting_shipment' AND placed_at_ms >= $2`,
+      'placed_at_ms DESC, order_id DESC',
+      [sellerAccountId, sinceMs],
+      limit,
+    );
+  }
+
   async countPlacedSince(db: Queryable, sinceMs: number): Promise<number> {
     const { rows } = await db.query<{ n: string }>(
       `SELECT count(*) AS n FROM ${this.table} WHERE placed_at_ms >= $1`,

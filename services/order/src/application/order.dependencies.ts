@@ -5,6 +5,8 @@ import type { Clock, Logger } from '@marketplace/platform';
 import type { CompletionsTable } from '../adapters/completions.table.js';
 import type { DisputeNotificationsTable } from '../adapters/dispute-notifications.table.js';
 import type { OrdersTable } from '../adapters/orders.table.js';
+import type { StockReleasesTable } from '../adapters/stock-releases.table.js';
+import type { SellerContactsTable } from '@marketplace/seller-contacts';
 import type { BulkThreshold } from '../domain/checkout.rules.js';
 import type { Listings, QuoteRedemptions, Quotes } from './ports.js';
 
@@ -31,6 +33,14 @@ export interface OrderDependencies {
   readonly checkoutTtlMs: number;
   /** Called after a dispute was committed, so its operator email goes out soon (not on the request path). */
   readonly onDisputeRecorded: () => void;
+  /** Called after a commit that queued mail (cancellations, resolutions): the mail worker looks now. */
+  readonly onMailQueued: () => void;
+  /** The stock to put back for cancelled orders, released after the commit. */
+  readonly stockReleases: StockReleasesTable;
+  /** Called after a cancellation committed: the release job runs now. */
+  readonly onStockReleaseQueued: () => void;
+  /** Sellers' names and addresses from the account events, for the order notices. */
+  readonly sellerContacts: SellerContactsTable;
   /** The keys of the checkout sessions created with an idempotency key (`<schema>.idempotency_keys`). */
   readonly idempotencyKeys: IdempotencyKeys;
 }

@@ -16,7 +16,7 @@ const HOUR_MS = 60 * 60 * 1_000;
  * Runs a command on an order the caller may touch (`owns`): others' orders, like missing ones, are not found,
  * so an id reveals nothing. The order's row is written in the transaction of its events.
  */
-const updateOrder = async (
+export const updateOrder = async (
   deps: OrderDependencies,
   context: CommandContext,
   orderId: number,
@@ -54,8 +54,9 @@ const updateOrder = async (
   });
 };
 
-const ofBuyer = (buyerAccountId: number) => (order: Order) => order.buyerAccountId === buyerAccountId;
-const ofSeller = (sellerAccountId: number) => (order: Order) => order.sellerAccountId === sellerAccountId;
+export const ofBuyer = (buyerAccountId: number) => (order: Order) => order.buyerAccountId === buyerAccountId;
+export const ofSeller = (sellerAccountId: number) => (order: Order) =>
+  order.sellerAccountId === sellerAccountId;
 
 export const getBuyerOrder = async (
   deps: OrderDependencies,
@@ -219,12 +220,15 @@ export const sellerAttention = async (
       : [{ path: 'limit', message: 'must be a whole number from 1 to 50' }]),
   ];
   if (violations.length > 0) throw validationError('invalid inbox request', violations);
-  const deadlineBefore = deps.clock.now() + input.windowHours * HOUR_MS;
-  const [atRisk, issues] = await Promise.all([
+  const now = deps.clock.now();
+  const deadlineBefore = now + input.windowHours * HOUR_MS;
+  const [atRisk, issues, newOrders] = await Promise.all([
     deps.orders.atRisk(deps.db, input.sellerAccountId, deadlineBefore, input.limit),
     deps.orders.issuesReported(deps.db, input.sellerAccountId, input.limit),
+    // An order placed seconds ago counts although its ship-by deadline is days away.
+    deps.orders.placedSince(deps.db, input.sellerAccountId, now - input.windowHours * HOUR_MS, input.limit),
   ]);
-  return { atRisk, issues };
+  return { atRisk, issues, newOrders };
 };
 
 /**

@@ -1,5 +1,12 @@
 import type { Command } from '@marketplace/eventsourcing';
-import type { DisputeReason, PlacedOrder, RequestedAction, Tracking } from './order.events.js';
+import type {
+  CancelledBy,
+  DisputeReason,
+  DisputeResolution,
+  PlacedOrder,
+  RequestedAction,
+  Tracking,
+} from './order.events.js';
 
 export type PlaceOrder = Command<'PlaceOrder', { readonly order: PlacedOrder }>;
 /** Only the order's seller may move it; the application checks the caller's account against the order. */
@@ -18,5 +25,27 @@ export type OpenDispute = Command<
   }
 >;
 
+/** The buyer before shipment, or the seller who cannot fulfil; the application checks who owns the order. */
+export type CancelOrder = Command<
+  'CancelOrder',
+  { readonly by: CancelledBy; readonly reason?: string | undefined }
+>;
+/** The operator's decision on a disputed order; `refundCents` only for partially_refunded. */
+export type ResolveDispute = Command<
+  'ResolveDispute',
+  {
+    readonly resolution: DisputeResolution;
+    readonly refundCents?: number | undefined;
+    readonly note: string;
+  }
+>;
+
 export type OrderCommand =
-  PlaceOrder | MarkShipped | MarkDelivered | ConfirmOrder | CompleteAfterInspection | OpenDispute;
+  | PlaceOrder
+  | MarkShipped
+  | MarkDelivered
+  | ConfirmOrder
+  | CompleteAfterInspection
+  | OpenDispute
+  | CancelOrder
+  | ResolveDispute;

@@ -1,9 +1,15 @@
 import type { Decider } from '@marketplace/eventsourcing';
 import type { FieldViolation } from '@marketplace/platform';
 import { conflict, validationError } from '@marketplace/platform';
-import type { MarkShipped, OpenDispute, OrderCommand } from './order.commands.js';
-import type { Order, OrderEvent, Tracking } from './order.events.js';
-import { DISPUTE_REASONS, REQUESTED_ACTIONS } from './order.events.js';
+import type {
+  CancelOrder,
+  MarkShipped,
+  OpenDispute,
+  OrderCommand,
+  ResolveDispute,
+} from './order.commands.js';
+import type { Order, OrderEvent, Resolution, Tracking } from './order.events.js';
+import { DISPUTE_REASONS, DISPUTE_RESOLUTIONS, REQUESTED_ACTIONS } from './order.events.js';
 import { characterCount, ORDER_DEADLINES, ORDER_LIMITS } from './order.rules.js';
 
 export type OrderState = { readonly status: 'absent' } | { readonly status: 'placed'; readonly order: Order };
@@ -78,6 +84,76 @@ const openDispute = (command: OpenDispute, order: Order): OrderEvent[] => {
   ];
 };
 
+/** docs/specification.md, "Order lifecycle": only an order awaiting shipment can be cancelled; a repeat is a no-op. */
+const cancelOrder = (command: CancelOrder, order: Order): OrderEvent[] => {
+  const { by, reason } = command.data;
+  const violations = tooLong(reason, ORDER_LIMITS.cancelReasonMaxLength, 'reason');
+  if (violations.length > 0) throw validationError('invalid cancellation', violations);
+  if (order.status === 'cancelled') return [];
+  if (order.status !== 'awaiting_shipment') {
+    throw conflict(
+      `order ${order.orderId} is ${order.status}: only an order awaiting shipment can be cancelled`,
+    );
+  }
+  const trimmed = reason?.trim();
+  return [
+    {
+      type: 'OrderCancelled',
+      data: {
+        cancellation: {
+          by,
+          reason: trimmed === '' ? undefined : trimmed,
+          cancelledAt: command.metadata.now,
+        },
+      },
+    },
+  ];
+};
+
+const sameResolution = (a: Resolution, b: Omit<Resolution, 'resolvedAt'>): boolean =>
+  a.resolution === b.resolution && a.refundCents === b.refundCents && a.note === b.note;
+
+/** docs/specification.md, "Disputes": the operator resolves a disputed order once; the same decision again is a no-op. */
+const resolveDispute = (command: ResolveDispute, order: Order): OrderEvent[] => {
+  const { resolution, refundCents, note } = command.data;
+  const partial = resolution === 'partially_refunded';
+  const violations: FieldViolation[] = [
+    ...(DISPUTE_RESOLUTIONS.includes(resolution)
+      ? []
+      : [{ path: 'resolution', message: `must be one of ${DISPUTE_RESOLUTIONS.join(', ')}` }]),
+    ...(note.trim() === '' ? [{ path: 'note', message: 'must not be empty' }] : []),
+    ...tooLong(note, ORDER_LIMITS.resolutionNoteMaxLength, 'note'),
+    ...(partial &&
+    (refundCents === undefined ||
+      !Number.isSafeInteger(refundCents) ||
+      refundCents < 1 ||
+      refundCents > order.totalCents)
+      ? [
+          {
+            path: 'refund_amount',
+            message: `must be a whole number of cents from 1 to the order total ${order.totalCents}`,
+          },
+        ]
+      : []),
+    ...(!partial && refundCents !== undefined
+      ? [{ path: 'refund_amount', message: 'is only given with partially_refunded' }]
+      : []),
+  ];
+  if (violations.length > 0) throw validationError('invalid resolution', violations);
+  const decided = {
+    resolution,
+    refundCents: resolution === 'refunded' ? order.totalCents : partial ? (refundCents ?? 0) : 0,
+    note: note.trim(),
+  };
+  if (order.status === 'resolved' && order.resolution && sameResolution(order.resolution, decided)) return [];
+  if (order.status !== 'issue_reported') {
+    throw conflict(`order ${order.orderId} is ${order.status}: only a disputed order can be resolved`);
+  }
+  return [
+    { type: 'DisputeResolved', data: { resolution: { ...decided, resolvedAt: command.metadata.now } } },
+  ];
+};
+
 const decide = (command: OrderCommand, state: OrderState): readonly OrderEvent[] => {
   const { now } = command.metadata;
   switch (command.type) {
@@ -122,6 +198,10 @@ const decide = (command: OrderCommand, state: OrderState): readonly OrderEvent[]
     }
     case 'OpenDispute':
       return openDispute(command, existing(state));
+    case 'CancelOrder':
+      return cancelOrder(command, existing(state));
+    case 'ResolveDispute':
+      return resolveDispute(command, existing(state));
   }
 };
 
@@ -137,6 +217,10 @@ const evolveOrder = (order: Order, event: OrderEvent): Order => {
       return { ...order, status: 'completed', completedAt: event.data.completedAt };
     case 'IssueReported':
       return { ...order, status: 'issue_reported', issue: event.data.issue };
+    case 'OrderCancelled':
+      return { ...order, status: 'cancelled', cancellation: event.data.cancellation };
+    case 'DisputeResolved':
+      return { ...order, status: 'resolved', resolution: event.data.resolution };
   }
 };
 

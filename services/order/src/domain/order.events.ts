@@ -26,7 +26,7 @@ export interface Issue {
   readonly reportedAt: number;
 }
 
-/** docs/specification.md, "Checkout and orders"; `resolved` and `cancelled` have no command yet (see the README). */
+/** docs/specification.md, "Order lifecycle". */
 export const ORDER_STATUSES = [
   'awaiting_shipment',
   'shipped',
@@ -37,6 +37,28 @@ export const ORDER_STATUSES = [
   'cancelled',
 ] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+/** Who cancelled an order: its buyer before shipment, or its seller who cannot fulfil it. */
+export const CANCELLED_BY = ['buyer', 'seller'] as const;
+export type CancelledBy = (typeof CANCELLED_BY)[number];
+
+export interface Cancellation {
+  readonly by: CancelledBy;
+  readonly reason?: string | undefined;
+  readonly cancelledAt: number;
+}
+
+/** The operator's outcomes of a dispute. */
+export const DISPUTE_RESOLUTIONS = ['refunded', 'partially_refunded', 'replaced', 'rejected'] as const;
+export type DisputeResolution = (typeof DISPUTE_RESOLUTIONS)[number];
+
+export interface Resolution {
+  readonly resolution: DisputeResolution;
+  /** Cents refunded: the total when refunded, 1..total when partially refunded, 0 otherwise. */
+  readonly refundCents: number;
+  readonly note: string;
+  readonly resolvedAt: number;
+}
 
 /** An order as placed: one line of a checkout, one product of one seller. */
 export interface PlacedOrder {
@@ -68,6 +90,8 @@ export interface Order extends PlacedOrder {
   readonly inspectionDeadline?: number | undefined;
   readonly completedAt?: number | undefined;
   readonly issue?: Issue | undefined;
+  readonly cancellation?: Cancellation | undefined;
+  readonly resolution?: Resolution | undefined;
 }
 
 export type OrderCompletion = 'buyer_confirmed' | 'inspection_window_passed';
@@ -87,4 +111,14 @@ export type OrderCompleted = DomainEvent<
 >;
 export type IssueReported = DomainEvent<'IssueReported', { readonly issue: Issue }>;
 
-export type OrderEvent = OrderPlacedEvent | OrderShipped | OrderDelivered | OrderCompleted | IssueReported;
+export type OrderCancelled = DomainEvent<'OrderCancelled', { readonly cancellation: Cancellation }>;
+export type DisputeResolved = DomainEvent<'DisputeResolved', { readonly resolution: Resolution }>;
+
+export type OrderEvent =
+  | OrderPlacedEvent
+  | OrderShipped
+  | OrderDelivered
+  | OrderCompleted
+  | IssueReported
+  | OrderCancelled
+  | DisputeResolved;

@@ -11,6 +11,8 @@ export const ORDER_LIMITS = {
   trackingUrlMaxLength: 2_000,
   carrierNameMaxLength: 255,
   bulkMaxOrderIds: 200,
+  cancelReasonMaxLength: 1_000,
+  resolutionNoteMaxLength: 2_000,
 } as const;
 
 export const PAYMENT_TERMS = 'net_30' as const;

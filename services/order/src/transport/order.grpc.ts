@@ -20,8 +20,16 @@ import {
   openDispute,
   sellerAttention,
 } from '../application/orders.js';
-import type { DisputeReason, RequestedAction } from '../domain/order.events.js';
-import { DISPUTE_REASONS, REQUESTED_ACTIONS } from '../domain/order.events.js';
+import {
+  cancelOrder,
+  listBuyerOrders,
+  listDisputes,
+  listSellerOrders,
+  resolveDispute,
+} from '../application/order-lifecycle.js';
+import type { OrderPage } from '../application/order-lifecycle.js';
+import type { DisputeReason, DisputeResolution, RequestedAction } from '../domain/order.events.js';
+import { DISPUTE_REASONS, DISPUTE_RESOLUTIONS, REQUESTED_ACTIONS } from '../domain/order.events.js';
 
 const contextOf = (
   request: { actor?: orderV1.CreateCheckoutRequest['actor']; correlationId: string },
@@ -67,6 +75,35 @@ const requestedActionOf = (action: string): RequestedAction | undefined => {
     ]);
   }
   return found;
+};
+
+const resolutionOf = (resolution: string): DisputeResolution => {
+  const found = DISPUTE_RESOLUTIONS.find((known) => known === resolution);
+  if (!found) {
+    throw validationError('invalid resolution', [
+      { path: 'resolution', message: `must be one of ${DISPUTE_RESOLUTIONS.join(', ')}` },
+    ]);
+  }
+  return found;
+};
+
+const pageMessage = (page: OrderPage) => ({
+  orders: page.orders.map((order) => toOrderMessage(order)),
+  nextCursor: page.nextCursor ?? '',
+});
+
+/** Exactly one of the two accounts cancels: the buyer's or the seller's. */
+const cancellerOf = (request: orderV1.CancelOrderRequest) => {
+  const buyer = request.buyerAccountId > 0;
+  const seller = request.sellerAccountId > 0;
+  if (buyer === seller) {
+    throw validationError('exactly one of buyer_account_id and seller_account_id is required', [
+      { path: 'buyer_account_id', message: 'exactly one of buyer_account_id and seller_account_id' },
+    ]);
+  }
+  return buyer
+    ? { by: 'buyer' as const, accountId: accountId(request, request.buyerAccountId, 'buyer_account_id') }
+    : { by: 'seller' as const, accountId: accountId(request, request.sellerAccountId, 'seller_account_id') };
 };
 
 /** OrderService over gRPC: maps messages to application inputs and back; AppErrors become statuses in rpc. */
@@ -169,7 +206,7 @@ export const orderGrpcService = (deps: OrderDependencies): GrpcService<orderV1.O
       return { orders: orders.map((order) => toOrderMessage(order)) };
     },
     async sellerAttention(request) {
-      const { atRisk, issues } = await sellerAttention(deps, {
+      const { atRisk, issues, newOrders } = await sellerAttention(deps, {
         sellerAccountId: accountId(request, request.sellerAccountId, 'seller_account_id'),
         windowHours: request.windowHours,
         limit: request.limit,
@@ -179,10 +216,56 @@ export const orderGrpcService = (deps: OrderDependencies): GrpcService<orderV1.O
         atRiskTotal: atRisk.total,
         issuesReported: issues.orders.map((order) => toOrderMessage(order)),
         issuesReportedTotal: issues.total,
+        newOrders: newOrders.orders.map((order) => toOrderMessage(order)),
+        newOrdersTotal: newOrders.total,
       };
     },
     async countOrdersSince(request) {
       return { count: await countOrdersSince(deps, request.sinceMs) };
+    },
+    async listBuyerOrders(request) {
+      return pageMessage(
+        await listBuyerOrders(deps, {
+          buyerAccountId: accountId(request, request.buyerAccountId, 'buyer_account_id'),
+          status: request.status,
+          limit: request.limit,
+          cursor: request.cursor,
+        }),
+      );
+    },
+    async listSellerOrders(request) {
+      return pageMessage(
+        await listSellerOrders(deps, {
+          sellerAccountId: accountId(request, request.sellerAccountId, 'seller_account_id'),
+          status: request.status,
+          limit: request.limit,
+          cursor: request.cursor,
+        }),
+      );
+    },
+    async cancelOrder(request, context) {
+      const order = await cancelOrder(deps, {
+        ...contextOf(request, context.metadata.get('traceparent')),
+        ...cancellerOf(request),
+        orderId: request.orderId,
+        reason: request.reason === '' ? undefined : request.reason,
+      });
+      return { order: toOrderMessage(order) };
+    },
+    async listDisputes(request) {
+      return pageMessage(
+        await listDisputes(deps, { status: request.status, limit: request.limit, cursor: request.cursor }),
+      );
+    },
+    async resolveDispute(request, context) {
+      const order = await resolveDispute(deps, {
+        ...contextOf(request, context.metadata.get('traceparent')),
+        orderId: request.orderId,
+        resolution: resolutionOf(request.resolution),
+        refundCents: request.refundCents,
+        note: request.note,
+      });
+      return { order: toOrderMessage(order) };
     },
   },
 });

@@ -38,6 +38,12 @@ const outcomeOfFetchError = (error: unknown): AttemptOutcome => {
   return { kind: 'failed', retryable: true, error: (error as Error).message };
 };
 
+/** The body's `type`: saved_search.match, or a seller event (order.placed, quote.requested, order.disputed). */
+const eventTypeOf = (body: string): string => {
+  const { type } = JSON.parse(body) as { type?: unknown };
+  return typeof type === 'string' ? type : SAVED_SEARCH_MATCH;
+};
+
 /** Sends an attempt through the delivery's channel: a signed webhook POST or an email. */
 export const createDeliverySender = (options: DeliverySenderOptions): DeliverySender => {
   const { fetcher, mailer, signingSecret, clock } = options;
@@ -54,7 +60,7 @@ export const createDeliverySender = (options: DeliverySenderOptions): DeliverySe
         headers: {
           'content-type': 'application/json',
           'user-agent': 'LiquidationMarketplace-Webhooks/1.0',
-          [WEBHOOK_HEADERS.event]: SAVED_SEARCH_MATCH,
+          [WEBHOOK_HEADERS.event]: eventTypeOf(delivery.body),
           [WEBHOOK_HEADERS.delivery]: delivery.deliveryId,
           [WEBHOOK_HEADERS.timestamp]: String(timestamp),
           [WEBHOOK_HEADERS.signature]: webhookSignaturesOf(secrets, timestamp, delivery.body),

@@ -1,3 +1,4 @@
+import { sellerWebhooksMigration } from './seller-webhooks.table.js';
 import type { Migration } from '@marketplace/database';
 import { eventStoreMigrations, projectionMigrations } from '@marketplace/eventsourcing';
 
@@ -86,4 +87,5 @@ export const subscriptionMigrations: readonly Migration[] = [
   ...projectionMigrations,
   subscriptionTablesMigration,
   webhookSecretGenerationMigration,
+  sellerWebhooksMigration,
 ];

@@ -133,7 +133,7 @@ const validateQuery = (raw: unknown, violations: Violations): SavedSearchQuery |
 };
 
 /** http(s) only: a webhook target must be a public URL; the address itself is checked at delivery time. */
-const validateWebhookUrl = (value: unknown): string | undefined => {
+export const validateWebhookUrl = (value: unknown): string | undefined => {
   if (typeof value !== 'string') return undefined;
   if (value.length > SUBSCRIPTION_LIMITS.urlMaxLength) return undefined;
   try {

@@ -13,6 +13,8 @@ import type {
   UnsubscribeInput,
 } from '../application/subscriptions.js';
 import type { Subscription } from '../domain/subscription.js';
+import type { SellerWebhook } from '../adapters/seller-webhooks.table.js';
+import type { SellerWebhookView } from '../application/seller-webhooks.js';
 
 /** The application functions the gRPC API exposes. */
 export interface SubscriptionApplication {
@@ -21,7 +23,31 @@ export interface SubscriptionApplication {
   listSubscriptions(ownerAccountId: number): Promise<Subscription[]>;
   subscriptionResource(subscriptionId: string, ownerAccountId: number): Promise<SubscriptionResource>;
   rotateWebhookSecret(input: RotateWebhookSecretInput): Promise<RotatedWebhookSecret>;
+  registerSellerWebhook(input: {
+    sellerAccountId: number;
+    url: string;
+  }): Promise<{ webhook: SellerWebhook; secret: string }>;
+  listSellerWebhooks(sellerAccountId: number): Promise<SellerWebhookView[]>;
+  deleteSellerWebhook(input: { sellerAccountId: number; endpointId: string }): Promise<void>;
 }
+
+const toSellerWebhookMessage = (
+  webhook: SellerWebhook & { deliveries?: Delivery[] },
+): subscriptionV1.SellerWebhook => ({
+  endpointId: webhook.endpointId,
+  url: webhook.url,
+  createdAtMs: webhook.createdAt,
+  deliveries: (webhook.deliveries ?? []).map(toDeliveryMessage),
+});
+
+/** The seller account a request names, once checked against the verified caller (docs/security.md). */
+const sellerOnly = (actor: subscriptionV1.RegisterSellerWebhookRequest['actor'], id: number): number => {
+  if (id <= 0)
+    throw validationError('seller_account_id is required', [
+      { path: 'seller_account_id', message: 'is required' },
+    ]);
+  return actingAccountId(actor, id, 'seller_account_id', ['seller']);
+};
 
 /** The query arrives as JSON text so unknown keys survive; text that is not JSON is the caller's mistake. */
 const parseQuery = (json: string): unknown => {
@@ -132,6 +158,26 @@ export const subscriptionGrpcService = (
         })),
         deliveries: resource.deliveries.map(toDeliveryMessage),
       };
+    },
+    async registerSellerWebhook(request) {
+      const { webhook, secret } = await application.registerSellerWebhook({
+        sellerAccountId: sellerOnly(request.actor, request.sellerAccountId),
+        url: request.url,
+      });
+      return { webhook: toSellerWebhookMessage(webhook), secret };
+    },
+    async listSellerWebhooks(request) {
+      const webhooks = await application.listSellerWebhooks(
+        sellerOnly(request.actor, request.sellerAccountId),
+      );
+      return { webhooks: webhooks.map(toSellerWebhookMessage) };
+    },
+    async deleteSellerWebhook(request) {
+      await application.deleteSellerWebhook({
+        sellerAccountId: sellerOnly(request.actor, request.sellerAccountId),
+        endpointId: request.endpointId,
+      });
+      return {};
     },
   },
 });

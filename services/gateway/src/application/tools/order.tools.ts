@@ -9,8 +9,11 @@ import {
   quantitySchema,
 } from '../../http/schemas/checkout.schema.js';
 import {
+  cancelReasonSchema,
   carrierNameSchema,
   disputeFieldsSchema,
+  orderListArguments,
+  orderPageSchema,
   orderIdsSchema,
   orderViewSchema,
   SKIP_REASONS,
@@ -38,6 +41,20 @@ export const quickBuyInput = z.object({
 export const getOrderStatusInput = z.object({ order_id: positiveIdSchema });
 
 export const openDisputeInput = z.object({ order_id: positiveIdSchema, ...disputeFieldsSchema });
+
+export const listOrdersInput = z.strictObject(orderListArguments);
+export const confirmOrderInput = z.object({ order_id: positiveIdSchema });
+export const cancelOrderInput = z.object({
+  order_id: positiveIdSchema,
+  reason: cancelReasonSchema.optional().describe('why, told to the other party'),
+});
+export const sellerCancelOrderInput = z.object({
+  order_id: positiveIdSchema,
+  reason: cancelReasonSchema
+    .trim()
+    .min(1, 'must not be empty')
+    .describe('why it cannot be fulfilled, told to the buyer'),
+});
 
 export const bulkMarkShippedInput = z.object({
   order_ids: orderIdsSchema,
@@ -87,6 +104,20 @@ const inboxOutput = z.object({
   window_hours: z.number().int(),
   generated_at: z.string(),
   summary: z.string(),
+  new_orders: z.object({
+    total: z.number().int(),
+    items: z.array(
+      z.object({
+        order_id: z.number().int(),
+        product_id: z.string(),
+        product_name: z.string(),
+        quantity: z.number().int(),
+        total: z.number().int().describe('cents'),
+        placed_at: z.string(),
+        ship_by: z.string(),
+      }),
+    ),
+  }),
   pending_quotes: z.object({
     total: z.number().int(),
     items: z.array(
@@ -179,6 +210,81 @@ export const openDisputeTool = (
   handler: (principal, input) => orders.openDispute(principal, input, TOOL_CORRELATION),
 });
 
+export const listMyOrdersTool = (
+  orders: OrderOperations,
+): Tool<typeof listOrdersInput, z.infer<typeof orderPageSchema>> => ({
+  name: 'list_my_orders',
+  description:
+    "The caller's own orders (buyer API key or agent token), newest first, optionally only those in one status " +
+    '(awaiting_shipment, shipped, delivered, issue_reported, resolved, completed, cancelled); pass next_cursor as ' +
+    'cursor for the next page (limit 1-100, default 20).',
+  inputSchema: listOrdersInput,
+  outputSchema: orderPageSchema,
+  auth: 'buyer',
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  handler: (principal, input) => orders.listMine(principal, input),
+});
+
+export const confirmOrderTool = (
+  orders: OrderOperations,
+): Tool<typeof confirmOrderInput, z.infer<typeof orderStatusOutput>> => ({
+  name: 'confirm_order',
+  description:
+    "Confirm receipt of one of the caller's delivered orders before its 48 h inspection deadline: the order is " +
+    'completed at once (it can then no longer be disputed). Confirming a completed order answers it unchanged.',
+  inputSchema: confirmOrderInput,
+  outputSchema: orderStatusOutput,
+  auth: 'buyer',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  handler: (principal, input) => orders.confirm(principal, input.order_id, TOOL_CORRELATION),
+});
+
+export const cancelOrderTool = (
+  orders: OrderOperations,
+): Tool<typeof cancelOrderInput, z.infer<typeof orderStatusOutput>> => ({
+  name: 'cancel_order',
+  description:
+    "Cancel one of the caller's orders that is still awaiting shipment: it becomes cancelled, its units go back " +
+    'into stock and buyer and seller are emailed. Once shipped it cannot be cancelled (use open_dispute after ' +
+    'delivery). Cancelling a cancelled order answers it unchanged.',
+  inputSchema: cancelOrderInput,
+  outputSchema: orderStatusOutput,
+  auth: 'buyer',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  handler: (principal, input) =>
+    orders.cancel(principal, 'buyer', input.order_id, input.reason, TOOL_CORRELATION),
+});
+
+export const getSellerOrdersTool = (
+  orders: OrderOperations,
+): Tool<typeof listOrdersInput, z.infer<typeof orderPageSchema>> => ({
+  name: 'get_seller_orders',
+  description:
+    "The seller's own orders, newest first, optionally only those in one status (e.g. awaiting_shipment for " +
+    'what to ship); pass next_cursor as cursor for the next page (limit 1-100, default 20).',
+  inputSchema: listOrdersInput,
+  outputSchema: orderPageSchema,
+  auth: 'seller',
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  handler: (principal, input) => orders.listSellers(principal, input),
+});
+
+export const sellerCancelOrderTool = (
+  orders: OrderOperations,
+): Tool<typeof sellerCancelOrderInput, z.infer<typeof orderStatusOutput>> => ({
+  name: 'seller_cancel_order',
+  description:
+    "Cancel one of the seller's orders awaiting shipment that it cannot fulfil, saying why: the order becomes " +
+    'cancelled, its units go back into stock and buyer and seller are emailed. A shipped order cannot be ' +
+    'cancelled. Cancelling a cancelled order answers it unchanged.',
+  inputSchema: sellerCancelOrderInput,
+  outputSchema: orderStatusOutput,
+  auth: 'seller',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  handler: (principal, input) =>
+    orders.cancel(principal, 'seller', input.order_id, input.reason, TOOL_CORRELATION),
+});
+
 export const bulkMarkShippedTool = (
   orders: OrderOperations,
 ): Tool<typeof bulkMarkShippedInput, z.infer<typeof bulkMarkShippedOutput>> => ({
@@ -222,7 +328,8 @@ export const sellerInboxSummariseTool = (
 ): Tool<typeof sellerInboxSummariseInput, z.infer<typeof inboxOutput>> => ({
   name: 'seller_inbox_summarise',
   description:
-    'A read-only digest for the seller: quote requests still pending that arrived in the last window_hours, open ' +
+    'A read-only digest for the seller: orders placed and quote requests still pending that arrived in the last ' +
+    'window_hours, open ' +
     'orders whose ship-by deadline falls within window_hours (overdue ones first), and orders with a reported ' +
     'issue; at most `limit` of each, with totals.',
   inputSchema: sellerInboxSummariseInput,
@@ -232,7 +339,7 @@ export const sellerInboxSummariseTool = (
   handler: (principal, input) => orders.inboxSummary(principal, input.window_hours, input.limit),
 });
 
-/** The buyer and seller order tools, in the order of docs/specification.md, "MCP tools". */
+/** The buyer and seller order tools: those of docs/specification.md, "MCP tools" in its order, then the order lifecycle's. */
 export const orderTools = (orders: OrderOperations): Tool[] => [
   quickBuyTool(orders),
   getOrderStatusTool(orders),
@@ -240,4 +347,9 @@ export const orderTools = (orders: OrderOperations): Tool[] => [
   bulkMarkShippedTool(orders),
   bulkExportOrdersTool(orders),
   sellerInboxSummariseTool(orders),
+  listMyOrdersTool(orders),
+  confirmOrderTool(orders),
+  cancelOrderTool(orders),
+  getSellerOrdersTool(orders),
+  sellerCancelOrderTool(orders),
 ];

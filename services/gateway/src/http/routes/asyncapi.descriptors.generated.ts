@@ -487,6 +487,60 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
       ],
     },
     {
+      name: 'marketplace.order.v1.Cancellation',
+      comment: 'How an order was cancelled (only before shipment).',
+      oneofs: [],
+      fields: [
+        {
+          name: 'by',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'buyer or seller.',
+        },
+        {
+          name: 'reason',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'Empty when not given.',
+        },
+        {
+          name: 'cancelledAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+      ],
+    },
+    {
+      name: 'marketplace.order.v1.Resolution',
+      comment: "The operator's decision on a disputed order.",
+      oneofs: [],
+      fields: [
+        {
+          name: 'resolution',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'refunded, partially_refunded, replaced or rejected.',
+        },
+        {
+          name: 'refundCents',
+          type: 'TYPE_INT64',
+          repeated: false,
+          comment:
+            'Cents refunded: the order total when refunded, 1..total when partially refunded, 0 otherwise.',
+        },
+        {
+          name: 'note',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'resolvedAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+      ],
+    },
+    {
       name: 'marketplace.order.v1.Order',
       comment:
         'An order: one line of a completed checkout (one product of one seller). Money is integer cents; times are epoch milliseconds.',
@@ -641,6 +695,20 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           type: 'TYPE_INT64',
           repeated: false,
           comment: "Version of the order's stream after its last event.",
+        },
+        {
+          name: 'cancellation',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.order.v1.Cancellation',
+          comment: 'Set once cancelled.',
+        },
+        {
+          name: 'resolution',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.order.v1.Resolution',
+          comment: 'Set once the operator resolved the dispute.',
         },
       ],
     },
@@ -869,6 +937,20 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           typeName: 'marketplace.order.v1.IssueReported',
           oneof: 0,
         },
+        {
+          name: 'orderCancelled',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.order.v1.OrderCancelled',
+          oneof: 0,
+        },
+        {
+          name: 'disputeResolved',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.order.v1.DisputeResolved',
+          oneof: 0,
+        },
       ],
     },
     {
@@ -1002,6 +1084,32 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           type: 'TYPE_MESSAGE',
           repeated: false,
           typeName: 'marketplace.order.v1.Issue',
+        },
+      ],
+    },
+    {
+      name: 'marketplace.order.v1.OrderCancelled',
+      comment: "Cancelled before shipment; the order's stock reservation is released after the commit.",
+      oneofs: [],
+      fields: [
+        {
+          name: 'cancellation',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.order.v1.Cancellation',
+        },
+      ],
+    },
+    {
+      name: 'marketplace.order.v1.DisputeResolved',
+      comment: 'The operator resolved the dispute; the order is resolved.',
+      oneofs: [],
+      fields: [
+        {
+          name: 'resolution',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.order.v1.Resolution',
         },
       ],
     },

@@ -17,6 +17,7 @@ import { sellerOrdersRouteDocs } from './seller-orders.routes.js';
 import { productsRouteDocs } from './products.routes.js';
 import { agentTokensRouteDocs } from './agent-tokens.routes.js';
 import { subscriptionsRouteDocs } from './subscriptions.routes.js';
+import { sellerWebhooksRouteDocs } from './seller-webhooks.routes.js';
 
 export const openApiRouteDocs: readonly RouteDoc[] = [
   {
@@ -50,6 +51,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...productsRouteDocs,
   ...agentTokensRouteDocs,
   ...subscriptionsRouteDocs,
+  ...sellerWebhooksRouteDocs,
 ];
 
 /** GET /openapi.json, generated once at start-up from ROUTE_DOCS. */

@@ -2,14 +2,17 @@ import { Router } from 'express';
 import type { IdentityService } from '../../application/identity.service.js';
 import type { OrderOperations } from '../../application/order.operations.js';
 import { authenticateApiKey, principalOf } from '../auth.middleware.js';
-import { jsonBody } from '../json-body.js';
+import { jsonBody, optionalJsonBody } from '../json-body.js';
 import { methodNotAllowed } from '../method-not-allowed.js';
 import type { Problems } from '../problem.js';
 import { requestIdOf } from '../request-log.js';
 import {
+  cancelBodySchema,
   disputeBodySchema,
   INVALID_ORDER_ID,
   orderIdParamsSchema,
+  orderListQuerySchema,
+  orderPageSchema,
   orderViewSchema,
 } from '../schemas/order.schema.js';
 import { parseOrThrow } from '../schemas/validate.js';
@@ -27,6 +30,21 @@ export const ordersRoutes = (
   // Authentication is optional at the edge so that OrderOperations answers 401 and 403 the same way for REST
   // and the tools.
   const caller = authenticateApiKey(identity, { required: false });
+  router
+    .route('/api/orders')
+    .get(caller, async (req, res) => {
+      const query = parseOrThrow(orderListQuerySchema, req.query, 'query parameters');
+      res.json(await orders.listMine(principalOf(req), query));
+    })
+    .all(methodNotAllowed(problems, ['GET']));
+  router
+    .route('/api/orders/:id/cancel')
+    .post(caller, optionalJsonBody(bodyLimitBytes), async (req, res) => {
+      const { id } = parseOrThrow(orderIdParamsSchema, req.params, 'order id');
+      const body = parseOrThrow(cancelBodySchema, req.body ?? {}, 'cancellation');
+      res.json(await orders.cancel(principalOf(req), 'buyer', Number(id), body.reason, requestIdOf(req)));
+    })
+    .all(methodNotAllowed(problems, ['POST']));
   router
     .route('/api/orders/:id')
     .get(caller, async (req, res) => {
@@ -61,6 +79,43 @@ const buyerErrors = {
 } as const;
 
 export const ordersRouteDocs: readonly RouteDoc[] = [
+  {
+    method: 'get',
+    path: '/api/orders',
+    operationId: 'listMyOrders',
+    summary: 'The buyer’s own orders, newest first (list_my_orders over REST)',
+    description:
+      'Optionally one status only; pages of `limit` (1-100, default 20): pass `next_cursor` as `cursor` for the ' +
+      'next page. Another account’s orders never appear.',
+    tags: ['orders'],
+    auth: 'api_key_or_agent_token',
+    query: orderListQuerySchema,
+    responses: {
+      200: { description: 'A page of orders', schema: orderPageSchema },
+      400: 'Invalid status, limit or cursor',
+      401: buyerErrors[401],
+      403: buyerErrors[403],
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/orders/{id}/cancel',
+    operationId: 'cancelOrder',
+    summary: 'Cancel an order awaiting shipment (cancel_order over REST)',
+    description:
+      'The order becomes cancelled, its units go back into stock and both parties are emailed. The body ' +
+      '(`{reason}`) is optional. Cancelling a cancelled order answers it unchanged.',
+    tags: ['orders'],
+    auth: 'api_key_or_agent_token',
+    pathParameters: orderIdParamsSchema,
+    body: cancelBodySchema,
+    responses: {
+      200: { description: 'The cancelled order', schema: orderViewSchema },
+      400: 'Invalid order id, or a reason over 1000 characters',
+      ...buyerErrors,
+      409: 'The order was shipped already (or is past shipment)',
+    },
+  },
   {
     method: 'get',
     path: '/api/orders/{id}',

@@ -9,11 +9,19 @@ import { methodNotAllowed } from '../method-not-allowed.js';
 import type { Problems } from '../problem.js';
 import { requestIdOf } from '../request-log.js';
 import {
+  cancelReasonSchema,
   INVALID_ORDER_ID,
   orderIdParamsSchema,
+  orderListQuerySchema,
+  orderPageSchema,
   orderViewSchema,
   trackingBodySchema,
 } from '../schemas/order.schema.js';
+
+/** A seller says why it cannot fulfil: the buyer is told. */
+const sellerCancelBodySchema = z.strictObject({
+  reason: cancelReasonSchema.trim().min(1, 'must not be empty'),
+});
 import { parseOrThrow } from '../schemas/validate.js';
 import { orderIdOfPath } from '../path-ids.js';
 import type { RouteDoc } from './openapi.describe.js';
@@ -27,6 +35,21 @@ export const sellerOrdersRoutes = (
 ): Router => {
   const router = Router();
   const seller = authenticateApiKey(identity, { required: true });
+  router
+    .route('/api/seller/orders')
+    .get(seller, async (req, res) => {
+      const query = parseOrThrow(orderListQuerySchema, req.query, 'query parameters');
+      res.json(await orders.listSellers(principalOf(req), query));
+    })
+    .all(methodNotAllowed(problems, ['GET']));
+  router
+    .route('/api/seller/orders/:id/cancel')
+    .post(seller, ...jsonBody(bodyLimitBytes), async (req, res) => {
+      const { id } = parseOrThrow(orderIdParamsSchema, req.params, 'order id');
+      const body = parseOrThrow(sellerCancelBodySchema, req.body, 'cancellation');
+      res.json(await orders.cancel(principalOf(req), 'seller', Number(id), body.reason, requestIdOf(req)));
+    })
+    .all(methodNotAllowed(problems, ['POST']));
   router
     .route('/api/seller/orders/:id')
     .get(seller, async (req, res) => {
@@ -70,6 +93,43 @@ const sellerErrors = {
 } as const;
 
 export const sellerOrdersRouteDocs: readonly RouteDoc[] = [
+  {
+    method: 'get',
+    path: '/api/seller/orders',
+    operationId: 'listSellerOrders',
+    summary: 'The seller’s own orders, newest first (get_seller_orders over REST)',
+    description:
+      'Optionally one status only (`?status=awaiting_shipment` for what to ship); pages of `limit` (1-100, ' +
+      'default 20): pass `next_cursor` as `cursor` for the next page.',
+    tags: ['seller orders'],
+    auth: 'api_key',
+    query: orderListQuerySchema,
+    responses: {
+      200: { description: 'A page of orders', schema: orderPageSchema },
+      400: 'Invalid status, limit or cursor',
+      401: sellerErrors[401],
+      403: sellerErrors[403],
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/seller/orders/{id}/cancel',
+    operationId: 'cancelSellerOrder',
+    summary: 'Cancel an order the seller cannot fulfil (seller_cancel_order over REST)',
+    description:
+      'Only before shipment. The order becomes cancelled, its units go back into stock and both parties are ' +
+      'emailed the reason. Cancelling a cancelled order answers it unchanged.',
+    tags: ['seller orders'],
+    auth: 'api_key',
+    pathParameters: orderIdParamsSchema,
+    body: sellerCancelBodySchema,
+    responses: {
+      200: { description: 'The cancelled order', schema: orderViewSchema },
+      400: 'Invalid order id, or a reason missing or over 1000 characters',
+      ...sellerErrors,
+      409: 'The order was shipped already (or is past shipment)',
+    },
+  },
   {
     method: 'get',
     path: '/api/seller/orders/{id}',

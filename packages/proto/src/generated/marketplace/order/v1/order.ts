@@ -34,6 +34,25 @@ export interface Issue {
   reportedAtMs: number;
 }
 
+/** How an order was cancelled (only before shipment). */
+export interface Cancellation {
+  /** buyer or seller. */
+  by: string;
+  /** Empty when not given. */
+  reason: string;
+  cancelledAtMs: number;
+}
+
+/** The operator's decision on a disputed order. */
+export interface Resolution {
+  /** refunded, partially_refunded, replaced or rejected. */
+  resolution: string;
+  /** Cents refunded: the order total when refunded, 1..total when partially refunded, 0 otherwise. */
+  refundCents: number;
+  note: string;
+  resolvedAtMs: number;
+}
+
 /**
  * An order: one line of a completed checkout (one product of one seller). Money is integer cents; times are
  * epoch milliseconds.
@@ -83,6 +102,12 @@ export interface Order {
   reservationId: string;
   /** Version of the order's stream after its last event. */
   version: number;
+  /** Set once cancelled. */
+  cancellation:
+    | Cancellation
+    | undefined;
+  /** Set once the operator resolved the dispute. */
+  resolution: Resolution | undefined;
 }
 
 /** One line of a checkout session, priced when the session was created. */
@@ -381,6 +406,176 @@ export const Issue: MessageFns<Issue> = {
   },
 };
 
+function createBaseCancellation(): Cancellation {
+  return { by: "", reason: "", cancelledAtMs: 0 };
+}
+
+export const Cancellation: MessageFns<Cancellation> = {
+  encode(message: Cancellation, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.by !== "") {
+      writer.uint32(10).string(message.by);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    if (message.cancelledAtMs !== 0) {
+      writer.uint32(24).int64(message.cancelledAtMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Cancellation {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancellation();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.by = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.cancelledAtMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<Cancellation>): Cancellation {
+    return Cancellation.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<Cancellation>): Cancellation {
+    const message = createBaseCancellation();
+    message.by = object.by ?? "";
+    message.reason = object.reason ?? "";
+    message.cancelledAtMs = object.cancelledAtMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseResolution(): Resolution {
+  return { resolution: "", refundCents: 0, note: "", resolvedAtMs: 0 };
+}
+
+export const Resolution: MessageFns<Resolution> = {
+  encode(message: Resolution, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.resolution !== "") {
+      writer.uint32(10).string(message.resolution);
+    }
+    if (message.refundCents !== 0) {
+      writer.uint32(16).int64(message.refundCents);
+    }
+    if (message.note !== "") {
+      writer.uint32(26).string(message.note);
+    }
+    if (message.resolvedAtMs !== 0) {
+      writer.uint32(32).int64(message.resolvedAtMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Resolution {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolution();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.resolution = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.refundCents = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.note = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.resolvedAtMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<Resolution>): Resolution {
+    return Resolution.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<Resolution>): Resolution {
+    const message = createBaseResolution();
+    message.resolution = object.resolution ?? "";
+    message.refundCents = object.refundCents ?? 0;
+    message.note = object.note ?? "";
+    message.resolvedAtMs = object.resolvedAtMs ?? 0;
+    return message;
+  },
+};
+
 function createBaseOrder(): Order {
   return {
     orderId: 0,
@@ -408,6 +603,8 @@ function createBaseOrder(): Order {
     issue: undefined,
     reservationId: "",
     version: 0,
+    cancellation: undefined,
+    resolution: undefined,
   };
 }
 
@@ -487,6 +684,12 @@ export const Order: MessageFns<Order> = {
     }
     if (message.version !== 0) {
       writer.uint32(200).int64(message.version);
+    }
+    if (message.cancellation !== undefined) {
+      Cancellation.encode(message.cancellation, writer.uint32(210).fork()).join();
+    }
+    if (message.resolution !== undefined) {
+      Resolution.encode(message.resolution, writer.uint32(218).fork()).join();
     }
     return writer;
   },
@@ -704,6 +907,22 @@ export const Order: MessageFns<Order> = {
             message.version = longToNumber(reader.int64());
             continue;
           }
+          case 26: {
+            if (tag !== 210) {
+              break;
+            }
+
+            message.cancellation = Cancellation.decode(reader, reader.uint32());
+            continue;
+          }
+          case 27: {
+            if (tag !== 218) {
+              break;
+            }
+
+            message.resolution = Resolution.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -748,6 +967,12 @@ export const Order: MessageFns<Order> = {
     message.issue = (object.issue !== undefined && object.issue !== null) ? Issue.fromPartial(object.issue) : undefined;
     message.reservationId = object.reservationId ?? "";
     message.version = object.version ?? 0;
+    message.cancellation = (object.cancellation !== undefined && object.cancellation !== null)
+      ? Cancellation.fromPartial(object.cancellation)
+      : undefined;
+    message.resolution = (object.resolution !== undefined && object.resolution !== null)
+      ? Resolution.fromPartial(object.resolution)
+      : undefined;
     return message;
   },
 };

@@ -7,7 +7,7 @@
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import { Actor } from "../../common/v1/actor.js";
-import { CheckoutSession, Issue, Order, Tracking } from "./order.js";
+import { Cancellation, CheckoutSession, Issue, Order, Resolution, Tracking } from "./order.js";
 
 /**
  * The value of every message on topic marketplace.order.v1: the events of orders (key order_<id>) and of
@@ -33,6 +33,8 @@ export interface OrderEvent {
     | { $case: "orderDelivered"; value: OrderDelivered }
     | { $case: "orderCompleted"; value: OrderCompleted }
     | { $case: "issueReported"; value: IssueReported }
+    | { $case: "orderCancelled"; value: OrderCancelled }
+    | { $case: "disputeResolved"; value: DisputeResolved }
     | undefined;
 }
 
@@ -80,6 +82,16 @@ export interface OrderCompleted {
 
 export interface IssueReported {
   issue: Issue | undefined;
+}
+
+/** Cancelled before shipment; the order's stock reservation is released after the commit. */
+export interface OrderCancelled {
+  cancellation: Cancellation | undefined;
+}
+
+/** The operator resolved the dispute; the order is resolved. */
+export interface DisputeResolved {
+  resolution: Resolution | undefined;
 }
 
 function createBaseOrderEvent(): OrderEvent {
@@ -141,6 +153,12 @@ export const OrderEvent: MessageFns<OrderEvent> = {
         break;
       case "issueReported":
         IssueReported.encode(message.payload.value, writer.uint32(194).fork()).join();
+        break;
+      case "orderCancelled":
+        OrderCancelled.encode(message.payload.value, writer.uint32(202).fork()).join();
+        break;
+      case "disputeResolved":
+        DisputeResolved.encode(message.payload.value, writer.uint32(210).fork()).join();
         break;
     }
     return writer;
@@ -285,6 +303,22 @@ export const OrderEvent: MessageFns<OrderEvent> = {
             message.payload = { $case: "issueReported", value: IssueReported.decode(reader, reader.uint32()) };
             continue;
           }
+          case 25: {
+            if (tag !== 202) {
+              break;
+            }
+
+            message.payload = { $case: "orderCancelled", value: OrderCancelled.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 26: {
+            if (tag !== 210) {
+              break;
+            }
+
+            message.payload = { $case: "disputeResolved", value: DisputeResolved.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -366,6 +400,18 @@ export const OrderEvent: MessageFns<OrderEvent> = {
       case "issueReported": {
         if (object.payload?.value !== undefined && object.payload?.value !== null) {
           message.payload = { $case: "issueReported", value: IssueReported.fromPartial(object.payload.value) };
+        }
+        break;
+      }
+      case "orderCancelled": {
+        if (object.payload?.value !== undefined && object.payload?.value !== null) {
+          message.payload = { $case: "orderCancelled", value: OrderCancelled.fromPartial(object.payload.value) };
+        }
+        break;
+      }
+      case "disputeResolved": {
+        if (object.payload?.value !== undefined && object.payload?.value !== null) {
+          message.payload = { $case: "disputeResolved", value: DisputeResolved.fromPartial(object.payload.value) };
         }
         break;
       }
@@ -943,6 +989,120 @@ export const IssueReported: MessageFns<IssueReported> = {
   fromPartial(object: DeepPartial<IssueReported>): IssueReported {
     const message = createBaseIssueReported();
     message.issue = (object.issue !== undefined && object.issue !== null) ? Issue.fromPartial(object.issue) : undefined;
+    return message;
+  },
+};
+
+function createBaseOrderCancelled(): OrderCancelled {
+  return { cancellation: undefined };
+}
+
+export const OrderCancelled: MessageFns<OrderCancelled> = {
+  encode(message: OrderCancelled, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.cancellation !== undefined) {
+      Cancellation.encode(message.cancellation, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrderCancelled {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrderCancelled();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.cancellation = Cancellation.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<OrderCancelled>): OrderCancelled {
+    return OrderCancelled.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<OrderCancelled>): OrderCancelled {
+    const message = createBaseOrderCancelled();
+    message.cancellation = (object.cancellation !== undefined && object.cancellation !== null)
+      ? Cancellation.fromPartial(object.cancellation)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseDisputeResolved(): DisputeResolved {
+  return { resolution: undefined };
+}
+
+export const DisputeResolved: MessageFns<DisputeResolved> = {
+  encode(message: DisputeResolved, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.resolution !== undefined) {
+      Resolution.encode(message.resolution, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DisputeResolved {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDisputeResolved();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.resolution = Resolution.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<DisputeResolved>): DisputeResolved {
+    return DisputeResolved.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DisputeResolved>): DisputeResolved {
+    const message = createBaseDisputeResolved();
+    message.resolution = (object.resolution !== undefined && object.resolution !== null)
+      ? Resolution.fromPartial(object.resolution)
+      : undefined;
     return message;
   },
 };

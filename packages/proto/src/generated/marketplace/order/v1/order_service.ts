@@ -10,6 +10,83 @@ import type { CallContext, CallOptions } from "nice-grpc-common";
 import { Actor } from "../../common/v1/actor.js";
 import { Buyer, CheckoutSession, Order, Tracking } from "./order.js";
 
+export interface ListBuyerOrdersRequest {
+  buyerAccountId: number;
+  /** A status of Order.status; empty: all. */
+  status: string;
+  /** 1 to 100. */
+  limit: number;
+  /** The next_cursor of the previous page; empty: the first page. */
+  cursor: string;
+  /** The verified caller (docs/security.md, "Internal calls"): the account named above must be its own. */
+  actor: Actor | undefined;
+}
+
+export interface ListSellerOrdersRequest {
+  sellerAccountId: number;
+  status: string;
+  limit: number;
+  cursor: string;
+  /** The verified caller (docs/security.md, "Internal calls"): the account named above must be its own. */
+  actor: Actor | undefined;
+}
+
+export interface ListBuyerOrdersResponse {
+  orders: Order[];
+  /** Empty on the last page. */
+  nextCursor: string;
+}
+
+export interface ListSellerOrdersResponse {
+  orders: Order[];
+  nextCursor: string;
+}
+
+export interface CancelOrderRequest {
+  actor: Actor | undefined;
+  orderId: number;
+  /** Exactly one of the two: the verified buyer or seller cancelling its own order. */
+  buyerAccountId: number;
+  sellerAccountId: number;
+  /** At most 1000 characters; empty when not given. */
+  reason: string;
+  correlationId: string;
+}
+
+export interface CancelOrderResponse {
+  order: Order | undefined;
+}
+
+export interface ListDisputesRequest {
+  /** open (issue_reported), resolved or all. */
+  status: string;
+  limit: number;
+  cursor: string;
+}
+
+export interface ListDisputesResponse {
+  orders: Order[];
+  nextCursor: string;
+}
+
+export interface ResolveDisputeRequest {
+  actor: Actor | undefined;
+  orderId: number;
+  /** refunded, partially_refunded, replaced or rejected. */
+  resolution: string;
+  /** Only with partially_refunded: 1 to the order total, in cents. */
+  refundCents?:
+    | number
+    | undefined;
+  /** 1 to 2000 characters, sent to both parties. */
+  note: string;
+  correlationId: string;
+}
+
+export interface ResolveDisputeResponse {
+  order: Order | undefined;
+}
+
 export interface CheckoutLineRequest {
   /** product_<n> */
   productId: string;
@@ -185,6 +262,9 @@ export interface SellerAttentionResponse {
   /** Most recent report first. */
   issuesReported: Order[];
   issuesReportedTotal: number;
+  /** Orders awaiting shipment placed within the window, newest first, whatever their ship-by deadline. */
+  newOrders: Order[];
+  newOrdersTotal: number;
 }
 
 export interface CountOrdersSinceRequest {
@@ -194,6 +274,832 @@ export interface CountOrdersSinceRequest {
 export interface CountOrdersSinceResponse {
   count: number;
 }
+
+function createBaseListBuyerOrdersRequest(): ListBuyerOrdersRequest {
+  return { buyerAccountId: 0, status: "", limit: 0, cursor: "", actor: undefined };
+}
+
+export const ListBuyerOrdersRequest: MessageFns<ListBuyerOrdersRequest> = {
+  encode(message: ListBuyerOrdersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.buyerAccountId !== 0) {
+      writer.uint32(8).int64(message.buyerAccountId);
+    }
+    if (message.status !== "") {
+      writer.uint32(18).string(message.status);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(24).int32(message.limit);
+    }
+    if (message.cursor !== "") {
+      writer.uint32(34).string(message.cursor);
+    }
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListBuyerOrdersRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListBuyerOrdersRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.buyerAccountId = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ListBuyerOrdersRequest>): ListBuyerOrdersRequest {
+    return ListBuyerOrdersRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListBuyerOrdersRequest>): ListBuyerOrdersRequest {
+    const message = createBaseListBuyerOrdersRequest();
+    message.buyerAccountId = object.buyerAccountId ?? 0;
+    message.status = object.status ?? "";
+    message.limit = object.limit ?? 0;
+    message.cursor = object.cursor ?? "";
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
+    return message;
+  },
+};
+
+function createBaseListSellerOrdersRequest(): ListSellerOrdersRequest {
+  return { sellerAccountId: 0, status: "", limit: 0, cursor: "", actor: undefined };
+}
+
+export const ListSellerOrdersRequest: MessageFns<ListSellerOrdersRequest> = {
+  encode(message: ListSellerOrdersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sellerAccountId !== 0) {
+      writer.uint32(8).int64(message.sellerAccountId);
+    }
+    if (message.status !== "") {
+      writer.uint32(18).string(message.status);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(24).int32(message.limit);
+    }
+    if (message.cursor !== "") {
+      writer.uint32(34).string(message.cursor);
+    }
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListSellerOrdersRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListSellerOrdersRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.sellerAccountId = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ListSellerOrdersRequest>): ListSellerOrdersRequest {
+    return ListSellerOrdersRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListSellerOrdersRequest>): ListSellerOrdersRequest {
+    const message = createBaseListSellerOrdersRequest();
+    message.sellerAccountId = object.sellerAccountId ?? 0;
+    message.status = object.status ?? "";
+    message.limit = object.limit ?? 0;
+    message.cursor = object.cursor ?? "";
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
+    return message;
+  },
+};
+
+function createBaseListBuyerOrdersResponse(): ListBuyerOrdersResponse {
+  return { orders: [], nextCursor: "" };
+}
+
+export const ListBuyerOrdersResponse: MessageFns<ListBuyerOrdersResponse> = {
+  encode(message: ListBuyerOrdersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.orders) {
+      Order.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(18).string(message.nextCursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListBuyerOrdersResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListBuyerOrdersResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orders.push(Order.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ListBuyerOrdersResponse>): ListBuyerOrdersResponse {
+    return ListBuyerOrdersResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListBuyerOrdersResponse>): ListBuyerOrdersResponse {
+    const message = createBaseListBuyerOrdersResponse();
+    message.orders = object.orders?.map((e) => Order.fromPartial(e)) || [];
+    message.nextCursor = object.nextCursor ?? "";
+    return message;
+  },
+};
+
+function createBaseListSellerOrdersResponse(): ListSellerOrdersResponse {
+  return { orders: [], nextCursor: "" };
+}
+
+export const ListSellerOrdersResponse: MessageFns<ListSellerOrdersResponse> = {
+  encode(message: ListSellerOrdersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.orders) {
+      Order.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(18).string(message.nextCursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListSellerOrdersResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListSellerOrdersResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orders.push(Order.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ListSellerOrdersResponse>): ListSellerOrdersResponse {
+    return ListSellerOrdersResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListSellerOrdersResponse>): ListSellerOrdersResponse {
+    const message = createBaseListSellerOrdersResponse();
+    message.orders = object.orders?.map((e) => Order.fromPartial(e)) || [];
+    message.nextCursor = object.nextCursor ?? "";
+    return message;
+  },
+};
+
+function createBaseCancelOrderRequest(): CancelOrderRequest {
+  return { actor: undefined, orderId: 0, buyerAccountId: 0, sellerAccountId: 0, reason: "", correlationId: "" };
+}
+
+export const CancelOrderRequest: MessageFns<CancelOrderRequest> = {
+  encode(message: CancelOrderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.orderId !== 0) {
+      writer.uint32(16).int64(message.orderId);
+    }
+    if (message.buyerAccountId !== 0) {
+      writer.uint32(24).int64(message.buyerAccountId);
+    }
+    if (message.sellerAccountId !== 0) {
+      writer.uint32(32).int64(message.sellerAccountId);
+    }
+    if (message.reason !== "") {
+      writer.uint32(42).string(message.reason);
+    }
+    if (message.correlationId !== "") {
+      writer.uint32(50).string(message.correlationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelOrderRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelOrderRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.orderId = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.buyerAccountId = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.sellerAccountId = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.correlationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<CancelOrderRequest>): CancelOrderRequest {
+    return CancelOrderRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CancelOrderRequest>): CancelOrderRequest {
+    const message = createBaseCancelOrderRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
+    message.orderId = object.orderId ?? 0;
+    message.buyerAccountId = object.buyerAccountId ?? 0;
+    message.sellerAccountId = object.sellerAccountId ?? 0;
+    message.reason = object.reason ?? "";
+    message.correlationId = object.correlationId ?? "";
+    return message;
+  },
+};
+
+function createBaseCancelOrderResponse(): CancelOrderResponse {
+  return { order: undefined };
+}
+
+export const CancelOrderResponse: MessageFns<CancelOrderResponse> = {
+  encode(message: CancelOrderResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.order !== undefined) {
+      Order.encode(message.order, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelOrderResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelOrderResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.order = Order.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<CancelOrderResponse>): CancelOrderResponse {
+    return CancelOrderResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CancelOrderResponse>): CancelOrderResponse {
+    const message = createBaseCancelOrderResponse();
+    message.order = (object.order !== undefined && object.order !== null) ? Order.fromPartial(object.order) : undefined;
+    return message;
+  },
+};
+
+function createBaseListDisputesRequest(): ListDisputesRequest {
+  return { status: "", limit: 0, cursor: "" };
+}
+
+export const ListDisputesRequest: MessageFns<ListDisputesRequest> = {
+  encode(message: ListDisputesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.status !== "") {
+      writer.uint32(10).string(message.status);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(16).int32(message.limit);
+    }
+    if (message.cursor !== "") {
+      writer.uint32(26).string(message.cursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListDisputesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListDisputesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ListDisputesRequest>): ListDisputesRequest {
+    return ListDisputesRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListDisputesRequest>): ListDisputesRequest {
+    const message = createBaseListDisputesRequest();
+    message.status = object.status ?? "";
+    message.limit = object.limit ?? 0;
+    message.cursor = object.cursor ?? "";
+    return message;
+  },
+};
+
+function createBaseListDisputesResponse(): ListDisputesResponse {
+  return { orders: [], nextCursor: "" };
+}
+
+export const ListDisputesResponse: MessageFns<ListDisputesResponse> = {
+  encode(message: ListDisputesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.orders) {
+      Order.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(18).string(message.nextCursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListDisputesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListDisputesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orders.push(Order.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ListDisputesResponse>): ListDisputesResponse {
+    return ListDisputesResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListDisputesResponse>): ListDisputesResponse {
+    const message = createBaseListDisputesResponse();
+    message.orders = object.orders?.map((e) => Order.fromPartial(e)) || [];
+    message.nextCursor = object.nextCursor ?? "";
+    return message;
+  },
+};
+
+function createBaseResolveDisputeRequest(): ResolveDisputeRequest {
+  return { actor: undefined, orderId: 0, resolution: "", refundCents: undefined, note: "", correlationId: "" };
+}
+
+export const ResolveDisputeRequest: MessageFns<ResolveDisputeRequest> = {
+  encode(message: ResolveDisputeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.orderId !== 0) {
+      writer.uint32(16).int64(message.orderId);
+    }
+    if (message.resolution !== "") {
+      writer.uint32(26).string(message.resolution);
+    }
+    if (message.refundCents !== undefined) {
+      writer.uint32(32).int64(message.refundCents);
+    }
+    if (message.note !== "") {
+      writer.uint32(42).string(message.note);
+    }
+    if (message.correlationId !== "") {
+      writer.uint32(50).string(message.correlationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolveDisputeRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolveDisputeRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.orderId = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.resolution = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.refundCents = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.note = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.correlationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ResolveDisputeRequest>): ResolveDisputeRequest {
+    return ResolveDisputeRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ResolveDisputeRequest>): ResolveDisputeRequest {
+    const message = createBaseResolveDisputeRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
+    message.orderId = object.orderId ?? 0;
+    message.resolution = object.resolution ?? "";
+    message.refundCents = object.refundCents ?? undefined;
+    message.note = object.note ?? "";
+    message.correlationId = object.correlationId ?? "";
+    return message;
+  },
+};
+
+function createBaseResolveDisputeResponse(): ResolveDisputeResponse {
+  return { order: undefined };
+}
+
+export const ResolveDisputeResponse: MessageFns<ResolveDisputeResponse> = {
+  encode(message: ResolveDisputeResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.order !== undefined) {
+      Order.encode(message.order, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolveDisputeResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolveDisputeResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.order = Order.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ResolveDisputeResponse>): ResolveDisputeResponse {
+    return ResolveDisputeResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ResolveDisputeResponse>): ResolveDisputeResponse {
+    const message = createBaseResolveDisputeResponse();
+    message.order = (object.order !== undefined && object.order !== null) ? Order.fromPartial(object.order) : undefined;
+    return message;
+  },
+};
 
 function createBaseCheckoutLineRequest(): CheckoutLineRequest {
   return { productId: "", quantity: 0, quoteRequestId: undefined };
@@ -1988,7 +2894,7 @@ export const SellerAttentionRequest: MessageFns<SellerAttentionRequest> = {
 };
 
 function createBaseSellerAttentionResponse(): SellerAttentionResponse {
-  return { atRisk: [], atRiskTotal: 0, issuesReported: [], issuesReportedTotal: 0 };
+  return { atRisk: [], atRiskTotal: 0, issuesReported: [], issuesReportedTotal: 0, newOrders: [], newOrdersTotal: 0 };
 }
 
 export const SellerAttentionResponse: MessageFns<SellerAttentionResponse> = {
@@ -2004,6 +2910,12 @@ export const SellerAttentionResponse: MessageFns<SellerAttentionResponse> = {
     }
     if (message.issuesReportedTotal !== 0) {
       writer.uint32(32).int64(message.issuesReportedTotal);
+    }
+    for (const v of message.newOrders) {
+      Order.encode(v!, writer.uint32(42).fork()).join();
+    }
+    if (message.newOrdersTotal !== 0) {
+      writer.uint32(48).int64(message.newOrdersTotal);
     }
     return writer;
   },
@@ -2053,6 +2965,22 @@ export const SellerAttentionResponse: MessageFns<SellerAttentionResponse> = {
             message.issuesReportedTotal = longToNumber(reader.int64());
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.newOrders.push(Order.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.newOrdersTotal = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2074,6 +3002,8 @@ export const SellerAttentionResponse: MessageFns<SellerAttentionResponse> = {
     message.atRiskTotal = object.atRiskTotal ?? 0;
     message.issuesReported = object.issuesReported?.map((e) => Order.fromPartial(e)) || [];
     message.issuesReportedTotal = object.issuesReportedTotal ?? 0;
+    message.newOrders = object.newOrders?.map((e) => Order.fromPartial(e)) || [];
+    message.newOrdersTotal = object.newOrdersTotal ?? 0;
     return message;
   },
 };
@@ -2298,6 +3228,54 @@ export const OrderServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** The buyer's orders, newest first, a page at a time. */
+    listBuyerOrders: {
+      name: "ListBuyerOrders",
+      requestType: ListBuyerOrdersRequest as typeof ListBuyerOrdersRequest,
+      requestStream: false,
+      responseType: ListBuyerOrdersResponse as typeof ListBuyerOrdersResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** The seller's orders, newest first, a page at a time. */
+    listSellerOrders: {
+      name: "ListSellerOrders",
+      requestType: ListSellerOrdersRequest as typeof ListSellerOrdersRequest,
+      requestStream: false,
+      responseType: ListSellerOrdersResponse as typeof ListSellerOrdersResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * The buyer (before shipment) or the seller (cannot fulfil) cancels an order: cancelled, the stock is released
+     * after the commit and both sides are emailed. Idempotent: cancelling a cancelled order answers it unchanged.
+     */
+    cancelOrder: {
+      name: "CancelOrder",
+      requestType: CancelOrderRequest as typeof CancelOrderRequest,
+      requestStream: false,
+      responseType: CancelOrderResponse as typeof CancelOrderResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Disputed orders for the operator, newest first. */
+    listDisputes: {
+      name: "ListDisputes",
+      requestType: ListDisputesRequest as typeof ListDisputesRequest,
+      requestStream: false,
+      responseType: ListDisputesResponse as typeof ListDisputesResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** The operator resolves a disputed order: resolved, and both sides are emailed. */
+    resolveDispute: {
+      name: "ResolveDispute",
+      requestType: ResolveDisputeRequest as typeof ResolveDisputeRequest,
+      requestStream: false,
+      responseType: ResolveDisputeResponse as typeof ResolveDisputeResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -2354,6 +3332,34 @@ export interface OrderServiceImplementation<CallContextExt = {}> {
     request: CountOrdersSinceRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<CountOrdersSinceResponse>>;
+  /** The buyer's orders, newest first, a page at a time. */
+  listBuyerOrders(
+    request: ListBuyerOrdersRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ListBuyerOrdersResponse>>;
+  /** The seller's orders, newest first, a page at a time. */
+  listSellerOrders(
+    request: ListSellerOrdersRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ListSellerOrdersResponse>>;
+  /**
+   * The buyer (before shipment) or the seller (cannot fulfil) cancels an order: cancelled, the stock is released
+   * after the commit and both sides are emailed. Idempotent: cancelling a cancelled order answers it unchanged.
+   */
+  cancelOrder(
+    request: CancelOrderRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<CancelOrderResponse>>;
+  /** Disputed orders for the operator, newest first. */
+  listDisputes(
+    request: ListDisputesRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ListDisputesResponse>>;
+  /** The operator resolves a disputed order: resolved, and both sides are emailed. */
+  resolveDispute(
+    request: ResolveDisputeRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ResolveDisputeResponse>>;
 }
 
 export interface OrderServiceClient<CallOptionsExt = {}> {
@@ -2409,6 +3415,34 @@ export interface OrderServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<CountOrdersSinceRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<CountOrdersSinceResponse>;
+  /** The buyer's orders, newest first, a page at a time. */
+  listBuyerOrders(
+    request: DeepPartial<ListBuyerOrdersRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ListBuyerOrdersResponse>;
+  /** The seller's orders, newest first, a page at a time. */
+  listSellerOrders(
+    request: DeepPartial<ListSellerOrdersRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ListSellerOrdersResponse>;
+  /**
+   * The buyer (before shipment) or the seller (cannot fulfil) cancels an order: cancelled, the stock is released
+   * after the commit and both sides are emailed. Idempotent: cancelling a cancelled order answers it unchanged.
+   */
+  cancelOrder(
+    request: DeepPartial<CancelOrderRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<CancelOrderResponse>;
+  /** Disputed orders for the operator, newest first. */
+  listDisputes(
+    request: DeepPartial<ListDisputesRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ListDisputesResponse>;
+  /** The operator resolves a disputed order: resolved, and both sides are emailed. */
+  resolveDispute(
+    request: DeepPartial<ResolveDisputeRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ResolveDisputeResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;

@@ -10,6 +10,51 @@ import type { CallContext, CallOptions } from "nice-grpc-common";
 import { Actor } from "../../common/v1/actor.js";
 import { Channel, Subscription } from "./subscription.js";
 
+export interface SellerWebhook {
+  /** whep_<random> */
+  endpointId: string;
+  url: string;
+  createdAtMs: number;
+  /** Newest first, at most 100. */
+  deliveries: SubscriptionDelivery[];
+}
+
+export interface RegisterSellerWebhookRequest {
+  sellerAccountId: number;
+  /** A public http(s) URL of at most 2000 characters. */
+  url: string;
+  /** The verified caller (docs/security.md, "Internal calls"): the account named above must be its own. */
+  actor: Actor | undefined;
+}
+
+export interface RegisterSellerWebhookResponse {
+  webhook:
+    | SellerWebhook
+    | undefined;
+  /** whsec_…: signs every delivery to this endpoint; answered once. */
+  secret: string;
+}
+
+export interface ListSellerWebhooksRequest {
+  sellerAccountId: number;
+  /** The verified caller (docs/security.md, "Internal calls"): the account named above must be its own. */
+  actor: Actor | undefined;
+}
+
+export interface ListSellerWebhooksResponse {
+  webhooks: SellerWebhook[];
+}
+
+export interface DeleteSellerWebhookRequest {
+  sellerAccountId: number;
+  endpointId: string;
+  /** The verified caller (docs/security.md, "Internal calls"): the account named above must be its own. */
+  actor: Actor | undefined;
+}
+
+export interface DeleteSellerWebhookResponse {
+}
+
 export interface SubscribeRequest {
   actor:
     | Actor
@@ -85,6 +130,7 @@ export interface SubscriptionDelivery {
   channelType: string;
   /** The URL or the email address. */
   target: string;
+  /** The matched product; for a seller webhook, the event and its subject (order.placed:<order id>). */
   productId: string;
   /** pending, delivered or failed */
   status: string;
@@ -115,6 +161,489 @@ export interface RotateWebhookSecretResponse {
   /** 1 for the first rotation, and so on; 0 is the secret given at creation. */
   secretGeneration: number;
 }
+
+function createBaseSellerWebhook(): SellerWebhook {
+  return { endpointId: "", url: "", createdAtMs: 0, deliveries: [] };
+}
+
+export const SellerWebhook: MessageFns<SellerWebhook> = {
+  encode(message: SellerWebhook, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.endpointId !== "") {
+      writer.uint32(10).string(message.endpointId);
+    }
+    if (message.url !== "") {
+      writer.uint32(18).string(message.url);
+    }
+    if (message.createdAtMs !== 0) {
+      writer.uint32(24).int64(message.createdAtMs);
+    }
+    for (const v of message.deliveries) {
+      SubscriptionDelivery.encode(v!, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SellerWebhook {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSellerWebhook();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.endpointId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.createdAtMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.deliveries.push(SubscriptionDelivery.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<SellerWebhook>): SellerWebhook {
+    return SellerWebhook.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SellerWebhook>): SellerWebhook {
+    const message = createBaseSellerWebhook();
+    message.endpointId = object.endpointId ?? "";
+    message.url = object.url ?? "";
+    message.createdAtMs = object.createdAtMs ?? 0;
+    message.deliveries = object.deliveries?.map((e) => SubscriptionDelivery.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRegisterSellerWebhookRequest(): RegisterSellerWebhookRequest {
+  return { sellerAccountId: 0, url: "", actor: undefined };
+}
+
+export const RegisterSellerWebhookRequest: MessageFns<RegisterSellerWebhookRequest> = {
+  encode(message: RegisterSellerWebhookRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sellerAccountId !== 0) {
+      writer.uint32(8).int64(message.sellerAccountId);
+    }
+    if (message.url !== "") {
+      writer.uint32(18).string(message.url);
+    }
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RegisterSellerWebhookRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRegisterSellerWebhookRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.sellerAccountId = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<RegisterSellerWebhookRequest>): RegisterSellerWebhookRequest {
+    return RegisterSellerWebhookRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RegisterSellerWebhookRequest>): RegisterSellerWebhookRequest {
+    const message = createBaseRegisterSellerWebhookRequest();
+    message.sellerAccountId = object.sellerAccountId ?? 0;
+    message.url = object.url ?? "";
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
+    return message;
+  },
+};
+
+function createBaseRegisterSellerWebhookResponse(): RegisterSellerWebhookResponse {
+  return { webhook: undefined, secret: "" };
+}
+
+export const RegisterSellerWebhookResponse: MessageFns<RegisterSellerWebhookResponse> = {
+  encode(message: RegisterSellerWebhookResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.webhook !== undefined) {
+      SellerWebhook.encode(message.webhook, writer.uint32(10).fork()).join();
+    }
+    if (message.secret !== "") {
+      writer.uint32(18).string(message.secret);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RegisterSellerWebhookResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRegisterSellerWebhookResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.webhook = SellerWebhook.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.secret = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<RegisterSellerWebhookResponse>): RegisterSellerWebhookResponse {
+    return RegisterSellerWebhookResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RegisterSellerWebhookResponse>): RegisterSellerWebhookResponse {
+    const message = createBaseRegisterSellerWebhookResponse();
+    message.webhook = (object.webhook !== undefined && object.webhook !== null)
+      ? SellerWebhook.fromPartial(object.webhook)
+      : undefined;
+    message.secret = object.secret ?? "";
+    return message;
+  },
+};
+
+function createBaseListSellerWebhooksRequest(): ListSellerWebhooksRequest {
+  return { sellerAccountId: 0, actor: undefined };
+}
+
+export const ListSellerWebhooksRequest: MessageFns<ListSellerWebhooksRequest> = {
+  encode(message: ListSellerWebhooksRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sellerAccountId !== 0) {
+      writer.uint32(8).int64(message.sellerAccountId);
+    }
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListSellerWebhooksRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListSellerWebhooksRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.sellerAccountId = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ListSellerWebhooksRequest>): ListSellerWebhooksRequest {
+    return ListSellerWebhooksRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListSellerWebhooksRequest>): ListSellerWebhooksRequest {
+    const message = createBaseListSellerWebhooksRequest();
+    message.sellerAccountId = object.sellerAccountId ?? 0;
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
+    return message;
+  },
+};
+
+function createBaseListSellerWebhooksResponse(): ListSellerWebhooksResponse {
+  return { webhooks: [] };
+}
+
+export const ListSellerWebhooksResponse: MessageFns<ListSellerWebhooksResponse> = {
+  encode(message: ListSellerWebhooksResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.webhooks) {
+      SellerWebhook.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListSellerWebhooksResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListSellerWebhooksResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.webhooks.push(SellerWebhook.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ListSellerWebhooksResponse>): ListSellerWebhooksResponse {
+    return ListSellerWebhooksResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListSellerWebhooksResponse>): ListSellerWebhooksResponse {
+    const message = createBaseListSellerWebhooksResponse();
+    message.webhooks = object.webhooks?.map((e) => SellerWebhook.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseDeleteSellerWebhookRequest(): DeleteSellerWebhookRequest {
+  return { sellerAccountId: 0, endpointId: "", actor: undefined };
+}
+
+export const DeleteSellerWebhookRequest: MessageFns<DeleteSellerWebhookRequest> = {
+  encode(message: DeleteSellerWebhookRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sellerAccountId !== 0) {
+      writer.uint32(8).int64(message.sellerAccountId);
+    }
+    if (message.endpointId !== "") {
+      writer.uint32(18).string(message.endpointId);
+    }
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteSellerWebhookRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteSellerWebhookRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.sellerAccountId = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.endpointId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<DeleteSellerWebhookRequest>): DeleteSellerWebhookRequest {
+    return DeleteSellerWebhookRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DeleteSellerWebhookRequest>): DeleteSellerWebhookRequest {
+    const message = createBaseDeleteSellerWebhookRequest();
+    message.sellerAccountId = object.sellerAccountId ?? 0;
+    message.endpointId = object.endpointId ?? "";
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
+    return message;
+  },
+};
+
+function createBaseDeleteSellerWebhookResponse(): DeleteSellerWebhookResponse {
+  return {};
+}
+
+export const DeleteSellerWebhookResponse: MessageFns<DeleteSellerWebhookResponse> = {
+  encode(_: DeleteSellerWebhookResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteSellerWebhookResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteSellerWebhookResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<DeleteSellerWebhookResponse>): DeleteSellerWebhookResponse {
+    return DeleteSellerWebhookResponse.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<DeleteSellerWebhookResponse>): DeleteSellerWebhookResponse {
+    const message = createBaseDeleteSellerWebhookResponse();
+    return message;
+  },
+};
 
 function createBaseSubscribeRequest(): SubscribeRequest {
   return { actor: undefined, ownerAccountId: 0, queryJson: "", channels: [], correlationId: "" };
@@ -1230,6 +1759,36 @@ export const SubscriptionServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * A seller's endpoint for order.placed, quote.requested and order.disputed webhooks; its whsec_ secret is
+     * answered here only.
+     */
+    registerSellerWebhook: {
+      name: "RegisterSellerWebhook",
+      requestType: RegisterSellerWebhookRequest as typeof RegisterSellerWebhookRequest,
+      requestStream: false,
+      responseType: RegisterSellerWebhookResponse as typeof RegisterSellerWebhookResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** The seller's live endpoints, each with its recent deliveries. */
+    listSellerWebhooks: {
+      name: "ListSellerWebhooks",
+      requestType: ListSellerWebhooksRequest as typeof ListSellerWebhooksRequest,
+      requestStream: false,
+      responseType: ListSellerWebhooksResponse as typeof ListSellerWebhooksResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Removes one of the seller's endpoints; another seller's is NOT_FOUND. */
+    deleteSellerWebhook: {
+      name: "DeleteSellerWebhook",
+      requestType: DeleteSellerWebhookRequest as typeof DeleteSellerWebhookRequest,
+      requestStream: false,
+      responseType: DeleteSellerWebhookResponse as typeof DeleteSellerWebhookResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -1255,6 +1814,24 @@ export interface SubscriptionServiceImplementation<CallContextExt = {}> {
     request: RotateWebhookSecretRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<RotateWebhookSecretResponse>>;
+  /**
+   * A seller's endpoint for order.placed, quote.requested and order.disputed webhooks; its whsec_ secret is
+   * answered here only.
+   */
+  registerSellerWebhook(
+    request: RegisterSellerWebhookRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<RegisterSellerWebhookResponse>>;
+  /** The seller's live endpoints, each with its recent deliveries. */
+  listSellerWebhooks(
+    request: ListSellerWebhooksRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ListSellerWebhooksResponse>>;
+  /** Removes one of the seller's endpoints; another seller's is NOT_FOUND. */
+  deleteSellerWebhook(
+    request: DeleteSellerWebhookRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<DeleteSellerWebhookResponse>>;
 }
 
 export interface SubscriptionServiceClient<CallOptionsExt = {}> {
@@ -1279,6 +1856,24 @@ export interface SubscriptionServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<RotateWebhookSecretRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<RotateWebhookSecretResponse>;
+  /**
+   * A seller's endpoint for order.placed, quote.requested and order.disputed webhooks; its whsec_ secret is
+   * answered here only.
+   */
+  registerSellerWebhook(
+    request: DeepPartial<RegisterSellerWebhookRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<RegisterSellerWebhookResponse>;
+  /** The seller's live endpoints, each with its recent deliveries. */
+  listSellerWebhooks(
+    request: DeepPartial<ListSellerWebhooksRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ListSellerWebhooksResponse>;
+  /** Removes one of the seller's endpoints; another seller's is NOT_FOUND. */
+  deleteSellerWebhook(
+    request: DeepPartial<DeleteSellerWebhookRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<DeleteSellerWebhookResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
