@@ -1006,6 +1006,15 @@ describe.each(testEngines())('order application on $name', ({ create }) => {
         ['MarkDelivered', client.markDelivered({ ...asOtherSeller, orderId: mine.orderId })],
         ['GetSellerOrders', client.getSellerOrders({ ...asOtherSeller, orderIds: [mine.orderId] })],
         ['SellerAttention', client.sellerAttention({ ...asOtherSeller, windowHours: 24, limit: 10 })],
+        ['ListBuyerOrders', client.listBuyerOrders({ ...asOtherBuyer, status: '', limit: 10, cursor: '' })],
+        [
+          'ListSellerOrders',
+          client.listSellerOrders({ ...asOtherSeller, status: '', limit: 10, cursor: '' }),
+        ],
+        [
+          'CancelOrder',
+          client.cancelOrder({ ...asOtherBuyer, orderId: mine.orderId, sellerAccountId: 0, reason: '' }),
+        ],
         // A buyer's token naming a seller account: the kind must match too.
         [
           'GetSellerOrders, buyer token',

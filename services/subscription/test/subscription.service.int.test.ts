@@ -201,6 +201,10 @@ describe.each(testEngines().filter((engine) => engine.name === 'postgres'))(
           grpc.client.getSubscriptionResource({ actor: token, subscriptionId, ownerAccountId: VICTIM }),
           grpc.client.deleteSubscription({ actor: token, subscriptionId, ownerAccountId: VICTIM }),
           grpc.client.rotateWebhookSecret({ actor: token, subscriptionId, ownerAccountId: VICTIM }),
+          // A seller's webhook endpoints: a token of another account names the victim as seller.
+          grpc.client.registerSellerWebhook({ actor: token, sellerAccountId: VICTIM, url: receiver.url }),
+          grpc.client.listSellerWebhooks({ actor: token, sellerAccountId: VICTIM }),
+          grpc.client.deleteSellerWebhook({ actor: token, sellerAccountId: VICTIM, endpointId: 'whep_x' }),
         ];
         for (const call of forged) {
           await expect(call).rejects.toMatchObject({
