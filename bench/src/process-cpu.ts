@@ -168,3 +168,13 @@ export const bestOfThree = async <T extends { readonly cpu: CpuFigures }>(
     })),
   };
 };
+
+/**
+ * The CPU the run's processes spend with no load for `ms` (pollers, heartbeats, lease renewals), in cores: at `r`
+ * operations per second it adds `cores × 1000 / r` ms to each operation's figure.
+ */
+export const idleCores = async (targets: CpuTargets, ms = 5_000): Promise<number> => {
+  const meter = await meterCpu(targets);
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  return (await meter.stop(1)).run.cores;
+};

@@ -4,7 +4,7 @@ import { httpPoster } from './catalog/load.js';
 import type { BenchMode, StartOptions } from './marketplace.js';
 import { withMarketplace } from './marketplace.js';
 import { runPgbench } from './pgbench.js';
-import { bestOfThree, meterCpu } from './process-cpu.js';
+import { bestOfThree, idleCores, meterCpu } from './process-cpu.js';
 import { startSlowSmtpCapture } from './quote/slow-smtp-capture.js';
 import { measureSaturation, sampleAnswer, throughputRatio, withRawJsonServer } from './same-run-limit.js';
 import { summarize } from './stats.js';
@@ -163,6 +163,7 @@ const publishThroughputWith = (mode: BenchMode, options: PublishThroughputOption
       return { ...figures, cpu: await meter.stop(figures.latencyMs.count) };
     };
     const measured = (body: (n: number) => Record<string, unknown>) => bestOfThree(() => metered(body));
+    const idle = await idleCores(marketplace.cpuTargets());
     // Numbered on across attempts: every publication is a new listing with its own image bytes.
     let published = 0;
     const withImages = await measured(() => {
@@ -187,6 +188,7 @@ const publishThroughputWith = (mode: BenchMode, options: PublishThroughputOption
         : await pgbenchLimits(marketplace.databaseUrl, seller.apiKey, options);
     return {
       ...options,
+      idleCores: idle,
       withImages,
       fromImageLibrary,
       ...pgbench,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { meterCpu } from '../src/process-cpu.js';
+import { idleCores, meterCpu } from '../src/process-cpu.js';
 
 describe('meterCpu', () => {
   it('accounts the CPU a process spends, per operation, from /proc; the load generator apart', async () => {
@@ -20,5 +20,13 @@ describe('meterCpu', () => {
     expect(shares.run.msPerOperation).toBeCloseTo(shares['busy']!.msPerOperation, 1);
     // Foreign: the machine's busy time that none of them spent; never negative.
     expect(shares.foreign.cores).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe('idleCores', () => {
+  it('is the CPU the run spends while nothing is sent: near nothing for a process that waits', async () => {
+    const cores = await idleCores({ pids: new Map([['waiting', process.pid]]) }, 500);
+    expect(cores).toBeGreaterThanOrEqual(0);
+    expect(cores).toBeLessThan(0.2);
   });
 });

@@ -5,7 +5,7 @@ import { createPostgresRateLimitStore } from '@marketplace/ratelimit';
 import { closedLoop, httpPoster } from '../catalog/load.js';
 import { measureSaturation, sampleAnswer, throughputRatio, withRawJsonServer } from '../same-run-limit.js';
 import { summarize } from '../stats.js';
-import { bestOfThree, meterCpu } from '../process-cpu.js';
+import { bestOfThree, idleCores, meterCpu } from '../process-cpu.js';
 import type { RunningMarketplace } from '../marketplace.js';
 import { withMarketplace } from '../marketplace.js';
 import { startSlowSmtpCapture } from './slow-smtp-capture.js';
@@ -101,6 +101,8 @@ const runQuoteRequests = async (
       await sleep(50);
     }
   }
+  // Before the warm-up, whose emails would still be sent during the idle window.
+  const idle = await idleCores(marketplace.cpuTargets());
   const warmup = await closedLoop(send, options.concurrency, 2_000);
   const detailsPath = `/api/ucp/catalog/products/${productId}`;
   const idleReads = run.probeReads
@@ -146,6 +148,7 @@ const runQuoteRequests = async (
     quoteRequestsPerSecond: Math.round(load.perSecond),
     latencyMs: summarize(load.latenciesMs),
     cpu,
+    idleCores: idle,
     attempts,
     emails: {
       expected,
