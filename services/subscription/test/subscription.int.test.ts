@@ -33,7 +33,7 @@ const actor = { kind: 'buyer', id: String(BUYER) } as const;
 const LOOPBACK_RECEIVERS = { hosts: ['127.0.0.1'], cidrs: ['127.0.0.1/32'] };
 
 /**
- * An independent verifier, written from the documented scheme only (decisions, "Saved searches"), as a
+ * An independent verifier, written from the documented scheme only (docs/specification.md, "Saved searches"), as a
  * receiver would: parse `t=...,v1=...`, HMAC-SHA256 over "<t>.<raw body>", constant-time compare.
  */
 const verifySignature = (header: string | undefined, rawBody: string, secret: string): boolean => {

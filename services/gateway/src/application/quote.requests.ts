@@ -152,7 +152,7 @@ export class QuoteRequests {
   ) {}
 
   /**
-   * Anyone may ask (spec 1.2). A verified caller (API key or agent token) binds the request to its account, and
+   * Anyone may ask (docs/specification.md, "Service"). A verified caller (API key or agent token) binds the request to its account, and
    * the request carries the account's own email, name and company, whatever the body says, so what the seller sees
    * as a verified buyer is one (docs/specification.md, "Quotes"). An anonymous request carries what the buyer
    * typed, and its answer a claim token.

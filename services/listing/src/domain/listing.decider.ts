@@ -100,7 +100,7 @@ const createListing = (command: CreateListing, state: ListingState): ListingCrea
   ];
 };
 
-/** Always one event, changes or not: every update call is an availability confirmation (spec 4.2). */
+/** Always one event, changes or not: every update call is an availability confirmation (docs/specification.md, "Seller endpoints"). */
 const updateListing = (command: UpdateListing, state: ListingState): ListingUpdated[] => {
   const { productId, sellerAccountId } = command.data;
   const { listing } = ownedBy(state, productId, sellerAccountId);

@@ -1,8 +1,8 @@
+import { parseActor } from '@marketplace/eventsourcing';
 import { orderV1 } from '@marketplace/proto';
 import type { GrpcService } from '@marketplace/rpc';
 import { validationError } from '@marketplace/platform';
 import {
-  fromActorMessage,
   fromBuyerMessage,
   fromTrackingMessage,
   toOrderMessage,
@@ -27,7 +27,7 @@ const contextOf = (
   request: { actor?: orderV1.CreateCheckoutRequest['actor']; correlationId: string },
   traceparent: string | undefined,
 ) => ({
-  actor: fromActorMessage(request.actor),
+  actor: parseActor(request.actor),
   correlationId: request.correlationId === '' ? undefined : request.correlationId,
   // The caller's trace context travels on to the events (and from them to the log's headers).
   traceparent,

@@ -1,17 +1,10 @@
-import type { Actor } from '@marketplace/eventsourcing';
+import type { CommandContext } from '@marketplace/eventsourcing';
 import { handleCommand } from '@marketplace/eventsourcing';
 import type { QuoteCommand } from '../domain/quote.commands.js';
 import { quoteDecider } from '../domain/quote.decider.js';
 import type { QuoteDependencies } from './quote.dependencies.js';
 import { QUOTE_STREAM_TYPE, quoteStreamIdOf } from './quote.dependencies.js';
 import type { StoredQuote } from './request-quote.js';
-
-/** Who asks, and the trace of the request, recorded on every event. */
-export interface QuoteCallContext {
-  readonly actor: Actor;
-  readonly correlationId?: string;
-  readonly traceparent?: string;
-}
 
 /**
  * Decides a command on an existing request and saves the result to the sellers' list, in one transaction. Two
@@ -22,7 +15,7 @@ export const runQuoteCommand = (
   deps: QuoteDependencies,
   quoteRequestId: number,
   command: Omit<Exclude<QuoteCommand, { type: 'RequestQuote' }>, 'metadata'>,
-  context: QuoteCallContext,
+  context: CommandContext,
 ): Promise<StoredQuote> =>
   deps.db.transaction(async (tx) => {
     const { state, version } = await handleCommand({

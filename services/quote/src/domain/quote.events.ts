@@ -50,7 +50,7 @@ export interface QuoteRequest {
   readonly agreedUnitPriceCents?: number;
   /** Until when the agreed price can be bought: a week after the seller's answer (docs/specification.md). */
   readonly offerExpiresAt?: number;
-  /** Quotes may ask for more than the stock on purpose (spec 1.4); the seller sees that it does. */
+  /** Quotes may ask for more than the stock on purpose (docs/specification.md, "Service"); the seller sees that it does. */
   readonly exceedsAvailableStock: boolean;
   readonly createdAt: number;
   readonly updatedAt: number;

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 
-/** Headers of a saved_search.match webhook (decisions, "Saved searches"). */
+/** Headers of a saved_search.match webhook (docs/specification.md, "Saved searches"). */
 export const WEBHOOK_HEADERS = {
   signature: 'X-Marketplace-Signature',
   event: 'X-Marketplace-Event',
@@ -18,7 +18,7 @@ export const webhookSignatureOf = (secret: string, timestampSeconds: number, raw
 };
 
 /**
- * A subscription's own webhook signing secret (`whsec_…`, decisions "Saved searches"): derived from the
+ * A subscription's own webhook signing secret (`whsec_…`, docs/specification.md, "Saved searches"): derived from the
  * marketplace's key and the subscription id, so nothing secret is stored or published in an event. A receiver
  * knows its own secret only: an HMAC output reveals neither the key nor any other subscription's secret, so no
  * subscriber can forge deliveries to another, nor unsubscribe tokens.

@@ -1,6 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Database } from '@marketplace/database';
-import type { Actor, EventStore } from '@marketplace/eventsourcing';
+import type { CommandContext, EventStore } from '@marketplace/eventsourcing';
 import { handleCommand } from '@marketplace/eventsourcing';
 import type { AddressPolicy } from '@marketplace/outbound-http';
 import type { Clock } from '@marketplace/platform';
@@ -37,13 +37,7 @@ export interface SubscriptionDependencies {
   readonly webhookAddresses: AddressPolicy;
 }
 
-export interface RequestContext {
-  readonly actor: Actor;
-  readonly correlationId?: string;
-  readonly traceparent?: string;
-}
-
-export interface SubscribeInput extends RequestContext {
+export interface SubscribeInput extends CommandContext {
   /** Undefined: an anonymous subscription (webhook and email channels only). */
   readonly ownerAccountId?: number;
   readonly draft: SubscriptionDraft;
@@ -57,7 +51,7 @@ export interface SubscribeResult {
   readonly webhookSecret?: string;
 }
 
-export interface UnsubscribeInput extends RequestContext {
+export interface UnsubscribeInput extends CommandContext {
   readonly subscriptionId: string;
   readonly requesterAccountId?: number;
   readonly unsubscribeToken?: string;
@@ -80,7 +74,7 @@ const execute = async (
   deps: SubscriptionDependencies,
   subscriptionId: string,
   command: Omit<SubscriptionCommand, 'metadata'>,
-  context: RequestContext,
+  context: CommandContext,
 ): Promise<SubscriptionState> =>
   deps.db.transaction(async (tx) => {
     const { events, state } = await handleCommand({

@@ -2,7 +2,7 @@ import type { Command, DomainEvent } from '@marketplace/eventsourcing';
 import type { Category, Condition } from '@marketplace/vocabulary';
 
 /**
- * The filter of a saved search (decisions, "Saved searches"): every key optional, absent means "any". Money is
+ * The filter of a saved search (docs/specification.md, "Saved searches"): every key optional, absent means "any". Money is
  * integer cents per unit. `original` is the query object as the subscriber sent it, unknown keys included:
  * stored and echoed in match payloads, never matched on.
  */

@@ -1,12 +1,9 @@
+import { parseActor } from '@marketplace/eventsourcing';
 import { subscriptionV1 } from '@marketplace/proto';
 import type { GrpcService } from '@marketplace/rpc';
 import { validationError } from '@marketplace/platform';
 import type { Delivery } from '../adapters/deliveries.table.js';
-import {
-  channelDraftOf,
-  fromActorMessage,
-  toSubscriptionMessage,
-} from '../adapters/subscription-proto.mapper.js';
+import { channelDraftOf, toSubscriptionMessage } from '../adapters/subscription-proto.mapper.js';
 import type {
   SubscribeInput,
   SubscribeResult,
@@ -68,7 +65,7 @@ export const subscriptionGrpcService = (
       const { subscription, unsubscribeToken, webhookSecret } = await application.subscribe({
         ...(ownerAccountId === undefined ? {} : { ownerAccountId }),
         draft: { query: parseQuery(request.queryJson), channels: request.channels.map(channelDraftOf) },
-        actor: fromActorMessage(request.actor),
+        actor: parseActor(request.actor),
         correlationId: request.correlationId === '' ? undefined : request.correlationId,
         traceparent: context.metadata.get('traceparent'),
       });
@@ -88,7 +85,7 @@ export const subscriptionGrpcService = (
         subscriptionId: request.subscriptionId,
         ...(requesterAccountId === undefined ? {} : { requesterAccountId }),
         unsubscribeToken: request.unsubscribeToken,
-        actor: fromActorMessage(request.actor),
+        actor: parseActor(request.actor),
         correlationId: request.correlationId === '' ? undefined : request.correlationId,
         traceparent: context.metadata.get('traceparent'),
       });

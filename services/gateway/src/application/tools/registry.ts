@@ -34,7 +34,7 @@ export interface ToolDependencies {
 }
 
 /**
- * Every agent-facing tool of spec 4.3, defined once. The transports (/mcp, /api/mcp/streamable,
+ * Every agent-facing tool of docs/specification.md, "MCP tools", defined once. The transports (/mcp, /api/mcp/streamable,
  * /api/mcp/invoke, /api/mcp/stream) and the documents (/api/mcp/schema.json) all read this one list, so a tool
  * added here appears everywhere with the same schemas, auth and annotations.
  */

@@ -1316,7 +1316,7 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
     {
       name: 'marketplace.subscription.v1.Subscription',
       comment:
-        'A saved search (spec 2.8, decisions "Saved searches"): the filter of subscribe_to_query, the channels a match is delivered to and the account it belongs to. Money is integer cents; times are epoch milliseconds.',
+        'A saved search (docs/specification.md, "Saved searches", docs/specification.md, "Saved searches"): the filter of subscribe_to_query, the channels a match is delivered to and the account it belongs to. Money is integer cents; times are epoch milliseconds.',
       oneofs: [],
       fields: [
         {

@@ -15,7 +15,7 @@ import {
 import { parseOrThrow } from '../schemas/validate.js';
 import type { RouteDoc } from './openapi.describe.js';
 
-/** The buyer's orders: status, early confirmation and disputes (decisions "Checkout and orders"). */
+/** The buyer's orders: status, early confirmation and disputes (docs/specification.md, "Checkout and orders"). */
 export const ordersRoutes = (
   problems: Problems,
   orders: OrderOperations,

@@ -32,7 +32,7 @@ import type { RouteDoc } from './openapi.describe.js';
 const QUOTE_BODY_LIMIT_BYTES = 32 * 1024;
 
 /**
- * `POST /api/ucp/quotes` (spec 4.1, decisions "Quotes"): anonymous, or with an API key or agent token that binds
+ * `POST /api/ucp/quotes` (docs/specification.md, "Catalog endpoints", docs/specification.md, "Quotes"): anonymous, or with an API key or agent token that binds
  * the request to the buyer's account. The rate limit runs after authentication (a verified caller has its own,
  * larger allowance) and after parsing (anonymous requests count per buyer email too), so an invalid request
  * costs no allowance.

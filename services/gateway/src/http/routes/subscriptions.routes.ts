@@ -26,7 +26,7 @@ import type { RouteDoc } from './openapi.describe.js';
 /**
  * Saved searches over REST, beside the subscribe_to_query tool: create (anyone; anonymous with webhook and
  * email only), list and delete (the owner), unsubscribe by token (the link in match emails), and the pollable
- * resource of spec 4.3 (the owner only).
+ * resource of docs/specification.md, "MCP tools" (the owner only).
  */
 export const subscriptionsRoutes = (
   problems: Problems,

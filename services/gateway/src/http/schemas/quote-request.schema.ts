@@ -31,7 +31,7 @@ export const quoteRequestFields = {
   message: boundedText(QUOTE_LIMITS.messageMaxLength),
 };
 
-/** POST /api/ucp/quotes (spec 2.5): unknown fields are refused, so a misspelt one is not silently dropped. */
+/** POST /api/ucp/quotes (docs/specification.md, "Quotes"): unknown fields are refused, so a misspelt one is not silently dropped. */
 export const quoteRequestBodySchema = z.strictObject(
   {
     product_id: quoteRequestFields.product_id,

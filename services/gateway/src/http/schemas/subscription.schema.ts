@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CATEGORIES, CONDITIONS, LISTING_LIMITS } from '@marketplace/vocabulary';
 
 /**
- * subscribe_to_query (spec 4.3, decisions "Saved searches"), for the tool and POST /api/subscriptions. The
+ * subscribe_to_query (docs/specification.md, "MCP tools", docs/specification.md, "Saved searches"), for the tool and POST /api/subscriptions. The
  * known filter keys are typed here so agents see them in the published schema; unknown keys pass through and
  * are stored. The subscription service owns the rules (price and MOQ ranges, URLs, anonymous channels) and
  * names the field of each violation the same way (`query/maxPrice`, `channels/0/url`).
