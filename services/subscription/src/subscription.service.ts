@@ -24,6 +24,7 @@ import { matchNewListing } from './application/match-listing.js';
 import type { SubscriptionDependencies } from './application/subscriptions.js';
 import {
   listSubscriptions,
+  rotateWebhookSecret,
   subscribe,
   subscriptionResource,
   unsubscribe,
@@ -87,6 +88,7 @@ export const startSubscriptionService = async (
       fetcher,
       mailer: options.mailer,
       signingSecret: options.signingSecret,
+      webhookSecretOf: (subscriptionId) => deps.subscriptions.webhookSecretOf(db, subscriptionId),
       clock,
       publicBaseUrl,
     }),
@@ -145,6 +147,7 @@ export const startSubscriptionService = async (
           subscribe: (input) => subscribe(deps, input),
           unsubscribe: (input) => unsubscribe(deps, input),
           listSubscriptions: (ownerAccountId) => listSubscriptions(deps, ownerAccountId),
+          rotateWebhookSecret: (input) => rotateWebhookSecret(deps, input),
           subscriptionResource: (subscriptionId, ownerAccountId) =>
             subscriptionResource(deps, subscriptionId, ownerAccountId),
         }),

@@ -222,6 +222,7 @@ export class QuoteRequests {
       );
     }
     const quote = await this.quotes.getBuyerQuoteRequest({
+      actor: caller ? { kind: caller.role, id: String(caller.accountId) } : { kind: 'anonymous', id: '' },
       quoteRequestId: input.quoteRequestId,
       buyerAccountId: caller?.accountId,
       claimToken: input.claimToken ?? '',
@@ -243,6 +244,7 @@ export class QuoteRequests {
     if (caller === undefined)
       throw unauthenticated('a buyer lists its quote requests with its API key or agent token');
     const { quoteRequests, total } = await this.quotes.listBuyerQuoteRequests({
+      actor: { kind: caller.role, id: String(caller.accountId) },
       buyerAccountId: caller.accountId,
       ...filter,
     });
@@ -258,6 +260,7 @@ export class QuoteRequests {
   ): Promise<{ quote_requests: SellerQuoteRequest[]; total: number }> {
     const seller = requireSeller(caller);
     const { quoteRequests, total } = await this.quotes.listQuoteRequests({
+      actor: { kind: 'seller', id: String(seller.accountId) },
       sellerAccountId: seller.accountId,
       status,
       limit: limit ?? 0,

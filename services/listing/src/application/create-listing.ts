@@ -133,7 +133,7 @@ const publishListing = async (
   const decided = listingDecider.decide(
     {
       type: 'CreateListing',
-      data: { productId, sellerAccountId: input.sellerAccountId, draft: input.draft, hostedImages },
+      data: { productId, accepted, hostedImages },
       metadata: { now, actor: input.actor },
     },
     listingDecider.initialState(),

@@ -22,7 +22,6 @@ import {
   generatedSku,
   restFieldName,
   validateListingChanges,
-  validateNewListing,
   validateStockQuantity,
 } from './listing.rules.js';
 
@@ -77,9 +76,9 @@ const ownedBy = (state: ListingState, productId: string, sellerAccountId: number
 };
 
 const createListing = (command: CreateListing, state: ListingState): ListingCreated[] => {
-  const { productId, sellerAccountId, draft, hostedImages } = command.data;
+  const { productId, accepted, hostedImages } = command.data;
   if (state.status !== 'absent') throw conflict(`listing ${productId} already exists`);
-  const { sku, ...details } = validateNewListing(sellerAccountId, draft);
+  const { sku, ...details } = accepted;
   const { now } = command.metadata;
   return [
     {

@@ -1,6 +1,6 @@
 import { parseActor } from '@marketplace/eventsourcing';
 import { quoteV1 } from '@marketplace/proto';
-import type { GrpcService } from '@marketplace/rpc';
+import { actingAccountId, type GrpcService } from '@marketplace/rpc';
 import { toQuoteRequestMessage } from '../adapters/quote-proto.mapper.js';
 import type { ListBuyerQuoteRequestsInput, ListQuoteRequestsInput } from '../application/quote.queries.js';
 import type { ClaimQuoteInput } from '../application/claim-quote.js';
@@ -30,6 +30,15 @@ const messageOf = ({ quoteRequest, version }: StoredQuote): quoteV1.QuoteRequest
 
 const emptyAsAbsent = (value: string): string | undefined => (value === '' ? undefined : value);
 
+type ActorMessage = quoteV1.RequestQuoteRequest['actor'];
+
+/** An account the request names must be the verified actor's (docs/security.md, "Internal calls"). */
+const buyerAccountOf = (actor: ActorMessage, accountId: number | undefined): number | undefined =>
+  accountId === undefined ? undefined : actingAccountId(actor, accountId, 'buyer_account_id');
+
+const sellerAccountOf = (actor: ActorMessage, accountId: number): number =>
+  actingAccountId(actor, accountId, 'seller_account_id', ['seller']);
+
 /** QuoteService over gRPC: maps messages to application inputs and back; AppErrors become statuses in rpc. */
 export const quoteGrpcService = (
   application: QuoteApplication,
@@ -49,7 +58,7 @@ export const quoteGrpcService = (
           targetPriceCents: request.targetPriceCents,
           message: emptyAsAbsent(request.message),
         },
-        buyerAccountId: request.buyerAccountId,
+        buyerAccountId: buyerAccountOf(request.actor, request.buyerAccountId),
         actor: parseActor(request.actor),
         correlationId: emptyAsAbsent(request.correlationId),
         // The caller's trace context travels on to the events (and from them to the log's headers).
@@ -61,7 +70,7 @@ export const quoteGrpcService = (
     async claimQuoteRequest(request, context) {
       const stored = await application.claimQuote({
         quoteRequestId: request.quoteRequestId,
-        buyerAccountId: request.buyerAccountId,
+        buyerAccountId: actingAccountId(request.actor, request.buyerAccountId, 'buyer_account_id', ['buyer']),
         claimToken: request.claimToken,
         actor: parseActor(request.actor),
         correlationId: emptyAsAbsent(request.correlationId),
@@ -71,7 +80,7 @@ export const quoteGrpcService = (
     },
     async listQuoteRequests(request) {
       const { quoteRequests, total } = await application.listQuoteRequests({
-        sellerAccountId: request.sellerAccountId,
+        sellerAccountId: sellerAccountOf(request.actor, request.sellerAccountId),
         status: request.status,
         limit: request.limit,
         createdSince: request.createdSinceMs,
@@ -81,7 +90,7 @@ export const quoteGrpcService = (
     async respondToQuote(request, context) {
       const stored = await application.respondToQuote({
         quoteRequestId: request.quoteRequestId,
-        sellerAccountId: request.sellerAccountId,
+        sellerAccountId: sellerAccountOf(request.actor, request.sellerAccountId),
         draft: {
           action: request.action,
           counterPriceCents: request.counterPriceCents,
@@ -99,14 +108,14 @@ export const quoteGrpcService = (
     async getBuyerQuoteRequest(request) {
       const stored = await application.getBuyerQuoteRequest({
         quoteRequestId: request.quoteRequestId,
-        buyerAccountId: request.buyerAccountId,
+        buyerAccountId: buyerAccountOf(request.actor, request.buyerAccountId),
         claimToken: request.claimToken,
       });
       return { quoteRequest: messageOf(stored) };
     },
     async listBuyerQuoteRequests(request) {
       const { quoteRequests, total } = await application.listBuyerQuoteRequests({
-        buyerAccountId: request.buyerAccountId,
+        buyerAccountId: actingAccountId(request.actor, request.buyerAccountId, 'buyer_account_id'),
         status: request.status,
         limit: request.limit,
         offset: request.offset,

@@ -1,6 +1,7 @@
 import type { CatalogQueries } from '../catalog.queries.js';
 import { searchInventorySemanticTool } from './catalog-semantic.tools.js';
 import { getPricingRecommendationTool, getProductDetailsTool, searchInventoryTool } from './catalog.tools.js';
+import { rotateWebhookSecretTool } from './subscription-secret.tools.js';
 import { subscribeToQueryTool } from './subscription.tools.js';
 import type { OrderOperations } from '../order.operations.js';
 import { orderTools } from './order.tools.js';
@@ -53,7 +54,10 @@ export const createToolRegistry = (deps: ToolDependencies): ToolRegistry =>
     searchInventorySemanticTool(deps.catalog),
     // saved searches
     ...(deps.subscriptions
-      ? [subscribeToQueryTool(deps.subscriptions.commands, deps.subscriptions.limiter)]
+      ? [
+          subscribeToQueryTool(deps.subscriptions.commands, deps.subscriptions.limiter),
+          rotateWebhookSecretTool(deps.subscriptions.commands),
+        ]
       : []),
     // checkout, orders and fulfilment
     ...(deps.orders ? orderTools(deps.orders) : []),

@@ -1544,6 +1544,13 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           typeName: 'marketplace.subscription.v1.SubscriptionDeleted',
           oneof: 0,
         },
+        {
+          name: 'webhookSecretRotated',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.subscription.v1.WebhookSecretRotated',
+          oneof: 0,
+        },
       ],
     },
     {
@@ -1567,6 +1574,29 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
       fields: [
         {
           name: 'deletedAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+      ],
+    },
+    {
+      name: 'marketplace.subscription.v1.WebhookSecretRotated',
+      comment:
+        "The subscription's webhook signing secret moved to a new generation (each derives from the marketplace's key; no secret is in the event). Deliveries are signed with the previous generation too until previous_valid_until_ms.",
+      oneofs: [],
+      fields: [
+        {
+          name: 'secretGeneration',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'rotatedAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'previousValidUntilMs',
           type: 'TYPE_INT64',
           repeated: false,
         },

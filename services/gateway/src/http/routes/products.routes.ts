@@ -19,6 +19,7 @@ import {
   updateListingBodySchema,
 } from '../schemas/update-listing.schema.js';
 import { parseOrThrow } from '../schemas/validate.js';
+import { productIdOfPath } from '../path-ids.js';
 import { requestIdOf } from '../request-log.js';
 import { productDetailsOutput } from '../../application/tools/catalog.tools.js';
 import { bulkUpdateListingsOutput } from '../../application/tools/listing.tools.js';
@@ -103,8 +104,8 @@ export const productsRoutes = (
   router
     .route('/api/products/:productId')
     .put(authenticate(identity, { required: true }), ...jsonBody(bodyLimitBytes), async (req, res) => {
+      const productId = productIdOfPath(req.params.productId);
       const body = parseOrThrow(updateListingBodySchema, req.body, 'listing changes');
-      const { productId = '' } = req.params;
       const seller = authenticatedPrincipalOf(req);
       res.json(await listings.update(seller, productId, listingChangesOf(body), requestIdOf(req)));
     })
@@ -112,8 +113,8 @@ export const productsRoutes = (
   router
     .route('/api/products/:productId/quantity')
     .patch(authenticate(identity, { required: true }), ...jsonBody(bodyLimitBytes), async (req, res) => {
+      const productId = productIdOfPath(req.params.productId);
       const { quantity } = parseOrThrow(listingQuantityBodySchema, req.body, 'quantity');
-      const { productId = '' } = req.params;
       const seller = authenticatedPrincipalOf(req);
       res.json(await listings.setQuantity(seller, productId, quantity, requestIdOf(req)));
     })
@@ -165,7 +166,7 @@ export const productsRouteDocs: readonly RouteDoc[] = [
     responses: {
       200: { description: 'The listing after the change', schema: productDetailsOutput },
       ...SELLER_ERRORS,
-      404: 'No such listing',
+      404: 'No such listing (any id that is not product_<n> with n ≤ 2^53 − 1 names none)',
     },
   },
   {
@@ -181,7 +182,7 @@ export const productsRouteDocs: readonly RouteDoc[] = [
     responses: {
       200: { description: 'The listing with its new stock', schema: productDetailsOutput },
       ...SELLER_ERRORS,
-      404: 'No such listing',
+      404: 'No such listing (any id that is not product_<n> with n ≤ 2^53 − 1 names none)',
     },
   },
   {

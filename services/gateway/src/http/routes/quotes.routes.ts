@@ -26,6 +26,7 @@ import {
   submittedQuoteRequestSchema,
 } from '../schemas/quote-request.schema.js';
 import { parseOrThrow } from '../schemas/validate.js';
+import { quoteRequestIdOfPath } from '../path-ids.js';
 import type { RouteDoc } from './openapi.describe.js';
 
 /** A quote request with a 2,000-character message, every character escaped, fits several times over. */
@@ -90,7 +91,7 @@ export const quotesRoutes = (
   router
     .route('/api/ucp/quotes/:id')
     .get(authenticate(identity, { required: false }), async (req, res) => {
-      const { id } = parseOrThrow(quoteRequestIdParamsSchema, req.params, 'quote request id');
+      const id = quoteRequestIdOfPath(req.params);
       const presented = req.headers[CLAIM_TOKEN_HEADER];
       const claimToken =
         presented === undefined
@@ -108,7 +109,7 @@ export const quotesRoutes = (
       authenticate(identity, { required: true }),
       ...jsonBody(CLAIM_BODY_LIMIT_BYTES),
       async (req, res) => {
-        const { id } = parseOrThrow(quoteRequestIdParamsSchema, req.params, 'quote request id');
+        const id = quoteRequestIdOfPath(req.params);
         const body = parseOrThrow(claimQuoteBodySchema, req.body, 'claim');
         res.json(
           await quotes.claim(
@@ -127,7 +128,7 @@ export const quotesRoutes = (
         authenticate(identity, { required: true }),
         ...jsonBody(CLAIM_BODY_LIMIT_BYTES),
         async (req, res) => {
-          const { id } = parseOrThrow(quoteRequestIdParamsSchema, req.params, 'quote request id');
+          const id = quoteRequestIdOfPath(req.params);
           const body = parseOrThrow(acceptAndPayBodySchema, req.body, 'purchase');
           const bought = await purchases.acceptAndPay(
             principalOf(req),
@@ -207,7 +208,7 @@ export const quotesRouteDocs: readonly RouteDoc[] = [
       200: { description: 'The request as its buyer sees it', schema: buyerQuoteRequestSchema },
       400: 'The id is not a quote request id, or the claim token is malformed',
       401: 'Neither a credential nor a claim token',
-      404: 'No such quote request of the caller',
+      404: 'No such quote request of the caller (an id beyond 2^53 − 1 names none)',
     },
   },
   {
@@ -230,7 +231,7 @@ export const quotesRouteDocs: readonly RouteDoc[] = [
       400: 'Invalid body, an id that is not a quote request id, or a quote with no agreed price or an expired one',
       401: 'No buyer credential',
       403: 'Not a buyer account',
-      404: 'No such quote request of the caller',
+      404: 'No such quote request of the caller (an id beyond 2^53 − 1 names none)',
       409: 'The quote was already used, or the stock ran out',
       413: `The body is larger than ${CLAIM_BODY_LIMIT_BYTES} bytes`,
     },
@@ -254,7 +255,7 @@ export const quotesRouteDocs: readonly RouteDoc[] = [
       400: 'The id is not a quote request id, or the body has no claim_token',
       401: 'No buyer credential',
       403: 'Not a buyer account',
-      404: 'No such quote request, or the token is not its own',
+      404: 'No such quote request (an id beyond 2^53 − 1 names none), or the token is not its own',
       409: 'Another buyer account owns the request',
       413: `The body is larger than ${CLAIM_BODY_LIMIT_BYTES} bytes`,
     },

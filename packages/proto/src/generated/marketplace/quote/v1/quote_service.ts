@@ -53,7 +53,11 @@ export interface ListQuoteRequestsRequest {
   /** 1 to 200; 0 means 50. */
   limit: number;
   /** Only requests created at or after this time. */
-  createdSinceMs?: number | undefined;
+  createdSinceMs?:
+    | number
+    | undefined;
+  /** The verified caller: the service takes it from the internal token and refuses another account below. */
+  actor: Actor | undefined;
 }
 
 export interface ListQuoteRequestsResponse {
@@ -110,6 +114,8 @@ export interface GetBuyerQuoteRequestRequest {
     | undefined;
   /** Empty when the caller proves ownership with its account. */
   claimToken: string;
+  /** The verified caller: the service takes it from the internal token and refuses another account below. */
+  actor: Actor | undefined;
 }
 
 export interface GetBuyerQuoteRequestResponse {
@@ -124,6 +130,8 @@ export interface ListBuyerQuoteRequestsRequest {
   limit: number;
   /** How many of the newest to skip, for the next page. */
   offset: number;
+  /** The verified caller: the service takes it from the internal token and refuses another account below. */
+  actor: Actor | undefined;
 }
 
 export interface ListBuyerQuoteRequestsResponse {
@@ -371,7 +379,7 @@ export const RequestQuoteResponse: MessageFns<RequestQuoteResponse> = {
 };
 
 function createBaseListQuoteRequestsRequest(): ListQuoteRequestsRequest {
-  return { sellerAccountId: 0, status: "", limit: 0, createdSinceMs: undefined };
+  return { sellerAccountId: 0, status: "", limit: 0, createdSinceMs: undefined, actor: undefined };
 }
 
 export const ListQuoteRequestsRequest: MessageFns<ListQuoteRequestsRequest> = {
@@ -387,6 +395,9 @@ export const ListQuoteRequestsRequest: MessageFns<ListQuoteRequestsRequest> = {
     }
     if (message.createdSinceMs !== undefined) {
       writer.uint32(32).int64(message.createdSinceMs);
+    }
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -436,6 +447,14 @@ export const ListQuoteRequestsRequest: MessageFns<ListQuoteRequestsRequest> = {
             message.createdSinceMs = longToNumber(reader.int64());
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -457,6 +476,7 @@ export const ListQuoteRequestsRequest: MessageFns<ListQuoteRequestsRequest> = {
     message.status = object.status ?? "";
     message.limit = object.limit ?? 0;
     message.createdSinceMs = object.createdSinceMs ?? undefined;
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
     return message;
   },
 };
@@ -993,7 +1013,7 @@ export const ClaimQuoteRequestResponse: MessageFns<ClaimQuoteRequestResponse> = 
 };
 
 function createBaseGetBuyerQuoteRequestRequest(): GetBuyerQuoteRequestRequest {
-  return { quoteRequestId: 0, buyerAccountId: undefined, claimToken: "" };
+  return { quoteRequestId: 0, buyerAccountId: undefined, claimToken: "", actor: undefined };
 }
 
 export const GetBuyerQuoteRequestRequest: MessageFns<GetBuyerQuoteRequestRequest> = {
@@ -1006,6 +1026,9 @@ export const GetBuyerQuoteRequestRequest: MessageFns<GetBuyerQuoteRequestRequest
     }
     if (message.claimToken !== "") {
       writer.uint32(26).string(message.claimToken);
+    }
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -1047,6 +1070,14 @@ export const GetBuyerQuoteRequestRequest: MessageFns<GetBuyerQuoteRequestRequest
             message.claimToken = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1067,6 +1098,7 @@ export const GetBuyerQuoteRequestRequest: MessageFns<GetBuyerQuoteRequestRequest
     message.quoteRequestId = object.quoteRequestId ?? 0;
     message.buyerAccountId = object.buyerAccountId ?? undefined;
     message.claimToken = object.claimToken ?? "";
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
     return message;
   },
 };
@@ -1129,7 +1161,7 @@ export const GetBuyerQuoteRequestResponse: MessageFns<GetBuyerQuoteRequestRespon
 };
 
 function createBaseListBuyerQuoteRequestsRequest(): ListBuyerQuoteRequestsRequest {
-  return { buyerAccountId: 0, status: "", limit: 0, offset: 0 };
+  return { buyerAccountId: 0, status: "", limit: 0, offset: 0, actor: undefined };
 }
 
 export const ListBuyerQuoteRequestsRequest: MessageFns<ListBuyerQuoteRequestsRequest> = {
@@ -1145,6 +1177,9 @@ export const ListBuyerQuoteRequestsRequest: MessageFns<ListBuyerQuoteRequestsReq
     }
     if (message.offset !== 0) {
       writer.uint32(32).int32(message.offset);
+    }
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -1194,6 +1229,14 @@ export const ListBuyerQuoteRequestsRequest: MessageFns<ListBuyerQuoteRequestsReq
             message.offset = reader.int32();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1215,6 +1258,7 @@ export const ListBuyerQuoteRequestsRequest: MessageFns<ListBuyerQuoteRequestsReq
     message.status = object.status ?? "";
     message.limit = object.limit ?? 0;
     message.offset = object.offset ?? 0;
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
     return message;
   },
 };
