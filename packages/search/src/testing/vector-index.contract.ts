@@ -89,7 +89,7 @@ export const vectorIndexContract = (adapterName: string, options: VectorIndexCon
       expect(await ids({ ...publicOnly, category: 'furniture' }, 5)).toEqual(['product_300']);
     });
 
-    it(`chooses the ${MAX_VECTOR_CANDIDATES} nearest before the filters apply (specification 4.1)`, async () => {
+    it(`chooses the ${MAX_VECTOR_CANDIDATES} nearest before the filters apply (docs/specification.md, "Catalog endpoints")`, async () => {
       // Every listing but the farthest is electronics; the farthest is outside the nearest candidates, so a
       // filter on its category finds nothing, where a filter inside the nearest-neighbour search would find it.
       const count = MAX_VECTOR_CANDIDATES + 52;

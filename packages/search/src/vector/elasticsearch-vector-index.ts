@@ -53,7 +53,7 @@ export const vectorIndexTemplateBody = (
 /**
  * The kNN request of a query: the `MAX_VECTOR_CANDIDATES` nearest documents (HNSW in the cluster, as many
  * candidates per shard) with no filter inside the kNN, and the filters as `post_filter` on those candidates, as
- * the specification's semantic search says; `size` of what passes.
+ * docs/specification.md, "Catalog endpoints", says; `size` of what passes.
  */
 export const knnRequestOf = (
   index: string,
