@@ -52,12 +52,14 @@ const QUOTE_REQUEST: Budget = {
   // notification consumer's dedupe row, seller contact, the seller's email queued in outgoing_mail (sent after
   // the commit by the mail worker, outside any trace) and its offset (plus its claim of a partition it has not
   // served yet). Quote ids come in blocks, as product numbers do; a fresh id's stream is not read (handleCommand
-  // newStream).
-  statements: 7,
-  commits: 1, // the notification consumer (quote's command is one autocommit statement)
+  // newStream). The subscription service's seller-webhook consumer (docs/specification.md, "Seller notifications")
+  // records the event id, looks for the seller's endpoints and stores its offset (plus its claim): 4 more.
+  statements: 11,
+  // the notification consumer and the seller-webhook consumer (quote's command is one autocommit statement)
+  commits: 2,
   grpcCalls: 1, // gateway → quote RequestQuote
   messagesPublished: 1, // QuoteRequested
-  messagesConsumed: 1, // quote notifications
+  messagesConsumed: 2, // quote notifications, seller webhooks
 };
 
 const BUDGETS: Record<'embedded' | 'postgres-nats', Record<Operation, Budget>> = {
