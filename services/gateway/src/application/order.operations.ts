@@ -101,6 +101,9 @@ const pageRequestOf = (page: OrderPageRequest) => ({
   cursor: page.cursor ?? '',
 });
 
+/** The operator behind ADMIN_TOKEN, as the order events record it. */
+const OPERATOR = { kind: 'admin', id: 'operator' } as const;
+
 const pageView = (page: { orders: orderV1.Order[]; nextCursor: string }) => ({
   orders: page.orders.map(orderView),
   next_cursor: page.nextCursor === '' ? null : page.nextCursor,
@@ -291,7 +294,11 @@ export class OrderOperations {
   async listMine(principal: Principal | undefined, page: OrderPageRequest) {
     const buyer = requireBuyer(principal, 'list its orders');
     return pageView(
-      await this.orders.rpc.listBuyerOrders({ buyerAccountId: buyer.accountId, ...pageRequestOf(page) }),
+      await this.orders.rpc.listBuyerOrders({
+        actor: actorOf(buyer),
+        buyerAccountId: buyer.accountId,
+        ...pageRequestOf(page),
+      }),
     );
   }
 
@@ -299,7 +306,11 @@ export class OrderOperations {
   async listSellers(principal: Principal | undefined, page: OrderPageRequest) {
     const seller = requireSeller(principal, 'list its orders');
     return pageView(
-      await this.orders.rpc.listSellerOrders({ sellerAccountId: seller.accountId, ...pageRequestOf(page) }),
+      await this.orders.rpc.listSellerOrders({
+        actor: actorOf(seller),
+        sellerAccountId: seller.accountId,
+        ...pageRequestOf(page),
+      }),
     );
   }
 
@@ -331,24 +342,14 @@ export class OrderOperations {
   }
 
   /** The operator's list of disputed orders (the admin API checked the token). */
-  async listDisputes(page: {
-    readonly status: string;
-    readonly limit: number;
-    readonly cursor?: string | undefined;
-  }) {
-    return pageView(
-      await this.orders.rpc.listDisputes({
-        status: page.status,
-        limit: page.limit,
-        cursor: page.cursor ?? '',
-      }),
-    );
+  async listDisputes(page: OrderPageRequest & { readonly status: string }) {
+    return pageView(await this.orders.rpc.listDisputes({ actor: OPERATOR, ...pageRequestOf(page) }));
   }
 
   /** The operator resolves a disputed order (the admin API checked the token). */
   async resolveDispute(orderId: number, body: ResolveDisputeBody, correlationId: string) {
     const { order } = await this.orders.rpc.resolveDispute({
-      actor: { kind: 'admin', id: 'operator' },
+      actor: OPERATOR,
       orderId,
       resolution: body.resolution,
       refundCents: body.refund_amount,

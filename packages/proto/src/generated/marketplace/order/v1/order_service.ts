@@ -18,6 +18,8 @@ export interface ListBuyerOrdersRequest {
   limit: number;
   /** The next_cursor of the previous page; empty: the first page. */
   cursor: string;
+  /** Who asks: the verified buyer or seller (docs/security.md, "Internal calls"). */
+  actor: Actor | undefined;
 }
 
 export interface ListSellerOrdersRequest {
@@ -25,6 +27,8 @@ export interface ListSellerOrdersRequest {
   status: string;
   limit: number;
   cursor: string;
+  /** Who asks: the verified buyer or seller (docs/security.md, "Internal calls"). */
+  actor: Actor | undefined;
 }
 
 export interface ListBuyerOrdersResponse {
@@ -58,6 +62,8 @@ export interface ListDisputesRequest {
   status: string;
   limit: number;
   cursor: string;
+  /** Who asks: the operator (kind admin). */
+  actor: Actor | undefined;
 }
 
 export interface ListDisputesResponse {
@@ -266,7 +272,7 @@ export interface CountOrdersSinceResponse {
 }
 
 function createBaseListBuyerOrdersRequest(): ListBuyerOrdersRequest {
-  return { buyerAccountId: 0, status: "", limit: 0, cursor: "" };
+  return { buyerAccountId: 0, status: "", limit: 0, cursor: "", actor: undefined };
 }
 
 export const ListBuyerOrdersRequest: MessageFns<ListBuyerOrdersRequest> = {
@@ -282,6 +288,9 @@ export const ListBuyerOrdersRequest: MessageFns<ListBuyerOrdersRequest> = {
     }
     if (message.cursor !== "") {
       writer.uint32(34).string(message.cursor);
+    }
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -331,6 +340,14 @@ export const ListBuyerOrdersRequest: MessageFns<ListBuyerOrdersRequest> = {
             message.cursor = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -352,12 +369,13 @@ export const ListBuyerOrdersRequest: MessageFns<ListBuyerOrdersRequest> = {
     message.status = object.status ?? "";
     message.limit = object.limit ?? 0;
     message.cursor = object.cursor ?? "";
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
     return message;
   },
 };
 
 function createBaseListSellerOrdersRequest(): ListSellerOrdersRequest {
-  return { sellerAccountId: 0, status: "", limit: 0, cursor: "" };
+  return { sellerAccountId: 0, status: "", limit: 0, cursor: "", actor: undefined };
 }
 
 export const ListSellerOrdersRequest: MessageFns<ListSellerOrdersRequest> = {
@@ -373,6 +391,9 @@ export const ListSellerOrdersRequest: MessageFns<ListSellerOrdersRequest> = {
     }
     if (message.cursor !== "") {
       writer.uint32(34).string(message.cursor);
+    }
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -422,6 +443,14 @@ export const ListSellerOrdersRequest: MessageFns<ListSellerOrdersRequest> = {
             message.cursor = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -443,6 +472,7 @@ export const ListSellerOrdersRequest: MessageFns<ListSellerOrdersRequest> = {
     message.status = object.status ?? "";
     message.limit = object.limit ?? 0;
     message.cursor = object.cursor ?? "";
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
     return message;
   },
 };
@@ -752,7 +782,7 @@ export const CancelOrderResponse: MessageFns<CancelOrderResponse> = {
 };
 
 function createBaseListDisputesRequest(): ListDisputesRequest {
-  return { status: "", limit: 0, cursor: "" };
+  return { status: "", limit: 0, cursor: "", actor: undefined };
 }
 
 export const ListDisputesRequest: MessageFns<ListDisputesRequest> = {
@@ -765,6 +795,9 @@ export const ListDisputesRequest: MessageFns<ListDisputesRequest> = {
     }
     if (message.cursor !== "") {
       writer.uint32(26).string(message.cursor);
+    }
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -806,6 +839,14 @@ export const ListDisputesRequest: MessageFns<ListDisputesRequest> = {
             message.cursor = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -826,6 +867,7 @@ export const ListDisputesRequest: MessageFns<ListDisputesRequest> = {
     message.status = object.status ?? "";
     message.limit = object.limit ?? 0;
     message.cursor = object.cursor ?? "";
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
     return message;
   },
 };
