@@ -23,6 +23,7 @@ import {
 import { markDelivered, markShipped, openDispute, sellerAttention } from '../src/application/orders.js';
 import { orderSettingsSchema } from '../src/order.config.js';
 import { orderDependencies } from '../src/order.service.js';
+import { kindOf } from './support/errors.js';
 import { InMemoryListings, InMemoryQuotes } from './support/in-memory-ports.js';
 
 const NOW = Date.UTC(2026, 8, 1, 12, 0, 0);
@@ -34,16 +35,6 @@ const OTHER_SELLER = 8;
 const buyerCall = (id = BUYER) => ({ actor: { kind: 'buyer' as const, id: String(id) } });
 const sellerCall = (id = SELLER) => ({ actor: { kind: 'seller' as const, id: String(id) } });
 const adminCall = { actor: { kind: 'admin' as const, id: 'operator' } };
-
-const kindOf = async (work: Promise<unknown>): Promise<string> => {
-  try {
-    await work;
-    return 'ok';
-  } catch (error) {
-    if (error instanceof AppError) return error.kind;
-    throw error;
-  }
-};
 
 const violationPaths = async (work: Promise<unknown>): Promise<string[]> => {
   try {

@@ -9,7 +9,8 @@ import {
 } from '@marketplace/database/testing';
 import type { MailMessage } from '@marketplace/mailer';
 import { startOutgoingMailWorker } from '@marketplace/outgoing-mail';
-import { AppError, createLogger, ManualClock, unavailable } from '@marketplace/platform';
+import type { AppError } from '@marketplace/platform';
+import { createLogger, ManualClock, unavailable } from '@marketplace/platform';
 import { orderV1 } from '@marketplace/proto';
 import { createGrpcClient, startGrpcServer } from '@marketplace/rpc';
 import { orderMigrations } from '../src/adapters/order.migrations.js';
@@ -33,6 +34,7 @@ import {
 import { orderSettingsSchema } from '../src/order.config.js';
 import { orderDependencies } from '../src/order.service.js';
 import { orderGrpcService } from '../src/transport/order.grpc.js';
+import { kindOf } from './support/errors.js';
 import { InMemoryListings, InMemoryQuotes } from './support/in-memory-ports.js';
 
 const NOW = Date.UTC(2026, 8, 1, 12, 0, 0);
@@ -43,16 +45,6 @@ const SELLER = 7;
 const OTHER_SELLER = 8;
 const buyerCall = (id = BUYER) => ({ actor: { kind: 'buyer' as const, id: String(id) } });
 const sellerCall = (id = SELLER) => ({ actor: { kind: 'seller' as const, id: String(id) } });
-
-const kindOf = async (work: Promise<unknown>): Promise<string> => {
-  try {
-    await work;
-    return 'ok';
-  } catch (error) {
-    if (error instanceof AppError) return error.kind;
-    throw error;
-  }
-};
 
 describe.each(testEngines())('order application on $name', ({ create }) => {
   const schema = freshSchemaName('order_test');

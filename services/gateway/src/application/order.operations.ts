@@ -100,6 +100,9 @@ const pageRequestOf = (page: OrderPageRequest) => ({
   cursor: page.cursor ?? '',
 });
 
+/** The operator behind ADMIN_TOKEN, as the order events record it. */
+const OPERATOR = { kind: 'admin', id: 'operator' } as const;
+
 const pageView = (page: { orders: orderV1.Order[]; nextCursor: string }) => ({
   orders: page.orders.map(orderView),
   next_cursor: page.nextCursor === '' ? null : page.nextCursor,
@@ -343,24 +346,14 @@ export class OrderOperations {
   }
 
   /** The operator's list of disputed orders (the admin API checked the token). */
-  async listDisputes(page: {
-    readonly status: string;
-    readonly limit: number;
-    readonly cursor?: string | undefined;
-  }) {
-    return pageView(
-      await this.orders.rpc.listDisputes({
-        status: page.status,
-        limit: page.limit,
-        cursor: page.cursor ?? '',
-      }),
-    );
+  async listDisputes(page: OrderPageRequest & { readonly status: string }) {
+    return pageView(await this.orders.rpc.listDisputes({ actor: OPERATOR, ...pageRequestOf(page) }));
   }
 
   /** The operator resolves a disputed order (the admin API checked the token). */
   async resolveDispute(orderId: number, body: ResolveDisputeBody, correlationId: string) {
     const { order } = await this.orders.rpc.resolveDispute({
-      actor: { kind: 'admin', id: 'operator' },
+      actor: OPERATOR,
       orderId,
       resolution: body.resolution,
       refundCents: body.refund_amount,

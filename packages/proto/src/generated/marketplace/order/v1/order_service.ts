@@ -18,7 +18,7 @@ export interface ListBuyerOrdersRequest {
   limit: number;
   /** The next_cursor of the previous page; empty: the first page. */
   cursor: string;
-  /** The verified caller (docs/security.md, "Internal calls"): the account named above must be its own. */
+  /** Who asks: the verified buyer or seller (docs/security.md, "Internal calls"). */
   actor: Actor | undefined;
 }
 
@@ -27,7 +27,7 @@ export interface ListSellerOrdersRequest {
   status: string;
   limit: number;
   cursor: string;
-  /** The verified caller (docs/security.md, "Internal calls"): the account named above must be its own. */
+  /** Who asks: the verified buyer or seller (docs/security.md, "Internal calls"). */
   actor: Actor | undefined;
 }
 
@@ -62,6 +62,8 @@ export interface ListDisputesRequest {
   status: string;
   limit: number;
   cursor: string;
+  /** Who asks: the operator (kind admin). */
+  actor: Actor | undefined;
 }
 
 export interface ListDisputesResponse {
@@ -786,7 +788,7 @@ export const CancelOrderResponse: MessageFns<CancelOrderResponse> = {
 };
 
 function createBaseListDisputesRequest(): ListDisputesRequest {
-  return { status: "", limit: 0, cursor: "" };
+  return { status: "", limit: 0, cursor: "", actor: undefined };
 }
 
 export const ListDisputesRequest: MessageFns<ListDisputesRequest> = {
@@ -799,6 +801,9 @@ export const ListDisputesRequest: MessageFns<ListDisputesRequest> = {
     }
     if (message.cursor !== "") {
       writer.uint32(26).string(message.cursor);
+    }
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -840,6 +845,14 @@ export const ListDisputesRequest: MessageFns<ListDisputesRequest> = {
             message.cursor = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -860,6 +873,7 @@ export const ListDisputesRequest: MessageFns<ListDisputesRequest> = {
     message.status = object.status ?? "";
     message.limit = object.limit ?? 0;
     message.cursor = object.cursor ?? "";
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
     return message;
   },
 };
