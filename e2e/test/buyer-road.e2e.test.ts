@@ -207,13 +207,37 @@ describe("a buyer's road: search, negotiate, buy, receive (embedded mode)", () =
     expect(agreed).toMatchObject({ negotiation_state: 'agreed', agreed_price: 1_000 });
     expect(agreed.history).toHaveLength(3);
 
-    // Buy at the agreed price.
+    // Preview the purchase at the agreed price, then confirm exactly that.
+    const preview = await call<{
+      status: string;
+      line_items: { unit_price: number; price_source: string; line_total: number }[];
+      totals: { goods: number; total: number };
+      escalations: string[];
+      confirmation_token: string | null;
+      confirmation_expires_at: string | null;
+    }>(asBuyer, 'preview_checkout', {
+      line_items: [{ product_id: productId, quantity: 500, quote_request_id: id }],
+      shipping_country: 'US',
+    });
+    expect(preview).toMatchObject({
+      status: 'ready_for_complete',
+      line_items: [{ unit_price: 1_000, price_source: 'quote', line_total: 500_000 }],
+      totals: { goods: 500_000, total: 500_000 },
+      escalations: [],
+      confirmation_token: expect.stringMatching(/^pct_/),
+    });
+    expect(Date.parse(preview.confirmation_expires_at!) - Date.now()).toBeLessThanOrEqual(5 * 60_000);
     const bought = await call<{
-      order: { order_id: number; quantity: number; total: number; status: string };
-    }>(asBuyer, 'accept_quote_and_pay', { quote_request_id: id, shipping_country: 'US' });
-    expect(bought.order).toMatchObject({ quantity: 500, total: 500_000, status: 'awaiting_shipment' });
-    const orderId = bought.order.order_id;
-    // Used once.
+      orders: { order_id: number; quantity: number; total: number; status: string }[];
+    }>(asBuyer, 'confirm_purchase', { confirmation_token: preview.confirmation_token });
+    expect(bought.orders).toEqual([
+      expect.objectContaining({ quantity: 500, total: 500_000, status: 'awaiting_shipment' }),
+    ]);
+    const orderId = bought.orders[0]!.order_id;
+    // A token places its order once; the quote's price is used once.
+    expect(
+      await failure(asBuyer, 'confirm_purchase', { confirmation_token: preview.confirmation_token }),
+    ).toMatch(/already used/);
     expect(await failure(asBuyer, 'accept_quote_and_pay', { quote_request_id: id })).toMatch(/used/i);
 
     // The seller ships with tracking and delivers; the buyer sees it and confirms receipt.
@@ -333,14 +357,100 @@ describe("a buyer's road: search, negotiate, buy, receive (embedded mode)", () =
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
   }, 120_000);
 
+  it('confirms only the previewed content, for the previewing account, once', async () => {
+    const listed = await marketplace.client.publish(seller.apiKey, {
+      name: 'Quillane steel lunch boxes',
+      description: 'Shelf pulls',
+      imageUrl: marketplace.images.imageUrl('quillane-box'),
+      price: 8,
+      quantity: 60,
+      instantCheckout: true,
+      promotePublicly: true,
+    });
+    const boxId = listed.body.id;
+    const preview = async (client: Client, quantity: number) =>
+      call<{ status: string; confirmation_token: string | null; escalations: string[] }>(
+        client,
+        'preview_checkout',
+        {
+          line_items: [{ product_id: boxId, quantity }],
+        },
+      );
+    const mine = await preview(asBuyer, 5);
+    const token = mine.confirmation_token!;
+
+    // Another account's token, a forged one, an altered one.
+    expect(await failure(asOtherBuyer, 'confirm_purchase', { confirmation_token: token })).toMatch(
+      /another account/,
+    );
+    const confirmOver = (body: unknown, apiKey = buyer.apiKey) =>
+      rest('/api/ucp/checkout/confirm', { method: 'POST', apiKey, body });
+    expect((await confirmOver({ confirmation_token: token }, otherBuyer.apiKey)).status).toBe(403);
+    const forged = await confirmOver({ confirmation_token: 'pct_eyJqdGkiOiJ4In0.AAAA' });
+    expect(forged.status).toBe(400);
+    expect(JSON.stringify(forged.body)).toContain('confirmation_token');
+    const [payload, signature] = token.slice(4).split('.');
+    const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString()) as {
+      previewed: { lines: { unit_price: number }[] };
+    };
+    claims.previewed.lines[0]!.unit_price = 1;
+    const altered = `pct_${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${signature}`;
+    expect((await confirmOver({ confirmation_token: altered })).status).toBe(400);
+    expect((await confirmOver({})).status).toBe(400);
+
+    // The seller changes the price after the preview: 409 naming it, nothing bought.
+    const repriced = await rest(`/api/products/${boxId}`, {
+      method: 'PUT',
+      apiKey: seller.apiKey,
+      body: { price: 9 },
+    });
+    expect(repriced.status).toBe(200);
+    // Checkout prices from the order service's view of the listing: wait until a preview shows the new price.
+    await eventually(
+      async () => {
+        const seen = await call<{ line_items: { unit_price: number }[] }>(asBuyer, 'preview_checkout', {
+          line_items: [{ product_id: boxId, quantity: 5 }],
+        });
+        return seen.line_items[0]?.unit_price === 900 ? true : undefined;
+      },
+      { timeoutMs: 15_000, describe: () => `the new price did not reach checkout:\n${marketplace.logs()}` },
+    );
+    const changed = await confirmOver({ confirmation_token: token });
+    expect(changed.status).toBe(409);
+    expect(JSON.stringify(changed.body)).toContain('unit price 800 → 900');
+
+    // A fresh preview at the new price confirms once; two racing confirmations of one token place one order.
+    const fresh = (await preview(asBuyer, 5)).confirmation_token!;
+    const racing = await Promise.all([
+      confirmOver({ confirmation_token: fresh }),
+      confirmOver({ confirmation_token: fresh }),
+    ]);
+    const placed = racing.filter((answer) => answer.status === 201);
+    expect(placed.length).toBeGreaterThanOrEqual(1);
+    const orderIds = new Set(
+      placed.flatMap((answer) =>
+        (answer.body as { orders: { order_id: number }[] }).orders.map((o) => o.order_id),
+      ),
+    );
+    expect(orderIds.size).toBe(1);
+    expect((await confirmOver({ confirmation_token: fresh })).status).toBe(409);
+
+    // Over the stock: the preview says why and gives no token.
+    const tooMany = await preview(asBuyer, 500);
+    expect(tooMany).toMatchObject({ status: 'requires_escalation', confirmation_token: null });
+    expect(tooMany.escalations.join(' ')).toMatch(/request_quote/);
+  }, 120_000);
+
   it('documents the new operations and the tool', async () => {
     const openapi = (await rest('/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
     expect(Object.keys(openapi.paths['/api/ucp/quotes/{id}/respond'] ?? {})).toEqual(['post']);
     expect(Object.keys(openapi.paths['/api/seller/quotes'] ?? {})).toEqual(['get']);
     expect(Object.keys(openapi.paths['/api/seller/quotes/{id}/respond'] ?? {})).toEqual(['post']);
     const manifest = (await rest('/api/mcp/schema.json')).body as { tools: { name: string; auth: string }[] };
-    expect(manifest.tools).toContainEqual(
-      expect.objectContaining({ name: 'respond_to_counter_offer', auth: 'buyer' }),
-    );
+    for (const name of ['respond_to_counter_offer', 'preview_checkout', 'confirm_purchase']) {
+      expect(manifest.tools).toContainEqual(expect.objectContaining({ name, auth: 'buyer' }));
+    }
+    expect(Object.keys(openapi.paths['/api/ucp/checkout/preview'] ?? {})).toEqual(['post']);
+    expect(Object.keys(openapi.paths['/api/ucp/checkout/confirm'] ?? {})).toEqual(['post']);
   });
 });

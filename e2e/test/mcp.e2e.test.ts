@@ -31,6 +31,8 @@ const SPEC_TOOLS = {
     'list_my_quotes',
     'accept_quote_and_pay',
     'respond_to_counter_offer',
+    'preview_checkout',
+    'confirm_purchase',
   ],
   seller: [
     'create_listing',
