@@ -165,9 +165,9 @@ const howToBuy = (quote: quoteV1.QuoteRequest, now: number): string => {
       ? `Claim it for your buyer account first (claim_quote, or POST /api/ucp/quotes/${id}/claim, with its claim token). `
       : '';
   return (
-    `${claimFirst}${answer}Check it out at the agreed price: POST /api/ucp/checkout with a line ` +
-    `{product_id: "${quote.productId}", quantity: up to ${quote.quantity}, quote_request_id: ${id}}, then complete it. ` +
-    'The price is used once.'
+    `${claimFirst}${answer}Buy at the agreed price: preview_checkout with a line ` +
+    `{product_id: "${quote.productId}", quantity: up to ${quote.quantity}, quote_request_id: ${id}}, then ` +
+    'confirm_purchase with its confirmation_token (or accept_quote_and_pay in one step). The price is used once.'
   );
 };
 

@@ -53,7 +53,8 @@ export const previewCheckoutTool = (
   inputSchema: previewCheckoutInput,
   outputSchema: previewCheckoutOutput,
   auth: 'buyer',
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  // It buys nothing, but records a priced checkout session: not read-only.
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: (principal, input) => confirmations.preview(principal, input, 'mcp'),
 });
 
