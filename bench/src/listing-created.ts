@@ -3,7 +3,7 @@ import type { EventLog } from '@marketplace/eventlog';
 import { listingV1 } from '@marketplace/proto';
 
 /** What a bench's listing is made of; the rest is what a seller's plain public listing has. */
-export interface CreatedListing {
+export interface VersionedListing {
   readonly productId: string;
   readonly sellerAccountId: number;
   readonly name: string;
@@ -20,7 +20,7 @@ export interface CreatedListing {
  * its commit (version 1, created now, promoted publicly), for benches that create listings faster than the
  * listing service can on this machine.
  */
-export const publishListingCreated = async (log: EventLog, listing: CreatedListing): Promise<void> => {
+export const publishListingCreated = async (log: EventLog, listing: VersionedListing): Promise<void> => {
   const now = Date.now();
   const value = listingV1.ListingEvent.encode({
     eventId: randomUUID(),

@@ -1,10 +1,11 @@
 import type { MarketplaceClient } from '@marketplace/e2e';
 import pg from 'pg';
 import { httpPoster } from './catalog/load.js';
-import type { BenchMode } from './marketplace.js';
+import type { BenchMode, StartOptions } from './marketplace.js';
 import { withMarketplace } from './marketplace.js';
 import { runPgbench } from './pgbench.js';
-import { meterCpu } from './process-cpu.js';
+import { bestOfThree, meterCpu } from './process-cpu.js';
+import { startSlowSmtpCapture } from './quote/slow-smtp-capture.js';
 import { measureSaturation, sampleAnswer, throughputRatio, withRawJsonServer } from './same-run-limit.js';
 import { summarize } from './stats.js';
 
@@ -135,8 +136,18 @@ const PRODUCTS_PATH = '/api/products';
  * cluster mode `pgbench` with as many clients running the database work of each path on the same database (see
  * pgbenchScript); embedded mode has no database server to run it against.
  */
-export const publishThroughput = (mode: BenchMode, options: PublishThroughputOptions) =>
-  withMarketplace(mode, {}, async (marketplace) => {
+export const publishThroughput = async (mode: BenchMode, options: PublishThroughputOptions) => {
+  // `pnpm start` as a deployment runs it: mail goes to an SMTP server (a local capture here).
+  const smtp = mode === 'embedded' ? await startSlowSmtpCapture(0) : undefined;
+  try {
+    return await publishThroughputWith(mode, options, smtp ? { env: { SMTP_URL: smtp.url } } : {});
+  } finally {
+    await smtp?.close();
+  }
+};
+
+const publishThroughputWith = (mode: BenchMode, options: PublishThroughputOptions, start: StartOptions) =>
+  withMarketplace(mode, start, async (marketplace) => {
     const seller = await marketplace.admin.createAccount('seller', 'Bench Seller');
     const lot = (n: number) => ({
       name: `Throughput lot ${n}`,
@@ -151,8 +162,14 @@ export const publishThroughput = (mode: BenchMode, options: PublishThroughputOpt
       const figures = await saturate(marketplace.client, seller.apiKey, options, body);
       return { ...figures, cpu: await meter.stop(figures.latencyMs.count) };
     };
-    const withImages = await metered((n) => ({ ...lot(n), imageUrl: marketplace.imageUrl(`lot-${n}`) }));
-    const fromImageLibrary = await metered(lot);
+    const measured = (body: (n: number) => Record<string, unknown>) => bestOfThree(() => metered(body));
+    // Numbered on across attempts: every publication is a new listing with its own image bytes.
+    let published = 0;
+    const withImages = await measured(() => {
+      const n = published++;
+      return { ...lot(n), imageUrl: marketplace.imageUrl(`lot-${n}`) };
+    });
+    const fromImageLibrary = await measured(() => lot(published++));
 
     const bodies = Array.from({ length: 100 }, (_, n) => JSON.stringify(lot(n)));
     const answer = await sampleAnswer(marketplace.client.baseUrl, {

@@ -1,6 +1,6 @@
 import { cpus, loadavg, totalmem } from 'node:os';
 import pg from 'pg';
-import { Cluster } from '../src/harness/cluster.js';
+import { BACKEND_SERVICES, Cluster } from '../src/harness/cluster.js';
 import type { Fault, FaultNotes } from './faults.js';
 import { checkInvariants, type InvariantReport } from './invariants.js';
 import { natsServer } from './nats-server.js';
@@ -19,6 +19,11 @@ export interface CampaignOptions {
   readonly loadAfterMs: number;
   /** How long the invariants may take to hold once the load stopped. */
   readonly convergeTimeoutMs: number;
+  /**
+   * Processes of every service and of the gateway (default 1). With more, a cycle also fails when a search
+   * failed after its one retry, or a keyed write needed more than one retry (`LoadTally.beyondOneRetry`).
+   */
+  readonly replicas?: number;
   readonly progress?: (message: string) => void;
   /** After each round (every fault once), the report so far: a run stopped early keeps its results. */
   readonly onRound?: (report: CampaignReport) => Promise<void>;
@@ -65,6 +70,11 @@ export interface FaultSummary {
   readonly operationsAcknowledged: number;
   readonly operationsRetried: number;
   readonly operationsUnanswered: number;
+  /** Keyed operations a client with one retry would not have completed (see `LoadTally`). */
+  readonly operationsBeyondOneRetry: number;
+  readonly searches: number;
+  readonly searchesRetried: number;
+  readonly searchesFailed: number;
 }
 
 export interface CampaignReport {
@@ -128,6 +138,10 @@ const summarise = (cycles: readonly CycleResult[]): Record<string, FaultSummary>
       operationsAcknowledged: 0,
       operationsRetried: 0,
       operationsUnanswered: 0,
+      operationsBeyondOneRetry: 0,
+      searches: 0,
+      searchesRetried: 0,
+      searchesFailed: 0,
     };
     const ok = acknowledged(cycle.load);
     summary[cycle.fault] = {
@@ -143,6 +157,10 @@ const summarise = (cycles: readonly CycleResult[]): Record<string, FaultSummary>
       operationsAcknowledged: previous.operationsAcknowledged + countOf2xx(cycle.load.finalOutcomes),
       operationsRetried: previous.operationsRetried + cycle.load.retried,
       operationsUnanswered: previous.operationsUnanswered + cycle.load.unanswered,
+      operationsBeyondOneRetry: previous.operationsBeyondOneRetry + cycle.load.beyondOneRetry,
+      searches: previous.searches + cycle.load.searches.sent,
+      searchesRetried: previous.searchesRetried + cycle.load.searches.retried,
+      searchesFailed: previous.searchesFailed + cycle.load.searches.failed,
     };
   }
   return summary;
@@ -157,7 +175,13 @@ export const runCampaign = async (options: CampaignOptions): Promise<CampaignRep
   const progress = options.progress ?? (() => undefined);
   const started = Date.now();
   const loadAverageAtStart = loadAverages();
-  const cluster = await Cluster.start({ env: { EVENT_LOG_ACK_WAIT_MS: String(options.ackWaitMs) } });
+  const replicas = options.replicas ?? 1;
+  const cluster = await Cluster.start({
+    env: { EVENT_LOG_ACK_WAIT_MS: String(options.ackWaitMs) },
+    replicas: Object.fromEntries(
+      [...BACKEND_SERVICES, 'gateway' as const].map((service) => [service, replicas]),
+    ),
+  });
   const databaseName = new URL(cluster.databaseUrl).pathname.slice(1);
   const db = new pg.Pool({
     connectionString: cluster.databaseUrl,
@@ -227,6 +251,12 @@ export const runCampaign = async (options: CampaignOptions): Promise<CampaignRep
         if (fault.noInternalErrors && internalErrors > 0) {
           error ??= `${internalErrors} answers of 500 during a fault that is transient (503 expected)`;
         }
+        if (replicas > 1 && tally.searches.failed > 0) {
+          error ??= `${tally.searches.failed} searches failed after one retry while another replica served`;
+        }
+        if (replicas > 1 && tally.beyondOneRetry > 0) {
+          error ??= `${tally.beyondOneRetry} keyed writes needed more than one retry while another replica served`;
+        }
         const result: CycleResult = {
           fault: fault.name,
           cycle,
@@ -244,7 +274,8 @@ export const runCampaign = async (options: CampaignOptions): Promise<CampaignRep
         progress(
           `${result.passed ? 'ok  ' : 'FAIL'} ${fault.name} #${cycle}: recovered in ${recoveryMs} ms, ` +
             `converged in ${result.convergenceMs} ms, writes ${JSON.stringify(tally.outcomes)}, ` +
-            `operations ${JSON.stringify(tally.finalOutcomes)} (${tally.retried} retried), ` +
+            `operations ${JSON.stringify(tally.finalOutcomes)} (${tally.retried} retried, ` +
+            `${tally.beyondOneRetry} beyond one retry), searches ${JSON.stringify(tally.searches)}, ` +
             `${invariants?.outbox.events ?? '?'} events ${JSON.stringify(notes)}, load ${result.loadAverage}`,
         );
       }

@@ -36,15 +36,23 @@ export interface Fault {
   readonly noInternalErrors?: boolean;
 }
 
-/** kill -9 and restart. */
-export const killService = (service: ServiceName): Fault => ({
-  name: `kill:${service}`,
-  inject: async ({ cluster }) => {
-    await cluster.process(service).stop('SIGKILL');
-    cluster.process(service).start();
-    return {};
-  },
-});
+/**
+ * kill -9 and restart. With `replicas` processes of the service, one of them, each in turn (`catalog`,
+ * `catalog-2`, `catalog`...): the others keep serving.
+ */
+export const killService = (service: ServiceName, replicas = 1): Fault => {
+  let injected = 0;
+  return {
+    name: `kill:${service}`,
+    inject: async ({ cluster }): Promise<FaultNotes> => {
+      const n = (injected++ % replicas) + 1;
+      const name = n === 1 ? service : `${service}-${n}`;
+      await cluster.process(name).stop('SIGKILL');
+      cluster.process(name).start();
+      return replicas === 1 ? {} : { killed: name };
+    },
+  };
+};
 
 const backendsOf = `from pg_stat_activity where datname = $1 and application_name = $2 and pid <> pg_backend_pid()`;
 
@@ -134,10 +142,14 @@ export const dropDatabaseConnections = (service: ServiceName): Fault => ({
   },
 });
 
-/** Every fault of the topology: one per killed service, outbox relay, consumer and database client. */
-export const allFaults = (options: { includeNats: boolean }): Fault[] => [
-  ...KILLED_SERVICES.map(killService),
-  ...OUTBOXES.map(crashRelay),
+/**
+ * Every fault of the topology: one per killed service, outbox relay, consumer and database client. With
+ * `replicas` > 1 (every service that many processes) the kills take one replica each, and the relay crashes are
+ * left out: the relay runs in whichever replica holds its lock, and the fault kills the first.
+ */
+export const allFaults = (options: { includeNats: boolean; replicas?: number }): Fault[] => [
+  ...KILLED_SERVICES.map((service) => killService(service, options.replicas)),
+  ...((options.replicas ?? 1) > 1 ? [] : OUTBOXES.map(crashRelay)),
   ...CONSUMERS.map(pauseConsumer),
   ...DATABASE_CLIENTS.map(dropDatabaseConnections),
   ...(options.includeNats ? [crashNats()] : []),

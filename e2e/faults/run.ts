@@ -11,7 +11,8 @@ import { natsServer } from './nats-server.js';
  * cluster; writes e2e/faults/results/<date>.json and exits 1 when any cycle broke an invariant.
  * Options: --cycles <n>, --no-nats (leave the machine's shared NATS server alone), --only <list> (the faults
  * whose name, kind or target is in the comma-separated list: `kill:quote`, `db-drop:`, `order`), --label <word>
- * (writes results/<date>-<word>.json, so a second run the same day keeps the first one's file).
+ * (writes results/<date>-<word>.json, so a second run the same day keeps the first one's file), --replicas <n>
+ * (every service and the gateway n processes; the kills take one of them, the load searches too).
  */
 const { values } = parseArgs({
   options: {
@@ -19,11 +20,14 @@ const { values } = parseArgs({
     'no-nats': { type: 'boolean', default: false },
     only: { type: 'string' },
     label: { type: 'string' },
+    replicas: { type: 'string', default: '1' },
   },
 });
 const cycles = Number(values.cycles);
 if (!Number.isSafeInteger(cycles) || cycles < 1) throw new Error(`--cycles must be a positive integer`);
-const faults = selectFaults(allFaults({ includeNats: !values['no-nats'] }), values.only);
+const replicas = Number(values.replicas);
+if (!Number.isSafeInteger(replicas) || replicas < 1) throw new Error(`--replicas must be a positive integer`);
+const faults = selectFaults(allFaults({ includeNats: !values['no-nats'], replicas }), values.only);
 
 // The NATS server is shared with everything else on the machine: it is started again however this run ends.
 process.on('exit', () => natsServer.ensureRunning());
@@ -45,7 +49,15 @@ const save = (report: CampaignReport): Promise<void> =>
 const report = await runCampaign({
   faults,
   cycles,
-  load: { workers: 2, pauseMs: 20, accountEvery: 10, quoteEvery: 5, orderEvery: 5 },
+  load: {
+    workers: 2,
+    pauseMs: 20,
+    accountEvery: 10,
+    quoteEvery: 5,
+    orderEvery: 5,
+    ...(replicas > 1 ? { searchPauseMs: 50 } : {}),
+  },
+  replicas,
   ackWaitMs: 1_000,
   loadBeforeMs: 500,
   loadAfterMs: 1_000,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Cluster } from '../src/harness/cluster.js';
+import { MarketplaceClient } from '../src/harness/marketplace-client.js';
 import type { ServiceName } from './topology.js';
 
 /** The word every listing of a fault run carries, so search can be asked for all of them. */
@@ -28,6 +29,25 @@ export interface LoadTally {
    * (the admin API takes no key: never retried).
    */
   readonly unanswered: number;
+  /**
+   * Keyed operations that a client allowed one retry would not have completed: their definitive answer took
+   * more than two attempts, or never came. Accounts (no key, sent once) are not counted.
+   */
+  readonly beyondOneRetry: number;
+  /** The searches of this stretch (when the load searches, see `LoadMix.searchPauseMs`). */
+  readonly searches: SearchTally;
+}
+
+/**
+ * Searches through the gateway (lexical and semantic, in turn), each sent once and, on an indefinite answer,
+ * once more to the next gateway; `failed` are those whose second attempt was not a 200 either.
+ */
+export interface SearchTally {
+  readonly sent: number;
+  /** Answers to every attempt, by HTTP status or `network`/`timeout`. */
+  readonly outcomes: Record<string, number>;
+  readonly retried: number;
+  readonly failed: number;
 }
 
 /**
@@ -52,6 +72,8 @@ export interface LoadMix {
   readonly accountEvery: number;
   readonly quoteEvery: number;
   readonly orderEvery: number;
+  /** When set, one more loop searches, pausing this long between searches (the replica topology's runs). */
+  readonly searchPauseMs?: number;
 }
 
 /** The accounts the load writes with. */
@@ -133,6 +155,10 @@ export class SteadyLoad {
   private operations = 0;
   private retried = 0;
   private unanswered = 0;
+  private beyondOneRetry = 0;
+  private searches = { sent: 0, outcomes: {} as Record<string, number>, retried: 0, failed: 0 };
+  /** Which gateway the next operation starts on: operations go round robin, a retry to the next gateway. */
+  private nextGateway = 0;
   private running: Promise<void>[] = [];
   private stopping = false;
   private sequence = 0;
@@ -154,7 +180,10 @@ export class SteadyLoad {
     this.operations = 0;
     this.retried = 0;
     this.unanswered = 0;
+    this.beyondOneRetry = 0;
+    this.searches = { sent: 0, outcomes: {}, retried: 0, failed: 0 };
     for (let worker = 0; worker < this.mix.workers; worker++) this.running.push(this.loop());
+    if (this.mix.searchPauseMs !== undefined) this.running.push(this.searchLoop(this.mix.searchPauseMs));
   }
 
   /** Stops after the requests in flight have answered; returns what this stretch of load saw. */
@@ -171,7 +200,55 @@ export class SteadyLoad {
       finalByWrite: this.finalByWrite,
       retried: this.retried,
       unanswered: this.unanswered,
+      beyondOneRetry: this.beyondOneRetry,
+      searches: this.searches,
     };
+  }
+
+  /** The gateway of attempt `attempt` (0 first) of an operation that started on gateway `start`. */
+  private gatewayOf(start: number, attempt: number): MarketplaceClient {
+    const { gateways } = this.cluster;
+    return gateways[(start + attempt) % gateways.length]!;
+  }
+
+  private startingGateway(): number {
+    return this.nextGateway++;
+  }
+
+  /**
+   * Searches until stopped, lexical (the run's word) and semantic in turn, each once and, after an indefinite
+   * answer, once more on the next gateway. Every listing carries the run's word, so both have answers.
+   */
+  private async searchLoop(pauseMs: number): Promise<void> {
+    for (let n = 0; !this.stopping; n++) {
+      const start = this.startingGateway();
+      let outcome = '';
+      for (let attempt = 0; attempt < 2; attempt++) {
+        outcome = await this.search(this.gatewayOf(start, attempt), n);
+        this.searches.outcomes[outcome] = (this.searches.outcomes[outcome] ?? 0) + 1;
+        if (!isIndefinite(outcome)) break;
+        if (attempt === 0) this.searches.retried++;
+      }
+      this.searches.sent++;
+      if (outcome !== '200') this.searches.failed++;
+      await pause(pauseMs);
+    }
+  }
+
+  private async search(gateway: MarketplaceClient, n: number): Promise<string> {
+    try {
+      const { status } =
+        n % 2 === 0
+          ? await gateway.request(`/api/ucp/catalog/products?q=${RUN_WORD}&limit=20`)
+          : await gateway.request('/api/ucp/catalog/search', {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({ query: `${RUN_WORD} returned goods pallet`, limit: 10 }),
+            });
+      return String(status);
+    } catch (error) {
+      return noAnswer(error);
+    }
   }
 
   /** A write answered 2xx outside the load (the run's own accounts): its stream must be in its event store too. */
@@ -185,10 +262,11 @@ export class SteadyLoad {
     // Chosen once: every attempt of an operation sends the same body with its key.
     const listing = this.settledListing(n) ?? this.published.at(-1)?.id;
     const writes: Partial<Record<ServiceName, () => Promise<Written>>> = {
-      listing: () => this.keyedOperation('publish', (key) => this.publish(n, key)),
+      listing: () => this.keyedOperation('publish', (key, gateway) => this.publish(gateway, n, key)),
       gateway: () => this.createAccount(n),
-      quote: () => this.keyedOperation('quote', (key) => this.requestQuote(n, listing, key)),
-      order: () => this.keyedOperation('order', (key) => this.quickBuy(n, listing, key)),
+      quote: () =>
+        this.keyedOperation('quote', (key, gateway) => this.requestQuote(gateway, n, listing, key)),
+      order: () => this.keyedOperation('order', (key, gateway) => this.quickBuy(gateway, n, listing, key)),
       // A search nothing matches: the run's own saved search stays the only one listings match.
       subscription: () => this.subscribe(`relaycrash${n}`),
     };
@@ -205,21 +283,23 @@ export class SteadyLoad {
    */
   private async keyedOperation(
     write: KeyedWrite,
-    attempt: (key: string) => Promise<Written>,
+    attempt: (key: string, gateway: MarketplaceClient) => Promise<Written>,
     tally?: (outcome: string) => void,
   ): Promise<Written> {
     const key = randomUUID();
+    const start = this.startingGateway();
     const started = Date.now();
     let written: Written;
     let attempts = 0;
     for (let pauseMs: number = RETRY.firstPauseMs; ; pauseMs = Math.min(pauseMs * 2, RETRY.maxPauseMs)) {
-      written = await attempt(key);
+      written = await attempt(key, this.gatewayOf(start, attempts));
       attempts++;
       tally?.(written.outcome);
       const spent = attempts >= RETRY.attempts || Date.now() - started + pauseMs > RETRY.budgetMs;
       if (!isIndefinite(written.outcome) || spent) break;
       await pause(pauseMs * (1 + Math.random() / 2));
     }
+    if (attempts > 2 || isIndefinite(written.outcome)) this.beyondOneRetry++;
     this.keyed.push({
       write,
       key,
@@ -317,16 +397,21 @@ export class SteadyLoad {
     if (listing && n % quoteEvery === 1) {
       return [
         'quote',
-        (tally) => this.keyedOperation('quote', (key) => this.requestQuote(n, listing, key), tally),
+        (tally) =>
+          this.keyedOperation('quote', (key, gateway) => this.requestQuote(gateway, n, listing, key), tally),
       ];
     }
     if (listing && n % orderEvery === 2) {
       return [
         'order',
-        (tally) => this.keyedOperation('order', (key) => this.quickBuy(n, listing, key), tally),
+        (tally) =>
+          this.keyedOperation('order', (key, gateway) => this.quickBuy(gateway, n, listing, key), tally),
       ];
     }
-    return ['publish', (tally) => this.keyedOperation('publish', (key) => this.publish(n, key), tally)];
+    return [
+      'publish',
+      (tally) => this.keyedOperation('publish', (key, gateway) => this.publish(gateway, n, key), tally),
+    ];
   }
 
   private record(written: Written): Written {
@@ -344,9 +429,9 @@ export class SteadyLoad {
     return settled[(n * 7919) % Math.max(1, settled.length)]?.id;
   }
 
-  private async publish(n: number, idempotencyKey: string): Promise<Written> {
+  private async publish(gateway: MarketplaceClient, n: number, idempotencyKey: string): Promise<Written> {
     try {
-      const { status, body } = await this.cluster.client.publish(
+      const { status, body } = await gateway.publish(
         this.accounts.sellerKey,
         {
           name: `${RUN_WORD} pallet ${n}`,
@@ -372,7 +457,11 @@ export class SteadyLoad {
 
   private async createAccount(n: number): Promise<Written> {
     try {
-      const { accountId } = await this.cluster.adminClient().createAccount('seller', `Fault Seller ${n}`);
+      const admin = new MarketplaceClient(
+        this.gatewayOf(this.startingGateway(), 0).baseUrl,
+        this.cluster.adminToken,
+      );
+      const { accountId } = await admin.createAccount('seller', `Fault Seller ${n}`);
       return { outcome: '201', stream: { schema: 'identity', id: `account_${accountId}` } };
     } catch (error) {
       // createAccount throws "account creation answered <status>" or a fetch failure.
@@ -382,12 +471,13 @@ export class SteadyLoad {
 
   /** An anonymous quote request for more units than a quick_buy takes. */
   private async requestQuote(
+    gateway: MarketplaceClient,
     n: number,
     productId: string | undefined,
     idempotencyKey: string,
   ): Promise<Written> {
     try {
-      const { status, body } = await this.cluster.client.request('/api/ucp/quotes', {
+      const { status, body } = await gateway.request('/api/ucp/quotes', {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
         body: JSON.stringify({
@@ -405,9 +495,14 @@ export class SteadyLoad {
   }
 
   /** quick_buy of one unit: an order, with stock reserved in the listing service (409 once sold out). */
-  private async quickBuy(n: number, productId: string | undefined, idempotencyKey: string): Promise<Written> {
+  private async quickBuy(
+    gateway: MarketplaceClient,
+    n: number,
+    productId: string | undefined,
+    idempotencyKey: string,
+  ): Promise<Written> {
     try {
-      const { status, body } = await this.cluster.client.request('/api/mcp/invoke', {
+      const { status, body } = await gateway.request('/api/mcp/invoke', {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-mcp-api-key': this.accounts.buyerKey },
         body: JSON.stringify({

@@ -7,7 +7,7 @@ interface SemanticAnswer {
 }
 
 /**
- * Semantic search through the gateway (spec 4.1 semanticSearchProducts, 4.3 search_inventory_semantic), with
+ * Semantic search through the gateway (docs/specification.md, "Catalog endpoints" semanticSearchProducts, 4.3 search_inventory_semantic), with
  * the default local embedder: listings are embedded by the catalog's projection, found by meaning, filtered,
  * and only when promoted; without an embedding provider the endpoint answers 503.
  */

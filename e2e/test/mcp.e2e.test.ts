@@ -13,7 +13,10 @@ import { eventually } from '../src/harness/processes.js';
 /** Cases per tool of the fuzzed-arguments tests: 12 in `pnpm test`, FUZZ_RUNS=1000 for the nightly size. */
 const TOOL_FUZZ_RUNS = Number(process.env['FUZZ_RUNS'] ?? 12);
 
-/** Spec 4.3's sixteen tools and the buyer's quote tools (docs/specification.md, "Quotes"), by who may call them. */
+/**
+ * docs/specification.md, "MCP tools"'s sixteen tools, the buyer's quote tools (docs/specification.md, "Quotes") and the saved searches'
+ * secret rotation (docs/security.md, API2), by who may call them.
+ */
 const SPEC_TOOLS = {
   none: [
     'search_inventory',
@@ -22,6 +25,7 @@ const SPEC_TOOLS = {
     'request_quote',
     'get_quote_status',
     'subscribe_to_query',
+    'rotate_webhook_secret',
   ],
   buyer: [
     'quick_buy',
@@ -157,7 +161,7 @@ describe('MCP conformance (embedded mode)', () => {
   }, 60_000);
 
   describe('tools/list', () => {
-    it('lists exactly the sixteen tools of spec 4.3, each with object schemas, annotations and its auth', () => {
+    it('lists exactly the sixteen tools of docs/specification.md, "MCP tools", each with object schemas, annotations and its auth', () => {
       expect(tools.map((tool) => tool.name).sort()).toEqual([...ALL_TOOLS].sort());
       for (const [auth, names] of Object.entries(SPEC_TOOLS)) {
         for (const name of names) {

@@ -11,8 +11,8 @@ interface Answer {
 }
 
 /**
- * Quote requests through the gateway (spec 4.1 requestQuote, 4.3 request_quote, get_quote_requests,
- * respond_to_quote; decisions "Quotes"): anonymous, API key and agent token callers, the seller's tools, the
+ * Quote requests through the gateway (docs/specification.md, "Catalog endpoints" requestQuote, 4.3 request_quote, get_quote_requests,
+ * respond_to_quote; docs/specification.md, "Quotes"): anonymous, API key and agent token callers, the seller's tools, the
  * emails in the `.eml` store, and the anonymous rate limits with small allowances.
  */
 describe('quote requests (embedded mode)', () => {

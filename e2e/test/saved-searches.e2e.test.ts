@@ -9,18 +9,22 @@ import { WebhookReceiver } from '../src/harness/webhook-receiver.js';
 /** The marketplace's own key: it signs unsubscribe tokens; no receiver is given it. */
 const SIGNING_SECRET = 'e2e-webhook-signing-secret-0123456789abcdef';
 
-/** The receiver's check, from the documented scheme only: HMAC-SHA256 hex over "<t>.<raw body>". */
+/**
+ * The receiver's check, from the documented scheme only: HMAC-SHA256 hex over "<t>.<raw body>", any of the
+ * `v1=` entries (two while a rotated-out secret still signs).
+ */
 const signatureValid = (header: unknown, rawBody: string, secret: string): boolean => {
-  const fields = new Map(
-    String(header)
-      .split(',')
-      .map((part) => part.split('=', 2) as [string, string]),
-  );
-  const expected = createHmac('sha256', secret)
-    .update(`${fields.get('t')}.${rawBody}`)
-    .digest();
-  const presented = Buffer.from(fields.get('v1') ?? '', 'hex');
-  return presented.length === expected.length && timingSafeEqual(presented, expected);
+  const fields = String(header)
+    .split(',')
+    .map((part) => part.split('=', 2) as [string, string]);
+  const timestamp = fields.find(([name]) => name === 't')?.[1];
+  const expected = createHmac('sha256', secret).update(`${timestamp}.${rawBody}`).digest();
+  return fields
+    .filter(([name]) => name === 'v1')
+    .some(([, value]) => {
+      const presented = Buffer.from(value, 'hex');
+      return presented.length === expected.length && timingSafeEqual(presented, expected);
+    });
 };
 
 /** The issue's story: an agent saves a search with three channels; a seller publishes a matching public lot. */
@@ -245,6 +249,76 @@ describe('saved searches (embedded mode)', () => {
     expect(confirmed.body).toEqual({ id, unsubscribed: true });
     expect((await confirm()).status).toBe(404);
   });
+
+  it('rotates a webhook secret for its owner or its holder only, and signs with both for the overlap', async () => {
+    const subscribed = await post(
+      '/api/subscriptions',
+      { query: { search: 'rotorwing' }, channels: [{ type: 'webhook', url: receiver.url }] },
+      buyerKey,
+    );
+    expect(subscribed.status).toBe(201);
+    const { id, webhook_secret: first } = subscribed.body as { id: string; webhook_secret: string };
+    const rotate = (body: unknown, apiKey?: string) =>
+      post(`/api/subscriptions/${id}/rotate-secret`, body, apiKey);
+    expect((await rotate({}, otherBuyerKey)).status).toBe(404);
+    expect((await rotate({})).status).toBe(401);
+    expect((await rotate({ current_secret: 'whsec_forged' })).status).toBe(404);
+    const smuggled = await rotate({ secret_generation: 7 }, buyerKey);
+    expect(smuggled.status).toBe(400);
+    expect(smuggled.body).toMatchObject({ errors: [expect.objectContaining({ path: 'secret_generation' })] });
+    // The owner needs no body at all.
+    const rotated = await marketplace.client.request(`/api/subscriptions/${id}/rotate-secret`, {
+      method: 'POST',
+      headers: { 'x-mcp-api-key': buyerKey },
+    });
+    expect(rotated.status).toBe(200);
+    expect(rotated.headers.get('cache-control')).toBe('no-store');
+    const second = rotated.body as {
+      webhook_secret: string;
+      secret_generation: number;
+      previous_secret_valid_until: string;
+    };
+    expect(second).toMatchObject({
+      id,
+      secret_generation: 1,
+      webhook_secret: expect.stringMatching(/^whsec_/),
+    });
+    expect(Date.parse(second.previous_secret_valid_until) - Date.now()).toBeGreaterThan(23 * 3_600_000);
+
+    const published = await marketplace.client.publish(sellerKey, {
+      name: 'Rotorwing camera drones',
+      description: 'Overstock, sealed',
+      imageUrl: marketplace.images.imageUrl('earbuds'),
+      price: 90,
+      quantity: 40,
+      category: 'electronics',
+      condition: 'overstock',
+      promotePublicly: true,
+    });
+    expect(published.status).toBe(201);
+    const webhook = await eventually(async () => receiver.received.find(({ body }) => body.includes(id)), {
+      timeoutMs: 15_000,
+      describe: () => marketplace.process.logs,
+    });
+    const signature = String(webhook.headers['x-marketplace-signature']);
+    expect(signature).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+    expect(signatureValid(signature, webhook.body, second.webhook_secret)).toBe(true);
+    expect(signatureValid(signature, webhook.body, first)).toBe(true);
+    expect(signatureValid(signature, webhook.body, SIGNING_SECRET)).toBe(false);
+
+    // The tool, for an anonymous subscription: the secret it holds is its proof.
+    const anonymous = await post('/api/subscriptions', {
+      query: { search: 'rotorwing' },
+      channels: [{ type: 'webhook', url: receiver.url }],
+    });
+    const held = anonymous.body as { id: string; webhook_secret: string };
+    const invoke = (parameters: unknown) =>
+      post('/api/mcp/invoke', { tool: 'rotate_webhook_secret', parameters });
+    const byTool = await invoke({ subscription_id: held.id, current_secret: held.webhook_secret });
+    expect(byTool.status).toBe(200);
+    expect(byTool.body).toMatchObject({ id: held.id, secret_generation: 1 });
+    expect((await invoke({ subscription_id: held.id, current_secret: first })).status).toBe(404);
+  }, 60_000);
 
   it('lists and deletes the owner’s subscriptions', async () => {
     const listed = await get('/api/subscriptions', buyerKey);

@@ -618,8 +618,30 @@ describe('OWASP API Security Top 10 (2023) at the gateway', () => {
       expect((await details(published.body.id)).body).toMatchObject({ title: name });
     });
 
-    it('answers 400 to an order id beyond 2^53 in a path, and to JSON nested 2,000 deep', async () => {
-      for (const path of ['/api/orders/9007199254740993', '/api/seller/orders/9999999999999999']) {
+    // docs/specification.md, "Ids in paths": of the right form but naming nothing (beyond 2^53 − 1 too) is
+    // 404; not of the form at all, 400 naming id.
+    it('answers 404 to an id beyond 2^53 in any path, 400 to one not of its form, and 400 to JSON nested 2,000 deep', async () => {
+      const beyond: [string, string, typeof buyer][] = [
+        ['GET', '/api/orders/9007199254740993', buyer],
+        ['POST', '/api/orders/99999999999999999999/confirm', buyer],
+        ['GET', '/api/seller/orders/9999999999999999', alice],
+        ['POST', '/api/seller/orders/9007199254740993/mark-delivered', alice],
+        ['GET', '/api/ucp/quotes/9007199254740993', buyer],
+        ['PUT', '/api/products/product_9007199254740993', alice],
+        ['PATCH', '/api/products/product_9007199254740993/quantity', alice],
+        ['GET', '/api/ucp/catalog/products/product_9007199254740993', alice],
+      ];
+      for (const [method, path, key] of beyond) {
+        const answer = await call(path, {
+          method,
+          headers: { 'content-type': 'application/json', ...asSeller(key.apiKey) },
+          ...(method === 'GET'
+            ? {}
+            : { body: JSON.stringify(path.endsWith('quantity') ? { quantity: 1 } : {}) }),
+        });
+        expect({ method, path, status: answer.status }).toEqual({ method, path, status: 404 });
+      }
+      for (const path of ['/api/orders/12ab', '/api/seller/orders/-1', '/api/ucp/quotes/0x10']) {
         const key = path.includes('/seller/') ? alice : buyer;
         const answer = await call(path, { headers: asSeller(key.apiKey) });
         expect({ path, status: answer.status }).toEqual({ path, status: 400 });

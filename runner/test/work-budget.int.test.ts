@@ -48,12 +48,13 @@ const PUBLICATION_FROM_LIBRARY: Budget = {
   commits: 4, // the append alone is one autocommit statement, not a transaction
 };
 const QUOTE_REQUEST: Budget = {
-  // listing snapshot, append, quote_requests row; the notification consumer's dedupe row, seller contact, the
-  // seller's email queued in outgoing_mail (sent after the commit by the mail worker, outside any trace) and its
-  // offset (plus its claim of a partition it has not served yet). Quote ids come in blocks, as product numbers
-  // do; a fresh id's stream is not read (handleCommand newStream).
-  statements: 8,
-  commits: 2, // quote's command; the notification consumer
+  // listing snapshot, then one statement for the event and the quote_requests row (a CTE: no transaction); the
+  // notification consumer's dedupe row, seller contact, the seller's email queued in outgoing_mail (sent after
+  // the commit by the mail worker, outside any trace) and its offset (plus its claim of a partition it has not
+  // served yet). Quote ids come in blocks, as product numbers do; a fresh id's stream is not read (handleCommand
+  // newStream).
+  statements: 7,
+  commits: 1, // the notification consumer (quote's command is one autocommit statement)
   grpcCalls: 1, // gateway → quote RequestQuote
   messagesPublished: 1, // QuoteRequested
   messagesConsumed: 1, // quote notifications

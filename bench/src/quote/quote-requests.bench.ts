@@ -5,7 +5,7 @@ import { createPostgresRateLimitStore } from '@marketplace/ratelimit';
 import { closedLoop, httpPoster } from '../catalog/load.js';
 import { measureSaturation, sampleAnswer, throughputRatio, withRawJsonServer } from '../same-run-limit.js';
 import { summarize } from '../stats.js';
-import { meterCpu } from '../process-cpu.js';
+import { bestOfThree, meterCpu } from '../process-cpu.js';
 import type { RunningMarketplace } from '../marketplace.js';
 import { withMarketplace } from '../marketplace.js';
 import { startSlowSmtpCapture } from './slow-smtp-capture.js';
@@ -106,17 +106,23 @@ const runQuoteRequests = async (
   const idleReads = run.probeReads
     ? await probeWhile(marketplace.client.baseUrl, detailsPath, sleep(2_000))
     : undefined;
-  const meter = await meterCpu(marketplace.cpuTargets());
-  const loading = closedLoop(send, options.concurrency, options.durationMs);
-  const loadedReads = run.probeReads
-    ? await probeWhile(marketplace.client.baseUrl, detailsPath, loading)
-    : undefined;
-  const load = await loading;
-  const loadEnded = performance.now();
-  const cpu = await meter.stop(load.requests);
+  let requestsMeasured = 0;
+  const measured = await bestOfThree(async () => {
+    const meter = await meterCpu(marketplace.cpuTargets());
+    const loading = closedLoop(send, options.concurrency, options.durationMs);
+    const loadedReads = run.probeReads
+      ? await probeWhile(marketplace.client.baseUrl, detailsPath, loading)
+      : undefined;
+    const load = await loading;
+    const loadEnded = performance.now();
+    const cpu = await meter.stop(load.requests);
+    requestsMeasured += load.requests;
+    return { load, loadEnded, loadedReads, cpu };
+  });
+  const { load, loadEnded, loadedReads, cpu, attempts } = measured;
   // Requests answered 201 (`requests` counts only those); a failed one (a timeout) may still have been filed,
   // so more emails than this can arrive.
-  const expected = 1 + warmup.requests + load.requests;
+  const expected = 1 + warmup.requests + requestsMeasured;
   let mailed = await countMail();
   const mailedAtLoadEnd = mailed;
   while (mailed < expected && performance.now() - loadEnded < 120_000) {
@@ -140,6 +146,7 @@ const runQuoteRequests = async (
     quoteRequestsPerSecond: Math.round(load.perSecond),
     latencyMs: summarize(load.latenciesMs),
     cpu,
+    attempts,
     emails: {
       expected,
       writtenWhenLoadEnded: mailedAtLoadEnd,
@@ -214,15 +221,26 @@ export const quoteRequestsCluster = async (options: QuoteRequestsOptions) => {
   return { ...options, withPostgresRateLimits, rateLimitStoreAlone };
 };
 
-/** The same load against `pnpm start`: one process, embedded PostgreSQL (PGlite) and log, limits in memory. */
-export const quoteRequestsEmbedded = async (options: QuoteRequestsOptions) => ({
-  ...options,
-  ...(await withMarketplace(
-    'embedded',
-    { env: { EMBEDDINGS_PROVIDER: 'none', ...RAISED_LIMITS } },
-    (marketplace) => runQuoteRequests(options, marketplace),
-  )),
-});
+/**
+ * The same load against `pnpm start`: one process, embedded PostgreSQL (PGlite) and log, limits in memory, the
+ * emails sent to a local SMTP capture (`SMTP_URL`) that accepts at once, as a real deployment sends them.
+ */
+export const quoteRequestsEmbedded = async (options: QuoteRequestsOptions) => {
+  const smtp = await startSlowSmtpCapture(0);
+  try {
+    return {
+      ...options,
+      smtp: 'local capture, no delay',
+      ...(await withMarketplace(
+        'embedded',
+        { env: { EMBEDDINGS_PROVIDER: 'none', ...RAISED_LIMITS, SMTP_URL: smtp.url } },
+        (marketplace) => runQuoteRequests(options, marketplace, { countMail: async () => smtp.received() }),
+      )),
+    };
+  } finally {
+    await smtp.close();
+  }
+};
 
 /**
  * Issue 15: with `SMTP_URL` pointing at a local SMTP server that takes `smtpDelayMs` to accept each message, quote

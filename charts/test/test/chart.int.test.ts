@@ -178,6 +178,21 @@ describe('value sets', () => {
     expect(catalog).not.toHaveProperty('NATS_URL');
   });
 
+  it('a two-replica catalog on each backend: fixed pods on the embedded index, an HPA from 2 on Elasticsearch', () => {
+    const embedded = renders.get('catalog-replicas-values.yaml')!;
+    expect(spec(named(embedded, 'Deployment', 'marketplace-catalog'))['replicas']).toBe(2);
+    expect(named(embedded, 'HorizontalPodAutoscaler', 'marketplace-catalog')).toBeUndefined();
+    expect(named(embedded, 'ConfigMap', 'marketplace-catalog')!['data']).toMatchObject({
+      SEARCH_BACKEND: 'embedded',
+    });
+    const elasticsearch = renders.get('kafka-elasticsearch-values.yaml')!;
+    expect(spec(named(elasticsearch, 'Deployment', 'marketplace-catalog'))).not.toHaveProperty('replicas');
+    expect(spec(named(elasticsearch, 'HorizontalPodAutoscaler', 'marketplace-catalog'))).toMatchObject({
+      minReplicas: 2,
+      maxReplicas: 10,
+    });
+  });
+
   it('nats: OpenTelemetry exports over OTLP, images pinned by digest, the gateway only from the ingress namespace', () => {
     const objects = renders.get('nats-values.yaml')!;
     const listing = named(objects, 'ConfigMap', 'marketplace-listing')!['data'] as Record<string, string>;

@@ -64,6 +64,12 @@ describe('values.schema.json', () => {
       },
       /\/components\/gateway\/autoscaling/,
     ],
+    // Every catalog replica would fail at start without the cluster's address.
+    [
+      'the Elasticsearch backend without an address',
+      { components: { catalog: { search: { backend: 'elasticsearch' } } } },
+      /\/elasticsearch/,
+    ],
   ];
 
   it('accepts several catalog replicas with filesystem images, and with the embedded search index', () => {

@@ -23,6 +23,13 @@ export interface CommandMetadata {
   readonly traceparent?: string;
 }
 
+/** Who asked, and the trace of the request: what a service's command input carries, recorded on every event. */
+export interface CommandContext {
+  readonly actor: Actor;
+  readonly correlationId?: string | undefined;
+  readonly traceparent?: string | undefined;
+}
+
 export interface Actor {
   readonly kind: 'seller' | 'buyer' | 'admin' | 'system' | 'anonymous';
   readonly id: string;

@@ -40,6 +40,21 @@ export class WrongExpectedVersionError extends Error {
   }
 }
 
+/**
+ * A write of the caller's (a row of a list, a key) carried by the append's own statement, as a data-modifying
+ * CTE: the events and the row cost one round trip and commit together, without a transaction of their own
+ * (docs/architecture.md, "How work moves").
+ */
+export interface CompanionWrite {
+  /**
+   * One INSERT, UPDATE or DELETE. `whenAppended` is a condition true only when every event went in: the statement
+   * must write nothing otherwise (`insert … select … where <whenAppended>`), since a CTE runs even when the append
+   * is refused. Its placeholders are numbered from `firstParam`.
+   */
+  readonly sql: (names: { readonly whenAppended: string; readonly firstParam: number }) => string;
+  readonly params: readonly unknown[];
+}
+
 export interface AppendRequest<E extends DomainEvent = DomainEvent> {
   readonly streamId: string;
   readonly streamType: string;
@@ -48,6 +63,8 @@ export interface AppendRequest<E extends DomainEvent = DomainEvent> {
   readonly metadata: EventMetadata;
   /** Epoch milliseconds recorded as occurredAt. */
   readonly now: number;
+  /** Written in the same statement as the events, only when they are. */
+  readonly companion?: CompanionWrite;
 }
 
 export interface EventStore {

@@ -1,6 +1,11 @@
 import type { Transaction } from '@marketplace/database';
 import { fold, type Command, type Decider, type DomainEvent } from './decider.js';
-import { WrongExpectedVersionError, type EventStore, type RecordedEvent } from './event-store.port.js';
+import {
+  WrongExpectedVersionError,
+  type CompanionWrite,
+  type EventStore,
+  type RecordedEvent,
+} from './event-store.port.js';
 
 export interface HandleCommandOptions<C extends Command, E extends DomainEvent, S> {
   readonly store: EventStore;
@@ -25,6 +30,11 @@ export interface HandleCommandOptions<C extends Command, E extends DomainEvent, 
    * read committed (the default).
    */
   readonly tx?: Transaction;
+  /**
+   * The caller's row of the decided state (its version the stream's after the append), written by the append's
+   * own statement: no transaction is needed for the two to commit together.
+   */
+  readonly companion?: (decided: { readonly state: S; readonly version: number }) => CompanionWrite;
 }
 
 export interface CommandResult<E extends DomainEvent, S> {
@@ -61,6 +71,7 @@ export const handleCommand = async <C extends Command, E extends DomainEvent, S>
     const decided = decider.decide(command, state);
     if (decided.length === 0) return { state, events: [], version: stream.version };
     const { metadata } = command;
+    const decidedState = fold(decider, decided, state);
     try {
       const events = await store.append(
         {
@@ -75,11 +86,17 @@ export const handleCommand = async <C extends Command, E extends DomainEvent, S>
             traceparent: metadata.traceparent,
           },
           now: metadata.now,
+          ...(options.companion && {
+            companion: options.companion({
+              state: decidedState,
+              version: stream.version + decided.length,
+            }),
+          }),
         },
         tx,
       );
       return {
-        state: fold(decider, decided, state),
+        state: decidedState,
         events,
         version: events.at(-1)?.version ?? stream.version,
       };

@@ -53,24 +53,34 @@ export const createPostgresEventStore = ({ db, schema }: PostgresEventStoreOptio
 
   const insertStatement = (request: AppendRequest, onConflict: string) => {
     const { base, guard } = baseVersionOf(request.expectedVersion);
-    return {
-      sql: `insert into ${events} (stream_id, stream_type, version, event_id, type, data, metadata, occurred_at)
+    const insert = `insert into ${events} (stream_id, stream_type, version, event_id, type, data, metadata, occurred_at)
          select $1::text, $2::text, ${base} + appended.ordinality, appended.event_id, appended.type, appended.data,
                 $6::jsonb, $7::timestamptz
          from unnest($3::uuid[], $4::text[], $5::jsonb[]) with ordinality
            as appended (event_id, type, data, ordinality)
          where ${guard}
          ${onConflict}
-         returning ${EVENT_COLUMNS}`,
-      params: [
-        request.streamId,
-        request.streamType,
-        request.events.map(() => newEventId()),
-        request.events.map((event) => event.type),
-        request.events.map((event) => JSON.stringify(event.data)),
-        JSON.stringify(request.metadata),
-        new Date(request.now),
-      ],
+         returning ${EVENT_COLUMNS}`;
+    const params: unknown[] = [
+      request.streamId,
+      request.streamType,
+      request.events.map(() => newEventId()),
+      request.events.map((event) => event.type),
+      request.events.map((event) => JSON.stringify(event.data)),
+      JSON.stringify(request.metadata),
+      new Date(request.now),
+    ];
+    const { companion } = request;
+    if (companion === undefined) return { sql: insert, params };
+    // Every CTE sees the same snapshot, so the companion learns of the events only through the CTE's rows.
+    const companionSql = companion.sql({
+      whenAppended: `(select count(*) from appended_events) = ${request.events.length}`,
+      firstParam: params.length + 1,
+    });
+    return {
+      sql: `with appended_events as (${insert}), companion as (${companionSql})
+            select ${EVENT_COLUMNS} from appended_events`,
+      params: [...params, ...companion.params],
     };
   };
 

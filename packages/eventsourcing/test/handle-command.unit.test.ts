@@ -65,6 +65,27 @@ describe('handleCommand', () => {
     expect(store.appends.map((append) => append.expectedVersion)).toEqual(['no_stream']);
   });
 
+  it("hands the decided state and the stream's next version to the companion write", async () => {
+    await handle(stockCommand('AddStock', 5));
+    const decided: unknown[] = [];
+    await handleCommand({
+      store,
+      decider: stockDecider,
+      streamId: 'stock_1',
+      streamType: 'stock',
+      command: stockCommand('AddStock', 2),
+      companion: (row) => {
+        decided.push(row);
+        return { sql: () => 'update stock_levels set quantity = quantity', params: [] };
+      },
+    });
+
+    expect(decided).toEqual([{ state: { quantity: 7 }, version: 2 }]);
+    expect(store.appends[1]?.companion?.sql({ whenAppended: 'true', firstParam: 8 })).toBe(
+      'update stock_levels set quantity = quantity',
+    );
+  });
+
   it('refuses a "new" stream that exists, and on a retry reads it and decides again', async () => {
     await handle(stockCommand('AddStock', 5));
     const handleAsNew = (retryOnConflict: number) =>

@@ -6,6 +6,7 @@ import {
   onEventsAppended,
   handleCommand,
   WrongExpectedVersionError,
+  type CompanionWrite,
   type EventStore,
 } from '../src/index.js';
 import { dropSchema, migratedSchema } from './support/engines.js';
@@ -229,6 +230,54 @@ describe.each(testEngines())('PostgreSQL event store on $name', ({ create }) => 
       [2, 2],
       [3, 5],
     ]);
+  });
+
+  it("writes a companion row in the append's own statement, only when every event goes in", async () => {
+    await db.query(
+      `create table ${schema}.stock_levels (stream_id text primary key, quantity int, version int)`,
+    );
+    const streamId = newStream();
+    const level = (quantity: number, version: number): CompanionWrite => ({
+      sql: ({ whenAppended, firstParam }) =>
+        `insert into ${schema}.stock_levels (stream_id, quantity, version)
+         select $${firstParam}, $${firstParam + 1}, $${firstParam + 2} where ${whenAppended}
+         on conflict (stream_id) do update set quantity = excluded.quantity, version = excluded.version`,
+      params: [streamId, quantity, version],
+    });
+    const appendWith = (
+      expectedVersion: number | 'no_stream',
+      events: StockEvent[],
+      companion: CompanionWrite,
+      tx?: Transaction,
+    ) =>
+      store.append(
+        { streamId, streamType: 'stock', expectedVersion, events, metadata: {}, now: NOW, companion },
+        tx,
+      );
+    const levelNow = async () =>
+      (
+        await db.query<{ quantity: number; version: number }>(
+          `select quantity, version from ${schema}.stock_levels where stream_id = $1`,
+          [streamId],
+        )
+      ).rows;
+
+    await expect(appendWith('no_stream', [added(2)], level(2, 1))).resolves.toMatchObject([{ version: 1 }]);
+    expect(await levelNow()).toEqual([{ quantity: 2, version: 1 }]);
+    // Refused appends write no companion: a taken version alone, a stale guard, a partly fitting batch in a
+    // transaction (version 2 free, 1 taken: the statement inserts one of two events).
+    await expect(appendWith('no_stream', [added(9)], level(9, 1))).rejects.toBeInstanceOf(
+      WrongExpectedVersionError,
+    );
+    await expect(appendWith(4, [added(9)], level(9, 5))).rejects.toBeInstanceOf(WrongExpectedVersionError);
+    await db.transaction(async (tx) => {
+      await expect(appendWith('no_stream', [added(9), added(9)], level(18, 2), tx)).rejects.toBeInstanceOf(
+        WrongExpectedVersionError,
+      );
+      await appendWith(1, [added(3)], level(5, 2), tx);
+    });
+    expect(await levelNow()).toEqual([{ quantity: 5, version: 2 }]);
+    expect((await store.readStream(streamId)).version).toBe(2);
   });
 
   it("wakes this process's relay once an append commits, not before, and not for a rollback", async () => {

@@ -52,3 +52,10 @@ export const envList = () =>
       .map((item) => item.trim())
       .filter((item) => item.length > 0),
   );
+
+/** The marketplace's public address when none is configured: the gateway's default port on this machine. */
+export const DEFAULT_PUBLIC_BASE_URL = 'http://localhost:8080';
+
+/** `{base_url}` of links in emails and pages: the configured one without trailing slashes, or the default. */
+export const publicBaseUrlOf = (configured: string | undefined): string =>
+  (configured ?? DEFAULT_PUBLIC_BASE_URL).replace(/\/+$/, '');

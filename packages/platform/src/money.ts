@@ -21,7 +21,7 @@ export const centsToDollars = (cents: number): number => cents / 100;
 export const DEFAULT_CURRENCY = 'USD';
 
 /**
- * The discount of a price off an original retail price (decisions, "Listings": `1 - price / original retail`),
+ * The discount of a price off an original retail price (docs/specification.md, "Listings": `1 - price / original retail`),
  * in whole percent. Floored, so a listing shown at "50% off" really is at least half off, and never negative
  * (a price above retail is no discount). Undefined without a positive retail price: such a listing never
  * passes a `min_discount` filter. Integer arithmetic, so a third off is 33, not 33.000000000000004.

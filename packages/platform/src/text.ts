@@ -75,3 +75,7 @@ export const tooDeeplyNested = (value: unknown, maxDepth = MAX_JSON_DEPTH): stri
   }
   return undefined;
 };
+
+/** Text made safe for HTML element content and quoted attribute values (the emails' HTML parts). */
+export const escapeHtml = (text: string): string =>
+  text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);

@@ -1,10 +1,7 @@
-import { grpcClientTelemetry } from '@marketplace/telemetry';
 import { createChannel, createClientFactory, type Client, type TsProtoServiceDefinition } from 'nice-grpc';
-import { deadlineMiddleware, type DeadlineOptions } from 'nice-grpc-client-middleware-deadline';
-import { errorDetailsClientMiddleware } from 'nice-grpc-error-details';
-import { appErrorClientMiddleware } from './app-error.client-middleware.js';
-import { internalAuthClientMiddleware } from './internal-auth.middleware.js';
-import { REPLICA_CHANNEL_OPTIONS, retryOnUnavailableMiddleware } from './replica-balancing.js';
+import type { DeadlineOptions } from 'nice-grpc-client-middleware-deadline';
+import { createClientInterceptor } from './client.interceptor.js';
+import { REPLICA_CHANNEL_OPTIONS } from './replica-balancing.js';
 
 export const DEFAULT_DEADLINE_MS = 5_000;
 
@@ -36,17 +33,8 @@ export const createGrpcClient = <Definition extends TsProtoServiceDefinition>(
   { deadlineMs = DEFAULT_DEADLINE_MS, repeatableMethods = [] }: GrpcClientOptions = {},
 ): GrpcClient<Definition> => {
   const channel = createChannel(address, undefined, REPLICA_CHANNEL_OPTIONS);
-  // The middleware attached last runs outermost: the AppError mapping sees the details and the deadline errors.
-  // Telemetry innermost: it sends the trace context and sees the transport's status codes. Next the service
-  // token (docs/security.md, "Internal calls"), then the retry, inside the deadline: both attempts share it and
-  // each carries a token.
   const client = createClientFactory()
-    .use(grpcClientTelemetry)
-    .use(internalAuthClientMiddleware)
-    .use(retryOnUnavailableMiddleware(new Set(repeatableMethods)))
-    .use(deadlineMiddleware)
-    .use(errorDetailsClientMiddleware)
-    .use(appErrorClientMiddleware)
+    .use(createClientInterceptor(new Set(repeatableMethods)))
     .create(definition, channel, { '*': { deadline: deadlineMs } });
   return { client, close: () => channel.close() };
 };

@@ -1,13 +1,8 @@
 import type { Logger } from '@marketplace/platform';
-import { grpcServerTelemetry } from '@marketplace/telemetry';
 import { createServer, type ServiceImplementation, type TsProtoServiceDefinition } from 'nice-grpc';
-import { errorDetailsServerMiddleware } from 'nice-grpc-error-details';
 import { HealthDefinition, HealthServiceImpl, HealthState } from 'nice-grpc-server-health';
-import { createAppErrorServerMiddleware } from './app-error.server-middleware.js';
-import { createInternalAuthServerMiddleware } from './internal-auth.middleware.js';
 import { REPLICA_SERVER_OPTIONS } from './replica-balancing.js';
-import { createTermination } from './termination.server-middleware.js';
-import { unstorableTextServerMiddleware } from './unstorable-text.server-middleware.js';
+import { createServerInterceptor } from './server.interceptor.js';
 
 /** The two states a server reports through grpc.health.v1, overall and for each of its services. */
 export type ServingStatus = 'SERVING' | 'NOT_SERVING';
@@ -71,16 +66,8 @@ export const startGrpcServer = async <const Definitions extends readonly TsProto
 ): Promise<GrpcServer> => {
   const { host, serviceName, initialStatus = 'SERVING' } = options;
   const logger = options.logger.child({ component: 'grpc-server' });
-  const { terminationMiddleware, terminate } = createTermination();
-  // Telemetry outermost: its span covers the whole call and sees the final status. The service token is
-  // checked innermost, right before the handler (docs/security.md, "Internal calls").
-  const server = createServer(REPLICA_SERVER_OPTIONS)
-    .use(grpcServerTelemetry)
-    .use(terminationMiddleware)
-    .use(errorDetailsServerMiddleware)
-    .use(createAppErrorServerMiddleware(logger))
-    .use(createInternalAuthServerMiddleware(logger))
-    .use(unstorableTextServerMiddleware);
+  const { serverInterceptor, terminate } = createServerInterceptor(logger);
+  const server = createServer(REPLICA_SERVER_OPTIONS).use(serverInterceptor);
 
   const healthState = HealthState();
   server.add(HealthDefinition, HealthServiceImpl(healthState));

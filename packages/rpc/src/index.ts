@@ -29,3 +29,4 @@ export {
   type InternalCredentials,
   type InternalTokenClaims,
 } from './internal-auth.js';
+export { actingAccountId, ACCOUNT_ACTOR_KINDS } from './acting-account.js';

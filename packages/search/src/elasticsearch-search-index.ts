@@ -1,4 +1,5 @@
-import { Client, errors } from '@elastic/elasticsearch';
+import { errors } from '@elastic/elasticsearch';
+import type { Client } from '@elastic/elasticsearch';
 import type { estypes } from '@elastic/elasticsearch';
 import { assertVersion, assertWithinLimits } from './search-input.js';
 import type {
@@ -161,7 +162,7 @@ export const searchRequestOf = (index: string, query: SearchQuery): estypes.Sear
   };
 };
 
-type StoredDocument<P> = Omit<SearchDocument<P>, 'version'>;
+export type StoredDocument<P> = Omit<SearchDocument<P>, 'version'>;
 
 /**
  * The SearchIndex on Elasticsearch through `@elastic/elasticsearch`: versioned writes with
@@ -178,45 +179,25 @@ export const createElasticsearchSearchIndex = async <P>(
   return index;
 };
 
-/** An index with its own client, for a service that owns the connection: `close()` ends it. */
-export interface ConnectedElasticsearchSearchIndex<P> extends ElasticsearchSearchIndex<P> {
-  close(): Promise<void>;
-}
+/**
+ * An alias over generations `<alias>-<n>` of one index template: what both Elasticsearch adapters (text and
+ * vectors) write and search through, and `clear()` as an atomic switch to a fresh generation.
+ */
+export class AliasedGenerations {
+  protected readonly client: Client;
+  protected readonly alias: string;
+  protected readonly transport: { requestTimeout: number };
 
-/** Connects to `url` and opens the index behind `alias` (see `createElasticsearchSearchIndex`). */
-export const connectElasticsearchSearchIndex = async <P>(
-  options: Omit<ElasticsearchSearchIndexOptions, 'client'> & { readonly url: string },
-): Promise<ConnectedElasticsearchSearchIndex<P>> => {
-  const client = new Client({ node: options.url, requestTimeout: options.requestTimeoutMs ?? 10_000 });
-  try {
-    const index = new ElasticsearchIndex<P>({ ...options, client });
-    await index.ensureExists();
-    return Object.assign(index, { close: () => client.close() });
-  } catch (error) {
-    await client.close();
-    throw error;
-  }
-};
-
-class ElasticsearchIndex<P> implements ElasticsearchSearchIndex<P> {
-  private readonly client: Client;
-  private readonly alias: string;
-  private readonly transport: { requestTimeout: number };
-
-  constructor(private readonly options: ElasticsearchSearchIndexOptions) {
+  constructor(options: { client: Client; alias: string; requestTimeoutMs?: number | undefined }) {
     this.client = options.client;
     this.alias = options.alias;
     this.transport = { requestTimeout: options.requestTimeoutMs ?? 10_000 };
   }
 
   /** Installs the template and, on first use, creates generation 1 behind the alias. */
-  async ensureExists(): Promise<void> {
+  async ensureExists(template: estypes.IndicesPutIndexTemplateIndexTemplateMapping): Promise<void> {
     await this.client.indices.putIndexTemplate(
-      {
-        name: this.alias,
-        index_patterns: [`${this.alias}-*`],
-        template: indexTemplateBody(this.options.embeddingDimensions),
-      },
+      { name: this.alias, index_patterns: [`${this.alias}-*`], template },
       this.transport,
     );
     if (await this.client.indices.existsAlias({ name: this.alias }, this.transport)) return;
@@ -233,18 +214,33 @@ class ElasticsearchIndex<P> implements ElasticsearchSearchIndex<P> {
     return current;
   }
 
-  async upsert(document: SearchDocument<P>): Promise<WriteOutcome> {
-    assertVersion(document.version);
+  async count(): Promise<number> {
+    return (await this.client.count({ index: this.alias }, this.transport)).count;
+  }
+
+  /** A new generation behind the alias in one atomic alias update, then the old index is deleted. */
+  async clear(): Promise<void> {
+    const previous = await this.currentIndex();
+    const generation = Number(previous.slice(this.alias.length + 1)) + 1;
+    const next = `${this.alias}-${generation}`;
+    await this.client.indices.create({ index: next }, this.transport);
+    await this.client.indices.updateAliases(
+      {
+        actions: [
+          { remove: { index: previous, alias: this.alias } },
+          { add: { index: next, alias: this.alias, is_write_index: true } },
+        ],
+      },
+      this.transport,
+    );
+    await this.client.indices.delete({ index: previous }, this.transport);
+  }
+
+  /** A versioned write (`version_type: external`): a version not above the stored one is `stale`. */
+  protected async versionedIndex(id: string, version: number, document: object): Promise<WriteOutcome> {
     try {
       await this.client.index(
-        {
-          index: this.alias,
-          id: document.id,
-          version: document.version,
-          version_type: 'external',
-          refresh: 'wait_for',
-          document: storedOf(document),
-        },
+        { index: this.alias, id, version, version_type: 'external', refresh: 'wait_for', document },
         this.transport,
       );
       return 'applied';
@@ -252,6 +248,38 @@ class ElasticsearchIndex<P> implements ElasticsearchSearchIndex<P> {
       if (isConflict(error)) return 'stale';
       throw error;
     }
+  }
+
+  /** A versioned delete (`version_type: external`): it leaves a tombstone, so older writes are stale. */
+  protected async versionedDelete(id: string, version: number): Promise<WriteOutcome> {
+    assertVersion(version);
+    try {
+      await this.client.delete(
+        { index: this.alias, id, version, version_type: 'external', refresh: 'wait_for' },
+        this.transport,
+      );
+      return 'applied';
+    } catch (error) {
+      if (isConflict(error)) return 'stale';
+      // Not found: nothing to remove, but the versioned delete left its tombstone, so older upserts are stale.
+      if (error instanceof errors.ResponseError && error.statusCode === 404) return 'applied';
+      throw error;
+    }
+  }
+}
+
+class ElasticsearchIndex<P> extends AliasedGenerations implements ElasticsearchSearchIndex<P> {
+  constructor(private readonly options: ElasticsearchSearchIndexOptions) {
+    super(options);
+  }
+
+  override async ensureExists(): Promise<void> {
+    await super.ensureExists(indexTemplateBody(this.options.embeddingDimensions));
+  }
+
+  async upsert(document: SearchDocument<P>): Promise<WriteOutcome> {
+    assertVersion(document.version);
+    return this.versionedIndex(document.id, document.version, storedOf(document));
   }
 
   async upsertMany(documents: readonly SearchDocument<P>[]): Promise<WriteOutcome[]> {
@@ -284,19 +312,7 @@ class ElasticsearchIndex<P> implements ElasticsearchSearchIndex<P> {
   }
 
   async remove(id: string, version: number): Promise<WriteOutcome> {
-    assertVersion(version);
-    try {
-      await this.client.delete(
-        { index: this.alias, id, version, version_type: 'external', refresh: 'wait_for' },
-        this.transport,
-      );
-      return 'applied';
-    } catch (error) {
-      if (isConflict(error)) return 'stale';
-      // Not found: nothing to remove, but the versioned delete left its tombstone, so older upserts are stale.
-      if (error instanceof errors.ResponseError && error.statusCode === 404) return 'applied';
-      throw error;
-    }
+    return this.versionedDelete(id, version);
   }
 
   async search(query: SearchQuery): Promise<SearchResult<P>> {
@@ -319,31 +335,9 @@ class ElasticsearchIndex<P> implements ElasticsearchSearchIndex<P> {
       })),
     };
   }
-
-  async count(): Promise<number> {
-    return (await this.client.count({ index: this.alias }, this.transport)).count;
-  }
-
-  /** A new generation behind the alias in one atomic alias update, then the old index is deleted. */
-  async clear(): Promise<void> {
-    const previous = await this.currentIndex();
-    const generation = Number(previous.slice(this.alias.length + 1)) + 1;
-    const next = `${this.alias}-${generation}`;
-    await this.client.indices.create({ index: next }, this.transport);
-    await this.client.indices.updateAliases(
-      {
-        actions: [
-          { remove: { index: previous, alias: this.alias } },
-          { add: { index: next, alias: this.alias, is_write_index: true } },
-        ],
-      },
-      this.transport,
-    );
-    await this.client.indices.delete({ index: previous }, this.transport);
-  }
 }
 
-const storedOf = <P>({ version: _version, ...stored }: SearchDocument<P>): StoredDocument<P> => stored;
+export const storedOf = <P>({ version: _version, ...stored }: SearchDocument<P>): StoredDocument<P> => stored;
 
-const isConflict = (error: unknown): boolean =>
+export const isConflict = (error: unknown): boolean =>
   error instanceof errors.ResponseError && error.statusCode === 409;

@@ -1,73 +1,18 @@
 import { beforeEach, describe, expect, it } from '@jest/globals';
-import { createRequire } from 'node:module';
-import { Client } from '@elastic/elasticsearch';
-import type { BaseConnection, errors } from '@elastic/elasticsearch';
+import type { errors } from '@elastic/elasticsearch';
 import type { MockPattern } from '@elastic/elasticsearch-mock';
 import { createElasticsearchSearchIndex, indexTemplateBody } from '../src/index.js';
 import type { ContractPayload } from '../src/testing/index.js';
 import { contractDocument } from '../src/testing/index.js';
-
-// The mock is CommonJS and recognises errors of the client's CommonJS build (its own `require`); the ESM build's
-// classes are distinct (the dual-package hazard), so the test takes both from the CommonJS side.
-const require = createRequire(import.meta.url);
-// Its typings declare an ES default export the CommonJS module does not have: typed here by what the test uses.
-const Mock = require('@elastic/elasticsearch-mock') as new () => {
-  add(pattern: MockPattern, resolver: (params: MockPattern) => Record<string, unknown> | string): void;
-  getConnection(): typeof BaseConnection;
-};
-const { ResponseError } = (require('@elastic/elasticsearch') as { errors: typeof errors }).errors;
+import { conflict, mockedCluster, ResponseError } from './support/mocked-elasticsearch.js';
 
 const ALIAS = 'catalog-products';
-
-/** A client whose HTTP layer is the mock; every request it receives is recorded. */
-const mockedCluster = () => {
-  const mock = new Mock();
-  const requests: MockPattern[] = [];
-  const record =
-    (answer: (params: MockPattern) => Record<string, unknown> | errors.ResponseError) =>
-    (params: MockPattern) => {
-      requests.push(params);
-      return answer(params) as Record<string, unknown>;
-    };
-  mock.add(
-    { method: 'PUT', path: `/_index_template/${ALIAS}` },
-    record(() => ({ acknowledged: true })),
-  );
-  mock.add(
-    { method: 'HEAD', path: `/_alias/${ALIAS}` },
-    record(
-      () =>
-        new ResponseError({
-          body: {},
-          statusCode: 404,
-          headers: {},
-          warnings: null,
-          meta: {} as never,
-        }),
-    ),
-  );
-  mock.add(
-    { method: 'PUT', path: `/${ALIAS}-1` },
-    record(() => ({ acknowledged: true, index: `${ALIAS}-1` })),
-  );
-  const client = new Client({ node: 'http://es.test:9200', Connection: mock.getConnection() });
-  return { mock, client, requests };
-};
-
-const conflict = () =>
-  new ResponseError({
-    body: { error: { type: 'version_conflict_engine_exception' } },
-    statusCode: 409,
-    headers: {},
-    warnings: null,
-    meta: {} as never,
-  });
 
 describe('Elasticsearch SearchIndex (request building, mocked cluster)', () => {
   let cluster: ReturnType<typeof mockedCluster>;
 
   beforeEach(() => {
-    cluster = mockedCluster();
+    cluster = mockedCluster(ALIAS);
   });
 
   const open = () =>

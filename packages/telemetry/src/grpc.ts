@@ -6,7 +6,6 @@ import {
   SpanStatusCode,
   trace,
   type Context,
-  type Span,
   type TextMapGetter,
   type TextMapSetter,
 } from '@opentelemetry/api';
@@ -65,15 +64,91 @@ async function* inContext<T, R>(active: Context, steps: AsyncGenerator<T, R, und
   }
 }
 
-const finish = (span: Span | undefined, status: Status, error?: unknown): void => {
-  if (!span) return;
-  span.setAttribute('rpc.grpc.status_code', status);
-  if (status !== Status.OK) {
-    span.setStatus({ code: SpanStatusCode.ERROR, message: Status[status] });
-    if (error instanceof Error) span.recordException(error);
-  }
-  span.end();
+/** The telemetry of one gRPC call: its span (none for health checks) and its duration, recorded once. */
+export interface GrpcCallTelemetry {
+  /** The context the call runs in: the span's, under the caller's trace. */
+  readonly active: Context;
+  /** Runs `work` in `active`, so its awaits keep the call's span. */
+  within<T>(work: () => T): T;
+  /** Ends the span and records the duration: OK without `error`, else the status `error` stands for. */
+  end(error?: unknown): void;
+}
+
+const startCall = (
+  path: string,
+  kind: SpanKind,
+  parent: Context,
+  metric: readonly [name: string, description: string],
+): GrpcCallTelemetry => {
+  const attributes = rpcAttributes(path);
+  const span = isHealthCheck(path)
+    ? undefined
+    : tracer().startSpan(path.slice(1), { kind, attributes }, parent);
+  const startedAt = performance.now();
+  let ended = false;
+  const active = span ? trace.setSpan(parent, span) : parent;
+  return {
+    active,
+    within: (work) => context.with(active, work),
+    end: (...failure: [unknown?]) => {
+      if (ended) return;
+      ended = true;
+      const status = failure.length === 0 ? Status.OK : statusOf(failure[0]);
+      if (span) {
+        span.setAttribute('rpc.grpc.status_code', status);
+        if (status !== Status.OK) {
+          span.setStatus({ code: SpanStatusCode.ERROR, message: Status[status] });
+          if (failure[0] instanceof Error) span.recordException(failure[0]);
+        }
+        span.end();
+      }
+      durationHistogram(...metric).record(secondsSince(startedAt), {
+        ...attributes,
+        'rpc.grpc.status_code': status,
+      });
+    },
+  };
 };
+
+/**
+ * A served call's telemetry: continues the caller's trace from the call metadata with a SERVER span, and records
+ * `rpc.server.call.duration` per method and status code.
+ */
+export const startGrpcServerCall = (path: string, metadata: Metadata): GrpcCallTelemetry =>
+  startCall(path, SpanKind.SERVER, propagation.extract(ROOT_CONTEXT, metadata, metadataGetter), [
+    'rpc.server.call.duration',
+    'Duration of gRPC calls served',
+  ]);
+
+/**
+ * A call made: a CLIENT span whose context is sent as `traceparent` in `metadata` (which it adds to), and
+ * `rpc.client.call.duration` per method and status code.
+ */
+export const startGrpcClientCall = (path: string, metadata: Metadata): GrpcCallTelemetry => {
+  const telemetry = startCall(path, SpanKind.CLIENT, context.active(), [
+    'rpc.client.call.duration',
+    'Duration of gRPC calls made',
+  ]);
+  if (!isHealthCheck(path)) propagation.inject(telemetry.active, metadata, metadataSetter);
+  return telemetry;
+};
+
+/** Runs `steps` to its end under `telemetry`, which it ends with the outcome (OK when stopped early). */
+async function* measured<T, R>(
+  telemetry: GrpcCallTelemetry,
+  steps: AsyncGenerator<T, R, undefined>,
+): AsyncGenerator<T, R, undefined> {
+  let failed = false;
+  try {
+    return yield* steps;
+  } catch (error) {
+    failed = true;
+    telemetry.end(error);
+    throw error;
+  } finally {
+    if (!failed) telemetry.end();
+  }
+}
 
 /**
  * nice-grpc server middleware, outermost: continues the caller's trace from the call metadata, opens a SERVER
@@ -83,28 +158,11 @@ export async function* grpcServerTelemetry<Request, Response>(
   call: ServerMiddlewareCall<Request, Response>,
   callContext: CallContext,
 ): AsyncGenerator<Response, Response | void, undefined> {
-  const path = call.method.path;
-  const attributes = rpcAttributes(path);
-  const parent = propagation.extract(ROOT_CONTEXT, callContext.metadata, metadataGetter);
-  const span = isHealthCheck(path)
-    ? undefined
-    : tracer().startSpan(path.slice(1), { kind: SpanKind.SERVER, attributes }, parent);
-  const active = span ? trace.setSpan(parent, span) : parent;
-  const startedAt = performance.now();
-  let status = Status.OK;
-  try {
-    return yield* inContext<Response, Response | void>(active, call.next(call.request, callContext));
-  } catch (error) {
-    status = statusOf(error);
-    finish(span, status, error);
-    throw error;
-  } finally {
-    if (status === Status.OK) finish(span, status);
-    durationHistogram('rpc.server.call.duration', 'Duration of gRPC calls served').record(
-      secondsSince(startedAt),
-      { ...attributes, 'rpc.grpc.status_code': status },
-    );
-  }
+  const telemetry = startGrpcServerCall(call.method.path, callContext.metadata);
+  return yield* measured<Response, Response | void>(
+    telemetry,
+    inContext<Response, Response | void>(telemetry.active, call.next(call.request, callContext)),
+  );
 }
 
 /**
@@ -115,26 +173,10 @@ export async function* grpcClientTelemetry<Request, Response>(
   call: ClientMiddlewareCall<Request, Response>,
   options: CallOptions,
 ): AsyncGenerator<Response, Response | void, undefined> {
-  const path = call.method.path;
-  const attributes = rpcAttributes(path);
-  const span = isHealthCheck(path)
-    ? undefined
-    : tracer().startSpan(path.slice(1), { kind: SpanKind.CLIENT, attributes }, context.active());
   const metadata = Metadata(options.metadata);
-  if (span) propagation.inject(trace.setSpan(context.active(), span), metadata, metadataSetter);
-  const startedAt = performance.now();
-  let status = Status.OK;
-  try {
-    return yield* call.next(call.request, { ...options, metadata });
-  } catch (error) {
-    status = statusOf(error);
-    finish(span, status, error);
-    throw error;
-  } finally {
-    if (status === Status.OK) finish(span, status);
-    durationHistogram('rpc.client.call.duration', 'Duration of gRPC calls made').record(
-      secondsSince(startedAt),
-      { ...attributes, 'rpc.grpc.status_code': status },
-    );
-  }
+  const telemetry = startGrpcClientCall(call.method.path, metadata);
+  return yield* measured<Response, Response | void>(
+    telemetry,
+    call.next(call.request, { ...options, metadata }),
+  );
 }

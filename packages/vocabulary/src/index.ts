@@ -1,5 +1,5 @@
 /**
- * Words and limits every surface must agree on (spec sections 2.3, 2.4, 8 and the product decisions).
+ * Words and limits every surface must agree on (docs/specification.md: "Products and pagination", "Listings", "Limits").
  * The gateway's request schemas and the services' deciders both read them from here, so a limit changes once.
  */
 export const CONDITIONS = [
@@ -59,6 +59,19 @@ export const LISTING_LIMITS = {
   maxQuantity: 100_000_000,
 } as const;
 
+/**
+ * bulk_update_listings (docs/specification.md): one mode and one value for up to `maxItems` of a seller's
+ * listings; prices in cents, percentages in percent, moq in units.
+ */
+export const BULK_UPDATE_MODES = [
+  'price_set',
+  'price_percent_increase',
+  'price_percent_decrease',
+  'moq_set',
+] as const;
+export type BulkUpdateMode = (typeof BULK_UPDATE_MODES)[number];
+export const BULK_UPDATE_LIMITS = { maxItems: 200 } as const;
+
 export const LISTING_DEFAULTS = {
   priceCents: 100,
   quantity: 1,
@@ -69,19 +82,19 @@ export const LISTING_DEFAULTS = {
 export const CATALOG_SEARCH_LIMITS = { defaultLimit: 20, maxLimit: 100 } as const;
 
 /**
- * The bulk threshold (decisions, "Checkout and orders"; defaults, configurable where checkout runs): a line
+ * The bulk threshold (docs/specification.md, "Checkout and orders"; defaults, configurable where checkout runs): a line
  * of more than `moreThanUnits` units or more than `moreThanSubtotalCents` goes through a quote, not checkout.
  */
 export const BULK_THRESHOLD_DEFAULTS = { moreThanUnits: 100, moreThanSubtotalCents: 500_000 } as const;
 
 /**
- * Staleness (decisions, "Listings"): a listing whose availability nobody confirmed for `staleAfterDays` gets one
+ * Staleness (docs/specification.md, "Listings"): a listing whose availability nobody confirmed for `staleAfterDays` gets one
  * email to its seller per stale period; the check runs every `checkIntervalMs` by default.
  */
 export const LISTING_STALENESS = { staleAfterDays: 90, checkIntervalMs: 60 * 60 * 1_000 } as const;
 
 /**
- * Quote requests (spec 2.5, 4.3, 8; decisions "Quotes"): the quantity may exceed the listed stock (no upper
+ * Quote requests (docs/specification.md, "Quotes", 4.3, 8; docs/specification.md, "Quotes"): the quantity may exceed the listed stock (no upper
  * bound against it, only the lot-size sanity bound of listings); texts are bounded so an email stays readable.
  */
 export const QUOTE_LIMITS = {
@@ -90,7 +103,7 @@ export const QUOTE_LIMITS = {
   buyerCompanyMaxLength: 255,
   emailMaxLength: 254,
   messageMaxLength: 2_000,
-  /** What a buyer is told to expect (spec 1.3, 8). */
+  /** What a buyer is told to expect (docs/specification.md, "Service", 8). */
   expectedResponse: '24-48 hours',
   /** How long a seller's accepted or countered price can be bought (docs/specification.md, "Quotes"). */
   offerValidityMs: 7 * 24 * 3_600_000,
@@ -103,7 +116,7 @@ export const QUOTE_LIMITS = {
 
 export const QUOTE_STATUSES = ['pending', 'responded'] as const;
 export type QuoteStatus = (typeof QUOTE_STATUSES)[number];
-/** The status filter of get_quote_requests (spec 4.3). */
+/** The status filter of get_quote_requests (docs/specification.md, "MCP tools"). */
 export const QUOTE_STATUS_FILTERS = ['pending', 'responded', 'all'] as const;
 export type QuoteStatusFilter = (typeof QUOTE_STATUS_FILTERS)[number];
 export const QUOTE_ACTIONS = ['accept', 'counter', 'decline'] as const;

@@ -1,7 +1,6 @@
 import { migrate } from '@marketplace/database';
 import type { Embedder } from '@marketplace/embeddings';
 import type { ServiceHandle } from '@marketplace/platform';
-import { createHnswVectorIndex } from '@marketplace/search';
 import type { ServiceDependencies } from '@marketplace/runtime';
 import { serveGrpcService } from '@marketplace/rpc';
 import { catalogMigrations } from './adapters/catalog.migrations.js';
@@ -18,9 +17,7 @@ import { listCategories } from './application/list-categories.query.js';
 import { listPublicProducts } from './application/list-public-products.query.js';
 import { recommendPriceFor } from './application/recommend-price.query.js';
 import { searchProducts } from './application/search-products.query.js';
-import type { SemanticSearchBackend } from './application/semantic-search.query.js';
 import { semanticSearch } from './application/semantic-search.query.js';
-import type { CatalogProduct } from './domain/catalog-product.js';
 import { catalogGrpcService } from './transport/catalog.grpc.js';
 
 const SERVICE_NAME = 'catalog';
@@ -56,9 +53,8 @@ export const startCatalogService = async (options: CatalogServiceOptions): Promi
   await migrate(db, schema, catalogMigrations);
   // Embedded: in a worker thread, because a query of very common words costs seconds at 100k listings and must
   // not stall gRPC, health checks and the projection (README, "The event loop").
-  const searchIndex = await openSearchIndex(options.searchBackend ?? { kind: 'embedded' });
-  const { index } = searchIndex;
-  const semantic = await semanticBackendOf(options.embedder);
+  const searchIndex = await openSearchIndex(options.searchBackend ?? { kind: 'embedded' }, options.embedder);
+  const { index, semantic } = searchIndex;
   const projection = await startSearchProjection({
     db,
     log,
@@ -126,13 +122,4 @@ export const startCatalogService = async (options: CatalogServiceOptions): Promi
       await Promise.all([projection.rebuild(), sellerProjection.rebuild()]);
     },
   };
-};
-
-/** The vector index is sized by the embedder's dimensions, which one embedding tells. */
-const semanticBackendOf = async (
-  embedder: Embedder | undefined,
-): Promise<SemanticSearchBackend | undefined> => {
-  if (embedder === undefined) return undefined;
-  const [probe] = await embedder.embed(['dimensions']);
-  return { embedder, vectors: createHnswVectorIndex<CatalogProduct>({ dimensions: probe!.length }) };
 };

@@ -6,10 +6,15 @@ import type { EventLog } from '@marketplace/eventlog';
 import { createEmbeddedEventLog } from '@marketplace/eventlog';
 import { ManualClock, createLogger } from '@marketplace/platform';
 import { catalogV1 } from '@marketplace/proto';
+import { createEmbeddedSearchIndex } from '@marketplace/search';
 import type { GrpcClient } from '@marketplace/rpc';
 import { createGrpcClient } from '@marketplace/rpc';
 import { catalogMigrations } from '../src/adapters/catalog.migrations.js';
-import { readProductChanges, START_OF_CHANGES } from '../src/adapters/product-change-feed.js';
+import {
+  readProductChanges,
+  START_OF_CHANGES,
+  startProductChangeFeed,
+} from '../src/adapters/product-change-feed.js';
 import { productsTable } from '../src/adapters/products.table.js';
 import { SEARCH_PROJECTION } from '../src/adapters/search-projection.runner.js';
 import type { CatalogServiceHandle } from '../src/index.js';
@@ -174,8 +179,27 @@ describe('reading product changes on PostgreSQL', () => {
     await db.close();
   });
 
-  const product = (n: number): CatalogProduct =>
-    ({ id: `product_${n}`, version: 1, createdAtMs: n }) as unknown as CatalogProduct;
+  const product = (n: number): CatalogProduct => ({
+    id: `product_${n}`,
+    sellerAccountId: 1,
+    title: `Pallet ${n}`,
+    description: 'Mixed lot',
+    sku: `SKU-${n}`,
+    category: 'tools',
+    condition: 'overstock',
+    priceCents: 1_000,
+    currency: 'USD',
+    quantity: 10,
+    minOrderQuantity: 1,
+    minQuoteQuantity: 1,
+    brand: '',
+    imageUrls: [],
+    instantCheckout: false,
+    promotePublicly: true,
+    createdAtMs: n,
+    updatedAtMs: n,
+    version: 1,
+  });
 
   it('never passes a row whose transaction commits after a later one', async () => {
     const products = productsTable(schema);
@@ -206,5 +230,50 @@ describe('reading product changes on PostgreSQL', () => {
     const resumed = await readProductChanges(db, schema, SEARCH_PROJECTION, afterCommit.last!, 10);
     expect(resumed.products).toEqual([]);
     expect(resumed.generation).toBe(1);
+  });
+
+  it('loads every committed row while a transaction elsewhere holds the horizon back', async () => {
+    const products = productsTable(schema);
+    // A transaction with an id, begun before the writes and still open: the horizon stays below them.
+    const other = createPostgresDatabase({
+      url: TEST_DATABASE_URL,
+      poolSize: 2,
+      applicationName: 'marketplace-test',
+    });
+    const release = Promise.withResolvers<void>();
+    const begun = Promise.withResolvers<void>();
+    const open = other.transaction(async (tx) => {
+      await tx.query('select pg_current_xact_id()');
+      begun.resolve();
+      await release.promise;
+    });
+    await begun.promise;
+    try {
+      for (const n of [11, 12, 13]) await db.transaction((tx) => products.save(tx, product(n)));
+      const { rows } = await db.query<{ n: number }>(
+        `select count(*)::int as n from ${quoteIdent(schema)}.products`,
+      );
+
+      const index = createEmbeddedSearchIndex<CatalogProduct>();
+      const feed = startProductChangeFeed({
+        db,
+        schema,
+        projection: SEARCH_PROJECTION,
+        index,
+        logger,
+        batchSize: 2,
+      });
+      try {
+        await feed.loaded;
+        expect(await index.count()).toBe(rows[0]!.n);
+        expect(feed.isCaughtUp()).toBe(true);
+      } finally {
+        await feed.stop();
+      }
+    } finally {
+      release.resolve();
+      await open;
+      await other.close();
+    }
   });
 });

@@ -84,6 +84,27 @@ describe.each(testEngines())('search projection on $name', ({ create }) => {
     expect(await publicHits('drill')).toEqual(['product_1']);
   });
 
+  it('indexes the row a batch wrote as written, and reads back only a product a redelivered batch skipped', async () => {
+    const readBack: string[] = [];
+    const query = db.query.bind(db);
+    db.query = (sql, params) => {
+      if (/where product_id = \$1$/.test(sql.trim())) readBack.push(String(params?.[0]));
+      return query(sql, params);
+    };
+    try {
+      const message = delivered(listingCreated(listingMessage(1, { name: 'Cordless drill set' })));
+      await log.deliver(message);
+      expect(readBack).toEqual([]);
+      expect(await publicHits('drill')).toEqual(['product_1']);
+
+      await log.deliver(message);
+      expect(readBack).toEqual(['product_1']);
+      expect(await index.count()).toBe(1);
+    } finally {
+      db.query = query;
+    }
+  });
+
   it('does not let an older event overwrite a newer one, in the table or the index', async () => {
     await log.deliver(delivered(listingCreated(listingMessage(1, { name: 'Newer title' }), { version: 2 })));
 

@@ -11,6 +11,7 @@ import type { Clock, Logger, ServiceHandle } from '@marketplace/platform';
 import { waitForServing } from '@marketplace/rpc';
 import { encodeAccountEvent } from './adapters/account-event.codec.js';
 import { IDENTITY_MIGRATIONS } from './adapters/identity.migrations.js';
+import { IdentityRepository } from './adapters/identity.repository.js';
 import { createIdentityService } from './application/identity.service.js';
 import { createCatalogClient } from './clients/catalog.client.js';
 import { createListingClient } from './clients/listing.client.js';
@@ -99,6 +100,7 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
   const identity = createIdentityService({
     db,
     schema,
+    repository: new IdentityRepository(schema),
     clock,
     agentTokenSecret,
     keyCache: { ttlMs: API_KEY_CACHE_TTL_MS },

@@ -25,7 +25,7 @@ runServiceMain({
         order: config.ORDER_GRPC_ADDR,
         quote: config.QUOTE_GRPC_ADDR,
       },
-      // Replicas share the counters, so limits hold across them (decisions, "Quotes").
+      // Replicas share the counters, so limits hold across them (docs/specification.md, "Quotes").
       rateLimits: { ...config, RATE_LIMIT_STORE: config.RATE_LIMIT_STORE ?? 'postgres' },
       adminToken: config.ADMIN_TOKEN,
       agentTokenSecret:

@@ -6,7 +6,7 @@ const SECRET_BYTES = 32;
 
 /**
  * A secret generated once and kept in `<dataDir>/secrets/<name>` (mode 0600), for the embedded mode where the
- * operator configured none (decisions, "Running it"): tokens signed before a restart stay valid after it.
+ * operator configured none (docs/specification.md, "Running it"): tokens signed before a restart stay valid after it.
  * Created with O_EXCL, so two processes starting together on one DATA_DIR end up with the same secret.
  */
 export const persistentSecret = async (dataDir: string, name: string): Promise<string> => {

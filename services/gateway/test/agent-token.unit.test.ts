@@ -14,7 +14,7 @@ const fixedRandom = (bytes: number): Buffer => Buffer.alloc(bytes, 7);
 describe('agent tokens', () => {
   const issued = issueAgentToken(SECRET, 42, NOW, { random: fixedRandom });
 
-  it('has the four parts of spec 5, expiring after an hour', () => {
+  it('has the four parts of docs/specification.md, "Accounts, keys and tokens", expiring after an hour', () => {
     const [sessionId, expires, buyer, mac] = issued.token.split('.');
     expect(issued.token.split('.')).toHaveLength(4);
     expect(sessionId).toBe(fixedRandom(16).toString('base64url'));

@@ -9,6 +9,7 @@ import {
 } from '@marketplace/database/testing';
 import { isAppError, ManualClock } from '@marketplace/platform';
 import { IDENTITY_MIGRATIONS } from '../src/adapters/identity.migrations.js';
+import { IdentityRepository } from '../src/adapters/identity.repository.js';
 import { createIdentityService, type IdentityService } from '../src/application/identity.service.js';
 
 const SECRET = 'an agent token secret of at least 32 characters';
@@ -55,6 +56,7 @@ describe.each(testEngines())('the API-key cache on $name', ({ create }) => {
       createIdentityService({
         db: counted,
         schema,
+        repository: new IdentityRepository(schema),
         clock,
         agentTokenSecret: SECRET,
         keyCache: { ttlMs: TTL_MS },

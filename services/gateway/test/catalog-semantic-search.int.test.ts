@@ -54,7 +54,7 @@ describe.each(testEngines())('POST /api/ucp/catalog/search on $name', ({ create 
     expect(problemPaths(await gateway.postJson(SEARCH, { query: 'laptops', limit: 2.5 }))).toEqual(['limit']);
   });
 
-  it('answers 503 when the catalog has no embedding provider (spec 7)', async () => {
+  it('answers 503 when the catalog has no embedding provider (docs/specification.md, "Errors")', async () => {
     const answer = await gateway.postJson(SEARCH, { query: 'laptops for a school' });
 
     expect(answer.status).toBe(503);

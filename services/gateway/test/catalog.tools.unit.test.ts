@@ -100,7 +100,7 @@ describe('search_inventory', () => {
   const { calls, queries } = recordingCatalog();
   const tool = searchInventoryTool(queries);
 
-  it('accepts the parameters of spec 4.3, limit 20 by default', () => {
+  it('accepts the parameters of docs/specification.md, "MCP tools", limit 20 by default', () => {
     expect(tool.inputSchema.parse({})).toEqual({ limit: 20 });
     expect(
       tool.inputSchema.parse({

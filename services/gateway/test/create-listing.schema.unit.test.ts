@@ -53,7 +53,7 @@ describe('POST /api/products body', () => {
     });
   });
 
-  it('passes every field of spec 2.4 through', () => {
+  it('passes every field of docs/specification.md, "Listings" through', () => {
     const full = {
       ...minimal,
       sku: 'ERP-1',

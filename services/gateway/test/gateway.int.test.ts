@@ -328,7 +328,7 @@ describe.each(testEngines())('gateway HTTP API on $name', ({ create }) => {
       expectProblem(await gateway.call('/api/ucp/catalog/categories', { method: 'POST' }), 405);
     });
 
-    it('searches anonymously, answering exactly products and pagination with spec 2.1 products', async () => {
+    it('searches anonymously, answering exactly products and pagination with docs/specification.md, "Products and pagination" products', async () => {
       const answer = await gateway.call('/api/ucp/catalog/products?q=quillmarsh&limit=1');
       expect(answer.status).toBe(200);
       expect(answer.body).toEqual({

@@ -216,6 +216,42 @@ describe('hostile input at the edge', () => {
     expect(tool.body).toMatchObject({ errors: [{ path: 'parameters/product_id' }] });
   });
 
+  // docs/specification.md, "Ids in paths": an id that names nothing is 404, however large.
+  it('answers 404 to a product id beyond 2^53 or malformed in a PUT or PATCH path, as GET does, asking no service', async () => {
+    const before = backends.updateRequests.length + backends.quantityRequests.length;
+    for (const productId of [
+      'product_9007199254740993',
+      'product_99999999999999999999',
+      'product_0x1',
+      'x',
+    ]) {
+      const put = await gateway.call(`/api/products/${productId}`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json', ...seller() },
+        body: JSON.stringify({ price: 3 }),
+      });
+      const patch = await gateway.call(`/api/products/${productId}/quantity`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json', ...seller() },
+        body: JSON.stringify({ quantity: 3 }),
+      });
+      const get = await gateway.call(`/api/ucp/catalog/products/${productId}`);
+      expect({ productId, statuses: [put.status, patch.status, get.status] }).toEqual({
+        productId,
+        statuses: [404, 404, 404],
+      });
+      expect(put.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    }
+    expect(backends.updateRequests.length + backends.quantityRequests.length).toBe(before);
+    // Without a key it is still 401 first: the id is looked at only for a caller who may change listings.
+    const anonymous = await gateway.call('/api/products/product_9007199254740993', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(anonymous.status).toBe(401);
+  });
+
   it('marks private answers no-store, and public documents keep their own policy', async () => {
     const own = await gateway.call('/api/ucp/catalog/products', { headers: seller() });
     expect(own.headers.get('cache-control')).toBe('no-store');

@@ -89,7 +89,7 @@ const valid = {
 };
 
 describe('create_listing', () => {
-  it('requires the parameters of spec 4.3 and names the offending ones', () => {
+  it('requires the parameters of docs/specification.md, "MCP tools" and names the offending ones', () => {
     const result = createListingInput.safeParse({
       ...valid,
       price_per_unit: 12.5,

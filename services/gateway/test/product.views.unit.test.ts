@@ -30,7 +30,7 @@ const product: catalogV1.Product = {
 };
 
 describe('product views', () => {
-  it('render a search result with exactly the fields of spec 2.1, images absolute', () => {
+  it('render a search result with exactly the fields of docs/specification.md, "Products and pagination", images absolute', () => {
     expect(views.summaryOf(product)).toEqual({
       id: 'product_7',
       title: 'Pallet of earbuds',

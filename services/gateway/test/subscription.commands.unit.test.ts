@@ -55,6 +55,10 @@ const fakeClient = () => {
         },
       ],
     }),
+    rotateWebhookSecret: async (request) => {
+      requests.push(request);
+      return { webhookSecret: 'whsec_new', secretGeneration: 1, previousValidUntilMs: Date.UTC(2026, 0, 2) };
+    },
     close: () => undefined,
   };
   return { client, requests };
@@ -106,6 +110,38 @@ describe('SubscriptionCommands', () => {
     expect(requests).toEqual([
       expect.objectContaining({ ownerAccountId: 42, actor: { kind: 'buyer', id: '42' } }),
       expect.objectContaining({ ownerAccountId: 0, actor: { kind: 'anonymous', id: '' } }),
+    ]);
+  });
+
+  it('rotates a secret as the caller, or anonymously with the secret held; neither is 401', async () => {
+    const { client, requests } = fakeClient();
+    const commands = new SubscriptionCommands(client, base);
+    const id = subscription.subscriptionId;
+    await expect(commands.rotateSecret(undefined, id, undefined, 'r')).rejects.toMatchObject({
+      kind: 'unauthenticated',
+    });
+    expect(await commands.rotateSecret(BUYER, id, undefined, 'r1')).toEqual({
+      id,
+      webhook_secret: 'whsec_new',
+      secret_generation: 1,
+      previous_secret_valid_until: '2026-01-02T00:00:00.000Z',
+    });
+    await commands.rotateSecret(undefined, id, 'whsec_old', 'r2');
+    expect(requests).toEqual([
+      {
+        actor: { kind: 'buyer', id: '42' },
+        subscriptionId: id,
+        ownerAccountId: 42,
+        currentSecret: '',
+        correlationId: 'r1',
+      },
+      {
+        actor: { kind: 'anonymous', id: '' },
+        subscriptionId: id,
+        ownerAccountId: 0,
+        currentSecret: 'whsec_old',
+        correlationId: 'r2',
+      },
     ]);
   });
 

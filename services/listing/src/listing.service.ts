@@ -1,3 +1,4 @@
+import { publicBaseUrlOf } from '@marketplace/platform';
 import type { BlobStore } from '@marketplace/blobstore';
 import { migrate } from '@marketplace/database';
 import {
@@ -37,7 +38,6 @@ import { LISTING_STALENESS } from '@marketplace/vocabulary';
 import { listingGrpcService } from './transport/listing.grpc.js';
 
 const SERVICE_NAME = 'listing';
-const DEFAULT_PUBLIC_BASE_URL = 'http://localhost:8080';
 
 export interface ListingServiceOptions extends ServiceDependencies {
   /** The PostgreSQL schema the service owns; default `listing` (tests use a fresh one). */
@@ -101,7 +101,7 @@ export const startListingService = async (options: ListingServiceOptions): Promi
         tables: stalenessTables,
         outgoingMail,
         clock,
-        publicBaseUrl: (options.publicBaseUrl ?? DEFAULT_PUBLIC_BASE_URL).replace(/\/+$/, ''),
+        publicBaseUrl: publicBaseUrlOf(options.publicBaseUrl),
       });
       if (queued > 0) mailWorker.wake();
       return queued;

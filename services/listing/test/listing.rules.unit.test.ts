@@ -26,7 +26,7 @@ const violationsOf = (patch: Partial<ListingDraft>, sellerAccountId = SELLER): r
 };
 
 describe('listing rules', () => {
-  it('applies the defaults of spec 2.4 to a draft with only the required fields', () => {
+  it('applies the defaults of docs/specification.md, "Listings" to a draft with only the required fields', () => {
     expect(validateNewListing(SELLER, draft)).toEqual({
       sellerAccountId: SELLER,
       name: 'Pallet of USB-C chargers',
@@ -76,7 +76,7 @@ describe('listing rules', () => {
     expect(violationsOf({ name: '📦'.repeat(LISTING_LIMITS.nameMaxLength) })).toEqual([]);
   });
 
-  it('allows a minimum quote quantity above the stock, since quotes may exceed it (spec 1.4)', () => {
+  it('allows a minimum quote quantity above the stock, since quotes may exceed it (docs/specification.md, "Service")', () => {
     expect(violationsOf({ quantity: 10, minQuoteQuantity: 50 })).toEqual([]);
   });
 

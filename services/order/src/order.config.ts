@@ -3,7 +3,7 @@ import { BULK_THRESHOLD_DEFAULTS } from '@marketplace/vocabulary';
 
 /** The order service's own environment variables (the embedded runner passes the same names). */
 export const orderSettingsSchema = z.object({
-  /** Decisions "Checkout and orders": a line of more than this many units goes through a quote. */
+  /** docs/specification.md, "Checkout and orders": a line of more than this many units goes through a quote. */
   CHECKOUT_BULK_MAX_UNITS: z.coerce.number().int().min(1).default(BULK_THRESHOLD_DEFAULTS.moreThanUnits),
   /** ... or of more than this subtotal, in cents. */
   CHECKOUT_BULK_MAX_SUBTOTAL_CENTS: z.coerce

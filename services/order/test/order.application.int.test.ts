@@ -10,6 +10,8 @@ import {
 import type { MailMessage } from '@marketplace/mailer';
 import { startOutgoingMailWorker } from '@marketplace/outgoing-mail';
 import { AppError, createLogger, ManualClock, unavailable } from '@marketplace/platform';
+import { orderV1 } from '@marketplace/proto';
+import { createGrpcClient, startGrpcServer } from '@marketplace/rpc';
 import { orderMigrations } from '../src/adapters/order.migrations.js';
 import {
   completeCheckout,
@@ -30,6 +32,7 @@ import {
 } from '../src/application/orders.js';
 import { orderSettingsSchema } from '../src/order.config.js';
 import { orderDependencies } from '../src/order.service.js';
+import { orderGrpcService } from '../src/transport/order.grpc.js';
 import { InMemoryListings, InMemoryQuotes } from './support/in-memory-ports.js';
 
 const NOW = Date.UTC(2026, 8, 1, 12, 0, 0);
@@ -943,5 +946,95 @@ describe.each(testEngines())('order application on $name', ({ create }) => {
         violations: [{ path: 'idempotency_key', message: 'must not be empty' }],
       });
     });
+  });
+
+  // docs/security.md, "Internal calls": a valid token for one account cannot act for another.
+  it("refuses over gRPC every call whose body names another account than the token's, changing nothing", async () => {
+    const mine = await placeOrder();
+    const server = await startGrpcServer({
+      host: '127.0.0.1',
+      port: 0,
+      services: [orderGrpcService(deps)],
+      logger: createLogger({ service: 'order-test', level: 'silent' }),
+      serviceName: 'order-test',
+    });
+    const { client, close } = createGrpcClient(orderV1.OrderServiceDefinition, server.address);
+    try {
+      // The client signs its token for the request's actor: OTHER_BUYER's (or OTHER_SELLER's) token, BUYER in the body.
+      const asOtherBuyer = { actor: buyerCall(OTHER_BUYER).actor, buyerAccountId: BUYER, correlationId: '' };
+      const asOtherSeller = {
+        actor: sellerCall(OTHER_SELLER).actor,
+        sellerAccountId: SELLER,
+        correlationId: '',
+      };
+      const product = newProduct({ instantCheckout: true });
+      const forged: [string, Promise<unknown>][] = [
+        [
+          'CreateCheckout',
+          client.createCheckout({
+            ...asOtherBuyer,
+            lines: [{ productId: product.productId, quantity: 1 }],
+            buyer: { email: 'buyer@example.com' },
+          }),
+        ],
+        [
+          'CreateCheckout, anonymous token',
+          client.createCheckout({
+            ...asOtherBuyer,
+            actor: { kind: 'anonymous', id: '' },
+            lines: [{ productId: product.productId, quantity: 1 }],
+            buyer: { email: 'buyer@example.com' },
+          }),
+        ],
+        ['CompleteCheckout', client.completeCheckout({ ...asOtherBuyer, checkoutId: 'chk_x' })],
+        [
+          'QuickBuy',
+          client.quickBuy({
+            ...asOtherBuyer,
+            productId: product.productId,
+            quantity: 1,
+            buyer: { email: 'buyer@example.com' },
+          }),
+        ],
+        ['GetBuyerOrder', client.getBuyerOrder({ ...asOtherBuyer, orderId: mine.orderId })],
+        ['ConfirmOrder', client.confirmOrder({ ...asOtherBuyer, orderId: mine.orderId })],
+        [
+          'OpenDispute',
+          client.openDispute({ ...asOtherBuyer, orderId: mine.orderId, reason: 'damaged', description: 'x' }),
+        ],
+        ['MarkShipped', client.markShipped({ ...asOtherSeller, orderIds: [mine.orderId] })],
+        ['MarkDelivered', client.markDelivered({ ...asOtherSeller, orderId: mine.orderId })],
+        ['GetSellerOrders', client.getSellerOrders({ ...asOtherSeller, orderIds: [mine.orderId] })],
+        ['SellerAttention', client.sellerAttention({ ...asOtherSeller, windowHours: 24, limit: 10 })],
+        // A buyer's token naming a seller account: the kind must match too.
+        [
+          'GetSellerOrders, buyer token',
+          client.getSellerOrders({
+            actor: { kind: 'buyer', id: String(SELLER) },
+            sellerAccountId: SELLER,
+            orderIds: [mine.orderId],
+          }),
+        ],
+      ];
+      for (const [method, call] of forged) {
+        expect([method, await kindOf(call)]).toEqual([method, 'forbidden']);
+      }
+      expect(await getBuyerOrder(deps, mine.orderId, BUYER)).toEqual(mine);
+      const placed = await db.query<{ n: number }>(
+        `select count(*)::int as n from ${schema}.events where type = 'OrderPlaced' and data::text like $1`,
+        [`%${product.productId}"%`],
+      );
+      expect(placed.rows[0]?.n).toBe(0);
+      // The token's own account in the body is served.
+      const { order } = await client.getBuyerOrder({
+        actor: buyerCall().actor,
+        buyerAccountId: BUYER,
+        orderId: mine.orderId,
+      });
+      expect(order?.orderId).toBe(mine.orderId);
+    } finally {
+      close();
+      await server.shutdown(1_000);
+    }
   });
 });

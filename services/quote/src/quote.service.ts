@@ -1,3 +1,4 @@
+import { publicBaseUrlOf } from '@marketplace/platform';
 import { migrate } from '@marketplace/database';
 import type { Subscription } from '@marketplace/eventlog';
 import {
@@ -37,7 +38,6 @@ import { respondToCounterOffer } from './application/respond-to-counter-offer.js
 import { quoteGrpcService } from './transport/quote.grpc.js';
 
 const SERVICE_NAME = 'quote';
-const DEFAULT_PUBLIC_BASE_URL = 'http://localhost:8080';
 
 export interface QuoteServiceOptions extends ServiceDependencies {
   /** The PostgreSQL schema the service owns; default `quote` (tests use a fresh one). */
@@ -112,7 +112,7 @@ export const startQuoteService = async (options: QuoteServiceOptions): Promise<S
         clock,
         sellerContacts,
         claimTokens: deps.claimTokens,
-        messageDomain: new URL(options.publicBaseUrl ?? DEFAULT_PUBLIC_BASE_URL).hostname,
+        messageDomain: new URL(publicBaseUrlOf(options.publicBaseUrl)).hostname,
       }),
     );
     // The server drains first so the relay publishes whatever in-flight calls appended.

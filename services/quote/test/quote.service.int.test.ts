@@ -27,6 +27,7 @@ const SELLER = 7;
 const OTHER_SELLER = 8;
 const ANONYMOUS = { kind: 'anonymous', id: '' };
 const SELLER_ACTOR = { kind: 'seller', id: String(SELLER) };
+const buyerActor = (accountId: number) => ({ kind: 'buyer', id: String(accountId) });
 
 /** Waits, a bounded time, until `find` resolves to something. */
 const eventually = async <T>(
@@ -190,6 +191,16 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
     });
   }, TEST_ENGINE_CREATE_TIMEOUT_MS);
 
+  /** How many requests of this quantity were filed (each test asks for its own quantities). */
+  const filedWith = async (quantity: number): Promise<number> => {
+    const { rows } = await db.query<{ count: number }>(
+      `select count(*)::int as count from "${schema}".events
+        where type = 'QuoteRequested' and (data->'quoteRequest'->>'quantity')::int = $1`,
+      [quantity],
+    );
+    return rows[0]?.count ?? 0;
+  };
+
   afterAll(async () => {
     mailer.release();
     grpc.close();
@@ -226,6 +237,7 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
   it('publishes QuoteRequested on marketplace.quote.v1 keyed by quote_<id>, and emails the seller from it', async () => {
     const { quoteRequest: quote } = await grpc.client.requestQuote({
       ...quoteRequest('product_1'),
+      actor: buyerActor(21),
       buyerAccountId: 21,
     });
     const key = `quote_${quote!.quoteRequestId}`;
@@ -237,7 +249,12 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
       'content-type': 'application/protobuf',
     });
     const decoded = decodeQuoteEvent(message.value);
-    expect(decoded).toMatchObject({ streamId: key, version: 1, actor: ANONYMOUS, correlationId: 'req-1' });
+    expect(decoded).toMatchObject({
+      streamId: key,
+      version: 1,
+      actor: buyerActor(21),
+      correlationId: 'req-1',
+    });
     expect(decoded.event.data.quoteRequest).toMatchObject({ buyerAccountId: 21, status: 'pending' });
 
     const mail = await eventually(() =>
@@ -252,6 +269,7 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
     const { quoteRequest: quote } = await grpc.client.requestQuote(quoteRequest('product_1', 20));
     const id = quote!.quoteRequestId;
     const pending = await grpc.client.listQuoteRequests({
+      actor: SELLER_ACTOR,
       sellerAccountId: SELLER,
       status: 'pending',
       limit: 0,
@@ -263,6 +281,7 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
       ),
     ).toBe(true);
     const others = await grpc.client.listQuoteRequests({
+      actor: { kind: 'seller', id: String(OTHER_SELLER) },
       sellerAccountId: OTHER_SELLER,
       status: 'all',
       limit: 0,
@@ -315,6 +334,7 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
     const { quoteRequest: fetched } = await grpc.client.getQuoteRequest({ quoteRequestId: id });
     expect(fetched).toMatchObject({ status: 'responded', agreedUnitPriceCents: 1_100, quantity: 20 });
     const responded = await grpc.client.listQuoteRequests({
+      actor: SELLER_ACTOR,
       sellerAccountId: SELLER,
       status: 'responded',
       limit: 0,
@@ -347,7 +367,12 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
       kind: 'not_found',
     });
     await expect(
-      grpc.client.listQuoteRequests({ sellerAccountId: SELLER, status: 'archived', limit: 0 }),
+      grpc.client.listQuoteRequests({
+        actor: SELLER_ACTOR,
+        sellerAccountId: SELLER,
+        status: 'archived',
+        limit: 0,
+      }),
     ).rejects.toMatchObject({ kind: 'validation', violations: [{ path: 'status' }] });
   });
 
@@ -404,6 +429,7 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
       expect(repeat.claimToken).toBe(anonymous.claimToken);
       const verified = await grpc.client.requestQuote({
         ...quoteRequest('product_1', 802),
+        actor: buyerActor(31),
         buyerAccountId: 31,
       });
       expect(verified.claimToken).toBe('');
@@ -470,12 +496,21 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
   describe("a buyer's own requests", () => {
     const BUYER = 61;
     const asBuyer = (quantity: number) =>
-      grpc.client.requestQuote({ ...quoteRequest('product_1', quantity), buyerAccountId: BUYER });
+      grpc.client.requestQuote({
+        ...quoteRequest('product_1', quantity),
+        actor: buyerActor(BUYER),
+        buyerAccountId: BUYER,
+      });
 
     it("shows a request to the account that owns it, or to the holder of an unclaimed one's token", async () => {
       const { quoteRequest: mine } = await asBuyer(901);
       const get = (quoteRequestId: number, buyerAccountId: number | undefined, claimToken = '') =>
-        grpc.client.getBuyerQuoteRequest({ quoteRequestId, buyerAccountId, claimToken });
+        grpc.client.getBuyerQuoteRequest({
+          actor: buyerAccountId === undefined ? ANONYMOUS : buyerActor(buyerAccountId),
+          quoteRequestId,
+          buyerAccountId,
+          claimToken,
+        });
       await expect(get(mine!.quoteRequestId, BUYER)).resolves.toMatchObject({
         quoteRequest: { quantity: 901 },
       });
@@ -507,6 +542,7 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
 
     it('lists them newest first, by status, a page at a time, with the total', async () => {
       const listed = await grpc.client.listBuyerQuoteRequests({
+        actor: buyerActor(BUYER),
         buyerAccountId: BUYER,
         status: '',
         limit: 0,
@@ -516,6 +552,7 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
       expect(quantities).toEqual([902, 901]);
       expect(listed.total).toBe(2);
       const second = await grpc.client.listBuyerQuoteRequests({
+        actor: buyerActor(BUYER),
         buyerAccountId: BUYER,
         status: 'all',
         limit: 1,
@@ -523,6 +560,7 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
       });
       expect(second).toMatchObject({ total: 2, quoteRequests: [{ quantity: 901 }] });
       const past = await grpc.client.listBuyerQuoteRequests({
+        actor: buyerActor(BUYER),
         buyerAccountId: BUYER,
         status: 'all',
         limit: 1,
@@ -530,6 +568,7 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
       });
       expect(past).toMatchObject({ total: 2, quoteRequests: [] });
       const responded = await grpc.client.listBuyerQuoteRequests({
+        actor: buyerActor(BUYER),
         buyerAccountId: BUYER,
         status: 'responded',
         limit: 0,
@@ -538,6 +577,7 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
       expect(responded.total).toBe(0);
       await expect(
         grpc.client.listBuyerQuoteRequests({
+          actor: buyerActor(BUYER),
           buyerAccountId: BUYER,
           status: 'archived',
           limit: 500,
@@ -618,14 +658,6 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
 
   describe('with an idempotency key', () => {
     /** Quote requests filed for `quantity`: each test uses its own quantity to find its requests. */
-    const filedWith = async (quantity: number): Promise<number> => {
-      const { rows } = await db.query<{ count: number }>(
-        `select count(*)::int as count from "${schema}".events
-          where type = 'QuoteRequested' and (data->'quoteRequest'->>'quantity')::int = $1`,
-        [quantity],
-      );
-      return rows[0]?.count ?? 0;
-    };
     const keyed = (quantity: number, key: string): quoteV1.RequestQuoteRequest => ({
       ...quoteRequest('product_1', quantity),
       idempotencyKey: key,
@@ -674,7 +706,11 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
       // The same mailbox in other letters is the same buyer.
       const shouted = { ...anonymous, buyer: { ...anonymous.buyer!, email: 'BUYER@example.test' } };
       await expect(grpc.client.requestQuote(shouted)).rejects.toMatchObject({ kind: 'idempotency_conflict' });
-      const verified = await grpc.client.requestQuote({ ...anonymous, buyerAccountId: 31 });
+      const verified = await grpc.client.requestQuote({
+        ...anonymous,
+        actor: buyerActor(31),
+        buyerAccountId: 31,
+      });
       expect(verified.quoteRequest).toMatchObject({ buyerAccountId: 31 });
       expect(await filedWith(703)).toBe(3);
     });
@@ -707,13 +743,96 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
     });
   });
 
+  // docs/security.md, "Internal calls": a valid token for one account cannot act for another.
+  describe('the acting account comes from the verified internal token', () => {
+    const BUYER = 63;
+    const VICTIM = 62;
+
+    it("refuses every call whose body names another account than the token's, and changes nothing", async () => {
+      const { quoteRequest: victims } = await grpc.client.requestQuote({
+        ...quoteRequest('product_1', 950),
+        actor: buyerActor(VICTIM),
+        buyerAccountId: VICTIM,
+      });
+      const id = victims!.quoteRequestId;
+      const anonymous = await grpc.client.requestQuote(quoteRequest('product_1', 951));
+      // The client signs its token for the request's actor: BUYER's token, VICTIM (or another seller) in the body.
+      const forged = [
+        grpc.client.requestQuote({
+          ...quoteRequest('product_1', 952),
+          actor: buyerActor(BUYER),
+          buyerAccountId: VICTIM,
+        }),
+        grpc.client.requestQuote({ ...quoteRequest('product_1', 953), buyerAccountId: VICTIM }),
+        grpc.client.claimQuoteRequest({
+          actor: buyerActor(BUYER),
+          quoteRequestId: anonymous.quoteRequest!.quoteRequestId,
+          buyerAccountId: VICTIM,
+          claimToken: anonymous.claimToken,
+          correlationId: '',
+        }),
+        grpc.client.getBuyerQuoteRequest({
+          actor: buyerActor(BUYER),
+          quoteRequestId: id,
+          buyerAccountId: VICTIM,
+          claimToken: '',
+        }),
+        grpc.client.listBuyerQuoteRequests({
+          actor: buyerActor(BUYER),
+          buyerAccountId: VICTIM,
+          status: 'all',
+          limit: 0,
+          offset: 0,
+        }),
+        grpc.client.listQuoteRequests({
+          actor: buyerActor(SELLER),
+          sellerAccountId: SELLER,
+          status: 'all',
+          limit: 0,
+        }),
+        grpc.client.listQuoteRequests({
+          actor: { kind: 'seller', id: String(OTHER_SELLER) },
+          sellerAccountId: SELLER,
+          status: 'all',
+          limit: 0,
+        }),
+        grpc.client.respondToQuote({
+          actor: { kind: 'seller', id: String(OTHER_SELLER) },
+          sellerAccountId: SELLER,
+          quoteRequestId: id,
+          action: 'accept',
+          message: '',
+          correlationId: '',
+        }),
+      ];
+      for (const call of forged) {
+        await expect(call).rejects.toMatchObject({
+          kind: 'forbidden',
+          message: expect.stringMatching(/account_id \d+ is not the authenticated caller's account/),
+        });
+      }
+      const { quoteRequest: after } = await grpc.client.getQuoteRequest({ quoteRequestId: id });
+      expect(after).toMatchObject({ status: 'pending', buyerAccountId: VICTIM, version: 1 });
+      const { quoteRequest: unclaimed } = await grpc.client.getQuoteRequest({
+        quoteRequestId: anonymous.quoteRequest!.quoteRequestId,
+      });
+      expect(unclaimed!.buyerAccountId).toBeUndefined();
+      expect(await filedWith(952)).toBe(0);
+      expect(await filedWith(953)).toBe(0);
+    });
+  });
+
   // Last: it moves the clock a week on, which lets the mail worker purge the sent mail earlier tests look for.
   describe('negotiation rounds', () => {
     const BUYER = 71;
-    const BUYER_ACTOR = { kind: 'buyer', id: String(BUYER) };
     const ask = async (quantity: number) =>
-      (await grpc.client.requestQuote({ ...quoteRequest('product_1', quantity), buyerAccountId: BUYER }))
-        .quoteRequest!.quoteRequestId;
+      (
+        await grpc.client.requestQuote({
+          ...quoteRequest('product_1', quantity),
+          actor: buyerActor(BUYER),
+          buyerAccountId: BUYER,
+        })
+      ).quoteRequest!.quoteRequestId;
     const seller = (quoteRequestId: number, action: string, counterPriceCents?: number) =>
       grpc.client.respondToQuote({
         actor: SELLER_ACTOR,
@@ -731,7 +850,7 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
       buyerAccountId = BUYER,
     ) =>
       grpc.client.respondToCounterOffer({
-        actor: BUYER_ACTOR,
+        actor: buyerActor(buyerAccountId),
         buyerAccountId,
         quoteRequestId,
         action,
@@ -754,6 +873,7 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
       });
       // The buyer's counter is in the seller's pending inbox again.
       const inbox = await grpc.client.listQuoteRequests({
+        actor: SELLER_ACTOR,
         sellerAccountId: SELLER,
         status: 'pending',
         limit: 0,
@@ -772,6 +892,7 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
         ['seller', 'accept', 1_050],
       ]);
       const { quoteRequest: seen } = await grpc.client.getBuyerQuoteRequest({
+        actor: buyerActor(BUYER),
         quoteRequestId: id,
         buyerAccountId: BUYER,
         claimToken: '',
@@ -805,6 +926,17 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
       await expect(buyer(id, 'accept')).rejects.toMatchObject({ kind: 'conflict' });
       await seller(id, 'counter', 1_200);
       await expect(buyer(id, 'accept', undefined, BUYER + 1)).rejects.toMatchObject({ kind: 'not_found' });
+      // A token of one buyer naming another in the body: refused before anything is decided.
+      await expect(
+        grpc.client.respondToCounterOffer({
+          actor: buyerActor(BUYER + 1),
+          buyerAccountId: BUYER,
+          quoteRequestId: id,
+          action: 'accept',
+          message: '',
+          correlationId: '',
+        }),
+      ).rejects.toMatchObject({ kind: 'forbidden' });
       await expect(buyer(id + 10_000, 'accept')).rejects.toMatchObject({ kind: 'not_found' });
       await buyer(id, 'decline');
       await expect(buyer(id, 'accept')).rejects.toMatchObject({

@@ -1,3 +1,4 @@
+import { publicBaseUrlOf } from '@marketplace/platform';
 import { migrate } from '@marketplace/database';
 import type { Subscription } from '@marketplace/eventlog';
 import { createPostgresEventStore, startOutboxRelay, startProjection } from '@marketplace/eventsourcing';
@@ -23,6 +24,7 @@ import { matchNewListing } from './application/match-listing.js';
 import type { SubscriptionDependencies } from './application/subscriptions.js';
 import {
   listSubscriptions,
+  rotateWebhookSecret,
   subscribe,
   subscriptionResource,
   unsubscribe,
@@ -31,7 +33,6 @@ import { ATTEMPT_TIMEOUT_MS } from './domain/delivery-policy.js';
 import { subscriptionGrpcService } from './transport/subscription.grpc.js';
 
 const SERVICE_NAME = 'subscription';
-const DEFAULT_PUBLIC_BASE_URL = 'http://localhost:8080';
 /** Consumer groups: one matcher and one seller projection per deployment, shared by the replicas. */
 export const MATCHER_GROUP = 'subscription-matcher';
 export const SELLER_COUNTRY_GROUP = 'subscription-seller-countries';
@@ -61,7 +62,7 @@ export const startSubscriptionService = async (
   const { db, log, clock } = options;
   const logger = options.logger.child({ service: SERVICE_NAME });
   const schema = options.schema ?? SERVICE_NAME;
-  const publicBaseUrl = (options.publicBaseUrl ?? DEFAULT_PUBLIC_BASE_URL).replace(/\/+$/, '');
+  const publicBaseUrl = publicBaseUrlOf(options.publicBaseUrl);
 
   await migrate(db, schema, subscriptionMigrations);
   const deps: SubscriptionDependencies = {
@@ -87,6 +88,7 @@ export const startSubscriptionService = async (
       fetcher,
       mailer: options.mailer,
       signingSecret: options.signingSecret,
+      webhookSecretOf: (subscriptionId) => deps.subscriptions.webhookSecretOf(db, subscriptionId),
       clock,
       publicBaseUrl,
     }),
@@ -145,6 +147,7 @@ export const startSubscriptionService = async (
           subscribe: (input) => subscribe(deps, input),
           unsubscribe: (input) => unsubscribe(deps, input),
           listSubscriptions: (ownerAccountId) => listSubscriptions(deps, ownerAccountId),
+          rotateWebhookSecret: (input) => rotateWebhookSecret(deps, input),
           subscriptionResource: (subscriptionId, ownerAccountId) =>
             subscriptionResource(deps, subscriptionId, ownerAccountId),
         }),

@@ -17,11 +17,13 @@ import { startDeliveryWorker, type DeliveryWorker } from '../src/application/del
 import { matchNewListing } from '../src/application/match-listing.js';
 import {
   listSubscriptions,
+  rotateWebhookSecret,
   subscribe,
   subscriptionResource,
   unsubscribe,
   type SubscriptionDependencies,
 } from '../src/application/subscriptions.js';
+import { webhookSecretOf } from '../src/adapters/webhook-signature.js';
 import { newListing, RecordingMailer, WebhookReceiver } from './support.js';
 
 const logger = createLogger({ service: 'subscription-test', level: 'silent' });
@@ -33,17 +35,20 @@ const actor = { kind: 'buyer', id: String(BUYER) } as const;
 const LOOPBACK_RECEIVERS = { hosts: ['127.0.0.1'], cidrs: ['127.0.0.1/32'] };
 
 /**
- * An independent verifier, written from the documented scheme only (decisions, "Saved searches"), as a
- * receiver would: parse `t=...,v1=...`, HMAC-SHA256 over "<t>.<raw body>", constant-time compare.
+ * An independent verifier, written from the documented scheme only (docs/specification.md, "Saved searches"), as a
+ * receiver would: parse `t=...,v1=...[,v1=...]`, HMAC-SHA256 over "<t>.<raw body>", constant-time compare, and
+ * accept if any `v1` entry verifies (during a secret rotation there are two).
  */
 const verifySignature = (header: string | undefined, rawBody: string, secret: string): boolean => {
-  const parts = new Map((header ?? '').split(',').map((part) => part.split('=', 2) as [string, string]));
-  const timestamp = parts.get('t');
-  const signature = parts.get('v1');
-  if (!timestamp || !signature) return false;
+  const parts = (header ?? '').split(',').map((part) => part.split('=', 2) as [string, string]);
+  const timestamp = parts.find(([name]) => name === 't')?.[1];
+  const signatures = parts.filter(([name]) => name === 'v1').map(([, value]) => value);
+  if (!timestamp || signatures.length === 0) return false;
   const expected = createHmac('sha256', secret).update(`${timestamp}.${rawBody}`).digest();
-  const presented = Buffer.from(signature, 'hex');
-  return presented.length === expected.length && timingSafeEqual(presented, expected);
+  return signatures.some((signature) => {
+    const presented = Buffer.from(signature, 'hex');
+    return presented.length === expected.length && timingSafeEqual(presented, expected);
+  });
 };
 
 describe.each(testEngines())('saved searches on $name', ({ create, name }) => {
@@ -73,6 +78,7 @@ describe.each(testEngines())('saved searches on $name', ({ create, name }) => {
         fetcher: workerFetcher,
         mailer,
         signingSecret: SECRET,
+        webhookSecretOf: (subscriptionId) => deps.subscriptions.webhookSecretOf(db, subscriptionId),
         clock: workerClock,
         publicBaseUrl: 'https://market.example',
       }),
@@ -243,6 +249,139 @@ describe.each(testEngines())('saved searches on $name', ({ create, name }) => {
         product: expect.objectContaining({ id: 'product_1', price: 3_500, quantity_available: 600 }),
       },
     });
+  });
+
+  it('rotates the webhook secret: both signatures verify for 24 h, then only the new one; nobody else may rotate', async () => {
+    const hook = await receiver();
+    const { subscription, webhookSecret: first } = await subscribeExample([
+      { type: 'webhook', url: hook.url },
+    ]);
+    const id = subscription.subscriptionId;
+    const forged = [
+      { requesterAccountId: BUYER + 1 },
+      { currentSecret: 'whsec_forged' },
+      { requesterAccountId: BUYER + 1, currentSecret: webhookSecretOf(SECRET, id, 1) },
+      // Another subscription's secret proves nothing about this one.
+      { currentSecret: (await subscribeExample([{ type: 'webhook', url: `${hook.url}/x` }])).webhookSecret },
+    ];
+    for (const attempt of forged) {
+      await expect(
+        rotateWebhookSecret(deps, { subscriptionId: id, actor, ...attempt }),
+      ).rejects.toMatchObject({
+        kind: 'not_found',
+      });
+    }
+    const rotated = await rotateWebhookSecret(deps, { subscriptionId: id, requesterAccountId: BUYER, actor });
+    expect(rotated).toEqual({
+      webhookSecret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/),
+      generation: 1,
+      previousValidUntil: START + 24 * 3_600_000,
+    });
+    if (!first) throw new Error('no secret at creation');
+    expect(rotated.webhookSecret).not.toBe(first);
+
+    const deliveredSignature = async (productId: string) => {
+      await match(newListing({ productId }));
+      await worker(clock).processDue();
+      const delivery = hook.received.find(({ body }) => body.includes(`"${productId}"`));
+      if (!delivery) throw new Error(`no webhook for ${productId}`);
+      return { signature: delivery.headers['x-marketplace-signature'] as string, body: delivery.body };
+    };
+    // During the overlap: one header, both entries; a receiver holding either secret verifies.
+    clock.set(START + 24 * 3_600_000 - 1_000);
+    const during = await deliveredSignature('product_10');
+    expect(during.signature).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+    expect(verifySignature(during.signature, during.body, rotated.webhookSecret)).toBe(true);
+    expect(verifySignature(during.signature, during.body, first)).toBe(true);
+    // After it: the new secret only.
+    clock.set(START + 24 * 3_600_000);
+    const after = await deliveredSignature('product_11');
+    expect(after.signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(verifySignature(after.signature, after.body, rotated.webhookSecret)).toBe(true);
+    expect(verifySignature(after.signature, after.body, first)).toBe(false);
+  });
+
+  it('lets an anonymous subscription rotate with a secret that still signs, and not with a rotated-out one', async () => {
+    const hook = await receiver();
+    const {
+      subscription,
+      webhookSecret: first,
+      unsubscribeToken,
+    } = await subscribeExample([{ type: 'webhook', url: hook.url }], null);
+    const id = subscription.subscriptionId;
+    const anonymous = { kind: 'anonymous', id: '' } as const;
+    const second = await rotateWebhookSecret(deps, {
+      subscriptionId: id,
+      currentSecret: first,
+      actor: anonymous,
+    });
+    // The previous secret still signs for 24 h, so it may rotate again (and the one before that is then out).
+    const third = await rotateWebhookSecret(deps, {
+      subscriptionId: id,
+      currentSecret: first,
+      actor: anonymous,
+    });
+    expect(third.generation).toBe(2);
+    await expect(
+      rotateWebhookSecret(deps, { subscriptionId: id, currentSecret: first, actor: anonymous }),
+    ).rejects.toMatchObject({ kind: 'not_found' });
+    clock.set(third.previousValidUntil);
+    await expect(
+      rotateWebhookSecret(deps, {
+        subscriptionId: id,
+        currentSecret: second.webhookSecret,
+        actor: anonymous,
+      }),
+    ).rejects.toMatchObject({ kind: 'not_found' });
+    const fourth = await rotateWebhookSecret(deps, {
+      subscriptionId: id,
+      currentSecret: third.webhookSecret,
+      actor: anonymous,
+    });
+    expect(fourth.generation).toBe(3);
+    // No webhook channel, no secret to rotate; a deleted subscription is gone.
+    const { subscription: resourceOnly } = await subscribeExample([{ type: 'mcp_resource' }]);
+    await expect(
+      rotateWebhookSecret(deps, {
+        subscriptionId: resourceOnly.subscriptionId,
+        requesterAccountId: BUYER,
+        actor,
+      }),
+    ).rejects.toMatchObject({ kind: 'conflict' });
+    await unsubscribe(deps, { subscriptionId: id, unsubscribeToken, actor: anonymous });
+    await expect(
+      rotateWebhookSecret(deps, {
+        subscriptionId: id,
+        currentSecret: fourth.webhookSecret,
+        actor: anonymous,
+      }),
+    ).rejects.toMatchObject({ kind: 'not_found' });
+  });
+
+  it('decides racing rotations and a deletion of one subscription each on the state the other left', async () => {
+    const { subscription } = await subscribeExample([{ type: 'webhook', url: 'http://127.0.0.1:9/hook' }]);
+    const subscriptionId = subscription.subscriptionId;
+    const owner = { subscriptionId, requesterAccountId: BUYER, actor };
+    const outcomes = await Promise.all(
+      [...Array.from({ length: 3 }, () => rotateWebhookSecret(deps, owner)), unsubscribe(deps, owner)].map(
+        (work) =>
+          work.then(
+            () => 'ok',
+            (error: unknown): string => (error as { kind?: string }).kind ?? String(error),
+          ),
+      ),
+    );
+    // Every answer is a success or a 404 (rotating what the deletion ended): never an internal error.
+    expect(outcomes.every((outcome) => outcome === 'ok' || outcome === 'not_found')).toBe(true);
+    expect(outcomes[3]).toBe('ok');
+    const { rows } = await db.query<{ type: string }>(
+      `select type from "${schema}".events where stream_id = $1 order by version`,
+      [subscriptionId],
+    );
+    expect(rows.at(-1)?.type).toBe('SubscriptionDeleted');
+    expect(rows.filter(({ type }) => type === 'WebhookSecretRotated')).toHaveLength(
+      outcomes.slice(0, 3).filter((outcome) => outcome === 'ok').length,
+    );
   });
 
   it('retries a receiver that fails twice after 1 s then 2 s, with the same delivery id (virtual clock)', async () => {

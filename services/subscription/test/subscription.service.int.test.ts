@@ -86,7 +86,7 @@ describe.each(testEngines().filter((engine) => engine.name === 'postgres'))(
       service = await startSubscriptionService({
         db,
         log,
-        logger: createLogger({ service: 'subscription-test', level: 'silent' }),
+        logger: createLogger({ service: 'subscription-test', level: 'error' }),
         clock: systemClock,
         grpc: { host: '127.0.0.1', port: 0 },
         schema,
@@ -155,7 +155,11 @@ describe.each(testEngines().filter((engine) => engine.name === 'postgres'))(
       await publish('marketplace.listing.v1', 'product_900', event);
       await sleep(500);
       expect(receiver.received).toHaveLength(1);
-      const resource = await grpc.client.getSubscriptionResource({ subscriptionId, ownerAccountId: BUYER });
+      const resource = await grpc.client.getSubscriptionResource({
+        actor,
+        subscriptionId,
+        ownerAccountId: BUYER,
+      });
       expect(resource.matches.map((match) => match.productId)).toEqual(['product_900']);
       expect(resource.deliveries).toEqual([
         expect.objectContaining({
@@ -165,9 +169,57 @@ describe.each(testEngines().filter((engine) => engine.name === 'postgres'))(
           productId: 'product_900',
         }),
       ]);
+      const other = { kind: 'buyer', id: String(BUYER + 1) };
       await expect(
-        grpc.client.getSubscriptionResource({ subscriptionId, ownerAccountId: BUYER + 1 }),
+        grpc.client.getSubscriptionResource({ actor: other, subscriptionId, ownerAccountId: BUYER + 1 }),
       ).rejects.toMatchObject({ kind: 'not_found' });
     }, 30_000);
+
+    // docs/security.md, "Internal calls": a valid token for one account cannot act for another.
+    it("refuses every call whose body names another account than the token's, changing nothing", async () => {
+      const VICTIM = BUYER + 7;
+      const victim = { kind: 'buyer', id: String(VICTIM) };
+      const { subscription } = await grpc.client.subscribe({
+        actor: victim,
+        ownerAccountId: VICTIM,
+        queryJson: JSON.stringify({ category: 'toys' }),
+        channels: [{ kind: { $case: 'webhook', value: { url: receiver.url } } }],
+        correlationId: '',
+      });
+      const subscriptionId = subscription!.subscriptionId;
+      // The client signs its token for the request's actor: BUYER's token (or an anonymous one), VICTIM in the body.
+      for (const token of [actor, { kind: 'anonymous', id: '' }]) {
+        const forged = [
+          grpc.client.subscribe({
+            actor: token,
+            ownerAccountId: VICTIM,
+            queryJson: '{}',
+            channels: [{ kind: { $case: 'mcpResource', value: {} } }],
+            correlationId: '',
+          }),
+          grpc.client.listSubscriptions({ actor: token, ownerAccountId: VICTIM }),
+          grpc.client.getSubscriptionResource({ actor: token, subscriptionId, ownerAccountId: VICTIM }),
+          grpc.client.deleteSubscription({ actor: token, subscriptionId, ownerAccountId: VICTIM }),
+          grpc.client.rotateWebhookSecret({ actor: token, subscriptionId, ownerAccountId: VICTIM }),
+        ];
+        for (const call of forged) {
+          await expect(call).rejects.toMatchObject({
+            kind: 'forbidden',
+            message: expect.stringContaining("is not the authenticated caller's account"),
+          });
+        }
+      }
+      const { subscriptions } = await grpc.client.listSubscriptions({
+        actor: victim,
+        ownerAccountId: VICTIM,
+      });
+      expect(subscriptions.map((listed) => listed.subscriptionId)).toEqual([subscriptionId]);
+      const rotated = await grpc.client.rotateWebhookSecret({
+        actor: victim,
+        subscriptionId,
+        ownerAccountId: VICTIM,
+      });
+      expect(rotated.secretGeneration).toBe(1);
+    });
   },
 );

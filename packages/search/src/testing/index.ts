@@ -1,1 +1,2 @@
 export * from './search-index.contract.js';
+export * from './vector-index.contract.js';

@@ -4,7 +4,7 @@ import { Index, MetricKind, ScalarKind } from 'usearch';
 import { matchesFilters } from '../embedded-search-index.js';
 import { assertVersion } from '../search-input.js';
 import type { SearchDocument, WriteOutcome } from '../search-index.port.js';
-import type { VectorEntry, VectorHit, VectorIndex, VectorQuery } from './vector-index.port.js';
+import type { VectorEntry, VectorHit, VectorIndex, VectorQuery, VectorRemoval } from './vector-index.port.js';
 
 export interface HnswVectorIndexOptions {
   readonly dimensions: number;
@@ -101,6 +101,12 @@ class HnswVectorIndex<P> implements VectorIndex<P> {
     this.forget(id);
     this.removedVersions.set(id, version);
     return 'applied';
+  }
+
+  async removeMany(removals: readonly VectorRemoval[]): Promise<WriteOutcome[]> {
+    const outcomes: WriteOutcome[] = [];
+    for (const { id, version } of removals) outcomes.push(await this.remove(id, version));
+    return outcomes;
   }
 
   async search({ vector, filters, limit, feedback }: VectorQuery): Promise<VectorHit<P>[]> {
@@ -266,7 +272,7 @@ const ranksBefore = <P>(a: Candidate<P>, b: Candidate<P>): boolean =>
   a.similarity > b.similarity || (a.similarity === b.similarity && a.entry.document.id < b.entry.document.id);
 
 /** `query` plus `weight` times the mean of the unit `neighbours` (Rocchio); the query itself when there are none. */
-const movedTowards = (
+export const movedTowards = (
   query: Float32Array,
   neighbours: readonly { readonly vector: Float32Array; readonly inverseNorm: number }[],
   weight: number,

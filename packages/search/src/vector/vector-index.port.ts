@@ -51,10 +51,17 @@ export interface VectorIndex<P = unknown> {
   upsertMany(entries: readonly VectorEntry<P>[]): Promise<WriteOutcome[]>;
   /** Removes as of `version`; a later upsert with that version or older is `stale`. */
   remove(id: string, version: number): Promise<WriteOutcome>;
+  /** The same for each, in order (a remote adapter sends one request). */
+  removeMany(removals: readonly VectorRemoval[]): Promise<WriteOutcome[]>;
   /** Up to `limit` hits passing the filters, most similar first (ties by id); none with similarity 0. */
   search(query: VectorQuery): Promise<VectorHit<P>[]>;
   count(): Promise<number>;
   clear(): Promise<void>;
+}
+
+export interface VectorRemoval {
+  readonly id: string;
+  readonly version: number;
 }
 
 export interface VectorEntry<P = unknown> {

@@ -23,6 +23,23 @@ export interface ProductChanges {
   /** The rows written after the position, in change order, with the position of the last one. */
   readonly products: readonly CatalogProduct[];
   readonly last: ChangePosition | undefined;
+  /**
+   * The last row read behind the stability horizon: no row can appear before it any more (see
+   * readProductChanges). The same as `last` unless `includeUnstable` was asked.
+   */
+  readonly stableLast: ChangePosition | undefined;
+  /** `pg_snapshot_xmin` of the read: every transaction below it had ended. */
+  readonly horizon: string;
+}
+
+export interface ReadProductChangesOptions {
+  /**
+   * Also read the committed rows of transactions at or above the horizon (a full picture of the table now, for
+   * the first load: a long transaction anywhere on the server holds the horizon back).
+   */
+  readonly includeUnstable?: boolean;
+  /** The horizon `stableLast` is measured against; default the read's own. */
+  readonly stableBelow?: string;
 }
 
 /**
@@ -43,31 +60,43 @@ export const readProductChanges = async (
   projection: string,
   after: ChangePosition,
   limit: number,
+  { includeUnstable = false, stableBelow }: ReadProductChangesOptions = {},
 ): Promise<ProductChanges> => {
   const quoted = quoteIdent(schema);
   const { rows } = await db.query<{
     generation: number;
+    horizon: string;
     transaction_id: string | null;
     change_seq: string | null;
     document: unknown;
   }>(
-    `select g.generation, p.transaction_id, p.change_seq, p.document
+    `select g.generation, g.horizon, p.transaction_id, p.change_seq, p.document
      from (select coalesce((select generation from ${quoted}.projection_generations where projection = $1), 1)
-             as generation) g
+             as generation, pg_snapshot_xmin(pg_current_snapshot()) as horizon) g
      left join lateral (
        select transaction_id, change_seq, document from ${quoted}.products
        where (transaction_id, change_seq) > ($2::xid8, $3::bigint)
-         and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+         and ($5::boolean or transaction_id < g.horizon)
        order by transaction_id, change_seq
        limit $4) p on true`,
-    [projection, after.transactionId, after.changeSeq, limit],
+    [projection, after.transactionId, after.changeSeq, limit, includeUnstable],
   );
+  const horizon = String(rows[0]?.horizon ?? '0');
+  const stableHorizon = BigInt(stableBelow ?? horizon);
   const changed = rows.filter((row) => row.transaction_id !== null);
+  const positionOf = (row: (typeof changed)[number]): ChangePosition => ({
+    transactionId: row.transaction_id!,
+    changeSeq: String(row.change_seq),
+  });
   const last = changed.at(-1);
+  // Rows come in transaction order, so the stable ones are a prefix.
+  const stable = changed.filter((row) => BigInt(row.transaction_id!) < stableHorizon).at(-1);
   return {
     generation: Number(rows[0]?.generation ?? 1),
+    horizon,
     products: changed.map((row) => row.document as CatalogProduct),
-    last: last && { transactionId: last.transaction_id!, changeSeq: String(last.change_seq) },
+    last: last && positionOf(last),
+    stableLast: stable && positionOf(stable),
   };
 };
 
@@ -123,15 +152,29 @@ export const startProductChangeFeed = (options: ProductChangeFeedOptions): Produ
 
   const run = async (): Promise<void> => {
     const start = performance.now();
+    // Every row before `position` was read, and no row can appear before it any more: the follow reads go on
+    // from there. The first load also reads the rows of transactions above the horizon (`loadPosition`), so a
+    // long transaction elsewhere on the server cannot leave committed rows out of a replica that says it is
+    // loaded; those rows are read again from `position` afterwards (versioned upserts make that harmless). Its
+    // stable prefix is measured against the horizon of its first read: a transaction that ended between two of
+    // its reads may have written behind the rows already passed.
     let position = START_OF_CHANGES;
+    let loadPosition = START_OF_CHANGES;
+    let loadHorizon: string | undefined;
     let generation: number | undefined;
     let count = 0;
     let failures = 0;
     while (!stopping.signal.aborted) {
       const syncedByThisRead = syncRequests;
       syncRequests = [];
+      const loading = !loadedOnce;
       try {
-        const changes = await readProductChanges(db, schema, projection, position, batchSize);
+        const changes = loading
+          ? await readProductChanges(db, schema, projection, loadPosition, batchSize, {
+              includeUnstable: true,
+              stableBelow: loadHorizon,
+            })
+          : await readProductChanges(db, schema, projection, position, batchSize);
         if (generation !== undefined && changes.generation !== generation) {
           // A rebuild emptied the table: start again from nothing, as every replica does.
           logger.info(
@@ -140,26 +183,32 @@ export const startProductChangeFeed = (options: ProductChangeFeedOptions): Produ
           );
           await Promise.all([index.clear(), semantic?.clear()]);
           position = START_OF_CHANGES;
+          loadPosition = START_OF_CHANGES;
+          loadHorizon = undefined;
           generation = changes.generation;
           for (const synced of syncedByThisRead) synced();
           continue;
         }
         generation = changes.generation;
+        if (loading) loadHorizon ??= changes.horizon;
         if (changes.last !== undefined) {
           await Promise.all([
             index.upsertMany(changes.products.map(toSearchDocument)),
             semantic?.index(changes.products),
           ]);
-          position = changes.last;
+          if (changes.stableLast !== undefined) position = changes.stableLast;
+          if (loading) loadPosition = changes.last;
           count += changes.products.length;
         }
         failures = 0;
         failing = false;
         for (const synced of syncedByThisRead) synced();
         if (changes.products.length < batchSize) {
-          if (!loadedOnce) {
+          if (loading) {
             loadedOnce = true;
             loaded.resolve({ products: count, ms: Math.round(performance.now() - start) });
+            // Straight on to the rows above the horizon, from the stable position.
+            continue;
           }
           await wakeUp.wait(pollIntervalMs, stopping.signal);
         }

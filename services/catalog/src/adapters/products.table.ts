@@ -1,13 +1,7 @@
 import { quoteIdent } from '@marketplace/database';
 import type { Queryable } from '@marketplace/database';
+import type { PublicProductCount } from '../application/catalog-stats.query.js';
 import type { CatalogProduct } from '../domain/catalog-product.js';
-
-export interface PublicProductCount {
-  readonly category: string;
-  readonly condition: string;
-  readonly products: number;
-  readonly inStock: number;
-}
 
 export interface ProductsTable {
   find(db: Queryable, id: string): Promise<CatalogProduct | undefined>;

@@ -69,13 +69,17 @@ export const startSearchProjection = async (options: SearchProjectionOptions): P
 
   // The index follows the table: after the batch's transaction committed (or found its events already applied),
   // the committed row of each product the batch touched is indexed, once however many of its events the batch
-  // held. If indexing fails the batch comes again, is found applied, and is indexed again: versioned upserts
-  // make a repeat harmless.
+  // held. A row this batch wrote is indexed as written (kept once its transaction committed, so a rolled-back
+  // attempt leaves nothing behind), not read back; only a product the batch did not write is read. If indexing
+  // fails the batch comes again, is found applied, and is indexed again: versioned upserts make a repeat
+  // harmless.
+  const written = new Map<string, CatalogProduct>();
   const indexCommittedProducts = async (batch: DeliveredBatch): Promise<void> => {
     const keys = new Set(batch.messages.map((message) => message.key));
     const committed: CatalogProduct[] = [];
     for (const key of keys) {
-      const product = await products.find(db, key);
+      const product = written.get(key) ?? (await products.find(db, key));
+      written.delete(key);
       if (product !== undefined) committed.push(product);
     }
     if (committed.length === 0) return;
@@ -103,7 +107,8 @@ export const startSearchProjection = async (options: SearchProjectionOptions): P
           );
           return;
         }
-        await applyFact(tx, products, fact);
+        const saved = await applyFact(tx, products, fact);
+        if (saved !== undefined) db.afterCommit(() => written.set(message.key, saved));
       },
     });
 
@@ -137,8 +142,16 @@ export const startSearchProjection = async (options: SearchProjectionOptions): P
   };
 };
 
-/** Folds a fact into the product's row; the row lock orders two writers of one product. */
-const applyFact = async (tx: Transaction, products: ProductsTable, fact: ListingFact): Promise<void> => {
+/**
+ * Folds a fact into the product's row; the row lock orders two writers of one product. Answers the row written,
+ * if any.
+ */
+const applyFact = async (
+  tx: Transaction,
+  products: ProductsTable,
+  fact: ListingFact,
+): Promise<CatalogProduct | undefined> => {
   const next = projectListingFact(await products.findForUpdate(tx, fact.productId), fact);
   if (next !== undefined) await products.save(tx, next);
+  return next;
 };

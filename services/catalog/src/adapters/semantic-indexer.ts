@@ -78,9 +78,9 @@ export const createSemanticIndexer = ({
   return {
     async index(products) {
       const shown = products.filter(isPublic);
-      for (const hidden of products.filter((product) => !isPublic(product))) {
-        await vectors.remove(hidden.id, hidden.version);
-      }
+      await vectors.removeMany(
+        products.filter((product) => !isPublic(product)).map(({ id, version }) => ({ id, version })),
+      );
       for (const product of shown) unembedded.set(product.id, product);
       for (const hidden of products.filter((product) => !isPublic(product))) unembedded.delete(hidden.id);
       if (unembedded.size === 0) return;

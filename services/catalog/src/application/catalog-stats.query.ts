@@ -1,5 +1,4 @@
 import { CATEGORIES, CONDITIONS } from '@marketplace/vocabulary';
-import type { PublicProductCount } from '../adapters/products.table.js';
 
 export interface StatsCount {
   readonly id: string;
@@ -14,6 +13,14 @@ export interface CatalogStats {
   readonly byCategory: readonly StatsCount[];
   /** Every condition of the vocabulary, in its order, zero counts included. */
   readonly byCondition: readonly StatsCount[];
+}
+
+/** How many public products one (category, condition) holds, and how many of them are in stock. */
+export interface PublicProductCount {
+  readonly category: string;
+  readonly condition: string;
+  readonly products: number;
+  readonly inStock: number;
 }
 
 /** Public products per (category, condition) present. */

@@ -2,7 +2,7 @@ import { CATEGORIES } from '@marketplace/vocabulary';
 
 export interface CategoryCount {
   readonly id: string;
-  /** Publicly promoted, in-stock listings of the category (decisions, "Listings"). */
+  /** Publicly promoted, in-stock listings of the category (docs/specification.md, "Listings"). */
   readonly productCount: number;
 }
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CatalogProduct } from '../domain/catalog-product.js';
 import { parseInput } from './validate-input.js';
 
-/** Spec 8: feed pages hold up to 200 items. */
+/** docs/specification.md, "Limits": feed pages hold up to 200 items. */
 export const MAX_PUBLIC_PAGE = 200;
 
 export interface ListPublicProductsInput {

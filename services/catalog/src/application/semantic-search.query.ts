@@ -6,7 +6,7 @@ import { CATEGORIES, CONDITIONS, LISTING_LIMITS } from '@marketplace/vocabulary'
 import type { CatalogProduct } from '../domain/catalog-product.js';
 import { parseInput } from './validate-input.js';
 
-/** Spec 4.1 and 8: semantic search takes a query of at most 1,000 characters and answers 1-50 matches. */
+/** docs/specification.md, "Catalog endpoints" and 8: semantic search takes a query of at most 1,000 characters and answers 1-50 matches. */
 export const SEMANTIC_SEARCH_LIMITS = { maxQueryCharacters: 1_000, maxLimit: 50 } as const;
 
 export interface SemanticSearchInput {
@@ -54,7 +54,7 @@ const semanticSearchSchema = z.object({
 
 /**
  * SemanticSearch: the public listings nearest in meaning to the query, the filters applied to the nearest
- * candidates (spec 4.1). Without an embedder (EMBEDDINGS_PROVIDER=none) it is `unavailable`, which the gateway
+ * candidates (docs/specification.md, "Catalog endpoints"). Without an embedder (EMBEDDINGS_PROVIDER=none) it is `unavailable`, which the gateway
  * answers 503 as the specification says; invalid input is reported first, so a caller learns both.
  */
 export const semanticSearch = async (

@@ -10,7 +10,7 @@ export const ANONYMOUS_VIEWER: Viewer = {};
 type VisibilityFacts = Pick<CatalogProduct, 'promotePublicly' | 'sellerAccountId'>;
 
 /**
- * The visibility rule (spec 1.6, decisions "Listings"), in one place for every catalog surface: a listing
+ * The visibility rule (docs/specification.md, "Service", docs/specification.md, "Listings"), in one place for every catalog surface: a listing
  * reaches public and agent-facing surfaces (search, feeds, sitemap, saved-search matches) only when its
  * seller promoted it publicly; its own seller always sees it; to everyone else it does not exist.
  */

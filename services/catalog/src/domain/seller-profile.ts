@@ -1,5 +1,5 @@
 /**
- * What product details show of a seller (spec 4.1: name, company, country), projected from the seller's
+ * What product details show of a seller (docs/specification.md, "Catalog endpoints": name, company, country), projected from the seller's
  * account events. Never the email: the catalog holds only what every buyer may see.
  */
 export interface SellerProfile {

@@ -2,28 +2,15 @@ import type { Queryable } from '@marketplace/database';
 import { quoteIdent } from '@marketplace/database';
 import { toIso } from '@marketplace/platform';
 import type { AccountContact, AccountDraft, AccountRole } from '../domain/account.js';
-
-export interface StoredApiKey {
-  readonly accountId: number;
-  readonly role: AccountRole;
-  readonly keyHash: string;
-}
-
-export interface NewApiKey {
-  readonly prefix: string;
-  readonly hash: string;
-  readonly accountId: number;
-  readonly createdAtMs: number;
-}
-
-export interface AgentTokenSession {
-  readonly sessionId: string;
-  readonly apiKeyPrefix: string;
-  readonly expiresAtMs: number;
-}
+import type {
+  AgentTokenSession,
+  IdentityStore,
+  NewApiKey,
+  StoredApiKey,
+} from '../application/identity.ports.js';
 
 /** SQL for accounts, API keys and agent token sessions. Every method takes the connection or transaction to run on. */
-export class IdentityRepository {
+export class IdentityRepository implements IdentityStore {
   private readonly accounts: string;
   private readonly apiKeys: string;
   /** The LISTEN channel of revocations: `<schema>_api_key_revoked`, the payload a key prefix. */

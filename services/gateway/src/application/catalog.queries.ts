@@ -28,7 +28,7 @@ export interface ProductPage {
   };
 }
 
-/** GET /api/ucp/catalog/categories (decisions, "Listings"); also the MCP categories resource. */
+/** GET /api/ucp/catalog/categories (docs/specification.md, "Listings"); also the MCP categories resource. */
 export interface CategoryList {
   readonly categories: readonly {
     readonly id: string;
@@ -53,7 +53,7 @@ export interface PricingRecommendation {
   };
 }
 
-/** A semantic search (spec 4.1, search_inventory_semantic); price in cents. */
+/** A semantic search (docs/specification.md, "Catalog endpoints", search_inventory_semantic); price in cents. */
 export interface SemanticCatalogSearch {
   readonly query: string;
   readonly category?: string | undefined;

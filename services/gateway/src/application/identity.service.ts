@@ -7,8 +7,8 @@ import type { AccountCreated } from '../domain/account.events.js';
 import { ACCOUNT_STREAM_TYPE, accountStreamId } from '../domain/account.events.js';
 import type { RandomSource } from '../domain/api-key.js';
 import { apiKeyMatches, apiKeyPrefixOf, generateApiKey, isApiKeyPrefix } from '../domain/api-key.js';
-import { ActiveKeyCache } from '../adapters/active-key.cache.js';
-import { IdentityRepository, type StoredApiKey } from '../adapters/identity.repository.js';
+import { ActiveKeyCache } from './active-key.cache.js';
+import type { IdentityStore, StoredApiKey } from './identity.ports.js';
 import type { AgentTokenRejection, IssuedAgentToken } from '../domain/agent-token.js';
 import { issueAgentToken, verifyAgentToken } from '../domain/agent-token.js';
 
@@ -46,6 +46,8 @@ export interface IdentityServiceOptions {
   readonly db: Database;
   /** Unquoted schema name: `identity` in production, a fresh one per test file. */
   readonly schema: string;
+  /** The accounts and keys of that schema. */
+  readonly repository: IdentityStore;
   readonly clock: Clock;
   readonly random?: RandomSource;
   /** Signs and verifies agent tokens (AGENT_TOKEN_SECRET). */
@@ -71,12 +73,12 @@ const MAX_PREFIX_DRAWS = 5;
 export const createIdentityService = ({
   db,
   schema,
+  repository,
   clock,
   random,
   agentTokenSecret,
   keyCache,
 }: IdentityServiceOptions): IdentityService => {
-  const repository = new IdentityRepository(schema);
   const store = createPostgresEventStore({ db, schema });
   const cache = keyCache === undefined ? undefined : new ActiveKeyCache(keyCache.ttlMs);
   let unlisten: (() => Promise<void>) | undefined;

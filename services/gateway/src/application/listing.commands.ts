@@ -1,17 +1,9 @@
 import type { listingV1 } from '@marketplace/proto';
+import type { BulkUpdateMode } from '@marketplace/vocabulary';
 import { forbidden, formatProductId } from '@marketplace/platform';
 import type { ListingClient } from '../clients/listing.client.js';
 import type { Principal } from '../domain/account.js';
 import type { ProductDetails, ProductViews } from './product.views.js';
-
-/** The modes of bulk_update_listings (spec 4.3): prices in cents, percentages in percent, moq in units. */
-export const BULK_UPDATE_MODES = [
-  'price_set',
-  'price_percent_increase',
-  'price_percent_decrease',
-  'moq_set',
-] as const;
-export type BulkUpdateMode = (typeof BULK_UPDATE_MODES)[number];
 
 /** What a bulk update did: the listings changed, and the ones left untouched with the reason. */
 export interface BulkUpdateOutcome {

@@ -1,7 +1,7 @@
 import type { orderV1 } from '@marketplace/proto';
 import { toIso } from '@marketplace/platform';
 
-/** Spec 2.7: exactly these columns, in this order. */
+/** docs/specification.md, "Checkout and orders": exactly these columns, in this order. */
 export const ORDER_CSV_COLUMNS = [
   'Order ID',
   'Product',

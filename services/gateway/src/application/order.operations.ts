@@ -38,6 +38,7 @@ export const pendingQuotesVia =
   ): PendingQuotesOf =>
   async (sellerAccountId, sinceMs, limit) => {
     const { quoteRequests, total } = await listQuoteRequests({
+      actor: { kind: 'seller', id: String(sellerAccountId) },
       sellerAccountId,
       status: 'pending',
       limit,
@@ -176,7 +177,11 @@ export class OrderOperations {
 
   async buyerOrder(principal: Principal | undefined, orderId: number) {
     const buyer = requireBuyer(principal, 'read an order');
-    const { order } = await this.orders.rpc.getBuyerOrder({ orderId, buyerAccountId: buyer.accountId });
+    const { order } = await this.orders.rpc.getBuyerOrder({
+      actor: actorOf(buyer),
+      orderId,
+      buyerAccountId: buyer.accountId,
+    });
     if (!order) throw new Error('GetBuyerOrder answered without an order');
     return orderView(order);
   }
@@ -260,6 +265,7 @@ export class OrderOperations {
   async sellerOrder(principal: Principal | undefined, orderId: number) {
     const seller = requireSeller(principal, 'read its orders');
     const { orders } = await this.orders.rpc.getSellerOrders({
+      actor: actorOf(seller),
       sellerAccountId: seller.accountId,
       orderIds: [orderId],
     });
@@ -272,6 +278,7 @@ export class OrderOperations {
   async exportCsv(principal: Principal | undefined, orderIds: readonly number[]) {
     const seller = requireSeller(principal, 'export orders');
     const { orders } = await this.orders.rpc.getSellerOrders({
+      actor: actorOf(seller),
       sellerAccountId: seller.accountId,
       orderIds: [...orderIds],
     });
@@ -293,7 +300,12 @@ export class OrderOperations {
     const now = this.clock.now();
     const [quotes, attention] = await Promise.all([
       this.pendingQuotesOf(seller.accountId, now - windowHours * HOUR_MS, limit),
-      this.orders.rpc.sellerAttention({ sellerAccountId: seller.accountId, windowHours, limit }),
+      this.orders.rpc.sellerAttention({
+        actor: actorOf(seller),
+        sellerAccountId: seller.accountId,
+        windowHours,
+        limit,
+      }),
     ]);
     const atRisk = attention.atRisk.map((order) => ({
       order_id: order.orderId,

@@ -2,7 +2,7 @@ import type { catalogV1, listingV1 } from '@marketplace/proto';
 import { discountPercent, toIso } from '@marketplace/platform';
 import { BULK_THRESHOLD_DEFAULTS } from '@marketplace/vocabulary';
 
-/** A catalog item as spec 2.1 shows it in search results. Prices are integer cents. */
+/** A catalog item as docs/specification.md, "Products and pagination" shows it in search results. Prices are integer cents. */
 export interface ProductSummary {
   readonly id: string;
   readonly title: string;
@@ -34,7 +34,7 @@ export interface ProductDetails extends ProductSummary {
     readonly min_order_quantity: number;
     readonly min_quote_quantity: number;
     readonly instant_checkout: boolean;
-    /** Above either bound a line goes through request_quote instead of checkout (decisions). */
+    /** Above either bound a line goes through request_quote instead of checkout (docs/specification.md, "Checkout and orders"). */
     readonly bulk_threshold: { readonly more_than_units: number; readonly more_than_subtotal: number };
   };
   /** Name, company and country are null until the catalog has seen the seller's account (and when not given). */
@@ -98,7 +98,7 @@ export class ProductViews {
       description: listing.description,
       priceCents: listing.priceCents,
       currency: listing.currency,
-      // Spec 3: a listing whose quantity is 0 is sold out.
+      // docs/specification.md, "Checkout and orders": a listing whose quantity is 0 is sold out.
       availability: listing.quantity > 0 ? 'in_stock' : 'out_of_stock',
       quantity: listing.quantity,
       imageUrls: [listing.imageUrl, ...listing.galleryImageUrls].filter((url) => url.length > 0),

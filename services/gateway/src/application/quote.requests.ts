@@ -205,7 +205,7 @@ export class QuoteRequests {
   ) {}
 
   /**
-   * Anyone may ask (spec 1.2). A verified caller (API key or agent token) binds the request to its account, and
+   * Anyone may ask (docs/specification.md, "Service"). A verified caller (API key or agent token) binds the request to its account, and
    * the request carries the account's own email, name and company, whatever the body says, so what the seller sees
    * as a verified buyer is one (docs/specification.md, "Quotes"). An anonymous request carries what the buyer
    * typed, and its answer a claim token.
@@ -275,6 +275,7 @@ export class QuoteRequests {
       );
     }
     const quote = await this.quotes.getBuyerQuoteRequest({
+      actor: caller ? { kind: caller.role, id: String(caller.accountId) } : { kind: 'anonymous', id: '' },
       quoteRequestId: input.quoteRequestId,
       buyerAccountId: caller?.accountId,
       claimToken: input.claimToken ?? '',
@@ -325,6 +326,7 @@ export class QuoteRequests {
     if (caller === undefined)
       throw unauthenticated('a buyer lists its quote requests with its API key or agent token');
     const { quoteRequests, total } = await this.quotes.listBuyerQuoteRequests({
+      actor: { kind: caller.role, id: String(caller.accountId) },
       buyerAccountId: caller.accountId,
       ...filter,
     });
@@ -340,6 +342,7 @@ export class QuoteRequests {
   ): Promise<{ quote_requests: SellerQuoteRequest[]; total: number }> {
     const seller = requireSeller(caller);
     const { quoteRequests, total } = await this.quotes.listQuoteRequests({
+      actor: { kind: 'seller', id: String(seller.accountId) },
       sellerAccountId: seller.accountId,
       status,
       limit: limit ?? 0,

@@ -4,6 +4,7 @@ import { toIso } from '@marketplace/platform';
 import type { SubscriptionClient } from '../clients/subscription.client.js';
 import type { Principal } from '../domain/account.js';
 import type {
+  RotatedSecret,
   SubscribeInput,
   SubscribeOutput,
   SubscriptionResourceView,
@@ -90,7 +91,10 @@ export class SubscriptionCommands {
 
   async list(caller: Principal | undefined): Promise<{ subscriptions: SubscriptionView[] }> {
     const owner = this.owner(caller);
-    const subscriptions = await this.subscriptions.listSubscriptions(owner.accountId);
+    const subscriptions = await this.subscriptions.listSubscriptions({
+      actor: { kind: owner.role, id: String(owner.accountId) },
+      ownerAccountId: owner.accountId,
+    });
     return { subscriptions: subscriptions.map((subscription) => this.view(subscription)) };
   }
 
@@ -111,10 +115,37 @@ export class SubscriptionCommands {
     });
   }
 
+  /**
+   * A new webhook secret, shown once (docs/security.md, API2): for the owner, or for the holder of a secret that
+   * still signs the subscription's deliveries; anyone else gets 404. The previous secret signs beside it for 24 h.
+   */
+  async rotateSecret(
+    caller: Principal | undefined,
+    subscriptionId: string,
+    currentSecret: string | undefined,
+    correlationId: string,
+  ): Promise<RotatedSecret> {
+    if (!caller && currentSecret === undefined) this.owner(caller);
+    const rotated = await this.subscriptions.rotateWebhookSecret({
+      actor: caller ? { kind: caller.role, id: String(caller.accountId) } : { kind: 'anonymous', id: '' },
+      subscriptionId,
+      ownerAccountId: caller?.accountId ?? 0,
+      currentSecret: currentSecret ?? '',
+      correlationId,
+    });
+    return {
+      id: subscriptionId,
+      webhook_secret: rotated.webhookSecret,
+      secret_generation: rotated.secretGeneration,
+      previous_secret_valid_until: toIso(rotated.previousValidUntilMs),
+    };
+  }
+
   /** GET /api/mcp/resources/subscriptions/{id} and marketplace://subscriptions/{id}. */
   async resource(caller: Principal | undefined, subscriptionId: string): Promise<SubscriptionResourceView> {
     const owner = this.owner(caller);
     const resource = await this.subscriptions.getSubscriptionResource({
+      actor: { kind: owner.role, id: String(owner.accountId) },
       subscriptionId,
       ownerAccountId: owner.accountId,
     });

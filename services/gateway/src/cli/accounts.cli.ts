@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { DEFAULT_PUBLIC_BASE_URL } from '@marketplace/platform';
 
 export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -15,7 +16,6 @@ export const ACCOUNTS_USAGE = `usage:
 Calls the admin API at MARKETPLACE_URL (default http://localhost:8080) with Authorization: Bearer $ADMIN_TOKEN.
 `;
 
-const DEFAULT_URL = 'http://localhost:8080';
 const REQUEST_TIMEOUT_MS = 10_000;
 
 /** Exit statuses: 0 done, 1 the marketplace refused or could not be reached, 2 a usage error. */
@@ -56,7 +56,7 @@ export const runAccountsCli = async (argv: readonly string[], io: CliIo): Promis
     io.stderr.write('error: ADMIN_TOKEN is not set; it must match the marketplace’s ADMIN_TOKEN\n');
     return EXIT.usage;
   }
-  const baseUrl = io.env['MARKETPLACE_URL'] || DEFAULT_URL;
+  const baseUrl = io.env['MARKETPLACE_URL'] || DEFAULT_PUBLIC_BASE_URL;
   let url: URL;
   try {
     url = new URL(call.path, baseUrl);

@@ -5,11 +5,14 @@ import { createGrpcClient } from '@marketplace/rpc';
 /** The gateway's view of the subscription service: one method per RPC it uses, failures as AppErrors. */
 export interface SubscriptionClient {
   subscribe(request: subscriptionV1.SubscribeRequest): Promise<subscriptionV1.SubscribeResponse>;
-  listSubscriptions(ownerAccountId: number): Promise<subscriptionV1.Subscription[]>;
+  listSubscriptions(request: subscriptionV1.ListSubscriptionsRequest): Promise<subscriptionV1.Subscription[]>;
   deleteSubscription(request: subscriptionV1.DeleteSubscriptionRequest): Promise<void>;
   getSubscriptionResource(
     request: subscriptionV1.GetSubscriptionResourceRequest,
   ): Promise<subscriptionV1.GetSubscriptionResourceResponse>;
+  rotateWebhookSecret(
+    request: subscriptionV1.RotateWebhookSecretRequest,
+  ): Promise<subscriptionV1.RotateWebhookSecretResponse>;
   close(): void;
 }
 
@@ -27,12 +30,12 @@ export const createSubscriptionClient = (
   const { client } = grpc;
   return {
     subscribe: (request) => client.subscribe(request),
-    listSubscriptions: async (ownerAccountId) =>
-      (await client.listSubscriptions({ ownerAccountId })).subscriptions,
+    listSubscriptions: async (request) => (await client.listSubscriptions(request)).subscriptions,
     deleteSubscription: async (request) => {
       await client.deleteSubscription(request);
     },
     getSubscriptionResource: (request) => client.getSubscriptionResource(request),
+    rotateWebhookSecret: (request) => client.rotateWebhookSecret(request),
     close: () => grpc.close(),
   };
 };

@@ -2,7 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { RandomSource } from './api-key.js';
 
 /**
- * Agent tokens (spec 5, decisions "Accounts, keys and tokens"): `<sessionId>.<expiresMs>.<buyerUserId>.<mac>`,
+ * Agent tokens (docs/specification.md, "Accounts, keys and tokens", docs/specification.md, "Accounts, keys and tokens"): `<sessionId>.<expiresMs>.<buyerUserId>.<mac>`,
  * where `mac` is the unpadded base64url HMAC-SHA256 of `<sessionId>.<expiresMs>.<buyerUserId>` under
  * AGENT_TOKEN_SECRET. Self-contained: verification needs the secret and the clock, plus the buyer's account.
  */
@@ -89,7 +89,7 @@ export const verifyAgentToken = (
     return { ok: false, rejection: 'malformed' };
   }
   if (nowMs >= expiresAtMs) return { ok: false, rejection: 'expired' };
-  // Decisions: a token lives one hour. One signed for longer (a leaked secret, a past bug) is refused.
+  // docs/specification.md, "Accounts, keys and tokens": a token lives one hour. One signed for longer (a leaked secret, a past bug) is refused.
   if (expiresAtMs > nowMs + AGENT_TOKEN_LIFETIME_MS + AGENT_TOKEN_CLOCK_SKEW_MS) {
     return { ok: false, rejection: 'expiry_too_far' };
   }

@@ -18,6 +18,8 @@ export interface JsonBodyOptions {
    * tool's own invalid-arguments answer.
    */
   readonly checkText?: boolean;
+  /** A request without a body (no Content-Length, or 0) is let through with `req.body` undefined. */
+  readonly optional?: boolean;
 }
 
 /**
@@ -56,6 +58,9 @@ const refuseHostileJson =
  */
 export const jsonBody = (limitBytes: number, options: JsonBodyOptions = {}): RequestHandler[] => [
   (req, _res, next) => {
+    const empty =
+      req.headers['transfer-encoding'] === undefined && (req.headers['content-length'] ?? '0') === '0';
+    if (options.optional === true && empty) return next();
     if (!req.is(JSON_TYPES)) {
       throw new HttpProblem('unsupported-media-type', 'send the request body as application/json');
     }

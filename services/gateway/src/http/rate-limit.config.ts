@@ -3,7 +3,7 @@ import { z } from 'zod';
 const allowance = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
 
 /**
- * The gateway's rate limits (decisions, "Quotes"; defaults as decided). Every allowance is per window; 0 turns
+ * The gateway's rate limits (docs/specification.md, "Quotes"; defaults as decided). Every allowance is per window; 0 turns
  * that limit off (benches and e2e suites that are not about limits do). `RATE_LIMIT_STORE` picks where counters
  * live: `memory` (one process: embedded mode) or `postgres` (shared by every replica: cluster mode).
  */

@@ -69,7 +69,7 @@ export const rateLimitPoliciesOf = (config: RateLimitConfig): GatewayRateLimitPo
 });
 
 /**
- * Who a verified caller is for its allowance: the API key (decisions: "100 per hour per key"), or the buyer
+ * Who a verified caller is for its allowance: the API key (docs/security.md: 100 per hour per key), or the buyer
  * account behind an agent token (tokens are cheap to mint; the account is what holds the allowance).
  */
 const allowanceHolderOf = (caller: Principal): string =>

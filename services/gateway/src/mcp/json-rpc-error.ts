@@ -1,4 +1,4 @@
-/** JSON-RPC 2.0 error codes the MCP transports answer with (decisions, "Errors"). */
+/** JSON-RPC 2.0 error codes the MCP transports answer with (docs/specification.md, "Errors"). */
 export const JSON_RPC = {
   parseError: -32700,
   invalidRequest: -32600,

@@ -11,7 +11,7 @@ import {
   negotiatedProtocolVersion,
 } from './server-info.js';
 
-/** The envelope of spec 4.3 (`jsonrpc` "2.0", `id` string, integer or null, `method`, `params` object). */
+/** The envelope of docs/specification.md, "MCP tools" (`jsonrpc` "2.0", `id` string, integer or null, `method`, `params` object). */
 export const jsonRpcEnvelopeSchema = z.object({
   jsonrpc: z.literal('2.0', { error: 'must be "2.0"' }),
   id: z
@@ -60,7 +60,7 @@ const paramsOf = <S extends z.ZodType>(schema: S, params: unknown): z.output<S> 
 /**
  * /api/mcp/streamable: one JSON-RPC 2.0 request per POST, one JSON response, the same dispatcher as /mcp.
  * A body that is not a JSON-RPC request object is 400 with -32600 (batches included: MCP dropped them); an
- * unknown method is 400 with -32601 (spec 4.3 lists the methods the envelope may carry); everything else is
+ * unknown method is 400 with -32601 (docs/specification.md, "MCP tools" lists the methods the envelope may carry); everything else is
  * 200, with a JSON-RPC error where the method failed (-32602 for bad params or an unknown tool).
  */
 export const answerJsonRpc = async (

@@ -2,11 +2,11 @@ import type { McpDispatcher } from './dispatcher.js';
 import { RESOURCE_MIME_TYPE } from './resources.js';
 import { MCP_PROTOCOL_VERSIONS, MCP_SERVER_INFO } from './server-info.js';
 
-/** The tool manifest's format version (spec 9). */
+/** The tool manifest's format version (docs/specification.md, "Versioning"). */
 export const MANIFEST_SCHEMA_VERSION = '1.0';
 
 /**
- * /api/mcp/schema.json (decisions, "Transports"): every tool with its input and output JSON Schemas, auth and
+ * /api/mcp/schema.json (docs/specification.md, "Transports"): every tool with its input and output JSON Schemas, auth and
  * annotations, the resources, and the transports, generated from the same registry the transports serve.
  */
 export const mcpManifest = (dispatcher: McpDispatcher, publicBaseUrl: string) => ({

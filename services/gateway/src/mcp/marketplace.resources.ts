@@ -3,7 +3,7 @@ import type { SubscriptionCommands } from '../application/subscription.commands.
 import type { FixedResource, TemplatedResource } from './resources.js';
 import { McpResources } from './resources.js';
 
-/** Where the resources of spec 4.3 read from; each area adds its source as it lands. */
+/** Where the resources of docs/specification.md, "MCP tools" read from; each area adds its source as it lands. */
 export interface ResourceSources {
   readonly catalog: CatalogQueries;
   /** Absent when the gateway runs without the subscription service. */

@@ -25,7 +25,7 @@ import { sdkStreamableHttp } from './sdk-transport.js';
  */
 export const MCP_BODY_LIMIT_BYTES = 1024 * 1024;
 
-/** Body of /api/mcp/invoke and /api/mcp/stream (spec 4.3). */
+/** Body of /api/mcp/invoke and /api/mcp/stream (docs/specification.md, "MCP tools"). */
 export const invokeBodySchema = z.object({
   tool: z.string({ error: 'must be a string naming a tool' }).min(1, 'must name a tool'),
   parameters: z.record(z.string(), z.unknown(), { error: 'must be an object' }).optional(),
@@ -44,7 +44,7 @@ export interface McpRoutesDependencies {
 }
 
 /**
- * The four MCP transports (decisions, "Transports"): one dispatcher, one authentication (X-MCP-API-Key or
+ * The four MCP transports (docs/specification.md, "Transports"): one dispatcher, one authentication (X-MCP-API-Key or
  * X-Agent-Token, optional here: each tool's `auth` decides), one rate limiter, one Origin/Host guard.
  */
 export const mcpRoutes = (deps: McpRoutesDependencies): Router => {

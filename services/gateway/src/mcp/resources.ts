@@ -20,7 +20,7 @@ export interface TemplatedResource {
 
 export const RESOURCE_MIME_TYPE = 'application/json';
 
-/** The MCP resources of spec 4.3 (stats, categories, saved-search subscriptions), all JSON documents. */
+/** The MCP resources of docs/specification.md, "MCP tools" (stats, categories, saved-search subscriptions), all JSON documents. */
 export class McpResources {
   private readonly templates: readonly { resource: TemplatedResource; pattern: RegExp }[];
 

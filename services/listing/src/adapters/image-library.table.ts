@@ -1,5 +1,6 @@
 import type { Migration, Queryable } from '@marketplace/database';
 import { quoteIdent } from '@marketplace/database';
+import type { ImageLibraryEntry, ImageLibraryRecord } from '../application/create-listing.js';
 
 /**
  * The listing service's own image library: one row per listing whose seller sent an image, with the title's
@@ -40,14 +41,6 @@ export const imageLibraryAddedAtMigration: Migration = {
   `,
 };
 
-export interface ImageLibraryEntry {
-  readonly productId: string;
-  readonly category: string;
-  readonly titleWords: readonly string[];
-  readonly imagePath: string;
-  readonly addedAtMs: number;
-}
-
 type EntryRow = {
   readonly product_id: string;
   readonly category: string;
@@ -65,7 +58,7 @@ const toEntry = (row: EntryRow): ImageLibraryEntry => ({
 });
 
 /** The library's rows: written with the listing that sent the image, read by RecentImageLibrary. */
-export class ImageLibraryTable {
+export class ImageLibraryTable implements ImageLibraryRecord {
   private readonly table: string;
 
   constructor(schema: string) {

@@ -1,7 +1,8 @@
+import { parseActor } from '@marketplace/eventsourcing';
 import type { Actor, EventEncoder, RecordedEvent } from '@marketplace/eventsourcing';
 import { listingV1 } from '@marketplace/proto';
 import type { ListingEvent } from '../domain/listing.events.js';
-import { fromActorMessage, fromListingMessage, toListingMessage } from './listing-proto.mapper.js';
+import { fromListingMessage, toListingMessage } from './listing-proto.mapper.js';
 
 /** Listing events travel on the log as protobuf `marketplace.listing.v1.ListingEvent`. */
 export const LISTING_EVENT_CONTENT_TYPE = 'application/protobuf';
@@ -114,7 +115,7 @@ export const decodeListingEvent = (bytes: Uint8Array): DecodedListingEvent => {
     productId: message.productId,
     version: message.version,
     occurredAt: message.occurredAtMs,
-    actor: message.actor && fromActorMessage(message.actor),
+    actor: message.actor && parseActor(message.actor),
     correlationId: message.correlationId === '' ? undefined : message.correlationId,
     event: eventOf(message.payload),
   };

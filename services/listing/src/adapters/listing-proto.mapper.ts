@@ -1,6 +1,4 @@
-import type { Actor } from '@marketplace/eventsourcing';
-import type { commonV1, listingV1 } from '@marketplace/proto';
-import { validationError } from '@marketplace/platform';
+import type { listingV1 } from '@marketplace/proto';
 import { isCategory, isCondition } from '@marketplace/vocabulary';
 import type { Listing } from '../domain/listing.events.js';
 
@@ -8,28 +6,6 @@ import type { Listing } from '../domain/listing.events.js';
  * Domain values ⇄ protobuf messages, shared by the event codec and the gRPC transport so the two never disagree.
  * Protobuf has no absent strings: an absent condition, brand or image travels as ''.
  */
-
-// A record rather than a list, so the compiler checks it names every kind of the Actor type.
-const ACTOR_KINDS: Record<Actor['kind'], true> = {
-  seller: true,
-  buyer: true,
-  admin: true,
-  system: true,
-  anonymous: true,
-};
-const isActorKind = (kind: string): kind is Actor['kind'] => Object.hasOwn(ACTOR_KINDS, kind);
-
-/** Throws AppError('validation') for a missing actor or an unknown kind: a caller's mistake, not a crash. */
-export const fromActorMessage = (actor: commonV1.Actor | undefined): Actor => {
-  if (actor === undefined)
-    throw validationError('actor is required', [{ path: 'actor', message: 'is required' }]);
-  const { kind, id } = actor;
-  if (!isActorKind(kind)) {
-    const message = `must be one of ${Object.keys(ACTOR_KINDS).join(', ')}`;
-    throw validationError(`actor.kind ${message}`, [{ path: 'actor/kind', message }]);
-  }
-  return { kind, id };
-};
 
 export const toListingMessage = (listing: Listing, version: number): listingV1.Listing => ({
   productId: listing.productId,

@@ -1,9 +1,6 @@
 import type { Queryable } from '@marketplace/database';
-import {
-  IMAGE_LIBRARY_CANDIDATES,
-  type ImageLibraryEntry,
-  type ImageLibraryTable,
-} from './image-library.table.js';
+import type { ImageLibraryEntry, RecentImages } from '../application/create-listing.js';
+import { IMAGE_LIBRARY_CANDIDATES, type ImageLibraryTable } from './image-library.table.js';
 
 /** How often a replica reads the entries other replicas added (RecentImageLibrary.catchUp). */
 export const IMAGE_LIBRARY_CATCH_UP_MS = 5_000;
@@ -15,7 +12,7 @@ export const IMAGE_LIBRARY_CATCH_UP_MS = 5_000;
  * the table at start; this replica's own listings are remembered once their transaction committed, and the
  * other replicas' are read from the table by `catchUp` (the listing service runs it every few seconds).
  */
-export class RecentImageLibrary {
+export class RecentImageLibrary implements RecentImages {
   /** Per category, newest first. */
   readonly #byCategory = new Map<string, ImageLibraryEntry[]>();
   readonly #known = new Set<string>();

@@ -1,6 +1,7 @@
 import type { Migration, Queryable } from '@marketplace/database';
 import { quoteIdent } from '@marketplace/database';
 import { SellerContactsTable } from '@marketplace/seller-contacts';
+import type { DueReminder, StalenessReminders } from '../application/staleness.js';
 
 /**
  * What the staleness job reads and writes, in the listing schema:
@@ -50,15 +51,7 @@ export const stalenessMailQueueMigration: Migration = {
   `,
 };
 
-export interface DueReminder {
-  readonly productId: string;
-  readonly confirmedAt: number;
-  readonly listingName: string;
-  readonly sellerName: string;
-  readonly sellerEmail: string;
-}
-
-export class StalenessTables {
+export class StalenessTables implements StalenessReminders {
   /** Written by the shared seller-contacts projection (`@marketplace/seller-contacts`); joined by `due`. */
   readonly sellerContacts: SellerContactsTable;
   private readonly confirmations: string;

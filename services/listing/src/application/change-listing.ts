@@ -1,14 +1,15 @@
 import type { Transaction } from '@marketplace/database';
-import type { Actor } from '@marketplace/eventsourcing';
+import type { CommandContext } from '@marketplace/eventsourcing';
 import { handleCommand } from '@marketplace/eventsourcing';
 import type { AppError } from '@marketplace/platform';
 import { isAppError, notFound, parseProductId, validationError } from '@marketplace/platform';
+import type { BulkUpdateMode } from '@marketplace/vocabulary';
+import { BULK_UPDATE_LIMITS, BULK_UPDATE_MODES } from '@marketplace/vocabulary';
 import type { ListingChanges, ListingCommand } from '../domain/listing.commands.js';
 import type { ListingState } from '../domain/listing.decider.js';
 import { listingDecider } from '../domain/listing.decider.js';
-import type { BulkUpdateMode } from '../domain/listing.rules.js';
-import { BULK_MAX_ITEMS, BULK_UPDATE_MODES, bulkChangesOf, checkBulkValue } from '../domain/listing.rules.js';
-import type { CreatedListing, ListingDependencies } from './create-listing.js';
+import { bulkChangesOf, checkBulkValue } from '../domain/listing.rules.js';
+import type { VersionedListing, ListingDependencies } from './create-listing.js';
 import { LISTING_STREAM_TYPE, readListingState } from './create-listing.js';
 
 /** Serialises the writers of one listing's stream inside their transaction (a PostgreSQL advisory lock). */
@@ -23,12 +24,6 @@ export type ListingWriteDependencies = Pick<ListingDependencies, 'db' | 'store' 
  * and a conflict re-reads and decides again, so two concurrent updates never lose one.
  */
 const CONFLICT_RETRIES = 3;
-
-export interface CommandContext {
-  readonly actor: Actor;
-  readonly correlationId?: string | undefined;
-  readonly traceparent?: string | undefined;
-}
 
 type ExistingListingCommand = Exclude<ListingCommand, { type: 'CreateListing' }>;
 type CommandOf<T extends ExistingListingCommand['type']> = Extract<ExistingListingCommand, { type: T }>;
@@ -45,7 +40,7 @@ const readState = (deps: ListingWriteDependencies, productId: string, tx?: Trans
 export const getListing = async (
   deps: ListingWriteDependencies,
   productId: string,
-): Promise<CreatedListing> => {
+): Promise<VersionedListing> => {
   const { state, version } = await readState(deps, knownProductId(productId));
   if (state.status !== 'listed') throw notFound(`listing ${productId} does not exist`);
   return { listing: state.listing, version };
@@ -59,7 +54,7 @@ const handleOnListing = async <T extends ExistingListingCommand['type']>(
   deps: ListingWriteDependencies,
   productId: string,
   commandFor: (state: ListingState) => CommandOf<T>,
-): Promise<CreatedListing> =>
+): Promise<VersionedListing> =>
   deps.db.transaction(async (tx) => {
     await deps.lockStream(tx, productId);
     const { state: before } = await readState(deps, productId, tx);
@@ -86,7 +81,7 @@ const metadataOf = (deps: ListingWriteDependencies, context: CommandContext) => 
 export const updateListing = (
   deps: ListingWriteDependencies,
   input: CommandContext & { sellerAccountId: number; productId: string; changes: ListingChanges },
-): Promise<CreatedListing> => {
+): Promise<VersionedListing> => {
   const productId = knownProductId(input.productId);
   return handleOnListing(deps, productId, () => ({
     type: 'UpdateListing',
@@ -98,7 +93,7 @@ export const updateListing = (
 export const setQuantity = (
   deps: ListingWriteDependencies,
   input: CommandContext & { sellerAccountId: number; productId: string; quantity: number },
-): Promise<CreatedListing> => {
+): Promise<VersionedListing> => {
   const productId = knownProductId(input.productId);
   return handleOnListing(deps, productId, () => ({
     type: 'SetQuantity',
@@ -110,7 +105,7 @@ export const setQuantity = (
 export const reserveStock = (
   deps: ListingWriteDependencies,
   input: CommandContext & { productId: string; reservationId: string; quantity: number },
-): Promise<CreatedListing> => {
+): Promise<VersionedListing> => {
   const productId = knownProductId(input.productId);
   return handleOnListing(deps, productId, () => ({
     type: 'ReserveStock',
@@ -122,7 +117,7 @@ export const reserveStock = (
 export const releaseStock = (
   deps: ListingWriteDependencies,
   input: CommandContext & { productId: string; reservationId: string },
-): Promise<CreatedListing> => {
+): Promise<VersionedListing> => {
   const productId = knownProductId(input.productId);
   return handleOnListing(deps, productId, () => ({
     type: 'ReleaseStock',
@@ -141,7 +136,7 @@ export interface BulkUpdateInput extends CommandContext {
 export type BulkFailureReason = 'not_found' | 'not_owned' | 'invalid';
 
 export interface BulkUpdateResult {
-  readonly updated: CreatedListing[];
+  readonly updated: VersionedListing[];
   readonly failures: { productId: string; reason: BulkFailureReason; message: string }[];
 }
 
@@ -164,8 +159,8 @@ export const bulkUpdateListings = async (
   input: BulkUpdateInput,
 ): Promise<BulkUpdateResult> => {
   const productIds = [...new Set(input.productIds)];
-  if (productIds.length < 1 || productIds.length > BULK_MAX_ITEMS) {
-    const message = `must hold 1 to ${BULK_MAX_ITEMS} product ids`;
+  if (productIds.length < 1 || productIds.length > BULK_UPDATE_LIMITS.maxItems) {
+    const message = `must hold 1 to ${BULK_UPDATE_LIMITS.maxItems} product ids`;
     throw validationError(`productIds ${message}`, [{ path: 'productIds', message }]);
   }
   const { mode, value } = input;

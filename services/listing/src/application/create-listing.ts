@@ -3,8 +3,6 @@ import type { Actor, EventStore, IdempotencyKeys, RecordIdempotencyKey } from '@
 import { fold, idempotencyScopeOf, idempotentRequestOf } from '@marketplace/eventsourcing';
 import type { Clock } from '@marketplace/platform';
 import { formatProductId } from '@marketplace/platform';
-import type { ImageLibraryTable } from '../adapters/image-library.table.js';
-import type { RecentImageLibrary } from '../adapters/recent-image-library.js';
 import type { ListingDraft } from '../domain/listing.commands.js';
 import { titleWords } from '../domain/listing-images.js';
 import type { ListingState } from '../domain/listing.decider.js';
@@ -21,6 +19,25 @@ export const LISTING_STREAM_TYPE = 'listing';
 /** Takes the next product number (a sequence: never rolled back, so no transaction is needed). */
 export type AllocateProductNumber = (q: Queryable) => Promise<number>;
 
+/** An image a seller sent, kept by the library for listings of its category sent without one. */
+export interface ImageLibraryEntry {
+  readonly productId: string;
+  readonly category: string;
+  readonly titleWords: readonly string[];
+  readonly imagePath: string;
+  readonly addedAtMs: number;
+}
+
+/** The library's durable record, written in the listing's transaction. */
+export interface ImageLibraryRecord {
+  add(q: Queryable, entry: ImageLibraryEntry): Promise<void>;
+}
+
+/** The library as publications read it. */
+export interface RecentImages {
+  remember(entry: ImageLibraryEntry): void;
+}
+
 export interface ListingDependencies {
   readonly db: Database;
   readonly store: EventStore;
@@ -28,9 +45,9 @@ export interface ListingDependencies {
   readonly allocateProductNumber: AllocateProductNumber;
   readonly images: ImageHostingDependencies;
   /** Learns the images sellers send, for listings sent without one: the table, in the listing's transaction. */
-  readonly imageLibrary: ImageLibraryTable;
+  readonly imageLibrary: ImageLibraryRecord;
   /** The library as publications read it (in memory), told of each image once its listing committed. */
-  readonly recentImages: RecentImageLibrary;
+  readonly recentImages: RecentImages;
   /** The keys of the listings created with an idempotency key (`<schema>.idempotency_keys`). */
   readonly idempotencyKeys: IdempotencyKeys;
 }
@@ -45,7 +62,7 @@ export interface CreateListingInput {
   readonly idempotencyKey?: string | undefined;
 }
 
-export interface CreatedListing {
+export interface VersionedListing {
   readonly listing: Listing;
   /** The listing stream's version: the expected version of the listing's next command. */
   readonly version: number;
@@ -73,7 +90,7 @@ export const readListingState = async (
 export const createListing = async (
   deps: ListingDependencies,
   input: CreateListingInput,
-): Promise<CreatedListing> => {
+): Promise<VersionedListing> => {
   const accepted = validateNewListing(input.sellerAccountId, input.draft);
   const idempotent = idempotentRequestOf(input.idempotencyKey, {
     path: 'idempotency_key',
@@ -109,14 +126,14 @@ const publishListing = async (
   input: CreateListingInput,
   accepted: ValidNewListing,
   recordKey: RecordIdempotencyKey | undefined,
-): Promise<CreatedListing> => {
+): Promise<VersionedListing> => {
   const hostedImages = await hostListingImages(deps.images, accepted);
   const productId = formatProductId(await deps.allocateProductNumber(deps.db));
   const now = deps.clock.now();
   const decided = listingDecider.decide(
     {
       type: 'CreateListing',
-      data: { productId, sellerAccountId: input.sellerAccountId, draft: input.draft, hostedImages },
+      data: { productId, accepted, hostedImages },
       metadata: { now, actor: input.actor },
     },
     listingDecider.initialState(),

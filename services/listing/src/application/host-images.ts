@@ -60,7 +60,7 @@ const hostOne = async (deps: ImageHostingDependencies, url: string): Promise<Hos
 };
 
 /**
- * Re-hosts a listing's images (decisions, "Listings" → Images): every URL is fetched through the outbound
+ * Re-hosts a listing's images (docs/specification.md, "Listings" → Images): every URL is fetched through the outbound
  * guard, checked and stored as `/images/<sha256>.<ext>`. Without `imageUrl`, the image of the most similar
  * listing of the same category is borrowed from the library; nothing found is a 400 that asks for `imageUrl`.
  * Every problem is reported at once, with the field path of the URL.

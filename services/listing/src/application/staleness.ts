@@ -1,12 +1,32 @@
-import type { Database } from '@marketplace/database';
+import type { Database, Queryable } from '@marketplace/database';
 import type { OutgoingMailTable } from '@marketplace/outgoing-mail';
 import type { Clock, Logger } from '@marketplace/platform';
-import type { StalenessTables } from '../adapters/staleness.tables.js';
 import { staleCutoff, stalenessReminder } from '../domain/staleness.js';
+
+/** A listing whose availability was last confirmed in a period now stale, with whom to remind. */
+export interface DueReminder {
+  readonly productId: string;
+  readonly confirmedAt: number;
+  readonly listingName: string;
+  readonly sellerName: string;
+  readonly sellerEmail: string;
+}
+
+/** The stale periods, and the record of the reminders queued for them. */
+export interface StalenessReminders {
+  /** Periods stale at `cutoff` whose reminder is not queued yet, oldest first. */
+  due(q: Queryable, cutoff: number, limit: number): Promise<DueReminder[]>;
+  /** Records the periods whose reminder `tx` queues; resolves to those recorded now (not by another replica). */
+  recordQueued<P extends { readonly productId: string; readonly confirmedAt: number }>(
+    tx: Queryable,
+    periods: readonly P[],
+    now: number,
+  ): Promise<P[]>;
+}
 
 export interface StalenessDependencies {
   readonly db: Database;
-  readonly tables: StalenessTables;
+  readonly tables: StalenessReminders;
   /** Where the reminders are queued; the outgoing-mail worker sends them (`@marketplace/outgoing-mail`). */
   readonly outgoingMail: OutgoingMailTable;
   readonly clock: Clock;

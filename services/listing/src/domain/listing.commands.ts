@@ -1,4 +1,5 @@
 import type { Command } from '@marketplace/eventsourcing';
+import type { ValidNewListing } from './listing.rules.js';
 
 /**
  * What a seller sends to create a listing, before validation: categories and conditions are still plain
@@ -33,8 +34,11 @@ export type CreateListing = Command<
   {
     /** `product_<n>`, allocated before deciding; the generated sku derives from it. */
     readonly productId: string;
-    readonly sellerAccountId: number;
-    readonly draft: ListingDraft;
+    /**
+     * The seller and draft as the listing rules accepted them (validateNewListing): checked once, before the
+     * images are fetched, not again here.
+     */
+    readonly accepted: ValidNewListing;
     /** Absent: the listing keeps the URLs of the draft. */
     readonly hostedImages?: HostedImages;
   }

@@ -22,7 +22,6 @@ import {
   generatedSku,
   restFieldName,
   validateListingChanges,
-  validateNewListing,
   validateStockQuantity,
 } from './listing.rules.js';
 
@@ -77,9 +76,9 @@ const ownedBy = (state: ListingState, productId: string, sellerAccountId: number
 };
 
 const createListing = (command: CreateListing, state: ListingState): ListingCreated[] => {
-  const { productId, sellerAccountId, draft, hostedImages } = command.data;
+  const { productId, accepted, hostedImages } = command.data;
   if (state.status !== 'absent') throw conflict(`listing ${productId} already exists`);
-  const { sku, ...details } = validateNewListing(sellerAccountId, draft);
+  const { sku, ...details } = accepted;
   const { now } = command.metadata;
   return [
     {
@@ -100,7 +99,7 @@ const createListing = (command: CreateListing, state: ListingState): ListingCrea
   ];
 };
 
-/** Always one event, changes or not: every update call is an availability confirmation (spec 4.2). */
+/** Always one event, changes or not: every update call is an availability confirmation (docs/specification.md, "Seller endpoints"). */
 const updateListing = (command: UpdateListing, state: ListingState): ListingUpdated[] => {
   const { productId, sellerAccountId } = command.data;
   const { listing } = ownedBy(state, productId, sellerAccountId);

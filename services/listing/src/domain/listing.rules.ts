@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import type { AppError, FieldViolation } from '@marketplace/platform';
 import { parseProductId, validationError } from '@marketplace/platform';
+import type { BulkUpdateMode } from '@marketplace/vocabulary';
 import { CATEGORIES, CONDITIONS, LISTING_DEFAULTS, LISTING_LIMITS } from '@marketplace/vocabulary';
 import type { ListingChanges, ListingDraft } from './listing.commands.js';
 
 /**
- * The listing rules of spec 2.4 that need no I/O. Every rule runs, so a seller learns every problem of a draft
+ * The listing rules of docs/specification.md, "Listings" that need no I/O. Every rule runs, so a seller learns every problem of a draft
  * from one answer. Violation paths are the REST field names (`price`, `galleryImageUrls/3`); the gateway
  * renames them for surfaces that spell fields differently.
  */
@@ -90,7 +91,7 @@ const newListingSchema = z
 /** A seller and draft that passed the rules, with every default applied. */
 export type ValidNewListing = z.output<typeof newListingSchema>;
 
-/** Domain field names that differ from the REST field names of spec 2.4. */
+/** Domain field names that differ from the REST field names of docs/specification.md, "Listings". */
 const REST_FIELD_NAMES: Readonly<Record<string, string>> = {
   priceCents: 'price',
   originalRetailPriceCents: 'originalRetailPrice',
@@ -136,7 +137,7 @@ const invalidListing = (violations: readonly FieldViolation[]): AppError =>
   );
 
 /**
- * Checks a seller's changes against the rules of spec 2.4 and against the listing they change: a minimum
+ * Checks a seller's changes against the rules of docs/specification.md, "Listings" and against the listing they change: a minimum
  * order quantity may not exceed the units in stock (unless the lot is sold out, when any minimum is moot).
  * Throws AppError('validation') listing every violation at once.
  */
@@ -170,18 +171,6 @@ export const validateStockQuantity = (quantity: number): number => {
   if (result.success) return result.data;
   throw invalidListing(result.error.issues.map(({ message }) => ({ path: 'quantity', message })));
 };
-
-/** Spec 8: bulk tools take 1 to 200 ids per call. */
-export const BULK_MAX_ITEMS = 200;
-
-/** The modes of the bulk_update_listings tool (spec 4.3); prices in cents, percentages in percent. */
-export const BULK_UPDATE_MODES = [
-  'price_set',
-  'price_percent_increase',
-  'price_percent_decrease',
-  'moq_set',
-] as const;
-export type BulkUpdateMode = (typeof BULK_UPDATE_MODES)[number];
 
 /** A price may at most grow elevenfold in one step: a larger "increase" is far likelier a typo. */
 const MAX_PERCENT_INCREASE = 1_000;
@@ -227,7 +216,7 @@ export const bulkChangesOf = (
 
 /**
  * The sku of a listing whose seller sent none: derived from the product number, so deciding stays
- * deterministic. Skus are never unique-checked (spec 2.4): a seller's own sku may equal a generated one.
+ * deterministic. Skus are never unique-checked (docs/specification.md, "Listings"): a seller's own sku may equal a generated one.
  */
 export const generatedSku = (productId: string): string => {
   const productNumber = parseProductId(productId);

@@ -1,3 +1,4 @@
+import { escapeHtml } from '@marketplace/platform';
 import { LISTING_STALENESS } from '@marketplace/vocabulary';
 
 const DAY_MS = 24 * 60 * 60 * 1_000;
@@ -25,9 +26,6 @@ export interface StalenessReminder {
   /** Stable per period: a reminder sent again after a crash is recognisably the same message. */
   readonly messageId: string;
 }
-
-const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 
 export const stalenessReminder = (input: {
   readonly period: StalePeriod;

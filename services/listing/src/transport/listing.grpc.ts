@@ -1,29 +1,33 @@
+import type { CommandContext } from '@marketplace/eventsourcing';
+import { parseActor } from '@marketplace/eventsourcing';
 import { forbidden } from '@marketplace/platform';
 import { Status, type CallContext } from 'nice-grpc-common';
 import { ErrorInfo, RichServerError } from 'nice-grpc-error-details';
 import { listingV1 } from '@marketplace/proto';
 import type { GrpcService } from '@marketplace/rpc';
-import { fromActorMessage, toListingMessage } from '../adapters/listing-proto.mapper.js';
-import type { BulkUpdateInput, BulkUpdateResult, CommandContext } from '../application/change-listing.js';
-import type { CreatedListing, CreateListingInput } from '../application/create-listing.js';
+import { toListingMessage } from '../adapters/listing-proto.mapper.js';
+import type { BulkUpdateInput, BulkUpdateResult } from '../application/change-listing.js';
+import type { VersionedListing, CreateListingInput } from '../application/create-listing.js';
 import type { ListingChanges, ListingDraft } from '../domain/listing.commands.js';
 import { InsufficientStockError } from '../domain/listing.decider.js';
 
 /** The application functions the gRPC API exposes. */
 export interface ListingApplication {
-  createListing(input: CreateListingInput): Promise<CreatedListing>;
-  getListing(productId: string): Promise<CreatedListing>;
+  createListing(input: CreateListingInput): Promise<VersionedListing>;
+  getListing(productId: string): Promise<VersionedListing>;
   updateListing(
     input: CommandContext & { sellerAccountId: number; productId: string; changes: ListingChanges },
-  ): Promise<CreatedListing>;
+  ): Promise<VersionedListing>;
   setQuantity(
     input: CommandContext & { sellerAccountId: number; productId: string; quantity: number },
-  ): Promise<CreatedListing>;
+  ): Promise<VersionedListing>;
   bulkUpdateListings(input: BulkUpdateInput): Promise<BulkUpdateResult>;
   reserveStock(
     input: CommandContext & { productId: string; reservationId: string; quantity: number },
-  ): Promise<CreatedListing>;
-  releaseStock(input: CommandContext & { productId: string; reservationId: string }): Promise<CreatedListing>;
+  ): Promise<VersionedListing>;
+  releaseStock(
+    input: CommandContext & { productId: string; reservationId: string },
+  ): Promise<VersionedListing>;
 }
 
 /** Proto optional fields arrive as undefined when absent, which is how the draft marks "take the default". */
@@ -61,7 +65,7 @@ interface CommandRequest {
 }
 
 const contextOf = (request: CommandRequest, { metadata }: CallContext): CommandContext => ({
-  actor: fromActorMessage(request.actor),
+  actor: parseActor(request.actor),
   correlationId: request.correlationId === '' ? undefined : request.correlationId,
   // The caller's trace context travels on to the events (and from them to the log's headers).
   traceparent: metadata.get('traceparent'),
@@ -83,7 +87,7 @@ const sellerContextOf = (
   return commandContext;
 };
 
-const listingReply = ({ listing, version }: CreatedListing) => ({
+const listingReply = ({ listing, version }: VersionedListing) => ({
   listing: toListingMessage(listing, version),
 });
 

@@ -1,6 +1,4 @@
-import type { Actor } from '@marketplace/eventsourcing';
-import type { commonV1, orderV1 } from '@marketplace/proto';
-import { validationError } from '@marketplace/platform';
+import type { orderV1 } from '@marketplace/proto';
 import type { CheckoutLine, CheckoutSession } from '../domain/checkout.events.js';
 import type { BuyerContact, Issue, Order, Tracking } from '../domain/order.events.js';
 
@@ -8,25 +6,6 @@ import type { BuyerContact, Issue, Order, Tracking } from '../domain/order.event
  * Domain values ⇄ protobuf messages, shared by the event codec and the gRPC transport so the two never disagree.
  * Protobuf has no absent strings: an absent name, company or tracking field travels as ''.
  */
-
-const ACTOR_KINDS: Record<Actor['kind'], true> = {
-  seller: true,
-  buyer: true,
-  admin: true,
-  system: true,
-  anonymous: true,
-};
-const isActorKind = (kind: string): kind is Actor['kind'] => Object.hasOwn(ACTOR_KINDS, kind);
-
-export const fromActorMessage = (actor: commonV1.Actor | undefined): Actor => {
-  if (actor === undefined)
-    throw validationError('actor is required', [{ path: 'actor', message: 'is required' }]);
-  if (!isActorKind(actor.kind)) {
-    const message = `must be one of ${Object.keys(ACTOR_KINDS).join(', ')}`;
-    throw validationError(`actor.kind ${message}`, [{ path: 'actor/kind', message }]);
-  }
-  return { kind: actor.kind, id: actor.id };
-};
 
 const orEmpty = (value: string | undefined): string => value ?? '';
 const orUndefined = (value: string): string | undefined => (value === '' ? undefined : value);

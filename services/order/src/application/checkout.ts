@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from '@marketplace/database';
-import type { RecordIdempotencyKey } from '@marketplace/eventsourcing';
+import type { CommandContext, RecordIdempotencyKey } from '@marketplace/eventsourcing';
 import { fold, handleCommand, idempotencyScopeOf, idempotentRequestOf } from '@marketplace/eventsourcing';
 import type { FieldViolation } from '@marketplace/platform';
 import { conflict, isAppError, parseProductId, validationError } from '@marketplace/platform';
@@ -14,7 +14,7 @@ import { CHECKOUT_LIMITS, priceCheckout } from '../domain/checkout.rules.js';
 import type { BuyerContact, Order } from '../domain/order.events.js';
 import { orderDecider, shipByOf } from '../domain/order.decider.js';
 import { PAYMENT_TERMS, streamIdOfOrder } from '../domain/order.rules.js';
-import type { CallContext, OrderDependencies } from './order.dependencies.js';
+import type { OrderDependencies } from './order.dependencies.js';
 import type { QuoteRedemption } from './ports.js';
 import { CHECKOUT_STREAM_TYPE, ORDER_STREAM_TYPE } from './order.dependencies.js';
 
@@ -24,7 +24,7 @@ export interface CheckoutLineInput {
   readonly quoteRequestId?: number | undefined;
 }
 
-export interface CreateCheckoutInput extends CallContext {
+export interface CreateCheckoutInput extends CommandContext {
   readonly lines: readonly CheckoutLineInput[];
   readonly buyer?: BuyerContact | undefined;
   readonly buyerAccountId?: number | undefined;
@@ -251,7 +251,7 @@ const priceCheckoutSession = async (
 
 const runCheckoutCommand = async (
   deps: OrderDependencies,
-  context: CallContext,
+  context: CommandContext,
   checkoutId: string,
   command: Omit<CheckoutCommand, 'metadata'>,
   { tx, retryOnConflict }: { readonly tx?: Transaction; readonly retryOnConflict?: number } = {},
@@ -292,7 +292,7 @@ const ordersOf = async (deps: OrderDependencies, session: CheckoutSession): Prom
  */
 export const completeCheckout = async (
   deps: OrderDependencies,
-  input: CallContext & { readonly checkoutId: string; readonly buyerAccountId: number },
+  input: CommandContext & { readonly checkoutId: string; readonly buyerAccountId: number },
 ): Promise<CompletedCheckout> => {
   const { session } = await deps.db.transaction(async (tx) => {
     const started = await runCheckoutCommand(
@@ -347,7 +347,7 @@ const reserveLine = async (
  */
 export const finishAttempt = async (
   deps: OrderDependencies,
-  context: CallContext,
+  context: CommandContext,
   session: CheckoutSession,
 ): Promise<CompletedCheckout> => {
   const { attempt, checkoutId } = session;
@@ -389,7 +389,7 @@ export const finishAttempt = async (
 
 const placeOrders = async (
   deps: OrderDependencies,
-  context: CallContext,
+  context: CommandContext,
   session: CheckoutSession,
   reservationIds: readonly string[],
   tx: Transaction,
@@ -505,7 +505,7 @@ export const recoverInterruptedCompletions = async (
  */
 export const quickBuy = async (
   deps: OrderDependencies,
-  input: CallContext & {
+  input: CommandContext & {
     readonly productId: string;
     readonly quantity: number;
     readonly buyer: BuyerContact;

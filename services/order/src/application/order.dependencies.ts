@@ -1,5 +1,5 @@
 import type { Database } from '@marketplace/database';
-import type { Actor, EventStore, IdempotencyKeys } from '@marketplace/eventsourcing';
+import type { EventStore, IdempotencyKeys } from '@marketplace/eventsourcing';
 import type { OutgoingMailTable } from '@marketplace/outgoing-mail';
 import type { Clock, Logger } from '@marketplace/platform';
 import type { CompletionsTable } from '../adapters/completions.table.js';
@@ -33,11 +33,4 @@ export interface OrderDependencies {
   readonly onDisputeRecorded: () => void;
   /** The keys of the checkout sessions created with an idempotency key (`<schema>.idempotency_keys`). */
   readonly idempotencyKeys: IdempotencyKeys;
-}
-
-/** Who asked, and the trace of the request, recorded on every event. */
-export interface CallContext {
-  readonly actor: Actor;
-  readonly correlationId?: string | undefined;
-  readonly traceparent?: string | undefined;
 }

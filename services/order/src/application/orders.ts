@@ -1,12 +1,13 @@
+import type { CommandContext } from '@marketplace/eventsourcing';
 import type { Transaction } from '@marketplace/database';
 import { handleCommand } from '@marketplace/eventsourcing';
-import { isAppError, notFound, toIso, validationError } from '@marketplace/platform';
+import { escapeHtml, isAppError, notFound, toIso, validationError } from '@marketplace/platform';
 import type { DisputeNotice } from '../adapters/dispute-notifications.table.js';
 import type { OrderCommand } from '../domain/order.commands.js';
 import { orderDecider, validateTracking } from '../domain/order.decider.js';
 import type { DisputeReason, Order, RequestedAction, Tracking } from '../domain/order.events.js';
 import { ORDER_LIMITS, streamIdOfOrder } from '../domain/order.rules.js';
-import type { CallContext, OrderDependencies } from './order.dependencies.js';
+import type { OrderDependencies } from './order.dependencies.js';
 import { ORDER_STREAM_TYPE } from './order.dependencies.js';
 
 const HOUR_MS = 60 * 60 * 1_000;
@@ -17,7 +18,7 @@ const HOUR_MS = 60 * 60 * 1_000;
  */
 const updateOrder = async (
   deps: OrderDependencies,
-  context: CallContext,
+  context: CommandContext,
   orderId: number,
   owns: (order: Order) => boolean,
   command: Omit<OrderCommand, 'metadata'>,
@@ -68,13 +69,13 @@ export const getBuyerOrder = async (
 
 export const confirmOrder = (
   deps: OrderDependencies,
-  input: CallContext & { readonly orderId: number; readonly buyerAccountId: number },
+  input: CommandContext & { readonly orderId: number; readonly buyerAccountId: number },
 ): Promise<Order> =>
   updateOrder(deps, input, input.orderId, ofBuyer(input.buyerAccountId), { type: 'ConfirmOrder', data: {} });
 
 export const openDispute = async (
   deps: OrderDependencies,
-  input: CallContext & {
+  input: CommandContext & {
     readonly orderId: number;
     readonly buyerAccountId: number;
     readonly reason: DisputeReason;
@@ -126,7 +127,7 @@ export const openDispute = async (
 
 export const markDelivered = (
   deps: OrderDependencies,
-  input: CallContext & { readonly orderId: number; readonly sellerAccountId: number },
+  input: CommandContext & { readonly orderId: number; readonly sellerAccountId: number },
 ): Promise<Order> =>
   updateOrder(deps, input, input.orderId, ofSeller(input.sellerAccountId), {
     type: 'MarkDelivered',
@@ -147,7 +148,7 @@ export interface MarkShippedResult {
  */
 export const markShipped = async (
   deps: OrderDependencies,
-  input: CallContext & {
+  input: CommandContext & {
     readonly sellerAccountId: number;
     readonly orderIds: readonly number[];
     readonly tracking: Tracking;
@@ -227,7 +228,7 @@ export const sellerAttention = async (
 };
 
 /**
- * The automatic completion (decisions "Checkout and orders"): delivered orders whose inspection deadline passed
+ * The automatic completion (docs/specification.md, "Checkout and orders"): delivered orders whose inspection deadline passed
  * without a dispute are completed. Safe on every replica at once: a second completion decides nothing.
  */
 export const completeInspectedOrders = async (deps: OrderDependencies): Promise<number> => {
@@ -248,8 +249,6 @@ export const completeInspectedOrders = async (deps: OrderDependencies): Promise<
   }
   return completed;
 };
-
-const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const noticeMail = (notice: DisputeNotice, to: string) => {
   const lines = [

@@ -59,7 +59,7 @@ export const isOverBulkThreshold = (
 const dollars = (cents: number): string =>
   `$${(cents / 100).toLocaleString('en-US', { minimumFractionDigits: 2 })}`;
 
-/** The lines of one product in a checkout, added up (decisions "Checkout and orders"). */
+/** The lines of one product in a checkout, added up (docs/specification.md, "Checkout and orders"). */
 interface ProductTotals {
   readonly listing: ListingForCheckout;
   /** 1-based line numbers, for the messages. */

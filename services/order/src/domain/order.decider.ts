@@ -24,7 +24,7 @@ const sameTracking = (a: Tracking | undefined, b: Tracking): boolean =>
   (a?.trackingUrl ?? '') === (b.trackingUrl ?? '') &&
   (a?.carrierName ?? '') === (b.carrierName ?? '');
 
-/** Spec 8: tracking number and carrier at most 255 characters, URL at most 2000. */
+/** docs/specification.md, "Limits": tracking number and carrier at most 255 characters, URL at most 2000. */
 export const validateTracking = (tracking: Tracking): void => {
   const violations = [
     ...tooLong(tracking.trackingNumber, ORDER_LIMITS.trackingNumberMaxLength, 'tracking_number'),

@@ -26,7 +26,7 @@ export interface Issue {
   readonly reportedAt: number;
 }
 
-/** Decisions "Checkout and orders"; `resolved` and `cancelled` have no command yet (see the README). */
+/** docs/specification.md, "Checkout and orders"; `resolved` and `cancelled` have no command yet (see the README). */
 export const ORDER_STATUSES = [
   'awaiting_shipment',
   'shipped',

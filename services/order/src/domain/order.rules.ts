@@ -1,9 +1,9 @@
 const HOUR_MS = 60 * 60 * 1_000;
 
-/** Decisions "Checkout and orders": ship within 3 days of the order, inspect within 48 h of delivery. */
+/** docs/specification.md, "Checkout and orders": ship within 3 days of the order, inspect within 48 h of delivery. */
 export const ORDER_DEADLINES = { shipWithinMs: 72 * HOUR_MS, inspectWithinMs: 48 * HOUR_MS } as const;
 
-/** Spec 8: dispute description and photos; spec 4.3 and 8: tracking fields. */
+/** docs/specification.md, "Limits": dispute description and photos; docs/specification.md, "MCP tools" and 8: tracking fields. */
 export const ORDER_LIMITS = {
   disputeDescriptionMaxLength: 2_000,
   disputePhotoUrlsMax: 10,

@@ -1,8 +1,8 @@
+import { parseActor } from '@marketplace/eventsourcing';
 import { orderV1 } from '@marketplace/proto';
-import type { GrpcService } from '@marketplace/rpc';
+import { actingAccountId, type GrpcService } from '@marketplace/rpc';
 import { validationError } from '@marketplace/platform';
 import {
-  fromActorMessage,
   fromBuyerMessage,
   fromTrackingMessage,
   toOrderMessage,
@@ -27,18 +27,25 @@ const contextOf = (
   request: { actor?: orderV1.CreateCheckoutRequest['actor']; correlationId: string },
   traceparent: string | undefined,
 ) => ({
-  actor: fromActorMessage(request.actor),
+  actor: parseActor(request.actor),
   correlationId: request.correlationId === '' ? undefined : request.correlationId,
   // The caller's trace context travels on to the events (and from them to the log's headers).
   traceparent,
 });
 
-/** A verified account id the gateway must send; 0 (proto's absent) is a caller's bug, reported as such. */
-const accountId = (value: number, path: string): number => {
+/**
+ * A verified account id the gateway must send; 0 (proto's absent) is a caller's bug, reported as such. It must be
+ * the account of the call's verified actor (docs/security.md, "Internal calls").
+ */
+const accountId = (
+  request: { readonly actor?: orderV1.CreateCheckoutRequest['actor'] },
+  value: number,
+  path: 'buyer_account_id' | 'seller_account_id',
+): number => {
   if (!Number.isSafeInteger(value) || value < 1) {
     throw validationError(`${path} is required`, [{ path, message: 'must be a positive account id' }]);
   }
-  return value;
+  return actingAccountId(request.actor, value, path, [path === 'buyer_account_id' ? 'buyer' : 'seller']);
 };
 
 const reasonOf = (reason: string): DisputeReason => {
@@ -75,7 +82,10 @@ export const orderGrpcService = (deps: OrderDependencies): GrpcService<orderV1.O
           quoteRequestId: line.quoteRequestId,
         })),
         buyer: fromBuyerMessage(request.buyer),
-        buyerAccountId: request.buyerAccountId,
+        buyerAccountId:
+          request.buyerAccountId === undefined
+            ? undefined
+            : accountId(request, request.buyerAccountId, 'buyer_account_id'),
         shippingCountry: request.shippingCountry === '' ? undefined : request.shippingCountry,
         idempotencyKey: request.idempotencyKey,
       });
@@ -85,7 +95,7 @@ export const orderGrpcService = (deps: OrderDependencies): GrpcService<orderV1.O
       const { session, orders } = await completeCheckout(deps, {
         ...contextOf(request, context.metadata.get('traceparent')),
         checkoutId: request.checkoutId,
-        buyerAccountId: accountId(request.buyerAccountId, 'buyer_account_id'),
+        buyerAccountId: accountId(request, request.buyerAccountId, 'buyer_account_id'),
       });
       return { session: toSessionMessage(session), orders: orders.map((order) => toOrderMessage(order)) };
     },
@@ -98,7 +108,7 @@ export const orderGrpcService = (deps: OrderDependencies): GrpcService<orderV1.O
         productId: request.productId,
         quantity: request.quantity,
         buyer,
-        buyerAccountId: accountId(request.buyerAccountId, 'buyer_account_id'),
+        buyerAccountId: accountId(request, request.buyerAccountId, 'buyer_account_id'),
         shippingCountry: request.shippingCountry === '' ? undefined : request.shippingCountry,
         idempotencyKey: request.idempotencyKey,
         quoteRequestId: request.quoteRequestId,
@@ -109,7 +119,7 @@ export const orderGrpcService = (deps: OrderDependencies): GrpcService<orderV1.O
       const order = await getBuyerOrder(
         deps,
         request.orderId,
-        accountId(request.buyerAccountId, 'buyer_account_id'),
+        accountId(request, request.buyerAccountId, 'buyer_account_id'),
       );
       return { order: toOrderMessage(order) };
     },
@@ -117,7 +127,7 @@ export const orderGrpcService = (deps: OrderDependencies): GrpcService<orderV1.O
       const order = await confirmOrder(deps, {
         ...contextOf(request, context.metadata.get('traceparent')),
         orderId: request.orderId,
-        buyerAccountId: accountId(request.buyerAccountId, 'buyer_account_id'),
+        buyerAccountId: accountId(request, request.buyerAccountId, 'buyer_account_id'),
       });
       return { order: toOrderMessage(order) };
     },
@@ -125,7 +135,7 @@ export const orderGrpcService = (deps: OrderDependencies): GrpcService<orderV1.O
       const order = await openDispute(deps, {
         ...contextOf(request, context.metadata.get('traceparent')),
         orderId: request.orderId,
-        buyerAccountId: accountId(request.buyerAccountId, 'buyer_account_id'),
+        buyerAccountId: accountId(request, request.buyerAccountId, 'buyer_account_id'),
         reason: reasonOf(request.reason),
         description: request.description,
         requestedAction: requestedActionOf(request.requestedAction),
@@ -136,7 +146,7 @@ export const orderGrpcService = (deps: OrderDependencies): GrpcService<orderV1.O
     async markShipped(request, context) {
       const { updated, skipped } = await markShipped(deps, {
         ...contextOf(request, context.metadata.get('traceparent')),
-        sellerAccountId: accountId(request.sellerAccountId, 'seller_account_id'),
+        sellerAccountId: accountId(request, request.sellerAccountId, 'seller_account_id'),
         orderIds: request.orderIds,
         tracking: fromTrackingMessage(request.tracking),
       });
@@ -146,21 +156,21 @@ export const orderGrpcService = (deps: OrderDependencies): GrpcService<orderV1.O
       const order = await markDelivered(deps, {
         ...contextOf(request, context.metadata.get('traceparent')),
         orderId: request.orderId,
-        sellerAccountId: accountId(request.sellerAccountId, 'seller_account_id'),
+        sellerAccountId: accountId(request, request.sellerAccountId, 'seller_account_id'),
       });
       return { order: toOrderMessage(order) };
     },
     async getSellerOrders(request) {
       const orders = await getSellerOrders(
         deps,
-        accountId(request.sellerAccountId, 'seller_account_id'),
+        accountId(request, request.sellerAccountId, 'seller_account_id'),
         request.orderIds,
       );
       return { orders: orders.map((order) => toOrderMessage(order)) };
     },
     async sellerAttention(request) {
       const { atRisk, issues } = await sellerAttention(deps, {
-        sellerAccountId: accountId(request.sellerAccountId, 'seller_account_id'),
+        sellerAccountId: accountId(request, request.sellerAccountId, 'seller_account_id'),
         windowHours: request.windowHours,
         limit: request.limit,
       });

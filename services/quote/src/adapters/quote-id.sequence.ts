@@ -4,7 +4,7 @@ import type { AllocateQuoteRequestId } from '../application/quote.dependencies.j
 
 /**
  * Quote request ids come from a PostgreSQL sequence, never from counting rows: concurrent requests get distinct
- * ids without locking each other (decisions, "Money, units and ids").
+ * ids without locking each other (docs/specification.md, "Money, units and ids").
  */
 export const quoteRequestIdSequenceMigration: Migration = {
   id: 'quote-001-quote-request-id-sequence',

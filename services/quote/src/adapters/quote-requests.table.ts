@@ -1,10 +1,11 @@
 import type { Migration, Queryable } from '@marketplace/database';
 import { quoteIdent } from '@marketplace/database';
+import type { CompanionWrite } from '@marketplace/eventsourcing';
 import type { QuoteStatusFilter } from '@marketplace/vocabulary';
 import type { QuoteRequest } from '../domain/quote.events.js';
 
 /**
- * The quote requests as sellers list them: one row per request, written in the transaction that appends its
+ * The quote requests as sellers list them: one row per request, written by the statement that appends its
  * events, so a request is listed exactly when it exists and a response shows at once. The row holds the whole
  * state (as the events carry it) plus the columns the seller's list filters and sorts on.
  */
@@ -64,17 +65,22 @@ export class QuoteRequestsTable {
     this.table = `${quoteIdent(schema)}.quote_requests`;
   }
 
-  /** Inserts or replaces the row; a row is only ever written with the events, so the newer version wins. */
-  async save(q: Queryable, { quoteRequest, version }: StoredQuoteRequest): Promise<void> {
-    await q.query(
-      `INSERT INTO ${this.table}
+  /**
+   * The row of a request as a companion of the append of its events (one statement for both): inserted, or
+   * replacing an older version.
+   */
+  rowOf({ quoteRequest, version }: StoredQuoteRequest): CompanionWrite {
+    return {
+      sql: ({ whenAppended, firstParam: p }) => `INSERT INTO ${this.table}
          (quote_request_id, seller_account_id, buyer_account_id, status, created_at_ms, version, state)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)
+       SELECT $${p}::bigint, $${p + 1}::bigint, $${p + 2}::bigint, $${p + 3}::text, $${p + 4}::bigint,
+              $${p + 5}::bigint, $${p + 6}::jsonb
+        WHERE ${whenAppended}
        ON CONFLICT (quote_request_id) DO UPDATE
          SET buyer_account_id = EXCLUDED.buyer_account_id, status = EXCLUDED.status, version = EXCLUDED.version,
              state = EXCLUDED.state
          WHERE ${this.table}.version < EXCLUDED.version`,
-      [
+      params: [
         quoteRequest.quoteRequestId,
         quoteRequest.product.sellerAccountId,
         quoteRequest.buyerAccountId ?? null,
@@ -83,7 +89,7 @@ export class QuoteRequestsTable {
         version,
         JSON.stringify(quoteRequest),
       ],
-    );
+    };
   }
 
   async find(q: Queryable, quoteRequestId: number): Promise<StoredQuoteRequest | undefined> {

@@ -1,9 +1,9 @@
+import type { CommandContext } from '@marketplace/eventsourcing';
 import type { QuoteDependencies } from './quote.dependencies.js';
 import type { StoredQuote } from './request-quote.js';
-import type { QuoteCallContext } from './run-quote-command.js';
 import { runQuoteCommand } from './run-quote-command.js';
 
-export interface ClaimQuoteInput extends QuoteCallContext {
+export interface ClaimQuoteInput extends CommandContext {
   readonly quoteRequestId: number;
   readonly buyerAccountId: number;
   readonly claimToken: string;

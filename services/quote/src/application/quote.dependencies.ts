@@ -1,4 +1,4 @@
-import type { Database, Transaction } from '@marketplace/database';
+import type { Database, Queryable } from '@marketplace/database';
 import type { EventStore, IdempotencyKeys } from '@marketplace/eventsourcing';
 import type { Clock } from '@marketplace/platform';
 import type { ListingSnapshotsTable } from '../adapters/listing-snapshots.table.js';
@@ -11,8 +11,8 @@ export const QUOTE_STREAM_TYPE = 'quote';
 /** `quote_<id>`: the stream of a quote request and its key on the log. */
 export const quoteStreamIdOf = (quoteRequestId: number): string => `quote_${quoteRequestId}`;
 
-/** Takes the next quote request id inside the caller's transaction. */
-export type AllocateQuoteRequestId = (tx: Transaction) => Promise<number>;
+/** Takes the next quote request id (ids come in blocks: mostly without a statement). */
+export type AllocateQuoteRequestId = (q: Queryable) => Promise<number>;
 
 export interface QuoteDependencies {
   readonly db: Database;

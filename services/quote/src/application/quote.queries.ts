@@ -6,7 +6,7 @@ import type { StoredQuote } from './request-quote.js';
 
 export interface ListQuoteRequestsInput {
   readonly sellerAccountId: number;
-  /** Empty: pending (spec 4.3's default). */
+  /** Empty: pending (docs/specification.md, "MCP tools"'s default). */
   readonly status: string;
   /** 0: the default. */
   readonly limit: number;

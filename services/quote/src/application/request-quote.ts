@@ -1,3 +1,4 @@
+import type { Transaction } from '@marketplace/database';
 import type { Actor, RecordIdempotencyKey } from '@marketplace/eventsourcing';
 import { fold, handleCommand, idempotencyScopeOf, idempotentRequestOf } from '@marketplace/eventsourcing';
 import { notFound } from '@marketplace/platform';
@@ -7,6 +8,7 @@ import type { QuoteEvent, QuoteRequest } from '../domain/quote.events.js';
 import { validateQuoteRequest } from '../domain/quote.rules.js';
 import type { QuoteDependencies } from './quote.dependencies.js';
 import { QUOTE_STREAM_TYPE, quoteStreamIdOf } from './quote.dependencies.js';
+import { rowOf } from './run-quote-command.js';
 
 export interface RequestQuoteInput {
   readonly productId: string;
@@ -75,8 +77,9 @@ export const requestQuote = async (
 
 /**
  * The listing comes from the service's own projection of the listing events: only a public listing takes
- * requests (anything else is as unknown as a missing product). Allocation, the idempotency key, the append (the
- * outbox) and the seller's list share one transaction. The seller is emailed by the notification consumer.
+ * requests (anything else is as unknown as a missing product). The append writes the event (the outbox) and the
+ * seller's list row in one statement; only an idempotency key adds a transaction, to record the key with them.
+ * The seller is emailed by the notification consumer.
  */
 const fileQuoteRequest = async (
   deps: QuoteDependencies,
@@ -86,13 +89,14 @@ const fileQuoteRequest = async (
   const listing = await deps.listings.find(deps.db, input.productId);
   if (listing === undefined || !listing.promotePublicly)
     throw notFound(`product ${input.productId} not found`);
-  return deps.db.transaction(async (tx) => {
-    const quoteRequestId = await deps.allocateQuoteRequestId(tx);
-    await recordKey?.(tx, quoteStreamIdOf(quoteRequestId));
-    const { state, version } = await handleCommand({
+  // nextval never rolls back: a failed request only leaves a gap in the ids.
+  const quoteRequestId = await deps.allocateQuoteRequestId(deps.db);
+  const streamId = quoteStreamIdOf(quoteRequestId);
+  const file = (tx?: Transaction) =>
+    handleCommand({
       store: deps.store,
       decider: quoteDecider,
-      streamId: quoteStreamIdOf(quoteRequestId),
+      streamId,
       streamType: QUOTE_STREAM_TYPE,
       // The id was just taken from the sequence: nothing to read.
       newStream: true,
@@ -119,10 +123,15 @@ const fileQuoteRequest = async (
           traceparent: input.traceparent,
         },
       },
+      companion: rowOf(deps),
     });
-    if (state.status !== 'requested') throw new Error(`RequestQuote left quote ${quoteRequestId} absent`);
-    const stored = { quoteRequest: state.quoteRequest, version };
-    await deps.quoteRequests.save(tx, stored);
-    return stored;
-  });
+  const { state, version } =
+    recordKey === undefined
+      ? await file()
+      : await deps.db.transaction(async (tx) => {
+          await recordKey(tx, streamId);
+          return file(tx);
+        });
+  if (state.status !== 'requested') throw new Error(`RequestQuote left quote ${quoteRequestId} absent`);
+  return { quoteRequest: state.quoteRequest, version };
 };

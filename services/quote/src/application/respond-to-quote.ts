@@ -1,10 +1,10 @@
+import type { CommandContext } from '@marketplace/eventsourcing';
 import type { QuoteResponseDraft } from '../domain/quote.commands.js';
 import type { QuoteDependencies } from './quote.dependencies.js';
 import type { StoredQuote } from './request-quote.js';
-import type { QuoteCallContext } from './run-quote-command.js';
 import { runQuoteCommand } from './run-quote-command.js';
 
-export interface RespondToQuoteInput extends QuoteCallContext {
+export interface RespondToQuoteInput extends CommandContext {
   readonly quoteRequestId: number;
   readonly sellerAccountId: number;
   readonly draft: QuoteResponseDraft;

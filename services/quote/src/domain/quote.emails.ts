@@ -1,3 +1,4 @@
+import { escapeHtml } from '@marketplace/platform';
 import { QUOTE_LIMITS } from '@marketplace/vocabulary';
 import type { QuoteRequest } from './quote.events.js';
 
@@ -9,9 +10,6 @@ export interface QuoteEmail {
   /** Stable per request and step: a repeat after a crash is recognisably the same message. */
   readonly messageId: string;
 }
-
-const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 
 const money = (cents: number, currency: string): string =>
   new Intl.NumberFormat('en-US', { style: 'currency', currency }).format(cents / 100);

@@ -71,7 +71,7 @@ export interface QuoteRequest {
    * requests recorded before negotiation rounds existed.
    */
   readonly history?: readonly QuoteStep[];
-  /** Quotes may ask for more than the stock on purpose (spec 1.4); the seller sees that it does. */
+  /** Quotes may ask for more than the stock on purpose (docs/specification.md, "Service"); the seller sees that it does. */
   readonly exceedsAvailableStock: boolean;
   readonly createdAt: number;
   readonly updatedAt: number;

@@ -5,7 +5,7 @@ import { LISTING_LIMITS, QUOTE_ACTIONS, QUOTE_LIMITS } from '@marketplace/vocabu
 import type { QuoteRequestDraft, QuoteResponseDraft } from './quote.commands.js';
 
 /**
- * The quote rules of spec 2.5 and 4.3 that need no I/O. Every rule runs, so a caller learns every problem at
+ * The quote rules of docs/specification.md, "Quotes" and 4.3 that need no I/O. Every rule runs, so a caller learns every problem at
  * once. Violation paths are the REST field names of `POST /api/ucp/quotes` (`buyer/email`, `target_price`) and
  * of respond_to_quote (`counter_price`); the gateway renames them for surfaces that spell fields differently.
  */

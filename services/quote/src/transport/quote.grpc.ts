@@ -1,6 +1,6 @@
 import { parseActor } from '@marketplace/eventsourcing';
 import { quoteV1 } from '@marketplace/proto';
-import type { GrpcService } from '@marketplace/rpc';
+import { actingAccountId, type GrpcService } from '@marketplace/rpc';
 import { toQuoteRequestMessage } from '../adapters/quote-proto.mapper.js';
 import type { ListBuyerQuoteRequestsInput, ListQuoteRequestsInput } from '../application/quote.queries.js';
 import type { ClaimQuoteInput } from '../application/claim-quote.js';
@@ -47,6 +47,15 @@ const answerOf = (
   traceparent,
 });
 
+type ActorMessage = quoteV1.RequestQuoteRequest['actor'];
+
+/** An account the request names must be the verified actor's (docs/security.md, "Internal calls"). */
+const buyerAccountOf = (actor: ActorMessage, accountId: number | undefined): number | undefined =>
+  accountId === undefined ? undefined : actingAccountId(actor, accountId, 'buyer_account_id');
+
+const sellerAccountOf = (actor: ActorMessage, accountId: number): number =>
+  actingAccountId(actor, accountId, 'seller_account_id', ['seller']);
+
 /** QuoteService over gRPC: maps messages to application inputs and back; AppErrors become statuses in rpc. */
 export const quoteGrpcService = (
   application: QuoteApplication,
@@ -66,7 +75,7 @@ export const quoteGrpcService = (
           targetPriceCents: request.targetPriceCents,
           message: emptyAsAbsent(request.message),
         },
-        buyerAccountId: request.buyerAccountId,
+        buyerAccountId: buyerAccountOf(request.actor, request.buyerAccountId),
         actor: parseActor(request.actor),
         correlationId: emptyAsAbsent(request.correlationId),
         // The caller's trace context travels on to the events (and from them to the log's headers).
@@ -78,7 +87,7 @@ export const quoteGrpcService = (
     async claimQuoteRequest(request, context) {
       const stored = await application.claimQuote({
         quoteRequestId: request.quoteRequestId,
-        buyerAccountId: request.buyerAccountId,
+        buyerAccountId: actingAccountId(request.actor, request.buyerAccountId, 'buyer_account_id', ['buyer']),
         claimToken: request.claimToken,
         actor: parseActor(request.actor),
         correlationId: emptyAsAbsent(request.correlationId),
@@ -88,7 +97,7 @@ export const quoteGrpcService = (
     },
     async listQuoteRequests(request) {
       const { quoteRequests, total } = await application.listQuoteRequests({
-        sellerAccountId: request.sellerAccountId,
+        sellerAccountId: sellerAccountOf(request.actor, request.sellerAccountId),
         status: request.status,
         limit: request.limit,
         createdSince: request.createdSinceMs,
@@ -98,7 +107,7 @@ export const quoteGrpcService = (
     async respondToQuote(request, context) {
       const stored = await application.respondToQuote({
         quoteRequestId: request.quoteRequestId,
-        sellerAccountId: request.sellerAccountId,
+        sellerAccountId: sellerAccountOf(request.actor, request.sellerAccountId),
         ...answerOf(request, context.metadata.get('traceparent')),
       });
       return { quoteRequest: messageOf(stored) };
@@ -106,7 +115,8 @@ export const quoteGrpcService = (
     async respondToCounterOffer(request, context) {
       const stored = await application.respondToCounterOffer({
         quoteRequestId: request.quoteRequestId,
-        buyerAccountId: request.buyerAccountId,
+        // Only the verified buyer account answers its own counter-offers (docs/security.md, "Internal calls").
+        buyerAccountId: actingAccountId(request.actor, request.buyerAccountId, 'buyer_account_id', ['buyer']),
         ...answerOf(request, context.metadata.get('traceparent')),
       });
       return { quoteRequest: messageOf(stored) };
@@ -117,14 +127,14 @@ export const quoteGrpcService = (
     async getBuyerQuoteRequest(request) {
       const stored = await application.getBuyerQuoteRequest({
         quoteRequestId: request.quoteRequestId,
-        buyerAccountId: request.buyerAccountId,
+        buyerAccountId: buyerAccountOf(request.actor, request.buyerAccountId),
         claimToken: request.claimToken,
       });
       return { quoteRequest: messageOf(stored) };
     },
     async listBuyerQuoteRequests(request) {
       const { quoteRequests, total } = await application.listBuyerQuoteRequests({
-        buyerAccountId: request.buyerAccountId,
+        buyerAccountId: actingAccountId(request.actor, request.buyerAccountId, 'buyer_account_id'),
         status: request.status,
         limit: request.limit,
         offset: request.offset,

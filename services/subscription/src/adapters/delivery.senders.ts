@@ -7,12 +7,14 @@ import type { MatchPayload } from '../domain/match-notification.js';
 import { matchEmailOf, SAVED_SEARCH_MATCH } from '../domain/match-notification.js';
 import type { AttemptOutcome } from '../domain/delivery-policy.js';
 import { outcomeOfStatus } from '../domain/delivery-policy.js';
+import type { WebhookSecretState } from '../domain/subscription.decider.js';
+import { signingGenerationsAt } from '../domain/subscription.decider.js';
 import type { Delivery } from './deliveries.table.js';
 import {
   unsubscribeTokenOf,
   WEBHOOK_HEADERS,
   webhookSecretOf,
-  webhookSignatureOf,
+  webhookSignaturesOf,
 } from './webhook-signature.js';
 
 export interface DeliverySenderOptions {
@@ -20,6 +22,8 @@ export interface DeliverySenderOptions {
   readonly fetcher: GuardedFetcher;
   readonly mailer: Mailer;
   readonly signingSecret: string;
+  /** Which secret generations sign a subscription's deliveries; undefined: the one given at creation. */
+  readonly webhookSecretOf: (subscriptionId: string) => Promise<WebhookSecretState | undefined>;
   readonly clock: Clock;
   /** `{base_url}` of the unsubscribe link in emails. */
   readonly publicBaseUrl: string;
@@ -39,8 +43,13 @@ export const createDeliverySender = (options: DeliverySenderOptions): DeliverySe
   const { fetcher, mailer, signingSecret, clock } = options;
 
   const postWebhook = async (delivery: Delivery): Promise<AttemptOutcome> => {
-    const timestamp = Math.floor(clock.now() / 1000);
+    const now = clock.now();
+    const timestamp = Math.floor(now / 1000);
     try {
+      const secret = (await options.webhookSecretOf(delivery.subscriptionId)) ?? { generation: 0 };
+      const secrets = signingGenerationsAt(secret, now).map((generation) =>
+        webhookSecretOf(signingSecret, delivery.subscriptionId, generation),
+      );
       const { status } = await fetcher.post(delivery.target, {
         headers: {
           'content-type': 'application/json',
@@ -48,11 +57,7 @@ export const createDeliverySender = (options: DeliverySenderOptions): DeliverySe
           [WEBHOOK_HEADERS.event]: SAVED_SEARCH_MATCH,
           [WEBHOOK_HEADERS.delivery]: delivery.deliveryId,
           [WEBHOOK_HEADERS.timestamp]: String(timestamp),
-          [WEBHOOK_HEADERS.signature]: webhookSignatureOf(
-            webhookSecretOf(signingSecret, delivery.subscriptionId),
-            timestamp,
-            delivery.body,
-          ),
+          [WEBHOOK_HEADERS.signature]: webhookSignaturesOf(secrets, timestamp, delivery.body),
         },
         body: delivery.body,
       });

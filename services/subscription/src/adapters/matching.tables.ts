@@ -2,7 +2,7 @@ import type { Queryable } from '@marketplace/database';
 import { quoteIdent } from '@marketplace/database';
 import type { MatchedProduct } from '../domain/match-notification.js';
 
-/** How many matches the `mcp_resource` channel keeps per subscription (decisions, "Saved searches"). */
+/** How many matches the `mcp_resource` channel keeps per subscription (docs/specification.md, "Saved searches"). */
 export const RESOURCE_MATCHES_KEPT = 100;
 
 export interface ResourceMatch {

@@ -9,6 +9,7 @@ export const SUBSCRIPTION_EVENT_CONTENT_TYPE = 'application/protobuf';
 const SUBSCRIPTION_EVENT_TYPES: Record<SubscriptionEvent['type'], true> = {
   SubscriptionCreated: true,
   SubscriptionDeleted: true,
+  WebhookSecretRotated: true,
 };
 
 const isSubscriptionEvent = (event: RecordedEvent): event is RecordedEvent<SubscriptionEvent> =>
@@ -21,6 +22,15 @@ const payloadOf = (event: RecordedEvent<SubscriptionEvent>): subscriptionV1.Subs
       return { $case: 'created', value: { subscription: toSubscriptionMessage(typed.data.subscription) } };
     case 'SubscriptionDeleted':
       return { $case: 'deleted', value: { deletedAtMs: typed.data.deletedAt } };
+    case 'WebhookSecretRotated':
+      return {
+        $case: 'webhookSecretRotated',
+        value: {
+          secretGeneration: typed.data.generation,
+          rotatedAtMs: typed.data.rotatedAt,
+          previousValidUntilMs: typed.data.previousValidUntil,
+        },
+      };
   }
 };
 
@@ -61,6 +71,18 @@ export const decodeSubscriptionEvent = (
       return {
         ...base,
         event: { type: 'SubscriptionDeleted', data: { deletedAt: payload.value.deletedAtMs } },
+      };
+    case 'webhookSecretRotated':
+      return {
+        ...base,
+        event: {
+          type: 'WebhookSecretRotated',
+          data: {
+            generation: payload.value.secretGeneration,
+            rotatedAt: payload.value.rotatedAtMs,
+            previousValidUntil: payload.value.previousValidUntilMs,
+          },
+        },
       };
     case undefined:
       throw new Error('SubscriptionEvent without a payload (written by a newer version?)');

@@ -1,31 +1,8 @@
-import type { Actor } from '@marketplace/eventsourcing';
-import type { commonV1 } from '@marketplace/proto';
 import type { subscriptionV1 } from '@marketplace/proto';
-import { validationError } from '@marketplace/platform';
 import { isCategory, isCondition } from '@marketplace/vocabulary';
 import type { Channel, SavedSearchQuery, Subscription } from '../domain/subscription.js';
 
 /** Domain values ⇄ protobuf messages, shared by the event codec and the gRPC transport. */
-
-const ACTOR_KINDS: Record<Actor['kind'], true> = {
-  seller: true,
-  buyer: true,
-  admin: true,
-  system: true,
-  anonymous: true,
-};
-const isActorKind = (kind: string): kind is Actor['kind'] => Object.hasOwn(ACTOR_KINDS, kind);
-
-/** Throws AppError('validation') for a missing actor or an unknown kind: a caller's mistake, not a crash. */
-export const fromActorMessage = (actor: commonV1.Actor | undefined): Actor => {
-  if (actor === undefined)
-    throw validationError('actor is required', [{ path: 'actor', message: 'is required' }]);
-  if (!isActorKind(actor.kind)) {
-    const message = `must be one of ${Object.keys(ACTOR_KINDS).join(', ')}`;
-    throw validationError(`actor.kind ${message}`, [{ path: 'actor/kind', message }]);
-  }
-  return { kind: actor.kind, id: actor.id };
-};
 
 export const toChannelMessage = (channel: Channel): subscriptionV1.Channel => {
   switch (channel.type) {

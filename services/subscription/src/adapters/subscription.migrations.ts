@@ -71,8 +71,19 @@ export const subscriptionTablesMigration: Migration = {
   `,
 };
 
+/** Which webhook secret generation signs, and until when the previous one signs too (WebhookSecretRotated). */
+export const webhookSecretGenerationMigration: Migration = {
+  id: 'subscription-002-webhook-secret-generation',
+  sql: (schema) => `
+    ALTER TABLE ${schema}.subscriptions
+      ADD COLUMN secret_generation int NOT NULL DEFAULT 0,
+      ADD COLUMN previous_secret_valid_until_ms bigint;
+  `,
+};
+
 export const subscriptionMigrations: readonly Migration[] = [
   ...eventStoreMigrations,
   ...projectionMigrations,
   subscriptionTablesMigration,
+  webhookSecretGenerationMigration,
 ];

@@ -2,6 +2,7 @@ import type { Queryable } from '@marketplace/database';
 import { quoteIdent } from '@marketplace/database';
 import { LISTING_LIMITS } from '@marketplace/vocabulary';
 import type { Channel, SavedSearchQuery, Subscription } from '../domain/subscription.js';
+import type { WebhookSecretState } from '../domain/subscription.decider.js';
 
 /** The key of "any category" or "any condition" in the match index. */
 const ANY = '*';
@@ -69,6 +70,37 @@ export class SubscriptionsTable {
       subscriptionId,
       deletedAt,
     ]);
+  }
+
+  async rotateWebhookSecret(
+    tx: Queryable,
+    subscriptionId: string,
+    { generation, previousValidUntil }: WebhookSecretState,
+  ): Promise<void> {
+    await tx.query(
+      `update ${this.table} set secret_generation = $2, previous_secret_valid_until_ms = $3
+       where subscription_id = $1`,
+      [subscriptionId, generation, previousValidUntil ?? null],
+    );
+  }
+
+  /** Which webhook secret signs a subscription's deliveries (deleted ones too: their queued deliveries). */
+  async webhookSecretOf(db: Queryable, subscriptionId: string): Promise<WebhookSecretState | undefined> {
+    const { rows } = await db.query<{
+      secret_generation: number;
+      previous_secret_valid_until_ms: string | number | null;
+    }>(
+      `select secret_generation, previous_secret_valid_until_ms from ${this.table} where subscription_id = $1`,
+      [subscriptionId],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    return {
+      generation: row.secret_generation,
+      ...(row.previous_secret_valid_until_ms === null
+        ? {}
+        : { previousValidUntil: Number(row.previous_secret_valid_until_ms) }),
+    };
   }
 
   /** A live subscription of `ownerAccountId`, or undefined (also when it belongs to someone else). */

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 
-/** Headers of a saved_search.match webhook (decisions, "Saved searches"). */
+/** Headers of a saved_search.match webhook (docs/specification.md, "Saved searches"). */
 export const WEBHOOK_HEADERS = {
   signature: 'X-Marketplace-Signature',
   event: 'X-Marketplace-Event',
@@ -12,19 +12,37 @@ export const WEBHOOK_HEADERS = {
  * `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` (the Stripe and ACP scheme): the timestamp is
  * signed with the exact bytes sent, so a receiver can refuse replays of an old delivery.
  */
-export const webhookSignatureOf = (secret: string, timestampSeconds: number, rawBody: string): string => {
-  const digest = createHmac('sha256', secret).update(`${timestampSeconds}.${rawBody}`).digest('hex');
-  return `t=${timestampSeconds},v1=${digest}`;
-};
+export const webhookSignatureOf = (secret: string, timestampSeconds: number, rawBody: string): string =>
+  webhookSignaturesOf([secret], timestampSeconds, rawBody);
 
 /**
- * A subscription's own webhook signing secret (`whsec_…`, decisions "Saved searches"): derived from the
+ * One `v1=` entry per secret, newest first: `t=<t>,v1=<new>,v1=<previous>` while a rotated-out secret still signs
+ * (docs/security.md, API2), so a receiver accepts the delivery if any entry verifies with the secret it holds.
+ */
+export const webhookSignaturesOf = (
+  secrets: readonly string[],
+  timestampSeconds: number,
+  rawBody: string,
+): string =>
+  [
+    `t=${timestampSeconds}`,
+    ...secrets.map(
+      (secret) => `v1=${createHmac('sha256', secret).update(`${timestampSeconds}.${rawBody}`).digest('hex')}`,
+    ),
+  ].join(',');
+
+/**
+ * A subscription's own webhook signing secret (`whsec_…`, docs/specification.md, "Saved searches"): derived from the
  * marketplace's key and the subscription id, so nothing secret is stored or published in an event. A receiver
  * knows its own secret only: an HMAC output reveals neither the key nor any other subscription's secret, so no
  * subscriber can forge deliveries to another, nor unsubscribe tokens.
  */
-export const webhookSecretOf = (marketplaceKey: string, subscriptionId: string): string =>
-  `whsec_${createHmac('sha256', marketplaceKey).update(`webhook-secret.${subscriptionId}`).digest('base64url')}`;
+export const webhookSecretOf = (marketplaceKey: string, subscriptionId: string, generation = 0): string => {
+  // Generation 0 (the secret given at creation) keeps the label it always had; each rotation takes the next.
+  const label =
+    generation === 0 ? `webhook-secret.${subscriptionId}` : `webhook-secret.${subscriptionId}.${generation}`;
+  return `whsec_${createHmac('sha256', marketplaceKey).update(label).digest('base64url')}`;
+};
 
 /**
  * The token that ends a subscription without an account (the link in every match email): signed with the

@@ -9,7 +9,7 @@ import type { ListingFacts } from '../domain/saved-search.match.js';
 import { listingTermsOf, matchesQuery } from '../domain/saved-search.match.js';
 
 /**
- * Delivery ids: the notification event's id (a UUIDv7, like every event id: decisions, "Money, units and ids"),
+ * Delivery ids: the notification event's id (a UUIDv7, like every event id: docs/specification.md, "Money, units and ids"),
  * which is the payload's `id` and the X-Marketplace-Delivery header, stable across retries.
  */
 export const newDeliveryId = (): string => newEventId();

@@ -1,6 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Database } from '@marketplace/database';
-import type { Actor, EventStore } from '@marketplace/eventsourcing';
+import type { CommandContext, EventStore } from '@marketplace/eventsourcing';
 import { handleCommand } from '@marketplace/eventsourcing';
 import type { AddressPolicy } from '@marketplace/outbound-http';
 import type { Clock } from '@marketplace/platform';
@@ -16,7 +16,7 @@ import type {
   SubscriptionEvent,
 } from '../domain/subscription.js';
 import type { SubscriptionState } from '../domain/subscription.decider.js';
-import { subscriptionDecider } from '../domain/subscription.decider.js';
+import { signingGenerationsAt, subscriptionDecider } from '../domain/subscription.decider.js';
 
 /** The stream type of subscriptions: selects the topic `marketplace.subscription.v1`. */
 export const SUBSCRIPTION_STREAM_TYPE = 'subscription';
@@ -37,13 +37,7 @@ export interface SubscriptionDependencies {
   readonly webhookAddresses: AddressPolicy;
 }
 
-export interface RequestContext {
-  readonly actor: Actor;
-  readonly correlationId?: string;
-  readonly traceparent?: string;
-}
-
-export interface SubscribeInput extends RequestContext {
+export interface SubscribeInput extends CommandContext {
   /** Undefined: an anonymous subscription (webhook and email channels only). */
   readonly ownerAccountId?: number;
   readonly draft: SubscriptionDraft;
@@ -57,10 +51,25 @@ export interface SubscribeResult {
   readonly webhookSecret?: string;
 }
 
-export interface UnsubscribeInput extends RequestContext {
+export interface UnsubscribeInput extends CommandContext {
   readonly subscriptionId: string;
   readonly requesterAccountId?: number;
   readonly unsubscribeToken?: string;
+}
+
+export interface RotateWebhookSecretInput extends CommandContext {
+  readonly subscriptionId: string;
+  readonly requesterAccountId?: number;
+  /** What an anonymous subscription's caller proves itself with: a secret that still signs its deliveries. */
+  readonly currentSecret?: string;
+}
+
+export interface RotatedWebhookSecret {
+  /** The new secret, shown once. */
+  readonly webhookSecret: string;
+  readonly generation: number;
+  /** Until then deliveries carry the previous secret's signature too. */
+  readonly previousValidUntil: number;
 }
 
 export interface SubscriptionResource {
@@ -80,7 +89,7 @@ const execute = async (
   deps: SubscriptionDependencies,
   subscriptionId: string,
   command: Omit<SubscriptionCommand, 'metadata'>,
-  context: RequestContext,
+  context: CommandContext,
 ): Promise<SubscriptionState> =>
   deps.db.transaction(async (tx) => {
     const { events, state } = await handleCommand({
@@ -89,6 +98,8 @@ const execute = async (
       streamId: subscriptionId,
       streamType: SUBSCRIPTION_STREAM_TYPE,
       tx,
+      // Rotations and deletions of one subscription may race: each decision is remade on the winner's state.
+      retryOnConflict: 3,
       command: {
         ...command,
         metadata: {
@@ -107,6 +118,9 @@ const execute = async (
           break;
         case 'SubscriptionDeleted':
           await deps.subscriptions.markDeleted(tx, subscriptionId, event.data.deletedAt);
+          break;
+        case 'WebhookSecretRotated':
+          await deps.subscriptions.rotateWebhookSecret(tx, subscriptionId, event.data);
           break;
       }
     }
@@ -191,6 +205,47 @@ export const unsubscribe = async (deps: SubscriptionDependencies, input: Unsubsc
     },
     input,
   );
+};
+
+/**
+ * Issues a subscription's next webhook secret (docs/security.md, API2) to its owner, or to the holder of a secret
+ * that still signs its deliveries. The new one signs at once; the previous one beside it for 24 hours.
+ */
+export const rotateWebhookSecret = async (
+  deps: SubscriptionDependencies,
+  input: RotateWebhookSecretInput,
+): Promise<RotatedWebhookSecret> => {
+  const { subscriptionId, currentSecret } = input;
+  let presentedSecretGeneration: number | undefined;
+  if (currentSecret !== undefined && currentSecret !== '') {
+    const secret = await deps.subscriptions.webhookSecretOf(deps.db, subscriptionId);
+    presentedSecretGeneration = (secret ? signingGenerationsAt(secret, deps.clock.now()) : []).find(
+      (generation) =>
+        tokensEqual(currentSecret, webhookSecretOf(deps.signingSecret, subscriptionId, generation)),
+    );
+  }
+  const state = await execute(
+    deps,
+    subscriptionId,
+    {
+      type: 'RotateWebhookSecret',
+      data: {
+        subscriptionId,
+        ...(input.requesterAccountId === undefined ? {} : { requesterAccountId: input.requesterAccountId }),
+        ...(presentedSecretGeneration === undefined ? {} : { presentedSecretGeneration }),
+      },
+    },
+    input,
+  );
+  if (state.status !== 'active' || state.webhookSecret.previousValidUntil === undefined) {
+    throw new Error(`RotateWebhookSecret left ${subscriptionId} without a rotated secret`);
+  }
+  const { generation, previousValidUntil } = state.webhookSecret;
+  return {
+    webhookSecret: webhookSecretOf(deps.signingSecret, subscriptionId, generation),
+    generation,
+    previousValidUntil,
+  };
 };
 
 export const listSubscriptions = (

@@ -1,5 +1,5 @@
 /**
- * The retry schedule of saved-search deliveries (spec 6): up to 3 retries, after 1 s, 2 s and 4 s, on 5xx and
+ * The retry schedule of saved-search deliveries (docs/specification.md, "Saved searches"): up to 3 retries, after 1 s, 2 s and 4 s, on 5xx and
  * 429 answers and on network errors (timeouts included). Anything else (a 4xx, a refused address) is final.
  */
 export const RETRY_DELAYS_MS = [1_000, 2_000, 4_000] as const;

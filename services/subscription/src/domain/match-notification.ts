@@ -1,10 +1,11 @@
+import { escapeHtml } from '@marketplace/platform';
 import type { ListingFacts } from './saved-search.match.js';
 import type { Subscription } from './subscription.js';
 
-/** The event type of every saved-search notification (spec 6). */
+/** The event type of every saved-search notification (docs/specification.md, "Saved searches"). */
 export const SAVED_SEARCH_MATCH = 'saved_search.match';
 
-/** A matched product as notifications show it: the spec 2.1 summary fields plus what the filter looked at. */
+/** A matched product as notifications show it: the docs/specification.md, "Products and pagination" summary fields plus what the filter looked at. */
 export interface MatchedProduct {
   readonly id: string;
   readonly title: string;
@@ -21,7 +22,7 @@ export interface MatchedProduct {
   readonly seller: { readonly account_id: number; readonly country: string | null };
 }
 
-/** The body of a saved_search.match webhook (decisions, "Saved searches"); `id` is the delivery id. */
+/** The body of a saved_search.match webhook (docs/specification.md, "Saved searches"); `id` is the delivery id. */
 export interface MatchPayload {
   readonly id: string;
   readonly type: typeof SAVED_SEARCH_MATCH;
@@ -60,9 +61,6 @@ export const matchPayloadOf = (
   created_at: new Date(matchedAt).toISOString(),
   data: { subscription_id: subscription.subscriptionId, query: subscription.query.original, product },
 });
-
-const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 
 const dollars = (cents: number, currency: string): string => `${(cents / 100).toFixed(2)} ${currency}`;
 

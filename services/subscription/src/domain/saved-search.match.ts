@@ -23,7 +23,7 @@ export interface ListingFacts {
   readonly sellerCountry?: string;
 }
 
-/** A lot over the bulk threshold (decisions, "Checkout and orders"): what `bulkDealsOnly` asks for. */
+/** A lot over the bulk threshold (docs/specification.md, "Checkout and orders"): what `bulkDealsOnly` asks for. */
 export const isBulkDeal = (listing: Pick<ListingFacts, 'quantity' | 'priceCents'>): boolean =>
   listing.quantity > BULK_THRESHOLD_DEFAULTS.moreThanUnits ||
   listing.quantity * listing.priceCents > BULK_THRESHOLD_DEFAULTS.moreThanSubtotalCents;
@@ -47,7 +47,7 @@ export const searchTermsOf = (query: Pick<SavedSearchQuery, 'search'>): QueryTer
   query.search === undefined ? [] : queryTerms(query.search);
 
 /**
- * Whether a listing matches a saved search. Only promoted listings ever match (decisions, "Listings"). A
+ * Whether a listing matches a saved search. Only promoted listings ever match (docs/specification.md, "Listings"). A
  * `sellerCountry` filter needs the seller's country: while it is unknown, the listing does not match.
  */
 export const matchesQuery = (

@@ -3,7 +3,7 @@ import { mailboxOf, validationError } from '@marketplace/platform';
 import { CATEGORIES, CONDITIONS, isCategory, isCondition, LISTING_LIMITS } from '@marketplace/vocabulary';
 import type { Channel, SavedSearchQuery, SubscriptionDraft } from './subscription.js';
 
-/** Limits of subscribe_to_query (spec 8 and decisions, "Saved searches"). */
+/** Limits of subscribe_to_query (docs/specification.md, "Limits" and docs/specification.md, "Saved searches"). */
 export const SUBSCRIPTION_LIMITS = {
   minChannels: 1,
   maxChannels: 5,

@@ -2,7 +2,7 @@ import type { Command, DomainEvent } from '@marketplace/eventsourcing';
 import type { Category, Condition } from '@marketplace/vocabulary';
 
 /**
- * The filter of a saved search (decisions, "Saved searches"): every key optional, absent means "any". Money is
+ * The filter of a saved search (docs/specification.md, "Saved searches"): every key optional, absent means "any". Money is
  * integer cents per unit. `original` is the query object as the subscriber sent it, unknown keys included:
  * stored and echoed in match payloads, never matched on.
  */
@@ -48,7 +48,18 @@ export interface SubscriptionDraft {
 
 export type SubscriptionCreated = DomainEvent<'SubscriptionCreated', { readonly subscription: Subscription }>;
 export type SubscriptionDeleted = DomainEvent<'SubscriptionDeleted', { readonly deletedAt: number }>;
-export type SubscriptionEvent = SubscriptionCreated | SubscriptionDeleted;
+/**
+ * The webhook signing secret moved to `generation` (docs/security.md, API2): deliveries are signed with it, and
+ * with the previous generation's secret too until `previousValidUntil`.
+ */
+export type WebhookSecretRotated = DomainEvent<
+  'WebhookSecretRotated',
+  { readonly generation: number; readonly rotatedAt: number; readonly previousValidUntil: number }
+>;
+export type SubscriptionEvent = SubscriptionCreated | SubscriptionDeleted | WebhookSecretRotated;
+
+/** How long a rotated-out webhook secret keeps signing deliveries beside the new one. */
+export const WEBHOOK_SECRET_OVERLAP_MS = 24 * 60 * 60 * 1_000;
 
 export type Subscribe = Command<
   'Subscribe',
@@ -72,4 +83,18 @@ export type Unsubscribe = Command<
   }
 >;
 
-export type SubscriptionCommand = Subscribe | Unsubscribe;
+/**
+ * Issues the next webhook signing secret. Either the requester is the owner, or (an anonymous subscription) it
+ * presented a secret still valid: `presentedSecretGeneration` is the generation the application found the
+ * presented secret to be, if any (the decider accepts the current one, or the previous during its overlap).
+ */
+export type RotateWebhookSecret = Command<
+  'RotateWebhookSecret',
+  {
+    readonly subscriptionId: string;
+    readonly requesterAccountId?: number;
+    readonly presentedSecretGeneration?: number;
+  }
+>;
+
+export type SubscriptionCommand = Subscribe | Unsubscribe | RotateWebhookSecret;

@@ -1,16 +1,15 @@
+import { parseActor } from '@marketplace/eventsourcing';
 import { subscriptionV1 } from '@marketplace/proto';
-import type { GrpcService } from '@marketplace/rpc';
+import { actingAccountId, type GrpcService } from '@marketplace/rpc';
 import { validationError } from '@marketplace/platform';
 import type { Delivery } from '../adapters/deliveries.table.js';
-import {
-  channelDraftOf,
-  fromActorMessage,
-  toSubscriptionMessage,
-} from '../adapters/subscription-proto.mapper.js';
+import { channelDraftOf, toSubscriptionMessage } from '../adapters/subscription-proto.mapper.js';
 import type {
   SubscribeInput,
   SubscribeResult,
   SubscriptionResource,
+  RotatedWebhookSecret,
+  RotateWebhookSecretInput,
   UnsubscribeInput,
 } from '../application/subscriptions.js';
 import type { Subscription } from '../domain/subscription.js';
@@ -21,6 +20,7 @@ export interface SubscriptionApplication {
   unsubscribe(input: UnsubscribeInput): Promise<void>;
   listSubscriptions(ownerAccountId: number): Promise<Subscription[]>;
   subscriptionResource(subscriptionId: string, ownerAccountId: number): Promise<SubscriptionResource>;
+  rotateWebhookSecret(input: RotateWebhookSecretInput): Promise<RotatedWebhookSecret>;
 }
 
 /** The query arrives as JSON text so unknown keys survive; text that is not JSON is the caller's mistake. */
@@ -32,15 +32,21 @@ const parseQuery = (json: string): unknown => {
   }
 };
 
-/** 0 on the wire means "nobody": anonymous for Subscribe, no account for the owner-only calls. */
-const accountIdOf = (id: number): number | undefined => (id > 0 ? id : undefined);
+type ActorMessage = subscriptionV1.SubscribeRequest['actor'];
 
-const ownerOnly = (id: number): number => {
+/**
+ * 0 on the wire means "nobody": anonymous for Subscribe, no account for the owner-only calls. An account must be
+ * the verified actor's (docs/security.md, "Internal calls").
+ */
+const accountIdOf = (actor: ActorMessage, id: number): number | undefined =>
+  id > 0 ? actingAccountId(actor, id, 'owner_account_id') : undefined;
+
+const ownerOnly = (actor: ActorMessage, id: number): number => {
   if (id <= 0)
     throw validationError('owner_account_id is required', [
       { path: 'owner_account_id', message: 'is required' },
     ]);
-  return id;
+  return actingAccountId(actor, id, 'owner_account_id');
 };
 
 const toDeliveryMessage = (delivery: Delivery): subscriptionV1.SubscriptionDelivery => ({
@@ -64,11 +70,11 @@ export const subscriptionGrpcService = (
   definition: subscriptionV1.SubscriptionServiceDefinition,
   implementation: {
     async subscribe(request, context) {
-      const ownerAccountId = accountIdOf(request.ownerAccountId);
+      const ownerAccountId = accountIdOf(request.actor, request.ownerAccountId);
       const { subscription, unsubscribeToken, webhookSecret } = await application.subscribe({
         ...(ownerAccountId === undefined ? {} : { ownerAccountId }),
         draft: { query: parseQuery(request.queryJson), channels: request.channels.map(channelDraftOf) },
-        actor: fromActorMessage(request.actor),
+        actor: parseActor(request.actor),
         correlationId: request.correlationId === '' ? undefined : request.correlationId,
         traceparent: context.metadata.get('traceparent'),
       });
@@ -79,25 +85,43 @@ export const subscriptionGrpcService = (
       };
     },
     async listSubscriptions(request) {
-      const subscriptions = await application.listSubscriptions(ownerOnly(request.ownerAccountId));
+      const subscriptions = await application.listSubscriptions(
+        ownerOnly(request.actor, request.ownerAccountId),
+      );
       return { subscriptions: subscriptions.map(toSubscriptionMessage) };
     },
     async deleteSubscription(request, context) {
-      const requesterAccountId = accountIdOf(request.ownerAccountId);
+      const requesterAccountId = accountIdOf(request.actor, request.ownerAccountId);
       await application.unsubscribe({
         subscriptionId: request.subscriptionId,
         ...(requesterAccountId === undefined ? {} : { requesterAccountId }),
         unsubscribeToken: request.unsubscribeToken,
-        actor: fromActorMessage(request.actor),
+        actor: parseActor(request.actor),
         correlationId: request.correlationId === '' ? undefined : request.correlationId,
         traceparent: context.metadata.get('traceparent'),
       });
       return {};
     },
+    async rotateWebhookSecret(request, context) {
+      const requesterAccountId = accountIdOf(request.actor, request.ownerAccountId);
+      const rotated = await application.rotateWebhookSecret({
+        subscriptionId: request.subscriptionId,
+        ...(requesterAccountId === undefined ? {} : { requesterAccountId }),
+        currentSecret: request.currentSecret,
+        actor: parseActor(request.actor),
+        correlationId: request.correlationId === '' ? undefined : request.correlationId,
+        traceparent: context.metadata.get('traceparent'),
+      });
+      return {
+        webhookSecret: rotated.webhookSecret,
+        previousValidUntilMs: rotated.previousValidUntil,
+        secretGeneration: rotated.generation,
+      };
+    },
     async getSubscriptionResource(request) {
       const resource = await application.subscriptionResource(
         request.subscriptionId,
-        ownerOnly(request.ownerAccountId),
+        ownerOnly(request.actor, request.ownerAccountId),
       );
       return {
         subscription: toSubscriptionMessage(resource.subscription),

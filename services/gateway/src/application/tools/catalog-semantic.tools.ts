@@ -4,7 +4,7 @@ import type { CatalogQueries, SemanticProductMatches } from '../catalog.queries.
 import { productSummaryOutput } from './catalog.tools.js';
 import type { Tool } from './tool.js';
 
-/** search_inventory_semantic (spec 4.3): the fields and limits of POST /api/ucp/catalog/search. */
+/** search_inventory_semantic (docs/specification.md, "MCP tools"): the fields and limits of POST /api/ucp/catalog/search. */
 export const searchInventorySemanticInput = z.object(semanticSearchFields);
 
 export const semanticMatchesOutput = z.object({

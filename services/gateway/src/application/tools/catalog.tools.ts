@@ -19,7 +19,7 @@ const cents = (min: number) =>
     .min(min, `must be at least ${min}`)
     .max(LISTING_LIMITS.maxPriceCents, `must be at most ${LISTING_LIMITS.maxPriceCents}`);
 
-/** search_inventory (spec 4.3): every parameter optional; prices in cents, discount in whole percent. */
+/** search_inventory (docs/specification.md, "MCP tools"): every parameter optional; prices in cents, discount in whole percent. */
 export const searchInventoryInput = z.object({
   query: z
     .string()
@@ -42,12 +42,12 @@ export const searchInventoryInput = z.object({
     .default(CATALOG_SEARCH_LIMITS.defaultLimit),
 });
 
-/** get_product_details (spec 4.3). */
+/** get_product_details (docs/specification.md, "MCP tools"). */
 export const getProductDetailsInput = z.object({
   product_id: productIdSchema,
 });
 
-/** get_pricing_recommendation (spec 4.3), a seller tool. */
+/** get_pricing_recommendation (docs/specification.md, "MCP tools"), a seller tool. */
 export const getPricingRecommendationInput = z.object({
   category,
   condition,
@@ -60,7 +60,7 @@ export const getPricingRecommendationInput = z.object({
     .optional(),
 });
 
-/** A catalog item as spec 2.1 shows it (ProductSummary); other catalog-shaped tools extend it. */
+/** A catalog item as docs/specification.md, "Products and pagination" shows it (ProductSummary); other catalog-shaped tools extend it. */
 export const productSummaryOutput = z.object({
   id: z.string(),
   title: z.string(),

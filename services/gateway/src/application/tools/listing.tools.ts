@@ -1,11 +1,16 @@
 import { z } from 'zod';
 import type { FieldViolation } from '@marketplace/platform';
 import { AppError, forbidden, unauthenticated } from '@marketplace/platform';
-import { CATEGORIES, CONDITIONS, LISTING_LIMITS } from '@marketplace/vocabulary';
+import {
+  BULK_UPDATE_LIMITS,
+  BULK_UPDATE_MODES,
+  CATEGORIES,
+  CONDITIONS,
+  LISTING_LIMITS,
+} from '@marketplace/vocabulary';
 import type { Principal } from '../../domain/account.js';
 import { idempotencyKeyArgument } from '../../http/schemas/idempotency-key.schema.js';
 import type { BulkUpdateOutcome, ListingCommands } from '../listing.commands.js';
-import { BULK_UPDATE_MODES } from '../listing.commands.js';
 import type { ProductDetails } from '../product.views.js';
 import { productDetailsOutput } from './catalog.tools.js';
 import type { Tool } from './tool.js';
@@ -21,7 +26,7 @@ const cents = wholeNumber(1, LISTING_LIMITS.maxPriceCents, 'cents');
 const text = (maxLength: number) =>
   z.string({ error: 'must be a string' }).max(maxLength, `must be at most ${maxLength} characters`);
 
-/** create_listing (spec 4.3): its own field names, prices in cents. */
+/** create_listing (docs/specification.md, "MCP tools"): its own field names, prices in cents. */
 export const createListingInput = z.object({
   name: text(LISTING_LIMITS.nameMaxLength).min(1, 'is required'),
   category: z.enum(CATEGORIES, oneOf(CATEGORIES)),
@@ -38,12 +43,12 @@ export const createListingInput = z.object({
   idempotency_key: idempotencyKeyArgument,
 });
 
-/** bulk_update_listings (spec 4.3): product numbers, one mode, one value. */
+/** bulk_update_listings (docs/specification.md, "MCP tools"): product numbers, one mode, one value. */
 export const bulkUpdateListingsInput = z.object({
   product_ids: z
     .array(wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a product number'))
     .min(1, 'must hold at least 1 product id')
-    .max(200, 'must hold at most 200 product ids')
+    .max(BULK_UPDATE_LIMITS.maxItems, `must hold at most ${BULK_UPDATE_LIMITS.maxItems} product ids`)
     .describe('product numbers: 12 for product_12'),
   mode: z.enum(BULK_UPDATE_MODES, oneOf(BULK_UPDATE_MODES)),
   value: z
@@ -70,7 +75,7 @@ const requireSeller = (principal: Principal | undefined, tool: string): Principa
   return principal;
 };
 
-/** The listing service names fields as REST does (spec 2.4); the tool's caller knows them by the tool's names. */
+/** The listing service names fields as REST does (docs/specification.md, "Listings"); the tool's caller knows them by the tool's names. */
 const TOOL_FIELD_NAMES: Readonly<Record<string, string>> = {
   price: 'price_per_unit',
   originalRetailPrice: 'original_retail_price',

@@ -21,7 +21,7 @@ import { idempotencyKeyArgument } from '../../http/schemas/idempotency-key.schem
 import type { OrderOperations } from '../order.operations.js';
 import type { Tool } from './tool.js';
 
-/** quick_buy (spec 4.3). */
+/** quick_buy (docs/specification.md, "MCP tools"). */
 export const quickBuyInput = z.object({
   product_id: productIdSchema,
   quantity: quantitySchema,
@@ -232,7 +232,7 @@ export const sellerInboxSummariseTool = (
   handler: (principal, input) => orders.inboxSummary(principal, input.window_hours, input.limit),
 });
 
-/** The buyer and seller order tools, in the order of spec 4.3. */
+/** The buyer and seller order tools, in the order of docs/specification.md, "MCP tools". */
 export const orderTools = (orders: OrderOperations): Tool[] => [
   quickBuyTool(orders),
   getOrderStatusTool(orders),

@@ -16,7 +16,7 @@ import type { RateLimiter } from '../../http/rate-limit.js';
 import { currentClientAddress } from '../../http/rate-limit.js';
 import type { Tool } from './tool.js';
 
-/** request_quote (spec 4.3): the REST body's fields, flattened as the table lists them. */
+/** request_quote (docs/specification.md, "MCP tools"): the REST body's fields, flattened as the table lists them. */
 export const requestQuoteInput = z.object({
   product_id: quoteRequestFields.product_id,
   quantity: quoteRequestFields.quantity,
@@ -28,7 +28,7 @@ export const requestQuoteInput = z.object({
   idempotency_key: idempotencyKeyArgument,
 });
 
-/** get_quote_requests (spec 4.3). */
+/** get_quote_requests (docs/specification.md, "MCP tools"). */
 export const getQuoteRequestsInput = z.object({
   status: z
     .enum(QUOTE_STATUS_FILTERS, { error: `must be one of ${QUOTE_STATUS_FILTERS.join(', ')}` })
@@ -37,7 +37,7 @@ export const getQuoteRequestsInput = z.object({
 
 const cents = quoteRequestFields.target_price;
 
-/** respond_to_quote (spec 4.3): counter_price only with counter, and required there. */
+/** respond_to_quote (docs/specification.md, "MCP tools"): counter_price only with counter, and required there. */
 export const respondToQuoteInput = z
   .object({
     quote_request_id: z

@@ -1,6 +1,7 @@
 import type { CatalogQueries } from '../catalog.queries.js';
 import { searchInventorySemanticTool } from './catalog-semantic.tools.js';
 import { getPricingRecommendationTool, getProductDetailsTool, searchInventoryTool } from './catalog.tools.js';
+import { rotateWebhookSecretTool } from './subscription-secret.tools.js';
 import { subscribeToQueryTool } from './subscription.tools.js';
 import type { OrderOperations } from '../order.operations.js';
 import { orderTools } from './order.tools.js';
@@ -38,7 +39,7 @@ export interface ToolDependencies {
 }
 
 /**
- * Every agent-facing tool of spec 4.3, defined once. The transports (/mcp, /api/mcp/streamable,
+ * Every agent-facing tool of docs/specification.md, "MCP tools", defined once. The transports (/mcp, /api/mcp/streamable,
  * /api/mcp/invoke, /api/mcp/stream) and the documents (/api/mcp/schema.json) all read this one list, so a tool
  * added here appears everywhere with the same schemas, auth and annotations.
  */
@@ -57,7 +58,10 @@ export const createToolRegistry = (deps: ToolDependencies): ToolRegistry =>
     searchInventorySemanticTool(deps.catalog),
     // saved searches
     ...(deps.subscriptions
-      ? [subscribeToQueryTool(deps.subscriptions.commands, deps.subscriptions.limiter)]
+      ? [
+          subscribeToQueryTool(deps.subscriptions.commands, deps.subscriptions.limiter),
+          rotateWebhookSecretTool(deps.subscriptions.commands),
+        ]
       : []),
     // checkout, orders and fulfilment
     ...(deps.orders ? orderTools(deps.orders) : []),

@@ -8,7 +8,7 @@ import { channelEmailsOf } from '../subscription.commands.js';
 import type { Tool } from './tool.js';
 
 /**
- * subscribe_to_query (spec 4.3): a saved search keyed to the caller; anonymous callers may use webhook and
+ * subscribe_to_query (docs/specification.md, "MCP tools"): a saved search keyed to the caller; anonymous callers may use webhook and
  * email channels. Each new promoted listing that matches is delivered once to every channel.
  */
 export const subscribeToQueryTool = (

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Principal } from '../../domain/account.js';
 
-/** Who may call a tool (spec 4.3): anyone, a buyer (API key or agent token), or a seller (API key). */
+/** Who may call a tool (docs/specification.md, "MCP tools"): anyone, a buyer (API key or agent token), or a seller (API key). */
 export type ToolAuth = 'none' | 'buyer' | 'seller';
 
 /** MCP tool annotations, set truthfully: clients decide on confirmation prompts from them. */
@@ -14,7 +14,7 @@ export interface ToolAnnotations {
 }
 
 /**
- * An agent-facing function (spec 4.3), independent of the transport that will expose it (MCP, REST invoke):
+ * An agent-facing function (docs/specification.md, "MCP tools"), independent of the transport that will expose it (MCP, REST invoke):
  * its input schema, as the specification lists the parameters, and its handler. The transport parses the
  * input with `inputSchema` (a failure is a 400 naming the parameter) before calling `handler`.
  */

@@ -9,7 +9,7 @@ import type { Problems } from '../problem.js';
 import type { RouteDoc } from './openapi.describe.js';
 
 /**
- * `POST /api/agent-tokens` (decisions, "Accounts, keys and tokens"): a buyer trades its X-MCP-API-Key for a
+ * `POST /api/agent-tokens` (docs/specification.md, "Accounts, keys and tokens"): a buyer trades its X-MCP-API-Key for a
  * signed agent token, answered 201 `{token, expires_at}`. No body. The token is logged by session id only.
  */
 export const agentTokensRoutes = (problems: Problems, identity: IdentityService, logger: Logger): Router => {

@@ -1401,7 +1401,7 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
     {
       name: 'marketplace.subscription.v1.Subscription',
       comment:
-        'A saved search (spec 2.8, decisions "Saved searches"): the filter of subscribe_to_query, the channels a match is delivered to and the account it belongs to. Money is integer cents; times are epoch milliseconds.',
+        'A saved search (docs/specification.md, "Saved searches", docs/specification.md, "Saved searches"): the filter of subscribe_to_query, the channels a match is delivered to and the account it belongs to. Money is integer cents; times are epoch milliseconds.',
       oneofs: [],
       fields: [
         {
@@ -1629,6 +1629,13 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           typeName: 'marketplace.subscription.v1.SubscriptionDeleted',
           oneof: 0,
         },
+        {
+          name: 'webhookSecretRotated',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.subscription.v1.WebhookSecretRotated',
+          oneof: 0,
+        },
       ],
     },
     {
@@ -1652,6 +1659,29 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
       fields: [
         {
           name: 'deletedAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+      ],
+    },
+    {
+      name: 'marketplace.subscription.v1.WebhookSecretRotated',
+      comment:
+        "The subscription's webhook signing secret moved to a new generation (each derives from the marketplace's key; no secret is in the event). Deliveries are signed with the previous generation too until previous_valid_until_ms.",
+      oneofs: [],
+      fields: [
+        {
+          name: 'secretGeneration',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'rotatedAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'previousValidUntilMs',
           type: 'TYPE_INT64',
           repeated: false,
         },

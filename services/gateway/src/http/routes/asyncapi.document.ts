@@ -27,7 +27,7 @@ export interface FieldDescriptor {
   readonly comment?: string;
 }
 
-/** One topic of the event stream (decisions, "Event stream") and the protobuf message of its values. */
+/** One topic of the event stream (docs/specification.md, "Event stream") and the protobuf message of its values. */
 export interface TopicDoc {
   readonly channel: string;
   readonly address: string;

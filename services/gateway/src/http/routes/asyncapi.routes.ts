@@ -7,7 +7,7 @@ import { EVENT_DESCRIPTORS } from './asyncapi.descriptors.generated.js';
 import { DISCOVERY_CACHE_CONTROL, sendDocument } from './discovery.routes.js';
 import type { RouteDoc } from './openapi.describe.js';
 
-/** The topics of decisions "Event stream", and the protobuf message every value on each is. */
+/** The topics of docs/specification.md, "Event stream", and the protobuf message every value on each is. */
 export const EVENT_TOPICS: readonly TopicDoc[] = [
   {
     channel: 'listing',

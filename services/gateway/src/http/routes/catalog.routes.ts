@@ -20,7 +20,7 @@ const SEMANTIC_SEARCH_BODY_LIMIT_BYTES = 16 * 1024;
 const centsOf = (dollars: string | undefined): number | undefined =>
   dollars === undefined ? undefined : dollarsToCents(Number(dollars));
 
-/** The anonymous catalog (spec 4.1): search, semantic search, categories and product details. */
+/** The anonymous catalog (docs/specification.md, "Catalog endpoints"): search, semantic search, categories and product details. */
 export const catalogRoutes = (
   problems: Problems,
   catalog: CatalogQueries,
@@ -48,7 +48,7 @@ export const catalogRoutes = (
     .route('/api/ucp/catalog/search')
     .post(...jsonBody(SEMANTIC_SEARCH_BODY_LIMIT_BYTES), async (req, res) => {
       const body = parseOrThrow(semanticSearchBodySchema, req.body, 'semantic search');
-      // 503 when the catalog runs without an embedding provider (spec 7), from its `unavailable` answer.
+      // 503 when the catalog runs without an embedding provider (docs/specification.md, "Errors"), from its `unavailable` answer.
       res.json(
         await catalog.semanticSearch({
           query: body.query,

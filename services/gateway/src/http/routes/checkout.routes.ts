@@ -16,7 +16,7 @@ import { completedCheckoutSchema } from '../schemas/order.schema.js';
 import { parseOrThrow } from '../schemas/validate.js';
 import type { RouteDoc } from './openapi.describe.js';
 
-/** createCheckout and its completion (spec 4.1; decisions "Checkout and orders"). */
+/** createCheckout and its completion (docs/specification.md, "Catalog endpoints"; docs/specification.md, "Checkout and orders"). */
 export const checkoutRoutes = (
   problems: Problems,
   orders: OrderOperations,

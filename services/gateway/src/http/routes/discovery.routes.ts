@@ -142,7 +142,7 @@ ${tools}
 `;
 };
 
-/** The tool manifest, the commerce-protocol profiles and llms.txt (spec 1.7, 4.3), built once. */
+/** The tool manifest, the commerce-protocol profiles and llms.txt (docs/specification.md, "Service", 4.3), built once. */
 export const discoveryRoutes = (
   problems: Problems,
   dispatcher: McpDispatcher,

@@ -9,7 +9,7 @@ import { parseOrThrow } from '../schemas/validate.js';
 import { LISTING_DOCUMENT_CACHE_CONTROL, markdownUrlOf } from './markdown.routes.js';
 import type { RouteDoc } from './openapi.describe.js';
 
-/** Spec 8: a feed page holds up to 200 items. */
+/** docs/specification.md, "Limits": a feed page holds up to 200 items. */
 export const FEED_MAX_PAGE_SIZE = 200;
 const FEED_DEFAULT_PAGE_SIZE = 100;
 /** The OpenAI/ACP product feed revision whose field names the items use (id, link, image_link, ...). */
@@ -84,7 +84,7 @@ export const feedItemOf = (product: ProductDetails, publicBaseUrl: string) => {
 };
 
 /**
- * GET /acp/feed.json: every public listing (spec 1.6), in product-number order so a crawl that pages through
+ * GET /acp/feed.json: every public listing (docs/specification.md, "Service"), in product-number order so a crawl that pages through
  * while listings are added neither skips nor repeats one; `next_cursor` null on the last page.
  */
 export const feedRoutes = (problems: Problems, catalog: CatalogQueries, publicBaseUrl: string): Router => {

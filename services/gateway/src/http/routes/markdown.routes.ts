@@ -81,7 +81,7 @@ const productIdParameters = z.object({
     .describe('product_<number>'),
 });
 
-/** GET /agents/products/{productId}.md: the markdown rendition of a public listing (spec 1.7). */
+/** GET /agents/products/{productId}.md: the markdown rendition of a public listing (docs/specification.md, "Service"). */
 export const markdownRoutes = (
   problems: Problems,
   catalog: CatalogQueries,

@@ -5,7 +5,7 @@ import { problemSchema } from './openapi.describe.js';
 
 type JsonObject = Record<string, unknown>;
 
-/** The API description's own version (spec 9): 1.0.0 until a breaking change. */
+/** The API description's own version (docs/specification.md, "Versioning"): 1.0.0 until a breaking change. */
 export const API_VERSION = '1.0.0';
 
 const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
@@ -123,7 +123,7 @@ const operationOf = (doc: RouteDoc): JsonObject => {
 };
 
 /**
- * /openapi.json (spec 9: OpenAPI 3.1.0, version 1.0.0), generated from the route docs, whose schemas are the
+ * /openapi.json (docs/specification.md, "Versioning": OpenAPI 3.1.0, version 1.0.0), generated from the route docs, whose schemas are the
  * zod schemas the handlers validate with. Built once at start-up.
  */
 export const openApiDocument = (routeDocs: readonly RouteDoc[], publicBaseUrl: string): JsonObject => {

@@ -13,9 +13,10 @@ import {
   orderViewSchema,
 } from '../schemas/order.schema.js';
 import { parseOrThrow } from '../schemas/validate.js';
+import { orderIdOfPath } from '../path-ids.js';
 import type { RouteDoc } from './openapi.describe.js';
 
-/** The buyer's orders: status, early confirmation and disputes (decisions "Checkout and orders"). */
+/** The buyer's orders: status, early confirmation and disputes (docs/specification.md, "Checkout and orders"). */
 export const ordersRoutes = (
   problems: Problems,
   orders: OrderOperations,
@@ -29,27 +30,25 @@ export const ordersRoutes = (
   router
     .route('/api/orders/:id')
     .get(caller, async (req, res) => {
-      const { id } = parseOrThrow(orderIdParamsSchema, req.params, 'order id');
-      res.json(await orders.buyerOrder(principalOf(req), Number(id)));
+      const id = orderIdOfPath(req.params);
+      res.json(await orders.buyerOrder(principalOf(req), id));
     })
     .all(methodNotAllowed(problems, ['GET']));
   router
     .route('/api/orders/:id/confirm')
     .post(caller, async (req, res) => {
-      const { id } = parseOrThrow(orderIdParamsSchema, req.params, 'order id');
-      res.json(await orders.confirm(principalOf(req), Number(id), requestIdOf(req)));
+      const id = orderIdOfPath(req.params);
+      res.json(await orders.confirm(principalOf(req), id, requestIdOf(req)));
     })
     .all(methodNotAllowed(problems, ['POST']));
   router
     .route('/api/orders/:id/dispute')
     .post(caller, ...jsonBody(bodyLimitBytes), async (req, res) => {
-      const { id } = parseOrThrow(orderIdParamsSchema, req.params, 'order id');
+      const id = orderIdOfPath(req.params);
       const body = parseOrThrow(disputeBodySchema, req.body, 'dispute');
       res
         .status(201)
-        .json(
-          await orders.openDispute(principalOf(req), { order_id: Number(id), ...body }, requestIdOf(req)),
-        );
+        .json(await orders.openDispute(principalOf(req), { order_id: id, ...body }, requestIdOf(req)));
     })
     .all(methodNotAllowed(problems, ['POST']));
   return router;
@@ -58,7 +57,7 @@ export const ordersRoutes = (
 const buyerErrors = {
   401: 'No buyer API key or agent token',
   403: 'Not a buyer account',
-  404: 'No such order of this buyer (another buyer’s order is not found either)',
+  404: 'No such order of this buyer (another buyer’s order, or an id beyond 2^53 − 1, is not found either)',
 } as const;
 
 export const ordersRouteDocs: readonly RouteDoc[] = [

@@ -19,6 +19,7 @@ import {
   updateListingBodySchema,
 } from '../schemas/update-listing.schema.js';
 import { parseOrThrow } from '../schemas/validate.js';
+import { productIdOfPath } from '../path-ids.js';
 import { requestIdOf } from '../request-log.js';
 import { productDetailsOutput } from '../../application/tools/catalog.tools.js';
 import { bulkUpdateListingsOutput } from '../../application/tools/listing.tools.js';
@@ -27,7 +28,7 @@ import type { RouteDoc } from './openapi.describe.js';
 const centsOf = (dollars: number | null | undefined): number | undefined =>
   dollars == null ? undefined : dollarsToCents(dollars);
 
-/** Spec 2.4 field names to the listing service's draft; dollars become cents, `null` means not sent. */
+/** docs/specification.md, "Listings" field names to the listing service's draft; dollars become cents, `null` means not sent. */
 export const listingDraftOf = (body: CreateListingBody): listingV1.ListingDraft => ({
   name: body.name,
   description: body.description,
@@ -62,7 +63,7 @@ export const listingChangesOf = (body: UpdateListingBody): listingV1.ListingChan
   promotePublicly: body.promotePublicly ?? undefined,
 });
 
-/** Seller REST endpoints (spec 4.2). */
+/** Seller REST endpoints (docs/specification.md, "Seller endpoints"). */
 export const productsRoutes = (
   problems: Problems,
   listings: ListingCommands,
@@ -103,8 +104,8 @@ export const productsRoutes = (
   router
     .route('/api/products/:productId')
     .put(authenticate(identity, { required: true }), ...jsonBody(bodyLimitBytes), async (req, res) => {
+      const productId = productIdOfPath(req.params.productId);
       const body = parseOrThrow(updateListingBodySchema, req.body, 'listing changes');
-      const { productId = '' } = req.params;
       const seller = authenticatedPrincipalOf(req);
       res.json(await listings.update(seller, productId, listingChangesOf(body), requestIdOf(req)));
     })
@@ -112,8 +113,8 @@ export const productsRoutes = (
   router
     .route('/api/products/:productId/quantity')
     .patch(authenticate(identity, { required: true }), ...jsonBody(bodyLimitBytes), async (req, res) => {
+      const productId = productIdOfPath(req.params.productId);
       const { quantity } = parseOrThrow(listingQuantityBodySchema, req.body, 'quantity');
-      const { productId = '' } = req.params;
       const seller = authenticatedPrincipalOf(req);
       res.json(await listings.setQuantity(seller, productId, quantity, requestIdOf(req)));
     })
@@ -128,7 +129,7 @@ const SELLER_ERRORS = {
   403: 'Not a seller key, or another seller’s listing',
 } as const;
 
-/** The seller REST endpoints (spec 4.2) in /openapi.json, from the schemas the handlers parse with. */
+/** The seller REST endpoints (docs/specification.md, "Seller endpoints") in /openapi.json, from the schemas the handlers parse with. */
 export const productsRouteDocs: readonly RouteDoc[] = [
   {
     method: 'post',
@@ -136,7 +137,7 @@ export const productsRouteDocs: readonly RouteDoc[] = [
     operationId: 'createListing',
     summary: 'Publish a listing',
     description:
-      'Always creates a new listing (spec 2.4): price in dollars (default 1), quantity (default 1), category ' +
+      'Always creates a new listing (docs/specification.md, "Listings"): price in dollars (default 1), quantity (default 1), category ' +
       '(default electronics). An external imageUrl is re-hosted; without one the image library is searched and ' +
       'nothing similar is a 400 asking for imageUrl. Counts as an availability confirmation. With an ' +
       'Idempotency-Key, a repeat of the same body answers the listing the key created (201, same id).',
@@ -156,7 +157,7 @@ export const productsRouteDocs: readonly RouteDoc[] = [
     operationId: 'updateListing',
     summary: 'Change the price or details of your listing',
     description:
-      'The fields sent change (spec 2.4 names, price in dollars), the others keep their value; stock changes ' +
+      'The fields sent change (docs/specification.md, "Listings" names, price in dollars), the others keep their value; stock changes ' +
       'through PATCH …/quantity. Counts as an availability confirmation, also with an empty body.',
     tags: ['listings'],
     auth: 'api_key',
@@ -165,7 +166,7 @@ export const productsRouteDocs: readonly RouteDoc[] = [
     responses: {
       200: { description: 'The listing after the change', schema: productDetailsOutput },
       ...SELLER_ERRORS,
-      404: 'No such listing',
+      404: 'No such listing (any id that is not product_<n> with n ≤ 2^53 − 1 names none)',
     },
   },
   {
@@ -181,7 +182,7 @@ export const productsRouteDocs: readonly RouteDoc[] = [
     responses: {
       200: { description: 'The listing with its new stock', schema: productDetailsOutput },
       ...SELLER_ERRORS,
-      404: 'No such listing',
+      404: 'No such listing (any id that is not product_<n> with n ≤ 2^53 − 1 names none)',
     },
   },
   {

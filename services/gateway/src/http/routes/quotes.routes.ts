@@ -30,13 +30,14 @@ import {
 } from '../schemas/quote-request.schema.js';
 import { quoteRequestListOutput, sellerQuoteRequestOutput } from '../../application/tools/quote.tools.js';
 import { parseOrThrow } from '../schemas/validate.js';
+import { quoteRequestIdOfPath } from '../path-ids.js';
 import type { RouteDoc } from './openapi.describe.js';
 
 /** A quote request with a 2,000-character message, every character escaped, fits several times over. */
 const QUOTE_BODY_LIMIT_BYTES = 32 * 1024;
 
 /**
- * `POST /api/ucp/quotes` (spec 4.1, decisions "Quotes"): anonymous, or with an API key or agent token that binds
+ * `POST /api/ucp/quotes` (docs/specification.md, "Catalog endpoints", docs/specification.md, "Quotes"): anonymous, or with an API key or agent token that binds
  * the request to the buyer's account. The rate limit runs after authentication (a verified caller has its own,
  * larger allowance) and after parsing (anonymous requests count per buyer email too), so an invalid request
  * costs no allowance.
@@ -94,7 +95,7 @@ export const quotesRoutes = (
   router
     .route('/api/ucp/quotes/:id')
     .get(authenticate(identity, { required: false }), async (req, res) => {
-      const { id } = parseOrThrow(quoteRequestIdParamsSchema, req.params, 'quote request id');
+      const id = quoteRequestIdOfPath(req.params);
       const presented = req.headers[CLAIM_TOKEN_HEADER];
       const claimToken =
         presented === undefined
@@ -112,7 +113,7 @@ export const quotesRoutes = (
       authenticate(identity, { required: true }),
       ...jsonBody(CLAIM_BODY_LIMIT_BYTES),
       async (req, res) => {
-        const { id } = parseOrThrow(quoteRequestIdParamsSchema, req.params, 'quote request id');
+        const id = quoteRequestIdOfPath(req.params);
         const body = parseOrThrow(claimQuoteBodySchema, req.body, 'claim');
         res.json(
           await quotes.claim(
@@ -132,7 +133,7 @@ export const quotesRoutes = (
         authenticate(identity, { required: true }),
         ...jsonBody(ANSWER_BODY_LIMIT_BYTES),
         async (req, res) => {
-          const { id } = parseOrThrow(quoteRequestIdParamsSchema, req.params, 'quote request id');
+          const id = quoteRequestIdOfPath(req.params);
           const body = parseOrThrow(quoteAnswerBodySchema, req.body, 'answer');
           res.setHeader('cache-control', 'no-store');
           res.json(
@@ -163,7 +164,7 @@ export const quotesRoutes = (
         authenticate(identity, { required: true }),
         ...jsonBody(CLAIM_BODY_LIMIT_BYTES),
         async (req, res) => {
-          const { id } = parseOrThrow(quoteRequestIdParamsSchema, req.params, 'quote request id');
+          const id = quoteRequestIdOfPath(req.params);
           const body = parseOrThrow(acceptAndPayBodySchema, req.body, 'purchase');
           const bought = await purchases.acceptAndPay(
             principalOf(req),
@@ -245,7 +246,7 @@ export const quotesRouteDocs: readonly RouteDoc[] = [
       200: { description: 'The request as its buyer sees it', schema: buyerQuoteRequestSchema },
       400: 'The id is not a quote request id, or the claim token is malformed',
       401: 'Neither a credential nor a claim token',
-      404: 'No such quote request of the caller',
+      404: 'No such quote request of the caller (an id beyond 2^53 − 1 names none)',
     },
   },
   {
@@ -268,7 +269,7 @@ export const quotesRouteDocs: readonly RouteDoc[] = [
       400: 'Invalid body, an id that is not a quote request id, or a quote with no agreed price or an expired one',
       401: 'No buyer credential',
       403: 'Not a buyer account',
-      404: 'No such quote request of the caller',
+      404: 'No such quote request of the caller (an id beyond 2^53 − 1 names none)',
       409: 'The quote was already used, or the stock ran out',
       413: `The body is larger than ${CLAIM_BODY_LIMIT_BYTES} bytes`,
     },
@@ -292,7 +293,7 @@ export const quotesRouteDocs: readonly RouteDoc[] = [
       400: 'The id is not a quote request id, or the body has no claim_token',
       401: 'No buyer credential',
       403: 'Not a buyer account',
-      404: 'No such quote request, or the token is not its own',
+      404: 'No such quote request (an id beyond 2^53 − 1 names none), or the token is not its own',
       409: 'Another buyer account owns the request',
       413: `The body is larger than ${CLAIM_BODY_LIMIT_BYTES} bytes`,
     },

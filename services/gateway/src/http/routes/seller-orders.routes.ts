@@ -15,6 +15,7 @@ import {
   trackingBodySchema,
 } from '../schemas/order.schema.js';
 import { parseOrThrow } from '../schemas/validate.js';
+import { orderIdOfPath } from '../path-ids.js';
 import type { RouteDoc } from './openapi.describe.js';
 
 /** The seller's fulfilment of one order (the bulk tools cover many). */
@@ -29,16 +30,16 @@ export const sellerOrdersRoutes = (
   router
     .route('/api/seller/orders/:id')
     .get(seller, async (req, res) => {
-      const { id } = parseOrThrow(orderIdParamsSchema, req.params, 'order id');
-      res.json(await orders.sellerOrder(principalOf(req), Number(id)));
+      const id = orderIdOfPath(req.params);
+      res.json(await orders.sellerOrder(principalOf(req), id));
     })
     .all(methodNotAllowed(problems, ['GET']));
   router
     .route('/api/seller/orders/:id/mark-shipped')
     .post(seller, ...jsonBody(bodyLimitBytes), async (req, res) => {
-      const { id } = parseOrThrow(orderIdParamsSchema, req.params, 'order id');
+      const id = orderIdOfPath(req.params);
       const tracking = parseOrThrow(trackingBodySchema, req.body, 'tracking');
-      const orderId = Number(id);
+      const orderId = id;
       const result = await orders.markShipped(principalOf(req), [orderId], tracking, requestIdOf(req));
       const shipped = result.updated[0];
       if (shipped) {
@@ -55,8 +56,8 @@ export const sellerOrdersRoutes = (
   router
     .route('/api/seller/orders/:id/mark-delivered')
     .post(seller, async (req, res) => {
-      const { id } = parseOrThrow(orderIdParamsSchema, req.params, 'order id');
-      res.json(await orders.markDelivered(principalOf(req), Number(id), requestIdOf(req)));
+      const id = orderIdOfPath(req.params);
+      res.json(await orders.markDelivered(principalOf(req), id, requestIdOf(req)));
     })
     .all(methodNotAllowed(problems, ['POST']));
   return router;
@@ -65,7 +66,7 @@ export const sellerOrdersRoutes = (
 const sellerErrors = {
   401: 'Missing or invalid X-MCP-API-Key',
   403: 'Not a seller account',
-  404: 'No such order of this seller (another seller’s order is not found either)',
+  404: 'No such order of this seller (another seller’s order, or an id beyond 2^53 − 1, is not found either)',
 } as const;
 
 export const sellerOrdersRouteDocs: readonly RouteDoc[] = [

@@ -19,7 +19,7 @@ const xmlEscape = (text: string): string =>
 
 /**
  * GET /agents/sitemap.xml: the agents' guide (`/llms.txt`) first, then every public listing's markdown rendition
- * with its last modification (spec 1.6, 1.7), in product-number order, read page by page from the catalog.
+ * with its last modification (docs/specification.md, "Service", 1.7), in product-number order, read page by page from the catalog.
  * The guide keeps the document valid when no listing is public yet: the sitemaps.org schema wants at least one
  * `<url>`. Written as it is read, so memory stays flat however many listings there are. Beyond the protocol's
  * 50,000 URLs the rest are left out: a sitemap index over several files is the next step when the marketplace

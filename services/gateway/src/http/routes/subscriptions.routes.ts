@@ -9,9 +9,11 @@ import type { Problems } from '../problem.js';
 import type { RateLimiter } from '../rate-limit.js';
 import { clientAddressOfRequest, rateLimit } from '../rate-limit.js';
 import { requestIdOf } from '../request-log.js';
-import type { SubscribeInput } from '../schemas/subscription.schema.js';
+import type { RotateSecretInput, SubscribeInput } from '../schemas/subscription.schema.js';
 import {
   deleteSubscriptionQuerySchema,
+  rotatedSecretSchema,
+  rotateSecretInputSchema,
   subscribeInputSchema,
   subscribeOutputSchema,
   subscriptionIdParamsSchema,
@@ -26,7 +28,7 @@ import type { RouteDoc } from './openapi.describe.js';
 /**
  * Saved searches over REST, beside the subscribe_to_query tool: create (anyone; anonymous with webhook and
  * email only), list and delete (the owner), unsubscribe by token (the link in match emails), and the pollable
- * resource of spec 4.3 (the owner only).
+ * resource of docs/specification.md, "MCP tools" (the owner only).
  */
 export const subscriptionsRoutes = (
   problems: Problems,
@@ -74,6 +76,20 @@ export const subscriptionsRoutes = (
       res.status(204).end();
     })
     .all(methodNotAllowed(problems, ['DELETE']));
+  router
+    .route('/api/subscriptions/:id/rotate-secret')
+    .post(caller, ...jsonBody(bodyLimitBytes, { optional: true }), async (req, res) => {
+      const { id } = parseOrThrow(subscriptionIdParamsSchema, req.params, 'subscription id');
+      const input: RotateSecretInput = parseOrThrow(rotateSecretInputSchema, req.body ?? {}, 'rotation');
+      const rotated = await subscriptions.rotateSecret(
+        principalOf(req),
+        id,
+        input.current_secret,
+        requestIdOf(req),
+      );
+      res.set('Cache-Control', 'no-store').json(rotated);
+    })
+    .all(methodNotAllowed(problems, ['POST']));
   // The link in every match email. GET only shows a page whose button POSTs: mail scanners and link previews
   // follow GET links, and must not end anyone's subscription (docs/security.md, "API6").
   router
@@ -173,6 +189,28 @@ export const subscriptionsRouteDocs: readonly RouteDoc[] = [
       400: 'Invalid subscription id or token',
       401: 'Neither a valid credential nor a token',
       404: NOT_THE_OWNERS,
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/subscriptions/{id}/rotate-secret',
+    operationId: 'rotateWebhookSecret',
+    summary: 'Issue a new webhook signing secret (rotate_webhook_secret over REST)',
+    description:
+      'The owner (API key or agent token), or, for an anonymous subscription, whoever sends current_secret: the ' +
+      'secret that signs now, or the previous one while it still signs. The new secret is shown once and signs ' +
+      'every delivery from now on; for 24 hours deliveries carry a second v1= entry in X-Marketplace-Signature ' +
+      'made with the previous secret, so a receiver can switch at its own pace. The body may be empty.',
+    tags: ['subscriptions'],
+    auth: 'api_key_or_agent_token_optional',
+    pathParameters: subscriptionIdParamsSchema,
+    body: rotateSecretInputSchema,
+    responses: {
+      200: { description: 'The new secret', schema: rotatedSecretSchema },
+      400: 'Invalid subscription id or body',
+      401: 'Neither a valid credential nor a current secret',
+      404: 'No such subscription of this caller, or not a secret that signs its deliveries',
+      409: 'The subscription has no webhook channel',
     },
   },
   {

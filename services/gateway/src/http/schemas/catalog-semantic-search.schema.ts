@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CATEGORIES, CONDITIONS, LISTING_LIMITS } from '@marketplace/vocabulary';
 import { characterCount } from './validate.js';
 
-/** Spec 4.1 and 8: the query at most 1,000 characters, limit 1-50 (default 10), max_price in cents per unit. */
+/** docs/specification.md, "Catalog endpoints" and 8: the query at most 1,000 characters, limit 1-50 (default 10), max_price in cents per unit. */
 export const SEMANTIC_SEARCH_LIMITS = { maxQueryCharacters: 1_000, defaultLimit: 10, maxLimit: 50 } as const;
 
 const wholeNumber = (min: number, max: number) =>

@@ -42,7 +42,7 @@ export const buyerCompanySchema = z
     `must be at most ${QUOTE_LIMITS.buyerCompanyMaxLength} characters`,
   );
 
-/** Spec 2.6, plus `quote_request_id` (check out an accepted quote) and `shipping_country`. */
+/** docs/specification.md, "Checkout and orders", plus `quote_request_id` (check out an accepted quote) and `shipping_country`. */
 export const checkoutBodySchema = z.strictObject({
   line_items: z
     .array(
@@ -84,7 +84,7 @@ export const checkoutLineViewSchema = z.object({
   quote_request_id: z.number().int().optional(),
 });
 
-/** The checkout session (decisions "Checkout and orders"): amounts in integer cents. */
+/** The checkout session (docs/specification.md, "Checkout and orders"): amounts in integer cents. */
 export const checkoutSessionSchema = z.object({
   id: z.string(),
   status: z.enum(['ready_for_complete', 'requires_escalation', 'completing', 'completed']),

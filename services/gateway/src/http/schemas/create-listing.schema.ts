@@ -4,7 +4,7 @@ import { CATEGORIES, CONDITIONS, LISTING_LIMITS } from '@marketplace/vocabulary'
 import { characterCount } from './validate.js';
 
 /**
- * The body of POST /api/products (spec 2.4). The gateway checks types and the limits the specification states;
+ * The body of POST /api/products (docs/specification.md, "Listings"). The gateway checks types and the limits the specification states;
  * the listing service owns every other rule (positive prices, quantities, URLs, cross-field rules) and reports
  * its violations under the same field names. Unknown fields are rejected, so a misspelt `promotePublicly`
  * cannot silently create an in-app-only listing. `null` counts as not sent.
@@ -44,7 +44,7 @@ export const createListingBodySchema = z.strictObject({
     .max(LISTING_LIMITS.galleryMaxItems, `must have at most ${LISTING_LIMITS.galleryMaxItems} items`)
     .nullish(),
   promotePublicly: z.boolean().nullish(),
-  /** Extensions beyond spec 2.4, settable by the seller: the list price the discount is measured against. */
+  /** Extensions beyond docs/specification.md, "Listings", settable by the seller: the list price the discount is measured against. */
   originalRetailPrice: dollars.nullish(),
   instantCheckout: z.boolean().nullish(),
 });

@@ -38,7 +38,7 @@ export const quoteRequestFields = {
   message: boundedText(QUOTE_LIMITS.messageMaxLength),
 };
 
-/** POST /api/ucp/quotes (spec 2.5): unknown fields are refused, so a misspelt one is not silently dropped. */
+/** POST /api/ucp/quotes (docs/specification.md, "Quotes"): unknown fields are refused, so a misspelt one is not silently dropped. */
 export const quoteRequestBodySchema = z.strictObject(
   {
     product_id: quoteRequestFields.product_id,
@@ -77,13 +77,9 @@ export const submittedQuoteRequestSchema = z.object({
   created_at: z.iso.datetime(),
 });
 
-/** `{id}` of `/api/ucp/quotes/{id}/…`: a quote request id, a positive safe integer. */
+/** `{id}` of `/api/ucp/quotes/{id}/…`, of the form only: beyond 2^53 − 1 it names nothing, 404 (http/path-ids.ts). */
 export const quoteRequestIdParamsSchema = z.object({
-  id: z
-    .string()
-    .regex(/^[1-9][0-9]{0,15}$/, 'must be a quote request id (a positive whole number)')
-    .refine((id) => Number.isSafeInteger(Number(id)), 'must be a quote request id (a positive whole number)')
-    .transform(Number),
+  id: z.string().regex(/^[1-9][0-9]*$/, 'must be a quote request id (a positive whole number)'),
 });
 
 /** POST /api/ucp/quotes/{id}/claim and the claim_quote tool. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CATEGORIES, CONDITIONS, LISTING_LIMITS } from '@marketplace/vocabulary';
 
 /**
- * subscribe_to_query (spec 4.3, decisions "Saved searches"), for the tool and POST /api/subscriptions. The
+ * subscribe_to_query (docs/specification.md, "MCP tools", docs/specification.md, "Saved searches"), for the tool and POST /api/subscriptions. The
  * known filter keys are typed here so agents see them in the published schema; unknown keys pass through and
  * are stored. The subscription service owns the rules (price and MOQ ranges, URLs, anonymous channels) and
  * names the field of each violation the same way (`query/maxPrice`, `channels/0/url`).
@@ -85,6 +85,44 @@ export const deleteSubscriptionQuerySchema = z.object({
 });
 
 export const unsubscribedSchema = z.object({ id: z.string(), unsubscribed: z.literal(true) });
+
+const webhookSecret = z
+  .string({ error: 'must be a webhook secret (whsec_…)' })
+  .regex(/^whsec_[A-Za-z0-9_-]{1,100}$/, 'must be a webhook secret (whsec_…)');
+
+/**
+ * POST /api/subscriptions/{id}/rotate-secret (docs/security.md, API2): the owner's credential, or, for an
+ * anonymous subscription, a secret that still signs its deliveries. Strict: nothing else may be set.
+ */
+export const rotateSecretInputSchema = z.strictObject({
+  current_secret: webhookSecret
+    .optional()
+    .describe(
+      'the secret held now (or the previous one during an overlap), instead of the owner’s credential',
+    ),
+});
+
+export type RotateSecretInput = z.output<typeof rotateSecretInputSchema>;
+
+/** rotate_webhook_secret: the same, with the subscription's id. */
+export const rotateWebhookSecretToolInputSchema = rotateSecretInputSchema.extend({
+  subscription_id: z
+    .string({ error: 'must look like sub_<24 hex digits>' })
+    .regex(/^sub_[0-9a-f]{24}$/, 'must look like sub_<24 hex digits>'),
+});
+
+export const rotatedSecretSchema = z.object({
+  id: z.string(),
+  webhook_secret: z
+    .string()
+    .describe('Shown once: the new whsec_… secret, which signs every delivery from now on'),
+  secret_generation: z.number().int().describe('1 for the first rotation, and so on'),
+  previous_secret_valid_until: z
+    .string()
+    .describe('Until then (24 h) deliveries also carry a v1= signature with the previous secret'),
+});
+
+export type RotatedSecret = z.output<typeof rotatedSecretSchema>;
 
 const channelView = z.union([
   z.object({ type: z.literal('webhook'), url: z.string() }),

@@ -5,7 +5,7 @@ import { dollars, requiredText, text } from './create-listing.schema.js';
 
 /**
  * The body of PUT /api/products/{id}: the price or details to change, with the field names and units of
- * POST /api/products (spec 2.4: `price` in dollars). Fields left out keep their value; `null` counts as left
+ * POST /api/products (docs/specification.md, "Listings": `price` in dollars). Fields left out keep their value; `null` counts as left
  * out; an empty body changes nothing but still confirms availability. Stock and images have their own paths.
  */
 export const updateListingBodySchema = z
@@ -42,7 +42,7 @@ export const listingQuantityBodySchema = z
   })
   .describe('The stock of a listing');
 
-/** Spec 8: bulk tools take 1 to 200 ids per call. */
+/** docs/specification.md, "Limits": bulk tools take 1 to 200 ids per call. */
 export const BULK_MAX_IDS = 200;
 
 /** `product_12` or `12`, as the REST paths and the bulk_update_listings tool (integers) name products. */
@@ -54,7 +54,7 @@ const productIdsSchema = z
   .max(BULK_MAX_IDS, `must hold at most ${BULK_MAX_IDS} product ids`)
   .describe('the listings to change: product_<n> or n; listings of other sellers are reported, not touched');
 
-/** The modes of the bulk_update_listings tool that change prices (spec 4.3). */
+/** The modes of the bulk_update_listings tool that change prices (docs/specification.md, "MCP tools"). */
 export const BULK_PRICE_MODES = ['price_set', 'price_percent_increase', 'price_percent_decrease'] as const;
 
 /** The body of POST /api/products/bulk-update-price: the price modes of the bulk_update_listings tool. */

@@ -89,6 +89,8 @@ export interface QuickBuyResponse {
 export interface GetBuyerOrderRequest {
   orderId: number;
   buyerAccountId: number;
+  /** The verified caller: the service takes it from the internal token and refuses another account below. */
+  actor: Actor | undefined;
 }
 
 export interface GetBuyerOrderResponse {
@@ -158,6 +160,8 @@ export interface MarkDeliveredResponse {
 export interface GetSellerOrdersRequest {
   sellerAccountId: number;
   orderIds: number[];
+  /** The verified caller: the service takes it from the internal token and refuses another account below. */
+  actor: Actor | undefined;
 }
 
 export interface GetSellerOrdersResponse {
@@ -170,6 +174,8 @@ export interface SellerAttentionRequest {
   windowHours: number;
   /** At most this many of each list (1 to 50). */
   limit: number;
+  /** The verified caller: the service takes it from the internal token and refuses another account below. */
+  actor: Actor | undefined;
 }
 
 export interface SellerAttentionResponse {
@@ -849,7 +855,7 @@ export const QuickBuyResponse: MessageFns<QuickBuyResponse> = {
 };
 
 function createBaseGetBuyerOrderRequest(): GetBuyerOrderRequest {
-  return { orderId: 0, buyerAccountId: 0 };
+  return { orderId: 0, buyerAccountId: 0, actor: undefined };
 }
 
 export const GetBuyerOrderRequest: MessageFns<GetBuyerOrderRequest> = {
@@ -859,6 +865,9 @@ export const GetBuyerOrderRequest: MessageFns<GetBuyerOrderRequest> = {
     }
     if (message.buyerAccountId !== 0) {
       writer.uint32(16).int64(message.buyerAccountId);
+    }
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -892,6 +901,14 @@ export const GetBuyerOrderRequest: MessageFns<GetBuyerOrderRequest> = {
             message.buyerAccountId = longToNumber(reader.int64());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -911,6 +928,7 @@ export const GetBuyerOrderRequest: MessageFns<GetBuyerOrderRequest> = {
     const message = createBaseGetBuyerOrderRequest();
     message.orderId = object.orderId ?? 0;
     message.buyerAccountId = object.buyerAccountId ?? 0;
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
     return message;
   },
 };
@@ -1731,7 +1749,7 @@ export const MarkDeliveredResponse: MessageFns<MarkDeliveredResponse> = {
 };
 
 function createBaseGetSellerOrdersRequest(): GetSellerOrdersRequest {
-  return { sellerAccountId: 0, orderIds: [] };
+  return { sellerAccountId: 0, orderIds: [], actor: undefined };
 }
 
 export const GetSellerOrdersRequest: MessageFns<GetSellerOrdersRequest> = {
@@ -1745,6 +1763,9 @@ export const GetSellerOrdersRequest: MessageFns<GetSellerOrdersRequest> = {
         writer.int64(v);
       }
       writer.join();
+    }
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -1788,6 +1809,14 @@ export const GetSellerOrdersRequest: MessageFns<GetSellerOrdersRequest> = {
 
             break;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1807,6 +1836,7 @@ export const GetSellerOrdersRequest: MessageFns<GetSellerOrdersRequest> = {
     const message = createBaseGetSellerOrdersRequest();
     message.sellerAccountId = object.sellerAccountId ?? 0;
     message.orderIds = object.orderIds?.map((e) => e) || [];
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
     return message;
   },
 };
@@ -1867,7 +1897,7 @@ export const GetSellerOrdersResponse: MessageFns<GetSellerOrdersResponse> = {
 };
 
 function createBaseSellerAttentionRequest(): SellerAttentionRequest {
-  return { sellerAccountId: 0, windowHours: 0, limit: 0 };
+  return { sellerAccountId: 0, windowHours: 0, limit: 0, actor: undefined };
 }
 
 export const SellerAttentionRequest: MessageFns<SellerAttentionRequest> = {
@@ -1880,6 +1910,9 @@ export const SellerAttentionRequest: MessageFns<SellerAttentionRequest> = {
     }
     if (message.limit !== 0) {
       writer.uint32(24).int32(message.limit);
+    }
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -1921,6 +1954,14 @@ export const SellerAttentionRequest: MessageFns<SellerAttentionRequest> = {
             message.limit = reader.int32();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1941,6 +1982,7 @@ export const SellerAttentionRequest: MessageFns<SellerAttentionRequest> = {
     message.sellerAccountId = object.sellerAccountId ?? 0;
     message.windowHours = object.windowHours ?? 0;
     message.limit = object.limit ?? 0;
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
     return message;
   },
 };

@@ -53,7 +53,11 @@ export interface ListQuoteRequestsRequest {
   /** 1 to 200; 0 means 50. */
   limit: number;
   /** Only requests created at or after this time. */
-  createdSinceMs?: number | undefined;
+  createdSinceMs?:
+    | number
+    | undefined;
+  /** The verified caller: the service takes it from the internal token and refuses another account below. */
+  actor: Actor | undefined;
 }
 
 export interface ListQuoteRequestsResponse {
@@ -129,6 +133,8 @@ export interface GetBuyerQuoteRequestRequest {
     | undefined;
   /** Empty when the caller proves ownership with its account. */
   claimToken: string;
+  /** The verified caller: the service takes it from the internal token and refuses another account below. */
+  actor: Actor | undefined;
 }
 
 export interface GetBuyerQuoteRequestResponse {
@@ -143,6 +149,8 @@ export interface ListBuyerQuoteRequestsRequest {
   limit: number;
   /** How many of the newest to skip, for the next page. */
   offset: number;
+  /** The verified caller: the service takes it from the internal token and refuses another account below. */
+  actor: Actor | undefined;
 }
 
 export interface ListBuyerQuoteRequestsResponse {
@@ -390,7 +398,7 @@ export const RequestQuoteResponse: MessageFns<RequestQuoteResponse> = {
 };
 
 function createBaseListQuoteRequestsRequest(): ListQuoteRequestsRequest {
-  return { sellerAccountId: 0, status: "", limit: 0, createdSinceMs: undefined };
+  return { sellerAccountId: 0, status: "", limit: 0, createdSinceMs: undefined, actor: undefined };
 }
 
 export const ListQuoteRequestsRequest: MessageFns<ListQuoteRequestsRequest> = {
@@ -406,6 +414,9 @@ export const ListQuoteRequestsRequest: MessageFns<ListQuoteRequestsRequest> = {
     }
     if (message.createdSinceMs !== undefined) {
       writer.uint32(32).int64(message.createdSinceMs);
+    }
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -455,6 +466,14 @@ export const ListQuoteRequestsRequest: MessageFns<ListQuoteRequestsRequest> = {
             message.createdSinceMs = longToNumber(reader.int64());
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -476,6 +495,7 @@ export const ListQuoteRequestsRequest: MessageFns<ListQuoteRequestsRequest> = {
     message.status = object.status ?? "";
     message.limit = object.limit ?? 0;
     message.createdSinceMs = object.createdSinceMs ?? undefined;
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
     return message;
   },
 };
@@ -1204,7 +1224,7 @@ export const ClaimQuoteRequestResponse: MessageFns<ClaimQuoteRequestResponse> = 
 };
 
 function createBaseGetBuyerQuoteRequestRequest(): GetBuyerQuoteRequestRequest {
-  return { quoteRequestId: 0, buyerAccountId: undefined, claimToken: "" };
+  return { quoteRequestId: 0, buyerAccountId: undefined, claimToken: "", actor: undefined };
 }
 
 export const GetBuyerQuoteRequestRequest: MessageFns<GetBuyerQuoteRequestRequest> = {
@@ -1217,6 +1237,9 @@ export const GetBuyerQuoteRequestRequest: MessageFns<GetBuyerQuoteRequestRequest
     }
     if (message.claimToken !== "") {
       writer.uint32(26).string(message.claimToken);
+    }
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -1258,6 +1281,14 @@ export const GetBuyerQuoteRequestRequest: MessageFns<GetBuyerQuoteRequestRequest
             message.claimToken = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1278,6 +1309,7 @@ export const GetBuyerQuoteRequestRequest: MessageFns<GetBuyerQuoteRequestRequest
     message.quoteRequestId = object.quoteRequestId ?? 0;
     message.buyerAccountId = object.buyerAccountId ?? undefined;
     message.claimToken = object.claimToken ?? "";
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
     return message;
   },
 };
@@ -1340,7 +1372,7 @@ export const GetBuyerQuoteRequestResponse: MessageFns<GetBuyerQuoteRequestRespon
 };
 
 function createBaseListBuyerQuoteRequestsRequest(): ListBuyerQuoteRequestsRequest {
-  return { buyerAccountId: 0, status: "", limit: 0, offset: 0 };
+  return { buyerAccountId: 0, status: "", limit: 0, offset: 0, actor: undefined };
 }
 
 export const ListBuyerQuoteRequestsRequest: MessageFns<ListBuyerQuoteRequestsRequest> = {
@@ -1356,6 +1388,9 @@ export const ListBuyerQuoteRequestsRequest: MessageFns<ListBuyerQuoteRequestsReq
     }
     if (message.offset !== 0) {
       writer.uint32(32).int32(message.offset);
+    }
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -1405,6 +1440,14 @@ export const ListBuyerQuoteRequestsRequest: MessageFns<ListBuyerQuoteRequestsReq
             message.offset = reader.int32();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1426,6 +1469,7 @@ export const ListBuyerQuoteRequestsRequest: MessageFns<ListBuyerQuoteRequestsReq
     message.status = object.status ?? "";
     message.limit = object.limit ?? 0;
     message.offset = object.offset ?? 0;
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
     return message;
   },
 };

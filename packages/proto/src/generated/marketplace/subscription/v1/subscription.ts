@@ -8,7 +8,7 @@
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 
 /**
- * A saved search (spec 2.8, decisions "Saved searches"): the filter of subscribe_to_query, the channels a match
+ * A saved search (docs/specification.md, "Saved searches", docs/specification.md, "Saved searches"): the filter of subscribe_to_query, the channels a match
  * is delivered to and the account it belongs to. Money is integer cents; times are epoch milliseconds.
  */
 export interface Subscription {

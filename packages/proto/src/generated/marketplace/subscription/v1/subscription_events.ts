@@ -22,10 +22,10 @@ export interface SubscriptionEvent {
   occurredAtMs: number;
   actor: Actor | undefined;
   correlationId: string;
-  payload:
-    | { $case: "created"; value: SubscriptionCreated }
-    | { $case: "deleted"; value: SubscriptionDeleted }
-    | undefined;
+  payload: { $case: "created"; value: SubscriptionCreated } | { $case: "deleted"; value: SubscriptionDeleted } | {
+    $case: "webhookSecretRotated";
+    value: WebhookSecretRotated;
+  } | undefined;
 }
 
 /** Someone subscribed to a query. State-carrying: the whole subscription. */
@@ -36,6 +36,16 @@ export interface SubscriptionCreated {
 /** The owner (or an unsubscribe link) ended the subscription; nothing is matched or delivered for it afterwards. */
 export interface SubscriptionDeleted {
   deletedAtMs: number;
+}
+
+/**
+ * The subscription's webhook signing secret moved to a new generation (each derives from the marketplace's key;
+ * no secret is in the event). Deliveries are signed with the previous generation too until previous_valid_until_ms.
+ */
+export interface WebhookSecretRotated {
+  secretGeneration: number;
+  rotatedAtMs: number;
+  previousValidUntilMs: number;
 }
 
 function createBaseSubscriptionEvent(): SubscriptionEvent {
@@ -76,6 +86,9 @@ export const SubscriptionEvent: MessageFns<SubscriptionEvent> = {
         break;
       case "deleted":
         SubscriptionDeleted.encode(message.payload.value, writer.uint32(90).fork()).join();
+        break;
+      case "webhookSecretRotated":
+        WebhookSecretRotated.encode(message.payload.value, writer.uint32(98).fork()).join();
         break;
     }
     return writer;
@@ -158,6 +171,17 @@ export const SubscriptionEvent: MessageFns<SubscriptionEvent> = {
             message.payload = { $case: "deleted", value: SubscriptionDeleted.decode(reader, reader.uint32()) };
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.payload = {
+              $case: "webhookSecretRotated",
+              value: WebhookSecretRotated.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -191,6 +215,15 @@ export const SubscriptionEvent: MessageFns<SubscriptionEvent> = {
       case "deleted": {
         if (object.payload?.value !== undefined && object.payload?.value !== null) {
           message.payload = { $case: "deleted", value: SubscriptionDeleted.fromPartial(object.payload.value) };
+        }
+        break;
+      }
+      case "webhookSecretRotated": {
+        if (object.payload?.value !== undefined && object.payload?.value !== null) {
+          message.payload = {
+            $case: "webhookSecretRotated",
+            value: WebhookSecretRotated.fromPartial(object.payload.value),
+          };
         }
         break;
       }
@@ -307,6 +340,85 @@ export const SubscriptionDeleted: MessageFns<SubscriptionDeleted> = {
   fromPartial(object: DeepPartial<SubscriptionDeleted>): SubscriptionDeleted {
     const message = createBaseSubscriptionDeleted();
     message.deletedAtMs = object.deletedAtMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseWebhookSecretRotated(): WebhookSecretRotated {
+  return { secretGeneration: 0, rotatedAtMs: 0, previousValidUntilMs: 0 };
+}
+
+export const WebhookSecretRotated: MessageFns<WebhookSecretRotated> = {
+  encode(message: WebhookSecretRotated, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.secretGeneration !== 0) {
+      writer.uint32(8).int64(message.secretGeneration);
+    }
+    if (message.rotatedAtMs !== 0) {
+      writer.uint32(16).int64(message.rotatedAtMs);
+    }
+    if (message.previousValidUntilMs !== 0) {
+      writer.uint32(24).int64(message.previousValidUntilMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WebhookSecretRotated {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWebhookSecretRotated();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.secretGeneration = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.rotatedAtMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.previousValidUntilMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<WebhookSecretRotated>): WebhookSecretRotated {
+    return WebhookSecretRotated.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WebhookSecretRotated>): WebhookSecretRotated {
+    const message = createBaseWebhookSecretRotated();
+    message.secretGeneration = object.secretGeneration ?? 0;
+    message.rotatedAtMs = object.rotatedAtMs ?? 0;
+    message.previousValidUntilMs = object.previousValidUntilMs ?? 0;
     return message;
   },
 };

@@ -34,6 +34,8 @@ export interface SubscribeResponse {
 
 export interface ListSubscriptionsRequest {
   ownerAccountId: number;
+  /** The verified caller: the service takes it from the internal token and refuses another account below. */
+  actor: Actor | undefined;
 }
 
 export interface ListSubscriptionsResponse {
@@ -55,6 +57,8 @@ export interface DeleteSubscriptionResponse {
 export interface GetSubscriptionResourceRequest {
   subscriptionId: string;
   ownerAccountId: number;
+  /** The verified caller: the service takes it from the internal token and refuses another account below. */
+  actor: Actor | undefined;
 }
 
 export interface GetSubscriptionResourceResponse {
@@ -91,6 +95,25 @@ export interface SubscriptionDelivery {
   /** 0 once nothing more is attempted. */
   nextAttemptAtMs: number;
   deliveredAtMs: number;
+}
+
+export interface RotateWebhookSecretRequest {
+  actor: Actor | undefined;
+  subscriptionId: string;
+  /** The owner, or 0 for an anonymous subscription, whose caller proves it with current_secret instead. */
+  ownerAccountId: number;
+  /** The secret the caller holds (`whsec_…`): the current one, or the previous one during an overlap. */
+  currentSecret: string;
+  correlationId: string;
+}
+
+export interface RotateWebhookSecretResponse {
+  /** The new secret (`whsec_…`), shown once, here. */
+  webhookSecret: string;
+  /** Until then deliveries are signed with the previous secret too. */
+  previousValidUntilMs: number;
+  /** 1 for the first rotation, and so on; 0 is the secret given at creation. */
+  secretGeneration: number;
 }
 
 function createBaseSubscribeRequest(): SubscribeRequest {
@@ -278,13 +301,16 @@ export const SubscribeResponse: MessageFns<SubscribeResponse> = {
 };
 
 function createBaseListSubscriptionsRequest(): ListSubscriptionsRequest {
-  return { ownerAccountId: 0 };
+  return { ownerAccountId: 0, actor: undefined };
 }
 
 export const ListSubscriptionsRequest: MessageFns<ListSubscriptionsRequest> = {
   encode(message: ListSubscriptionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.ownerAccountId !== 0) {
       writer.uint32(8).int64(message.ownerAccountId);
+    }
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -310,6 +336,14 @@ export const ListSubscriptionsRequest: MessageFns<ListSubscriptionsRequest> = {
             message.ownerAccountId = longToNumber(reader.int64());
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -328,6 +362,7 @@ export const ListSubscriptionsRequest: MessageFns<ListSubscriptionsRequest> = {
   fromPartial(object: DeepPartial<ListSubscriptionsRequest>): ListSubscriptionsRequest {
     const message = createBaseListSubscriptionsRequest();
     message.ownerAccountId = object.ownerAccountId ?? 0;
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
     return message;
   },
 };
@@ -534,7 +569,7 @@ export const DeleteSubscriptionResponse: MessageFns<DeleteSubscriptionResponse> 
 };
 
 function createBaseGetSubscriptionResourceRequest(): GetSubscriptionResourceRequest {
-  return { subscriptionId: "", ownerAccountId: 0 };
+  return { subscriptionId: "", ownerAccountId: 0, actor: undefined };
 }
 
 export const GetSubscriptionResourceRequest: MessageFns<GetSubscriptionResourceRequest> = {
@@ -544,6 +579,9 @@ export const GetSubscriptionResourceRequest: MessageFns<GetSubscriptionResourceR
     }
     if (message.ownerAccountId !== 0) {
       writer.uint32(16).int64(message.ownerAccountId);
+    }
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -577,6 +615,14 @@ export const GetSubscriptionResourceRequest: MessageFns<GetSubscriptionResourceR
             message.ownerAccountId = longToNumber(reader.int64());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -596,6 +642,7 @@ export const GetSubscriptionResourceRequest: MessageFns<GetSubscriptionResourceR
     const message = createBaseGetSubscriptionResourceRequest();
     message.subscriptionId = object.subscriptionId ?? "";
     message.ownerAccountId = object.ownerAccountId ?? 0;
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
     return message;
   },
 };
@@ -947,6 +994,188 @@ export const SubscriptionDelivery: MessageFns<SubscriptionDelivery> = {
   },
 };
 
+function createBaseRotateWebhookSecretRequest(): RotateWebhookSecretRequest {
+  return { actor: undefined, subscriptionId: "", ownerAccountId: 0, currentSecret: "", correlationId: "" };
+}
+
+export const RotateWebhookSecretRequest: MessageFns<RotateWebhookSecretRequest> = {
+  encode(message: RotateWebhookSecretRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.subscriptionId !== "") {
+      writer.uint32(18).string(message.subscriptionId);
+    }
+    if (message.ownerAccountId !== 0) {
+      writer.uint32(24).int64(message.ownerAccountId);
+    }
+    if (message.currentSecret !== "") {
+      writer.uint32(34).string(message.currentSecret);
+    }
+    if (message.correlationId !== "") {
+      writer.uint32(42).string(message.correlationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RotateWebhookSecretRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRotateWebhookSecretRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.subscriptionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.ownerAccountId = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.currentSecret = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.correlationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<RotateWebhookSecretRequest>): RotateWebhookSecretRequest {
+    return RotateWebhookSecretRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RotateWebhookSecretRequest>): RotateWebhookSecretRequest {
+    const message = createBaseRotateWebhookSecretRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
+    message.subscriptionId = object.subscriptionId ?? "";
+    message.ownerAccountId = object.ownerAccountId ?? 0;
+    message.currentSecret = object.currentSecret ?? "";
+    message.correlationId = object.correlationId ?? "";
+    return message;
+  },
+};
+
+function createBaseRotateWebhookSecretResponse(): RotateWebhookSecretResponse {
+  return { webhookSecret: "", previousValidUntilMs: 0, secretGeneration: 0 };
+}
+
+export const RotateWebhookSecretResponse: MessageFns<RotateWebhookSecretResponse> = {
+  encode(message: RotateWebhookSecretResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.webhookSecret !== "") {
+      writer.uint32(10).string(message.webhookSecret);
+    }
+    if (message.previousValidUntilMs !== 0) {
+      writer.uint32(16).int64(message.previousValidUntilMs);
+    }
+    if (message.secretGeneration !== 0) {
+      writer.uint32(24).int64(message.secretGeneration);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RotateWebhookSecretResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRotateWebhookSecretResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.webhookSecret = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.previousValidUntilMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.secretGeneration = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<RotateWebhookSecretResponse>): RotateWebhookSecretResponse {
+    return RotateWebhookSecretResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RotateWebhookSecretResponse>): RotateWebhookSecretResponse {
+    const message = createBaseRotateWebhookSecretResponse();
+    message.webhookSecret = object.webhookSecret ?? "";
+    message.previousValidUntilMs = object.previousValidUntilMs ?? 0;
+    message.secretGeneration = object.secretGeneration ?? 0;
+    return message;
+  },
+};
+
 /**
  * Saved searches. Validation failures are INVALID_ARGUMENT with google.rpc.BadRequest field violations
  * (paths such as query/minPrice or channels/0/url); a subscription that does not exist or belongs to another
@@ -989,6 +1218,18 @@ export const SubscriptionServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * Issues the subscription's next webhook signing secret, shown once; deliveries carry the new and the previous
+     * secret's signatures until previous_valid_until_ms, then the new one's only.
+     */
+    rotateWebhookSecret: {
+      name: "RotateWebhookSecret",
+      requestType: RotateWebhookSecretRequest as typeof RotateWebhookSecretRequest,
+      requestStream: false,
+      responseType: RotateWebhookSecretResponse as typeof RotateWebhookSecretResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -1006,6 +1247,14 @@ export interface SubscriptionServiceImplementation<CallContextExt = {}> {
     request: GetSubscriptionResourceRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<GetSubscriptionResourceResponse>>;
+  /**
+   * Issues the subscription's next webhook signing secret, shown once; deliveries carry the new and the previous
+   * secret's signatures until previous_valid_until_ms, then the new one's only.
+   */
+  rotateWebhookSecret(
+    request: RotateWebhookSecretRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<RotateWebhookSecretResponse>>;
 }
 
 export interface SubscriptionServiceClient<CallOptionsExt = {}> {
@@ -1022,6 +1271,14 @@ export interface SubscriptionServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<GetSubscriptionResourceRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<GetSubscriptionResourceResponse>;
+  /**
+   * Issues the subscription's next webhook signing secret, shown once; deliveries carry the new and the previous
+   * secret's signatures until previous_valid_until_ms, then the new one's only.
+   */
+  rotateWebhookSecret(
+    request: DeepPartial<RotateWebhookSecretRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<RotateWebhookSecretResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;

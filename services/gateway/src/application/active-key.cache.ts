@@ -1,4 +1,4 @@
-import type { StoredApiKey } from './identity.repository.js';
+import type { StoredApiKey } from './identity.ports.js';
 
 /** Keys kept at most; past it the oldest entry goes (a gateway sees far fewer distinct sellers and agents). */
 const MAX_ENTRIES = 10_000;
