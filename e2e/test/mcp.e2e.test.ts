@@ -37,6 +37,9 @@ const SPEC_TOOLS = {
     'list_my_orders',
     'confirm_order',
     'cancel_order',
+    'respond_to_counter_offer',
+    'preview_checkout',
+    'confirm_purchase',
   ],
   seller: [
     'create_listing',
@@ -269,6 +272,24 @@ describe('MCP conformance (embedded mode)', () => {
         message: 'Best we can do',
       });
       await call(asSeller, 'get_quote_requests', { status: 'responded' });
+      // A buyer account's request: the buyer counters the seller's counter-offer.
+      const mine = await call(asBuyer, 'request_quote', {
+        product_id: publicIds[1],
+        quantity: 300,
+        buyer_email: 'agent@example.com',
+      });
+      const id = mine['quote_request_id'] as number;
+      await call(asSeller, 'respond_to_quote', {
+        quote_request_id: id,
+        action: 'counter',
+        counter_price: 900,
+      });
+      const countered = await call(asBuyer, 'respond_to_counter_offer', {
+        quote_request_id: id,
+        action: 'counter',
+        counter_price: 850,
+      });
+      expect(countered).toMatchObject({ negotiation_state: 'awaiting_seller' });
     });
 
     it('runs the order tools through the order lifecycle, up to a dispute', async () => {

@@ -107,6 +107,8 @@ export const QUOTE_LIMITS = {
   expectedResponse: '24-48 hours',
   /** How long a seller's accepted or countered price can be bought (docs/specification.md, "Quotes"). */
   offerValidityMs: 7 * 24 * 3_600_000,
+  /** Steps (answers and counters of both sides) a negotiation may take after the request. */
+  maxNegotiationSteps: 20,
   /** The page size of a buyer's quote list: default and maximum. */
   defaultListLimit: 50,
   maxListLimit: 200,
@@ -121,3 +123,12 @@ export const QUOTE_ACTIONS = ['accept', 'counter', 'decline'] as const;
 export type QuoteAction = (typeof QUOTE_ACTIONS)[number];
 export const isQuoteAction = (value: string): value is QuoteAction =>
   (QUOTE_ACTIONS as readonly string[]).includes(value);
+/** Who took a step of a quote negotiation. */
+export const QUOTE_PARTIES = ['buyer', 'seller'] as const;
+export type QuoteParty = (typeof QUOTE_PARTIES)[number];
+/**
+ * Where a negotiation stands: the seller's turn, the buyer's turn (a seller counter-offer is open), a price
+ * agreed (either side accepted), or declined (by either side).
+ */
+export const QUOTE_NEGOTIATION_STATES = ['awaiting_seller', 'awaiting_buyer', 'agreed', 'declined'] as const;
+export type QuoteNegotiationState = (typeof QUOTE_NEGOTIATION_STATES)[number];

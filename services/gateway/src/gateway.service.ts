@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
@@ -96,12 +96,13 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
   const logger = options.logger.child({ service: 'gateway' });
   const schema = options.identitySchema ?? IDENTITY_SCHEMA;
   await migrate(db, schema, IDENTITY_MIGRATIONS);
+  const agentTokenSecret = options.agentTokenSecret ?? randomBytes(32).toString('base64url');
   const identity = createIdentityService({
     db,
     schema,
     repository: new IdentityRepository(schema),
     clock,
-    agentTokenSecret: options.agentTokenSecret ?? randomBytes(32).toString('base64url'),
+    agentTokenSecret,
     keyCache: { ttlMs: API_KEY_CACHE_TTL_MS },
   });
   await identity.start();
@@ -187,6 +188,8 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
       publicBaseUrl,
       adminToken: options.adminToken,
       readiness: () => readiness.check(),
+      // Derived from the agent token secret, under a label of its own: no new secret to distribute.
+      confirmationKey: createHmac('sha256', agentTokenSecret).update('checkout-confirmation').digest(),
     }),
     publicBaseUrl,
   );

@@ -50,6 +50,8 @@ const stored = (request: Partial<quoteV1.QuoteRequest> = {}): quoteV1.QuoteReque
   createdAtMs: NOW,
   updatedAtMs: NOW,
   version: 1,
+  history: [],
+  negotiationState: 'awaiting_seller',
   ...request,
 });
 
@@ -95,6 +97,17 @@ const recordingClient = () => {
         },
         agreedUnitPriceCents: 900,
         offerExpiresAtMs: NOW + 1_000,
+        negotiationState: 'awaiting_buyer',
+        history: [
+          {
+            party: 'seller',
+            action: 'counter',
+            priceCents: 900,
+            message: '',
+            atMs: NOW,
+            expiresAtMs: NOW + 1_000,
+          },
+        ],
       });
     },
     listBuyerQuoteRequests: async (request) => ({
@@ -106,6 +119,8 @@ const recordingClient = () => {
       responses.push(request);
       return stored({ status: 'responded', agreedUnitPriceCents: request.counterPriceCents });
     },
+    respondToCounterOffer: async (request) =>
+      stored({ buyerAccountId: request.buyerAccountId, status: 'pending', version: 3 }),
     countQuoteRequestsSince: async () => 0,
     close: () => undefined,
   };

@@ -34,6 +34,7 @@ import {
 } from './application/quote.queries.js';
 import { requestQuote } from './application/request-quote.js';
 import { respondToQuote } from './application/respond-to-quote.js';
+import { respondToCounterOffer } from './application/respond-to-counter-offer.js';
 import { quoteGrpcService } from './transport/quote.grpc.js';
 
 const SERVICE_NAME = 'quote';
@@ -124,6 +125,7 @@ export const startQuoteService = async (options: QuoteServiceOptions): Promise<S
           claimQuote: (input) => claimQuote(deps, input),
           listQuoteRequests: (input) => listQuoteRequests(deps, input),
           respondToQuote: (input) => respondToQuote(deps, input),
+          respondToCounterOffer: (input) => respondToCounterOffer(deps, input),
           getQuoteRequest: (quoteRequestId) => getQuoteRequest(deps, quoteRequestId),
           getBuyerQuoteRequest: (input) => getBuyerQuoteRequest(deps, input),
           listBuyerQuoteRequests: (input) => listBuyerQuoteRequests(deps, input),

@@ -821,4 +821,148 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
       expect(await filedWith(953)).toBe(0);
     });
   });
+
+  // Last: it moves the clock a week on, which lets the mail worker purge the sent mail earlier tests look for.
+  describe('negotiation rounds', () => {
+    const BUYER = 71;
+    const ask = async (quantity: number) =>
+      (
+        await grpc.client.requestQuote({
+          ...quoteRequest('product_1', quantity),
+          actor: buyerActor(BUYER),
+          buyerAccountId: BUYER,
+        })
+      ).quoteRequest!.quoteRequestId;
+    const seller = (quoteRequestId: number, action: string, counterPriceCents?: number) =>
+      grpc.client.respondToQuote({
+        actor: SELLER_ACTOR,
+        sellerAccountId: SELLER,
+        quoteRequestId,
+        action,
+        counterPriceCents,
+        message: '',
+        correlationId: '',
+      });
+    const buyer = (
+      quoteRequestId: number,
+      action: string,
+      counterPriceCents?: number,
+      buyerAccountId = BUYER,
+    ) =>
+      grpc.client.respondToCounterOffer({
+        actor: buyerActor(buyerAccountId),
+        buyerAccountId,
+        quoteRequestId,
+        action,
+        counterPriceCents,
+        message: action === 'counter' ? 'Meet me halfway' : '',
+        correlationId: '',
+      });
+
+    it('counters back and forth to an agreement, each step an event, both sides emailed', async () => {
+      const id = await ask(500);
+      await seller(id, 'counter', 1_150);
+      clock.advance(60_000);
+      const { quoteRequest: countered } = await buyer(id, 'counter', 1_050);
+      expect(countered).toMatchObject({
+        status: 'pending',
+        negotiationState: 'awaiting_seller',
+        agreedUnitPriceCents: undefined,
+        offerExpiresAtMs: clock.now() + 7 * 24 * 3_600_000,
+        version: 3,
+      });
+      // The buyer's counter is in the seller's pending inbox again.
+      const inbox = await grpc.client.listQuoteRequests({
+        actor: SELLER_ACTOR,
+        sellerAccountId: SELLER,
+        status: 'pending',
+        limit: 0,
+      });
+      expect(inbox.quoteRequests.map((listed) => listed.quoteRequestId)).toContain(id);
+
+      const { quoteRequest: agreed } = await seller(id, 'accept');
+      expect(agreed).toMatchObject({
+        status: 'responded',
+        negotiationState: 'agreed',
+        agreedUnitPriceCents: 1_050,
+      });
+      expect(agreed!.history.map(({ party, action, priceCents }) => [party, action, priceCents])).toEqual([
+        ['seller', 'counter', 1_150],
+        ['buyer', 'counter', 1_050],
+        ['seller', 'accept', 1_050],
+      ]);
+      const { quoteRequest: seen } = await grpc.client.getBuyerQuoteRequest({
+        actor: buyerActor(BUYER),
+        quoteRequestId: id,
+        buyerAccountId: BUYER,
+        claimToken: '',
+      });
+      expect(seen!.history).toHaveLength(3);
+
+      const steps = await eventually(() => {
+        const mine = published
+          .map((message) => decodeQuoteEvent(message.value))
+          .filter((decoded) => decoded.streamId === `quote_${id}`);
+        return mine.length === 4 ? mine : undefined;
+      });
+      expect(steps.map(({ event }) => event.type)).toEqual([
+        'QuoteRequested',
+        'QuoteResponded',
+        'QuoteBuyerResponded',
+        'QuoteResponded',
+      ]);
+      const toSeller = await eventually(() => mailTo(`quote-request.${id}.step-2@market.example.test`));
+      expect(toSeller).toContain('To: sales@tarnwick.test');
+      expect(toSeller).toContain('countered your counter-offer');
+      expect(toSeller).toContain('$10.50 per unit');
+      const toBuyer = await eventually(() => mailTo(`quote-request.${id}.step-3@market.example.test`));
+      expect(toBuyer).toContain('To: buyer@example.test');
+      expect(toBuyer).toContain('accepted your counter-offer');
+      expect(toBuyer).toContain('$10.50 per unit');
+    });
+
+    it('refuses another account, a second answer, and an expired offer', async () => {
+      const id = await ask(501);
+      await expect(buyer(id, 'accept')).rejects.toMatchObject({ kind: 'conflict' });
+      await seller(id, 'counter', 1_200);
+      await expect(buyer(id, 'accept', undefined, BUYER + 1)).rejects.toMatchObject({ kind: 'not_found' });
+      // A token of one buyer naming another in the body: refused before anything is decided.
+      await expect(
+        grpc.client.respondToCounterOffer({
+          actor: buyerActor(BUYER + 1),
+          buyerAccountId: BUYER,
+          quoteRequestId: id,
+          action: 'accept',
+          message: '',
+          correlationId: '',
+        }),
+      ).rejects.toMatchObject({ kind: 'forbidden' });
+      await expect(buyer(id + 10_000, 'accept')).rejects.toMatchObject({ kind: 'not_found' });
+      await buyer(id, 'decline');
+      await expect(buyer(id, 'accept')).rejects.toMatchObject({
+        kind: 'conflict',
+        message: expect.stringContaining('declined'),
+      });
+
+      const late = await ask(502);
+      await seller(late, 'counter', 1_200);
+      clock.advance(7 * 24 * 3_600_000);
+      await expect(buyer(late, 'accept')).rejects.toMatchObject({
+        kind: 'conflict',
+        message: expect.stringContaining('expired'),
+      });
+    });
+
+    it('lets one of two racing buyer answers win', async () => {
+      const id = await ask(503);
+      await seller(id, 'counter', 1_200);
+      const outcomes = await Promise.allSettled([buyer(id, 'accept'), buyer(id, 'counter', 1_000)]);
+      expect(outcomes.filter(({ status }) => status === 'fulfilled')).toHaveLength(1);
+      expect(outcomes.find(({ status }) => status === 'rejected')).toMatchObject({
+        reason: { kind: 'conflict' },
+      });
+      const { quoteRequest: after } = await grpc.client.getQuoteRequest({ quoteRequestId: id });
+      expect(after!.history).toHaveLength(2);
+    });
+  });
 });

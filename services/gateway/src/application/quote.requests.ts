@@ -1,7 +1,7 @@
 import type { quoteV1 } from '@marketplace/proto';
 import { forbidden, unauthenticated } from '@marketplace/platform';
-import type { QuoteAction, QuoteStatusFilter } from '@marketplace/vocabulary';
-import { isQuoteAction, QUOTE_LIMITS } from '@marketplace/vocabulary';
+import type { QuoteAction, QuoteNegotiationState, QuoteStatusFilter } from '@marketplace/vocabulary';
+import { isQuoteAction, QUOTE_LIMITS, QUOTE_NEGOTIATION_STATES } from '@marketplace/vocabulary';
 import type { z } from 'zod';
 import type { buyerQuoteRequestSchema } from '../http/schemas/quote-request.schema.js';
 import type { QuoteClient } from '../clients/quote.client.js';
@@ -56,7 +56,20 @@ export interface SellerQuoteRequest {
     readonly responded_at: string;
   } | null;
   readonly agreed_price: number | null;
+  readonly negotiation_state: QuoteNegotiationState;
+  readonly offer_expires_at: string | null;
+  readonly history: QuoteStepView[];
   readonly created_at: string;
+}
+
+/** One step of the negotiation, as both sides see it. */
+export interface QuoteStepView {
+  readonly party: 'buyer' | 'seller';
+  readonly action: QuoteAction;
+  readonly price: number | null;
+  readonly message: string | null;
+  readonly at: string;
+  readonly expires_at: string | null;
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -73,6 +86,31 @@ const responseViewOf = ({ response }: quoteV1.QuoteRequest) =>
         responded_at: iso(response.respondedAtMs),
       }
     : null;
+
+const historyViewOf = (quote: quoteV1.QuoteRequest): QuoteStepView[] =>
+  quote.history.flatMap((step) =>
+    isQuoteAction(step.action) && (step.party === 'buyer' || step.party === 'seller')
+      ? [
+          {
+            party: step.party,
+            action: step.action,
+            price: orNull(step.priceCents),
+            message: textOrNull(step.message),
+            at: iso(step.atMs),
+            expires_at: step.expiresAtMs === undefined ? null : iso(step.expiresAtMs),
+          },
+        ]
+      : [],
+  );
+
+const negotiationStateOf = (quote: quoteV1.QuoteRequest): QuoteNegotiationState =>
+  (QUOTE_NEGOTIATION_STATES as readonly string[]).includes(quote.negotiationState)
+    ? (quote.negotiationState as QuoteNegotiationState)
+    : quote.status === 'pending'
+      ? 'awaiting_seller'
+      : quote.agreedUnitPriceCents === undefined
+        ? 'declined'
+        : 'agreed';
 
 export const sellerViewOf = (quote: quoteV1.QuoteRequest): SellerQuoteRequest => ({
   quote_request_id: quote.quoteRequestId,
@@ -95,6 +133,9 @@ export const sellerViewOf = (quote: quoteV1.QuoteRequest): SellerQuoteRequest =>
   message: textOrNull(quote.message),
   response: responseViewOf(quote),
   agreed_price: orNull(quote.agreedUnitPriceCents),
+  negotiation_state: negotiationStateOf(quote),
+  offer_expires_at: quote.offerExpiresAtMs === undefined ? null : iso(quote.offerExpiresAtMs),
+  history: historyViewOf(quote),
   created_at: iso(quote.createdAtMs),
 });
 
@@ -103,21 +144,31 @@ export type BuyerQuoteRequest = z.output<typeof buyerQuoteRequestSchema>;
 
 const howToBuy = (quote: quoteV1.QuoteRequest, now: number): string => {
   const id = quote.quoteRequestId;
-  if (quote.status === 'pending')
-    return `Waiting for the seller's answer (usually ${QUOTE_LIMITS.expectedResponse}).`;
-  if (quote.agreedUnitPriceCents === undefined)
-    return 'The seller declined; ask another seller or another quantity.';
+  const state = negotiationStateOf(quote);
+  if (state === 'awaiting_seller')
+    return quote.history.length > 0
+      ? "Waiting for the seller's answer to your counter-offer."
+      : `Waiting for the seller's answer (usually ${QUOTE_LIMITS.expectedResponse}).`;
+  if (state === 'declined')
+    return quote.history.at(-1)?.party === 'buyer'
+      ? 'You declined the offer; ask again with request_quote.'
+      : 'The seller declined; ask another seller or another quantity.';
   if (quote.offerExpiresAtMs !== undefined && quote.offerExpiresAtMs <= now) {
     return 'The agreed price expired; ask again with request_quote.';
   }
+  const answer =
+    state === 'awaiting_buyer'
+      ? 'The seller countered: accept, counter (counter_price) or decline with respond_to_counter_offer ' +
+        `(POST /api/ucp/quotes/${id}/respond), or buy at this price directly. `
+      : '';
   const claimFirst =
     quote.buyerAccountId === undefined
       ? `Claim it for your buyer account first (claim_quote, or POST /api/ucp/quotes/${id}/claim, with its claim token). `
       : '';
   return (
-    `${claimFirst}Check it out at the agreed price: POST /api/ucp/checkout with a line ` +
-    `{product_id: "${quote.productId}", quantity: up to ${quote.quantity}, quote_request_id: ${id}}, then complete it. ` +
-    'The price is used once.'
+    `${claimFirst}${answer}Buy at the agreed price: preview_checkout with a line ` +
+    `{product_id: "${quote.productId}", quantity: up to ${quote.quantity}, quote_request_id: ${id}}, then ` +
+    'confirm_purchase with its confirmation_token (or accept_quote_and_pay in one step). The price is used once.'
   );
 };
 
@@ -133,6 +184,8 @@ export const buyerViewOf = (quote: quoteV1.QuoteRequest, now: number): BuyerQuot
   response: responseViewOf(quote),
   agreed_price: orNull(quote.agreedUnitPriceCents),
   offer_expires_at: quote.offerExpiresAtMs === undefined ? null : iso(quote.offerExpiresAtMs),
+  negotiation_state: negotiationStateOf(quote),
+  history: historyViewOf(quote),
   claimed_at: quote.claimedAtMs === undefined ? null : iso(quote.claimedAtMs),
   created_at: iso(quote.createdAtMs),
   how_to_buy: howToBuy(quote, now),
@@ -227,6 +280,35 @@ export class QuoteRequests {
       quoteRequestId: input.quoteRequestId,
       buyerAccountId: caller?.accountId,
       claimToken: input.claimToken ?? '',
+    });
+    return buyerViewOf(quote, this.now());
+  }
+
+  /**
+   * The owning buyer account answers the seller's open counter-offer: accept, counter or decline. Another
+   * account's request is 404 like an unknown one; not the buyer's turn, or an expired offer, is 409.
+   */
+  async respondToCounterOffer(
+    caller: Principal | undefined,
+    input: {
+      readonly quoteRequestId: number;
+      readonly action: QuoteAction;
+      readonly counterPriceCents?: number | undefined;
+      readonly message?: string | undefined;
+    },
+    correlationId: string,
+  ): Promise<BuyerQuoteRequest> {
+    if (caller === undefined)
+      throw unauthenticated('a counter-offer is answered with a buyer API key or agent token');
+    if (caller.role !== 'buyer') throw forbidden('only buyer accounts answer counter-offers');
+    const quote = await this.quotes.respondToCounterOffer({
+      actor: { kind: 'buyer', id: String(caller.accountId) },
+      buyerAccountId: caller.accountId,
+      quoteRequestId: input.quoteRequestId,
+      action: input.action,
+      counterPriceCents: input.counterPriceCents,
+      message: input.message ?? '',
+      correlationId,
     });
     return buyerViewOf(quote, this.now());
   }

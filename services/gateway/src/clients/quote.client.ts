@@ -10,6 +10,7 @@ export interface QuoteClient {
   claimQuoteRequest(request: quoteV1.ClaimQuoteRequestRequest): Promise<quoteV1.QuoteRequest>;
   listQuoteRequests(request: quoteV1.ListQuoteRequestsRequest): Promise<quoteV1.ListQuoteRequestsResponse>;
   respondToQuote(request: quoteV1.RespondToQuoteRequest): Promise<quoteV1.QuoteRequest>;
+  respondToCounterOffer(request: quoteV1.RespondToCounterOfferRequest): Promise<quoteV1.QuoteRequest>;
   getBuyerQuoteRequest(request: quoteV1.GetBuyerQuoteRequestRequest): Promise<quoteV1.QuoteRequest>;
   listBuyerQuoteRequests(
     request: quoteV1.ListBuyerQuoteRequestsRequest,
@@ -42,6 +43,8 @@ export const createQuoteClient = (address: string, options?: GrpcClientOptions):
     listQuoteRequests: (request) => client.listQuoteRequests(request),
     respondToQuote: async (request) =>
       present((await client.respondToQuote(request)).quoteRequest, 'RespondToQuote'),
+    respondToCounterOffer: async (request) =>
+      present((await client.respondToCounterOffer(request)).quoteRequest, 'RespondToCounterOffer'),
     getBuyerQuoteRequest: async (request) =>
       present((await client.getBuyerQuoteRequest(request)).quoteRequest, 'GetBuyerQuoteRequest'),
     listBuyerQuoteRequests: (request) => client.listBuyerQuoteRequests(request),

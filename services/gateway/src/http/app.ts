@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import express from 'express';
 import type { Express } from 'express';
 import helmet from 'helmet';
@@ -10,6 +11,8 @@ import { ListingCommands } from '../application/listing.commands.js';
 import { ProductViews } from '../application/product.views.js';
 import { createToolRegistry } from '../application/tools/registry.js';
 import { QuotePurchases } from '../application/quote-purchases.js';
+import { CheckoutConfirmations } from '../application/checkout-confirmations.js';
+import { checkoutConfirmationRoutes } from './routes/checkout-confirmation.routes.js';
 import type { CatalogClient } from '../clients/catalog.client.js';
 import type { SubscriptionClient } from '../clients/subscription.client.js';
 import { SubscriptionCommands } from '../application/subscription.commands.js';
@@ -86,6 +89,8 @@ export interface GatewayDependencies {
   readonly adminToken?: string | undefined;
   readonly readiness: () => Promise<ReadinessReport>;
   readonly bodyLimitBytes?: number;
+  /** Signs checkout confirmation tokens (every replica needs the same); unset: a random one per start. */
+  readonly confirmationKey?: Buffer | undefined;
 }
 
 /**
@@ -163,9 +168,14 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
             (quoteClient && pendingQuotesVia((request) => quoteClient.listQuoteRequests(request))),
         );
   const quotePurchases = quotes && orders && new QuotePurchases(quotes, orders);
+  const confirmations =
+    orders && new CheckoutConfirmations(orders, deps.identity, deps.confirmationKey ?? randomBytes(32));
   if (quotes) app.use(quotesRoutes(problems, quotes, deps.identity, rateLimiter, quotePurchases));
   if (orders) {
     app.use(checkoutRoutes(problems, orders, deps.identity, bodyLimitBytes));
+    if (confirmations) {
+      app.use(checkoutConfirmationRoutes(problems, confirmations, deps.identity, bodyLimitBytes));
+    }
     app.use(ordersRoutes(problems, orders, deps.identity, bodyLimitBytes));
     app.use(sellerOrdersRoutes(problems, orders, deps.identity, bodyLimitBytes));
     if (deps.adminToken !== undefined) {
@@ -179,6 +189,7 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
     listings: listingCommands,
     quotes: quotes && { requests: quotes, limiter: rateLimiter },
     quotePurchases,
+    confirmations,
   });
   const mcpResources = marketplaceResources({
     catalog: catalogQueries,

@@ -23,6 +23,7 @@ const QUOTE_EVENT_TYPES: Record<QuoteEvent['type'], true> = {
   QuoteRequested: true,
   QuoteResponded: true,
   QuoteClaimed: true,
+  QuoteBuyerResponded: true,
 };
 
 /** The quote schema's store holds only quote events; anything else is a bug worth stopping for. */
@@ -38,6 +39,8 @@ const payloadOf = (event: RecordedEvent<QuoteEvent>): quoteV1.QuoteEvent['payloa
       return { $case: 'responded', value: { quoteRequest } };
     case 'QuoteClaimed':
       return { $case: 'claimed', value: { quoteRequest } };
+    case 'QuoteBuyerResponded':
+      return { $case: 'buyerResponded', value: { quoteRequest } };
   }
 };
 
@@ -61,13 +64,15 @@ const EVENT_TYPE_OF_CASE = {
   requested: 'QuoteRequested',
   responded: 'QuoteResponded',
   claimed: 'QuoteClaimed',
+  buyerResponded: 'QuoteBuyerResponded',
 } as const;
 
 const eventOf = (payload: quoteV1.QuoteEvent['payload']): QuoteEvent => {
   switch (payload?.$case) {
     case 'requested':
     case 'responded':
-    case 'claimed': {
+    case 'claimed':
+    case 'buyerResponded': {
       if (!payload.value.quoteRequest) throw new Error(`QuoteEvent ${payload.$case} without a quote request`);
       const quoteRequest = fromQuoteRequestMessage(payload.value.quoteRequest);
       return { type: EVENT_TYPE_OF_CASE[payload.$case], data: { quoteRequest } };

@@ -1,6 +1,7 @@
 import type { quoteV1 } from '@marketplace/proto';
 import { isQuoteAction } from '@marketplace/vocabulary';
-import type { QuoteRequest } from '../domain/quote.events.js';
+import { negotiationStateOf } from '../domain/quote.decider.js';
+import type { QuoteRequest, QuoteStep } from '../domain/quote.events.js';
 
 /**
  * Domain values ⇄ protobuf messages, shared by the event codec and the gRPC transport so the two never disagree.
@@ -37,7 +38,32 @@ export const toQuoteRequestMessage = (quote: QuoteRequest, version: number): quo
   version,
   claimedAtMs: quote.claimedAt,
   offerExpiresAtMs: quote.offerExpiresAt,
+  history: (quote.history ?? []).map((step) => ({
+    party: step.party,
+    action: step.action,
+    priceCents: step.priceCents,
+    message: step.message ?? '',
+    atMs: step.at,
+    expiresAtMs: step.expiresAt,
+    byAccountId: step.byAccountId,
+  })),
+  negotiationState: negotiationStateOf(quote),
 });
+
+const stepOf = (quoteRequestId: number, step: quoteV1.QuoteStep): QuoteStep => {
+  if ((step.party !== 'buyer' && step.party !== 'seller') || !isQuoteAction(step.action)) {
+    throw new Error(`quote request ${quoteRequestId} has an unknown step: ${step.party} ${step.action}`);
+  }
+  return {
+    party: step.party,
+    action: step.action,
+    priceCents: step.priceCents,
+    message: absentWhenEmpty(step.message),
+    at: step.atMs,
+    expiresAt: step.expiresAtMs,
+    byAccountId: step.byAccountId,
+  };
+};
 
 /** Throws when the message holds a status or action this version does not know. */
 export const fromQuoteRequestMessage = (message: quoteV1.QuoteRequest): QuoteRequest => {
@@ -84,5 +110,6 @@ export const fromQuoteRequestMessage = (message: quoteV1.QuoteRequest): QuoteReq
     updatedAt: message.updatedAtMs,
     claimedAt: message.claimedAtMs,
     offerExpiresAt: message.offerExpiresAtMs,
+    history: message.history.map((step) => stepOf(message.quoteRequestId, step)),
   };
 };

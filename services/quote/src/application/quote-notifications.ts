@@ -5,7 +5,7 @@ import type { OutgoingMailTable, QueuedMail } from '@marketplace/outgoing-mail';
 import type { Clock } from '@marketplace/platform';
 import type { SellerContactsTable } from '@marketplace/seller-contacts';
 import { decodeQuoteEvent } from '../adapters/quote-event.codec.js';
-import { newQuoteRequestEmail, quoteResponseEmail } from '../domain/quote.emails.js';
+import { buyerAnswerEmail, newQuoteRequestEmail, quoteResponseEmail } from '../domain/quote.emails.js';
 import type { QuoteRequest } from '../domain/quote.events.js';
 import type { ClaimTokens } from './claim-tokens.js';
 
@@ -14,7 +14,7 @@ export const QUOTE_TOPIC = 'marketplace.quote.v1';
 /**
  * The quote emails, from the log, never on the request path: a new request to its seller, a response to the
  * buyer. Through `startProjection`, each event's email is queued in the outgoing-mail table inside the
- * transaction that records the event as applied; the outgoing-mail worker sends it after the commit, so no
+ * transaction that records the event as applied (a buyer's answer to a counter-offer goes to the seller); the outgoing-mail worker sends it after the commit, so no
  * transaction waits on the mail server (`docs/architecture.md`, "Outgoing mail"). The email's Message-ID is
  * stable per request and step, the queue's key: a redelivered event queues nothing new.
  * A request whose seller contact has not been projected yet fails and waits for it (the log delivers it again).
@@ -49,15 +49,19 @@ export const startQuoteNotifications = (options: {
     decode: (message) => decodeQuoteEvent(message.value),
     apply: async (tx, { event }) => {
       const { quoteRequest } = event.data;
+      const sellerOf = async () => {
+        const { sellerAccountId } = quoteRequest.product;
+        const seller = await sellerContacts.find(tx, sellerAccountId);
+        if (seller === undefined) {
+          throw new Error(
+            `no contact for seller ${sellerAccountId} yet: quote ${quoteRequest.quoteRequestId} waits`,
+          );
+        }
+        return seller;
+      };
       switch (event.type) {
         case 'QuoteRequested': {
-          const { sellerAccountId } = quoteRequest.product;
-          const seller = await sellerContacts.find(tx, sellerAccountId);
-          if (seller === undefined) {
-            throw new Error(
-              `no contact for seller ${sellerAccountId} yet: quote ${quoteRequest.quoteRequestId} waits`,
-            );
-          }
+          const seller = await sellerOf();
           const email = newQuoteRequestEmail({ quoteRequest, sellerName: seller.name, messageDomain });
           await queue(tx, { to: seller.email, ...email });
           return;
@@ -69,6 +73,12 @@ export const startQuoteNotifications = (options: {
             claimToken: claimTokenOf(quoteRequest),
           });
           await queue(tx, { to: quoteRequest.buyer.email, ...email });
+          return;
+        }
+        case 'QuoteBuyerResponded': {
+          const seller = await sellerOf();
+          const email = buyerAnswerEmail({ quoteRequest, sellerName: seller.name, messageDomain });
+          await queue(tx, { to: seller.email, ...email });
           return;
         }
         case 'QuoteClaimed':

@@ -38,6 +38,17 @@ export type RespondToQuote = Command<
   }
 >;
 
+/** The buyer's answer to a seller's counter-offer. */
+export type RespondToCounterOffer = Command<
+  'RespondToCounterOffer',
+  {
+    readonly quoteRequestId: number;
+    /** The calling buyer account; only the request's owner may answer. */
+    readonly buyerAccountId: number;
+    readonly draft: QuoteResponseDraft;
+  }
+>;
+
 export type ClaimQuote = Command<
   'ClaimQuote',
   {
@@ -49,4 +60,4 @@ export type ClaimQuote = Command<
   }
 >;
 
-export type QuoteCommand = RequestQuote | RespondToQuote | ClaimQuote;
+export type QuoteCommand = RequestQuote | RespondToQuote | ClaimQuote | RespondToCounterOffer;

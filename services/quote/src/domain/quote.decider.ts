@@ -1,13 +1,22 @@
 import type { Decider } from '@marketplace/eventsourcing';
 import { conflict, notFound } from '@marketplace/platform';
 import { QUOTE_LIMITS } from '@marketplace/vocabulary';
-import type { ClaimQuote, RequestQuote, QuoteCommand, RespondToQuote } from './quote.commands.js';
+import type { QuoteNegotiationState } from '@marketplace/vocabulary';
 import type {
+  ClaimQuote,
+  RequestQuote,
+  QuoteCommand,
+  RespondToCounterOffer,
+  RespondToQuote,
+} from './quote.commands.js';
+import type {
+  QuoteBuyerResponded,
   QuoteClaimed,
   QuoteEvent,
   QuoteRequest,
   QuoteRequested,
   QuoteResponded,
+  QuoteStep,
 } from './quote.events.js';
 import { validateQuoteRequest, validateQuoteResponse } from './quote.rules.js';
 
@@ -41,6 +50,48 @@ const requestQuote = (command: RequestQuote, state: QuoteState): QuoteRequested[
   ];
 };
 
+/** Where the negotiation stands (docs/specification.md, "Quotes"). */
+export const negotiationStateOf = (quote: QuoteRequest): QuoteNegotiationState => {
+  if (quote.status === 'pending') return 'awaiting_seller';
+  if (quote.agreedUnitPriceCents === undefined) return 'declined';
+  const last = quote.history?.at(-1);
+  const lastAction = last?.action ?? quote.response?.action;
+  const lastParty = last?.party ?? 'seller';
+  return lastAction === 'counter' && lastParty === 'seller' ? 'awaiting_buyer' : 'agreed';
+};
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** A long negotiation ends: past the limit, only accept or decline. */
+const checkStepsLeft = (quote: QuoteRequest, action: string): void => {
+  if (action === 'counter' && (quote.history?.length ?? 0) >= QUOTE_LIMITS.maxNegotiationSteps) {
+    throw conflict(
+      `quote request ${quote.quoteRequestId} reached ${QUOTE_LIMITS.maxNegotiationSteps} steps: accept or ` +
+        'decline the open offer',
+    );
+  }
+};
+
+/** A counter-offer of the other side that expired cannot be accepted or countered any more. */
+const checkOfferOpen = (quote: QuoteRequest, now: number, whose: string): void => {
+  if (quote.offerExpiresAt !== undefined && quote.offerExpiresAt <= now) {
+    throw conflict(
+      `the ${whose} offer on quote request ${quote.quoteRequestId} expired at ${iso(quote.offerExpiresAt)}`,
+    );
+  }
+};
+
+const WAITING: Record<QuoteNegotiationState, string> = {
+  awaiting_seller: "waits for the seller's answer",
+  awaiting_buyer: "waits for the buyer's answer to the seller's counter-offer",
+  agreed: 'has an agreed price',
+  declined: 'was declined',
+};
+
+/**
+ * The seller answers the request, or the buyer's counter-offer: accept (the buyer's counter price, else the
+ * target price, else the listed price), counter, or decline. Only when it is the seller's turn.
+ */
 const respondToQuote = (command: RespondToQuote, state: QuoteState): QuoteResponded[] => {
   const { quoteRequestId, sellerAccountId, draft } = command.data;
   // Another seller's request is as unknown as a missing one: its existence is none of the caller's business.
@@ -48,21 +99,36 @@ const respondToQuote = (command: RespondToQuote, state: QuoteState): QuoteRespon
     throw notFound(`quote request ${quoteRequestId} not found`);
   }
   const { quoteRequest } = state;
+  const { now } = command.metadata;
   if (quoteRequest.status === 'responded') {
-    const answered = new Date(quoteRequest.response?.respondedAt ?? quoteRequest.updatedAt).toISOString();
+    const answered = iso(quoteRequest.response?.respondedAt ?? quoteRequest.updatedAt);
     throw conflict(
       `quote request ${quoteRequestId} was already answered (${quoteRequest.response?.action ?? 'responded'} ` +
-        `at ${answered}); a quote request is answered once`,
+        `at ${answered}) and ${WAITING[negotiationStateOf(quoteRequest)]}; the seller answers once per turn`,
     );
   }
   const valid = validateQuoteResponse(draft);
-  const { now } = command.metadata;
+  const history = quoteRequest.history ?? [];
+  const last = history.at(-1);
+  const buyerCounter = last?.party === 'buyer' && last.action === 'counter' ? last : undefined;
+  if (buyerCounter) checkOfferOpen(quoteRequest, now, "buyer's");
+  checkStepsLeft(quoteRequest, valid.action);
   const agreedUnitPriceCents =
     valid.action === 'counter'
       ? valid.counterPriceCents
       : valid.action === 'accept'
-        ? (quoteRequest.targetPriceCents ?? quoteRequest.product.unitPriceCents)
+        ? (buyerCounter?.priceCents ?? quoteRequest.targetPriceCents ?? quoteRequest.product.unitPriceCents)
         : undefined;
+  const offerExpiresAt = agreedUnitPriceCents === undefined ? undefined : now + QUOTE_LIMITS.offerValidityMs;
+  const step: QuoteStep = {
+    party: 'seller',
+    action: valid.action,
+    priceCents: agreedUnitPriceCents,
+    message: valid.message,
+    at: now,
+    expiresAt: valid.action === 'counter' ? offerExpiresAt : undefined,
+    byAccountId: sellerAccountId,
+  };
   return [
     {
       type: 'QuoteResponded',
@@ -78,7 +144,62 @@ const respondToQuote = (command: RespondToQuote, state: QuoteState): QuoteRespon
             respondedByAccountId: sellerAccountId,
           },
           agreedUnitPriceCents,
-          offerExpiresAt: agreedUnitPriceCents === undefined ? undefined : now + QUOTE_LIMITS.offerValidityMs,
+          offerExpiresAt,
+          history: [...history, step],
+          updatedAt: now,
+        },
+      },
+    },
+  ];
+};
+
+/**
+ * The buyer answers the seller's open counter-offer: accept (the price is agreed, a week to buy), counter (the
+ * seller's turn again, nothing buyable meanwhile) or decline. Only the owning account, only on its turn.
+ */
+const respondToCounterOffer = (command: RespondToCounterOffer, state: QuoteState): QuoteBuyerResponded[] => {
+  const { quoteRequestId, buyerAccountId, draft } = command.data;
+  if (state.status === 'absent' || state.quoteRequest.buyerAccountId !== buyerAccountId) {
+    throw notFound(`quote request ${quoteRequestId} not found`);
+  }
+  const { quoteRequest } = state;
+  const { now } = command.metadata;
+  const stage = negotiationStateOf(quoteRequest);
+  if (stage !== 'awaiting_buyer') {
+    throw conflict(
+      `quote request ${quoteRequestId} ${WAITING[stage]}; there is no counter-offer of the seller to answer`,
+    );
+  }
+  checkOfferOpen(quoteRequest, now, "seller's");
+  const valid = validateQuoteResponse(draft);
+  checkStepsLeft(quoteRequest, valid.action);
+  const history = quoteRequest.history ?? [];
+  const expiresAt = valid.action === 'decline' ? undefined : now + QUOTE_LIMITS.offerValidityMs;
+  const step: QuoteStep = {
+    party: 'buyer',
+    action: valid.action,
+    priceCents:
+      valid.action === 'counter'
+        ? valid.counterPriceCents
+        : valid.action === 'accept'
+          ? quoteRequest.agreedUnitPriceCents
+          : undefined,
+    message: valid.message,
+    at: now,
+    expiresAt: valid.action === 'counter' ? expiresAt : undefined,
+    byAccountId: buyerAccountId,
+  };
+  return [
+    {
+      type: 'QuoteBuyerResponded',
+      data: {
+        quoteRequest: {
+          ...quoteRequest,
+          // A buyer counter puts the request back in the seller's pending list.
+          status: valid.action === 'counter' ? 'pending' : 'responded',
+          agreedUnitPriceCents: valid.action === 'accept' ? quoteRequest.agreedUnitPriceCents : undefined,
+          offerExpiresAt: expiresAt,
+          history: [...history, step],
           updatedAt: now,
         },
       },
@@ -118,6 +239,8 @@ export const quoteDecider: Decider<QuoteCommand, QuoteEvent, QuoteState> = {
         return respondToQuote(command, state);
       case 'ClaimQuote':
         return claimQuote(command, state);
+      case 'RespondToCounterOffer':
+        return respondToCounterOffer(command, state);
     }
   },
   // Every event carries the whole request, so the newest is the state.

@@ -87,17 +87,73 @@ export const quoteResponseEmail = (input: {
                   'claim_quote tool). Keep the token private: it proves the request is yours.',
               ]),
         ];
+  const steps = quote.history?.length ?? 1;
+  const afterBuyerCounter = steps > 1;
+  const answerLines =
+    response.action === 'counter'
+      ? [
+          `The offer stands until ${offerExpiry(quote)}. Accept it, counter it or decline it with the ` +
+            `respond_to_counter_offer tool (POST /api/ucp/quotes/${quote.quoteRequestId}/respond), or buy at ` +
+            'this price directly.',
+        ]
+      : [];
   const lines = [
     `Hello${quote.buyer.name === undefined ? '' : ` ${quote.buyer.name}`},`,
     '',
-    `The seller ${outcome} your quote request ${quote.quoteRequestId} for ${quote.quantity} × ` +
-      `"${product.name}" (${product.productId}).`,
+    `The seller ${outcome} ${afterBuyerCounter ? 'your counter-offer on ' : ''}your quote request ` +
+      `${quote.quoteRequestId} for ${quote.quantity} × "${product.name}" (${product.productId}).`,
     ...(agreed.length > 0 ? ['', ...agreed] : []),
+    ...(answerLines.length > 0 ? ['', ...answerLines] : []),
     ...(response.message === undefined ? [] : ['', `Seller's message: ${response.message}`]),
   ];
   return {
     subject: `Your quote request ${quote.quoteRequestId} was ${outcome}`,
     ...render(lines),
-    messageId: `<quote-request.${quote.quoteRequestId}.responded@${input.messageDomain}>`,
+    // The first answer keeps its historic id; later rounds are told apart by their step.
+    messageId: afterBuyerCounter
+      ? `<quote-request.${quote.quoteRequestId}.step-${steps}@${input.messageDomain}>`
+      : `<quote-request.${quote.quoteRequestId}.responded@${input.messageDomain}>`,
+  };
+};
+
+const offerExpiry = (quote: QuoteRequest): string =>
+  quote.offerExpiresAt === undefined ? 'further notice' : new Date(quote.offerExpiresAt).toISOString();
+
+/** To the seller, once the buyer answered a counter-offer. */
+export const buyerAnswerEmail = (input: {
+  readonly quoteRequest: QuoteRequest;
+  readonly sellerName: string;
+  readonly messageDomain: string;
+}): QuoteEmail => {
+  const { quoteRequest: quote } = input;
+  const { product } = quote;
+  const steps = quote.history ?? [];
+  const step = steps.at(-1);
+  if (step?.party !== 'buyer') throw new Error(`quote request ${quote.quoteRequestId} has no buyer answer`);
+  const outcome = OUTCOMES[step.action];
+  const price =
+    step.priceCents === undefined ? '' : ` at ${money(step.priceCents, product.currency)} per unit`;
+  const next =
+    step.action === 'counter'
+      ? [
+          `The counter-offer stands until ${offerExpiry(quote)}. Accept, counter or decline it with ` +
+            `respond_to_quote (quote_request_id ${quote.quoteRequestId}) or ` +
+            `POST /api/seller/quotes/${quote.quoteRequestId}/respond.`,
+        ]
+      : step.action === 'accept'
+        ? ['The buyer may now check out at this price until ' + `${offerExpiry(quote)}.`]
+        : [];
+  const lines = [
+    `Hello ${input.sellerName},`,
+    '',
+    `The buyer ${outcome} your counter-offer on quote request ${quote.quoteRequestId} ` +
+      `(${quote.quantity} × "${product.name}", ${product.productId})${price}.`,
+    ...(next.length > 0 ? ['', ...next] : []),
+    ...(step.message === undefined ? [] : ['', `Buyer's message: ${step.message}`]),
+  ];
+  return {
+    subject: `Quote request ${quote.quoteRequestId}: the buyer ${outcome} your counter-offer`,
+    ...render(lines),
+    messageId: `<quote-request.${quote.quoteRequestId}.step-${steps.length}@${input.messageDomain}>`,
   };
 };

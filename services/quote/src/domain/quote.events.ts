@@ -1,5 +1,5 @@
 import type { DomainEvent } from '@marketplace/eventsourcing';
-import type { QuoteAction, QuoteStatus } from '@marketplace/vocabulary';
+import type { QuoteAction, QuoteParty, QuoteStatus } from '@marketplace/vocabulary';
 
 export interface QuoteBuyer {
   readonly email: string;
@@ -26,6 +26,19 @@ export interface QuoteResponse {
   readonly respondedByAccountId: number;
 }
 
+/** One step of the negotiation after the request: an answer or a counter-offer of either side. */
+export interface QuoteStep {
+  readonly party: QuoteParty;
+  readonly action: QuoteAction;
+  /** counter: the price offered; accept: the price agreed. Cents per unit. */
+  readonly priceCents?: number;
+  readonly message?: string;
+  readonly at: number;
+  /** counter only: until when the other side may accept it (and the buyer buy it). */
+  readonly expiresAt?: number;
+  readonly byAccountId?: number;
+}
+
 /** The whole state of a quote request. Money is integer cents, times are epoch milliseconds. */
 export interface QuoteRequest {
   readonly quoteRequestId: number;
@@ -48,8 +61,16 @@ export interface QuoteRequest {
    * listed price when none was given). Absent while pending and after a decline.
    */
   readonly agreedUnitPriceCents?: number;
-  /** Until when the agreed price can be bought: a week after the seller's answer (docs/specification.md). */
+  /**
+   * Until when the open offer stands (a counter of either side) or the agreed price can be bought: a week after
+   * the step that made it (docs/specification.md).
+   */
   readonly offerExpiresAt?: number;
+  /**
+   * Every step after the request, oldest first (docs/specification.md, "Quotes"): both sides see it. Absent on
+   * requests recorded before negotiation rounds existed.
+   */
+  readonly history?: readonly QuoteStep[];
   /** Quotes may ask for more than the stock on purpose (docs/specification.md, "Service"); the seller sees that it does. */
   readonly exceedsAvailableStock: boolean;
   readonly createdAt: number;
@@ -65,4 +86,7 @@ export type QuoteResponded = DomainEvent<'QuoteResponded', { readonly quoteReque
 /** A buyer account claimed an anonymous request with its claim token. State-carrying: the whole request. */
 export type QuoteClaimed = DomainEvent<'QuoteClaimed', { readonly quoteRequest: QuoteRequest }>;
 
-export type QuoteEvent = QuoteRequested | QuoteResponded | QuoteClaimed;
+/** The buyer accepted, countered or declined a seller's counter-offer. State-carrying: the whole request. */
+export type QuoteBuyerResponded = DomainEvent<'QuoteBuyerResponded', { readonly quoteRequest: QuoteRequest }>;
+
+export type QuoteEvent = QuoteRequested | QuoteResponded | QuoteClaimed | QuoteBuyerResponded;

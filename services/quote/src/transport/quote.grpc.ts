@@ -6,6 +6,7 @@ import type { ListBuyerQuoteRequestsInput, ListQuoteRequestsInput } from '../app
 import type { ClaimQuoteInput } from '../application/claim-quote.js';
 import type { FiledQuote, RequestQuoteInput, StoredQuote } from '../application/request-quote.js';
 import type { RespondToQuoteInput } from '../application/respond-to-quote.js';
+import type { RespondToCounterOfferInput } from '../application/respond-to-counter-offer.js';
 
 /** The application functions the gRPC API exposes. */
 export interface QuoteApplication {
@@ -13,6 +14,7 @@ export interface QuoteApplication {
   claimQuote(input: ClaimQuoteInput): Promise<StoredQuote>;
   listQuoteRequests(input: ListQuoteRequestsInput): Promise<{ quoteRequests: StoredQuote[]; total: number }>;
   respondToQuote(input: RespondToQuoteInput): Promise<StoredQuote>;
+  respondToCounterOffer(input: RespondToCounterOfferInput): Promise<StoredQuote>;
   getQuoteRequest(quoteRequestId: number): Promise<StoredQuote>;
   getBuyerQuoteRequest(input: {
     readonly quoteRequestId: number;
@@ -29,6 +31,21 @@ const messageOf = ({ quoteRequest, version }: StoredQuote): quoteV1.QuoteRequest
   toQuoteRequestMessage(quoteRequest, version);
 
 const emptyAsAbsent = (value: string): string | undefined => (value === '' ? undefined : value);
+
+/** The draft and call context of an answer in a negotiation, either side's. */
+const answerOf = (
+  request: quoteV1.RespondToQuoteRequest | quoteV1.RespondToCounterOfferRequest,
+  traceparent: string | undefined,
+) => ({
+  draft: {
+    action: request.action,
+    counterPriceCents: request.counterPriceCents,
+    message: emptyAsAbsent(request.message),
+  },
+  actor: parseActor(request.actor),
+  correlationId: emptyAsAbsent(request.correlationId),
+  traceparent,
+});
 
 type ActorMessage = quoteV1.RequestQuoteRequest['actor'];
 
@@ -91,14 +108,16 @@ export const quoteGrpcService = (
       const stored = await application.respondToQuote({
         quoteRequestId: request.quoteRequestId,
         sellerAccountId: sellerAccountOf(request.actor, request.sellerAccountId),
-        draft: {
-          action: request.action,
-          counterPriceCents: request.counterPriceCents,
-          message: emptyAsAbsent(request.message),
-        },
-        actor: parseActor(request.actor),
-        correlationId: emptyAsAbsent(request.correlationId),
-        traceparent: context.metadata.get('traceparent'),
+        ...answerOf(request, context.metadata.get('traceparent')),
+      });
+      return { quoteRequest: messageOf(stored) };
+    },
+    async respondToCounterOffer(request, context) {
+      const stored = await application.respondToCounterOffer({
+        quoteRequestId: request.quoteRequestId,
+        // Only the verified buyer account answers its own counter-offers (docs/security.md, "Internal calls").
+        buyerAccountId: actingAccountId(request.actor, request.buyerAccountId, 'buyer_account_id', ['buyer']),
+        ...answerOf(request, context.metadata.get('traceparent')),
       });
       return { quoteRequest: messageOf(stored) };
     },

@@ -3,9 +3,12 @@ import { QUOTE_ACTIONS, QUOTE_LIMITS, QUOTE_STATUS_FILTERS } from '@marketplace/
 import type { QuoteRequests } from '../quote.requests.js';
 import { idempotencyKeyArgument } from '../../http/schemas/idempotency-key.schema.js';
 import {
+  answerOf,
   buyerQuoteRequestListSchema,
   buyerQuoteRequestSchema,
   claimTokenSchema,
+  negotiationStateSchema,
+  quoteHistorySchema,
   quoteRequestFields,
   submittedQuoteRequestSchema,
 } from '../../http/schemas/quote-request.schema.js';
@@ -79,6 +82,12 @@ export const sellerQuoteRequestOutput = z.object({
     })
     .nullable(),
   agreed_price: nullableCents.describe('the unit price a checkout of this quote uses'),
+  negotiation_state: negotiationStateSchema,
+  offer_expires_at: z
+    .string()
+    .nullable()
+    .describe('until when the open counter-offer stands or the agreed price can be bought'),
+  history: quoteHistorySchema,
   created_at: z.string(),
 });
 
@@ -137,22 +146,37 @@ export const respondToQuoteTool = (
 ): Tool<typeof respondToQuoteInput, z.output<typeof sellerQuoteRequestOutput>> => ({
   name: 'respond_to_quote',
   description:
-    'Answer one of your pending quote requests once: accept (at the buyer target price, or the listed price), ' +
-    'counter with counter_price (cents per unit), or decline. The buyer is emailed; an accepted or countered ' +
-    'quote can be checked out at the agreed price. Needs the seller API key.',
+    'Answer one of your pending quote requests, or the buyer counter-offer on it: accept (at the buyer ' +
+    'counter price, else the target price, else the listed price), counter with counter_price (cents per unit, ' +
+    'open 7 days), or decline. One answer per turn. The buyer is emailed; an accepted or countered quote can be ' +
+    'checked out at the agreed price until offer_expires_at. Needs the seller API key.',
   inputSchema: respondToQuoteInput,
   outputSchema: sellerQuoteRequestOutput,
   auth: 'seller',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   handler: (principal, input) =>
-    quotes.respond(
+    quotes.respond(principal, { quoteRequestId: input.quote_request_id, ...answerOf(input) }, 'mcp'),
+});
+
+/** respond_to_counter_offer: the twin of POST /api/ucp/quotes/{id}/respond. */
+export const respondToCounterOfferTool = (
+  quotes: QuoteRequests,
+): Tool<typeof respondToQuoteInput, z.output<typeof buyerQuoteRequestSchema>> => ({
+  name: 'respond_to_counter_offer',
+  description:
+    "Answer the seller's open counter-offer on your quote request (negotiation_state awaiting_buyer): accept " +
+    '(the price is agreed and can be bought for 7 days), counter with counter_price (cents per unit; the ' +
+    "seller's turn again, open 7 days), or decline. The seller is emailed; the answer shows the whole history. " +
+    'An expired offer or not your turn: conflict. Needs a buyer API key or agent token (claim an anonymous ' +
+    'request first).',
+  inputSchema: respondToQuoteInput,
+  outputSchema: buyerQuoteRequestSchema,
+  auth: 'buyer',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  handler: (principal, input) =>
+    quotes.respondToCounterOffer(
       principal,
-      {
-        quoteRequestId: input.quote_request_id,
-        action: input.action,
-        counterPriceCents: input.counter_price,
-        message: input.message,
-      },
+      { quoteRequestId: input.quote_request_id, ...answerOf(input) },
       'mcp',
     ),
 });
@@ -244,6 +268,7 @@ export const quoteTools = (quotes: QuoteRequests, limiter: RateLimiter): Tool[] 
   claimQuoteTool(quotes),
   getQuoteStatusTool(quotes),
   listMyQuotesTool(quotes),
+  respondToCounterOfferTool(quotes),
   getQuoteRequestsTool(quotes),
   respondToQuoteTool(quotes),
 ];

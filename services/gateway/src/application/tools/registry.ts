@@ -13,6 +13,8 @@ import { quoteTools } from './quote.tools.js';
 import type { QuotePurchases } from '../quote-purchases.js';
 import { acceptQuoteAndPayTool } from './quote-purchase.tools.js';
 import type { Tool } from './tool.js';
+import type { CheckoutConfirmations } from '../checkout-confirmations.js';
+import { checkoutConfirmationTools } from './checkout-confirmation.tools.js';
 import type { SubscriptionCommands } from '../subscription.commands.js';
 
 /**
@@ -32,6 +34,8 @@ export interface ToolDependencies {
   readonly quotes?: { readonly requests: QuoteRequests; readonly limiter: RateLimiter } | undefined;
   /** Absent unless both the quote and the order services are there. */
   readonly quotePurchases?: QuotePurchases | undefined;
+  /** preview_checkout and confirm_purchase; absent without the order service. */
+  readonly confirmations?: CheckoutConfirmations | undefined;
 }
 
 /**
@@ -66,6 +70,7 @@ export const createToolRegistry = (deps: ToolDependencies): ToolRegistry =>
     // quote requests
     ...(deps.quotes ? quoteTools(deps.quotes.requests, deps.quotes.limiter) : []),
     ...(deps.quotePurchases ? [acceptQuoteAndPayTool(deps.quotePurchases)] : []),
+    ...(deps.confirmations ? checkoutConfirmationTools(deps.confirmations) : []),
   ]);
 
 /** A registry of these tools; a name used twice is a programming error caught at start-up. */

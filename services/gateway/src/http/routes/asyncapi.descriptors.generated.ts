@@ -1175,6 +1175,57 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
       ],
     },
     {
+      name: 'marketplace.quote.v1.QuoteStep',
+      comment: 'One step of a negotiation after the request: an answer or a counter-offer of either side.',
+      oneofs: ['_price_cents', '_expires_at_ms', '_by_account_id'],
+      fields: [
+        {
+          name: 'party',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'buyer or seller.',
+        },
+        {
+          name: 'action',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'accept, counter or decline.',
+        },
+        {
+          name: 'priceCents',
+          type: 'TYPE_INT64',
+          repeated: false,
+          optional: true,
+          comment: 'counter: the price offered; accept: the price agreed. Cents per unit; absent on decline.',
+        },
+        {
+          name: 'message',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'Empty when not given.',
+        },
+        {
+          name: 'atMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'expiresAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+          optional: true,
+          comment: 'counter only: until when the other side may accept it.',
+        },
+        {
+          name: 'byAccountId',
+          type: 'TYPE_INT64',
+          repeated: false,
+          optional: true,
+          comment: 'The account that took the step.',
+        },
+      ],
+    },
+    {
       name: 'marketplace.quote.v1.QuoteRequest',
       comment:
         'A quote request as the quote service stores it: the state of the quote-request aggregate. Money is integer cents; times are epoch milliseconds.',
@@ -1313,7 +1364,20 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           repeated: false,
           optional: true,
           comment:
-            'Until when the agreed price can be checked out (a week after the seller accepted or countered); absent without an agreed price.',
+            'Until when the open counter-offer (of either side) stands or the agreed price can be checked out: a week after the step that made it; absent after a decline.',
+        },
+        {
+          name: 'history',
+          type: 'TYPE_MESSAGE',
+          repeated: true,
+          typeName: 'marketplace.quote.v1.QuoteStep',
+          comment: 'Every step after the request, oldest first; both sides see it.',
+        },
+        {
+          name: 'negotiationState',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'awaiting_seller, awaiting_buyer (a seller counter-offer is open), agreed or declined.',
         },
       ],
     },
@@ -1378,6 +1442,13 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           typeName: 'marketplace.quote.v1.QuoteClaimed',
           oneof: 0,
         },
+        {
+          name: 'buyerResponded',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.quote.v1.QuoteBuyerResponded',
+          oneof: 0,
+        },
       ],
     },
     {
@@ -1396,7 +1467,7 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
     {
       name: 'marketplace.quote.v1.QuoteResponded',
       comment:
-        'The seller accepted, countered or declined. State-carrying: the whole quote request after the response.',
+        'The seller accepted, countered or declined (the request or a buyer counter-offer). State-carrying: the whole quote request after the response.',
       oneofs: [],
       fields: [
         {
@@ -1411,6 +1482,20 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
       name: 'marketplace.quote.v1.QuoteClaimed',
       comment:
         'A buyer account claimed an anonymous quote request with its claim token. State-carrying: the whole quote request, now owned by that account.',
+      oneofs: [],
+      fields: [
+        {
+          name: 'quoteRequest',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.quote.v1.QuoteRequest',
+        },
+      ],
+    },
+    {
+      name: 'marketplace.quote.v1.QuoteBuyerResponded',
+      comment:
+        "The buyer accepted, countered or declined a seller's counter-offer. State-carrying: the whole quote request after the answer (its history ends with the buyer's step).",
       oneofs: [],
       fields: [
         {

@@ -12,6 +12,7 @@ import { markdownRouteDocs } from './markdown.routes.js';
 import { sitemapRouteDocs } from './sitemap.routes.js';
 import { quotesRouteDocs } from './quotes.routes.js';
 import { checkoutRouteDocs } from './checkout.routes.js';
+import { checkoutConfirmationRouteDocs } from './checkout-confirmation.routes.js';
 import { ordersRouteDocs } from './orders.routes.js';
 import { sellerOrdersRouteDocs } from './seller-orders.routes.js';
 import { productsRouteDocs } from './products.routes.js';
@@ -46,6 +47,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...markdownRouteDocs,
   ...quotesRouteDocs,
   ...checkoutRouteDocs,
+  ...checkoutConfirmationRouteDocs,
   ...ordersRouteDocs,
   ...sellerOrdersRouteDocs,
   ...productsRouteDocs,

@@ -21,10 +21,14 @@ import {
   CLAIM_TOKEN_HEADER,
   claimQuoteBodySchema,
   claimTokenSchema,
+  answerOf,
+  quoteAnswerBodySchema,
   quoteRequestBodySchema,
   quoteRequestIdParamsSchema,
+  sellerQuoteListQuerySchema,
   submittedQuoteRequestSchema,
 } from '../schemas/quote-request.schema.js';
+import { quoteRequestListOutput, sellerQuoteRequestOutput } from '../../application/tools/quote.tools.js';
 import { parseOrThrow } from '../schemas/validate.js';
 import { quoteRequestIdOfPath } from '../path-ids.js';
 import type { RouteDoc } from './openapi.describe.js';
@@ -121,6 +125,38 @@ export const quotesRoutes = (
       },
     )
     .all(methodNotAllowed(problems, ['POST']));
+  // An answer in a negotiation: the buyer's (to a seller counter-offer) or the seller's (docs/specification.md).
+  const answerRoute = (path: string, answer: 'respondToCounterOffer' | 'respond') =>
+    router
+      .route(path)
+      .post(
+        authenticate(identity, { required: true }),
+        ...jsonBody(ANSWER_BODY_LIMIT_BYTES),
+        async (req, res) => {
+          const id = quoteRequestIdOfPath(req.params);
+          const body = parseOrThrow(quoteAnswerBodySchema, req.body, 'answer');
+          res.setHeader('cache-control', 'no-store');
+          res.json(
+            await quotes[answer](
+              principalOf(req),
+              { quoteRequestId: id, ...answerOf(body) },
+              requestIdOf(req),
+            ),
+          );
+        },
+      )
+      .all(methodNotAllowed(problems, ['POST']));
+  answerRoute('/api/ucp/quotes/:id/respond', 'respondToCounterOffer');
+  // The seller's quote inbox: the REST twins of get_quote_requests and respond_to_quote.
+  router
+    .route('/api/seller/quotes')
+    .get(authenticate(identity, { required: true }), async (req, res) => {
+      const query = parseOrThrow(sellerQuoteListQuerySchema, req.query, 'query parameters');
+      res.setHeader('cache-control', 'no-store');
+      res.json(await quotes.list(principalOf(req), query.status, query.limit));
+    })
+    .all(methodNotAllowed(problems, ['GET']));
+  answerRoute('/api/seller/quotes/:id/respond', 'respond');
   if (purchases) {
     router
       .route('/api/ucp/quotes/:id/accept-and-pay')
@@ -145,6 +181,8 @@ export const quotesRoutes = (
 };
 
 const CLAIM_BODY_LIMIT_BYTES = 1024;
+/** An answer with a 2,000-character message, every character escaped. */
+const ANSWER_BODY_LIMIT_BYTES = 16 * 1024;
 
 /** The body of accept-and-pay: the tool's arguments but the id (in the path) and the key (a header). */
 const acceptAndPayBodySchema = acceptQuoteAndPayInput.omit({ quote_request_id: true, idempotency_key: true });
@@ -258,6 +296,72 @@ export const quotesRouteDocs: readonly RouteDoc[] = [
       404: 'No such quote request (an id beyond 2^53 − 1 names none), or the token is not its own',
       409: 'Another buyer account owns the request',
       413: `The body is larger than ${CLAIM_BODY_LIMIT_BYTES} bytes`,
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/ucp/quotes/{id}/respond',
+    operationId: 'respondToCounterOffer',
+    summary: 'Answer the seller’s counter-offer: accept, counter or decline',
+    description:
+      'The caller’s own request whose negotiation_state is awaiting_buyer. accept agrees the seller’s price (buyable ' +
+      'for 7 days); counter with counter_price (cents per unit) hands the turn back to the seller, the offer open ' +
+      '7 days, nothing buyable meanwhile; decline ends the negotiation. The seller is emailed; the answer carries ' +
+      'the whole history. The twin of respond_to_counter_offer.',
+    tags: ['quotes'],
+    auth: 'api_key_or_agent_token',
+    pathParameters: quoteRequestIdParamsSchema,
+    body: quoteAnswerBodySchema,
+    responses: {
+      200: { description: 'The request after the answer', schema: buyerQuoteRequestSchema },
+      400: 'Invalid body (action, counter_price or message named), or an id that is not a quote request id',
+      401: 'No buyer credential',
+      403: 'Not a buyer account',
+      404: 'No such quote request of the caller (another account’s is not found either)',
+      409: 'Not the buyer’s turn (no open seller counter-offer, already answered), or the offer expired',
+      413: `The body is larger than ${ANSWER_BODY_LIMIT_BYTES / 1024} KiB`,
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/seller/quotes',
+    operationId: 'listSellerQuotes',
+    summary: 'The seller’s quote inbox, newest first',
+    description:
+      'The calling seller’s quote requests: status pending (default: the seller’s turn, including buyer ' +
+      'counter-offers), responded or all; limit 1-200 (default 50). Each carries the negotiation state, the open ' +
+      'offer’s expiry and the history of both sides. The twin of get_quote_requests.',
+    tags: ['seller quotes'],
+    auth: 'api_key',
+    query: sellerQuoteListQuerySchema,
+    responses: {
+      200: { description: 'The requests and how many match', schema: quoteRequestListOutput },
+      400: 'A query parameter is invalid (each one named)',
+      401: 'No API key',
+      403: 'Not a seller account',
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/seller/quotes/{id}/respond',
+    operationId: 'respondToQuoteRequest',
+    summary: 'Answer a quote request or the buyer’s counter-offer: accept, counter or decline',
+    description:
+      'Only on the seller’s turn (status pending). accept agrees the buyer’s counter price, else the target price, ' +
+      'else the listed price; counter with counter_price (cents per unit) opens an offer for 7 days; decline ends ' +
+      'the negotiation. The buyer is emailed. The twin of respond_to_quote.',
+    tags: ['seller quotes'],
+    auth: 'api_key',
+    pathParameters: quoteRequestIdParamsSchema,
+    body: quoteAnswerBodySchema,
+    responses: {
+      200: { description: 'The request after the answer', schema: sellerQuoteRequestOutput },
+      400: 'Invalid body (action, counter_price or message named), or an id that is not a quote request id',
+      401: 'No API key',
+      403: 'Not a seller account',
+      404: 'No such quote request of this seller (another seller’s is not found either)',
+      409: 'Not the seller’s turn (already answered), or the buyer’s counter-offer expired',
+      413: `The body is larger than ${ANSWER_BODY_LIMIT_BYTES / 1024} KiB`,
     },
   },
 ];

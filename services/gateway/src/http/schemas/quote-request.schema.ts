@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { LISTING_LIMITS, QUOTE_ACTIONS, QUOTE_LIMITS, QUOTE_STATUS_FILTERS } from '@marketplace/vocabulary';
+import {
+  LISTING_LIMITS,
+  QUOTE_ACTIONS,
+  QUOTE_LIMITS,
+  QUOTE_NEGOTIATION_STATES,
+  QUOTE_PARTIES,
+  QUOTE_STATUS_FILTERS,
+} from '@marketplace/vocabulary';
 import { once, optionalParameter, wholeNumber } from './catalog-search.schema.js';
 import { productIdSchema } from './checkout.schema.js';
 import { characterCount } from './validate.js';
@@ -97,6 +104,31 @@ const quoteResponseViewSchema = z
   .nullable()
   .describe("the seller's answer; null while pending");
 
+/** Where the negotiation stands, for both sides' views. */
+export const negotiationStateSchema = z
+  .enum(QUOTE_NEGOTIATION_STATES)
+  .describe(
+    "awaiting_seller (the seller's turn), awaiting_buyer (a seller counter-offer is open), agreed, declined",
+  );
+
+/** Every step after the request, oldest first (docs/specification.md, "Quotes"). */
+export const quoteHistorySchema = z
+  .array(
+    z.object({
+      party: z.enum(QUOTE_PARTIES),
+      action: z.enum(QUOTE_ACTIONS),
+      price: z
+        .number()
+        .int()
+        .nullable()
+        .describe('cents per unit: the price offered (counter) or agreed (accept); null on decline'),
+      message: z.string().nullable(),
+      at: z.iso.datetime(),
+      expires_at: z.iso.datetime().nullable().describe('counter only: until when the offer stands'),
+    }),
+  )
+  .describe('every answer and counter-offer of both sides, oldest first');
+
 /** A quote request as its buyer sees it (get_quote_status, GET /api/ucp/quotes/{id}). */
 export const buyerQuoteRequestSchema = z.object({
   quote_request_id: z.number().int(),
@@ -113,7 +145,12 @@ export const buyerQuoteRequestSchema = z.object({
     .int()
     .nullable()
     .describe('cents per unit; null until the seller accepts or counters'),
-  offer_expires_at: z.iso.datetime().nullable().describe('the agreed price can be checked out until then'),
+  offer_expires_at: z.iso
+    .datetime()
+    .nullable()
+    .describe('the open counter-offer stands, or the agreed price can be checked out, until then'),
+  negotiation_state: negotiationStateSchema,
+  history: quoteHistorySchema,
   claimed_at: z.iso.datetime().nullable().describe('when a buyer account claimed this anonymous request'),
   created_at: z.iso.datetime(),
   how_to_buy: z.string().describe('what the buyer can do next'),
@@ -135,3 +172,42 @@ export const buyerQuoteListQuerySchema = z.object({
 
 /** The header that carries an anonymous request's claim token to GET /api/ucp/quotes/{id}. */
 export const CLAIM_TOKEN_HEADER = 'x-quote-claim-token';
+
+/**
+ * The body of POST /api/ucp/quotes/{id}/respond (buyer) and POST /api/seller/quotes/{id}/respond (seller):
+ * counter_price with counter only, and required there.
+ */
+export const quoteAnswerBodySchema = z
+  .strictObject(
+    {
+      action: z.enum(QUOTE_ACTIONS, { error: `must be one of ${QUOTE_ACTIONS.join(', ')}` }),
+      counter_price: quoteRequestFields.target_price.optional(),
+      message: quoteRequestFields.message.optional(),
+    },
+    { error: 'must be a JSON object with action, counter_price (counter only) and message' },
+  )
+  .superRefine((input, context) => {
+    if (input.action === 'counter' && input.counter_price === undefined) {
+      context.addIssue({ code: 'custom', path: ['counter_price'], message: 'is required to counter' });
+    }
+    if (input.action !== 'counter' && input.counter_price !== undefined) {
+      context.addIssue({ code: 'custom', path: ['counter_price'], message: 'is only for counter' });
+    }
+  });
+
+/** An answer's fields (REST body or tool input) in the application's terms. */
+export const answerOf = (body: {
+  readonly action: (typeof QUOTE_ACTIONS)[number];
+  readonly counter_price?: number | undefined;
+  readonly message?: string | undefined;
+}) => ({ action: body.action, counterPriceCents: body.counter_price, message: body.message });
+
+/** GET /api/seller/quotes: the seller's inbox, newest first. */
+export const sellerQuoteListQuerySchema = z.object({
+  status: optionalParameter(once.pipe(z.enum(QUOTE_STATUS_FILTERS))).transform(
+    (status) => status ?? 'pending',
+  ),
+  limit: optionalParameter(wholeNumber(1, QUOTE_LIMITS.maxListLimit)).transform(
+    (limit) => limit ?? QUOTE_LIMITS.defaultListLimit,
+  ),
+});

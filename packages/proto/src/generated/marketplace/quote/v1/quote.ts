@@ -31,6 +31,27 @@ export interface QuoteResponse {
   respondedByAccountId: number;
 }
 
+/** One step of a negotiation after the request: an answer or a counter-offer of either side. */
+export interface QuoteStep {
+  /** buyer or seller. */
+  party: string;
+  /** accept, counter or decline. */
+  action: string;
+  /** counter: the price offered; accept: the price agreed. Cents per unit; absent on decline. */
+  priceCents?:
+    | number
+    | undefined;
+  /** Empty when not given. */
+  message: string;
+  atMs: number;
+  /** counter only: until when the other side may accept it. */
+  expiresAtMs?:
+    | number
+    | undefined;
+  /** The account that took the step. */
+  byAccountId?: number | undefined;
+}
+
 /**
  * A quote request as the quote service stores it: the state of the quote-request aggregate.
  * Money is integer cents; times are epoch milliseconds.
@@ -87,10 +108,16 @@ export interface QuoteRequest {
     | number
     | undefined;
   /**
-   * Until when the agreed price can be checked out (a week after the seller accepted or countered); absent
-   * without an agreed price.
+   * Until when the open counter-offer (of either side) stands or the agreed price can be checked out: a week
+   * after the step that made it; absent after a decline.
    */
-  offerExpiresAtMs?: number | undefined;
+  offerExpiresAtMs?:
+    | number
+    | undefined;
+  /** Every step after the request, oldest first; both sides see it. */
+  history: QuoteStep[];
+  /** awaiting_seller, awaiting_buyer (a seller counter-offer is open), agreed or declined. */
+  negotiationState: string;
 }
 
 function createBaseBuyer(): Buyer {
@@ -275,6 +302,141 @@ export const QuoteResponse: MessageFns<QuoteResponse> = {
   },
 };
 
+function createBaseQuoteStep(): QuoteStep {
+  return {
+    party: "",
+    action: "",
+    priceCents: undefined,
+    message: "",
+    atMs: 0,
+    expiresAtMs: undefined,
+    byAccountId: undefined,
+  };
+}
+
+export const QuoteStep: MessageFns<QuoteStep> = {
+  encode(message: QuoteStep, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.party !== "") {
+      writer.uint32(10).string(message.party);
+    }
+    if (message.action !== "") {
+      writer.uint32(18).string(message.action);
+    }
+    if (message.priceCents !== undefined) {
+      writer.uint32(24).int64(message.priceCents);
+    }
+    if (message.message !== "") {
+      writer.uint32(34).string(message.message);
+    }
+    if (message.atMs !== 0) {
+      writer.uint32(40).int64(message.atMs);
+    }
+    if (message.expiresAtMs !== undefined) {
+      writer.uint32(48).int64(message.expiresAtMs);
+    }
+    if (message.byAccountId !== undefined) {
+      writer.uint32(56).int64(message.byAccountId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): QuoteStep {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseQuoteStep();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.party = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.action = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.priceCents = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.atMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.expiresAtMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.byAccountId = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<QuoteStep>): QuoteStep {
+    return QuoteStep.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<QuoteStep>): QuoteStep {
+    const message = createBaseQuoteStep();
+    message.party = object.party ?? "";
+    message.action = object.action ?? "";
+    message.priceCents = object.priceCents ?? undefined;
+    message.message = object.message ?? "";
+    message.atMs = object.atMs ?? 0;
+    message.expiresAtMs = object.expiresAtMs ?? undefined;
+    message.byAccountId = object.byAccountId ?? undefined;
+    return message;
+  },
+};
+
 function createBaseQuoteRequest(): QuoteRequest {
   return {
     quoteRequestId: 0,
@@ -298,6 +460,8 @@ function createBaseQuoteRequest(): QuoteRequest {
     version: 0,
     claimedAtMs: undefined,
     offerExpiresAtMs: undefined,
+    history: [],
+    negotiationState: "",
   };
 }
 
@@ -365,6 +529,12 @@ export const QuoteRequest: MessageFns<QuoteRequest> = {
     }
     if (message.offerExpiresAtMs !== undefined) {
       writer.uint32(168).int64(message.offerExpiresAtMs);
+    }
+    for (const v of message.history) {
+      QuoteStep.encode(v!, writer.uint32(178).fork()).join();
+    }
+    if (message.negotiationState !== "") {
+      writer.uint32(186).string(message.negotiationState);
     }
     return writer;
   },
@@ -550,6 +720,22 @@ export const QuoteRequest: MessageFns<QuoteRequest> = {
             message.offerExpiresAtMs = longToNumber(reader.int64());
             continue;
           }
+          case 22: {
+            if (tag !== 178) {
+              break;
+            }
+
+            message.history.push(QuoteStep.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 23: {
+            if (tag !== 186) {
+              break;
+            }
+
+            message.negotiationState = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -590,6 +776,8 @@ export const QuoteRequest: MessageFns<QuoteRequest> = {
     message.version = object.version ?? 0;
     message.claimedAtMs = object.claimedAtMs ?? undefined;
     message.offerExpiresAtMs = object.offerExpiresAtMs ?? undefined;
+    message.history = object.history?.map((e) => QuoteStep.fromPartial(e)) || [];
+    message.negotiationState = object.negotiationState ?? "";
     return message;
   },
 };

@@ -23,10 +23,12 @@ export interface QuoteEvent {
   occurredAtMs: number;
   actor: Actor | undefined;
   correlationId: string;
-  payload: { $case: "requested"; value: QuoteRequested } | { $case: "responded"; value: QuoteResponded } | {
-    $case: "claimed";
-    value: QuoteClaimed;
-  } | undefined;
+  payload:
+    | { $case: "requested"; value: QuoteRequested }
+    | { $case: "responded"; value: QuoteResponded }
+    | { $case: "claimed"; value: QuoteClaimed }
+    | { $case: "buyerResponded"; value: QuoteBuyerResponded }
+    | undefined;
 }
 
 /** A buyer asked a seller for a quote. State-carrying: the whole quote request as created. */
@@ -34,7 +36,7 @@ export interface QuoteRequested {
   quoteRequest: QuoteRequest | undefined;
 }
 
-/** The seller accepted, countered or declined. State-carrying: the whole quote request after the response. */
+/** The seller accepted, countered or declined (the request or a buyer counter-offer). State-carrying: the whole quote request after the response. */
 export interface QuoteResponded {
   quoteRequest: QuoteRequest | undefined;
 }
@@ -44,6 +46,14 @@ export interface QuoteResponded {
  * request, now owned by that account.
  */
 export interface QuoteClaimed {
+  quoteRequest: QuoteRequest | undefined;
+}
+
+/**
+ * The buyer accepted, countered or declined a seller's counter-offer. State-carrying: the whole quote request
+ * after the answer (its history ends with the buyer's step).
+ */
+export interface QuoteBuyerResponded {
   quoteRequest: QuoteRequest | undefined;
 }
 
@@ -88,6 +98,9 @@ export const QuoteEvent: MessageFns<QuoteEvent> = {
         break;
       case "claimed":
         QuoteClaimed.encode(message.payload.value, writer.uint32(98).fork()).join();
+        break;
+      case "buyerResponded":
+        QuoteBuyerResponded.encode(message.payload.value, writer.uint32(106).fork()).join();
         break;
     }
     return writer;
@@ -178,6 +191,14 @@ export const QuoteEvent: MessageFns<QuoteEvent> = {
             message.payload = { $case: "claimed", value: QuoteClaimed.decode(reader, reader.uint32()) };
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.payload = { $case: "buyerResponded", value: QuoteBuyerResponded.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -217,6 +238,12 @@ export const QuoteEvent: MessageFns<QuoteEvent> = {
       case "claimed": {
         if (object.payload?.value !== undefined && object.payload?.value !== null) {
           message.payload = { $case: "claimed", value: QuoteClaimed.fromPartial(object.payload.value) };
+        }
+        break;
+      }
+      case "buyerResponded": {
+        if (object.payload?.value !== undefined && object.payload?.value !== null) {
+          message.payload = { $case: "buyerResponded", value: QuoteBuyerResponded.fromPartial(object.payload.value) };
         }
         break;
       }
@@ -389,6 +416,63 @@ export const QuoteClaimed: MessageFns<QuoteClaimed> = {
   },
   fromPartial(object: DeepPartial<QuoteClaimed>): QuoteClaimed {
     const message = createBaseQuoteClaimed();
+    message.quoteRequest = (object.quoteRequest !== undefined && object.quoteRequest !== null)
+      ? QuoteRequest.fromPartial(object.quoteRequest)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseQuoteBuyerResponded(): QuoteBuyerResponded {
+  return { quoteRequest: undefined };
+}
+
+export const QuoteBuyerResponded: MessageFns<QuoteBuyerResponded> = {
+  encode(message: QuoteBuyerResponded, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.quoteRequest !== undefined) {
+      QuoteRequest.encode(message.quoteRequest, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): QuoteBuyerResponded {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseQuoteBuyerResponded();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.quoteRequest = QuoteRequest.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<QuoteBuyerResponded>): QuoteBuyerResponded {
+    return QuoteBuyerResponded.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<QuoteBuyerResponded>): QuoteBuyerResponded {
+    const message = createBaseQuoteBuyerResponded();
     message.quoteRequest = (object.quoteRequest !== undefined && object.quoteRequest !== null)
       ? QuoteRequest.fromPartial(object.quoteRequest)
       : undefined;

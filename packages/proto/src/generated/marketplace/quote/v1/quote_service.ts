@@ -85,6 +85,25 @@ export interface RespondToQuoteResponse {
   quoteRequest: QuoteRequest | undefined;
 }
 
+export interface RespondToCounterOfferRequest {
+  actor:
+    | Actor
+    | undefined;
+  /** The calling buyer account, set by the gateway from a verified API key or agent token. */
+  buyerAccountId: number;
+  quoteRequestId: number;
+  /** accept, counter or decline. */
+  action: string;
+  /** Required for counter, refused otherwise. */
+  counterPriceCents?: number | undefined;
+  message: string;
+  correlationId: string;
+}
+
+export interface RespondToCounterOfferResponse {
+  quoteRequest: QuoteRequest | undefined;
+}
+
 export interface GetQuoteRequestRequest {
   quoteRequestId: number;
 }
@@ -733,6 +752,198 @@ export const RespondToQuoteResponse: MessageFns<RespondToQuoteResponse> = {
   },
   fromPartial(object: DeepPartial<RespondToQuoteResponse>): RespondToQuoteResponse {
     const message = createBaseRespondToQuoteResponse();
+    message.quoteRequest = (object.quoteRequest !== undefined && object.quoteRequest !== null)
+      ? QuoteRequest.fromPartial(object.quoteRequest)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRespondToCounterOfferRequest(): RespondToCounterOfferRequest {
+  return {
+    actor: undefined,
+    buyerAccountId: 0,
+    quoteRequestId: 0,
+    action: "",
+    counterPriceCents: undefined,
+    message: "",
+    correlationId: "",
+  };
+}
+
+export const RespondToCounterOfferRequest: MessageFns<RespondToCounterOfferRequest> = {
+  encode(message: RespondToCounterOfferRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.buyerAccountId !== 0) {
+      writer.uint32(16).int64(message.buyerAccountId);
+    }
+    if (message.quoteRequestId !== 0) {
+      writer.uint32(24).int64(message.quoteRequestId);
+    }
+    if (message.action !== "") {
+      writer.uint32(34).string(message.action);
+    }
+    if (message.counterPriceCents !== undefined) {
+      writer.uint32(40).int64(message.counterPriceCents);
+    }
+    if (message.message !== "") {
+      writer.uint32(50).string(message.message);
+    }
+    if (message.correlationId !== "") {
+      writer.uint32(58).string(message.correlationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RespondToCounterOfferRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRespondToCounterOfferRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.buyerAccountId = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.quoteRequestId = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.action = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.counterPriceCents = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.correlationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<RespondToCounterOfferRequest>): RespondToCounterOfferRequest {
+    return RespondToCounterOfferRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RespondToCounterOfferRequest>): RespondToCounterOfferRequest {
+    const message = createBaseRespondToCounterOfferRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
+    message.buyerAccountId = object.buyerAccountId ?? 0;
+    message.quoteRequestId = object.quoteRequestId ?? 0;
+    message.action = object.action ?? "";
+    message.counterPriceCents = object.counterPriceCents ?? undefined;
+    message.message = object.message ?? "";
+    message.correlationId = object.correlationId ?? "";
+    return message;
+  },
+};
+
+function createBaseRespondToCounterOfferResponse(): RespondToCounterOfferResponse {
+  return { quoteRequest: undefined };
+}
+
+export const RespondToCounterOfferResponse: MessageFns<RespondToCounterOfferResponse> = {
+  encode(message: RespondToCounterOfferResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.quoteRequest !== undefined) {
+      QuoteRequest.encode(message.quoteRequest, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RespondToCounterOfferResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRespondToCounterOfferResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.quoteRequest = QuoteRequest.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<RespondToCounterOfferResponse>): RespondToCounterOfferResponse {
+    return RespondToCounterOfferResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RespondToCounterOfferResponse>): RespondToCounterOfferResponse {
+    const message = createBaseRespondToCounterOfferResponse();
     message.quoteRequest = (object.quoteRequest !== undefined && object.quoteRequest !== null)
       ? QuoteRequest.fromPartial(object.quoteRequest)
       : undefined;
@@ -1471,12 +1682,28 @@ export const QuoteServiceDefinition = {
       responseStream: false,
       options: {},
     },
-    /** The owning seller accepts, counters or declines a pending request; the buyer is emailed from the event. */
+    /**
+     * The owning seller accepts, counters or declines a pending request (or the buyer's counter-offer); the buyer
+     * is emailed from the event. Not the seller's turn, or an expired buyer counter-offer: FAILED_PRECONDITION.
+     */
     respondToQuote: {
       name: "RespondToQuote",
       requestType: RespondToQuoteRequest as typeof RespondToQuoteRequest,
       requestStream: false,
       responseType: RespondToQuoteResponse as typeof RespondToQuoteResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * The owning buyer account accepts, counters or declines the seller's open counter-offer; the seller is
+     * emailed from the event. Another account's request is NOT_FOUND; not the buyer's turn, or an expired
+     * offer: FAILED_PRECONDITION.
+     */
+    respondToCounterOffer: {
+      name: "RespondToCounterOffer",
+      requestType: RespondToCounterOfferRequest as typeof RespondToCounterOfferRequest,
+      requestStream: false,
+      responseType: RespondToCounterOfferResponse as typeof RespondToCounterOfferResponse,
       responseStream: false,
       options: {},
     },
@@ -1553,11 +1780,23 @@ export interface QuoteServiceImplementation<CallContextExt = {}> {
     request: ListQuoteRequestsRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<ListQuoteRequestsResponse>>;
-  /** The owning seller accepts, counters or declines a pending request; the buyer is emailed from the event. */
+  /**
+   * The owning seller accepts, counters or declines a pending request (or the buyer's counter-offer); the buyer
+   * is emailed from the event. Not the seller's turn, or an expired buyer counter-offer: FAILED_PRECONDITION.
+   */
   respondToQuote(
     request: RespondToQuoteRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<RespondToQuoteResponse>>;
+  /**
+   * The owning buyer account accepts, counters or declines the seller's open counter-offer; the seller is
+   * emailed from the event. Another account's request is NOT_FOUND; not the buyer's turn, or an expired
+   * offer: FAILED_PRECONDITION.
+   */
+  respondToCounterOffer(
+    request: RespondToCounterOfferRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<RespondToCounterOfferResponse>>;
   /**
    * One quote request, unfiltered by caller: for services (checkout at the agreed price), which check
    * the buyer themselves. Never exposed as is to anonymous callers.
@@ -1610,11 +1849,23 @@ export interface QuoteServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<ListQuoteRequestsRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<ListQuoteRequestsResponse>;
-  /** The owning seller accepts, counters or declines a pending request; the buyer is emailed from the event. */
+  /**
+   * The owning seller accepts, counters or declines a pending request (or the buyer's counter-offer); the buyer
+   * is emailed from the event. Not the seller's turn, or an expired buyer counter-offer: FAILED_PRECONDITION.
+   */
   respondToQuote(
     request: DeepPartial<RespondToQuoteRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<RespondToQuoteResponse>;
+  /**
+   * The owning buyer account accepts, counters or declines the seller's open counter-offer; the seller is
+   * emailed from the event. Another account's request is NOT_FOUND; not the buyer's turn, or an expired
+   * offer: FAILED_PRECONDITION.
+   */
+  respondToCounterOffer(
+    request: DeepPartial<RespondToCounterOfferRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<RespondToCounterOfferResponse>;
   /**
    * One quote request, unfiltered by caller: for services (checkout at the agreed price), which check
    * the buyer themselves. Never exposed as is to anonymous callers.
