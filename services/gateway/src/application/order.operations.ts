@@ -72,7 +72,8 @@ export const requireSeller = (principal: Principal | undefined, what: string): P
   return principal;
 };
 
-const actorOf = (principal: Principal | undefined) =>
+/** The actor recorded on events and checked by the services: the caller's role and account. */
+export const actorOf = (principal: Principal | undefined) =>
   principal ? { kind: principal.role, id: String(principal.accountId) } : { kind: 'anonymous', id: '' };
 
 const trackingOf = (body: TrackingBody): orderV1.Tracking => ({

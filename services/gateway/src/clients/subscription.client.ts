@@ -13,7 +13,9 @@ export interface SubscriptionClient {
   registerSellerWebhook(
     request: subscriptionV1.RegisterSellerWebhookRequest,
   ): Promise<subscriptionV1.RegisterSellerWebhookResponse>;
-  listSellerWebhooks(sellerAccountId: number): Promise<subscriptionV1.SellerWebhook[]>;
+  listSellerWebhooks(
+    request: subscriptionV1.ListSellerWebhooksRequest,
+  ): Promise<subscriptionV1.SellerWebhook[]>;
   deleteSellerWebhook(request: subscriptionV1.DeleteSellerWebhookRequest): Promise<void>;
   close(): void;
 }
@@ -39,8 +41,7 @@ export const createSubscriptionClient = (
     },
     getSubscriptionResource: (request) => client.getSubscriptionResource(request),
     registerSellerWebhook: (request) => client.registerSellerWebhook(request),
-    listSellerWebhooks: async (sellerAccountId) =>
-      (await client.listSellerWebhooks({ sellerAccountId })).webhooks,
+    listSellerWebhooks: async (request) => (await client.listSellerWebhooks(request)).webhooks,
     deleteSellerWebhook: async (request) => {
       await client.deleteSellerWebhook(request);
     },

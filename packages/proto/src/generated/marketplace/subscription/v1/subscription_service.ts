@@ -23,6 +23,8 @@ export interface RegisterSellerWebhookRequest {
   sellerAccountId: number;
   /** A public http(s) URL of at most 2000 characters. */
   url: string;
+  /** Who asks: the verified seller (docs/security.md, "Internal calls"). */
+  actor: Actor | undefined;
 }
 
 export interface RegisterSellerWebhookResponse {
@@ -35,6 +37,8 @@ export interface RegisterSellerWebhookResponse {
 
 export interface ListSellerWebhooksRequest {
   sellerAccountId: number;
+  /** Who asks: the verified seller (docs/security.md, "Internal calls"). */
+  actor: Actor | undefined;
 }
 
 export interface ListSellerWebhooksResponse {
@@ -44,6 +48,8 @@ export interface ListSellerWebhooksResponse {
 export interface DeleteSellerWebhookRequest {
   sellerAccountId: number;
   endpointId: string;
+  /** Who asks: the verified seller (docs/security.md, "Internal calls"). */
+  actor: Actor | undefined;
 }
 
 export interface DeleteSellerWebhookResponse {
@@ -225,7 +231,7 @@ export const SellerWebhook: MessageFns<SellerWebhook> = {
 };
 
 function createBaseRegisterSellerWebhookRequest(): RegisterSellerWebhookRequest {
-  return { sellerAccountId: 0, url: "" };
+  return { sellerAccountId: 0, url: "", actor: undefined };
 }
 
 export const RegisterSellerWebhookRequest: MessageFns<RegisterSellerWebhookRequest> = {
@@ -235,6 +241,9 @@ export const RegisterSellerWebhookRequest: MessageFns<RegisterSellerWebhookReque
     }
     if (message.url !== "") {
       writer.uint32(18).string(message.url);
+    }
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -268,6 +277,14 @@ export const RegisterSellerWebhookRequest: MessageFns<RegisterSellerWebhookReque
             message.url = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -287,6 +304,7 @@ export const RegisterSellerWebhookRequest: MessageFns<RegisterSellerWebhookReque
     const message = createBaseRegisterSellerWebhookRequest();
     message.sellerAccountId = object.sellerAccountId ?? 0;
     message.url = object.url ?? "";
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
     return message;
   },
 };
@@ -361,13 +379,16 @@ export const RegisterSellerWebhookResponse: MessageFns<RegisterSellerWebhookResp
 };
 
 function createBaseListSellerWebhooksRequest(): ListSellerWebhooksRequest {
-  return { sellerAccountId: 0 };
+  return { sellerAccountId: 0, actor: undefined };
 }
 
 export const ListSellerWebhooksRequest: MessageFns<ListSellerWebhooksRequest> = {
   encode(message: ListSellerWebhooksRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.sellerAccountId !== 0) {
       writer.uint32(8).int64(message.sellerAccountId);
+    }
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -393,6 +414,14 @@ export const ListSellerWebhooksRequest: MessageFns<ListSellerWebhooksRequest> = 
             message.sellerAccountId = longToNumber(reader.int64());
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -411,6 +440,7 @@ export const ListSellerWebhooksRequest: MessageFns<ListSellerWebhooksRequest> = 
   fromPartial(object: DeepPartial<ListSellerWebhooksRequest>): ListSellerWebhooksRequest {
     const message = createBaseListSellerWebhooksRequest();
     message.sellerAccountId = object.sellerAccountId ?? 0;
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
     return message;
   },
 };
@@ -471,7 +501,7 @@ export const ListSellerWebhooksResponse: MessageFns<ListSellerWebhooksResponse> 
 };
 
 function createBaseDeleteSellerWebhookRequest(): DeleteSellerWebhookRequest {
-  return { sellerAccountId: 0, endpointId: "" };
+  return { sellerAccountId: 0, endpointId: "", actor: undefined };
 }
 
 export const DeleteSellerWebhookRequest: MessageFns<DeleteSellerWebhookRequest> = {
@@ -481,6 +511,9 @@ export const DeleteSellerWebhookRequest: MessageFns<DeleteSellerWebhookRequest> 
     }
     if (message.endpointId !== "") {
       writer.uint32(18).string(message.endpointId);
+    }
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -514,6 +547,14 @@ export const DeleteSellerWebhookRequest: MessageFns<DeleteSellerWebhookRequest> 
             message.endpointId = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -533,6 +574,7 @@ export const DeleteSellerWebhookRequest: MessageFns<DeleteSellerWebhookRequest> 
     const message = createBaseDeleteSellerWebhookRequest();
     message.sellerAccountId = object.sellerAccountId ?? 0;
     message.endpointId = object.endpointId ?? "";
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
     return message;
   },
 };
