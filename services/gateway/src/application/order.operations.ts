@@ -72,8 +72,7 @@ export const requireSeller = (principal: Principal | undefined, what: string): P
   return principal;
 };
 
-/** The actor recorded on events and checked by the services: the caller's role and account. */
-export const actorOf = (principal: Principal | undefined) =>
+const actorOf = (principal: Principal | undefined) =>
   principal ? { kind: principal.role, id: String(principal.accountId) } : { kind: 'anonymous', id: '' };
 
 const trackingOf = (body: TrackingBody): orderV1.Tracking => ({

@@ -3,7 +3,7 @@ import { notFound, toIso } from '@marketplace/platform';
 import type { SubscriptionClient } from '../clients/subscription.client.js';
 import type { Principal } from '../domain/account.js';
 import { SELLER_EVENT_TYPES, SELLER_WEBHOOK_ID } from '../http/schemas/seller-webhook.schema.js';
-import { actorOf, requireSeller } from './order.operations.js';
+import { requireSeller } from './order.operations.js';
 
 const isoOrNull = (ms: number): string | null => (ms > 0 ? toIso(ms) : null);
 
@@ -31,7 +31,6 @@ export class SellerWebhooks {
   async register(principal: Principal | undefined, url: string) {
     const seller = requireSeller(principal, 'register a webhook');
     const { webhook, secret } = await this.subscriptions.registerSellerWebhook({
-      actor: actorOf(seller),
       sellerAccountId: seller.accountId,
       url,
     });
@@ -41,23 +40,12 @@ export class SellerWebhooks {
 
   async list(principal: Principal | undefined) {
     const seller = requireSeller(principal, 'list its webhooks');
-    return {
-      webhooks: (
-        await this.subscriptions.listSellerWebhooks({
-          actor: actorOf(seller),
-          sellerAccountId: seller.accountId,
-        })
-      ).map(webhookView),
-    };
+    return { webhooks: (await this.subscriptions.listSellerWebhooks(seller.accountId)).map(webhookView) };
   }
 
   async remove(principal: Principal | undefined, endpointId: string): Promise<void> {
     const seller = requireSeller(principal, 'delete a webhook');
     if (!SELLER_WEBHOOK_ID.test(endpointId)) throw notFound(`no webhook endpoint ${endpointId}`);
-    await this.subscriptions.deleteSellerWebhook({
-      actor: actorOf(seller),
-      sellerAccountId: seller.accountId,
-      endpointId,
-    });
+    await this.subscriptions.deleteSellerWebhook({ sellerAccountId: seller.accountId, endpointId });
   }
 }

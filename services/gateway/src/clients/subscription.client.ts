@@ -13,9 +13,7 @@ export interface SubscriptionClient {
   registerSellerWebhook(
     request: subscriptionV1.RegisterSellerWebhookRequest,
   ): Promise<subscriptionV1.RegisterSellerWebhookResponse>;
-  listSellerWebhooks(
-    request: subscriptionV1.ListSellerWebhooksRequest,
-  ): Promise<subscriptionV1.SellerWebhook[]>;
+  listSellerWebhooks(sellerAccountId: number): Promise<subscriptionV1.SellerWebhook[]>;
   deleteSellerWebhook(request: subscriptionV1.DeleteSellerWebhookRequest): Promise<void>;
   close(): void;
 }
@@ -41,7 +39,8 @@ export const createSubscriptionClient = (
     },
     getSubscriptionResource: (request) => client.getSubscriptionResource(request),
     registerSellerWebhook: (request) => client.registerSellerWebhook(request),
-    listSellerWebhooks: async (request) => (await client.listSellerWebhooks(request)).webhooks,
+    listSellerWebhooks: async (sellerAccountId) =>
+      (await client.listSellerWebhooks({ sellerAccountId })).webhooks,
     deleteSellerWebhook: async (request) => {
       await client.deleteSellerWebhook(request);
     },

@@ -23,8 +23,6 @@ export interface RegisterSellerWebhookRequest {
   sellerAccountId: number;
   /** A public http(s) URL of at most 2000 characters. */
   url: string;
-  /** Who asks: the verified seller (docs/security.md, "Internal calls"). */
-  actor: Actor | undefined;
 }
 
 export interface RegisterSellerWebhookResponse {
@@ -37,8 +35,6 @@ export interface RegisterSellerWebhookResponse {
 
 export interface ListSellerWebhooksRequest {
   sellerAccountId: number;
-  /** Who asks: the verified seller (docs/security.md, "Internal calls"). */
-  actor: Actor | undefined;
 }
 
 export interface ListSellerWebhooksResponse {
@@ -48,8 +44,6 @@ export interface ListSellerWebhooksResponse {
 export interface DeleteSellerWebhookRequest {
   sellerAccountId: number;
   endpointId: string;
-  /** Who asks: the verified seller (docs/security.md, "Internal calls"). */
-  actor: Actor | undefined;
 }
 
 export interface DeleteSellerWebhookResponse {
@@ -231,7 +225,7 @@ export const SellerWebhook: MessageFns<SellerWebhook> = {
 };
 
 function createBaseRegisterSellerWebhookRequest(): RegisterSellerWebhookRequest {
-  return { sellerAccountId: 0, url: "", actor: undefined };
+  return { sellerAccountId: 0, url: "" };
 }
 
 export const RegisterSellerWebhookRequest: MessageFns<RegisterSellerWebhookRequest> = {
@@ -241,9 +235,6 @@ export const RegisterSellerWebhookRequest: MessageFns<RegisterSellerWebhookReque
     }
     if (message.url !== "") {
       writer.uint32(18).string(message.url);
-    }
-    if (message.actor !== undefined) {
-      Actor.encode(message.actor, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -277,14 +268,6 @@ export const RegisterSellerWebhookRequest: MessageFns<RegisterSellerWebhookReque
             message.url = reader.string();
             continue;
           }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.actor = Actor.decode(reader, reader.uint32());
-            continue;
-          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -304,7 +287,6 @@ export const RegisterSellerWebhookRequest: MessageFns<RegisterSellerWebhookReque
     const message = createBaseRegisterSellerWebhookRequest();
     message.sellerAccountId = object.sellerAccountId ?? 0;
     message.url = object.url ?? "";
-    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
     return message;
   },
 };
@@ -379,16 +361,13 @@ export const RegisterSellerWebhookResponse: MessageFns<RegisterSellerWebhookResp
 };
 
 function createBaseListSellerWebhooksRequest(): ListSellerWebhooksRequest {
-  return { sellerAccountId: 0, actor: undefined };
+  return { sellerAccountId: 0 };
 }
 
 export const ListSellerWebhooksRequest: MessageFns<ListSellerWebhooksRequest> = {
   encode(message: ListSellerWebhooksRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.sellerAccountId !== 0) {
       writer.uint32(8).int64(message.sellerAccountId);
-    }
-    if (message.actor !== undefined) {
-      Actor.encode(message.actor, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -414,14 +393,6 @@ export const ListSellerWebhooksRequest: MessageFns<ListSellerWebhooksRequest> = 
             message.sellerAccountId = longToNumber(reader.int64());
             continue;
           }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.actor = Actor.decode(reader, reader.uint32());
-            continue;
-          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -440,7 +411,6 @@ export const ListSellerWebhooksRequest: MessageFns<ListSellerWebhooksRequest> = 
   fromPartial(object: DeepPartial<ListSellerWebhooksRequest>): ListSellerWebhooksRequest {
     const message = createBaseListSellerWebhooksRequest();
     message.sellerAccountId = object.sellerAccountId ?? 0;
-    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
     return message;
   },
 };
@@ -501,7 +471,7 @@ export const ListSellerWebhooksResponse: MessageFns<ListSellerWebhooksResponse> 
 };
 
 function createBaseDeleteSellerWebhookRequest(): DeleteSellerWebhookRequest {
-  return { sellerAccountId: 0, endpointId: "", actor: undefined };
+  return { sellerAccountId: 0, endpointId: "" };
 }
 
 export const DeleteSellerWebhookRequest: MessageFns<DeleteSellerWebhookRequest> = {
@@ -511,9 +481,6 @@ export const DeleteSellerWebhookRequest: MessageFns<DeleteSellerWebhookRequest> 
     }
     if (message.endpointId !== "") {
       writer.uint32(18).string(message.endpointId);
-    }
-    if (message.actor !== undefined) {
-      Actor.encode(message.actor, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -547,14 +514,6 @@ export const DeleteSellerWebhookRequest: MessageFns<DeleteSellerWebhookRequest> 
             message.endpointId = reader.string();
             continue;
           }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.actor = Actor.decode(reader, reader.uint32());
-            continue;
-          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -574,7 +533,6 @@ export const DeleteSellerWebhookRequest: MessageFns<DeleteSellerWebhookRequest> 
     const message = createBaseDeleteSellerWebhookRequest();
     message.sellerAccountId = object.sellerAccountId ?? 0;
     message.endpointId = object.endpointId ?? "";
-    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
     return message;
   },
 };
