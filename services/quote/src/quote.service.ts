@@ -24,7 +24,7 @@ import { quoteMigrations } from './adapters/quote.migrations.js';
 import { claimQuote } from './application/claim-quote.js';
 import { ClaimTokens } from './application/claim-tokens.js';
 import type { QuoteDependencies } from './application/quote.dependencies.js';
-import { startQuoteNotifications } from './application/quote-notifications.js';
+import { startQuoteNotifications } from './adapters/quote-notifications.js';
 import {
   countQuoteRequestsSince,
   getBuyerQuoteRequest,
@@ -60,13 +60,14 @@ export const startQuoteService = async (options: QuoteServiceOptions): Promise<S
   const schema = options.schema ?? SERVICE_NAME;
 
   await migrate(db, schema, quoteMigrations);
+  const listings = new ListingSnapshotsTable(schema);
   const deps: QuoteDependencies = {
     db,
     clock,
     store: createPostgresEventStore({ db, schema }),
     allocateQuoteRequestId: quoteRequestIdSequence(schema),
     quoteRequests: new QuoteRequestsTable(schema),
-    listings: new ListingSnapshotsTable(schema),
+    listings,
     idempotencyKeys: new IdempotencyKeys(db, schema, clock),
     claimTokens: new ClaimTokens(await loadClaimKey(db, schema)),
   };
@@ -92,7 +93,7 @@ export const startQuoteService = async (options: QuoteServiceOptions): Promise<S
     await mailWorker.stop();
   };
   try {
-    consumers.push(await startListingSnapshotsProjection({ log, db, schema, table: deps.listings }));
+    consumers.push(await startListingSnapshotsProjection({ log, db, schema, table: listings }));
     consumers.push(
       await startSellerContactsProjection({
         log,

@@ -1,5 +1,6 @@
 import type { Queryable, Transaction } from '@marketplace/database';
 import { quoteIdent } from '@marketplace/database';
+import type { CheckoutCompletions } from '../application/ports.js';
 
 export const completionsMigration = {
   id: 'order-002-completions',
@@ -18,7 +19,7 @@ export const completionsMigration = {
  * are placed or it failed (both in the transaction of the session's event). A row that stays is an attempt a
  * crash or an outage interrupted; the recovery job finishes it.
  */
-export class CompletionsTable {
+export class CompletionsTable implements CheckoutCompletions {
   private readonly table: string;
 
   constructor(schema: string) {

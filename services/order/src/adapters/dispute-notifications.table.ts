@@ -1,23 +1,6 @@
 import type { Migration, Transaction } from '@marketplace/database';
 import { quoteIdent } from '@marketplace/database';
-
-/** What the operator is told about a dispute: the buyer's whole report and the order it concerns. */
-export interface DisputeNotice {
-  readonly orderId: number;
-  readonly productId: string;
-  readonly productName: string;
-  readonly quantity: number;
-  readonly totalCents: number;
-  readonly currency: string;
-  readonly sellerAccountId: number;
-  readonly buyerAccountId: number;
-  readonly buyerEmail: string;
-  readonly reason: string;
-  readonly description: string;
-  readonly requestedAction?: string | undefined;
-  readonly photoUrls: readonly string[];
-  readonly reportedAt: number;
-}
+import type { DisputeNotice, DisputeNotices } from '../application/ports.js';
 
 /**
  * Every dispute's notice for the operator, written in the transaction of the IssueReported event (so no dispute
@@ -38,7 +21,7 @@ export const disputeMailQueueMigration: Migration = {
   `,
 };
 
-export class DisputeNotificationsTable {
+export class DisputeNotificationsTable implements DisputeNotices {
   private readonly table: string;
 
   constructor(schema: string) {

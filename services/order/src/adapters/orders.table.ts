@@ -1,12 +1,7 @@
 import type { Queryable, Transaction } from '@marketplace/database';
 import { quoteIdent } from '@marketplace/database';
 import type { Order } from '../domain/order.events.js';
-
-export interface VersionedOrder {
-  readonly order: Order;
-  /** The order stream's version after its last event. */
-  readonly version: number;
-}
+import type { OrderRecords, VersionedOrder } from '../application/ports.js';
 
 interface OrderRow {
   [column: string]: unknown;
@@ -20,7 +15,7 @@ const versioned = (row: OrderRow): VersionedOrder => ({ order: row.state, versio
  * The current state of every order, written in the same transaction as the order's events (so it is never
  * behind them) and read by the queries that select orders by seller, buyer, status or deadline.
  */
-export class OrdersTable {
+export class OrdersTable implements OrderRecords {
   private readonly table: string;
   private readonly sequence: string;
 

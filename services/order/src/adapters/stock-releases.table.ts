@@ -1,5 +1,6 @@
 import type { Migration, Queryable, Transaction } from '@marketplace/database';
 import { quoteIdent } from '@marketplace/database';
+import type { StockRelease, StockReleases } from '../application/ports.js';
 
 /**
  * The stock to put back for cancelled orders (docs/specification.md, "Order lifecycle"): a row is written in the
@@ -28,15 +29,7 @@ export const stockReleasesMigration: Migration = {
   `,
 };
 
-export interface StockRelease {
-  readonly orderId: number;
-  readonly productId: string;
-  readonly reservationId: string;
-  /** Attempts including the one just claimed. */
-  readonly attempts: number;
-}
-
-export class StockReleasesTable {
+export class StockReleasesTable implements StockReleases {
   private readonly table: string;
 
   constructor(schema: string) {

@@ -2,13 +2,17 @@ import type { Database } from '@marketplace/database';
 import type { EventStore, IdempotencyKeys } from '@marketplace/eventsourcing';
 import type { OutgoingMailTable } from '@marketplace/outgoing-mail';
 import type { Clock, Logger } from '@marketplace/platform';
-import type { CompletionsTable } from '../adapters/completions.table.js';
-import type { DisputeNotificationsTable } from '../adapters/dispute-notifications.table.js';
-import type { OrdersTable } from '../adapters/orders.table.js';
-import type { StockReleasesTable } from '../adapters/stock-releases.table.js';
 import type { SellerContactsTable } from '@marketplace/seller-contacts';
 import type { BulkThreshold } from '../domain/checkout.rules.js';
-import type { Listings, QuoteRedemptions, Quotes } from './ports.js';
+import type {
+  CheckoutCompletions,
+  DisputeNotices,
+  Listings,
+  OrderRecords,
+  QuoteRedemptions,
+  Quotes,
+  StockReleases,
+} from './ports.js';
 
 export const ORDER_STREAM_TYPE = 'order';
 export const CHECKOUT_STREAM_TYPE = 'checkout';
@@ -18,9 +22,9 @@ export interface OrderDependencies {
   readonly store: EventStore;
   readonly clock: Clock;
   readonly logger: Logger;
-  readonly orders: OrdersTable;
-  readonly completions: CompletionsTable;
-  readonly disputes: DisputeNotificationsTable;
+  readonly orders: OrderRecords;
+  readonly completions: CheckoutCompletions;
+  readonly disputes: DisputeNotices;
   /** The service's outgoing-mail queue (`@marketplace/outgoing-mail`): the operator's dispute emails. */
   readonly outgoingMail: OutgoingMailTable;
   /** The operator's address for dispute emails (`ADMIN_EMAIL`); unset, the notices wait in `disputes`. */
@@ -36,7 +40,7 @@ export interface OrderDependencies {
   /** Called after a commit that queued mail (cancellations, resolutions): the mail worker looks now. */
   readonly onMailQueued: () => void;
   /** The stock to put back for cancelled orders, released after the commit. */
-  readonly stockReleases: StockReleasesTable;
+  readonly stockReleases: StockReleases;
   /** Called after a cancellation committed: the release job runs now. */
   readonly onStockReleaseQueued: () => void;
   /** Sellers' names and addresses from the account events, for the order notices. */

@@ -2,7 +2,7 @@ import type { CommandContext } from '@marketplace/eventsourcing';
 import type { Transaction } from '@marketplace/database';
 import { handleCommand } from '@marketplace/eventsourcing';
 import { escapeHtml, isAppError, notFound, toIso, validationError } from '@marketplace/platform';
-import type { DisputeNotice } from '../adapters/dispute-notifications.table.js';
+import type { DisputeNotice } from './ports.js';
 import type { OrderCommand } from '../domain/order.commands.js';
 import { orderDecider, validateTracking } from '../domain/order.decider.js';
 import type { DisputeReason, Order, RequestedAction, Tracking } from '../domain/order.events.js';

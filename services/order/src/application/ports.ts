@@ -1,5 +1,6 @@
 import type { Queryable, Transaction } from '@marketplace/database';
 import type { ListingForCheckout } from '../domain/checkout.rules.js';
+import type { Order } from '../domain/order.events.js';
 
 /** The listing service as checkout sees it: the source of truth for price, seller and stock. */
 export interface Listings {
@@ -61,4 +62,140 @@ export interface QuoteRedemptions {
   release(tx: Transaction, checkoutId: string): Promise<void>;
   /** Records the order that used the quote; the checkout must hold it. */
   redeem(tx: Transaction, checkoutId: string, quoteRequestId: number, orderId: number): Promise<void>;
+}
+
+export interface VersionedOrder {
+  readonly order: Order;
+  /** The order stream's version after its last event. */
+  readonly version: number;
+}
+
+export interface OrderRecords {
+  /** Order ids come from a sequence, never from counting rows: concurrent checkouts never collide. */
+  allocateOrderId(tx: Transaction): Promise<number>;
+  save(tx: Transaction, versionedOrder: VersionedOrder): Promise<void>;
+  get(db: Queryable, orderId: number): Promise<VersionedOrder | undefined>;
+  /** The seller's orders among `orderIds`; the others (unknown or someone else's) are simply absent. */
+  ofSeller(db: Queryable, sellerAccountId: number, orderIds: readonly number[]): Promise<VersionedOrder[]>;
+  /** Orders awaiting shipment whose ship-by deadline is before `deadlineBefore`, soonest first. */
+  atRisk(
+    db: Queryable,
+    sellerAccountId: number,
+    deadlineBefore: number,
+    limit: number,
+  ): Promise<{
+    orders: Order[];
+    total: number;
+  }>;
+  /** The seller's disputed orders, latest report first. */
+  issuesReported(
+    db: Queryable,
+    sellerAccountId: number,
+    limit: number,
+  ): Promise<{
+    orders: Order[];
+    total: number;
+  }>;
+  /** Delivered orders whose inspection deadline passed by `now`, oldest deadline first. */
+  dueForCompletion(db: Queryable, now: number, limit: number): Promise<number[]>;
+  /**
+   * A page of orders matching `filter`, newest (highest id) first, after the cursor (the last id of the
+   * previous page). One more row than asked tells whether a next page exists.
+   */
+  list(
+    db: Queryable,
+    filter: {
+      readonly buyerAccountId?: number | undefined;
+      readonly sellerAccountId?: number | undefined;
+      readonly statuses?: readonly string[] | undefined;
+      readonly disputed?: boolean | undefined;
+    },
+    page: {
+      readonly limit: number;
+      readonly beforeOrderId?: number | undefined;
+    },
+  ): Promise<{
+    orders: Order[];
+    nextBeforeOrderId: number | undefined;
+  }>;
+  /** The seller's orders awaiting shipment placed since `sinceMs`, newest first. */
+  placedSince(
+    db: Queryable,
+    sellerAccountId: number,
+    sinceMs: number,
+    limit: number,
+  ): Promise<{
+    orders: Order[];
+    total: number;
+  }>;
+  countPlacedSince(db: Queryable, sinceMs: number): Promise<number>;
+}
+
+export interface CheckoutCompletions {
+  started(tx: Transaction, checkoutId: string, attempt: number, now: number): Promise<void>;
+  ended(tx: Transaction, checkoutId: string): Promise<void>;
+  startedBefore(db: Queryable, before: number, limit: number): Promise<string[]>;
+}
+
+/** What the operator is told about a dispute: the buyer's whole report and the order it concerns. */
+export interface DisputeNotice {
+  readonly orderId: number;
+  readonly productId: string;
+  readonly productName: string;
+  readonly quantity: number;
+  readonly totalCents: number;
+  readonly currency: string;
+  readonly sellerAccountId: number;
+  readonly buyerAccountId: number;
+  readonly buyerEmail: string;
+  readonly reason: string;
+  readonly description: string;
+  readonly requestedAction?: string | undefined;
+  readonly photoUrls: readonly string[];
+  readonly reportedAt: number;
+}
+
+export interface DisputeNotices {
+  record(tx: Transaction, notice: DisputeNotice, now: number): Promise<void>;
+  /**
+   * Up to `limit` notices whose email is not queued yet, oldest first, locked until `tx` ends (another
+   * transaction queueing them skips them).
+   */
+  unqueued(tx: Transaction, limit: number): Promise<DisputeNotice[]>;
+  markQueued(tx: Transaction, orderIds: readonly number[], now: number): Promise<void>;
+}
+
+export interface StockRelease {
+  readonly orderId: number;
+  readonly productId: string;
+  readonly reservationId: string;
+  /** Attempts including the one just claimed. */
+  readonly attempts: number;
+}
+
+export interface StockReleases {
+  /** Due at once; a second record for the order (a replayed cancellation) changes nothing. */
+  record(
+    tx: Transaction,
+    release: {
+      orderId: number;
+      productId: string;
+      reservationId: string;
+    },
+    now: number,
+  ): Promise<void>;
+  /** Claims due releases (replicas never claim the same row) for one attempt, pushing them a lease ahead. */
+  claimDue(db: Queryable, now: number, limit: number, leaseMs: number): Promise<StockRelease[]>;
+  markReleased(db: Queryable, orderId: number, now: number): Promise<void>;
+  retryLater(db: Queryable, orderId: number, error: string, retryAt: number): Promise<void>;
+  find(
+    db: Queryable,
+    orderId: number,
+  ): Promise<
+    | {
+        releasedAt?: number;
+        attempts: number;
+      }
+    | undefined
+  >;
 }

@@ -1,5 +1,6 @@
 import type { Migration, Queryable } from '@marketplace/database';
 import { quoteIdent } from '@marketplace/database';
+import type { ListingSnapshot, ListingSnapshots } from '../application/quote.dependencies.js';
 
 /**
  * What the quote service knows of each listing, projected from `marketplace.listing.v1`: the seller a request
@@ -23,18 +24,7 @@ export const listingSnapshotsMigration: Migration = {
   `,
 };
 
-export interface ListingSnapshot {
-  readonly productId: string;
-  readonly sellerAccountId: number;
-  readonly name: string;
-  readonly priceCents: number;
-  readonly currency: string;
-  readonly quantity: number;
-  readonly promotePublicly: boolean;
-  readonly version: number;
-}
-
-export class ListingSnapshotsTable {
+export class ListingSnapshotsTable implements ListingSnapshots {
   private readonly table: string;
 
   constructor(schema: string) {

@@ -1,7 +1,11 @@
 import type { Migration, Queryable } from '@marketplace/database';
 import { quoteIdent } from '@marketplace/database';
 import type { CompanionWrite } from '@marketplace/eventsourcing';
-import type { QuoteStatusFilter } from '@marketplace/vocabulary';
+import type {
+  QuoteRequestFilter,
+  QuoteRequestsStore,
+  StoredQuoteRequest,
+} from '../application/quote.dependencies.js';
 import type { QuoteRequest } from '../domain/quote.events.js';
 
 /**
@@ -36,20 +40,6 @@ export const quoteRequestBuyersMigration: Migration = {
   `,
 };
 
-export interface StoredQuoteRequest {
-  readonly quoteRequest: QuoteRequest;
-  readonly version: number;
-}
-
-export interface QuoteRequestFilter {
-  /** Whose requests: the seller's inbox, or a buyer account's own. */
-  readonly owner: { readonly sellerAccountId: number } | { readonly buyerAccountId: number };
-  readonly status: QuoteStatusFilter;
-  readonly limit: number;
-  readonly offset?: number;
-  readonly createdSince?: number;
-}
-
 type Row = { state: QuoteRequest | string; version: string | number };
 
 /** PGlite and node-postgres both parse jsonb; a driver that does not hands over the text. */
@@ -58,7 +48,7 @@ const storedOf = (row: Row): StoredQuoteRequest => ({
   version: Number(row.version),
 });
 
-export class QuoteRequestsTable {
+export class QuoteRequestsTable implements QuoteRequestsStore {
   private readonly table: string;
 
   constructor(schema: string) {

@@ -4,10 +4,10 @@ import { startProjection } from '@marketplace/eventsourcing';
 import type { OutgoingMailTable, QueuedMail } from '@marketplace/outgoing-mail';
 import type { Clock } from '@marketplace/platform';
 import type { SellerContactsTable } from '@marketplace/seller-contacts';
-import { decodeQuoteEvent } from '../adapters/quote-event.codec.js';
+import { decodeQuoteEvent } from './quote-event.codec.js';
 import { buyerAnswerEmail, newQuoteRequestEmail, quoteResponseEmail } from '../domain/quote.emails.js';
 import type { QuoteRequest } from '../domain/quote.events.js';
-import type { ClaimTokens } from './claim-tokens.js';
+import type { ClaimTokens } from '../application/claim-tokens.js';
 
 export const QUOTE_TOPIC = 'marketplace.quote.v1';
 
