@@ -998,6 +998,22 @@ describe.each(testEngines())('order application on $name', ({ create }) => {
         ['MarkDelivered', client.markDelivered({ ...asOtherSeller, orderId: mine.orderId })],
         ['GetSellerOrders', client.getSellerOrders({ ...asOtherSeller, orderIds: [mine.orderId] })],
         ['SellerAttention', client.sellerAttention({ ...asOtherSeller, windowHours: 24, limit: 10 })],
+        // The dispute desk is the operator's: an account's token is refused.
+        [
+          'ListDisputes',
+          client.listDisputes({ actor: buyerCall(BUYER).actor, status: 'all', limit: 10, cursor: '' }),
+        ],
+        [
+          'ResolveDispute',
+          client.resolveDispute({
+            actor: sellerCall(SELLER).actor,
+            orderId: mine.orderId,
+            resolution: 'rejected',
+            refundCents: 0,
+            note: 'x',
+            correlationId: '',
+          }),
+        ],
         ['ListBuyerOrders', client.listBuyerOrders({ ...asOtherBuyer, status: '', limit: 10, cursor: '' })],
         [
           'ListSellerOrders',

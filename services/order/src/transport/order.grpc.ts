@@ -1,7 +1,7 @@
 import { parseActor } from '@marketplace/eventsourcing';
 import { orderV1 } from '@marketplace/proto';
 import { actingAccountId, type GrpcService } from '@marketplace/rpc';
-import { validationError } from '@marketplace/platform';
+import { forbidden, validationError } from '@marketplace/platform';
 import {
   fromBuyerMessage,
   fromTrackingMessage,
@@ -54,6 +54,11 @@ const accountId = (
     throw validationError(`${path} is required`, [{ path, message: 'must be a positive account id' }]);
   }
   return actingAccountId(request.actor, value, path, [path === 'buyer_account_id' ? 'buyer' : 'seller']);
+};
+
+/** The operator's calls (the dispute desk): the verified caller must be the admin (docs/security.md). */
+const operatorOnly = (request: { readonly actor?: orderV1.CreateCheckoutRequest['actor'] }): void => {
+  if (request.actor?.kind !== 'admin') throw forbidden('only the operator may list and resolve disputes');
 };
 
 const reasonOf = (reason: string): DisputeReason => {
@@ -253,11 +258,13 @@ export const orderGrpcService = (deps: OrderDependencies): GrpcService<orderV1.O
       return { order: toOrderMessage(order) };
     },
     async listDisputes(request) {
+      operatorOnly(request);
       return pageMessage(
         await listDisputes(deps, { status: request.status, limit: request.limit, cursor: request.cursor }),
       );
     },
     async resolveDispute(request, context) {
+      operatorOnly(request);
       const order = await resolveDispute(deps, {
         ...contextOf(request, context.metadata.get('traceparent')),
         orderId: request.orderId,
