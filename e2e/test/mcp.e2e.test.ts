@@ -13,7 +13,10 @@ import { eventually } from '../src/harness/processes.js';
 /** Cases per tool of the fuzzed-arguments tests: 12 in `pnpm test`, FUZZ_RUNS=1000 for the nightly size. */
 const TOOL_FUZZ_RUNS = Number(process.env['FUZZ_RUNS'] ?? 12);
 
-/** Spec 4.3's sixteen tools and the buyer's quote tools (docs/specification.md, "Quotes"), by who may call them. */
+/**
+ * Spec 4.3's sixteen tools, the buyer's quote tools (docs/specification.md, "Quotes") and the seller's read-back
+ * (services/listing README), by who may call them.
+ */
 const SPEC_TOOLS = {
   none: [
     'search_inventory',
@@ -40,6 +43,7 @@ const SPEC_TOOLS = {
     'bulk_mark_shipped',
     'bulk_export_orders',
     'seller_inbox_summarise',
+    'list_my_listings',
   ],
 } as const;
 const ALL_TOOLS = Object.values(SPEC_TOOLS).flat();
@@ -236,6 +240,18 @@ describe('MCP conformance (embedded mode)', () => {
         value: 5,
       });
       expect(notMine).toMatchObject({ updated: [] });
+      const mine = await eventually(
+        async () => {
+          const page = await call(asSeller, 'list_my_listings', { sku: String(created['sku']) });
+          return (page['total'] as number) > 0 ? page : undefined;
+        },
+        { timeoutMs: 10_000, describe: () => 'list_my_listings never showed the new listing' },
+      );
+      expect(mine).toMatchObject({ listings: [{ id: created['id'] }], total: 1, next_cursor: null });
+      const theirList = await call(await connect(otherSeller), 'list_my_listings', {
+        sku: String(created['sku']),
+      });
+      expect(theirList).toMatchObject({ total: 0 });
     });
 
     it('runs the quote tools: request, list, respond', async () => {

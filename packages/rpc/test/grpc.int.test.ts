@@ -123,6 +123,9 @@ const listing = {
   async releaseStock() {
     throw new AppError('unavailable', 'not called by these tests');
   },
+  async listSellerListings() {
+    throw new AppError('unavailable', 'not called by these tests');
+  },
 } satisfies listingV1.ListingServiceImplementation;
 
 const logLines: Array<Record<string, unknown>> = [];

@@ -37,6 +37,7 @@ const listing = {
   bulkUpdateListings: unused,
   reserveStock: unused,
   releaseStock: unused,
+  listSellerListings: unused,
 } satisfies listingV1.ListingServiceImplementation;
 
 const refusals: Record<string, unknown>[] = [];

@@ -25,6 +25,7 @@ const replica = (name: string) => {
     bulkUpdateListings: notUsed,
     reserveStock: notUsed,
     releaseStock: notUsed,
+    listSellerListings: notUsed,
   } satisfies listingV1.ListingServiceImplementation;
   return { name, state, implementation };
 };

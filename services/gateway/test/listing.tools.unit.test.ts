@@ -75,6 +75,12 @@ const recordingClient = (failWith?: AppError) => {
     setQuantity: async () => {
       throw new Error('not used');
     },
+    getListing: async () => {
+      throw new Error('not used');
+    },
+    listSellerListings: async () => {
+      throw new Error('not used');
+    },
     close: () => undefined,
   };
   return { sent, commands: new ListingCommands(client, new ProductViews('https://market.test')) };

@@ -19,6 +19,9 @@ import { listingMigrations } from './adapters/listing.migrations.js';
 import { encodeListingEvent } from './adapters/listing-event.codec.js';
 import { productNumberSequence } from './adapters/product-number.sequence.js';
 import { startStalenessProjections } from './adapters/staleness.projections.js';
+import { startSellerListingsProjection } from './adapters/seller-listings.projection.js';
+import { SellerListingsTable } from './adapters/seller-listings.table.js';
+import { listSellerListings } from './application/list-seller-listings.js';
 import { StalenessTables } from './adapters/staleness.tables.js';
 import type { ListingDependencies } from './application/create-listing.js';
 import { createListing } from './application/create-listing.js';
@@ -86,6 +89,13 @@ export const startListingService = async (options: ListingServiceOptions): Promi
   const writes: ListingWriteDependencies = { ...deps, lockStream: listingStreamLock(schema) };
   const stalenessTables = new StalenessTables(schema);
   const projections = await startStalenessProjections({ log, db, schema, tables: stalenessTables });
+  const sellerListings = new SellerListingsTable(schema);
+  try {
+    projections.push(await startSellerListingsProjection({ log, db, schema, table: sellerListings }));
+  } catch (error) {
+    await Promise.all(projections.map((projection) => projection.close()));
+    throw error;
+  }
   const outgoingMail = new OutgoingMailTable(schema);
   const mailWorker = startOutgoingMailWorker({
     db,
@@ -140,6 +150,8 @@ export const startListingService = async (options: ListingServiceOptions): Promi
         bulkUpdateListings: (input) => bulkUpdateListings(writes, input),
         reserveStock: (input) => reserveStock(writes, input),
         releaseStock: (input) => releaseStock(writes, input),
+        listSellerListings: (sellerAccountId, filter) =>
+          listSellerListings({ db, sellerListings }, sellerAccountId, filter),
       }),
     ],
     logger,

@@ -1,8 +1,26 @@
 import type { listingV1 } from '@marketplace/proto';
-import { forbidden, formatProductId } from '@marketplace/platform';
+import { forbidden, formatProductId, notFound } from '@marketplace/platform';
 import type { ListingClient } from '../clients/listing.client.js';
 import type { Principal } from '../domain/account.js';
-import type { ProductDetails, ProductViews } from './product.views.js';
+import type { ProductDetails, ProductViews, SellerListing } from './product.views.js';
+
+/** A seller's list filters; absent ones do not filter. */
+export interface SellerListingsFilter {
+  readonly status?: string | undefined;
+  readonly visibility?: string | undefined;
+  readonly category?: string | undefined;
+  readonly sku?: string | undefined;
+  readonly updatedSinceMs?: number | undefined;
+  readonly cursor?: string | undefined;
+  readonly limit: number;
+}
+
+export interface SellerListingsPage {
+  readonly listings: SellerListing[];
+  readonly total: number;
+  /** Pass as `cursor` for the next page; null on the last page. */
+  readonly next_cursor: string | null;
+}
 
 /** The modes of bulk_update_listings (spec 4.3): prices in cents, percentages in percent, moq in units. */
 export const BULK_UPDATE_MODES = [
@@ -88,6 +106,37 @@ export class ListingCommands {
       correlationId,
     });
     return this.views.detailsOfListing(listing);
+  }
+
+  /**
+   * The seller's own listing as it stands (read-your-writes), with its version. Another seller's listing is 404
+   * like a missing one: its existence is not the caller's business.
+   */
+  async getMine(seller: Principal, productId: string): Promise<SellerListing> {
+    sellerActor(seller, 'read their listings');
+    const listing = await this.listing.getListing(productId);
+    if (listing.sellerAccountId !== seller.accountId) throw notFound(`listing ${productId} does not exist`);
+    return this.views.sellerListingOf(listing);
+  }
+
+  /** One page of the seller's own listings, oldest change first (services/listing README). */
+  async listMine(seller: Principal, filter: SellerListingsFilter): Promise<SellerListingsPage> {
+    const { listings, total, nextCursor } = await this.listing.listSellerListings({
+      actor: sellerActor(seller, 'read their listings'),
+      sellerAccountId: seller.accountId,
+      status: filter.status ?? '',
+      visibility: filter.visibility ?? '',
+      category: filter.category ?? '',
+      sku: filter.sku ?? '',
+      updatedSinceMs: filter.updatedSinceMs,
+      cursor: filter.cursor ?? '',
+      limit: filter.limit,
+    });
+    return {
+      listings: listings.map((listing) => this.views.sellerListingOf(listing)),
+      total,
+      next_cursor: nextCursor === '' ? null : nextCursor,
+    };
   }
 
   /** One change on up to 200 listings; those that are not the seller's or break a rule are reported. */

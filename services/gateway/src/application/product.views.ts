@@ -49,6 +49,14 @@ export interface ProductDetails extends ProductSummary {
   readonly updated_at: string;
 }
 
+/** The seller's own view of a listing (GET /api/products, list_my_listings). */
+export interface SellerListing extends ProductDetails {
+  /** `active` (in stock) or `sold_out`. */
+  readonly status: string;
+  /** The listing's version: its ETag, and what If-Match names. */
+  readonly version: number;
+}
+
 /** What both the catalog's Product and the listing service's Listing say about a product. */
 interface ProductFacts {
   readonly id: string;
@@ -115,6 +123,15 @@ export class ProductViews {
       createdAtMs: listing.createdAtMs,
       updatedAtMs: listing.updatedAtMs,
     });
+  }
+
+  /** A listing as its seller reads it back: the details, the aggregate version (the ETag) and its status. */
+  sellerListingOf(listing: listingV1.Listing): SellerListing {
+    return {
+      ...this.detailsOfListing(listing),
+      status: listing.quantity > 0 ? 'active' : 'sold_out',
+      version: listing.version,
+    };
   }
 
   private summary(facts: ProductFacts): ProductSummary {

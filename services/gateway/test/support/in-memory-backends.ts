@@ -57,6 +57,7 @@ export class InMemoryBackends {
       bulkUpdateListings: async (request) => backends.bulkUpdate(request),
       reserveStock: notServedHere,
       releaseStock: notServedHere,
+      listSellerListings: notServedHere,
     };
     const catalog: catalogV1.CatalogServiceImplementation = {
       searchProducts: async (request) => backends.search(request),

@@ -6,6 +6,8 @@ import type { GrpcService } from '@marketplace/rpc';
 import { fromActorMessage, toListingMessage } from '../adapters/listing-proto.mapper.js';
 import type { BulkUpdateInput, BulkUpdateResult, CommandContext } from '../application/change-listing.js';
 import type { CreatedListing, CreateListingInput } from '../application/create-listing.js';
+import type { SellerListingsResult } from '../application/list-seller-listings.js';
+import type { SellerListingsFilter } from '../domain/seller-listings.query.js';
 import type { ListingChanges, ListingDraft } from '../domain/listing.commands.js';
 import { InsufficientStockError } from '../domain/listing.decider.js';
 
@@ -24,6 +26,7 @@ export interface ListingApplication {
     input: CommandContext & { productId: string; reservationId: string; quantity: number },
   ): Promise<CreatedListing>;
   releaseStock(input: CommandContext & { productId: string; reservationId: string }): Promise<CreatedListing>;
+  listSellerListings(sellerAccountId: number, filter: SellerListingsFilter): Promise<SellerListingsResult>;
 }
 
 /** Proto optional fields arrive as undefined when absent, which is how the draft marks "take the default". */
@@ -171,6 +174,23 @@ export const listingGrpcService = (
         ...contextOf(request, context),
       });
       return listingReply(released);
+    },
+    async listSellerListings(request, context) {
+      sellerContextOf({ ...request, correlationId: '' }, context);
+      const { listings, total, nextCursor } = await application.listSellerListings(request.sellerAccountId, {
+        status: request.status,
+        visibility: request.visibility,
+        category: request.category,
+        sku: request.sku,
+        updatedSince: request.updatedSinceMs,
+        cursor: request.cursor,
+        limit: request.limit,
+      });
+      return {
+        listings: listings.map(({ listing, version }) => toListingMessage(listing, version)),
+        total,
+        nextCursor,
+      };
     },
   },
 });

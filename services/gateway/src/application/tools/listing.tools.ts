@@ -4,7 +4,13 @@ import { AppError, forbidden, unauthenticated } from '@marketplace/platform';
 import { CATEGORIES, CONDITIONS, LISTING_LIMITS } from '@marketplace/vocabulary';
 import type { Principal } from '../../domain/account.js';
 import { idempotencyKeyArgument } from '../../http/schemas/idempotency-key.schema.js';
-import type { BulkUpdateOutcome, ListingCommands } from '../listing.commands.js';
+import {
+  LISTING_STATUSES,
+  LISTING_VISIBILITIES,
+  SELLER_LISTINGS_DEFAULT_LIMIT,
+  SELLER_LISTINGS_MAX_LIMIT,
+} from '../../http/schemas/seller-listings.schema.js';
+import type { BulkUpdateOutcome, ListingCommands, SellerListingsPage } from '../listing.commands.js';
 import { BULK_UPDATE_MODES } from '../listing.commands.js';
 import type { ProductDetails } from '../product.views.js';
 import { productDetailsOutput } from './catalog.tools.js';
@@ -62,6 +68,34 @@ export const bulkUpdateListingsOutput = z.object({
       }),
     )
     .describe('listings left untouched: not yours, not found, or the change would break a rule'),
+});
+
+/** A listing as its seller reads it back: the details plus status and version (the ETag). */
+export const sellerListingOutput = productDetailsOutput.extend({
+  status: z.enum(LISTING_STATUSES),
+  version: z.number().int().describe('the listing version: the ETag of GET /api/products/{id}, for If-Match'),
+});
+
+export const sellerListingsPageOutput = z.object({
+  listings: z.array(sellerListingOutput),
+  total: z.number().int().describe('listings matching the filters, all pages'),
+  next_cursor: z.string().nullable().describe('pass as cursor for the next page; null on the last page'),
+});
+
+/** list_my_listings: the filters of GET /api/products. */
+export const listMyListingsInput = z.object({
+  status: z.enum(LISTING_STATUSES, oneOf(LISTING_STATUSES)).optional(),
+  visibility: z.enum(LISTING_VISIBILITIES, oneOf(LISTING_VISIBILITIES)).optional(),
+  category: z.enum(CATEGORIES, oneOf(CATEGORIES)).optional(),
+  sku: text(LISTING_LIMITS.skuMaxLength).optional().describe('exact sku'),
+  updated_since: z.iso
+    .datetime({ offset: true, error: 'must be an RFC 3339 date-time' })
+    .optional()
+    .describe('only listings changed at or after this time'),
+  cursor: text(100).optional().describe('next_cursor of the previous page'),
+  limit: wholeNumber(1, SELLER_LISTINGS_MAX_LIMIT, 'listings')
+    .default(SELLER_LISTINGS_DEFAULT_LIMIT)
+    .describe(`page size, default ${SELLER_LISTINGS_DEFAULT_LIMIT}`),
 });
 
 const requireSeller = (principal: Principal | undefined, tool: string): Principal => {
@@ -149,8 +183,33 @@ export const bulkUpdateListingsTool = (
     ),
 });
 
+export const listMyListingsTool = (
+  listings: ListingCommands,
+): Tool<typeof listMyListingsInput, SellerListingsPage> => ({
+  name: 'list_my_listings',
+  description:
+    "The calling seller's own listings (public and in-app only), filtered by status, visibility, category, " +
+    'sku and updated_since; oldest change first, paged by cursor, with the total. A listing changed while ' +
+    'you page moves to the end and shows again, so syncing with updated_since misses nothing.',
+  inputSchema: listMyListingsInput,
+  outputSchema: sellerListingsPageOutput,
+  auth: 'seller',
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  handler: async (principal, input) =>
+    listings.listMine(requireSeller(principal, 'list_my_listings'), {
+      status: input.status,
+      visibility: input.visibility,
+      category: input.category,
+      sku: input.sku,
+      updatedSinceMs: input.updated_since === undefined ? undefined : Date.parse(input.updated_since),
+      cursor: input.cursor,
+      limit: input.limit,
+    }),
+});
+
 /** The seller's listing tools, in the order tools/list shows them. */
 export const listingTools = (listings: ListingCommands): Tool[] => [
   createListingTool(listings),
   bulkUpdateListingsTool(listings),
+  listMyListingsTool(listings),
 ];

@@ -21,7 +21,12 @@ import {
 import { parseOrThrow } from '../schemas/validate.js';
 import { requestIdOf } from '../request-log.js';
 import { productDetailsOutput } from '../../application/tools/catalog.tools.js';
-import { bulkUpdateListingsOutput } from '../../application/tools/listing.tools.js';
+import {
+  bulkUpdateListingsOutput,
+  sellerListingOutput,
+  sellerListingsPageOutput,
+} from '../../application/tools/listing.tools.js';
+import { sellerListingsQuerySchema } from '../schemas/seller-listings.schema.js';
 import type { RouteDoc } from './openapi.describe.js';
 
 const centsOf = (dollars: number | null | undefined): number | undefined =>
@@ -62,6 +67,9 @@ export const listingChangesOf = (body: UpdateListingBody): listingV1.ListingChan
   promotePublicly: body.promotePublicly ?? undefined,
 });
 
+/** A listing's ETag: its aggregate version, strong (decisions, "Listings"). */
+export const etagOf = (version: number): string => `"${version}"`;
+
 /** Seller REST endpoints (spec 4.2). */
 export const productsRoutes = (
   problems: Problems,
@@ -83,7 +91,16 @@ export const productsRoutes = (
       );
       res.status(201).location(created.url).json(created);
     })
-    .all(methodNotAllowed(problems, ['POST']));
+    .get(authenticate(identity, { required: true }), async (req, res) => {
+      const query = parseOrThrow(sellerListingsQuerySchema, req.query, 'query parameters');
+      res.json(
+        await listings.listMine(authenticatedPrincipalOf(req), {
+          ...query,
+          updatedSinceMs: query.updated_since === undefined ? undefined : Date.parse(query.updated_since),
+        }),
+      );
+    })
+    .all(methodNotAllowed(problems, ['GET', 'POST']));
   // Before /api/products/:productId, which would otherwise take "bulk-update-price" for a product id.
   router
     .route('/api/products/bulk-update-price')
@@ -102,13 +119,18 @@ export const productsRoutes = (
     .all(methodNotAllowed(problems, ['POST']));
   router
     .route('/api/products/:productId')
+    .get(authenticate(identity, { required: true }), async (req, res) => {
+      const { productId = '' } = req.params;
+      const listing = await listings.getMine(authenticatedPrincipalOf(req), productId);
+      res.set('ETag', etagOf(listing.version)).json(listing);
+    })
     .put(authenticate(identity, { required: true }), ...jsonBody(bodyLimitBytes), async (req, res) => {
       const body = parseOrThrow(updateListingBodySchema, req.body, 'listing changes');
       const { productId = '' } = req.params;
       const seller = authenticatedPrincipalOf(req);
       res.json(await listings.update(seller, productId, listingChangesOf(body), requestIdOf(req)));
     })
-    .all(methodNotAllowed(problems, ['PUT']));
+    .all(methodNotAllowed(problems, ['GET', 'PUT']));
   router
     .route('/api/products/:productId/quantity')
     .patch(authenticate(identity, { required: true }), ...jsonBody(bodyLimitBytes), async (req, res) => {
@@ -130,6 +152,44 @@ const SELLER_ERRORS = {
 
 /** The seller REST endpoints (spec 4.2) in /openapi.json, from the schemas the handlers parse with. */
 export const productsRouteDocs: readonly RouteDoc[] = [
+  {
+    method: 'get',
+    path: '/api/products',
+    operationId: 'listMyListings',
+    summary: 'Your own listings, filtered and paged by cursor',
+    description:
+      'The calling seller’s listings, public and in-app only, oldest change first, with the total matching the ' +
+      'filters. Page with next_cursor until it is null. A listing changed while you page moves to the end and ' +
+      'shows again, so a sync with updated_since misses nothing. The list follows the listing events (a change ' +
+      'shows within moments); GET /api/products/{productId} reads the listing itself.',
+    tags: ['listings'],
+    auth: 'api_key',
+    query: sellerListingsQuerySchema,
+    responses: {
+      200: { description: 'One page of your listings', schema: sellerListingsPageOutput },
+      400: 'Invalid query parameters (each in errors), or a cursor this list did not return',
+      401: SELLER_ERRORS[401],
+      403: 'Not a seller key',
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/products/{productId}',
+    operationId: 'getMyListing',
+    summary: 'Your listing as it stands, with its version',
+    description:
+      'Read-your-writes: the listing after your last change. The ETag header is the version; send it as ' +
+      'If-Match on PUT. Another seller’s listing is 404, like a missing one.',
+    tags: ['listings'],
+    auth: 'api_key',
+    pathParameters: productIdParams,
+    responses: {
+      200: { description: 'The listing, its status and version', schema: sellerListingOutput },
+      401: SELLER_ERRORS[401],
+      403: 'Not a seller key',
+      404: 'No such listing of yours',
+    },
+  },
   {
     method: 'post',
     path: '/api/products',
