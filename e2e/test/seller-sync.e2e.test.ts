@@ -147,6 +147,63 @@ describe('seller sync: reading listings back (embedded mode on PostgreSQL)', () 
     expect((await get('/api/products/not-a-product', seller.apiKey)).status).toBe(404);
   });
 
+  it('PUT takes the POST body: a new price changes, stock is kept; If-Match is honoured (412 when stale)', async () => {
+    const body = {
+      name: 'Pallet of Quarvelle desk lamps',
+      description: 'Brass desk lamps, boxed',
+      sku: 'LAMP-1',
+      category: 'office_supplies',
+      price: 20,
+      quantity: 40,
+      imageUrl: marketplace.images.imageUrl('lamp'),
+      promotePublicly: true,
+    };
+    const created = await marketplace.client.publish(seller.apiKey, body);
+    expect(created.status).toBe(201);
+    const path = `/api/products/${created.body.id}`;
+    const put = (changes: unknown, headers: Record<string, string> = {}, apiKey = seller.apiKey) =>
+      marketplace.client.request(path, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json', 'x-mcp-api-key': apiKey, ...headers },
+        body: JSON.stringify(changes),
+      });
+    const read = await get(path, seller.apiKey);
+    expect(read.headers.get('etag')).toBe('"1"');
+    const changed = await put({ ...body, price: 18.5 }, { 'if-match': '"1"' });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({ price: 1850, quantity_available: 40, version: 2, sku: 'LAMP-1' });
+    expect(changed.headers.get('etag')).toBe('"2"');
+    const stale = await put({ ...body, price: 1 }, { 'if-match': '"1"' });
+    expect(stale.status).toBe(412);
+    expect(stale.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect((await get(path, seller.apiKey)).body).toMatchObject({ price: 1850, version: 2 });
+    const weak = await put({ price: 1 }, { 'if-match': 'W/"2"' });
+    expect(weak.status).toBe(412);
+    // No If-Match: the change applies to whatever version there is (no 428).
+    const unconditional = await put({ quantity: 0 });
+    expect(unconditional.status).toBe(200);
+    expect(unconditional.body).toMatchObject({
+      price: 1850,
+      quantity_available: 0,
+      status: 'sold_out',
+      version: 3,
+    });
+    const stalePatch = await marketplace.client.request(`${path}/quantity`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', 'x-mcp-api-key': seller.apiKey, 'if-match': '"2"' },
+      body: JSON.stringify({ quantity: 5 }),
+    });
+    expect(stalePatch.status).toBe(412);
+    expect((await put({ price: 1 }, { 'if-match': '"3"' }, otherSeller.apiKey)).status).toBe(403);
+    const paths = async (changes: unknown) =>
+      ((await put(changes)).body as { errors: { path: string }[] }).errors.map((error) => error.path);
+    expect(await paths({ quantity: -1 })).toEqual(['quantity']);
+    expect(await paths({ imageUrl: 'ftp://nope' })).toEqual(['imageUrl']);
+    expect(await paths({ galleryImageUrls: ['https://example.com/a.png', 'not a url'] })).toEqual([
+      'galleryImageUrls/1',
+    ]);
+  });
+
   it('list_my_listings over MCP pages the same listings', async () => {
     const client = new Client({ name: 'seller-sync-e2e', version: '1.0.0' });
     await client.connect(

@@ -45,6 +45,7 @@ const STATUS_OF_KIND: Record<ErrorKind, Status> = {
   unavailable: Status.UNAVAILABLE,
   payload_too_large: Status.RESOURCE_EXHAUSTED,
   idempotency_conflict: Status.ALREADY_EXISTS,
+  precondition_failed: Status.FAILED_PRECONDITION,
 };
 const KINDS = Object.keys(STATUS_OF_KIND) as ErrorKind[];
 

@@ -74,21 +74,26 @@ export class ListingCommands {
     return this.views.detailsOfListing(listing);
   }
 
-  /** Changes price or details of the seller's own listing (403 another seller's, 404 none). */
+  /**
+   * Changes the seller's own listing (403 another seller's, 404 none); with `matchVersions` (If-Match) only
+   * while it is at one of them (412).
+   */
   async update(
     seller: Principal,
     productId: string,
     changes: listingV1.ListingChanges,
     correlationId: string,
-  ): Promise<ProductDetails> {
+    matchVersions: readonly number[] = [],
+  ): Promise<SellerListing> {
     const listing = await this.listing.updateListing({
       actor: sellerActor(seller, 'change listings'),
       sellerAccountId: seller.accountId,
       productId,
       changes,
       correlationId,
+      matchVersions: [...matchVersions],
     });
-    return this.views.detailsOfListing(listing);
+    return this.views.sellerListingOf(listing);
   }
 
   /** Sets the stock of the seller's own listing; 0 marks it sold out. */
@@ -97,15 +102,17 @@ export class ListingCommands {
     productId: string,
     quantity: number,
     correlationId: string,
-  ): Promise<ProductDetails> {
+    matchVersions: readonly number[] = [],
+  ): Promise<SellerListing> {
     const listing = await this.listing.setQuantity({
       actor: sellerActor(seller, 'change listings'),
       sellerAccountId: seller.accountId,
       productId,
       quantity,
       correlationId,
+      matchVersions: [...matchVersions],
     });
-    return this.views.detailsOfListing(listing);
+    return this.views.sellerListingOf(listing);
   }
 
   /**

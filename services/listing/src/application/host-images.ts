@@ -60,6 +60,42 @@ const hostOne = async (deps: ImageHostingDependencies, url: string): Promise<Hos
 };
 
 /**
+ * Re-hosts the images a seller's changes name (a PUT): only the URLs sent, no library lookup (the listing has
+ * an image already). Every failing URL is a violation on its path, all at once.
+ */
+export const hostChangedImages = async (
+  deps: ImageHostingDependencies,
+  changes: {
+    readonly imageUrl?: string | undefined;
+    readonly galleryImageUrls?: readonly string[] | undefined;
+  },
+): Promise<{ imageUrl?: string; galleryImageUrls?: string[] }> => {
+  const gallery = changes.galleryImageUrls ?? [];
+  const [main, ...hostedGallery] = await Promise.all(
+    [changes.imageUrl, ...gallery].map((url) =>
+      url === undefined ? Promise.resolve(undefined) : hostOne(deps, url),
+    ),
+  );
+  const violations: FieldViolation[] = [];
+  const pathOf = (hosted: Hosted | undefined, field: string): string => {
+    if (hosted && 'violation' in hosted) violations.push({ path: field, message: hosted.violation });
+    return hosted && 'path' in hosted ? hosted.path : '';
+  };
+  const imageUrl = main === undefined ? undefined : pathOf(main, 'imageUrl');
+  const galleryImageUrls = hostedGallery.map((hosted, index) => pathOf(hosted, `galleryImageUrls/${index}`));
+  if (violations.length > 0) {
+    throw validationError(
+      `images: ${violations.map(({ path, message }) => `${path} ${message}`).join('; ')}`,
+      violations,
+    );
+  }
+  return {
+    ...(imageUrl === undefined ? {} : { imageUrl }),
+    ...(changes.galleryImageUrls === undefined ? {} : { galleryImageUrls }),
+  };
+};
+
+/**
  * Re-hosts a listing's images (decisions, "Listings" → Images): every URL is fetched through the outbound
  * guard, checked and stored as `/images/<sha256>.<ext>`. Without `imageUrl`, the image of the most similar
  * listing of the same category is borrowed from the library; nothing found is a 400 that asks for `imageUrl`.

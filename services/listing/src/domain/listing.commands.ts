@@ -41,8 +41,9 @@ export type CreateListing = Command<
 >;
 
 /**
- * The fields a seller may change after publishing, before validation; absent fields keep their value. Images
- * are not among them (they would need re-hosting), nor is stock (SetQuantity).
+ * The fields a seller may change after publishing (what a create takes), before validation; absent fields keep
+ * their value. `quantity` sets the stock as SetQuantity does; image URLs are re-hosted before deciding and
+ * arrive in the command's `hostedImages`.
  */
 export interface ListingChanges {
   readonly name?: string;
@@ -57,12 +58,22 @@ export interface ListingChanges {
   readonly originalRetailPriceCents?: number;
   readonly instantCheckout?: boolean;
   readonly promotePublicly?: boolean;
+  readonly quantity?: number;
+  readonly imageUrl?: string;
+  /** Present: the whole gallery is replaced. */
+  readonly galleryImageUrls?: readonly string[];
 }
 
 /** The seller's changes to one listing (a PUT, or one listing of a bulk update). */
 export type UpdateListing = Command<
   'UpdateListing',
-  { readonly productId: string; readonly sellerAccountId: number; readonly changes: ListingChanges }
+  {
+    readonly productId: string;
+    readonly sellerAccountId: number;
+    readonly changes: ListingChanges;
+    /** The changed images once re-hosted; absent: the listing keeps the URLs of the changes. */
+    readonly hostedImages?: Partial<HostedImages>;
+  }
 >;
 
 /** The seller sets the units in stock; 0 marks the listing sold out. */

@@ -100,13 +100,27 @@ const createListing = (command: CreateListing, state: ListingState): ListingCrea
   ];
 };
 
+/** Field values are scalars or the gallery's list of paths. */
+const sameValue = (a: unknown, b: unknown): boolean =>
+  Array.isArray(a) && Array.isArray(b)
+    ? a.length === b.length && a.every((item, i) => item === b[i])
+    : a === b;
+
 /** Always one event, changes or not: every update call is an availability confirmation (spec 4.2). */
 const updateListing = (command: UpdateListing, state: ListingState): ListingUpdated[] => {
   const { productId, sellerAccountId } = command.data;
   const { listing } = ownedBy(state, productId, sellerAccountId);
-  const changes = validateListingChanges(listing, command.data.changes);
+  const valid = validateListingChanges(listing, command.data.changes);
+  const { hostedImages } = command.data;
+  const changes = {
+    ...valid,
+    ...(valid.imageUrl === undefined ? {} : { imageUrl: hostedImages?.imageUrl ?? valid.imageUrl }),
+    ...(valid.galleryImageUrls === undefined
+      ? {}
+      : { galleryImageUrls: hostedImages?.galleryImageUrls ?? valid.galleryImageUrls }),
+  };
   const changed = Object.entries(changes).filter(
-    ([field, value]) => value !== undefined && value !== listing[field as keyof Listing],
+    ([field, value]) => value !== undefined && !sameValue(value, listing[field as keyof Listing]),
   );
   const { now } = command.metadata;
   return [

@@ -4,7 +4,12 @@ import { ErrorInfo, RichServerError } from 'nice-grpc-error-details';
 import { listingV1 } from '@marketplace/proto';
 import type { GrpcService } from '@marketplace/rpc';
 import { fromActorMessage, toListingMessage } from '../adapters/listing-proto.mapper.js';
-import type { BulkUpdateInput, BulkUpdateResult, CommandContext } from '../application/change-listing.js';
+import type {
+  BulkUpdateInput,
+  BulkUpdateResult,
+  CommandContext,
+  UpdateListingInput,
+} from '../application/change-listing.js';
 import type { CreatedListing, CreateListingInput } from '../application/create-listing.js';
 import type { SellerListingsResult } from '../application/list-seller-listings.js';
 import type { SellerListingsFilter } from '../domain/seller-listings.query.js';
@@ -15,11 +20,14 @@ import { InsufficientStockError } from '../domain/listing.decider.js';
 export interface ListingApplication {
   createListing(input: CreateListingInput): Promise<CreatedListing>;
   getListing(productId: string): Promise<CreatedListing>;
-  updateListing(
-    input: CommandContext & { sellerAccountId: number; productId: string; changes: ListingChanges },
-  ): Promise<CreatedListing>;
+  updateListing(input: UpdateListingInput): Promise<CreatedListing>;
   setQuantity(
-    input: CommandContext & { sellerAccountId: number; productId: string; quantity: number },
+    input: CommandContext & {
+      sellerAccountId: number;
+      productId: string;
+      quantity: number;
+      matchVersions?: readonly number[];
+    },
   ): Promise<CreatedListing>;
   bulkUpdateListings(input: BulkUpdateInput): Promise<BulkUpdateResult>;
   reserveStock(
@@ -54,8 +62,12 @@ const draftOf = (draft: listingV1.ListingDraft | undefined): ListingDraft =>
 /** Absent proto optionals stay absent: the listing keeps those fields. */
 const changesOf = (changes: listingV1.ListingChanges | undefined): ListingChanges => {
   if (changes === undefined) return {};
-  const present = Object.entries(changes).filter(([, value]) => value !== undefined);
-  return Object.fromEntries(present);
+  const { galleryImageUrls, ...scalars } = changes;
+  const present = Object.entries(scalars).filter(([, value]) => value !== undefined);
+  return {
+    ...Object.fromEntries(present),
+    ...(galleryImageUrls === undefined ? {} : { galleryImageUrls: galleryImageUrls.urls }),
+  };
 };
 
 interface CommandRequest {
@@ -128,6 +140,7 @@ export const listingGrpcService = (
         sellerAccountId: request.sellerAccountId,
         productId: request.productId,
         changes: changesOf(request.changes),
+        matchVersions: request.matchVersions,
         ...sellerContextOf(request, context),
       });
       return listingReply(updated);
@@ -137,6 +150,7 @@ export const listingGrpcService = (
         sellerAccountId: request.sellerAccountId,
         productId: request.productId,
         quantity: request.quantity,
+        matchVersions: request.matchVersions,
         ...sellerContextOf(request, context),
       });
       return listingReply(updated);

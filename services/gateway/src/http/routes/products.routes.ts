@@ -6,6 +6,7 @@ import type { IdentityService } from '../../application/identity.service.js';
 import type { ListingCommands } from '../../application/listing.commands.js';
 import { authenticate, authenticatedPrincipalOf } from '../auth.middleware.js';
 import { idempotencyKeyOf } from '../idempotency-key.js';
+import { ifMatchVersionsOf } from '../if-match.js';
 import { jsonBody } from '../json-body.js';
 import { methodNotAllowed } from '../method-not-allowed.js';
 import type { Problems } from '../problem.js';
@@ -65,6 +66,9 @@ export const listingChangesOf = (body: UpdateListingBody): listingV1.ListingChan
   originalRetailPriceCents: centsOf(body.originalRetailPrice),
   instantCheckout: body.instantCheckout ?? undefined,
   promotePublicly: body.promotePublicly ?? undefined,
+  quantity: body.quantity ?? undefined,
+  imageUrl: body.imageUrl ?? undefined,
+  galleryImageUrls: body.galleryImageUrls == null ? undefined : { urls: body.galleryImageUrls },
 });
 
 /** A listing's ETag: its aggregate version, strong (decisions, "Listings"). */
@@ -128,7 +132,15 @@ export const productsRoutes = (
       const body = parseOrThrow(updateListingBodySchema, req.body, 'listing changes');
       const { productId = '' } = req.params;
       const seller = authenticatedPrincipalOf(req);
-      res.json(await listings.update(seller, productId, listingChangesOf(body), requestIdOf(req)));
+      const changes = listingChangesOf(body);
+      const updated = await listings.update(
+        seller,
+        productId,
+        changes,
+        requestIdOf(req),
+        ifMatchVersionsOf(req),
+      );
+      res.set('ETag', etagOf(updated.version)).json(updated);
     })
     .all(methodNotAllowed(problems, ['GET', 'PUT']));
   router
@@ -137,7 +149,9 @@ export const productsRoutes = (
       const { quantity } = parseOrThrow(listingQuantityBodySchema, req.body, 'quantity');
       const { productId = '' } = req.params;
       const seller = authenticatedPrincipalOf(req);
-      res.json(await listings.setQuantity(seller, productId, quantity, requestIdOf(req)));
+      const versions = ifMatchVersionsOf(req);
+      const updated = await listings.setQuantity(seller, productId, quantity, requestIdOf(req), versions);
+      res.set('ETag', etagOf(updated.version)).json(updated);
     })
     .all(methodNotAllowed(problems, ['PATCH']));
   return router;
@@ -214,18 +228,24 @@ export const productsRouteDocs: readonly RouteDoc[] = [
     method: 'put',
     path: '/api/products/{productId}',
     operationId: 'updateListing',
-    summary: 'Change the price or details of your listing',
+    summary: 'Change your listing: send what POST takes, the fields sent replace the stored ones',
     description:
-      'The fields sent change (spec 2.4 names, price in dollars), the others keep their value; stock changes ' +
-      'through PATCH …/quantity. Counts as an availability confirmation, also with an empty body.',
+      'Takes the body of POST /api/products (spec 2.4 names, price in dollars). Fields sent replace the stored ' +
+      'ones: quantity sets the stock as PATCH …/quantity does, a new imageUrl or galleryImageUrls is fetched and ' +
+      're-hosted; fields absent (or null) keep their value. Counts as an availability confirmation, also with ' +
+      'an empty body. Optional If-Match with the ETag of GET /api/products/{productId} ("<version>"): the change ' +
+      'applies only if the listing is still at that version, else 412 and nothing changes. Without If-Match the ' +
+      'change applies to whatever version there is (no 428: the specification’s PUT needs no precondition). The ' +
+      'answer carries the new ETag.',
     tags: ['listings'],
     auth: 'api_key',
     pathParameters: productIdParams,
     body: updateListingBodySchema,
     responses: {
-      200: { description: 'The listing after the change', schema: productDetailsOutput },
+      200: { description: 'The listing after the change, with its new version', schema: sellerListingOutput },
       ...SELLER_ERRORS,
       404: 'No such listing',
+      412: 'If-Match names a version the listing is no longer at: read it again and retry with its ETag',
     },
   },
   {
@@ -233,15 +253,18 @@ export const productsRouteDocs: readonly RouteDoc[] = [
     path: '/api/products/{productId}/quantity',
     operationId: 'setListingQuantity',
     summary: 'Set the stock of your listing; 0 marks it sold out',
-    description: 'Counts as an availability confirmation.',
+    description:
+      'Counts as an availability confirmation. Optional If-Match as for PUT (412 when stale); the answer ' +
+      'carries the new ETag.',
     tags: ['listings'],
     auth: 'api_key',
     pathParameters: productIdParams,
     body: listingQuantityBodySchema,
     responses: {
-      200: { description: 'The listing with its new stock', schema: productDetailsOutput },
+      200: { description: 'The listing with its new stock and version', schema: sellerListingOutput },
       ...SELLER_ERRORS,
       404: 'No such listing',
+      412: 'If-Match names a version the listing is no longer at',
     },
   },
   {

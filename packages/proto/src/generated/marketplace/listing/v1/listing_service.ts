@@ -99,8 +99,11 @@ export interface UpdateListingRequest {
   productId: string;
   changes: ListingChanges | undefined;
   correlationId: string;
-  /** The version the caller last read (HTTP If-Match): another version is FAILED_PRECONDITION, nothing changed. */
-  expectedVersion?: number | undefined;
+  /**
+   * The versions the caller accepts (HTTP If-Match): the listing at another version is FAILED_PRECONDITION
+   * (ErrorInfo reason PRECONDITION_FAILED) and nothing changes. Empty: no check.
+   */
+  matchVersions: number[];
 }
 
 export interface UpdateListingResponse {
@@ -114,6 +117,8 @@ export interface SetQuantityRequest {
   /** 0 or more; 0 marks the listing sold out. */
   quantity: number;
   correlationId: string;
+  /** As in UpdateListingRequest. */
+  matchVersions: number[];
 }
 
 export interface SetQuantityResponse {
@@ -1016,7 +1021,7 @@ function createBaseUpdateListingRequest(): UpdateListingRequest {
     productId: "",
     changes: undefined,
     correlationId: "",
-    expectedVersion: undefined,
+    matchVersions: [],
   };
 }
 
@@ -1037,8 +1042,12 @@ export const UpdateListingRequest: MessageFns<UpdateListingRequest> = {
     if (message.correlationId !== "") {
       writer.uint32(42).string(message.correlationId);
     }
-    if (message.expectedVersion !== undefined) {
-      writer.uint32(48).int64(message.expectedVersion);
+    if (message.matchVersions.length !== 0) {
+      writer.uint32(50).fork();
+      for (const v of message.matchVersions) {
+        writer.int64(v);
+      }
+      writer.join();
     }
     return writer;
   },
@@ -1097,12 +1106,22 @@ export const UpdateListingRequest: MessageFns<UpdateListingRequest> = {
             continue;
           }
           case 6: {
-            if (tag !== 48) {
-              break;
+            if (tag === 48) {
+              message.matchVersions.push(longToNumber(reader.int64()));
+
+              continue;
             }
 
-            message.expectedVersion = longToNumber(reader.int64());
-            continue;
+            if (tag === 50) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.matchVersions.push(longToNumber(reader.int64()));
+              }
+
+              continue;
+            }
+
+            break;
           }
         }
         if ((tag & 7) === 4 || tag === 0) {
@@ -1128,7 +1147,7 @@ export const UpdateListingRequest: MessageFns<UpdateListingRequest> = {
       ? ListingChanges.fromPartial(object.changes)
       : undefined;
     message.correlationId = object.correlationId ?? "";
-    message.expectedVersion = object.expectedVersion ?? undefined;
+    message.matchVersions = object.matchVersions?.map((e) => e) || [];
     return message;
   },
 };
@@ -1191,7 +1210,7 @@ export const UpdateListingResponse: MessageFns<UpdateListingResponse> = {
 };
 
 function createBaseSetQuantityRequest(): SetQuantityRequest {
-  return { actor: undefined, sellerAccountId: 0, productId: "", quantity: 0, correlationId: "" };
+  return { actor: undefined, sellerAccountId: 0, productId: "", quantity: 0, correlationId: "", matchVersions: [] };
 }
 
 export const SetQuantityRequest: MessageFns<SetQuantityRequest> = {
@@ -1210,6 +1229,13 @@ export const SetQuantityRequest: MessageFns<SetQuantityRequest> = {
     }
     if (message.correlationId !== "") {
       writer.uint32(42).string(message.correlationId);
+    }
+    if (message.matchVersions.length !== 0) {
+      writer.uint32(50).fork();
+      for (const v of message.matchVersions) {
+        writer.int64(v);
+      }
+      writer.join();
     }
     return writer;
   },
@@ -1267,6 +1293,24 @@ export const SetQuantityRequest: MessageFns<SetQuantityRequest> = {
             message.correlationId = reader.string();
             continue;
           }
+          case 6: {
+            if (tag === 48) {
+              message.matchVersions.push(longToNumber(reader.int64()));
+
+              continue;
+            }
+
+            if (tag === 50) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.matchVersions.push(longToNumber(reader.int64()));
+              }
+
+              continue;
+            }
+
+            break;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1289,6 +1333,7 @@ export const SetQuantityRequest: MessageFns<SetQuantityRequest> = {
     message.productId = object.productId ?? "";
     message.quantity = object.quantity ?? 0;
     message.correlationId = object.correlationId ?? "";
+    message.matchVersions = object.matchVersions?.map((e) => e) || [];
     return message;
   },
 };
