@@ -44,6 +44,8 @@ const SPEC_TOOLS = {
     'bulk_export_orders',
     'seller_inbox_summarise',
     'list_my_listings',
+    'update_listing',
+    'withdraw_listing',
   ],
 } as const;
 const ALL_TOOLS = Object.values(SPEC_TOOLS).flat();
@@ -252,6 +254,23 @@ describe('MCP conformance (embedded mode)', () => {
         sku: String(created['sku']),
       });
       expect(theirList).toMatchObject({ total: 0 });
+      const changed = await call(asSeller, 'update_listing', {
+        product_id: created['id'],
+        price_per_unit: 800,
+        quantity: 35,
+        expected_version: 2,
+      });
+      expect(changed).toMatchObject({ price: 800, quantity_available: 35, version: 3 });
+      const stale = await failure(asSeller, 'update_listing', {
+        product_id: created['id'],
+        expected_version: 2,
+      });
+      expect(stale).toMatch(/version/);
+      expect(
+        await failure(await connect(otherSeller), 'withdraw_listing', { product_id: created['id'] }),
+      ).not.toHaveLength(0);
+      const withdrawn = await call(asSeller, 'withdraw_listing', { product_id: created['id'] });
+      expect(withdrawn).toMatchObject({ id: created['id'], status: 'withdrawn' });
     });
 
     it('runs the quote tools: request, list, respond', async () => {
@@ -421,11 +440,14 @@ describe('MCP conformance (embedded mode)', () => {
       async (name) => {
         const tool = tools.find((candidate) => candidate.name === name)!;
         const keys = [...Object.keys(tool.inputSchema.properties ?? {}), 'unexpected'];
-        const apiKey = (SPEC_TOOLS.seller as readonly string[]).includes(name)
-          ? seller.apiKey
-          : (SPEC_TOOLS.buyer as readonly string[]).includes(name)
-            ? buyer.apiKey
-            : undefined;
+        // Fuzzed withdrawals and updates run as a seller with no listings this file reads later.
+        const apiKey = ['update_listing', 'withdraw_listing'].includes(name)
+          ? otherSeller.apiKey
+          : (SPEC_TOOLS.seller as readonly string[]).includes(name)
+            ? seller.apiKey
+            : (SPEC_TOOLS.buyer as readonly string[]).includes(name)
+              ? buyer.apiKey
+              : undefined;
         await fc.assert(
           fc.asyncProperty(
             fc.dictionary(fc.constantFrom(...keys), jsonValue, { maxKeys: keys.length }),

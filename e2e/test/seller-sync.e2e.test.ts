@@ -32,6 +32,7 @@ describe('seller sync: reading listings back (embedded mode on PostgreSQL)', () 
   let marketplace: EmbeddedMarketplace;
   let seller: Account;
   let otherSeller: Account;
+  let buyer: Account;
   const seeded: string[] = [];
 
   const get = async (path: string, apiKey: string) =>
@@ -45,9 +46,10 @@ describe('seller sync: reading listings back (embedded mode on PostgreSQL)', () 
     const databaseUrl = new URL(SERVER_URL);
     databaseUrl.pathname = `/${databaseName}`;
     marketplace = await EmbeddedMarketplace.start({ env: { DATABASE_URL: databaseUrl.toString() } });
-    [seller, otherSeller] = await Promise.all([
+    [seller, otherSeller, buyer] = await Promise.all([
       marketplace.client.createAccount('seller', 'Sync Seller'),
       marketplace.client.createAccount('seller', 'Other Seller'),
+      marketplace.client.createAccount('buyer', 'Sync Buyer'),
     ]);
     // One image-bearing listing; the others borrow its image from the library (same category, same words).
     const lot = (n: number) => ({
@@ -202,6 +204,81 @@ describe('seller sync: reading listings back (embedded mode on PostgreSQL)', () 
     expect(await paths({ galleryImageUrls: ['https://example.com/a.png', 'not a url'] })).toEqual([
       'galleryImageUrls/1',
     ]);
+  });
+
+  it('DELETE withdraws: off search and checkout, its order kept; relist puts it back', async () => {
+    const created = await marketplace.client.publish(seller.apiKey, {
+      name: 'Pallet of Zorvandel stand mixers',
+      description: 'Stand mixers, shelf pulls',
+      category: 'kitchenware',
+      price: 40,
+      quantity: 30,
+      imageUrl: marketplace.images.imageUrl('mixer'),
+      promotePublicly: true,
+      instantCheckout: true,
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id;
+    const path = `/api/products/${id}`;
+    const invoke = (tool: string, parameters: unknown, apiKey?: string) =>
+      marketplace.client.request('/api/mcp/invoke', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(apiKey ? { 'x-mcp-api-key': apiKey } : {}) },
+        body: JSON.stringify({ tool, parameters }),
+      });
+    const quickBuy = () =>
+      invoke(
+        'quick_buy',
+        { product_id: id, quantity: 2, buyer_email: 'sync.buyer@example.com', shipping_country: 'US' },
+        buyer.apiKey,
+      );
+    const found = async () => (await marketplace.client.searchAll('zorvandel')).map((product) => product.id);
+    await eventually(async () => ((await found()).includes(id) ? true : undefined), {
+      timeoutMs: 15_000,
+      describe: () => 'the new listing never reached the catalog',
+    });
+    const bought = await quickBuy();
+    expect(bought.status).toBe(200);
+    const orderId = (bought.body as { order: { order_id: number } }).order.order_id;
+
+    const withdraw = (apiKey = seller.apiKey) =>
+      marketplace.client.request(path, { method: 'DELETE', headers: { 'x-mcp-api-key': apiKey } });
+    expect((await withdraw(otherSeller.apiKey)).status).toBe(403);
+    const withdrawn = await withdraw();
+    expect(withdrawn.status).toBe(200);
+    expect(withdrawn.body).toMatchObject({ id, status: 'withdrawn', quantity_available: 28 });
+    const again = await withdraw();
+    expect(again.status).toBe(200);
+    expect((again.body as { version: number }).version).toBe((withdrawn.body as { version: number }).version);
+
+    await eventually(async () => ((await found()).includes(id) ? undefined : true), {
+      timeoutMs: 15_000,
+      describe: () => 'the withdrawn listing stayed in search',
+    });
+    expect((await marketplace.client.request(`/api/ucp/catalog/products/${id}`)).status).toBe(404);
+    expect((await quickBuy()).status).not.toBe(200);
+    const order = await invoke('get_order_status', { order_id: orderId }, buyer.apiKey);
+    expect(order.status).toBe(200);
+    expect(order.body).toMatchObject({ order_id: orderId });
+    const listed = await eventually(
+      async () => {
+        const page = (await get('/api/products?status=withdrawn', seller.apiKey)).body as Page;
+        return page.total === 1 ? page : undefined;
+      },
+      { timeoutMs: 10_000, describe: () => 'the list never showed the listing withdrawn' },
+    );
+    expect(listed.listings.map((listing) => listing.id)).toEqual([id]);
+
+    const relisted = await marketplace.client.request(`${path}/relist`, {
+      method: 'POST',
+      headers: { 'x-mcp-api-key': seller.apiKey },
+    });
+    expect(relisted.status).toBe(200);
+    expect(relisted.body).toMatchObject({ id, status: 'active' });
+    await eventually(async () => ((await found()).includes(id) ? true : undefined), {
+      timeoutMs: 15_000,
+      describe: () => 'the relisted listing never came back to search',
+    });
   });
 
   it('list_my_listings over MCP pages the same listings', async () => {

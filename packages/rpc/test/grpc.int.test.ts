@@ -127,6 +127,12 @@ const listing = {
   async listSellerListings() {
     throw new AppError('unavailable', 'not called by these tests');
   },
+  async withdrawListing() {
+    throw new AppError('unavailable', 'not called by these tests');
+  },
+  async relistListing() {
+    throw new AppError('unavailable', 'not called by these tests');
+  },
 } satisfies listingV1.ListingServiceImplementation;
 
 const logLines: Array<Record<string, unknown>> = [];

@@ -38,6 +38,8 @@ const listing = {
   reserveStock: unused,
   releaseStock: unused,
   listSellerListings: unused,
+  withdrawListing: unused,
+  relistListing: unused,
 } satisfies listingV1.ListingServiceImplementation;
 
 const refusals: Record<string, unknown>[] = [];

@@ -26,6 +26,8 @@ const replica = (name: string) => {
     reserveStock: notUsed,
     releaseStock: notUsed,
     listSellerListings: notUsed,
+    withdrawListing: notUsed,
+    relistListing: notUsed,
   } satisfies listingV1.ListingServiceImplementation;
   return { name, state, implementation };
 };

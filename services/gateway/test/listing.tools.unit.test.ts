@@ -81,6 +81,12 @@ const recordingClient = (failWith?: AppError) => {
     listSellerListings: async () => {
       throw new Error('not used');
     },
+    withdrawListing: async () => {
+      throw new Error('not used');
+    },
+    relistListing: async () => {
+      throw new Error('not used');
+    },
     close: () => undefined,
   };
   return { sent, commands: new ListingCommands(client, new ProductViews('https://market.test')) };

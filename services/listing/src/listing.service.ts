@@ -29,7 +29,9 @@ import type { ListingWriteDependencies } from './application/change-listing.js';
 import {
   bulkUpdateListings,
   getListing,
+  relistListing,
   releaseStock,
+  withdrawListing,
   reserveStock,
   setQuantity,
   updateListing,
@@ -150,6 +152,8 @@ export const startListingService = async (options: ListingServiceOptions): Promi
         bulkUpdateListings: (input) => bulkUpdateListings(writes, input),
         reserveStock: (input) => reserveStock(writes, input),
         releaseStock: (input) => releaseStock(writes, input),
+        withdrawListing: (input) => withdrawListing(writes, input),
+        relistListing: (input) => relistListing(writes, input),
         listSellerListings: (sellerAccountId, filter) =>
           listSellerListings({ db, sellerListings }, sellerAccountId, filter),
       }),

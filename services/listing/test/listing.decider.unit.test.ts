@@ -189,6 +189,46 @@ describe('listing decider after creation', () => {
       .thenThrows(isAppErrorOfKind('validation'));
   });
 
+  it('withdraws once, refuses reservations while withdrawn, and relists as a confirmation', () => {
+    const status = (type: 'WithdrawListing' | 'RelistListing', sellerAccountId = 7) =>
+      ({ type, data: { productId: 'product_42', sellerAccountId }, metadata }) as const;
+    const withdrawnListing = { ...listed, withdrawnAt: LATER, updatedAt: LATER };
+    const withdrawn = { type: 'ListingWithdrawn', data: { listing: withdrawnListing } } as const;
+    spec
+      .given([created({ quantity: 10 })])
+      .when(status('WithdrawListing'))
+      .then([withdrawn]);
+    spec
+      .given([created({ quantity: 10 }), withdrawn])
+      .when(status('WithdrawListing'))
+      .then([]);
+    spec
+      .given([created({ quantity: 10 })])
+      .when(status('RelistListing'))
+      .then([]);
+    spec
+      .given([created({ quantity: 10 }), withdrawn])
+      .when(status('RelistListing'))
+      .then([
+        {
+          type: 'ListingRelisted',
+          data: { listing: { ...listed, updatedAt: LATER, confirmedAt: LATER } },
+        },
+      ]);
+    spec
+      .given([created({ quantity: 10 })])
+      .when(status('WithdrawListing', 8))
+      .thenThrows(isAppErrorOfKind('forbidden'));
+    spec
+      .given([created({ quantity: 10 }), withdrawn])
+      .when({
+        type: 'ReserveStock',
+        data: { productId: 'product_42', reservationId: 'order-1', quantity: 1 },
+        metadata,
+      })
+      .thenThrows(isAppErrorOfKind('conflict'));
+  });
+
   it("refuses another seller's listing (forbidden) and a listing that does not exist (not found)", () => {
     const update = (sellerAccountId: number) =>
       ({

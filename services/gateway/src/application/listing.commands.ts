@@ -146,6 +146,40 @@ export class ListingCommands {
     };
   }
 
+  /** Takes the seller's own listing off sale (DELETE); open quotes and orders keep it; idempotent. */
+  async withdraw(
+    seller: Principal,
+    productId: string,
+    correlationId: string,
+    matchVersions: readonly number[] = [],
+  ): Promise<SellerListing> {
+    const listing = await this.listing.withdrawListing({
+      actor: sellerActor(seller, 'withdraw listings'),
+      sellerAccountId: seller.accountId,
+      productId,
+      correlationId,
+      matchVersions: [...matchVersions],
+    });
+    return this.views.sellerListingOf(listing);
+  }
+
+  /** Puts a withdrawn listing of the seller's back on sale; idempotent. */
+  async relist(
+    seller: Principal,
+    productId: string,
+    correlationId: string,
+    matchVersions: readonly number[] = [],
+  ): Promise<SellerListing> {
+    const listing = await this.listing.relistListing({
+      actor: sellerActor(seller, 'relist listings'),
+      sellerAccountId: seller.accountId,
+      productId,
+      correlationId,
+      matchVersions: [...matchVersions],
+    });
+    return this.views.sellerListingOf(listing);
+  }
+
   /** One change on up to 200 listings; those that are not the seller's or break a rule are reported. */
   async bulkUpdate(
     seller: Principal,

@@ -49,9 +49,14 @@ export interface ProductDetails extends ProductSummary {
   readonly updated_at: string;
 }
 
+const listingStatusOf = (listing: listingV1.Listing): string => {
+  if (listing.withdrawnAtMs !== undefined) return 'withdrawn';
+  return listing.quantity > 0 ? 'active' : 'sold_out';
+};
+
 /** The seller's own view of a listing (GET /api/products, list_my_listings). */
 export interface SellerListing extends ProductDetails {
-  /** `active` (in stock) or `sold_out`. */
+  /** `active` (in stock), `sold_out` or `withdrawn`. */
   readonly status: string;
   /** The listing's version: its ETag, and what If-Match names. */
   readonly version: number;
@@ -129,7 +134,7 @@ export class ProductViews {
   sellerListingOf(listing: listingV1.Listing): SellerListing {
     return {
       ...this.detailsOfListing(listing),
-      status: listing.quantity > 0 ? 'active' : 'sold_out',
+      status: listingStatusOf(listing),
       version: listing.version,
     };
   }

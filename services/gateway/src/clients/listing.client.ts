@@ -17,6 +17,8 @@ export interface ListingClient {
     request: listingV1.BulkUpdateListingsRequest,
   ): Promise<listingV1.BulkUpdateListingsResponse>;
   getListing(productId: string): Promise<listingV1.Listing>;
+  withdrawListing(request: listingV1.WithdrawListingRequest): Promise<listingV1.Listing>;
+  relistListing(request: listingV1.RelistListingRequest): Promise<listingV1.Listing>;
   listSellerListings(
     request: listingV1.ListSellerListingsRequest,
   ): Promise<listingV1.ListSellerListingsResponse>;
@@ -58,6 +60,8 @@ export const createListingClient = (address: string, options?: GrpcClientOptions
     setQuantity: async (request) => listingOf('SetQuantity', await client.setQuantity(request)),
     bulkUpdateListings: (request) =>
       client.bulkUpdateListings(request, { deadline: BULK_UPDATE_DEADLINE_MS }),
+    withdrawListing: async (request) => listingOf('WithdrawListing', await client.withdrawListing(request)),
+    relistListing: async (request) => listingOf('RelistListing', await client.relistListing(request)),
     getListing: async (productId) => listingOf('GetListing', await client.getListing({ productId })),
     listSellerListings: (request) => client.listSellerListings(request),
     close: () => grpc.close(),

@@ -58,6 +58,8 @@ export class InMemoryBackends {
       reserveStock: notServedHere,
       releaseStock: notServedHere,
       listSellerListings: notServedHere,
+      withdrawListing: notServedHere,
+      relistListing: notServedHere,
     };
     const catalog: catalogV1.CatalogServiceImplementation = {
       searchProducts: async (request) => backends.search(request),

@@ -54,6 +54,7 @@ export const toListingMessage = (listing: Listing, version: number): listingV1.L
   updatedAtMs: listing.updatedAt,
   confirmedAtMs: listing.confirmedAt,
   version,
+  withdrawnAtMs: listing.withdrawnAt,
 });
 
 const absentWhenEmpty = (value: string): string | undefined => (value === '' ? undefined : value);
@@ -89,5 +90,6 @@ export const fromListingMessage = (message: listingV1.Listing): Listing => {
     createdAt: message.createdAtMs,
     updatedAt: message.updatedAtMs,
     confirmedAt: message.confirmedAtMs,
+    ...(message.withdrawnAtMs === undefined ? {} : { withdrawnAt: message.withdrawnAtMs }),
   };
 };

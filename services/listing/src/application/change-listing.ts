@@ -207,6 +207,42 @@ export const releaseStock = (
   }));
 };
 
+/** DELETE /api/products/{id}: off sale, open quotes and orders kept; idempotent. */
+export const withdrawListing = (
+  deps: ListingWriteDependencies,
+  input: CommandContext & { sellerAccountId: number; productId: string; matchVersions?: readonly number[] },
+): Promise<CreatedListing> => {
+  const productId = knownProductId(input.productId);
+  return handleOnListing(
+    deps,
+    productId,
+    () => ({
+      type: 'WithdrawListing',
+      data: { productId, sellerAccountId: input.sellerAccountId },
+      metadata: metadataOf(deps, input),
+    }),
+    versionIn(input.sellerAccountId, input.matchVersions),
+  );
+};
+
+/** POST /api/products/{id}/relist: back on sale; idempotent. */
+export const relistListing = (
+  deps: ListingWriteDependencies,
+  input: CommandContext & { sellerAccountId: number; productId: string; matchVersions?: readonly number[] },
+): Promise<CreatedListing> => {
+  const productId = knownProductId(input.productId);
+  return handleOnListing(
+    deps,
+    productId,
+    () => ({
+      type: 'RelistListing',
+      data: { productId, sellerAccountId: input.sellerAccountId },
+      metadata: metadataOf(deps, input),
+    }),
+    versionIn(input.sellerAccountId, input.matchVersions),
+  );
+};
+
 export interface BulkUpdateInput extends CommandContext {
   readonly sellerAccountId: number;
   readonly productIds: readonly string[];

@@ -94,4 +94,17 @@ export type ReleaseStock = Command<
   { readonly productId: string; readonly reservationId: string }
 >;
 
-export type ListingCommand = CreateListing | UpdateListing | SetQuantity | ReserveStock | ReleaseStock;
+/** The seller takes the listing off sale (DELETE); idempotent. */
+export type WithdrawListing = Command<
+  'WithdrawListing',
+  { readonly productId: string; readonly sellerAccountId: number }
+>;
+
+/** The seller puts a withdrawn listing back on sale; idempotent. */
+export type RelistListing = Command<
+  'RelistListing',
+  { readonly productId: string; readonly sellerAccountId: number }
+>;
+
+export type ListingCommand =
+  CreateListing | UpdateListing | SetQuantity | ReserveStock | ReleaseStock | WithdrawListing | RelistListing;

@@ -4,17 +4,21 @@ import { LISTING_DEFAULTS } from '@marketplace/vocabulary';
 import type {
   CreateListing,
   ListingCommand,
+  RelistListing,
   ReleaseStock,
   ReserveStock,
   SetQuantity,
   UpdateListing,
+  WithdrawListing,
 } from './listing.commands.js';
 import type {
   Listing,
   ListingCreated,
   ListingEvent,
   ListingQuantitySet,
+  ListingRelisted,
   ListingUpdated,
+  ListingWithdrawn,
   StockReleased,
   StockReserved,
 } from './listing.events.js';
@@ -176,6 +180,9 @@ const reserveStock = (command: ReserveStock, state: ListingState): StockReserved
     }
     return [];
   }
+  if (listing.withdrawnAt !== undefined) {
+    throw conflict(`${productId} was withdrawn by its seller and cannot be bought`);
+  }
   if (quantity > listing.quantity) throw new InsufficientStockError(productId, quantity, listing.quantity);
   const { now } = command.metadata;
   return [
@@ -209,6 +216,31 @@ const releaseStock = (command: ReleaseStock, state: ListingState): StockReleased
   ];
 };
 
+/** Withdrawing a withdrawn listing changes nothing: a repeated DELETE answers the same listing. */
+const withdrawListing = (command: WithdrawListing, state: ListingState): ListingWithdrawn[] => {
+  const { productId, sellerAccountId } = command.data;
+  const { listing } = ownedBy(state, productId, sellerAccountId);
+  if (listing.withdrawnAt !== undefined) return [];
+  const { now } = command.metadata;
+  return [{ type: 'ListingWithdrawn', data: { listing: { ...listing, withdrawnAt: now, updatedAt: now } } }];
+};
+
+/** Relisting is an availability confirmation; a listing that is listed is answered unchanged. */
+const relistListing = (command: RelistListing, state: ListingState): ListingRelisted[] => {
+  const { productId, sellerAccountId } = command.data;
+  const { listing } = ownedBy(state, productId, sellerAccountId);
+  if (listing.withdrawnAt === undefined) return [];
+  const { now } = command.metadata;
+  const listed: Listing = { ...listing };
+  delete (listed as { withdrawnAt?: number }).withdrawnAt;
+  return [
+    {
+      type: 'ListingRelisted',
+      data: { listing: { ...listed, updatedAt: now, confirmedAt: now } },
+    },
+  ];
+};
+
 const evolve = (state: ListingState, event: ListingEvent): ListingState => {
   if (event.type === 'ListingCreated') {
     return { status: 'listed', listing: event.data.listing, reservations: new Map() };
@@ -218,6 +250,8 @@ const evolve = (state: ListingState, event: ListingEvent): ListingState => {
   switch (event.type) {
     case 'ListingUpdated':
     case 'ListingQuantitySet':
+    case 'ListingWithdrawn':
+    case 'ListingRelisted':
       return { ...state, listing };
     case 'StockReserved':
     case 'StockReleased': {
@@ -244,6 +278,10 @@ export const listingDecider: Decider<ListingCommand, ListingEvent, ListingState>
         return reserveStock(command, state);
       case 'ReleaseStock':
         return releaseStock(command, state);
+      case 'WithdrawListing':
+        return withdrawListing(command, state);
+      case 'RelistListing':
+        return relistListing(command, state);
     }
   },
   evolve,

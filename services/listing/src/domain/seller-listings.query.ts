@@ -2,8 +2,8 @@ import type { FieldViolation } from '@marketplace/platform';
 import { validationError } from '@marketplace/platform';
 import { CATEGORIES } from '@marketplace/vocabulary';
 
-/** A listing in stock is `active`, one at 0 units `sold_out` (spec 3). */
-export const LISTING_STATUSES = ['active', 'sold_out'] as const;
+/** A listing in stock is `active`, one at 0 units `sold_out` (spec 3), one its seller withdrew `withdrawn`. */
+export const LISTING_STATUSES = ['active', 'sold_out', 'withdrawn'] as const;
 export type ListingStatus = (typeof LISTING_STATUSES)[number];
 
 /** `public`: promoted to the agent-facing surfaces; `private`: in-app only (spec 1.6). */
@@ -39,8 +39,13 @@ export interface SellerListingsFilter {
   readonly limit: number;
 }
 
-export const statusOf = (listing: { readonly quantity: number }): ListingStatus =>
-  listing.quantity > 0 ? 'active' : 'sold_out';
+export const statusOf = (listing: {
+  readonly quantity: number;
+  readonly withdrawnAt?: number | undefined;
+}): ListingStatus => {
+  if (listing.withdrawnAt !== undefined) return 'withdrawn';
+  return listing.quantity > 0 ? 'active' : 'sold_out';
+};
 
 /** Opaque to clients: base64url of `<updatedAt>.<productNumber>`. */
 export const encodeCursor = (cursor: SellerListingsCursor): string =>

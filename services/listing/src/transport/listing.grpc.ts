@@ -35,7 +35,15 @@ export interface ListingApplication {
   ): Promise<CreatedListing>;
   releaseStock(input: CommandContext & { productId: string; reservationId: string }): Promise<CreatedListing>;
   listSellerListings(sellerAccountId: number, filter: SellerListingsFilter): Promise<SellerListingsResult>;
+  withdrawListing(input: ListingStatusInput): Promise<CreatedListing>;
+  relistListing(input: ListingStatusInput): Promise<CreatedListing>;
 }
+
+type ListingStatusInput = CommandContext & {
+  sellerAccountId: number;
+  productId: string;
+  matchVersions?: readonly number[];
+};
 
 /** Proto optional fields arrive as undefined when absent, which is how the draft marks "take the default". */
 const draftOf = (draft: listingV1.ListingDraft | undefined): ListingDraft =>
@@ -188,6 +196,24 @@ export const listingGrpcService = (
         ...contextOf(request, context),
       });
       return listingReply(released);
+    },
+    async withdrawListing(request, context) {
+      const withdrawn = await application.withdrawListing({
+        sellerAccountId: request.sellerAccountId,
+        productId: request.productId,
+        matchVersions: request.matchVersions,
+        ...sellerContextOf(request, context),
+      });
+      return listingReply(withdrawn);
+    },
+    async relistListing(request, context) {
+      const relisted = await application.relistListing({
+        sellerAccountId: request.sellerAccountId,
+        productId: request.productId,
+        matchVersions: request.matchVersions,
+        ...sellerContextOf(request, context),
+      });
+      return listingReply(relisted);
     },
     async listSellerListings(request, context) {
       sellerContextOf({ ...request, correlationId: '' }, context);

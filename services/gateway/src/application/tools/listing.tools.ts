@@ -3,6 +3,7 @@ import type { FieldViolation } from '@marketplace/platform';
 import { AppError, forbidden, unauthenticated } from '@marketplace/platform';
 import { CATEGORIES, CONDITIONS, LISTING_LIMITS } from '@marketplace/vocabulary';
 import type { Principal } from '../../domain/account.js';
+import { productIdSchema } from '../../http/schemas/checkout.schema.js';
 import { idempotencyKeyArgument } from '../../http/schemas/idempotency-key.schema.js';
 import {
   LISTING_STATUSES,
@@ -12,7 +13,7 @@ import {
 } from '../../http/schemas/seller-listings.schema.js';
 import type { BulkUpdateOutcome, ListingCommands, SellerListingsPage } from '../listing.commands.js';
 import { BULK_UPDATE_MODES } from '../listing.commands.js';
-import type { ProductDetails } from '../product.views.js';
+import type { ProductDetails, SellerListing } from '../product.views.js';
 import { productDetailsOutput } from './catalog.tools.js';
 import type { Tool } from './tool.js';
 
@@ -41,7 +42,52 @@ export const createListingInput = z.object({
     .optional()
     .describe('defaults to the name: a listing always has a description'),
   sku: text(LISTING_LIMITS.skuMaxLength).optional(),
+  image_url: text(LISTING_LIMITS.urlMaxLength)
+    .optional()
+    .describe('http(s) URL of the main image, fetched and re-hosted; without it a similar image is found'),
+  gallery_image_urls: z
+    .array(text(LISTING_LIMITS.urlMaxLength))
+    .max(LISTING_LIMITS.galleryMaxItems, `must have at most ${LISTING_LIMITS.galleryMaxItems} items`)
+    .optional()
+    .describe('more image URLs, re-hosted'),
+  promote_publicly: z
+    .boolean({ error: 'must be true or false' })
+    .optional()
+    .describe('true: on the public catalog, feed and agent surfaces; default false (in-app only)'),
   idempotency_key: idempotencyKeyArgument,
+});
+
+/** update_listing: the fields of create_listing, each optional (sent: replaced), plus the version read. */
+export const updateListingInput = z.object({
+  product_id: productIdSchema,
+  name: text(LISTING_LIMITS.nameMaxLength).min(1, 'must not be empty').optional(),
+  description: text(LISTING_LIMITS.descriptionMaxLength).min(1, 'must not be empty').optional(),
+  category: z.enum(CATEGORIES, oneOf(CATEGORIES)).optional(),
+  condition: z.enum(CONDITIONS, oneOf(CONDITIONS)).optional(),
+  quantity: wholeNumber(0, LISTING_LIMITS.maxQuantity, 'units')
+    .optional()
+    .describe('units in stock; 0 marks the listing sold out'),
+  price_per_unit: cents.optional().describe('unit price in cents'),
+  original_retail_price: cents.optional(),
+  sku: text(LISTING_LIMITS.skuMaxLength).optional(),
+  image_url: text(LISTING_LIMITS.urlMaxLength).optional().describe('a new main image, re-hosted'),
+  gallery_image_urls: z
+    .array(text(LISTING_LIMITS.urlMaxLength))
+    .max(LISTING_LIMITS.galleryMaxItems, `must have at most ${LISTING_LIMITS.galleryMaxItems} items`)
+    .optional()
+    .describe('replaces the whole gallery'),
+  promote_publicly: z.boolean({ error: 'must be true or false' }).optional(),
+  expected_version: wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a version')
+    .optional()
+    .describe(
+      'the version you read (list_my_listings): if the listing moved on, nothing changes and you are told',
+    ),
+});
+
+/** withdraw_listing: the listing to take off sale. */
+export const withdrawListingInput = z.object({
+  product_id: productIdSchema,
+  expected_version: wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a version').optional(),
 });
 
 /** bulk_update_listings (spec 4.3): product numbers, one mode, one value. */
@@ -108,6 +154,9 @@ const requireSeller = (principal: Principal | undefined, tool: string): Principa
 const TOOL_FIELD_NAMES: Readonly<Record<string, string>> = {
   price: 'price_per_unit',
   originalRetailPrice: 'original_retail_price',
+  imageUrl: 'image_url',
+  galleryImageUrls: 'gallery_image_urls',
+  promotePublicly: 'promote_publicly',
 };
 
 const inToolNames = (error: unknown): unknown => {
@@ -129,9 +178,10 @@ export const createListingTool = (
 ): Tool<typeof createListingInput, ProductDetails> => ({
   name: 'create_listing',
   description:
-    'Publishes a lot for the calling seller (price_per_unit and original_retail_price in cents). The image is ' +
-    'found automatically among similar listings; the listing stays in-app only (not promoted publicly). Send an ' +
-    'idempotency_key to retry safely: a repeat answers the same listing.',
+    'Publishes a lot for the calling seller (price_per_unit and original_retail_price in cents). image_url and ' +
+    'gallery_image_urls are fetched and re-hosted; without image_url a similar listing’s image is used, or the ' +
+    'category’s placeholder. promote_publicly true puts it on the public catalog and agent surfaces (default: ' +
+    'in-app only). Send an idempotency_key to retry safely: a repeat answers the same listing.',
   inputSchema: createListingInput,
   outputSchema: productDetailsOutput,
   auth: 'seller',
@@ -150,8 +200,9 @@ export const createListingTool = (
           priceCents: input.price_per_unit,
           quantity: input.quantity,
           originalRetailPriceCents: input.original_retail_price,
-          galleryImageUrls: [],
-          promotePublicly: false,
+          imageUrl: input.image_url,
+          galleryImageUrls: input.gallery_image_urls ?? [],
+          promotePublicly: input.promote_publicly ?? false,
           instantCheckout: false,
         },
         '',
@@ -207,9 +258,71 @@ export const listMyListingsTool = (
     }),
 });
 
+export const updateListingTool = (
+  listings: ListingCommands,
+): Tool<typeof updateListingInput, SellerListing> => ({
+  name: 'update_listing',
+  description:
+    "Changes the calling seller's listing: the fields sent replace the stored ones (quantity sets the stock, 0 " +
+    'is sold out; image_url is re-hosted), the others are kept. Counts as an availability confirmation. Send ' +
+    'expected_version (from list_my_listings) to change it only if nobody else did since.',
+  inputSchema: updateListingInput,
+  outputSchema: sellerListingOutput,
+  auth: 'seller',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  handler: async (principal, input) => {
+    const seller = requireSeller(principal, 'update_listing');
+    try {
+      return await listings.update(
+        seller,
+        input.product_id,
+        {
+          name: input.name,
+          description: input.description,
+          sku: input.sku,
+          category: input.category,
+          condition: input.condition,
+          priceCents: input.price_per_unit,
+          originalRetailPriceCents: input.original_retail_price,
+          quantity: input.quantity,
+          imageUrl: input.image_url,
+          galleryImageUrls: input.gallery_image_urls && { urls: input.gallery_image_urls },
+          promotePublicly: input.promote_publicly,
+        },
+        '',
+        input.expected_version === undefined ? [] : [input.expected_version],
+      );
+    } catch (error) {
+      throw inToolNames(error);
+    }
+  },
+});
+
+export const withdrawListingTool = (
+  listings: ListingCommands,
+): Tool<typeof withdrawListingInput, SellerListing> => ({
+  name: 'withdraw_listing',
+  description:
+    "Takes the calling seller's listing off sale: off search, the feed and checkout; open quotes and orders " +
+    'keep it. Nothing is deleted: relist it with POST /api/products/{id}/relist. Repeating it changes nothing.',
+  inputSchema: withdrawListingInput,
+  outputSchema: sellerListingOutput,
+  auth: 'seller',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  handler: async (principal, input) =>
+    listings.withdraw(
+      requireSeller(principal, 'withdraw_listing'),
+      input.product_id,
+      '',
+      input.expected_version === undefined ? [] : [input.expected_version],
+    ),
+});
+
 /** The seller's listing tools, in the order tools/list shows them. */
 export const listingTools = (listings: ListingCommands): Tool[] => [
   createListingTool(listings),
   bulkUpdateListingsTool(listings),
   listMyListingsTool(listings),
+  updateListingTool(listings),
+  withdrawListingTool(listings),
 ];

@@ -142,7 +142,22 @@ export const productsRoutes = (
       );
       res.set('ETag', etagOf(updated.version)).json(updated);
     })
-    .all(methodNotAllowed(problems, ['GET', 'PUT']));
+    .delete(authenticate(identity, { required: true }), async (req, res) => {
+      const { productId = '' } = req.params;
+      const seller = authenticatedPrincipalOf(req);
+      const withdrawn = await listings.withdraw(seller, productId, requestIdOf(req), ifMatchVersionsOf(req));
+      res.set('ETag', etagOf(withdrawn.version)).json(withdrawn);
+    })
+    .all(methodNotAllowed(problems, ['GET', 'PUT', 'DELETE']));
+  router
+    .route('/api/products/:productId/relist')
+    .post(authenticate(identity, { required: true }), async (req, res) => {
+      const { productId = '' } = req.params;
+      const seller = authenticatedPrincipalOf(req);
+      const relisted = await listings.relist(seller, productId, requestIdOf(req), ifMatchVersionsOf(req));
+      res.set('ETag', etagOf(relisted.version)).json(relisted);
+    })
+    .all(methodNotAllowed(problems, ['POST']));
   router
     .route('/api/products/:productId/quantity')
     .patch(authenticate(identity, { required: true }), ...jsonBody(bodyLimitBytes), async (req, res) => {
@@ -246,6 +261,46 @@ export const productsRouteDocs: readonly RouteDoc[] = [
       ...SELLER_ERRORS,
       404: 'No such listing',
       412: 'If-Match names a version the listing is no longer at: read it again and retry with its ETag',
+    },
+  },
+  {
+    method: 'delete',
+    path: '/api/products/{productId}',
+    operationId: 'withdrawListing',
+    summary: 'Withdraw your listing (relist it with POST …/relist)',
+    description:
+      'Takes the listing off every agent-facing surface (search, feed, sitemap, details for others) and out of ' +
+      'checkout and new quote requests; open quotes and orders keep it, and you still read and change it. ' +
+      'Nothing is deleted: POST /api/products/{productId}/relist puts it back. Withdrawing a withdrawn listing ' +
+      'answers it unchanged. Optional If-Match as for PUT. Emits ListingWithdrawn.',
+    tags: ['listings'],
+    auth: 'api_key',
+    pathParameters: productIdParams,
+    responses: {
+      200: { description: 'The listing, status withdrawn', schema: sellerListingOutput },
+      401: SELLER_ERRORS[401],
+      403: SELLER_ERRORS[403],
+      404: 'No such listing',
+      412: 'If-Match names a version the listing is no longer at',
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/products/{productId}/relist',
+    operationId: 'relistListing',
+    summary: 'Put your withdrawn listing back on sale',
+    description:
+      'Undoes DELETE: the listing is back where its promotePublicly puts it. An availability confirmation; a ' +
+      'listing that is not withdrawn is answered unchanged. Optional If-Match as for PUT. Emits ListingRelisted.',
+    tags: ['listings'],
+    auth: 'api_key',
+    pathParameters: productIdParams,
+    responses: {
+      200: { description: 'The listing, listed again', schema: sellerListingOutput },
+      401: SELLER_ERRORS[401],
+      403: SELLER_ERRORS[403],
+      404: 'No such listing',
+      412: 'If-Match names a version the listing is no longer at',
     },
   },
   {

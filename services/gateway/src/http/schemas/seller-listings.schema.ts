@@ -3,7 +3,7 @@ import { CATEGORIES } from '@marketplace/vocabulary';
 import { once, optionalParameter, wholeNumber } from './catalog-search.schema.js';
 
 /** The listing service's statuses and visibilities (services/listing README, "ListSellerListings"). */
-export const LISTING_STATUSES = ['active', 'sold_out'] as const;
+export const LISTING_STATUSES = ['active', 'sold_out', 'withdrawn'] as const;
 export const LISTING_VISIBILITIES = ['public', 'private'] as const;
 export const SELLER_LISTINGS_MAX_LIMIT = 200;
 export const SELLER_LISTINGS_DEFAULT_LIMIT = 50;
@@ -18,7 +18,7 @@ const timestamp = once.pipe(
  */
 export const sellerListingsQuerySchema = z.object({
   status: optionalParameter(once.pipe(z.enum(LISTING_STATUSES))).describe(
-    'active (in stock) or sold_out; both when absent',
+    'active (in stock), sold_out or withdrawn; all when absent',
   ),
   visibility: optionalParameter(once.pipe(z.enum(LISTING_VISIBILITIES))).describe(
     'public (promotePublicly) or private (in-app only); both when absent',

@@ -38,6 +38,11 @@ export interface Listing {
   confirmedAtMs: number;
   /** Version of the aggregate's stream after the last event. */
   version: number;
+  /**
+   * Set while the seller has withdrawn the listing: it is off every agent-facing surface and cannot be bought;
+   * open quotes and orders keep it. Absent: listed.
+   */
+  withdrawnAtMs?: number | undefined;
 }
 
 function createBaseListing(): Listing {
@@ -64,6 +69,7 @@ function createBaseListing(): Listing {
     updatedAtMs: 0,
     confirmedAtMs: 0,
     version: 0,
+    withdrawnAtMs: undefined,
   };
 }
 
@@ -134,6 +140,9 @@ export const Listing: MessageFns<Listing> = {
     }
     if (message.version !== 0) {
       writer.uint32(176).int64(message.version);
+    }
+    if (message.withdrawnAtMs !== undefined) {
+      writer.uint32(184).int64(message.withdrawnAtMs);
     }
     return writer;
   },
@@ -327,6 +336,14 @@ export const Listing: MessageFns<Listing> = {
             message.version = longToNumber(reader.int64());
             continue;
           }
+          case 23: {
+            if (tag !== 184) {
+              break;
+            }
+
+            message.withdrawnAtMs = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -366,6 +383,7 @@ export const Listing: MessageFns<Listing> = {
     message.updatedAtMs = object.updatedAtMs ?? 0;
     message.confirmedAtMs = object.confirmedAtMs ?? 0;
     message.version = object.version ?? 0;
+    message.withdrawnAtMs = object.withdrawnAtMs ?? undefined;
     return message;
   },
 };

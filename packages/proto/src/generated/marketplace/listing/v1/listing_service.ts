@@ -180,7 +180,7 @@ export interface ReleaseStockResponse {
 export interface ListSellerListingsRequest {
   actor: Actor | undefined;
   sellerAccountId: number;
-  /** active (in stock) or sold_out; empty: both. */
+  /** active (in stock), sold_out or withdrawn; empty: all. */
   status: string;
   /** public (promoted) or private; empty: both. */
   visibility: string;
@@ -203,6 +203,32 @@ export interface ListSellerListingsResponse {
   total: number;
   /** Empty on the last page. */
   nextCursor: string;
+}
+
+export interface WithdrawListingRequest {
+  actor: Actor | undefined;
+  sellerAccountId: number;
+  productId: string;
+  correlationId: string;
+  /** As in UpdateListingRequest. */
+  matchVersions: number[];
+}
+
+export interface WithdrawListingResponse {
+  listing: Listing | undefined;
+}
+
+export interface RelistListingRequest {
+  actor: Actor | undefined;
+  sellerAccountId: number;
+  productId: string;
+  correlationId: string;
+  /** As in UpdateListingRequest. */
+  matchVersions: number[];
+}
+
+export interface RelistListingResponse {
+  listing: Listing | undefined;
 }
 
 function createBaseCreateListingRequest(): CreateListingRequest {
@@ -2204,6 +2230,354 @@ export const ListSellerListingsResponse: MessageFns<ListSellerListingsResponse> 
   },
 };
 
+function createBaseWithdrawListingRequest(): WithdrawListingRequest {
+  return { actor: undefined, sellerAccountId: 0, productId: "", correlationId: "", matchVersions: [] };
+}
+
+export const WithdrawListingRequest: MessageFns<WithdrawListingRequest> = {
+  encode(message: WithdrawListingRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.sellerAccountId !== 0) {
+      writer.uint32(16).int64(message.sellerAccountId);
+    }
+    if (message.productId !== "") {
+      writer.uint32(26).string(message.productId);
+    }
+    if (message.correlationId !== "") {
+      writer.uint32(34).string(message.correlationId);
+    }
+    if (message.matchVersions.length !== 0) {
+      writer.uint32(42).fork();
+      for (const v of message.matchVersions) {
+        writer.int64(v);
+      }
+      writer.join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WithdrawListingRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWithdrawListingRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.sellerAccountId = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.correlationId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag === 40) {
+              message.matchVersions.push(longToNumber(reader.int64()));
+
+              continue;
+            }
+
+            if (tag === 42) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.matchVersions.push(longToNumber(reader.int64()));
+              }
+
+              continue;
+            }
+
+            break;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<WithdrawListingRequest>): WithdrawListingRequest {
+    return WithdrawListingRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WithdrawListingRequest>): WithdrawListingRequest {
+    const message = createBaseWithdrawListingRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
+    message.sellerAccountId = object.sellerAccountId ?? 0;
+    message.productId = object.productId ?? "";
+    message.correlationId = object.correlationId ?? "";
+    message.matchVersions = object.matchVersions?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseWithdrawListingResponse(): WithdrawListingResponse {
+  return { listing: undefined };
+}
+
+export const WithdrawListingResponse: MessageFns<WithdrawListingResponse> = {
+  encode(message: WithdrawListingResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.listing !== undefined) {
+      Listing.encode(message.listing, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WithdrawListingResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWithdrawListingResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.listing = Listing.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<WithdrawListingResponse>): WithdrawListingResponse {
+    return WithdrawListingResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WithdrawListingResponse>): WithdrawListingResponse {
+    const message = createBaseWithdrawListingResponse();
+    message.listing = (object.listing !== undefined && object.listing !== null)
+      ? Listing.fromPartial(object.listing)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRelistListingRequest(): RelistListingRequest {
+  return { actor: undefined, sellerAccountId: 0, productId: "", correlationId: "", matchVersions: [] };
+}
+
+export const RelistListingRequest: MessageFns<RelistListingRequest> = {
+  encode(message: RelistListingRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.sellerAccountId !== 0) {
+      writer.uint32(16).int64(message.sellerAccountId);
+    }
+    if (message.productId !== "") {
+      writer.uint32(26).string(message.productId);
+    }
+    if (message.correlationId !== "") {
+      writer.uint32(34).string(message.correlationId);
+    }
+    if (message.matchVersions.length !== 0) {
+      writer.uint32(42).fork();
+      for (const v of message.matchVersions) {
+        writer.int64(v);
+      }
+      writer.join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RelistListingRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRelistListingRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.sellerAccountId = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.correlationId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag === 40) {
+              message.matchVersions.push(longToNumber(reader.int64()));
+
+              continue;
+            }
+
+            if (tag === 42) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.matchVersions.push(longToNumber(reader.int64()));
+              }
+
+              continue;
+            }
+
+            break;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<RelistListingRequest>): RelistListingRequest {
+    return RelistListingRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RelistListingRequest>): RelistListingRequest {
+    const message = createBaseRelistListingRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
+    message.sellerAccountId = object.sellerAccountId ?? 0;
+    message.productId = object.productId ?? "";
+    message.correlationId = object.correlationId ?? "";
+    message.matchVersions = object.matchVersions?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseRelistListingResponse(): RelistListingResponse {
+  return { listing: undefined };
+}
+
+export const RelistListingResponse: MessageFns<RelistListingResponse> = {
+  encode(message: RelistListingResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.listing !== undefined) {
+      Listing.encode(message.listing, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RelistListingResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRelistListingResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.listing = Listing.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<RelistListingResponse>): RelistListingResponse {
+    return RelistListingResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RelistListingResponse>): RelistListingResponse {
+    const message = createBaseRelistListingResponse();
+    message.listing = (object.listing !== undefined && object.listing !== null)
+      ? Listing.fromPartial(object.listing)
+      : undefined;
+    return message;
+  },
+};
+
 /**
  * The write side of listings. Validation failures are INVALID_ARGUMENT with google.rpc.BadRequest
  * field violations; an unknown listing is NOT_FOUND; another seller's listing is PERMISSION_DENIED.
@@ -2303,6 +2677,27 @@ export const ListingServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * Takes the seller's listing off every agent-facing surface and out of checkout; open quotes and orders keep
+     * it. Withdrawing a withdrawn listing changes nothing.
+     */
+    withdrawListing: {
+      name: "WithdrawListing",
+      requestType: WithdrawListingRequest as typeof WithdrawListingRequest,
+      requestStream: false,
+      responseType: WithdrawListingResponse as typeof WithdrawListingResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Lists a withdrawn listing again (an availability confirmation); a listed one is answered unchanged. */
+    relistListing: {
+      name: "RelistListing",
+      requestType: RelistListingRequest as typeof RelistListingRequest,
+      requestStream: false,
+      responseType: RelistListingResponse as typeof RelistListingResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -2365,6 +2760,19 @@ export interface ListingServiceImplementation<CallContextExt = {}> {
     request: ListSellerListingsRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<ListSellerListingsResponse>>;
+  /**
+   * Takes the seller's listing off every agent-facing surface and out of checkout; open quotes and orders keep
+   * it. Withdrawing a withdrawn listing changes nothing.
+   */
+  withdrawListing(
+    request: WithdrawListingRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<WithdrawListingResponse>>;
+  /** Lists a withdrawn listing again (an availability confirmation); a listed one is answered unchanged. */
+  relistListing(
+    request: RelistListingRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<RelistListingResponse>>;
 }
 
 export interface ListingServiceClient<CallOptionsExt = {}> {
@@ -2426,6 +2834,19 @@ export interface ListingServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<ListSellerListingsRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<ListSellerListingsResponse>;
+  /**
+   * Takes the seller's listing off every agent-facing surface and out of checkout; open quotes and orders keep
+   * it. Withdrawing a withdrawn listing changes nothing.
+   */
+  withdrawListing(
+    request: DeepPartial<WithdrawListingRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<WithdrawListingResponse>;
+  /** Lists a withdrawn listing again (an availability confirmation); a listed one is answered unchanged. */
+  relistListing(
+    request: DeepPartial<RelistListingRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<RelistListingResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
