@@ -38,6 +38,15 @@ describe('seller sync: reading listings back (embedded mode on PostgreSQL)', () 
   const get = async (path: string, apiKey: string) =>
     marketplace.client.request(path, { headers: { 'x-mcp-api-key': apiKey } });
 
+  /** The MCP SDK client over Streamable HTTP, as the seller. */
+  const sellerMcpClient = async (): Promise<Client> => {
+    const client = new Client({ name: 'seller-sync-e2e', version: '1.0.0' });
+    const url = new URL('/mcp', marketplace.client.baseUrl);
+    const headers = { 'x-mcp-api-key': seller.apiKey };
+    await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
+    return client;
+  };
+
   beforeAll(async () => {
     const admin = new pg.Client({ connectionString: SERVER_URL });
     await admin.connect();
@@ -281,13 +290,47 @@ describe('seller sync: reading listings back (embedded mode on PostgreSQL)', () 
     });
   });
 
+  it('create_listing over MCP in an empty category: the placeholder image, said so, found by anonymous search', async () => {
+    const client = await sellerMcpClient();
+    try {
+      const result = (await client.callTool({
+        name: 'create_listing',
+        arguments: {
+          name: 'Crate of Ollivant wooden toy trains',
+          category: 'toys',
+          condition: 'overstock',
+          quantity: 60,
+          price_per_unit: 1_200,
+          promote_publicly: true,
+        },
+      })) as CallToolResult;
+      expect(result.isError).toBeFalsy();
+      const created = result.structuredContent as {
+        id: string;
+        images: { url: string }[];
+        notices?: string[];
+      };
+      expect(created.notices).toEqual([expect.stringContaining('toys placeholder')]);
+      const image = await fetch(created.images[0]?.url ?? '');
+      expect(image.status).toBe(200);
+      expect(image.headers.get('content-type')).toBe('image/png');
+      const found = await eventually(
+        async () => {
+          const products = await marketplace.client.searchAll('ollivant');
+          return products.some((product) => product.id === created.id) ? products : undefined;
+        },
+        { timeoutMs: 15_000, describe: () => 'anonymous search never found the new toys listing' },
+      );
+      expect(found.map((product) => product.id)).toEqual([created.id]);
+      const own = await get(`/api/products/${created.id}`, seller.apiKey);
+      expect(own.body).toMatchObject({ image_placeholder: true, promote_publicly: true });
+    } finally {
+      await client.close();
+    }
+  });
+
   it('list_my_listings over MCP pages the same listings', async () => {
-    const client = new Client({ name: 'seller-sync-e2e', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL('/mcp', marketplace.client.baseUrl), {
-        requestInit: { headers: { 'x-mcp-api-key': seller.apiKey } },
-      }),
-    );
+    const client = await sellerMcpClient();
     try {
       const first = (await client.callTool({
         name: 'list_my_listings',

@@ -44,6 +44,7 @@ const listingOf = (request: listingV1.CreateListingRequest): listingV1.Listing =
   updatedAtMs: 0,
   confirmedAtMs: 0,
   version: 1,
+  imagePlaceholder: false,
 });
 
 /** A listing client that records what the tools send and answers like the listing service. */

@@ -16,6 +16,7 @@ import { serveGrpcService } from '@marketplace/rpc';
 import { ImageLibraryTable } from './adapters/image-library.table.js';
 import { IMAGE_LIBRARY_CATCH_UP_MS, RecentImageLibrary } from './adapters/recent-image-library.js';
 import { listingMigrations } from './adapters/listing.migrations.js';
+import { loadPlaceholderImages } from './adapters/placeholder-images.js';
 import { encodeListingEvent } from './adapters/listing-event.codec.js';
 import { productNumberSequence } from './adapters/product-number.sequence.js';
 import { startStalenessProjections } from './adapters/staleness.projections.js';
@@ -74,6 +75,7 @@ export const startListingService = async (options: ListingServiceOptions): Promi
   const imageLibrary = new ImageLibraryTable(schema);
   const recentImages = new RecentImageLibrary(imageLibrary);
   await recentImages.load(db);
+  const placeholders = await loadPlaceholderImages(options.blobs);
   const deps: ListingDependencies = {
     db,
     clock,
@@ -83,6 +85,7 @@ export const startListingService = async (options: ListingServiceOptions): Promi
       fetcher,
       blobs: options.blobs,
       findLibraryImage: async (category, words) => recentImages.mostSimilar(category, words),
+      placeholderImage: (category) => placeholders.get(category),
     },
     imageLibrary,
     recentImages,

@@ -2,7 +2,7 @@ import type { listingV1 } from '@marketplace/proto';
 import { forbidden, formatProductId, notFound } from '@marketplace/platform';
 import type { ListingClient } from '../clients/listing.client.js';
 import type { Principal } from '../domain/account.js';
-import type { ProductDetails, ProductViews, SellerListing } from './product.views.js';
+import type { CreatedListingView, ProductDetails, ProductViews, SellerListing } from './product.views.js';
 
 /** A seller's list filters; absent ones do not filter. */
 export interface SellerListingsFilter {
@@ -63,7 +63,7 @@ export class ListingCommands {
     draft: listingV1.ListingDraft,
     correlationId: string,
     idempotencyKey?: string,
-  ): Promise<ProductDetails> {
+  ): Promise<CreatedListingView> {
     const listing = await this.listing.createListing({
       actor: sellerActor(seller, 'publish listings'),
       sellerAccountId: seller.accountId,
@@ -71,7 +71,17 @@ export class ListingCommands {
       correlationId,
       idempotencyKey,
     });
-    return this.views.detailsOfListing(listing);
+    const details = this.views.detailsOfListing(listing);
+    if (!listing.imagePlaceholder) return details;
+    // docs/specification.md, "Listings": the answer says when the image is a placeholder.
+    return {
+      ...details,
+      notices: [
+        `No image was sent and no similar ${listing.category} listing has one: the listing shows the neutral ` +
+          `${listing.category} placeholder. Send imageUrl (PUT /api/products/${listing.productId}, or ` +
+          'update_listing image_url) to show your own.',
+      ],
+    };
   }
 
   /**

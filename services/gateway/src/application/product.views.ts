@@ -60,6 +60,13 @@ export interface SellerListing extends ProductDetails {
   readonly status: string;
   /** The listing's version: its ETag, and what If-Match names. */
   readonly version: number;
+  /** True while the image is the category's shipped placeholder. */
+  readonly image_placeholder: boolean;
+}
+
+/** A listing as its creation answers it: with notices when something was chosen for the seller. */
+export interface CreatedListingView extends ProductDetails {
+  readonly notices?: string[];
 }
 
 /** What both the catalog's Product and the listing service's Listing say about a product. */
@@ -136,6 +143,7 @@ export class ProductViews {
       ...this.detailsOfListing(listing),
       status: listingStatusOf(listing),
       version: listing.version,
+      image_placeholder: listing.imagePlaceholder,
     };
   }
 

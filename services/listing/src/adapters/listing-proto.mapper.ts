@@ -55,6 +55,7 @@ export const toListingMessage = (listing: Listing, version: number): listingV1.L
   confirmedAtMs: listing.confirmedAt,
   version,
   withdrawnAtMs: listing.withdrawnAt,
+  imagePlaceholder: listing.imagePlaceholder === true,
 });
 
 const absentWhenEmpty = (value: string): string | undefined => (value === '' ? undefined : value);
@@ -91,5 +92,6 @@ export const fromListingMessage = (message: listingV1.Listing): Listing => {
     updatedAt: message.updatedAtMs,
     confirmedAt: message.confirmedAtMs,
     ...(message.withdrawnAtMs === undefined ? {} : { withdrawnAt: message.withdrawnAtMs }),
+    ...(message.imagePlaceholder ? { imagePlaceholder: true } : {}),
   };
 };

@@ -18,6 +18,8 @@ export interface ImageHostingDependencies {
   readonly blobs: BlobStore;
   /** The hosted image of the most similar listing of a category (by shared title words), if any. */
   readonly findLibraryImage: (category: string, words: readonly string[]) => Promise<string | undefined>;
+  /** The shipped placeholder of a category, when nothing similar is found (absent: that is a 400). */
+  readonly placeholderImage?: (category: string) => string | undefined;
 }
 
 /** What the listing says about its images, after the rules accepted it. */
@@ -117,8 +119,14 @@ export const hostListingImages = async (
   };
   let imageUrl = pathOf(main, 'imageUrl');
   const galleryImageUrls = gallery.map((hosted, index) => pathOf(hosted, `galleryImageUrls/${index}`) ?? '');
+  let imagePlaceholder = false;
   if (request.imageUrl === undefined) {
     imageUrl = await deps.findLibraryImage(request.category, titleWords(request.name));
+    if (imageUrl === undefined) {
+      // docs/specification.md, "Listings": the image library never blocks a first listing.
+      imageUrl = deps.placeholderImage?.(request.category);
+      imagePlaceholder = imageUrl !== undefined;
+    }
     if (imageUrl === undefined) {
       violations.push({
         path: 'imageUrl',
@@ -132,5 +140,5 @@ export const hostListingImages = async (
       violations,
     );
   }
-  return { imageUrl, galleryImageUrls };
+  return { imageUrl, galleryImageUrls, ...(imagePlaceholder ? { imagePlaceholder } : {}) };
 };

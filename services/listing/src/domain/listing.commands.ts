@@ -26,6 +26,8 @@ export interface ListingDraft {
 export interface HostedImages {
   readonly imageUrl?: string | undefined;
   readonly galleryImageUrls: readonly string[];
+  /** True when no image was sent or found: the image is the category's shipped placeholder. */
+  readonly imagePlaceholder?: boolean;
 }
 
 export type CreateListing = Command<

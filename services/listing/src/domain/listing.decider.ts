@@ -131,7 +131,16 @@ const updateListing = (command: UpdateListing, state: ListingState): ListingUpda
     {
       type: 'ListingUpdated',
       data: {
-        listing: { ...listing, ...Object.fromEntries(changed), updatedAt: now, confirmedAt: now },
+        listing: {
+          ...listing,
+          ...Object.fromEntries(changed),
+          // The seller's own image replaces the shipped placeholder.
+          ...(valid.imageUrl !== undefined && listing.imagePlaceholder === true
+            ? { imagePlaceholder: false }
+            : {}),
+          updatedAt: now,
+          confirmedAt: now,
+        },
         changedFields: changed.map(([field]) => restFieldName(field)),
       },
     },

@@ -19,6 +19,8 @@ export interface Listing {
   readonly brand?: string;
   readonly imageUrl?: string;
   readonly galleryImageUrls: readonly string[];
+  /** True while the image is the category's shipped placeholder (no image sent, none similar found). */
+  readonly imagePlaceholder?: boolean;
   readonly originalRetailPriceCents?: number;
   readonly instantCheckout: boolean;
   readonly promotePublicly: boolean;

@@ -13,7 +13,7 @@ import {
 } from '../../http/schemas/seller-listings.schema.js';
 import type { BulkUpdateOutcome, ListingCommands, SellerListingsPage } from '../listing.commands.js';
 import { BULK_UPDATE_MODES } from '../listing.commands.js';
-import type { ProductDetails, SellerListing } from '../product.views.js';
+import type { CreatedListingView, SellerListing } from '../product.views.js';
 import { productDetailsOutput } from './catalog.tools.js';
 import type { Tool } from './tool.js';
 
@@ -120,6 +120,15 @@ export const bulkUpdateListingsOutput = z.object({
 export const sellerListingOutput = productDetailsOutput.extend({
   status: z.enum(LISTING_STATUSES),
   version: z.number().int().describe('the listing version: the ETag of GET /api/products/{id}, for If-Match'),
+  image_placeholder: z.boolean().describe('true while the image is the category’s neutral placeholder'),
+});
+
+/** A created listing: the details, and notices when something was chosen for the seller (a placeholder image). */
+export const createdListingOutput = productDetailsOutput.extend({
+  notices: z
+    .array(z.string())
+    .optional()
+    .describe('present when the image is the category’s placeholder: no image sent, none similar found'),
 });
 
 export const sellerListingsPageOutput = z.object({
@@ -175,7 +184,7 @@ const inToolNames = (error: unknown): unknown => {
 
 export const createListingTool = (
   listings: ListingCommands,
-): Tool<typeof createListingInput, ProductDetails> => ({
+): Tool<typeof createListingInput, CreatedListingView> => ({
   name: 'create_listing',
   description:
     'Publishes a lot for the calling seller (price_per_unit and original_retail_price in cents). image_url and ' +
@@ -183,7 +192,7 @@ export const createListingTool = (
     'category’s placeholder. promote_publicly true puts it on the public catalog and agent surfaces (default: ' +
     'in-app only). Send an idempotency_key to retry safely: a repeat answers the same listing.',
   inputSchema: createListingInput,
-  outputSchema: productDetailsOutput,
+  outputSchema: createdListingOutput,
   auth: 'seller',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async (principal, input) => {

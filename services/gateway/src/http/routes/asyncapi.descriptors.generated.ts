@@ -244,6 +244,13 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           comment:
             'Set while the seller has withdrawn the listing: it is off every agent-facing surface and cannot be bought; open quotes and orders keep it. Absent: listed.',
         },
+        {
+          name: 'imagePlaceholder',
+          type: 'TYPE_BOOL',
+          repeated: false,
+          comment:
+            "True while the image is the category's shipped placeholder: no image was sent and no similar listing had one.",
+        },
       ],
     },
     {

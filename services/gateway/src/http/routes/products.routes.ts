@@ -21,9 +21,9 @@ import {
 } from '../schemas/update-listing.schema.js';
 import { parseOrThrow } from '../schemas/validate.js';
 import { requestIdOf } from '../request-log.js';
-import { productDetailsOutput } from '../../application/tools/catalog.tools.js';
 import {
   bulkUpdateListingsOutput,
+  createdListingOutput,
   sellerListingOutput,
   sellerListingsPageOutput,
 } from '../../application/tools/listing.tools.js';
@@ -227,14 +227,18 @@ export const productsRouteDocs: readonly RouteDoc[] = [
     description:
       'Always creates a new listing (spec 2.4): price in dollars (default 1), quantity (default 1), category ' +
       '(default electronics). An external imageUrl is re-hosted; without one the image library is searched and ' +
-      'nothing similar is a 400 asking for imageUrl. Counts as an availability confirmation. With an ' +
+      'nothing similar gives the category’s neutral placeholder, which notices in the answer report. Counts ' +
+      'as an availability confirmation. With an ' +
       'Idempotency-Key, a repeat of the same body answers the listing the key created (201, same id).',
     tags: ['listings'],
     auth: 'api_key',
     idempotencyKey: true,
     body: createListingBodySchema,
     responses: {
-      201: { description: 'The listing as published', schema: productDetailsOutput },
+      201: {
+        description: 'The listing as published; notices say when its image is the category placeholder',
+        schema: createdListingOutput,
+      },
       ...SELLER_ERRORS,
       403: 'Not a seller key',
     },

@@ -42,7 +42,11 @@ export interface Listing {
    * Set while the seller has withdrawn the listing: it is off every agent-facing surface and cannot be bought;
    * open quotes and orders keep it. Absent: listed.
    */
-  withdrawnAtMs?: number | undefined;
+  withdrawnAtMs?:
+    | number
+    | undefined;
+  /** True while the image is the category's shipped placeholder: no image was sent and no similar listing had one. */
+  imagePlaceholder: boolean;
 }
 
 function createBaseListing(): Listing {
@@ -70,6 +74,7 @@ function createBaseListing(): Listing {
     confirmedAtMs: 0,
     version: 0,
     withdrawnAtMs: undefined,
+    imagePlaceholder: false,
   };
 }
 
@@ -143,6 +148,9 @@ export const Listing: MessageFns<Listing> = {
     }
     if (message.withdrawnAtMs !== undefined) {
       writer.uint32(184).int64(message.withdrawnAtMs);
+    }
+    if (message.imagePlaceholder !== false) {
+      writer.uint32(192).bool(message.imagePlaceholder);
     }
     return writer;
   },
@@ -344,6 +352,14 @@ export const Listing: MessageFns<Listing> = {
             message.withdrawnAtMs = longToNumber(reader.int64());
             continue;
           }
+          case 24: {
+            if (tag !== 192) {
+              break;
+            }
+
+            message.imagePlaceholder = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -384,6 +400,7 @@ export const Listing: MessageFns<Listing> = {
     message.confirmedAtMs = object.confirmedAtMs ?? 0;
     message.version = object.version ?? 0;
     message.withdrawnAtMs = object.withdrawnAtMs ?? undefined;
+    message.imagePlaceholder = object.imagePlaceholder ?? false;
     return message;
   },
 };
