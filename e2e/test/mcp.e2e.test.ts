@@ -15,7 +15,8 @@ const TOOL_FUZZ_RUNS = Number(process.env['FUZZ_RUNS'] ?? 12);
 
 /**
  * The sixteen tools of docs/specification.md, "MCP tools", the buyer's quote tools ("Quotes"), the saved searches'
- * secret rotation (docs/security.md, API2) and the order lifecycle's ("Order lifecycle"), by who may call them.
+ * secret rotation (docs/security.md, API2), the order lifecycle's ("Order lifecycle") and the seller's read-back
+ * ("Listings"), by who may call them.
  */
 const SPEC_TOOLS = {
   none: [
@@ -52,6 +53,9 @@ const SPEC_TOOLS = {
     'seller_inbox_summarise',
     'get_seller_orders',
     'seller_cancel_order',
+    'list_my_listings',
+    'update_listing',
+    'withdraw_listing',
   ],
 } as const;
 const ALL_TOOLS = Object.values(SPEC_TOOLS).flat();
@@ -253,6 +257,35 @@ describe('MCP conformance (embedded mode)', () => {
         value: 5,
       });
       expect(notMine).toMatchObject({ updated: [] });
+      const mine = await eventually(
+        async () => {
+          const page = await call(asSeller, 'list_my_listings', { sku: String(created['sku']) });
+          return (page['total'] as number) > 0 ? page : undefined;
+        },
+        { timeoutMs: 10_000, describe: () => 'list_my_listings never showed the new listing' },
+      );
+      expect(mine).toMatchObject({ listings: [{ id: created['id'] }], total: 1, next_cursor: null });
+      const theirList = await call(await connect(otherSeller), 'list_my_listings', {
+        sku: String(created['sku']),
+      });
+      expect(theirList).toMatchObject({ total: 0 });
+      const changed = await call(asSeller, 'update_listing', {
+        product_id: created['id'],
+        price_per_unit: 800,
+        quantity: 35,
+        expected_version: 2,
+      });
+      expect(changed).toMatchObject({ price: 800, quantity_available: 35, version: 3 });
+      const stale = await failure(asSeller, 'update_listing', {
+        product_id: created['id'],
+        expected_version: 2,
+      });
+      expect(stale).toMatch(/version/);
+      expect(
+        await failure(await connect(otherSeller), 'withdraw_listing', { product_id: created['id'] }),
+      ).not.toHaveLength(0);
+      const withdrawn = await call(asSeller, 'withdraw_listing', { product_id: created['id'] });
+      expect(withdrawn).toMatchObject({ id: created['id'], status: 'withdrawn' });
     });
 
     it('runs the quote tools: request, list, respond', async () => {
@@ -479,11 +512,14 @@ describe('MCP conformance (embedded mode)', () => {
       async (name) => {
         const tool = tools.find((candidate) => candidate.name === name)!;
         const keys = [...Object.keys(tool.inputSchema.properties ?? {}), 'unexpected'];
-        const apiKey = (SPEC_TOOLS.seller as readonly string[]).includes(name)
-          ? seller.apiKey
-          : (SPEC_TOOLS.buyer as readonly string[]).includes(name)
-            ? buyer.apiKey
-            : undefined;
+        // Fuzzed withdrawals and updates run as a seller with no listings this file reads later.
+        const apiKey = ['update_listing', 'withdraw_listing'].includes(name)
+          ? otherSeller.apiKey
+          : (SPEC_TOOLS.seller as readonly string[]).includes(name)
+            ? seller.apiKey
+            : (SPEC_TOOLS.buyer as readonly string[]).includes(name)
+              ? buyer.apiKey
+              : undefined;
         await fc.assert(
           fc.asyncProperty(
             fc.dictionary(fc.constantFrom(...keys), jsonValue, { maxKeys: keys.length }),

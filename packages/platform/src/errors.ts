@@ -18,7 +18,9 @@ export type ErrorKind =
   | 'unavailable'
   | 'payload_too_large'
   /** An idempotency key already created something from a different request (docs/idempotency.md). */
-  | 'idempotency_conflict';
+  | 'idempotency_conflict'
+  /** The caller's If-Match names a version the resource is no longer at (RFC 9110, 412). */
+  | 'precondition_failed';
 
 export class AppError extends Error {
   constructor(
@@ -39,6 +41,7 @@ export const conflict = (message: string): AppError => new AppError('conflict', 
 export const forbidden = (message: string): AppError => new AppError('forbidden', message);
 export const unauthenticated = (message: string): AppError => new AppError('unauthenticated', message);
 export const unavailable = (message: string): AppError => new AppError('unavailable', message);
+export const preconditionFailed = (message: string): AppError => new AppError('precondition_failed', message);
 
 export const isAppError = (error: unknown): error is AppError => error instanceof AppError;
 
@@ -51,6 +54,7 @@ export const httpStatusOf: Record<ErrorKind, number> = {
   conflict: 409,
   payload_too_large: 413,
   idempotency_conflict: 422,
+  precondition_failed: 412,
   rate_limited: 429,
   unavailable: 503,
 };

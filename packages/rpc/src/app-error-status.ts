@@ -27,6 +27,9 @@ const STATUS_OF_KIND: Record<ErrorKind, Status> = {
   payload_too_large: Status.RESOURCE_EXHAUSTED,
   // The key exists already, for another request; the ErrorInfo reason tells it from a plain conflict.
   idempotency_conflict: Status.ALREADY_EXISTS,
+  // The state the caller expected (its If-Match version) is not the current one; the ErrorInfo reason tells it
+  // from insufficient stock, which is FAILED_PRECONDITION too.
+  precondition_failed: Status.FAILED_PRECONDITION,
 };
 
 /**

@@ -45,6 +45,7 @@ const STATUS_OF_KIND: Record<ErrorKind, Status> = {
   unavailable: Status.UNAVAILABLE,
   payload_too_large: Status.RESOURCE_EXHAUSTED,
   idempotency_conflict: Status.ALREADY_EXISTS,
+  precondition_failed: Status.FAILED_PRECONDITION,
 };
 const KINDS = Object.keys(STATUS_OF_KIND) as ErrorKind[];
 
@@ -121,6 +122,15 @@ const listing = {
     throw new AppError('unavailable', 'not called by these tests');
   },
   async releaseStock() {
+    throw new AppError('unavailable', 'not called by these tests');
+  },
+  async listSellerListings() {
+    throw new AppError('unavailable', 'not called by these tests');
+  },
+  async withdrawListing() {
+    throw new AppError('unavailable', 'not called by these tests');
+  },
+  async relistListing() {
     throw new AppError('unavailable', 'not called by these tests');
   },
 } satisfies listingV1.ListingServiceImplementation;

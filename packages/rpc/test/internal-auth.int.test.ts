@@ -37,6 +37,9 @@ const listing = {
   bulkUpdateListings: unused,
   reserveStock: unused,
   releaseStock: unused,
+  listSellerListings: unused,
+  withdrawListing: unused,
+  relistListing: unused,
 } satisfies listingV1.ListingServiceImplementation;
 
 const refusals: Record<string, unknown>[] = [];

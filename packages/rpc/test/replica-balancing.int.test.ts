@@ -25,6 +25,9 @@ const replica = (name: string) => {
     bulkUpdateListings: notUsed,
     reserveStock: notUsed,
     releaseStock: notUsed,
+    listSellerListings: notUsed,
+    withdrawListing: notUsed,
+    relistListing: notUsed,
   } satisfies listingV1.ListingServiceImplementation;
   return { name, state, implementation };
 };

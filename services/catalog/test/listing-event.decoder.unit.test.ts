@@ -4,6 +4,26 @@ import { decodeListingEvent } from '../src/adapters/listing-event.decoder.js';
 import { listingCreated, listingMessage, unknownListingEvent } from './support/listing-events.js';
 
 describe('decodeListingEvent', () => {
+  it('reads a withdrawn listing as not promoted, and a relisted one as its seller set it', () => {
+    const listing = listingMessage(4, { promotePublicly: true });
+    const encode = (payload: listingV1.ListingEvent['payload'], version: number) =>
+      listingV1.ListingEvent.encode({
+        eventId: `e-${version}`,
+        productId: listing.productId,
+        version,
+        occurredAtMs: listing.updatedAtMs,
+        actor: { kind: 'seller', id: '7' },
+        correlationId: '',
+        payload,
+      }).finish();
+    const withdrawn = { ...listing, withdrawnAtMs: listing.updatedAtMs, version: 2 };
+    const hidden = decodeListingEvent(encode({ $case: 'withdrawn', value: { listing: withdrawn } }, 2));
+    expect(hidden).toMatchObject({ type: 'ListingChanged', product: { promotePublicly: false, version: 2 } });
+    const relisted = { ...listing, version: 3 };
+    const shown = decodeListingEvent(encode({ $case: 'relisted', value: { listing: relisted } }, 3));
+    expect(shown).toMatchObject({ type: 'ListingChanged', product: { promotePublicly: true, version: 3 } });
+  });
+
   it('reads ListingCreated into the catalog product, main image first', () => {
     const listing = listingMessage(3, { galleryImageUrls: ['https://images.example/3b.jpg'], condition: '' });
     const message = listingCreated(listing, { version: 1, eventId: 'e-1' });

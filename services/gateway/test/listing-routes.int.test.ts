@@ -71,7 +71,7 @@ describe.each(testEngines())('seller listing routes through the gateway on $name
     const answer = await send('PUT', `/api/products/${productId}`, {
       price: -90071992547409.92,
       category: 'spaceships',
-      quantity: 3,
+      quantity: -3,
       colour: 'red',
     });
     expectProblem(answer, 400, ['price', 'category', 'quantity', 'colour']);

@@ -44,6 +44,7 @@ const listingOf = (request: listingV1.CreateListingRequest): listingV1.Listing =
   updatedAtMs: 0,
   confirmedAtMs: 0,
   version: 1,
+  imagePlaceholder: false,
 });
 
 /** A listing client that records what the tools send and answers like the listing service. */
@@ -73,6 +74,18 @@ const recordingClient = (failWith?: AppError) => {
       throw new Error('not used');
     },
     setQuantity: async () => {
+      throw new Error('not used');
+    },
+    getListing: async () => {
+      throw new Error('not used');
+    },
+    listSellerListings: async () => {
+      throw new Error('not used');
+    },
+    withdrawListing: async () => {
+      throw new Error('not used');
+    },
+    relistListing: async () => {
       throw new Error('not used');
     },
     close: () => undefined,

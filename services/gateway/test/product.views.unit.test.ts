@@ -93,6 +93,7 @@ describe('product views', () => {
       updatedAtMs: CREATED,
       confirmedAtMs: CREATED,
       version: 1,
+      imagePlaceholder: false,
     };
     const details = views.detailsOfListing(listing);
     expect(details.pricing.discount_percent).toBeNull();

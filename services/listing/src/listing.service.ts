@@ -17,9 +17,13 @@ import { serveGrpcService } from '@marketplace/rpc';
 import { ImageLibraryTable } from './adapters/image-library.table.js';
 import { IMAGE_LIBRARY_CATCH_UP_MS, RecentImageLibrary } from './adapters/recent-image-library.js';
 import { listingMigrations } from './adapters/listing.migrations.js';
+import { loadPlaceholderImages } from './adapters/placeholder-images.js';
 import { encodeListingEvent } from './adapters/listing-event.codec.js';
 import { productNumberSequence } from './adapters/product-number.sequence.js';
 import { startStalenessProjections } from './adapters/staleness.projections.js';
+import { startSellerListingsProjection } from './adapters/seller-listings.projection.js';
+import { SellerListingsTable } from './adapters/seller-listings.table.js';
+import { listSellerListings } from './application/list-seller-listings.js';
 import { StalenessTables } from './adapters/staleness.tables.js';
 import type { ListingDependencies } from './application/create-listing.js';
 import { createListing } from './application/create-listing.js';
@@ -27,7 +31,9 @@ import type { ListingWriteDependencies } from './application/change-listing.js';
 import {
   bulkUpdateListings,
   getListing,
+  relistListing,
   releaseStock,
+  withdrawListing,
   reserveStock,
   setQuantity,
   updateListing,
@@ -69,6 +75,7 @@ export const startListingService = async (options: ListingServiceOptions): Promi
   const imageLibrary = new ImageLibraryTable(schema);
   const recentImages = new RecentImageLibrary(imageLibrary);
   await recentImages.load(db);
+  const placeholders = await loadPlaceholderImages(options.blobs);
   const deps: ListingDependencies = {
     db,
     clock,
@@ -78,6 +85,7 @@ export const startListingService = async (options: ListingServiceOptions): Promi
       fetcher,
       blobs: options.blobs,
       findLibraryImage: async (category, words) => recentImages.mostSimilar(category, words),
+      placeholderImage: (category) => placeholders.get(category),
     },
     imageLibrary,
     recentImages,
@@ -86,6 +94,13 @@ export const startListingService = async (options: ListingServiceOptions): Promi
   const writes: ListingWriteDependencies = { ...deps, lockStream: listingStreamLock(schema) };
   const stalenessTables = new StalenessTables(schema);
   const projections = await startStalenessProjections({ log, db, schema, tables: stalenessTables });
+  const sellerListings = new SellerListingsTable(schema);
+  try {
+    projections.push(await startSellerListingsProjection({ log, db, schema, table: sellerListings }));
+  } catch (error) {
+    await Promise.all(projections.map((projection) => projection.close()));
+    throw error;
+  }
   const outgoingMail = new OutgoingMailTable(schema);
   const mailWorker = startOutgoingMailWorker({
     db,
@@ -140,6 +155,10 @@ export const startListingService = async (options: ListingServiceOptions): Promi
         bulkUpdateListings: (input) => bulkUpdateListings(writes, input),
         reserveStock: (input) => reserveStock(writes, input),
         releaseStock: (input) => releaseStock(writes, input),
+        withdrawListing: (input) => withdrawListing(writes, input),
+        relistListing: (input) => relistListing(writes, input),
+        listSellerListings: (sellerAccountId, filter) =>
+          listSellerListings({ db, sellerListings }, sellerAccountId, filter),
       }),
     ],
     logger,

@@ -138,6 +138,76 @@ describe.each(testEngines())('listing changes and stock over gRPC on $name', ({ 
     });
   });
 
+  it('takes what a create takes: stock, a new image re-hosted, the gallery replaced, no fetch when refused', async () => {
+    const created = await publish({ galleryImageUrls: [images.server.imageUrl('side')] });
+    const requestsBefore = images.server.requests();
+    const { listing } = await update(created.productId, {
+      quantity: 12,
+      imageUrl: images.server.imageUrl('front-2'),
+      galleryImageUrls: { urls: [] },
+      priceCents: 990,
+    });
+    expect(images.server.requests()).toBe(requestsBefore + 1);
+    expect(listing).toMatchObject({ quantity: 12, priceCents: 990, galleryImageUrls: [], version: 2 });
+    expect(listing?.imageUrl).toMatch(/^\/images\/[0-9a-f]{64}\.png$/);
+    expect(listing?.imageUrl).not.toBe(created.imageUrl);
+    const refused = await statusOf(
+      update(created.productId, { imageUrl: images.server.imageUrl('never'), minOrderQuantity: 0 }),
+    );
+    expect(refused).toBe(Status.INVALID_ARGUMENT);
+    expect(images.server.requests()).toBe(requestsBefore + 1);
+    const notAnImage = await update(created.productId, { imageUrl: images.server.notAnImageUrl }).catch(
+      (error: unknown) => error,
+    );
+    expect((notAnImage as AppError).violations.map(({ path }) => path)).toEqual(['imageUrl']);
+  });
+
+  it('applies If-Match versions under the lock: a stale one fails with nothing changed', async () => {
+    const created = await publish();
+    const stale = await grpc.client
+      .updateListing({
+        actor: actorOf(SELLER),
+        sellerAccountId: SELLER,
+        productId: created.productId,
+        changes: { priceCents: 1 },
+        correlationId: '',
+        matchVersions: [7],
+      })
+      .catch((error: unknown) => error);
+    expect(clientErrorOf(stale).code).toBe(Status.FAILED_PRECONDITION);
+    expect((stale as AppError).kind).toBe('precondition_failed');
+    const current = await grpc.client.getListing({ productId: created.productId });
+    expect(current.listing).toMatchObject({ priceCents: 1_000, version: 1 });
+    const matched = await grpc.client.updateListing({
+      actor: actorOf(SELLER),
+      sellerAccountId: SELLER,
+      productId: created.productId,
+      changes: { priceCents: 2 },
+      correlationId: '',
+      matchVersions: [1],
+    });
+    expect(matched.listing).toMatchObject({ priceCents: 2, version: 2 });
+    const staleQuantity = grpc.client.setQuantity({
+      actor: actorOf(SELLER),
+      sellerAccountId: SELLER,
+      productId: created.productId,
+      quantity: 3,
+      correlationId: '',
+      matchVersions: [1],
+    });
+    expect(await statusOf(staleQuantity)).toBe(Status.FAILED_PRECONDITION);
+    // Another seller learns nothing from a version: 403 as without one.
+    const theirs = grpc.client.updateListing({
+      actor: actorOf(OTHER_SELLER),
+      sellerAccountId: OTHER_SELLER,
+      productId: created.productId,
+      changes: {},
+      correlationId: '',
+      matchVersions: [99],
+    });
+    expect(await statusOf(theirs)).toBe(Status.PERMISSION_DENIED);
+  });
+
   it('refuses invalid changes with every violation, and keeps the listing as it was', async () => {
     const created = await publish({ quantity: 10 });
     const refused = await update(created.productId, {

@@ -6,6 +6,7 @@ import { dropSchema, freshSchemaName, testEngines } from '@marketplace/database/
 import { createPostgresEventStore, IdempotencyKeys } from '@marketplace/eventsourcing';
 import { testImageBytes } from '@marketplace/outbound-http/testing';
 import { ManualClock } from '@marketplace/platform';
+import { loadPlaceholderImages } from '../src/adapters/placeholder-images.js';
 import { listingMigrations } from '../src/adapters/listing.migrations.js';
 import { productNumberSequence } from '../src/adapters/product-number.sequence.js';
 import type { ListingDependencies } from '../src/application/create-listing.js';
@@ -74,7 +75,28 @@ describe.each(testEngines())('listing images on $name', ({ create }) => {
     expect(listing.imageUrl).toBe(headphones.listing.imageUrl);
   });
 
-  it('answers 400 on imageUrl, asking for it, when the library has no similar listing of the category', async () => {
+  it('falls back to the category’s shipped placeholder, marked as one, and keeps it out of the library', async () => {
+    const placeholders = await loadPlaceholderImages(images.blobs);
+    expect(new Set(placeholders.values()).size).toBe(placeholders.size);
+    const withPlaceholders: ListingDependencies = {
+      ...deps,
+      images: { ...deps.images, placeholderImage: (category) => placeholders.get(category) },
+    };
+    const toys = () =>
+      createListing(withPlaceholders, {
+        sellerAccountId: 7,
+        draft: { name: 'Wooden toy trains', description: 'Overstock', category: 'toys' },
+        actor: { kind: 'seller', id: '7' },
+      });
+    const { listing } = await toys();
+    expect(listing).toMatchObject({ imageUrl: placeholders.get('toys'), imagePlaceholder: true });
+    const key = listing.imageUrl?.replace('/images/', '') ?? '';
+    expect((await images.blobs.get(key))?.contentType).toBe('image/png');
+    // A placeholder is not the seller's picture: the next similar listing gets the placeholder too, not "its" image.
+    expect((await toys()).listing).toMatchObject({ imagePlaceholder: true });
+  });
+
+  it('answers 400 on imageUrl, asking for it, when there is no similar listing and no placeholder', async () => {
     await expect(publish({ name: 'Garden hoses', category: 'home_goods' })).rejects.toMatchObject({
       kind: 'validation',
       violations: [

@@ -103,6 +103,123 @@ describe('listing decider after creation', () => {
       ]);
   });
 
+  it('takes what a create takes: stock as the quantity endpoint sets it, and the re-hosted images', () => {
+    spec
+      .given([created({ quantity: 10, imageUrl: '/images/old.png' })])
+      .when({
+        type: 'UpdateListing',
+        data: {
+          productId: 'product_42',
+          sellerAccountId: 7,
+          changes: {
+            quantity: 0,
+            imageUrl: 'https://img.example/new.png',
+            galleryImageUrls: ['https://img.example/g.png'],
+          },
+          hostedImages: { imageUrl: '/images/new.png', galleryImageUrls: ['/images/g.png'] },
+        },
+        metadata,
+      })
+      .then([
+        {
+          type: 'ListingUpdated',
+          data: {
+            listing: {
+              ...listed,
+              quantity: 0,
+              imageUrl: '/images/new.png',
+              galleryImageUrls: ['/images/g.png'],
+              updatedAt: LATER,
+              confirmedAt: LATER,
+            },
+            changedFields: ['quantity', 'imageUrl', 'galleryImageUrls'],
+          },
+        },
+      ]);
+  });
+
+  it('names no field when the same stock and images come again, and checks the minimum against new stock', () => {
+    spec
+      .given([created({ quantity: 10, imageUrl: '/images/same.png', galleryImageUrls: ['/images/g.png'] })])
+      .when({
+        type: 'UpdateListing',
+        data: {
+          productId: 'product_42',
+          sellerAccountId: 7,
+          changes: {
+            quantity: 10,
+            imageUrl: 'https://img.example/same.png',
+            galleryImageUrls: ['https://x.example/g'],
+          },
+          hostedImages: { imageUrl: '/images/same.png', galleryImageUrls: ['/images/g.png'] },
+        },
+        metadata,
+      })
+      .then([
+        {
+          type: 'ListingUpdated',
+          data: {
+            listing: {
+              ...listed,
+              imageUrl: '/images/same.png',
+              galleryImageUrls: ['/images/g.png'],
+              updatedAt: LATER,
+              confirmedAt: LATER,
+            },
+            changedFields: [],
+          },
+        },
+      ]);
+    spec
+      .given([created({ quantity: 10 })])
+      .when({
+        type: 'UpdateListing',
+        data: { productId: 'product_42', sellerAccountId: 7, changes: { quantity: 5, minOrderQuantity: 6 } },
+        metadata,
+      })
+      .thenThrows(isAppErrorOfKind('validation'));
+  });
+
+  it('withdraws once, refuses reservations while withdrawn, and relists as a confirmation', () => {
+    const status = (type: 'WithdrawListing' | 'RelistListing', sellerAccountId = 7) =>
+      ({ type, data: { productId: 'product_42', sellerAccountId }, metadata }) as const;
+    const withdrawnListing = { ...listed, withdrawnAt: LATER, updatedAt: LATER };
+    const withdrawn = { type: 'ListingWithdrawn', data: { listing: withdrawnListing } } as const;
+    spec
+      .given([created({ quantity: 10 })])
+      .when(status('WithdrawListing'))
+      .then([withdrawn]);
+    spec
+      .given([created({ quantity: 10 }), withdrawn])
+      .when(status('WithdrawListing'))
+      .then([]);
+    spec
+      .given([created({ quantity: 10 })])
+      .when(status('RelistListing'))
+      .then([]);
+    spec
+      .given([created({ quantity: 10 }), withdrawn])
+      .when(status('RelistListing'))
+      .then([
+        {
+          type: 'ListingRelisted',
+          data: { listing: { ...listed, updatedAt: LATER, confirmedAt: LATER } },
+        },
+      ]);
+    spec
+      .given([created({ quantity: 10 })])
+      .when(status('WithdrawListing', 8))
+      .thenThrows(isAppErrorOfKind('forbidden'));
+    spec
+      .given([created({ quantity: 10 }), withdrawn])
+      .when({
+        type: 'ReserveStock',
+        data: { productId: 'product_42', reservationId: 'order-1', quantity: 1 },
+        metadata,
+      })
+      .thenThrows(isAppErrorOfKind('conflict'));
+  });
+
   it("refuses another seller's listing (forbidden) and a listing that does not exist (not found)", () => {
     const update = (sellerAccountId: number) =>
       ({

@@ -105,6 +105,7 @@ describe.each(testEngines())('listing service over gRPC on $name', ({ create }) 
       sellerAccountId: 7,
       name: 'Pallet of USB-C chargers',
       description: '480 units',
+      imagePlaceholder: false,
       sku: listing?.productId.replace('product_', 'SKU-'),
       category: 'electronics',
       condition: 'overstock',

@@ -23,7 +23,8 @@ const productOf = (listing: listingV1.Listing, version: number): CatalogProduct 
     ? {}
     : { originalRetailPriceCents: listing.originalRetailPriceCents }),
   instantCheckout: listing.instantCheckout,
-  promotePublicly: listing.promotePublicly,
+  // A withdrawn listing leaves every agent-facing surface, as one never promoted (its seller still sees it).
+  promotePublicly: listing.promotePublicly && listing.withdrawnAtMs === undefined,
   createdAtMs: listing.createdAtMs,
   updatedAtMs: listing.updatedAtMs,
   version,

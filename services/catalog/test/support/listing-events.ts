@@ -29,6 +29,7 @@ export const listingMessage = (n: number, overrides: Partial<listingV1.Listing> 
   updatedAtMs: CREATED_AT + n * 60_000,
   confirmedAtMs: CREATED_AT + n * 60_000,
   version: 1,
+  imagePlaceholder: false,
   ...overrides,
 });
 

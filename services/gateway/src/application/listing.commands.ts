@@ -1,9 +1,27 @@
 import type { listingV1 } from '@marketplace/proto';
 import type { BulkUpdateMode } from '@marketplace/vocabulary';
-import { forbidden, formatProductId } from '@marketplace/platform';
+import { forbidden, formatProductId, notFound } from '@marketplace/platform';
 import type { ListingClient } from '../clients/listing.client.js';
 import type { Principal } from '../domain/account.js';
-import type { ProductDetails, ProductViews } from './product.views.js';
+import type { CreatedListingView, ProductDetails, ProductViews, SellerListing } from './product.views.js';
+
+/** A seller's list filters; absent ones do not filter. */
+export interface SellerListingsFilter {
+  readonly status?: string | undefined;
+  readonly visibility?: string | undefined;
+  readonly category?: string | undefined;
+  readonly sku?: string | undefined;
+  readonly updatedSinceMs?: number | undefined;
+  readonly cursor?: string | undefined;
+  readonly limit: number;
+}
+
+export interface SellerListingsPage {
+  readonly listings: SellerListing[];
+  readonly total: number;
+  /** Pass as `cursor` for the next page; null on the last page. */
+  readonly next_cursor: string | null;
+}
 
 /** What a bulk update did: the listings changed, and the ones left untouched with the reason. */
 export interface BulkUpdateOutcome {
@@ -37,7 +55,7 @@ export class ListingCommands {
     draft: listingV1.ListingDraft,
     correlationId: string,
     idempotencyKey?: string,
-  ): Promise<ProductDetails> {
+  ): Promise<CreatedListingView> {
     const listing = await this.listing.createListing({
       actor: sellerActor(seller, 'publish listings'),
       sellerAccountId: seller.accountId,
@@ -45,24 +63,39 @@ export class ListingCommands {
       correlationId,
       idempotencyKey,
     });
-    return this.views.detailsOfListing(listing);
+    const details = this.views.detailsOfListing(listing);
+    if (!listing.imagePlaceholder) return details;
+    // docs/specification.md, "Listings": the answer says when the image is a placeholder.
+    return {
+      ...details,
+      notices: [
+        `No image was sent and no similar ${listing.category} listing has one: the listing shows the neutral ` +
+          `${listing.category} placeholder. Send imageUrl (PUT /api/products/${listing.productId}, or ` +
+          'update_listing image_url) to show your own.',
+      ],
+    };
   }
 
-  /** Changes price or details of the seller's own listing (403 another seller's, 404 none). */
+  /**
+   * Changes the seller's own listing (403 another seller's, 404 none); with `matchVersions` (If-Match) only
+   * while it is at one of them (412).
+   */
   async update(
     seller: Principal,
     productId: string,
     changes: listingV1.ListingChanges,
     correlationId: string,
-  ): Promise<ProductDetails> {
+    matchVersions: readonly number[] = [],
+  ): Promise<SellerListing> {
     const listing = await this.listing.updateListing({
       actor: sellerActor(seller, 'change listings'),
       sellerAccountId: seller.accountId,
       productId,
       changes,
       correlationId,
+      matchVersions: [...matchVersions],
     });
-    return this.views.detailsOfListing(listing);
+    return this.views.sellerListingOf(listing);
   }
 
   /** Sets the stock of the seller's own listing; 0 marks it sold out. */
@@ -71,15 +104,82 @@ export class ListingCommands {
     productId: string,
     quantity: number,
     correlationId: string,
-  ): Promise<ProductDetails> {
+    matchVersions: readonly number[] = [],
+  ): Promise<SellerListing> {
     const listing = await this.listing.setQuantity({
       actor: sellerActor(seller, 'change listings'),
       sellerAccountId: seller.accountId,
       productId,
       quantity,
       correlationId,
+      matchVersions: [...matchVersions],
     });
-    return this.views.detailsOfListing(listing);
+    return this.views.sellerListingOf(listing);
+  }
+
+  /**
+   * The seller's own listing as it stands (read-your-writes), with its version. Another seller's listing is 404
+   * like a missing one: its existence is not the caller's business.
+   */
+  async getMine(seller: Principal, productId: string): Promise<SellerListing> {
+    sellerActor(seller, 'read their listings');
+    const listing = await this.listing.getListing(productId);
+    if (listing.sellerAccountId !== seller.accountId) throw notFound(`listing ${productId} does not exist`);
+    return this.views.sellerListingOf(listing);
+  }
+
+  /** One page of the seller's own listings, oldest change first (services/listing README). */
+  async listMine(seller: Principal, filter: SellerListingsFilter): Promise<SellerListingsPage> {
+    const { listings, total, nextCursor } = await this.listing.listSellerListings({
+      actor: sellerActor(seller, 'read their listings'),
+      sellerAccountId: seller.accountId,
+      status: filter.status ?? '',
+      visibility: filter.visibility ?? '',
+      category: filter.category ?? '',
+      sku: filter.sku ?? '',
+      updatedSinceMs: filter.updatedSinceMs,
+      cursor: filter.cursor ?? '',
+      limit: filter.limit,
+    });
+    return {
+      listings: listings.map((listing) => this.views.sellerListingOf(listing)),
+      total,
+      next_cursor: nextCursor === '' ? null : nextCursor,
+    };
+  }
+
+  /** Takes the seller's own listing off sale (DELETE); open quotes and orders keep it; idempotent. */
+  async withdraw(
+    seller: Principal,
+    productId: string,
+    correlationId: string,
+    matchVersions: readonly number[] = [],
+  ): Promise<SellerListing> {
+    const listing = await this.listing.withdrawListing({
+      actor: sellerActor(seller, 'withdraw listings'),
+      sellerAccountId: seller.accountId,
+      productId,
+      correlationId,
+      matchVersions: [...matchVersions],
+    });
+    return this.views.sellerListingOf(listing);
+  }
+
+  /** Puts a withdrawn listing of the seller's back on sale; idempotent. */
+  async relist(
+    seller: Principal,
+    productId: string,
+    correlationId: string,
+    matchVersions: readonly number[] = [],
+  ): Promise<SellerListing> {
+    const listing = await this.listing.relistListing({
+      actor: sellerActor(seller, 'relist listings'),
+      sellerAccountId: seller.accountId,
+      productId,
+      correlationId,
+      matchVersions: [...matchVersions],
+    });
+    return this.views.sellerListingOf(listing);
   }
 
   /** One change on up to 200 listings; those that are not the seller's or break a rule are reported. */

@@ -49,6 +49,26 @@ export interface ProductDetails extends ProductSummary {
   readonly updated_at: string;
 }
 
+const listingStatusOf = (listing: listingV1.Listing): string => {
+  if (listing.withdrawnAtMs !== undefined) return 'withdrawn';
+  return listing.quantity > 0 ? 'active' : 'sold_out';
+};
+
+/** The seller's own view of a listing (GET /api/products, list_my_listings). */
+export interface SellerListing extends ProductDetails {
+  /** `active` (in stock), `sold_out` or `withdrawn`. */
+  readonly status: string;
+  /** The listing's version: its ETag, and what If-Match names. */
+  readonly version: number;
+  /** True while the image is the category's shipped placeholder. */
+  readonly image_placeholder: boolean;
+}
+
+/** A listing as its creation answers it: with notices when something was chosen for the seller. */
+export interface CreatedListingView extends ProductDetails {
+  readonly notices?: string[];
+}
+
 /** What both the catalog's Product and the listing service's Listing say about a product. */
 interface ProductFacts {
   readonly id: string;
@@ -115,6 +135,16 @@ export class ProductViews {
       createdAtMs: listing.createdAtMs,
       updatedAtMs: listing.updatedAtMs,
     });
+  }
+
+  /** A listing as its seller reads it back: the details, the aggregate version (the ETag) and its status. */
+  sellerListingOf(listing: listingV1.Listing): SellerListing {
+    return {
+      ...this.detailsOfListing(listing),
+      status: listingStatusOf(listing),
+      version: listing.version,
+      image_placeholder: listing.imagePlaceholder,
+    };
   }
 
   private summary(facts: ProductFacts): ProductSummary {

@@ -16,6 +16,12 @@ export interface ListingClient {
   bulkUpdateListings(
     request: listingV1.BulkUpdateListingsRequest,
   ): Promise<listingV1.BulkUpdateListingsResponse>;
+  getListing(productId: string): Promise<listingV1.Listing>;
+  withdrawListing(request: listingV1.WithdrawListingRequest): Promise<listingV1.Listing>;
+  relistListing(request: listingV1.RelistListingRequest): Promise<listingV1.Listing>;
+  listSellerListings(
+    request: listingV1.ListSellerListingsRequest,
+  ): Promise<listingV1.ListSellerListingsResponse>;
   close(): void;
 }
 
@@ -31,7 +37,7 @@ const listingOf = (
 };
 
 /** Reads, sent once more when their replica went away (writes only with an idempotency key). */
-const REPEATABLE = ['GetListing'];
+const REPEATABLE = ['GetListing', 'ListSellerListings'];
 
 export const createListingClient = (address: string, options?: GrpcClientOptions): ListingClient => {
   const grpc = createGrpcClient(listingV1.ListingServiceDefinition, address, {
@@ -45,10 +51,19 @@ export const createListingClient = (address: string, options?: GrpcClientOptions
         'CreateListing',
         await client.createListing(request, { deadline: CREATE_LISTING_DEADLINE_MS }),
       ),
-    updateListing: async (request) => listingOf('UpdateListing', await client.updateListing(request)),
+    // A PUT may fetch and re-host a new image, as a create does.
+    updateListing: async (request) =>
+      listingOf(
+        'UpdateListing',
+        await client.updateListing(request, { deadline: CREATE_LISTING_DEADLINE_MS }),
+      ),
     setQuantity: async (request) => listingOf('SetQuantity', await client.setQuantity(request)),
     bulkUpdateListings: (request) =>
       client.bulkUpdateListings(request, { deadline: BULK_UPDATE_DEADLINE_MS }),
+    withdrawListing: async (request) => listingOf('WithdrawListing', await client.withdrawListing(request)),
+    relistListing: async (request) => listingOf('RelistListing', await client.relistListing(request)),
+    getListing: async (productId) => listingOf('GetListing', await client.getListing({ productId })),
+    listSellerListings: (request) => client.listSellerListings(request),
     close: () => grpc.close(),
   };
 };

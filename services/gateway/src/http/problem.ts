@@ -63,6 +63,13 @@ export const PROBLEM_TYPES = {
     title: 'Conflict',
     description: 'The request conflicts with the current state of the resource; read it again and retry.',
   },
+  'precondition-failed': {
+    status: 412,
+    title: 'Precondition failed',
+    description:
+      'The If-Match header names a version the resource is no longer at: someone changed it since you read it. ' +
+      'Read it again (its ETag is the current version), then send your change with that ETag.',
+  },
   'payload-too-large': {
     status: 413,
     title: 'Payload too large',
@@ -113,6 +120,7 @@ const SLUG_OF_KIND: Record<ErrorKind, ProblemSlug> = {
   unavailable: 'service-unavailable',
   payload_too_large: 'payload-too-large',
   idempotency_conflict: 'idempotency-conflict',
+  precondition_failed: 'precondition-failed',
 };
 
 /** A problem that only exists at the HTTP edge (415, 405...), where no AppError kind fits. */

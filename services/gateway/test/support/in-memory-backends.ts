@@ -57,6 +57,9 @@ export class InMemoryBackends {
       bulkUpdateListings: async (request) => backends.bulkUpdate(request),
       reserveStock: notServedHere,
       releaseStock: notServedHere,
+      listSellerListings: notServedHere,
+      withdrawListing: notServedHere,
+      relistListing: notServedHere,
     };
     const catalog: catalogV1.CatalogServiceImplementation = {
       searchProducts: async (request) => backends.search(request),

@@ -25,6 +25,8 @@ const LISTING_EVENT_TYPES: Record<ListingEvent['type'], true> = {
   ListingQuantitySet: true,
   StockReserved: true,
   StockReleased: true,
+  ListingWithdrawn: true,
+  ListingRelisted: true,
 };
 
 /** The listing schema's store holds only listing events; anything else is a bug worth stopping for. */
@@ -46,6 +48,10 @@ const payloadOf = (recorded: RecordedEvent<ListingEvent>): listingV1.ListingEven
       return { $case: 'stockReserved', value: { listing, ...reservationOf(event.data) } };
     case 'StockReleased':
       return { $case: 'stockReleased', value: { listing, ...reservationOf(event.data) } };
+    case 'ListingWithdrawn':
+      return { $case: 'withdrawn', value: { listing } };
+    case 'ListingRelisted':
+      return { $case: 'relisted', value: { listing } };
   }
 };
 
@@ -102,6 +108,10 @@ const eventOf = (payload: listingV1.ListingEvent['payload']): ListingEvent => {
         type: 'StockReleased',
         data: { listing: listingIn(payload.value, 'StockReleased'), ...reservationOf(payload.value) },
       };
+    case 'withdrawn':
+      return { type: 'ListingWithdrawn', data: { listing: listingIn(payload.value, 'ListingWithdrawn') } };
+    case 'relisted':
+      return { type: 'ListingRelisted', data: { listing: listingIn(payload.value, 'ListingRelisted') } };
     case undefined:
       throw new Error('ListingEvent without a payload (written by a newer version?)');
   }

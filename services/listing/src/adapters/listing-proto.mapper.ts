@@ -30,6 +30,8 @@ export const toListingMessage = (listing: Listing, version: number): listingV1.L
   updatedAtMs: listing.updatedAt,
   confirmedAtMs: listing.confirmedAt,
   version,
+  withdrawnAtMs: listing.withdrawnAt,
+  imagePlaceholder: listing.imagePlaceholder === true,
 });
 
 const absentWhenEmpty = (value: string): string | undefined => (value === '' ? undefined : value);
@@ -65,5 +67,7 @@ export const fromListingMessage = (message: listingV1.Listing): Listing => {
     createdAt: message.createdAtMs,
     updatedAt: message.updatedAtMs,
     confirmedAt: message.confirmedAtMs,
+    ...(message.withdrawnAtMs === undefined ? {} : { withdrawnAt: message.withdrawnAtMs }),
+    ...(message.imagePlaceholder ? { imagePlaceholder: true } : {}),
   };
 };

@@ -10,13 +10,14 @@ import {
   imageLibraryMigration,
   imageLibraryRecentMigration,
 } from './image-library.table.js';
+import { sellerListingsMigration } from './seller-listings.table.js';
 import { productNumberSequenceMigration } from './product-number.sequence.js';
 import { stalenessMailQueueMigration, stalenessMigration } from './staleness.tables.js';
 
 /**
  * Everything the listing schema holds: the event store (also the outbox), the product number sequence, the image
- * library, the staleness projections, the idempotency keys of created listings and the outgoing-mail queue of
- * the staleness reminders.
+ * library, the staleness projections, the idempotency keys of created listings, the outgoing-mail queue of
+ * the staleness reminders and the sellers' own lists of their listings.
  */
 export const listingMigrations: readonly Migration[] = [
   ...eventStoreMigrations,
@@ -29,4 +30,5 @@ export const listingMigrations: readonly Migration[] = [
   imageLibraryAddedAtMigration,
   outgoingMailMigration,
   stalenessMailQueueMigration,
+  sellerListingsMigration,
 ];

@@ -7,6 +7,9 @@ import type { StalenessTables } from './staleness.tables.js';
 
 export const LISTING_TOPIC = 'marketplace.listing.v1';
 
+/** The confirmation time of a withdrawn listing: later than any cutoff. */
+const NEVER_DUE = Number.MAX_SAFE_INTEGER;
+
 /**
  * The two projections the staleness job reads: seller contacts from the account events, and each listing's last
  * confirmation from the listing events (this service's own, through the log like any consumer: the job needs no
@@ -37,7 +40,9 @@ export const startStalenessProjections = async (options: {
       decode: (message) => decodeListingEvent(message.value),
       apply: async (tx, decoded) => {
         const { listing } = decoded.event.data;
-        await tables.recordConfirmation(tx, { ...listing, version: decoded.version });
+        // A withdrawn listing is not on sale: it is never due (relisting records a real confirmation again).
+        const confirmedAt = listing.withdrawnAt === undefined ? listing.confirmedAt : NEVER_DUE;
+        await tables.recordConfirmation(tx, { ...listing, confirmedAt, version: decoded.version });
       },
     });
     return [contacts, confirmations];

@@ -2,20 +2,27 @@ import type { Transaction } from '@marketplace/database';
 import type { CommandContext } from '@marketplace/eventsourcing';
 import { handleCommand } from '@marketplace/eventsourcing';
 import type { AppError } from '@marketplace/platform';
-import { isAppError, notFound, parseProductId, validationError } from '@marketplace/platform';
+import {
+  isAppError,
+  notFound,
+  parseProductId,
+  preconditionFailed,
+  validationError,
+} from '@marketplace/platform';
 import type { BulkUpdateMode } from '@marketplace/vocabulary';
 import { BULK_UPDATE_LIMITS, BULK_UPDATE_MODES } from '@marketplace/vocabulary';
 import type { ListingChanges, ListingCommand } from '../domain/listing.commands.js';
 import type { ListingState } from '../domain/listing.decider.js';
 import { listingDecider } from '../domain/listing.decider.js';
-import { bulkChangesOf, checkBulkValue } from '../domain/listing.rules.js';
-import type { VersionedListing, ListingDependencies } from './create-listing.js';
+import { bulkChangesOf, checkBulkValue, validateListingChanges } from '../domain/listing.rules.js';
+import { hostChangedImages } from './host-images.js';
+import type { ListingDependencies, VersionedListing } from './create-listing.js';
 import { LISTING_STREAM_TYPE, readListingState } from './create-listing.js';
 
 /** Serialises the writers of one listing's stream inside their transaction (a PostgreSQL advisory lock). */
 export type LockListingStream = (tx: Transaction, productId: string) => Promise<void>;
 
-export type ListingWriteDependencies = Pick<ListingDependencies, 'db' | 'store' | 'clock'> & {
+export type ListingWriteDependencies = Pick<ListingDependencies, 'db' | 'store' | 'clock' | 'images'> & {
   readonly lockStream: LockListingStream;
 };
 
@@ -54,10 +61,12 @@ const handleOnListing = async <T extends ExistingListingCommand['type']>(
   deps: ListingWriteDependencies,
   productId: string,
   commandFor: (state: ListingState) => CommandOf<T>,
+  precondition?: Precondition,
 ): Promise<VersionedListing> =>
   deps.db.transaction(async (tx) => {
     await deps.lockStream(tx, productId);
-    const { state: before } = await readState(deps, productId, tx);
+    const { state: before, version: versionBefore } = await readState(deps, productId, tx);
+    precondition?.(before, versionBefore);
     const { state, version } = await handleCommand({
       store: deps.store,
       decider: listingDecider,
@@ -71,6 +80,30 @@ const handleOnListing = async <T extends ExistingListingCommand['type']>(
     return { listing: state.listing, version };
   });
 
+/** Checks the state read under the stream's lock before the command is decided. */
+type Precondition = (state: ListingState, version: number) => void;
+
+/**
+ * If-Match (RFC 9110): the seller's own listing must be at one of the versions the caller read, else 412 and
+ * nothing changes. Absent or another seller's listing is left to the decider (404, 403), so a stale version
+ * never tells anyone more than those would.
+ */
+const versionIn = (
+  sellerAccountId: number,
+  matchVersions: readonly number[] | undefined,
+): Precondition | undefined =>
+  matchVersions === undefined || matchVersions.length === 0
+    ? undefined
+    : (state, version) => {
+        if (state.status !== 'listed' || state.listing.sellerAccountId !== sellerAccountId) return;
+        if (!matchVersions.includes(version)) {
+          throw preconditionFailed(
+            `listing ${state.listing.productId} is at version ${version}, not ${matchVersions.join(' or ')}: ` +
+              'read it again and send its ETag',
+          );
+        }
+      };
+
 const metadataOf = (deps: ListingWriteDependencies, context: CommandContext) => ({
   now: deps.clock.now(),
   actor: context.actor,
@@ -78,28 +111,65 @@ const metadataOf = (deps: ListingWriteDependencies, context: CommandContext) => 
   traceparent: context.traceparent,
 });
 
-export const updateListing = (
+export interface UpdateListingInput extends CommandContext {
+  readonly sellerAccountId: number;
+  readonly productId: string;
+  readonly changes: ListingChanges;
+  /** If-Match: the versions the caller accepts; absent or empty: no check. */
+  readonly matchVersions?: readonly number[] | undefined;
+}
+
+/**
+ * A PUT: the rules first (a refused change fetches nothing), then the new images are fetched and re-hosted
+ * with no transaction open, then the change is decided under the stream's lock.
+ */
+export const updateListing = async (
   deps: ListingWriteDependencies,
-  input: CommandContext & { sellerAccountId: number; productId: string; changes: ListingChanges },
+  input: UpdateListingInput,
 ): Promise<VersionedListing> => {
   const productId = knownProductId(input.productId);
-  return handleOnListing(deps, productId, () => ({
-    type: 'UpdateListing',
-    data: { productId, sellerAccountId: input.sellerAccountId, changes: input.changes },
-    metadata: metadataOf(deps, input),
-  }));
+  const { changes } = input;
+  const sendsImages = changes.imageUrl !== undefined || changes.galleryImageUrls !== undefined;
+  // Stock 0 skips the cross-field rule here; the decider checks it against the real stock.
+  if (sendsImages) validateListingChanges({ quantity: 0 }, changes);
+  const hostedImages = sendsImages ? await hostChangedImages(deps.images, changes) : undefined;
+  return handleOnListing(
+    deps,
+    productId,
+    () => ({
+      type: 'UpdateListing',
+      data: {
+        productId,
+        sellerAccountId: input.sellerAccountId,
+        changes,
+        ...(hostedImages === undefined ? {} : { hostedImages }),
+      },
+      metadata: metadataOf(deps, input),
+    }),
+    versionIn(input.sellerAccountId, input.matchVersions),
+  );
 };
 
 export const setQuantity = (
   deps: ListingWriteDependencies,
-  input: CommandContext & { sellerAccountId: number; productId: string; quantity: number },
+  input: CommandContext & {
+    sellerAccountId: number;
+    productId: string;
+    quantity: number;
+    matchVersions?: readonly number[] | undefined;
+  },
 ): Promise<VersionedListing> => {
   const productId = knownProductId(input.productId);
-  return handleOnListing(deps, productId, () => ({
-    type: 'SetQuantity',
-    data: { productId, sellerAccountId: input.sellerAccountId, quantity: input.quantity },
-    metadata: metadataOf(deps, input),
-  }));
+  return handleOnListing(
+    deps,
+    productId,
+    () => ({
+      type: 'SetQuantity',
+      data: { productId, sellerAccountId: input.sellerAccountId, quantity: input.quantity },
+      metadata: metadataOf(deps, input),
+    }),
+    versionIn(input.sellerAccountId, input.matchVersions),
+  );
 };
 
 export const reserveStock = (
@@ -124,6 +194,42 @@ export const releaseStock = (
     data: { productId, reservationId: input.reservationId },
     metadata: metadataOf(deps, input),
   }));
+};
+
+/** DELETE /api/products/{id}: off sale, open quotes and orders kept; idempotent. */
+export const withdrawListing = (
+  deps: ListingWriteDependencies,
+  input: CommandContext & { sellerAccountId: number; productId: string; matchVersions?: readonly number[] },
+): Promise<VersionedListing> => {
+  const productId = knownProductId(input.productId);
+  return handleOnListing(
+    deps,
+    productId,
+    () => ({
+      type: 'WithdrawListing',
+      data: { productId, sellerAccountId: input.sellerAccountId },
+      metadata: metadataOf(deps, input),
+    }),
+    versionIn(input.sellerAccountId, input.matchVersions),
+  );
+};
+
+/** POST /api/products/{id}/relist: back on sale; idempotent. */
+export const relistListing = (
+  deps: ListingWriteDependencies,
+  input: CommandContext & { sellerAccountId: number; productId: string; matchVersions?: readonly number[] },
+): Promise<VersionedListing> => {
+  const productId = knownProductId(input.productId);
+  return handleOnListing(
+    deps,
+    productId,
+    () => ({
+      type: 'RelistListing',
+      data: { productId, sellerAccountId: input.sellerAccountId },
+      metadata: metadataOf(deps, input),
+    }),
+    versionIn(input.sellerAccountId, input.matchVersions),
+  );
 };
 
 export interface BulkUpdateInput extends CommandContext {

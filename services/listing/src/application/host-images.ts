@@ -18,6 +18,8 @@ export interface ImageHostingDependencies {
   readonly blobs: BlobStore;
   /** The hosted image of the most similar listing of a category (by shared title words), if any. */
   readonly findLibraryImage: (category: string, words: readonly string[]) => Promise<string | undefined>;
+  /** The shipped placeholder of a category, when nothing similar is found (absent: that is a 400). */
+  readonly placeholderImage?: (category: string) => string | undefined;
 }
 
 /** What the listing says about its images, after the rules accepted it. */
@@ -60,6 +62,42 @@ const hostOne = async (deps: ImageHostingDependencies, url: string): Promise<Hos
 };
 
 /**
+ * Re-hosts the images a seller's changes name (a PUT): only the URLs sent, no library lookup (the listing has
+ * an image already). Every failing URL is a violation on its path, all at once.
+ */
+export const hostChangedImages = async (
+  deps: ImageHostingDependencies,
+  changes: {
+    readonly imageUrl?: string | undefined;
+    readonly galleryImageUrls?: readonly string[] | undefined;
+  },
+): Promise<{ imageUrl?: string; galleryImageUrls?: string[] }> => {
+  const gallery = changes.galleryImageUrls ?? [];
+  const [main, ...hostedGallery] = await Promise.all(
+    [changes.imageUrl, ...gallery].map((url) =>
+      url === undefined ? Promise.resolve(undefined) : hostOne(deps, url),
+    ),
+  );
+  const violations: FieldViolation[] = [];
+  const pathOf = (hosted: Hosted | undefined, field: string): string => {
+    if (hosted && 'violation' in hosted) violations.push({ path: field, message: hosted.violation });
+    return hosted && 'path' in hosted ? hosted.path : '';
+  };
+  const imageUrl = main === undefined ? undefined : pathOf(main, 'imageUrl');
+  const galleryImageUrls = hostedGallery.map((hosted, index) => pathOf(hosted, `galleryImageUrls/${index}`));
+  if (violations.length > 0) {
+    throw validationError(
+      `images: ${violations.map(({ path, message }) => `${path} ${message}`).join('; ')}`,
+      violations,
+    );
+  }
+  return {
+    ...(imageUrl === undefined ? {} : { imageUrl }),
+    ...(changes.galleryImageUrls === undefined ? {} : { galleryImageUrls }),
+  };
+};
+
+/**
  * Re-hosts a listing's images (docs/specification.md, "Listings" → Images): every URL is fetched through the outbound
  * guard, checked and stored as `/images/<sha256>.<ext>`. Without `imageUrl`, the image of the most similar
  * listing of the same category is borrowed from the library; nothing found is a 400 that asks for `imageUrl`.
@@ -81,8 +119,14 @@ export const hostListingImages = async (
   };
   let imageUrl = pathOf(main, 'imageUrl');
   const galleryImageUrls = gallery.map((hosted, index) => pathOf(hosted, `galleryImageUrls/${index}`) ?? '');
+  let imagePlaceholder = false;
   if (request.imageUrl === undefined) {
     imageUrl = await deps.findLibraryImage(request.category, titleWords(request.name));
+    if (imageUrl === undefined) {
+      // docs/specification.md, "Listings": the image library never blocks a first listing.
+      imageUrl = deps.placeholderImage?.(request.category);
+      imagePlaceholder = imageUrl !== undefined;
+    }
     if (imageUrl === undefined) {
       violations.push({
         path: 'imageUrl',
@@ -96,5 +140,5 @@ export const hostListingImages = async (
       violations,
     );
   }
-  return { imageUrl, galleryImageUrls };
+  return { imageUrl, galleryImageUrls, ...(imagePlaceholder ? { imagePlaceholder } : {}) };
 };

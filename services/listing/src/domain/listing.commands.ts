@@ -27,6 +27,8 @@ export interface ListingDraft {
 export interface HostedImages {
   readonly imageUrl?: string | undefined;
   readonly galleryImageUrls: readonly string[];
+  /** True when no image was sent or found: the image is the category's shipped placeholder. */
+  readonly imagePlaceholder?: boolean;
 }
 
 export type CreateListing = Command<
@@ -45,8 +47,9 @@ export type CreateListing = Command<
 >;
 
 /**
- * The fields a seller may change after publishing, before validation; absent fields keep their value. Images
- * are not among them (they would need re-hosting), nor is stock (SetQuantity).
+ * The fields a seller may change after publishing (what a create takes), before validation; absent fields keep
+ * their value. `quantity` sets the stock as SetQuantity does; image URLs are re-hosted before deciding and
+ * arrive in the command's `hostedImages`.
  */
 export interface ListingChanges {
   readonly name?: string;
@@ -61,12 +64,22 @@ export interface ListingChanges {
   readonly originalRetailPriceCents?: number;
   readonly instantCheckout?: boolean;
   readonly promotePublicly?: boolean;
+  readonly quantity?: number;
+  readonly imageUrl?: string;
+  /** Present: the whole gallery is replaced. */
+  readonly galleryImageUrls?: readonly string[];
 }
 
 /** The seller's changes to one listing (a PUT, or one listing of a bulk update). */
 export type UpdateListing = Command<
   'UpdateListing',
-  { readonly productId: string; readonly sellerAccountId: number; readonly changes: ListingChanges }
+  {
+    readonly productId: string;
+    readonly sellerAccountId: number;
+    readonly changes: ListingChanges;
+    /** The changed images once re-hosted; absent: the listing keeps the URLs of the changes. */
+    readonly hostedImages?: Partial<HostedImages>;
+  }
 >;
 
 /** The seller sets the units in stock; 0 marks the listing sold out. */
@@ -87,4 +100,17 @@ export type ReleaseStock = Command<
   { readonly productId: string; readonly reservationId: string }
 >;
 
-export type ListingCommand = CreateListing | UpdateListing | SetQuantity | ReserveStock | ReleaseStock;
+/** The seller takes the listing off sale (DELETE); idempotent. */
+export type WithdrawListing = Command<
+  'WithdrawListing',
+  { readonly productId: string; readonly sellerAccountId: number }
+>;
+
+/** The seller puts a withdrawn listing back on sale; idempotent. */
+export type RelistListing = Command<
+  'RelistListing',
+  { readonly productId: string; readonly sellerAccountId: number }
+>;
+
+export type ListingCommand =
+  CreateListing | UpdateListing | SetQuantity | ReserveStock | ReleaseStock | WithdrawListing | RelistListing;

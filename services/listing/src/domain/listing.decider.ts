@@ -4,17 +4,21 @@ import { LISTING_DEFAULTS } from '@marketplace/vocabulary';
 import type {
   CreateListing,
   ListingCommand,
+  RelistListing,
   ReleaseStock,
   ReserveStock,
   SetQuantity,
   UpdateListing,
+  WithdrawListing,
 } from './listing.commands.js';
 import type {
   Listing,
   ListingCreated,
   ListingEvent,
   ListingQuantitySet,
+  ListingRelisted,
   ListingUpdated,
+  ListingWithdrawn,
   StockReleased,
   StockReserved,
 } from './listing.events.js';
@@ -99,20 +103,43 @@ const createListing = (command: CreateListing, state: ListingState): ListingCrea
   ];
 };
 
+/** Field values are scalars or the gallery's list of paths. */
+const sameValue = (a: unknown, b: unknown): boolean =>
+  Array.isArray(a) && Array.isArray(b)
+    ? a.length === b.length && a.every((item, i) => item === b[i])
+    : a === b;
+
 /** Always one event, changes or not: every update call is an availability confirmation (docs/specification.md, "Seller endpoints"). */
 const updateListing = (command: UpdateListing, state: ListingState): ListingUpdated[] => {
   const { productId, sellerAccountId } = command.data;
   const { listing } = ownedBy(state, productId, sellerAccountId);
-  const changes = validateListingChanges(listing, command.data.changes);
+  const valid = validateListingChanges(listing, command.data.changes);
+  const { hostedImages } = command.data;
+  const changes = {
+    ...valid,
+    ...(valid.imageUrl === undefined ? {} : { imageUrl: hostedImages?.imageUrl ?? valid.imageUrl }),
+    ...(valid.galleryImageUrls === undefined
+      ? {}
+      : { galleryImageUrls: hostedImages?.galleryImageUrls ?? valid.galleryImageUrls }),
+  };
   const changed = Object.entries(changes).filter(
-    ([field, value]) => value !== undefined && value !== listing[field as keyof Listing],
+    ([field, value]) => value !== undefined && !sameValue(value, listing[field as keyof Listing]),
   );
   const { now } = command.metadata;
   return [
     {
       type: 'ListingUpdated',
       data: {
-        listing: { ...listing, ...Object.fromEntries(changed), updatedAt: now, confirmedAt: now },
+        listing: {
+          ...listing,
+          ...Object.fromEntries(changed),
+          // The seller's own image replaces the shipped placeholder.
+          ...(valid.imageUrl !== undefined && listing.imagePlaceholder === true
+            ? { imagePlaceholder: false }
+            : {}),
+          updatedAt: now,
+          confirmedAt: now,
+        },
         changedFields: changed.map(([field]) => restFieldName(field)),
       },
     },
@@ -161,6 +188,9 @@ const reserveStock = (command: ReserveStock, state: ListingState): StockReserved
     }
     return [];
   }
+  if (listing.withdrawnAt !== undefined) {
+    throw conflict(`${productId} was withdrawn by its seller and cannot be bought`);
+  }
   if (quantity > listing.quantity) throw new InsufficientStockError(productId, quantity, listing.quantity);
   const { now } = command.metadata;
   return [
@@ -194,6 +224,31 @@ const releaseStock = (command: ReleaseStock, state: ListingState): StockReleased
   ];
 };
 
+/** Withdrawing a withdrawn listing changes nothing: a repeated DELETE answers the same listing. */
+const withdrawListing = (command: WithdrawListing, state: ListingState): ListingWithdrawn[] => {
+  const { productId, sellerAccountId } = command.data;
+  const { listing } = ownedBy(state, productId, sellerAccountId);
+  if (listing.withdrawnAt !== undefined) return [];
+  const { now } = command.metadata;
+  return [{ type: 'ListingWithdrawn', data: { listing: { ...listing, withdrawnAt: now, updatedAt: now } } }];
+};
+
+/** Relisting is an availability confirmation; a listing that is listed is answered unchanged. */
+const relistListing = (command: RelistListing, state: ListingState): ListingRelisted[] => {
+  const { productId, sellerAccountId } = command.data;
+  const { listing } = ownedBy(state, productId, sellerAccountId);
+  if (listing.withdrawnAt === undefined) return [];
+  const { now } = command.metadata;
+  const listed: Listing = { ...listing };
+  delete (listed as { withdrawnAt?: number }).withdrawnAt;
+  return [
+    {
+      type: 'ListingRelisted',
+      data: { listing: { ...listed, updatedAt: now, confirmedAt: now } },
+    },
+  ];
+};
+
 const evolve = (state: ListingState, event: ListingEvent): ListingState => {
   if (event.type === 'ListingCreated') {
     return { status: 'listed', listing: event.data.listing, reservations: new Map() };
@@ -203,6 +258,8 @@ const evolve = (state: ListingState, event: ListingEvent): ListingState => {
   switch (event.type) {
     case 'ListingUpdated':
     case 'ListingQuantitySet':
+    case 'ListingWithdrawn':
+    case 'ListingRelisted':
       return { ...state, listing };
     case 'StockReserved':
     case 'StockReleased': {
@@ -229,6 +286,10 @@ export const listingDecider: Decider<ListingCommand, ListingEvent, ListingState>
         return reserveStock(command, state);
       case 'ReleaseStock':
         return releaseStock(command, state);
+      case 'WithdrawListing':
+        return withdrawListing(command, state);
+      case 'RelistListing':
+        return relistListing(command, state);
     }
   },
   evolve,

@@ -19,6 +19,8 @@ export interface Listing {
   readonly brand?: string;
   readonly imageUrl?: string;
   readonly galleryImageUrls: readonly string[];
+  /** True while the image is the category's shipped placeholder (no image sent, none similar found). */
+  readonly imagePlaceholder?: boolean;
   readonly originalRetailPriceCents?: number;
   readonly instantCheckout: boolean;
   readonly promotePublicly: boolean;
@@ -26,6 +28,8 @@ export interface Listing {
   readonly updatedAt: number;
   /** Last availability confirmation: every create, update or quantity call counts as one. */
   readonly confirmedAt: number;
+  /** Set while withdrawn (DELETE): off every agent-facing surface and out of checkout; absent when listed. */
+  readonly withdrawnAt?: number | undefined;
 }
 
 /** A seller published a new listing. State-carrying: consumers need no other event to know the listing. */
@@ -52,9 +56,21 @@ export type StockReleased = DomainEvent<
   { readonly listing: Listing; readonly reservationId: string; readonly quantity: number }
 >;
 
+/** The seller withdrew the listing; `listing.withdrawnAt` is set. */
+export type ListingWithdrawn = DomainEvent<'ListingWithdrawn', { readonly listing: Listing }>;
+
+/** The seller listed a withdrawn listing again (an availability confirmation). */
+export type ListingRelisted = DomainEvent<'ListingRelisted', { readonly listing: Listing }>;
+
 /**
  * Every listing event is state-carrying: `listing` is the whole listing after the event, so a projection
  * replaces what it holds whatever the kind of change.
  */
 export type ListingEvent =
-  ListingCreated | ListingUpdated | ListingQuantitySet | StockReserved | StockReleased;
+  | ListingCreated
+  | ListingUpdated
+  | ListingQuantitySet
+  | StockReserved
+  | StockReleased
+  | ListingWithdrawn
+  | ListingRelisted;

@@ -112,6 +112,12 @@ export const validateNewListing = (sellerAccountId: number, draft: ListingDraft)
   throw invalidListing(result.error.issues.map(violationOf));
 };
 
+/** Units in stock as a seller sets them: 0 (sold out) up to the largest lot. */
+const stockQuantity = z
+  .int({ error: 'must be a whole number' })
+  .min(0, 'must be at least 0')
+  .max(LISTING_LIMITS.maxQuantity, `must be at most ${LISTING_LIMITS.maxQuantity}`);
+
 /** What may change after publishing (ListingChanges): the rules of creation, each field optional. */
 const listingChangesSchema = z.object({
   name: requiredText(LISTING_LIMITS.nameMaxLength).optional(),
@@ -126,6 +132,15 @@ const listingChangesSchema = z.object({
   originalRetailPriceCents: cents.optional(),
   instantCheckout: z.boolean().optional(),
   promotePublicly: z.boolean().optional(),
+  // As the quantity endpoint sets it: 0 marks the listing sold out.
+  quantity: stockQuantity.optional(),
+  imageUrl: imageUrl.optional(),
+  galleryImageUrls: z
+    .array(imageUrl)
+    .refine((urls) => urls.length <= LISTING_LIMITS.galleryMaxItems, {
+      message: `must have at most ${LISTING_LIMITS.galleryMaxItems} items`,
+    })
+    .optional(),
 });
 
 export type ValidListingChanges = z.output<typeof listingChangesSchema>;
@@ -148,23 +163,22 @@ export const validateListingChanges = (
   const result = listingChangesSchema.safeParse(changes);
   const violations = result.success ? [] : result.error.issues.map(violationOf);
   // Checked on its own, so the seller hears about it in the same answer as any other field's problem.
+  // Against the stock sent with it, if a valid one was, else the stock there is.
   const { minOrderQuantity } = changes;
   const wellFormed = minOrderQuantity !== undefined && units.safeParse(minOrderQuantity).success;
-  if (wellFormed && current.quantity > 0 && minOrderQuantity > current.quantity) {
+  const stock =
+    changes.quantity !== undefined && stockQuantity.safeParse(changes.quantity).success
+      ? changes.quantity
+      : current.quantity;
+  if (wellFormed && stock > 0 && minOrderQuantity > stock) {
     violations.push({
       path: 'minOrderQuantity',
-      message: `must not exceed the ${current.quantity} units in stock`,
+      message: `must not exceed the ${stock} units in stock`,
     });
   }
   if (!result.success || violations.length > 0) throw invalidListing(violations);
   return result.data;
 };
-
-/** Units in stock as a seller sets them: 0 (sold out) up to the largest lot. */
-const stockQuantity = z
-  .int({ error: 'must be a whole number' })
-  .min(0, 'must be at least 0')
-  .max(LISTING_LIMITS.maxQuantity, `must be at most ${LISTING_LIMITS.maxQuantity}`);
 
 export const validateStockQuantity = (quantity: number): number => {
   const result = stockQuantity.safeParse(quantity);

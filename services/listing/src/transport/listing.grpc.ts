@@ -6,8 +6,10 @@ import { ErrorInfo, RichServerError } from 'nice-grpc-error-details';
 import { listingV1 } from '@marketplace/proto';
 import type { GrpcService } from '@marketplace/rpc';
 import { toListingMessage } from '../adapters/listing-proto.mapper.js';
-import type { BulkUpdateInput, BulkUpdateResult } from '../application/change-listing.js';
-import type { VersionedListing, CreateListingInput } from '../application/create-listing.js';
+import type { BulkUpdateInput, BulkUpdateResult, UpdateListingInput } from '../application/change-listing.js';
+import type { CreateListingInput, VersionedListing } from '../application/create-listing.js';
+import type { SellerListingsResult } from '../application/list-seller-listings.js';
+import type { SellerListingsFilter } from '../domain/seller-listings.query.js';
 import type { ListingChanges, ListingDraft } from '../domain/listing.commands.js';
 import { InsufficientStockError } from '../domain/listing.decider.js';
 
@@ -15,11 +17,14 @@ import { InsufficientStockError } from '../domain/listing.decider.js';
 export interface ListingApplication {
   createListing(input: CreateListingInput): Promise<VersionedListing>;
   getListing(productId: string): Promise<VersionedListing>;
-  updateListing(
-    input: CommandContext & { sellerAccountId: number; productId: string; changes: ListingChanges },
-  ): Promise<VersionedListing>;
+  updateListing(input: UpdateListingInput): Promise<VersionedListing>;
   setQuantity(
-    input: CommandContext & { sellerAccountId: number; productId: string; quantity: number },
+    input: CommandContext & {
+      sellerAccountId: number;
+      productId: string;
+      quantity: number;
+      matchVersions?: readonly number[];
+    },
   ): Promise<VersionedListing>;
   bulkUpdateListings(input: BulkUpdateInput): Promise<BulkUpdateResult>;
   reserveStock(
@@ -28,7 +33,16 @@ export interface ListingApplication {
   releaseStock(
     input: CommandContext & { productId: string; reservationId: string },
   ): Promise<VersionedListing>;
+  listSellerListings(sellerAccountId: number, filter: SellerListingsFilter): Promise<SellerListingsResult>;
+  withdrawListing(input: ListingStatusInput): Promise<VersionedListing>;
+  relistListing(input: ListingStatusInput): Promise<VersionedListing>;
 }
+
+type ListingStatusInput = CommandContext & {
+  sellerAccountId: number;
+  productId: string;
+  matchVersions?: readonly number[];
+};
 
 /** Proto optional fields arrive as undefined when absent, which is how the draft marks "take the default". */
 const draftOf = (draft: listingV1.ListingDraft | undefined): ListingDraft =>
@@ -55,8 +69,12 @@ const draftOf = (draft: listingV1.ListingDraft | undefined): ListingDraft =>
 /** Absent proto optionals stay absent: the listing keeps those fields. */
 const changesOf = (changes: listingV1.ListingChanges | undefined): ListingChanges => {
   if (changes === undefined) return {};
-  const present = Object.entries(changes).filter(([, value]) => value !== undefined);
-  return Object.fromEntries(present);
+  const { galleryImageUrls, ...scalars } = changes;
+  const present = Object.entries(scalars).filter(([, value]) => value !== undefined);
+  return {
+    ...Object.fromEntries(present),
+    ...(galleryImageUrls === undefined ? {} : { galleryImageUrls: galleryImageUrls.urls }),
+  };
 };
 
 interface CommandRequest {
@@ -129,6 +147,7 @@ export const listingGrpcService = (
         sellerAccountId: request.sellerAccountId,
         productId: request.productId,
         changes: changesOf(request.changes),
+        matchVersions: request.matchVersions,
         ...sellerContextOf(request, context),
       });
       return listingReply(updated);
@@ -138,6 +157,7 @@ export const listingGrpcService = (
         sellerAccountId: request.sellerAccountId,
         productId: request.productId,
         quantity: request.quantity,
+        matchVersions: request.matchVersions,
         ...sellerContextOf(request, context),
       });
       return listingReply(updated);
@@ -175,6 +195,41 @@ export const listingGrpcService = (
         ...contextOf(request, context),
       });
       return listingReply(released);
+    },
+    async withdrawListing(request, context) {
+      const withdrawn = await application.withdrawListing({
+        sellerAccountId: request.sellerAccountId,
+        productId: request.productId,
+        matchVersions: request.matchVersions,
+        ...sellerContextOf(request, context),
+      });
+      return listingReply(withdrawn);
+    },
+    async relistListing(request, context) {
+      const relisted = await application.relistListing({
+        sellerAccountId: request.sellerAccountId,
+        productId: request.productId,
+        matchVersions: request.matchVersions,
+        ...sellerContextOf(request, context),
+      });
+      return listingReply(relisted);
+    },
+    async listSellerListings(request, context) {
+      sellerContextOf({ ...request, correlationId: '' }, context);
+      const { listings, total, nextCursor } = await application.listSellerListings(request.sellerAccountId, {
+        status: request.status,
+        visibility: request.visibility,
+        category: request.category,
+        sku: request.sku,
+        updatedSince: request.updatedSinceMs,
+        cursor: request.cursor,
+        limit: request.limit,
+      });
+      return {
+        listings: listings.map(({ listing, version }) => toListingMessage(listing, version)),
+        total,
+        nextCursor,
+      };
     },
   },
 });

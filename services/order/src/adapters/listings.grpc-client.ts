@@ -18,8 +18,8 @@ export const createGrpcListings = (
     get: async (productId) => {
       try {
         const { listing } = await client.getListing({ productId });
-        // Only listings on the agent-facing surfaces can be bought; in-app ones are not found to buyers.
-        if (!listing?.promotePublicly) return undefined;
+        // Only listings on the agent-facing surfaces can be bought; in-app and withdrawn ones are not found.
+        if (!listing?.promotePublicly || listing.withdrawnAtMs !== undefined) return undefined;
         return {
           productId: listing.productId,
           name: listing.name,

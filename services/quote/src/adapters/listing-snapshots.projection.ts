@@ -39,7 +39,8 @@ export const startListingSnapshotsProjection = (options: {
         priceCents: listing.priceCents,
         currency: listing.currency,
         quantity: listing.quantity,
-        promotePublicly: listing.promotePublicly,
+        // New quote requests see a withdrawn listing as in-app only; open ones are kept.
+        promotePublicly: listing.promotePublicly && listing.withdrawnAtMs === undefined,
         version: event.version,
       });
     },

@@ -9,9 +9,16 @@ import {
   LISTING_LIMITS,
 } from '@marketplace/vocabulary';
 import type { Principal } from '../../domain/account.js';
+import { productIdSchema } from '../../http/schemas/checkout.schema.js';
 import { idempotencyKeyArgument } from '../../http/schemas/idempotency-key.schema.js';
-import type { BulkUpdateOutcome, ListingCommands } from '../listing.commands.js';
-import type { ProductDetails } from '../product.views.js';
+import {
+  LISTING_STATUSES,
+  LISTING_VISIBILITIES,
+  SELLER_LISTINGS_DEFAULT_LIMIT,
+  SELLER_LISTINGS_MAX_LIMIT,
+} from '../../http/schemas/seller-listings.schema.js';
+import type { BulkUpdateOutcome, ListingCommands, SellerListingsPage } from '../listing.commands.js';
+import type { CreatedListingView, SellerListing } from '../product.views.js';
 import { productDetailsOutput } from './catalog.tools.js';
 import type { Tool } from './tool.js';
 
@@ -40,7 +47,52 @@ export const createListingInput = z.object({
     .optional()
     .describe('defaults to the name: a listing always has a description'),
   sku: text(LISTING_LIMITS.skuMaxLength).optional(),
+  image_url: text(LISTING_LIMITS.urlMaxLength)
+    .optional()
+    .describe('http(s) URL of the main image, fetched and re-hosted; without it a similar image is found'),
+  gallery_image_urls: z
+    .array(text(LISTING_LIMITS.urlMaxLength))
+    .max(LISTING_LIMITS.galleryMaxItems, `must have at most ${LISTING_LIMITS.galleryMaxItems} items`)
+    .optional()
+    .describe('more image URLs, re-hosted'),
+  promote_publicly: z
+    .boolean({ error: 'must be true or false' })
+    .optional()
+    .describe('true: on the public catalog, feed and agent surfaces; default false (in-app only)'),
   idempotency_key: idempotencyKeyArgument,
+});
+
+/** update_listing: the fields of create_listing, each optional (sent: replaced), plus the version read. */
+export const updateListingInput = z.object({
+  product_id: productIdSchema,
+  name: text(LISTING_LIMITS.nameMaxLength).min(1, 'must not be empty').optional(),
+  description: text(LISTING_LIMITS.descriptionMaxLength).min(1, 'must not be empty').optional(),
+  category: z.enum(CATEGORIES, oneOf(CATEGORIES)).optional(),
+  condition: z.enum(CONDITIONS, oneOf(CONDITIONS)).optional(),
+  quantity: wholeNumber(0, LISTING_LIMITS.maxQuantity, 'units')
+    .optional()
+    .describe('units in stock; 0 marks the listing sold out'),
+  price_per_unit: cents.optional().describe('unit price in cents'),
+  original_retail_price: cents.optional(),
+  sku: text(LISTING_LIMITS.skuMaxLength).optional(),
+  image_url: text(LISTING_LIMITS.urlMaxLength).optional().describe('a new main image, re-hosted'),
+  gallery_image_urls: z
+    .array(text(LISTING_LIMITS.urlMaxLength))
+    .max(LISTING_LIMITS.galleryMaxItems, `must have at most ${LISTING_LIMITS.galleryMaxItems} items`)
+    .optional()
+    .describe('replaces the whole gallery'),
+  promote_publicly: z.boolean({ error: 'must be true or false' }).optional(),
+  expected_version: wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a version')
+    .optional()
+    .describe(
+      'the version you read (list_my_listings): if the listing moved on, nothing changes and you are told',
+    ),
+});
+
+/** withdraw_listing: the listing to take off sale. */
+export const withdrawListingInput = z.object({
+  product_id: productIdSchema,
+  expected_version: wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a version').optional(),
 });
 
 /** bulk_update_listings (docs/specification.md, "MCP tools"): product numbers, one mode, one value. */
@@ -69,6 +121,43 @@ export const bulkUpdateListingsOutput = z.object({
     .describe('listings left untouched: not yours, not found, or the change would break a rule'),
 });
 
+/** A listing as its seller reads it back: the details plus status and version (the ETag). */
+export const sellerListingOutput = productDetailsOutput.extend({
+  status: z.enum(LISTING_STATUSES),
+  version: z.number().int().describe('the listing version: the ETag of GET /api/products/{id}, for If-Match'),
+  image_placeholder: z.boolean().describe('true while the image is the category’s neutral placeholder'),
+});
+
+/** A created listing: the details, and notices when something was chosen for the seller (a placeholder image). */
+export const createdListingOutput = productDetailsOutput.extend({
+  notices: z
+    .array(z.string())
+    .optional()
+    .describe('present when the image is the category’s placeholder: no image sent, none similar found'),
+});
+
+export const sellerListingsPageOutput = z.object({
+  listings: z.array(sellerListingOutput),
+  total: z.number().int().describe('listings matching the filters, all pages'),
+  next_cursor: z.string().nullable().describe('pass as cursor for the next page; null on the last page'),
+});
+
+/** list_my_listings: the filters of GET /api/products. */
+export const listMyListingsInput = z.object({
+  status: z.enum(LISTING_STATUSES, oneOf(LISTING_STATUSES)).optional(),
+  visibility: z.enum(LISTING_VISIBILITIES, oneOf(LISTING_VISIBILITIES)).optional(),
+  category: z.enum(CATEGORIES, oneOf(CATEGORIES)).optional(),
+  sku: text(LISTING_LIMITS.skuMaxLength).optional().describe('exact sku'),
+  updated_since: z.iso
+    .datetime({ offset: true, error: 'must be an RFC 3339 date-time' })
+    .optional()
+    .describe('only listings changed at or after this time'),
+  cursor: text(100).optional().describe('next_cursor of the previous page'),
+  limit: wholeNumber(1, SELLER_LISTINGS_MAX_LIMIT, 'listings')
+    .default(SELLER_LISTINGS_DEFAULT_LIMIT)
+    .describe(`page size, default ${SELLER_LISTINGS_DEFAULT_LIMIT}`),
+});
+
 const requireSeller = (principal: Principal | undefined, tool: string): Principal => {
   if (principal === undefined) throw unauthenticated(`${tool} needs a seller API key`);
   if (principal.role !== 'seller') throw forbidden(`${tool} is for sellers`);
@@ -79,6 +168,9 @@ const requireSeller = (principal: Principal | undefined, tool: string): Principa
 const TOOL_FIELD_NAMES: Readonly<Record<string, string>> = {
   price: 'price_per_unit',
   originalRetailPrice: 'original_retail_price',
+  imageUrl: 'image_url',
+  galleryImageUrls: 'gallery_image_urls',
+  promotePublicly: 'promote_publicly',
 };
 
 const inToolNames = (error: unknown): unknown => {
@@ -97,14 +189,15 @@ const inToolNames = (error: unknown): unknown => {
 
 export const createListingTool = (
   listings: ListingCommands,
-): Tool<typeof createListingInput, ProductDetails> => ({
+): Tool<typeof createListingInput, CreatedListingView> => ({
   name: 'create_listing',
   description:
-    'Publishes a lot for the calling seller (price_per_unit and original_retail_price in cents). The image is ' +
-    'found automatically among similar listings; the listing stays in-app only (not promoted publicly). Send an ' +
-    'idempotency_key to retry safely: a repeat answers the same listing.',
+    'Publishes a lot for the calling seller (price_per_unit and original_retail_price in cents). image_url and ' +
+    'gallery_image_urls are fetched and re-hosted; without image_url a similar listing’s image is used, or the ' +
+    'category’s placeholder. promote_publicly true puts it on the public catalog and agent surfaces (default: ' +
+    'in-app only). Send an idempotency_key to retry safely: a repeat answers the same listing.',
   inputSchema: createListingInput,
-  outputSchema: productDetailsOutput,
+  outputSchema: createdListingOutput,
   auth: 'seller',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async (principal, input) => {
@@ -121,8 +214,9 @@ export const createListingTool = (
           priceCents: input.price_per_unit,
           quantity: input.quantity,
           originalRetailPriceCents: input.original_retail_price,
-          galleryImageUrls: [],
-          promotePublicly: false,
+          imageUrl: input.image_url,
+          galleryImageUrls: input.gallery_image_urls ?? [],
+          promotePublicly: input.promote_publicly ?? false,
           instantCheckout: false,
         },
         '',
@@ -154,8 +248,95 @@ export const bulkUpdateListingsTool = (
     ),
 });
 
+export const listMyListingsTool = (
+  listings: ListingCommands,
+): Tool<typeof listMyListingsInput, SellerListingsPage> => ({
+  name: 'list_my_listings',
+  description:
+    "The calling seller's own listings (public and in-app only), filtered by status, visibility, category, " +
+    'sku and updated_since; oldest change first, paged by cursor, with the total. A listing changed while ' +
+    'you page moves to the end and shows again, so syncing with updated_since misses nothing.',
+  inputSchema: listMyListingsInput,
+  outputSchema: sellerListingsPageOutput,
+  auth: 'seller',
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  handler: async (principal, input) =>
+    listings.listMine(requireSeller(principal, 'list_my_listings'), {
+      status: input.status,
+      visibility: input.visibility,
+      category: input.category,
+      sku: input.sku,
+      updatedSinceMs: input.updated_since === undefined ? undefined : Date.parse(input.updated_since),
+      cursor: input.cursor,
+      limit: input.limit,
+    }),
+});
+
+export const updateListingTool = (
+  listings: ListingCommands,
+): Tool<typeof updateListingInput, SellerListing> => ({
+  name: 'update_listing',
+  description:
+    "Changes the calling seller's listing: the fields sent replace the stored ones (quantity sets the stock, 0 " +
+    'is sold out; image_url is re-hosted), the others are kept. Counts as an availability confirmation. Send ' +
+    'expected_version (from list_my_listings) to change it only if nobody else did since.',
+  inputSchema: updateListingInput,
+  outputSchema: sellerListingOutput,
+  auth: 'seller',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  handler: async (principal, input) => {
+    const seller = requireSeller(principal, 'update_listing');
+    try {
+      return await listings.update(
+        seller,
+        input.product_id,
+        {
+          name: input.name,
+          description: input.description,
+          sku: input.sku,
+          category: input.category,
+          condition: input.condition,
+          priceCents: input.price_per_unit,
+          originalRetailPriceCents: input.original_retail_price,
+          quantity: input.quantity,
+          imageUrl: input.image_url,
+          galleryImageUrls: input.gallery_image_urls && { urls: input.gallery_image_urls },
+          promotePublicly: input.promote_publicly,
+        },
+        '',
+        input.expected_version === undefined ? [] : [input.expected_version],
+      );
+    } catch (error) {
+      throw inToolNames(error);
+    }
+  },
+});
+
+export const withdrawListingTool = (
+  listings: ListingCommands,
+): Tool<typeof withdrawListingInput, SellerListing> => ({
+  name: 'withdraw_listing',
+  description:
+    "Takes the calling seller's listing off sale: off search, the feed and checkout; open quotes and orders " +
+    'keep it. Nothing is deleted: relist it with POST /api/products/{id}/relist. Repeating it changes nothing.',
+  inputSchema: withdrawListingInput,
+  outputSchema: sellerListingOutput,
+  auth: 'seller',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  handler: async (principal, input) =>
+    listings.withdraw(
+      requireSeller(principal, 'withdraw_listing'),
+      input.product_id,
+      '',
+      input.expected_version === undefined ? [] : [input.expected_version],
+    ),
+});
+
 /** The seller's listing tools, in the order tools/list shows them. */
 export const listingTools = (listings: ListingCommands): Tool[] => [
   createListingTool(listings),
   bulkUpdateListingsTool(listings),
+  listMyListingsTool(listings),
+  updateListingTool(listings),
+  withdrawListingTool(listings),
 ];

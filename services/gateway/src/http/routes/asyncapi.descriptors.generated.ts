@@ -118,7 +118,7 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
       name: 'marketplace.listing.v1.Listing',
       comment:
         'A listing as the listing service stores it: the state of the listing aggregate. Money is integer cents; times are epoch milliseconds.',
-      oneofs: ['_original_retail_price_cents'],
+      oneofs: ['_original_retail_price_cents', '_withdrawn_at_ms'],
       fields: [
         {
           name: 'productId',
@@ -236,6 +236,21 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           repeated: false,
           comment: "Version of the aggregate's stream after the last event.",
         },
+        {
+          name: 'withdrawnAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+          optional: true,
+          comment:
+            'Set while the seller has withdrawn the listing: it is off every agent-facing surface and cannot be bought; open quotes and orders keep it. Absent: listed.',
+        },
+        {
+          name: 'imagePlaceholder',
+          type: 'TYPE_BOOL',
+          repeated: false,
+          comment:
+            "True while the image is the category's shipped placeholder: no image was sent and no similar listing had one.",
+        },
       ],
     },
     {
@@ -311,6 +326,20 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           type: 'TYPE_MESSAGE',
           repeated: false,
           typeName: 'marketplace.listing.v1.StockReleased',
+          oneof: 0,
+        },
+        {
+          name: 'withdrawn',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.listing.v1.ListingWithdrawn',
+          oneof: 0,
+        },
+        {
+          name: 'relisted',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.listing.v1.ListingRelisted',
           oneof: 0,
         },
       ],
@@ -403,6 +432,33 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           name: 'quantity',
           type: 'TYPE_INT64',
           repeated: false,
+        },
+      ],
+    },
+    {
+      name: 'marketplace.listing.v1.ListingWithdrawn',
+      comment: 'The seller withdrew the listing (DELETE /api/products/{id}): listing.withdrawn_at_ms is set.',
+      oneofs: [],
+      fields: [
+        {
+          name: 'listing',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.listing.v1.Listing',
+        },
+      ],
+    },
+    {
+      name: 'marketplace.listing.v1.ListingRelisted',
+      comment:
+        'The seller listed a withdrawn listing again: withdrawn_at_ms is absent; an availability confirmation.',
+      oneofs: [],
+      fields: [
+        {
+          name: 'listing',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.listing.v1.Listing',
         },
       ],
     },

@@ -6,6 +6,7 @@ import type { IdentityService } from '../../application/identity.service.js';
 import type { ListingCommands } from '../../application/listing.commands.js';
 import { authenticate, authenticatedPrincipalOf } from '../auth.middleware.js';
 import { idempotencyKeyOf } from '../idempotency-key.js';
+import { ifMatchVersionsOf } from '../if-match.js';
 import { jsonBody } from '../json-body.js';
 import { methodNotAllowed } from '../method-not-allowed.js';
 import type { Problems } from '../problem.js';
@@ -21,8 +22,13 @@ import {
 import { parseOrThrow } from '../schemas/validate.js';
 import { productIdOfPath } from '../path-ids.js';
 import { requestIdOf } from '../request-log.js';
-import { productDetailsOutput } from '../../application/tools/catalog.tools.js';
-import { bulkUpdateListingsOutput } from '../../application/tools/listing.tools.js';
+import {
+  bulkUpdateListingsOutput,
+  createdListingOutput,
+  sellerListingOutput,
+  sellerListingsPageOutput,
+} from '../../application/tools/listing.tools.js';
+import { sellerListingsQuerySchema } from '../schemas/seller-listings.schema.js';
 import type { RouteDoc } from './openapi.describe.js';
 
 const centsOf = (dollars: number | null | undefined): number | undefined =>
@@ -61,7 +67,13 @@ export const listingChangesOf = (body: UpdateListingBody): listingV1.ListingChan
   originalRetailPriceCents: centsOf(body.originalRetailPrice),
   instantCheckout: body.instantCheckout ?? undefined,
   promotePublicly: body.promotePublicly ?? undefined,
+  quantity: body.quantity ?? undefined,
+  imageUrl: body.imageUrl ?? undefined,
+  galleryImageUrls: body.galleryImageUrls == null ? undefined : { urls: body.galleryImageUrls },
 });
+
+/** A listing's ETag: its aggregate version, strong (docs/specification.md, "Listings"). */
+export const etagOf = (version: number): string => `"${version}"`;
 
 /** Seller REST endpoints (docs/specification.md, "Seller endpoints"). */
 export const productsRoutes = (
@@ -84,7 +96,16 @@ export const productsRoutes = (
       );
       res.status(201).location(created.url).json(created);
     })
-    .all(methodNotAllowed(problems, ['POST']));
+    .get(authenticate(identity, { required: true }), async (req, res) => {
+      const query = parseOrThrow(sellerListingsQuerySchema, req.query, 'query parameters');
+      res.json(
+        await listings.listMine(authenticatedPrincipalOf(req), {
+          ...query,
+          updatedSinceMs: query.updated_since === undefined ? undefined : Date.parse(query.updated_since),
+        }),
+      );
+    })
+    .all(methodNotAllowed(problems, ['GET', 'POST']));
   // Before /api/products/:productId, which would otherwise take "bulk-update-price" for a product id.
   router
     .route('/api/products/bulk-update-price')
@@ -103,20 +124,50 @@ export const productsRoutes = (
     .all(methodNotAllowed(problems, ['POST']));
   router
     .route('/api/products/:productId')
+    .get(authenticate(identity, { required: true }), async (req, res) => {
+      const { productId = '' } = req.params;
+      const listing = await listings.getMine(authenticatedPrincipalOf(req), productId);
+      res.set('ETag', etagOf(listing.version)).json(listing);
+    })
     .put(authenticate(identity, { required: true }), ...jsonBody(bodyLimitBytes), async (req, res) => {
       const productId = productIdOfPath(req.params.productId);
       const body = parseOrThrow(updateListingBodySchema, req.body, 'listing changes');
       const seller = authenticatedPrincipalOf(req);
-      res.json(await listings.update(seller, productId, listingChangesOf(body), requestIdOf(req)));
+      const changes = listingChangesOf(body);
+      const updated = await listings.update(
+        seller,
+        productId,
+        changes,
+        requestIdOf(req),
+        ifMatchVersionsOf(req),
+      );
+      res.set('ETag', etagOf(updated.version)).json(updated);
     })
-    .all(methodNotAllowed(problems, ['PUT']));
+    .delete(authenticate(identity, { required: true }), async (req, res) => {
+      const { productId = '' } = req.params;
+      const seller = authenticatedPrincipalOf(req);
+      const withdrawn = await listings.withdraw(seller, productId, requestIdOf(req), ifMatchVersionsOf(req));
+      res.set('ETag', etagOf(withdrawn.version)).json(withdrawn);
+    })
+    .all(methodNotAllowed(problems, ['GET', 'PUT', 'DELETE']));
+  router
+    .route('/api/products/:productId/relist')
+    .post(authenticate(identity, { required: true }), async (req, res) => {
+      const { productId = '' } = req.params;
+      const seller = authenticatedPrincipalOf(req);
+      const relisted = await listings.relist(seller, productId, requestIdOf(req), ifMatchVersionsOf(req));
+      res.set('ETag', etagOf(relisted.version)).json(relisted);
+    })
+    .all(methodNotAllowed(problems, ['POST']));
   router
     .route('/api/products/:productId/quantity')
     .patch(authenticate(identity, { required: true }), ...jsonBody(bodyLimitBytes), async (req, res) => {
       const productId = productIdOfPath(req.params.productId);
       const { quantity } = parseOrThrow(listingQuantityBodySchema, req.body, 'quantity');
       const seller = authenticatedPrincipalOf(req);
-      res.json(await listings.setQuantity(seller, productId, quantity, requestIdOf(req)));
+      const versions = ifMatchVersionsOf(req);
+      const updated = await listings.setQuantity(seller, productId, quantity, requestIdOf(req), versions);
+      res.set('ETag', etagOf(updated.version)).json(updated);
     })
     .all(methodNotAllowed(problems, ['PATCH']));
   return router;
@@ -132,6 +183,44 @@ const SELLER_ERRORS = {
 /** The seller REST endpoints (docs/specification.md, "Seller endpoints") in /openapi.json, from the schemas the handlers parse with. */
 export const productsRouteDocs: readonly RouteDoc[] = [
   {
+    method: 'get',
+    path: '/api/products',
+    operationId: 'listMyListings',
+    summary: 'Your own listings, filtered and paged by cursor',
+    description:
+      'The calling seller’s listings, public and in-app only, oldest change first, with the total matching the ' +
+      'filters. Page with next_cursor until it is null. A listing changed while you page moves to the end and ' +
+      'shows again, so a sync with updated_since misses nothing. The list follows the listing events (a change ' +
+      'shows within moments); GET /api/products/{productId} reads the listing itself.',
+    tags: ['listings'],
+    auth: 'api_key',
+    query: sellerListingsQuerySchema,
+    responses: {
+      200: { description: 'One page of your listings', schema: sellerListingsPageOutput },
+      400: 'Invalid query parameters (each in errors), or a cursor this list did not return',
+      401: SELLER_ERRORS[401],
+      403: 'Not a seller key',
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/products/{productId}',
+    operationId: 'getMyListing',
+    summary: 'Your listing as it stands, with its version',
+    description:
+      'Read-your-writes: the listing after your last change. The ETag header is the version; send it as ' +
+      'If-Match on PUT. Another seller’s listing is 404, like a missing one.',
+    tags: ['listings'],
+    auth: 'api_key',
+    pathParameters: productIdParams,
+    responses: {
+      200: { description: 'The listing, its status and version', schema: sellerListingOutput },
+      401: SELLER_ERRORS[401],
+      403: 'Not a seller key',
+      404: 'No such listing of yours',
+    },
+  },
+  {
     method: 'post',
     path: '/api/products',
     operationId: 'createListing',
@@ -139,14 +228,18 @@ export const productsRouteDocs: readonly RouteDoc[] = [
     description:
       'Always creates a new listing (docs/specification.md, "Listings"): price in dollars (default 1), quantity (default 1), category ' +
       '(default electronics). An external imageUrl is re-hosted; without one the image library is searched and ' +
-      'nothing similar is a 400 asking for imageUrl. Counts as an availability confirmation. With an ' +
+      'nothing similar gives the category’s neutral placeholder, which notices in the answer report. Counts ' +
+      'as an availability confirmation. With an ' +
       'Idempotency-Key, a repeat of the same body answers the listing the key created (201, same id).',
     tags: ['listings'],
     auth: 'api_key',
     idempotencyKey: true,
     body: createListingBodySchema,
     responses: {
-      201: { description: 'The listing as published', schema: productDetailsOutput },
+      201: {
+        description: 'The listing as published; notices say when its image is the category placeholder',
+        schema: createdListingOutput,
+      },
       ...SELLER_ERRORS,
       403: 'Not a seller key',
     },
@@ -155,18 +248,64 @@ export const productsRouteDocs: readonly RouteDoc[] = [
     method: 'put',
     path: '/api/products/{productId}',
     operationId: 'updateListing',
-    summary: 'Change the price or details of your listing',
+    summary: 'Change your listing: send what POST takes, the fields sent replace the stored ones',
     description:
-      'The fields sent change (docs/specification.md, "Listings" names, price in dollars), the others keep their value; stock changes ' +
-      'through PATCH …/quantity. Counts as an availability confirmation, also with an empty body.',
+      'Takes the body of POST /api/products (docs/specification.md, "Listings" names, price in dollars). Fields sent replace the stored ' +
+      'ones: quantity sets the stock as PATCH …/quantity does, a new imageUrl or galleryImageUrls is fetched and ' +
+      're-hosted; fields absent (or null) keep their value. Counts as an availability confirmation, also with ' +
+      'an empty body. Optional If-Match with the ETag of GET /api/products/{productId} ("<version>"): the change ' +
+      'applies only if the listing is still at that version, else 412 and nothing changes. Without If-Match the ' +
+      'change applies to whatever version there is (no 428: the specification’s PUT needs no precondition). The ' +
+      'answer carries the new ETag.',
     tags: ['listings'],
     auth: 'api_key',
     pathParameters: productIdParams,
     body: updateListingBodySchema,
     responses: {
-      200: { description: 'The listing after the change', schema: productDetailsOutput },
+      200: { description: 'The listing after the change, with its new version', schema: sellerListingOutput },
       ...SELLER_ERRORS,
       404: 'No such listing (any id that is not product_<n> with n ≤ 2^53 − 1 names none)',
+      412: 'If-Match names a version the listing is no longer at: read it again and retry with its ETag',
+    },
+  },
+  {
+    method: 'delete',
+    path: '/api/products/{productId}',
+    operationId: 'withdrawListing',
+    summary: 'Withdraw your listing (relist it with POST …/relist)',
+    description:
+      'Takes the listing off every agent-facing surface (search, feed, sitemap, details for others) and out of ' +
+      'checkout and new quote requests; open quotes and orders keep it, and you still read and change it. ' +
+      'Nothing is deleted: POST /api/products/{productId}/relist puts it back. Withdrawing a withdrawn listing ' +
+      'answers it unchanged. Optional If-Match as for PUT. Emits ListingWithdrawn.',
+    tags: ['listings'],
+    auth: 'api_key',
+    pathParameters: productIdParams,
+    responses: {
+      200: { description: 'The listing, status withdrawn', schema: sellerListingOutput },
+      401: SELLER_ERRORS[401],
+      403: SELLER_ERRORS[403],
+      404: 'No such listing (any id that is not product_<n> with n ≤ 2^53 − 1 names none)',
+      412: 'If-Match names a version the listing is no longer at',
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/products/{productId}/relist',
+    operationId: 'relistListing',
+    summary: 'Put your withdrawn listing back on sale',
+    description:
+      'Undoes DELETE: the listing is back where its promotePublicly puts it. An availability confirmation; a ' +
+      'listing that is not withdrawn is answered unchanged. Optional If-Match as for PUT. Emits ListingRelisted.',
+    tags: ['listings'],
+    auth: 'api_key',
+    pathParameters: productIdParams,
+    responses: {
+      200: { description: 'The listing, listed again', schema: sellerListingOutput },
+      401: SELLER_ERRORS[401],
+      403: SELLER_ERRORS[403],
+      404: 'No such listing (any id that is not product_<n> with n ≤ 2^53 − 1 names none)',
+      412: 'If-Match names a version the listing is no longer at',
     },
   },
   {
@@ -174,15 +313,18 @@ export const productsRouteDocs: readonly RouteDoc[] = [
     path: '/api/products/{productId}/quantity',
     operationId: 'setListingQuantity',
     summary: 'Set the stock of your listing; 0 marks it sold out',
-    description: 'Counts as an availability confirmation.',
+    description:
+      'Counts as an availability confirmation. Optional If-Match as for PUT (412 when stale); the answer ' +
+      'carries the new ETag.',
     tags: ['listings'],
     auth: 'api_key',
     pathParameters: productIdParams,
     body: listingQuantityBodySchema,
     responses: {
-      200: { description: 'The listing with its new stock', schema: productDetailsOutput },
+      200: { description: 'The listing with its new stock and version', schema: sellerListingOutput },
       ...SELLER_ERRORS,
       404: 'No such listing (any id that is not product_<n> with n ≤ 2^53 − 1 names none)',
+      412: 'If-Match names a version the listing is no longer at',
     },
   },
   {

@@ -4,9 +4,10 @@ import { productIdSchema as productIdTextSchema } from './checkout.schema.js';
 import { dollars, requiredText, text } from './create-listing.schema.js';
 
 /**
- * The body of PUT /api/products/{id}: the price or details to change, with the field names and units of
- * POST /api/products (docs/specification.md, "Listings": `price` in dollars). Fields left out keep their value; `null` counts as left
- * out; an empty body changes nothing but still confirms availability. Stock and images have their own paths.
+ * The body of PUT /api/products/{id}: what POST /api/products takes, with its field names and units (docs/specification.md, "Listings":
+ * `price` in dollars; docs/specification.md, "Listings"). Fields sent replace the stored ones (`quantity` sets the stock as
+ * PATCH …/quantity does, a new `imageUrl` or gallery is fetched and re-hosted); fields left out, or `null`, keep
+ * their value; an empty body changes nothing but still confirms availability.
  */
 export const updateListingBodySchema = z
   .strictObject({
@@ -23,9 +24,17 @@ export const updateListingBodySchema = z
     instantCheckout: z.boolean().nullish(),
     promotePublicly: z.boolean().nullish(),
     quantity: z
-      .never({ error: 'stock changes through PATCH /api/products/{id}/quantity' })
-      .optional()
-      .describe('not accepted here: PATCH /api/products/{id}/quantity'),
+      .int()
+      .min(0, 'must be at least 0')
+      .max(LISTING_LIMITS.maxQuantity, `must be at most ${LISTING_LIMITS.maxQuantity}`)
+      .nullish()
+      .describe('units in stock, as PATCH …/quantity sets them; 0 marks the listing sold out'),
+    imageUrl: z.string().nullish().describe('a new main image: fetched and re-hosted'),
+    galleryImageUrls: z
+      .array(z.string())
+      .max(LISTING_LIMITS.galleryMaxItems, `must have at most ${LISTING_LIMITS.galleryMaxItems} items`)
+      .nullish()
+      .describe('replaces the whole gallery (re-hosted); [] empties it'),
   })
   .describe('Changes to a listing: the fields sent change, the others keep their value');
 

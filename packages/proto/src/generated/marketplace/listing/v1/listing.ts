@@ -38,6 +38,15 @@ export interface Listing {
   confirmedAtMs: number;
   /** Version of the aggregate's stream after the last event. */
   version: number;
+  /**
+   * Set while the seller has withdrawn the listing: it is off every agent-facing surface and cannot be bought;
+   * open quotes and orders keep it. Absent: listed.
+   */
+  withdrawnAtMs?:
+    | number
+    | undefined;
+  /** True while the image is the category's shipped placeholder: no image was sent and no similar listing had one. */
+  imagePlaceholder: boolean;
 }
 
 function createBaseListing(): Listing {
@@ -64,6 +73,8 @@ function createBaseListing(): Listing {
     updatedAtMs: 0,
     confirmedAtMs: 0,
     version: 0,
+    withdrawnAtMs: undefined,
+    imagePlaceholder: false,
   };
 }
 
@@ -134,6 +145,12 @@ export const Listing: MessageFns<Listing> = {
     }
     if (message.version !== 0) {
       writer.uint32(176).int64(message.version);
+    }
+    if (message.withdrawnAtMs !== undefined) {
+      writer.uint32(184).int64(message.withdrawnAtMs);
+    }
+    if (message.imagePlaceholder !== false) {
+      writer.uint32(192).bool(message.imagePlaceholder);
     }
     return writer;
   },
@@ -327,6 +344,22 @@ export const Listing: MessageFns<Listing> = {
             message.version = longToNumber(reader.int64());
             continue;
           }
+          case 23: {
+            if (tag !== 184) {
+              break;
+            }
+
+            message.withdrawnAtMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 24: {
+            if (tag !== 192) {
+              break;
+            }
+
+            message.imagePlaceholder = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -366,6 +399,8 @@ export const Listing: MessageFns<Listing> = {
     message.updatedAtMs = object.updatedAtMs ?? 0;
     message.confirmedAtMs = object.confirmedAtMs ?? 0;
     message.version = object.version ?? 0;
+    message.withdrawnAtMs = object.withdrawnAtMs ?? undefined;
+    message.imagePlaceholder = object.imagePlaceholder ?? false;
     return message;
   },
 };

@@ -29,6 +29,8 @@ export interface ListingEvent {
     | { $case: "quantitySet"; value: ListingQuantitySet }
     | { $case: "stockReserved"; value: StockReserved }
     | { $case: "stockReleased"; value: StockReleased }
+    | { $case: "withdrawn"; value: ListingWithdrawn }
+    | { $case: "relisted"; value: ListingRelisted }
     | undefined;
 }
 
@@ -63,6 +65,16 @@ export interface StockReleased {
   listing: Listing | undefined;
   reservationId: string;
   quantity: number;
+}
+
+/** The seller withdrew the listing (DELETE /api/products/{id}): listing.withdrawn_at_ms is set. */
+export interface ListingWithdrawn {
+  listing: Listing | undefined;
+}
+
+/** The seller listed a withdrawn listing again: withdrawn_at_ms is absent; an availability confirmation. */
+export interface ListingRelisted {
+  listing: Listing | undefined;
 }
 
 function createBaseListingEvent(): ListingEvent {
@@ -112,6 +124,12 @@ export const ListingEvent: MessageFns<ListingEvent> = {
         break;
       case "stockReleased":
         StockReleased.encode(message.payload.value, writer.uint32(114).fork()).join();
+        break;
+      case "withdrawn":
+        ListingWithdrawn.encode(message.payload.value, writer.uint32(122).fork()).join();
+        break;
+      case "relisted":
+        ListingRelisted.encode(message.payload.value, writer.uint32(130).fork()).join();
         break;
     }
     return writer;
@@ -218,6 +236,22 @@ export const ListingEvent: MessageFns<ListingEvent> = {
             message.payload = { $case: "stockReleased", value: StockReleased.decode(reader, reader.uint32()) };
             continue;
           }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.payload = { $case: "withdrawn", value: ListingWithdrawn.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.payload = { $case: "relisted", value: ListingRelisted.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -269,6 +303,18 @@ export const ListingEvent: MessageFns<ListingEvent> = {
       case "stockReleased": {
         if (object.payload?.value !== undefined && object.payload?.value !== null) {
           message.payload = { $case: "stockReleased", value: StockReleased.fromPartial(object.payload.value) };
+        }
+        break;
+      }
+      case "withdrawn": {
+        if (object.payload?.value !== undefined && object.payload?.value !== null) {
+          message.payload = { $case: "withdrawn", value: ListingWithdrawn.fromPartial(object.payload.value) };
+        }
+        break;
+      }
+      case "relisted": {
+        if (object.payload?.value !== undefined && object.payload?.value !== null) {
+          message.payload = { $case: "relisted", value: ListingRelisted.fromPartial(object.payload.value) };
         }
         break;
       }
@@ -618,6 +664,120 @@ export const StockReleased: MessageFns<StockReleased> = {
       : undefined;
     message.reservationId = object.reservationId ?? "";
     message.quantity = object.quantity ?? 0;
+    return message;
+  },
+};
+
+function createBaseListingWithdrawn(): ListingWithdrawn {
+  return { listing: undefined };
+}
+
+export const ListingWithdrawn: MessageFns<ListingWithdrawn> = {
+  encode(message: ListingWithdrawn, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.listing !== undefined) {
+      Listing.encode(message.listing, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListingWithdrawn {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListingWithdrawn();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.listing = Listing.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ListingWithdrawn>): ListingWithdrawn {
+    return ListingWithdrawn.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListingWithdrawn>): ListingWithdrawn {
+    const message = createBaseListingWithdrawn();
+    message.listing = (object.listing !== undefined && object.listing !== null)
+      ? Listing.fromPartial(object.listing)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListingRelisted(): ListingRelisted {
+  return { listing: undefined };
+}
+
+export const ListingRelisted: MessageFns<ListingRelisted> = {
+  encode(message: ListingRelisted, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.listing !== undefined) {
+      Listing.encode(message.listing, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListingRelisted {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListingRelisted();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.listing = Listing.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ListingRelisted>): ListingRelisted {
+    return ListingRelisted.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListingRelisted>): ListingRelisted {
+    const message = createBaseListingRelisted();
+    message.listing = (object.listing !== undefined && object.listing !== null)
+      ? Listing.fromPartial(object.listing)
+      : undefined;
     return message;
   },
 };

@@ -74,7 +74,23 @@ export interface ListingChanges {
   brand?: string | undefined;
   originalRetailPriceCents?: number | undefined;
   instantCheckout?: boolean | undefined;
-  promotePublicly?: boolean | undefined;
+  promotePublicly?:
+    | boolean
+    | undefined;
+  /** Sets the stock as SetQuantity does (0: sold out). */
+  quantity?:
+    | number
+    | undefined;
+  /** A new main image: fetched and re-hosted like at creation. */
+  imageUrl?:
+    | string
+    | undefined;
+  /** Present: replaces the whole gallery (re-hosted); absent: the gallery is kept. */
+  galleryImageUrls?: GalleryImageUrls | undefined;
+}
+
+export interface GalleryImageUrls {
+  urls: string[];
 }
 
 export interface UpdateListingRequest {
@@ -83,6 +99,11 @@ export interface UpdateListingRequest {
   productId: string;
   changes: ListingChanges | undefined;
   correlationId: string;
+  /**
+   * The versions the caller accepts (HTTP If-Match): the listing at another version is FAILED_PRECONDITION
+   * (ErrorInfo reason PRECONDITION_FAILED) and nothing changes. Empty: no check.
+   */
+  matchVersions: number[];
 }
 
 export interface UpdateListingResponse {
@@ -96,6 +117,8 @@ export interface SetQuantityRequest {
   /** 0 or more; 0 marks the listing sold out. */
   quantity: number;
   correlationId: string;
+  /** As in UpdateListingRequest. */
+  matchVersions: number[];
 }
 
 export interface SetQuantityResponse {
@@ -151,6 +174,60 @@ export interface ReleaseStockRequest {
 }
 
 export interface ReleaseStockResponse {
+  listing: Listing | undefined;
+}
+
+export interface ListSellerListingsRequest {
+  actor: Actor | undefined;
+  sellerAccountId: number;
+  /** active (in stock), sold_out or withdrawn; empty: all. */
+  status: string;
+  /** public (promoted) or private; empty: both. */
+  visibility: string;
+  category: string;
+  /** Exact sku. */
+  sku: string;
+  /** Only listings changed at or after this time (epoch ms). */
+  updatedSinceMs?:
+    | number
+    | undefined;
+  /** next_cursor of the previous page; empty: the first page. */
+  cursor: string;
+  /** 1 to 200. */
+  limit: number;
+}
+
+export interface ListSellerListingsResponse {
+  listings: Listing[];
+  /** How many listings match the filters (all pages). */
+  total: number;
+  /** Empty on the last page. */
+  nextCursor: string;
+}
+
+export interface WithdrawListingRequest {
+  actor: Actor | undefined;
+  sellerAccountId: number;
+  productId: string;
+  correlationId: string;
+  /** As in UpdateListingRequest. */
+  matchVersions: number[];
+}
+
+export interface WithdrawListingResponse {
+  listing: Listing | undefined;
+}
+
+export interface RelistListingRequest {
+  actor: Actor | undefined;
+  sellerAccountId: number;
+  productId: string;
+  correlationId: string;
+  /** As in UpdateListingRequest. */
+  matchVersions: number[];
+}
+
+export interface RelistListingResponse {
   listing: Listing | undefined;
 }
 
@@ -681,6 +758,9 @@ function createBaseListingChanges(): ListingChanges {
     originalRetailPriceCents: undefined,
     instantCheckout: undefined,
     promotePublicly: undefined,
+    quantity: undefined,
+    imageUrl: undefined,
+    galleryImageUrls: undefined,
   };
 }
 
@@ -721,6 +801,15 @@ export const ListingChanges: MessageFns<ListingChanges> = {
     }
     if (message.promotePublicly !== undefined) {
       writer.uint32(96).bool(message.promotePublicly);
+    }
+    if (message.quantity !== undefined) {
+      writer.uint32(104).int64(message.quantity);
+    }
+    if (message.imageUrl !== undefined) {
+      writer.uint32(114).string(message.imageUrl);
+    }
+    if (message.galleryImageUrls !== undefined) {
+      GalleryImageUrls.encode(message.galleryImageUrls, writer.uint32(122).fork()).join();
     }
     return writer;
   },
@@ -834,6 +923,30 @@ export const ListingChanges: MessageFns<ListingChanges> = {
             message.promotePublicly = reader.bool();
             continue;
           }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.quantity = longToNumber(reader.int64());
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.imageUrl = reader.string();
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.galleryImageUrls = GalleryImageUrls.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -863,12 +976,79 @@ export const ListingChanges: MessageFns<ListingChanges> = {
     message.originalRetailPriceCents = object.originalRetailPriceCents ?? undefined;
     message.instantCheckout = object.instantCheckout ?? undefined;
     message.promotePublicly = object.promotePublicly ?? undefined;
+    message.quantity = object.quantity ?? undefined;
+    message.imageUrl = object.imageUrl ?? undefined;
+    message.galleryImageUrls = (object.galleryImageUrls !== undefined && object.galleryImageUrls !== null)
+      ? GalleryImageUrls.fromPartial(object.galleryImageUrls)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGalleryImageUrls(): GalleryImageUrls {
+  return { urls: [] };
+}
+
+export const GalleryImageUrls: MessageFns<GalleryImageUrls> = {
+  encode(message: GalleryImageUrls, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.urls) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GalleryImageUrls {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGalleryImageUrls();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.urls.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<GalleryImageUrls>): GalleryImageUrls {
+    return GalleryImageUrls.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GalleryImageUrls>): GalleryImageUrls {
+    const message = createBaseGalleryImageUrls();
+    message.urls = object.urls?.map((e) => e) || [];
     return message;
   },
 };
 
 function createBaseUpdateListingRequest(): UpdateListingRequest {
-  return { actor: undefined, sellerAccountId: 0, productId: "", changes: undefined, correlationId: "" };
+  return {
+    actor: undefined,
+    sellerAccountId: 0,
+    productId: "",
+    changes: undefined,
+    correlationId: "",
+    matchVersions: [],
+  };
 }
 
 export const UpdateListingRequest: MessageFns<UpdateListingRequest> = {
@@ -887,6 +1067,13 @@ export const UpdateListingRequest: MessageFns<UpdateListingRequest> = {
     }
     if (message.correlationId !== "") {
       writer.uint32(42).string(message.correlationId);
+    }
+    if (message.matchVersions.length !== 0) {
+      writer.uint32(50).fork();
+      for (const v of message.matchVersions) {
+        writer.int64(v);
+      }
+      writer.join();
     }
     return writer;
   },
@@ -944,6 +1131,24 @@ export const UpdateListingRequest: MessageFns<UpdateListingRequest> = {
             message.correlationId = reader.string();
             continue;
           }
+          case 6: {
+            if (tag === 48) {
+              message.matchVersions.push(longToNumber(reader.int64()));
+
+              continue;
+            }
+
+            if (tag === 50) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.matchVersions.push(longToNumber(reader.int64()));
+              }
+
+              continue;
+            }
+
+            break;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -968,6 +1173,7 @@ export const UpdateListingRequest: MessageFns<UpdateListingRequest> = {
       ? ListingChanges.fromPartial(object.changes)
       : undefined;
     message.correlationId = object.correlationId ?? "";
+    message.matchVersions = object.matchVersions?.map((e) => e) || [];
     return message;
   },
 };
@@ -1030,7 +1236,7 @@ export const UpdateListingResponse: MessageFns<UpdateListingResponse> = {
 };
 
 function createBaseSetQuantityRequest(): SetQuantityRequest {
-  return { actor: undefined, sellerAccountId: 0, productId: "", quantity: 0, correlationId: "" };
+  return { actor: undefined, sellerAccountId: 0, productId: "", quantity: 0, correlationId: "", matchVersions: [] };
 }
 
 export const SetQuantityRequest: MessageFns<SetQuantityRequest> = {
@@ -1049,6 +1255,13 @@ export const SetQuantityRequest: MessageFns<SetQuantityRequest> = {
     }
     if (message.correlationId !== "") {
       writer.uint32(42).string(message.correlationId);
+    }
+    if (message.matchVersions.length !== 0) {
+      writer.uint32(50).fork();
+      for (const v of message.matchVersions) {
+        writer.int64(v);
+      }
+      writer.join();
     }
     return writer;
   },
@@ -1106,6 +1319,24 @@ export const SetQuantityRequest: MessageFns<SetQuantityRequest> = {
             message.correlationId = reader.string();
             continue;
           }
+          case 6: {
+            if (tag === 48) {
+              message.matchVersions.push(longToNumber(reader.int64()));
+
+              continue;
+            }
+
+            if (tag === 50) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.matchVersions.push(longToNumber(reader.int64()));
+              }
+
+              continue;
+            }
+
+            break;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1128,6 +1359,7 @@ export const SetQuantityRequest: MessageFns<SetQuantityRequest> = {
     message.productId = object.productId ?? "";
     message.quantity = object.quantity ?? 0;
     message.correlationId = object.correlationId ?? "";
+    message.matchVersions = object.matchVersions?.map((e) => e) || [];
     return message;
   },
 };
@@ -1758,6 +1990,594 @@ export const ReleaseStockResponse: MessageFns<ReleaseStockResponse> = {
   },
 };
 
+function createBaseListSellerListingsRequest(): ListSellerListingsRequest {
+  return {
+    actor: undefined,
+    sellerAccountId: 0,
+    status: "",
+    visibility: "",
+    category: "",
+    sku: "",
+    updatedSinceMs: undefined,
+    cursor: "",
+    limit: 0,
+  };
+}
+
+export const ListSellerListingsRequest: MessageFns<ListSellerListingsRequest> = {
+  encode(message: ListSellerListingsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.sellerAccountId !== 0) {
+      writer.uint32(16).int64(message.sellerAccountId);
+    }
+    if (message.status !== "") {
+      writer.uint32(26).string(message.status);
+    }
+    if (message.visibility !== "") {
+      writer.uint32(34).string(message.visibility);
+    }
+    if (message.category !== "") {
+      writer.uint32(42).string(message.category);
+    }
+    if (message.sku !== "") {
+      writer.uint32(50).string(message.sku);
+    }
+    if (message.updatedSinceMs !== undefined) {
+      writer.uint32(56).int64(message.updatedSinceMs);
+    }
+    if (message.cursor !== "") {
+      writer.uint32(66).string(message.cursor);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(72).int32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListSellerListingsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListSellerListingsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.sellerAccountId = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.visibility = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.category = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.sku = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.updatedSinceMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ListSellerListingsRequest>): ListSellerListingsRequest {
+    return ListSellerListingsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListSellerListingsRequest>): ListSellerListingsRequest {
+    const message = createBaseListSellerListingsRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
+    message.sellerAccountId = object.sellerAccountId ?? 0;
+    message.status = object.status ?? "";
+    message.visibility = object.visibility ?? "";
+    message.category = object.category ?? "";
+    message.sku = object.sku ?? "";
+    message.updatedSinceMs = object.updatedSinceMs ?? undefined;
+    message.cursor = object.cursor ?? "";
+    message.limit = object.limit ?? 0;
+    return message;
+  },
+};
+
+function createBaseListSellerListingsResponse(): ListSellerListingsResponse {
+  return { listings: [], total: 0, nextCursor: "" };
+}
+
+export const ListSellerListingsResponse: MessageFns<ListSellerListingsResponse> = {
+  encode(message: ListSellerListingsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.listings) {
+      Listing.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.total !== 0) {
+      writer.uint32(16).int64(message.total);
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(26).string(message.nextCursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListSellerListingsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListSellerListingsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.listings.push(Listing.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.total = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ListSellerListingsResponse>): ListSellerListingsResponse {
+    return ListSellerListingsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListSellerListingsResponse>): ListSellerListingsResponse {
+    const message = createBaseListSellerListingsResponse();
+    message.listings = object.listings?.map((e) => Listing.fromPartial(e)) || [];
+    message.total = object.total ?? 0;
+    message.nextCursor = object.nextCursor ?? "";
+    return message;
+  },
+};
+
+function createBaseWithdrawListingRequest(): WithdrawListingRequest {
+  return { actor: undefined, sellerAccountId: 0, productId: "", correlationId: "", matchVersions: [] };
+}
+
+export const WithdrawListingRequest: MessageFns<WithdrawListingRequest> = {
+  encode(message: WithdrawListingRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.sellerAccountId !== 0) {
+      writer.uint32(16).int64(message.sellerAccountId);
+    }
+    if (message.productId !== "") {
+      writer.uint32(26).string(message.productId);
+    }
+    if (message.correlationId !== "") {
+      writer.uint32(34).string(message.correlationId);
+    }
+    if (message.matchVersions.length !== 0) {
+      writer.uint32(42).fork();
+      for (const v of message.matchVersions) {
+        writer.int64(v);
+      }
+      writer.join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WithdrawListingRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWithdrawListingRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.sellerAccountId = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.correlationId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag === 40) {
+              message.matchVersions.push(longToNumber(reader.int64()));
+
+              continue;
+            }
+
+            if (tag === 42) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.matchVersions.push(longToNumber(reader.int64()));
+              }
+
+              continue;
+            }
+
+            break;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<WithdrawListingRequest>): WithdrawListingRequest {
+    return WithdrawListingRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WithdrawListingRequest>): WithdrawListingRequest {
+    const message = createBaseWithdrawListingRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
+    message.sellerAccountId = object.sellerAccountId ?? 0;
+    message.productId = object.productId ?? "";
+    message.correlationId = object.correlationId ?? "";
+    message.matchVersions = object.matchVersions?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseWithdrawListingResponse(): WithdrawListingResponse {
+  return { listing: undefined };
+}
+
+export const WithdrawListingResponse: MessageFns<WithdrawListingResponse> = {
+  encode(message: WithdrawListingResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.listing !== undefined) {
+      Listing.encode(message.listing, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WithdrawListingResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWithdrawListingResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.listing = Listing.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<WithdrawListingResponse>): WithdrawListingResponse {
+    return WithdrawListingResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WithdrawListingResponse>): WithdrawListingResponse {
+    const message = createBaseWithdrawListingResponse();
+    message.listing = (object.listing !== undefined && object.listing !== null)
+      ? Listing.fromPartial(object.listing)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRelistListingRequest(): RelistListingRequest {
+  return { actor: undefined, sellerAccountId: 0, productId: "", correlationId: "", matchVersions: [] };
+}
+
+export const RelistListingRequest: MessageFns<RelistListingRequest> = {
+  encode(message: RelistListingRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.sellerAccountId !== 0) {
+      writer.uint32(16).int64(message.sellerAccountId);
+    }
+    if (message.productId !== "") {
+      writer.uint32(26).string(message.productId);
+    }
+    if (message.correlationId !== "") {
+      writer.uint32(34).string(message.correlationId);
+    }
+    if (message.matchVersions.length !== 0) {
+      writer.uint32(42).fork();
+      for (const v of message.matchVersions) {
+        writer.int64(v);
+      }
+      writer.join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RelistListingRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRelistListingRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.sellerAccountId = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.correlationId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag === 40) {
+              message.matchVersions.push(longToNumber(reader.int64()));
+
+              continue;
+            }
+
+            if (tag === 42) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.matchVersions.push(longToNumber(reader.int64()));
+              }
+
+              continue;
+            }
+
+            break;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<RelistListingRequest>): RelistListingRequest {
+    return RelistListingRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RelistListingRequest>): RelistListingRequest {
+    const message = createBaseRelistListingRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
+    message.sellerAccountId = object.sellerAccountId ?? 0;
+    message.productId = object.productId ?? "";
+    message.correlationId = object.correlationId ?? "";
+    message.matchVersions = object.matchVersions?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseRelistListingResponse(): RelistListingResponse {
+  return { listing: undefined };
+}
+
+export const RelistListingResponse: MessageFns<RelistListingResponse> = {
+  encode(message: RelistListingResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.listing !== undefined) {
+      Listing.encode(message.listing, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RelistListingResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRelistListingResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.listing = Listing.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<RelistListingResponse>): RelistListingResponse {
+    return RelistListingResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RelistListingResponse>): RelistListingResponse {
+    const message = createBaseRelistListingResponse();
+    message.listing = (object.listing !== undefined && object.listing !== null)
+      ? Listing.fromPartial(object.listing)
+      : undefined;
+    return message;
+  },
+};
+
 /**
  * The write side of listings. Validation failures are INVALID_ARGUMENT with google.rpc.BadRequest
  * field violations; an unknown listing is NOT_FOUND; another seller's listing is PERMISSION_DENIED.
@@ -1845,6 +2665,39 @@ export const ListingServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * The calling seller's own listings, filtered, oldest change first, by cursor (a read model kept from this
+     * service's own events: a change shows after the projection applied it, GetListing is read-your-writes).
+     */
+    listSellerListings: {
+      name: "ListSellerListings",
+      requestType: ListSellerListingsRequest as typeof ListSellerListingsRequest,
+      requestStream: false,
+      responseType: ListSellerListingsResponse as typeof ListSellerListingsResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * Takes the seller's listing off every agent-facing surface and out of checkout; open quotes and orders keep
+     * it. Withdrawing a withdrawn listing changes nothing.
+     */
+    withdrawListing: {
+      name: "WithdrawListing",
+      requestType: WithdrawListingRequest as typeof WithdrawListingRequest,
+      requestStream: false,
+      responseType: WithdrawListingResponse as typeof WithdrawListingResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Lists a withdrawn listing again (an availability confirmation); a listed one is answered unchanged. */
+    relistListing: {
+      name: "RelistListing",
+      requestType: RelistListingRequest as typeof RelistListingRequest,
+      requestStream: false,
+      responseType: RelistListingResponse as typeof RelistListingResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -1899,6 +2752,27 @@ export interface ListingServiceImplementation<CallContextExt = {}> {
     request: ReleaseStockRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<ReleaseStockResponse>>;
+  /**
+   * The calling seller's own listings, filtered, oldest change first, by cursor (a read model kept from this
+   * service's own events: a change shows after the projection applied it, GetListing is read-your-writes).
+   */
+  listSellerListings(
+    request: ListSellerListingsRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ListSellerListingsResponse>>;
+  /**
+   * Takes the seller's listing off every agent-facing surface and out of checkout; open quotes and orders keep
+   * it. Withdrawing a withdrawn listing changes nothing.
+   */
+  withdrawListing(
+    request: WithdrawListingRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<WithdrawListingResponse>>;
+  /** Lists a withdrawn listing again (an availability confirmation); a listed one is answered unchanged. */
+  relistListing(
+    request: RelistListingRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<RelistListingResponse>>;
 }
 
 export interface ListingServiceClient<CallOptionsExt = {}> {
@@ -1952,6 +2826,27 @@ export interface ListingServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<ReleaseStockRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<ReleaseStockResponse>;
+  /**
+   * The calling seller's own listings, filtered, oldest change first, by cursor (a read model kept from this
+   * service's own events: a change shows after the projection applied it, GetListing is read-your-writes).
+   */
+  listSellerListings(
+    request: DeepPartial<ListSellerListingsRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ListSellerListingsResponse>;
+  /**
+   * Takes the seller's listing off every agent-facing surface and out of checkout; open quotes and orders keep
+   * it. Withdrawing a withdrawn listing changes nothing.
+   */
+  withdrawListing(
+    request: DeepPartial<WithdrawListingRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<WithdrawListingResponse>;
+  /** Lists a withdrawn listing again (an availability confirmation); a listed one is answered unchanged. */
+  relistListing(
+    request: DeepPartial<RelistListingRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<RelistListingResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;

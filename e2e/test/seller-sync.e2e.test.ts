@@ -1,0 +1,360 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import pg from 'pg';
+import { EmbeddedMarketplace } from '../src/harness/embedded.js';
+import { eventually } from '../src/harness/processes.js';
+
+interface Account {
+  readonly accountId: number;
+  readonly apiKey: string;
+}
+
+interface Page {
+  readonly listings: { id: string; sku: string; status: string; version: number; updated_at: string }[];
+  readonly total: number;
+  readonly next_cursor: string | null;
+}
+
+const SERVER_URL = process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const SEEDED = 2_500;
+const CONCURRENCY = 16;
+
+/**
+ * A seller at ERP scale reads its listings back through the gateway of `pnpm start` (on PostgreSQL): 2,500
+ * listings paged by cursor over REST with their total, filters, one listing with its ETag, and the MCP twin
+ * list_my_listings through the SDK client. Another seller sees none of them.
+ */
+describe('seller sync: reading listings back (embedded mode on PostgreSQL)', () => {
+  const databaseName = `e2e_seller_sync_${randomBytes(4).toString('hex')}`;
+  let marketplace: EmbeddedMarketplace;
+  let seller: Account;
+  let otherSeller: Account;
+  let buyer: Account;
+  const seeded: string[] = [];
+
+  const get = async (path: string, apiKey: string) =>
+    marketplace.client.request(path, { headers: { 'x-mcp-api-key': apiKey } });
+
+  /** The MCP SDK client over Streamable HTTP, as the seller. */
+  const sellerMcpClient = async (): Promise<Client> => {
+    const client = new Client({ name: 'seller-sync-e2e', version: '1.0.0' });
+    const url = new URL('/mcp', marketplace.client.baseUrl);
+    const headers = { 'x-mcp-api-key': seller.apiKey };
+    await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
+    return client;
+  };
+
+  beforeAll(async () => {
+    const admin = new pg.Client({ connectionString: SERVER_URL });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${databaseName}`);
+    await admin.end();
+    const databaseUrl = new URL(SERVER_URL);
+    databaseUrl.pathname = `/${databaseName}`;
+    marketplace = await EmbeddedMarketplace.start({ env: { DATABASE_URL: databaseUrl.toString() } });
+    [seller, otherSeller, buyer] = await Promise.all([
+      marketplace.client.createAccount('seller', 'Sync Seller'),
+      marketplace.client.createAccount('seller', 'Other Seller'),
+      marketplace.client.createAccount('buyer', 'Sync Buyer'),
+    ]);
+    // One image-bearing listing; the others borrow its image from the library (same category, same words).
+    const lot = (n: number) => ({
+      name: `Pallet of Quarvelle office chairs lot ${n}`,
+      description: 'Ergonomic chairs, boxed',
+      sku: `ERP-${String(n).padStart(5, '0')}`,
+      category: 'office_supplies',
+      price: 12.5,
+      quantity: 10 + (n % 7),
+      promotePublicly: n % 2 === 0,
+      ...(n === 0 ? { imageUrl: marketplace.images.imageUrl('chair') } : {}),
+    });
+    const first = await marketplace.client.publish(seller.apiKey, lot(0));
+    expect(first.status).toBe(201);
+    seeded.push(first.body.id);
+    let next = 1;
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < SEEDED) {
+          const n = next++;
+          const { status, body } = await marketplace.client.publish(seller.apiKey, lot(n));
+          if (status !== 201) throw new Error(`listing ${n}: ${status} ${JSON.stringify(body)}`);
+          seeded.push(body.id);
+        }
+      }),
+    );
+    // The list follows the listing events: wait until it holds them all.
+    await eventually(
+      async () => {
+        const { body } = await get('/api/products?limit=1', seller.apiKey);
+        return (body as Page).total === SEEDED ? true : undefined;
+      },
+      { timeoutMs: 60_000, describe: () => `the list never held all ${SEEDED} listings` },
+    );
+  }, 600_000);
+
+  afterAll(async () => {
+    await marketplace?.stop();
+  });
+
+  it('pages through all 2,500 listings by cursor, each exactly once, with the total', async () => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const query = `/api/products?limit=200${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
+      const { status, body } = await get(query, seller.apiKey);
+      expect(status).toBe(200);
+      const page = body as Page;
+      expect(page.total).toBe(SEEDED);
+      seen.push(...page.listings.map((listing) => listing.id));
+      cursor = page.next_cursor;
+      pages += 1;
+    } while (cursor !== null);
+    expect(pages).toBe(Math.ceil(SEEDED / 200));
+    expect(seen).toHaveLength(SEEDED);
+    expect(new Set(seen)).toEqual(new Set(seeded));
+    const theirs = await get('/api/products', otherSeller.apiKey);
+    expect(theirs.body).toEqual({ listings: [], total: 0, next_cursor: null });
+  });
+
+  it('filters by visibility, status, category, sku and updated_since; bad filters are 400s naming them', async () => {
+    const publicOnes = (await get('/api/products?visibility=public&limit=1', seller.apiKey)).body as Page;
+    expect(publicOnes.total).toBe(SEEDED / 2);
+    const bySku = (await get('/api/products?sku=ERP-00042', seller.apiKey)).body as Page;
+    expect(bySku.listings.map((listing) => listing.sku)).toEqual(['ERP-00042']);
+    expect(((await get('/api/products?category=toys', seller.apiKey)).body as Page).total).toBe(0);
+    expect(((await get('/api/products?status=active&limit=1', seller.apiKey)).body as Page).total).toBe(
+      SEEDED,
+    );
+    const future = new Date(Date.now() + 86_400_000).toISOString();
+    expect(((await get(`/api/products?updated_since=${future}`, seller.apiKey)).body as Page).total).toBe(0);
+    const bad = await get(
+      '/api/products?status=gone&limit=500&updated_since=yesterday&cursor=nope',
+      seller.apiKey,
+    );
+    expect(bad.status).toBe(400);
+    const paths = (bad.body as { errors: { path: string }[] }).errors.map((error) => error.path).sort();
+    expect(paths).toEqual(expect.arrayContaining(['limit', 'status', 'updated_since']));
+    const badCursor = await get('/api/products?cursor=nope', seller.apiKey);
+    expect(badCursor.status).toBe(400);
+    expect((badCursor.body as { errors: { path: string }[] }).errors.map((error) => error.path)).toEqual([
+      'cursor',
+    ]);
+    expect((await get('/api/products', '')).status).toBe(401);
+  });
+
+  it('reads one listing with its version as ETag; another seller’s is 404', async () => {
+    const id = seeded[0] ?? '';
+    const own = await get(`/api/products/${id}`, seller.apiKey);
+    expect(own.status).toBe(200);
+    expect(own.body).toMatchObject({ id, version: 1, status: 'active', sku: 'ERP-00000' });
+    expect(own.headers.get('etag')).toBe('"1"');
+    const theirs = await get(`/api/products/${id}`, otherSeller.apiKey);
+    expect(theirs.status).toBe(404);
+    expect((await get('/api/products/product_999999999', seller.apiKey)).status).toBe(404);
+    expect((await get('/api/products/not-a-product', seller.apiKey)).status).toBe(404);
+  });
+
+  it('PUT takes the POST body: a new price changes, stock is kept; If-Match is honoured (412 when stale)', async () => {
+    const body = {
+      name: 'Pallet of Quarvelle desk lamps',
+      description: 'Brass desk lamps, boxed',
+      sku: 'LAMP-1',
+      category: 'office_supplies',
+      price: 20,
+      quantity: 40,
+      imageUrl: marketplace.images.imageUrl('lamp'),
+      promotePublicly: true,
+    };
+    const created = await marketplace.client.publish(seller.apiKey, body);
+    expect(created.status).toBe(201);
+    const path = `/api/products/${created.body.id}`;
+    const put = (changes: unknown, headers: Record<string, string> = {}, apiKey = seller.apiKey) =>
+      marketplace.client.request(path, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json', 'x-mcp-api-key': apiKey, ...headers },
+        body: JSON.stringify(changes),
+      });
+    const read = await get(path, seller.apiKey);
+    expect(read.headers.get('etag')).toBe('"1"');
+    const changed = await put({ ...body, price: 18.5 }, { 'if-match': '"1"' });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({ price: 1850, quantity_available: 40, version: 2, sku: 'LAMP-1' });
+    expect(changed.headers.get('etag')).toBe('"2"');
+    const stale = await put({ ...body, price: 1 }, { 'if-match': '"1"' });
+    expect(stale.status).toBe(412);
+    expect(stale.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect((await get(path, seller.apiKey)).body).toMatchObject({ price: 1850, version: 2 });
+    const weak = await put({ price: 1 }, { 'if-match': 'W/"2"' });
+    expect(weak.status).toBe(412);
+    // No If-Match: the change applies to whatever version there is (no 428).
+    const unconditional = await put({ quantity: 0 });
+    expect(unconditional.status).toBe(200);
+    expect(unconditional.body).toMatchObject({
+      price: 1850,
+      quantity_available: 0,
+      status: 'sold_out',
+      version: 3,
+    });
+    const stalePatch = await marketplace.client.request(`${path}/quantity`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', 'x-mcp-api-key': seller.apiKey, 'if-match': '"2"' },
+      body: JSON.stringify({ quantity: 5 }),
+    });
+    expect(stalePatch.status).toBe(412);
+    expect((await put({ price: 1 }, { 'if-match': '"3"' }, otherSeller.apiKey)).status).toBe(403);
+    const paths = async (changes: unknown) =>
+      ((await put(changes)).body as { errors: { path: string }[] }).errors.map((error) => error.path);
+    expect(await paths({ quantity: -1 })).toEqual(['quantity']);
+    expect(await paths({ imageUrl: 'ftp://nope' })).toEqual(['imageUrl']);
+    expect(await paths({ galleryImageUrls: ['https://example.com/a.png', 'not a url'] })).toEqual([
+      'galleryImageUrls/1',
+    ]);
+  });
+
+  it('DELETE withdraws: off search and checkout, its order kept; relist puts it back', async () => {
+    const created = await marketplace.client.publish(seller.apiKey, {
+      name: 'Pallet of Zorvandel stand mixers',
+      description: 'Stand mixers, shelf pulls',
+      category: 'kitchenware',
+      price: 40,
+      quantity: 30,
+      imageUrl: marketplace.images.imageUrl('mixer'),
+      promotePublicly: true,
+      instantCheckout: true,
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id;
+    const path = `/api/products/${id}`;
+    const invoke = (tool: string, parameters: unknown, apiKey?: string) =>
+      marketplace.client.request('/api/mcp/invoke', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(apiKey ? { 'x-mcp-api-key': apiKey } : {}) },
+        body: JSON.stringify({ tool, parameters }),
+      });
+    const quickBuy = () =>
+      invoke(
+        'quick_buy',
+        { product_id: id, quantity: 2, buyer_email: 'sync.buyer@example.com', shipping_country: 'US' },
+        buyer.apiKey,
+      );
+    const found = async () => (await marketplace.client.searchAll('zorvandel')).map((product) => product.id);
+    await eventually(async () => ((await found()).includes(id) ? true : undefined), {
+      timeoutMs: 15_000,
+      describe: () => 'the new listing never reached the catalog',
+    });
+    const bought = await quickBuy();
+    expect(bought.status).toBe(200);
+    const orderId = (bought.body as { order: { order_id: number } }).order.order_id;
+
+    const withdraw = (apiKey = seller.apiKey) =>
+      marketplace.client.request(path, { method: 'DELETE', headers: { 'x-mcp-api-key': apiKey } });
+    expect((await withdraw(otherSeller.apiKey)).status).toBe(403);
+    const withdrawn = await withdraw();
+    expect(withdrawn.status).toBe(200);
+    expect(withdrawn.body).toMatchObject({ id, status: 'withdrawn', quantity_available: 28 });
+    const again = await withdraw();
+    expect(again.status).toBe(200);
+    expect((again.body as { version: number }).version).toBe((withdrawn.body as { version: number }).version);
+
+    await eventually(async () => ((await found()).includes(id) ? undefined : true), {
+      timeoutMs: 15_000,
+      describe: () => 'the withdrawn listing stayed in search',
+    });
+    expect((await marketplace.client.request(`/api/ucp/catalog/products/${id}`)).status).toBe(404);
+    expect((await quickBuy()).status).not.toBe(200);
+    const order = await invoke('get_order_status', { order_id: orderId }, buyer.apiKey);
+    expect(order.status).toBe(200);
+    expect(order.body).toMatchObject({ order_id: orderId });
+    const listed = await eventually(
+      async () => {
+        const page = (await get('/api/products?status=withdrawn', seller.apiKey)).body as Page;
+        return page.total === 1 ? page : undefined;
+      },
+      { timeoutMs: 10_000, describe: () => 'the list never showed the listing withdrawn' },
+    );
+    expect(listed.listings.map((listing) => listing.id)).toEqual([id]);
+
+    const relisted = await marketplace.client.request(`${path}/relist`, {
+      method: 'POST',
+      headers: { 'x-mcp-api-key': seller.apiKey },
+    });
+    expect(relisted.status).toBe(200);
+    expect(relisted.body).toMatchObject({ id, status: 'active' });
+    await eventually(async () => ((await found()).includes(id) ? true : undefined), {
+      timeoutMs: 15_000,
+      describe: () => 'the relisted listing never came back to search',
+    });
+  });
+
+  it('create_listing over MCP in an empty category: the placeholder image, said so, found by anonymous search', async () => {
+    const client = await sellerMcpClient();
+    try {
+      const result = (await client.callTool({
+        name: 'create_listing',
+        arguments: {
+          name: 'Crate of Ollivant wooden toy trains',
+          category: 'toys',
+          condition: 'overstock',
+          quantity: 60,
+          price_per_unit: 1_200,
+          promote_publicly: true,
+        },
+      })) as CallToolResult;
+      expect(result.isError).toBeFalsy();
+      const created = result.structuredContent as {
+        id: string;
+        images: { url: string }[];
+        notices?: string[];
+      };
+      expect(created.notices).toEqual([expect.stringContaining('toys placeholder')]);
+      const image = await fetch(created.images[0]?.url ?? '');
+      expect(image.status).toBe(200);
+      expect(image.headers.get('content-type')).toBe('image/png');
+      const found = await eventually(
+        async () => {
+          const products = await marketplace.client.searchAll('ollivant');
+          return products.some((product) => product.id === created.id) ? products : undefined;
+        },
+        { timeoutMs: 15_000, describe: () => 'anonymous search never found the new toys listing' },
+      );
+      expect(found.map((product) => product.id)).toEqual([created.id]);
+      const own = await get(`/api/products/${created.id}`, seller.apiKey);
+      expect(own.body).toMatchObject({ image_placeholder: true, promote_publicly: true });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('list_my_listings over MCP pages the same listings', async () => {
+    const client = await sellerMcpClient();
+    try {
+      const first = (await client.callTool({
+        name: 'list_my_listings',
+        arguments: { limit: 100, visibility: 'private' },
+      })) as CallToolResult;
+      expect(first.isError).toBeFalsy();
+      const page = first.structuredContent as unknown as Page;
+      expect(page.total).toBe(SEEDED / 2);
+      expect(page.listings).toHaveLength(100);
+      const second = (await client.callTool({
+        name: 'list_my_listings',
+        arguments: { limit: 100, visibility: 'private', cursor: page.next_cursor },
+      })) as CallToolResult;
+      const ids = [page, second.structuredContent as unknown as Page].flatMap((p) =>
+        p.listings.map((l) => l.id),
+      );
+      expect(new Set(ids).size).toBe(200);
+      const refused = (await client.callTool({
+        name: 'list_my_listings',
+        arguments: { limit: 0 },
+      })) as CallToolResult;
+      expect(refused.isError).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+});
