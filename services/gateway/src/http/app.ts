@@ -47,6 +47,8 @@ import type { OrderClient } from '../clients/order.client.js';
 import type { PendingQuotesOf } from '../application/order.operations.js';
 import { OrderOperations, pendingQuotesVia } from '../application/order.operations.js';
 import { QuoteRequests } from '../application/quote.requests.js';
+import type { Principal } from '../domain/account.js';
+import { QUOTE_LIMITS } from '@marketplace/vocabulary';
 import type { QuoteClient } from '../clients/quote.client.js';
 import { authenticate, principalOf } from './auth.middleware.js';
 import {
@@ -59,6 +61,15 @@ import {
 import { quotesRoutes } from './routes/quotes.routes.js';
 
 /** Bodies are small JSON documents: a full listing with 10,000 escaped characters stays far below this. */
+/** The caller's own quote request ids for completion/complete: a buyer's requests, or those a seller received. */
+const ownQuoteRequestIds = async (quotes: QuoteRequests, principal: Principal): Promise<string[]> => {
+  const { quote_requests: requests } =
+    principal.role === 'seller'
+      ? await quotes.list(principal, 'all', QUOTE_LIMITS.maxListLimit)
+      : await quotes.listMine(principal, { status: 'all', limit: QUOTE_LIMITS.maxListLimit, offset: 0 });
+  return requests.map((request) => String(request.quote_request_id));
+};
+
 export const DEFAULT_BODY_LIMIT_BYTES = 256 * 1024;
 
 export interface GatewayDependencies {
@@ -185,7 +196,9 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
     subscriptions,
     quoteRequestsSince: quoteClient && ((sinceMs) => quoteClient.countQuoteRequestsSince(sinceMs)),
   });
-  const dispatcher = new McpDispatcher(tools, mcpResources, deps.logger);
+  const dispatcher = new McpDispatcher(tools, mcpResources, deps.logger, {
+    quoteRequestIds: quotes && ((principal) => ownQuoteRequestIds(quotes, principal)),
+  });
   app.use(discoveryRoutes(problems, dispatcher, publicBaseUrl));
   app.use(openApiRoutes(problems, publicBaseUrl));
   app.use(asyncApiRoutes(problems, publicBaseUrl));
