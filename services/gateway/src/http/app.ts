@@ -34,6 +34,8 @@ import { feedRoutes } from './routes/feed.routes.js';
 import type { ReadinessReport } from './routes/health.routes.js';
 import { healthRoutes } from './routes/health.routes.js';
 import { imagesRoutes } from './routes/images.routes.js';
+import { policiesRoutes } from './routes/policies.routes.js';
+import { serviceIndexRoutes } from './routes/service-index.routes.js';
 import { markdownRoutes } from './routes/markdown.routes.js';
 import { openApiRoutes } from './routes/openapi.routes.js';
 import { problemsRoutes } from './routes/problems.routes.js';
@@ -205,6 +207,8 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
   app.use(feedRoutes(problems, catalogQueries, publicBaseUrl));
   app.use(sitemapRoutes(problems, catalogQueries, publicBaseUrl));
   app.use(markdownRoutes(problems, catalogQueries, publicBaseUrl));
+  app.use(policiesRoutes(problems, publicBaseUrl));
+  app.use(serviceIndexRoutes(problems, publicBaseUrl));
   app.use(
     mcpRoutes({
       dispatcher,
