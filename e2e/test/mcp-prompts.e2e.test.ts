@@ -17,6 +17,7 @@ describe('MCP prompts, completions and logging (embedded mode)', () => {
   let asSeller: Client;
   let asOtherBuyer: Client;
   let quoteId: string;
+  let productId: string;
 
   const connect = async (apiKey?: string): Promise<Client> => {
     const client = new Client({ name: 'prompts-e2e', version: '1.0.0' });
@@ -54,6 +55,7 @@ describe('MCP prompts, completions and logging (embedded mode)', () => {
       promotePublicly: true,
     });
     expect(published.status).toBe(201);
+    productId = published.body.id;
     await eventually(
       async () =>
         (await marketplace.client.search({ q: 'drelvane' })).pagination.total === 1 ? true : undefined,
@@ -136,5 +138,29 @@ describe('MCP prompts, completions and logging (embedded mode)', () => {
   it('acknowledges logging/setLevel and refuses an unknown level with -32602', async () => {
     await expect(asBuyer.setLoggingLevel('error')).resolves.toEqual({});
     await expect(asBuyer.setLoggingLevel('verbose' as LoggingLevel)).rejects.toMatchObject({ code: -32602 });
+  });
+
+  it('names the seller in the feed as the markdown page does, and links terms and returns that answer', async () => {
+    const feedItem = async () => {
+      const response = await fetch(new URL('/acp/feed.json?limit=200', marketplace.client.baseUrl));
+      const { items } = (await response.json()) as { items: Record<string, unknown>[] };
+      return items.find((item) => item['id'] === productId);
+    };
+    // The seller's profile reaches the catalog from the account events, after the listing may have.
+    const item = await eventually(
+      async () => {
+        const found = await feedItem();
+        return found?.['seller_name'] === 'Prompt Seller' ? found : undefined;
+      },
+      { timeoutMs: 15_000, describe: () => `feed never named the seller:\n${marketplace.logs()}` },
+    );
+    const page = await fetch(new URL(`/agents/products/${productId}.md`, marketplace.client.baseUrl));
+    expect(await page.text()).toContain('**Seller:** Prompt Seller');
+    for (const field of ['seller_tos', 'return_policy']) {
+      const url = new URL(item[field] as string);
+      const answer = await fetch(new URL(url.pathname, marketplace.client.baseUrl));
+      expect({ field, status: answer.status }).toEqual({ field, status: 200 });
+    }
+    expect(item['return_window']).toBe(2);
   });
 });
