@@ -14,7 +14,7 @@ import { sellersTable } from './adapters/sellers.table.js';
 import { getProductWithSeller } from './application/get-product.query.js';
 import { catalogStats } from './application/catalog-stats.query.js';
 import { listCategories } from './application/list-categories.query.js';
-import { listPublicProducts } from './application/list-public-products.query.js';
+import { listPublicProductsWithSellers } from './application/list-public-products.query.js';
 import { recommendPriceFor } from './application/recommend-price.query.js';
 import { searchProducts } from './application/search-products.query.js';
 import { semanticSearch } from './application/semantic-search.query.js';
@@ -96,8 +96,9 @@ export const startCatalogService = async (options: CatalogServiceOptions): Promi
         listCategories: () => listCategories(() => products.countPublicInStockByCategory(db)),
         semanticSearch: (input) => semanticSearch(semantic, input),
         listPublicProducts: (input) =>
-          listPublicProducts(
+          listPublicProductsWithSellers(
             (afterNumber, limit) => products.pagePublicByNumber(db, afterNumber, limit),
+            (accountId) => sellers.find(db, accountId),
             input,
           ),
         catalogStats: () => catalogStats(() => products.countPublicByCategoryAndCondition(db)),

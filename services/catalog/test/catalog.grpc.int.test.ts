@@ -217,6 +217,9 @@ describe.each(testEngines())('CatalogService over gRPC on $name', ({ create }) =
 
     const { product } = await catalog.client.getProduct({ productId: 'product_1' });
     expect(product?.seller).toEqual({ name: 'Acme Surplus', company: 'Acme Surplus LLC', country: 'US' });
+    // The feed's page names the seller as the product page does (it once said "Seller <id>").
+    const feed = await catalog.client.listPublicProducts({ cursor: '', limit: 200 });
+    expect(feed.products.find((found) => found.id === 'product_1')?.seller).toEqual(product?.seller);
     const { products } = await search({ query: 'drill' });
     expect(products.every((found) => found.seller === undefined)).toBe(true);
 

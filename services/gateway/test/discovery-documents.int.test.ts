@@ -154,6 +154,36 @@ describe('discovery documents', () => {
     expect(text).toContain('- search_inventory (anonymous)');
   });
 
+  it('lists only URLs that answer: every URL of the UCP, ACP and llms.txt documents is served', async () => {
+    const listed = new Set<string>();
+    for (const path of ['/.well-known/ucp', '/.well-known/acp.json', '/llms.txt']) {
+      const answer = await gateway.call(path);
+      const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
+      for (const [url] of text.matchAll(/https:\/\/market\.example\.com[^\s"'()<>\]]*/g)) listed.add(url);
+    }
+    const concrete = [...listed].filter((url) => !url.includes('{'));
+    expect(concrete.length).toBeGreaterThan(5);
+    const answers = await Promise.all(
+      concrete.map(async (url) => {
+        const { pathname, search } = new URL(url);
+        return { url, status: (await gateway.call(`${pathname}${search}`)).status };
+      }),
+    );
+    expect(answers.filter(({ status }) => status === 404)).toEqual([]);
+  });
+
+  it('serves the terms of sale and the return policy the product feed links', async () => {
+    for (const path of ['/agents/terms.md', '/agents/returns.md']) {
+      const answer = await gateway.call(path);
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('content-type')).toMatch(/^text\/markdown/);
+      expectPublicCaching(answer.headers.get('cache-control'));
+    }
+    const returns = (await gateway.call('/agents/returns.md')).body as string;
+    expect(returns).toContain('48 hours');
+    expect(returns).toContain(`${PUBLIC_BASE_URL}/agents/terms.md`);
+  });
+
   it('answers other methods on the documents with 405', async () => {
     for (const path of [
       '/openapi.json',

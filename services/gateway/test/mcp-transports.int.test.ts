@@ -285,7 +285,7 @@ describe('MCP transports', () => {
       ['params that are not an object', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: [1] }, -32600],
       ['a batch', [{ jsonrpc: '2.0', id: 1, method: 'tools/list' }], -32600],
       ['a bare string', 'tools/list', -32600],
-      ['an unknown method', { jsonrpc: '2.0', id: 7, method: 'prompts/list' }, -32601],
+      ['an unknown method', { jsonrpc: '2.0', id: 7, method: 'sampling/createMessage' }, -32601],
     ])('answers %s with HTTP 400 and %d', async (_case, body, code) => {
       const answer = await rpc(body);
       expect(answer.status).toBe(400);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { CatalogProduct } from '../domain/catalog-product.js';
+import type { ProductWithSeller, SellerLookup } from './get-product.query.js';
 import { parseInput } from './validate-input.js';
 
 /** docs/specification.md, "Limits": feed pages hold up to 200 items. */
@@ -47,4 +48,28 @@ export const listPublicProducts = async (
   const more = products.length > limit;
   const sent = more ? products.slice(0, limit) : products;
   return { products: sent, nextCursor: more ? String(numberOf(sent.at(-1)!.id)) : '' };
+};
+
+/** A feed page whose products carry their sellers' public profiles, as GetProduct's do. */
+export interface PublicProductPageWithSellers {
+  readonly products: readonly ProductWithSeller[];
+  readonly nextCursor: string;
+}
+
+/** listPublicProducts with each seller looked up once per page, so the feed names sellers as product pages do. */
+export const listPublicProductsWithSellers = async (
+  page: PublicProductPager,
+  sellers: SellerLookup,
+  input: ListPublicProductsInput,
+): Promise<PublicProductPageWithSellers> => {
+  const { products, nextCursor } = await listPublicProducts(page, input);
+  const ids = [...new Set(products.map((product) => product.sellerAccountId))];
+  const profiles = new Map(await Promise.all(ids.map(async (id) => [id, await sellers(id)] as const)));
+  return {
+    products: products.map((product) => {
+      const seller = profiles.get(product.sellerAccountId);
+      return seller === undefined ? { product } : { product, seller };
+    }),
+    nextCursor,
+  };
 };

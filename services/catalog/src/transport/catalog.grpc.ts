@@ -6,7 +6,7 @@ import type { CatalogStats } from '../application/catalog-stats.query.js';
 import type { CategoryCount } from '../application/list-categories.query.js';
 import type {
   ListPublicProductsInput,
-  PublicProductPage,
+  PublicProductPageWithSellers,
 } from '../application/list-public-products.query.js';
 import type { RecommendPriceInput } from '../application/recommend-price.query.js';
 import type { ProductPage, SearchProductsInput } from '../application/search-products.query.js';
@@ -24,7 +24,7 @@ export interface CatalogApplication {
   listCategories(): Promise<CategoryCount[]>;
   recommendPrice(input: RecommendPriceInput): Promise<PriceRecommendation>;
   semanticSearch(input: SemanticSearchInput): Promise<SemanticMatch[]>;
-  listPublicProducts(input: ListPublicProductsInput): Promise<PublicProductPage>;
+  listPublicProducts(input: ListPublicProductsInput): Promise<PublicProductPageWithSellers>;
   catalogStats(): Promise<CatalogStats>;
 }
 
@@ -112,7 +112,10 @@ export const catalogGrpcService = (
         cursor: request.cursor,
         limit: request.limit,
       });
-      return { products: products.map((product) => toProductMessage(product)), nextCursor };
+      return {
+        products: products.map(({ product, seller }) => toProductMessage(product, seller)),
+        nextCursor,
+      };
     },
     async getCatalogStats() {
       const { byCategory, byCondition, ...totals } = await application.catalogStats();

@@ -37,6 +37,8 @@ import { feedRoutes } from './routes/feed.routes.js';
 import type { ReadinessReport } from './routes/health.routes.js';
 import { healthRoutes } from './routes/health.routes.js';
 import { imagesRoutes } from './routes/images.routes.js';
+import { policiesRoutes } from './routes/policies.routes.js';
+import { serviceIndexRoutes } from './routes/service-index.routes.js';
 import { markdownRoutes } from './routes/markdown.routes.js';
 import { openApiRoutes } from './routes/openapi.routes.js';
 import { problemsRoutes } from './routes/problems.routes.js';
@@ -50,6 +52,8 @@ import type { OrderClient } from '../clients/order.client.js';
 import type { PendingQuotesOf } from '../application/order.operations.js';
 import { OrderOperations, pendingQuotesVia } from '../application/order.operations.js';
 import { QuoteRequests } from '../application/quote.requests.js';
+import type { Principal } from '../domain/account.js';
+import { QUOTE_LIMITS } from '@marketplace/vocabulary';
 import type { QuoteClient } from '../clients/quote.client.js';
 import { authenticate, principalOf } from './auth.middleware.js';
 import {
@@ -62,6 +66,15 @@ import {
 import { quotesRoutes } from './routes/quotes.routes.js';
 
 /** Bodies are small JSON documents: a full listing with 10,000 escaped characters stays far below this. */
+/** The caller's own quote request ids for completion/complete: a buyer's requests, or those a seller received. */
+const ownQuoteRequestIds = async (quotes: QuoteRequests, principal: Principal): Promise<string[]> => {
+  const { quote_requests: requests } =
+    principal.role === 'seller'
+      ? await quotes.list(principal, 'all', QUOTE_LIMITS.maxListLimit)
+      : await quotes.listMine(principal, { status: 'all', limit: QUOTE_LIMITS.maxListLimit, offset: 0 });
+  return requests.map((request) => String(request.quote_request_id));
+};
+
 export const DEFAULT_BODY_LIMIT_BYTES = 256 * 1024;
 
 export interface GatewayDependencies {
@@ -196,13 +209,17 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
     subscriptions,
     quoteRequestsSince: quoteClient && ((sinceMs) => quoteClient.countQuoteRequestsSince(sinceMs)),
   });
-  const dispatcher = new McpDispatcher(tools, mcpResources, deps.logger);
+  const dispatcher = new McpDispatcher(tools, mcpResources, deps.logger, {
+    quoteRequestIds: quotes && ((principal) => ownQuoteRequestIds(quotes, principal)),
+  });
   app.use(discoveryRoutes(problems, dispatcher, publicBaseUrl));
   app.use(openApiRoutes(problems, publicBaseUrl));
   app.use(asyncApiRoutes(problems, publicBaseUrl));
   app.use(feedRoutes(problems, catalogQueries, publicBaseUrl));
   app.use(sitemapRoutes(problems, catalogQueries, publicBaseUrl));
   app.use(markdownRoutes(problems, catalogQueries, publicBaseUrl));
+  app.use(policiesRoutes(problems, publicBaseUrl));
+  app.use(serviceIndexRoutes(problems, publicBaseUrl));
   app.use(
     mcpRoutes({
       dispatcher,

@@ -13,6 +13,8 @@ import type { Principal } from '../domain/account.js';
 import { API_KEY_HEADER } from '../http/auth.middleware.js';
 import { violationsOf, WHOLE_INPUT } from '../http/schemas/validate.js';
 import { JSON_RPC, JsonRpcError } from './json-rpc-error.js';
+import type { CompletionSources } from './completions.js';
+import { McpCompletions } from './completions.js';
 import type { McpResources } from './resources.js';
 import { RESOURCE_MIME_TYPE } from './resources.js';
 import type { ToolDescriptor } from './tool-manifest.js';
@@ -46,13 +48,21 @@ export interface InvokeOptions {
 export class McpDispatcher {
   /** `tools/list`, in the registry's stable order; converted to JSON Schema once. */
   readonly tools: readonly ToolDescriptor[];
+  /** `completion/complete` for the prompts' arguments and the resource templates' variables. */
+  readonly completions: McpCompletions;
 
   constructor(
     private readonly registry: ToolRegistry,
     readonly resources: McpResources,
     private readonly logger: Logger,
+    completionSources: CompletionSources = {},
   ) {
     this.tools = registry.tools.map(describeTool);
+    this.completions = new McpCompletions(
+      completionSources,
+      () => resources.templated.map((template) => template.uriTemplate),
+      logger,
+    );
   }
 
   hasTool(name: string): boolean {

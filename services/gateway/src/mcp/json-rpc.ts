@@ -4,6 +4,8 @@ import type { McpDispatcher } from './dispatcher.js';
 import type { JsonRpcId } from './json-rpc-error.js';
 import { JSON_RPC, JsonRpcError, jsonRpcErrorResponse } from './json-rpc-error.js';
 import { listResources, listResourceTemplates, listTools } from './listings.js';
+import { LOG_LEVELS, setLogLevel } from './logging.js';
+import { getPrompt, listPrompts } from './prompts.js';
 import {
   MCP_CAPABILITIES,
   MCP_INSTRUCTIONS,
@@ -28,6 +30,34 @@ const callToolParams = z.object({
   arguments: z.record(z.string(), z.unknown(), { error: 'arguments must be an object' }).optional(),
 });
 const readResourceParams = z.object({ uri: z.string({ error: 'uri must be a string' }) });
+const getPromptParams = z.object({
+  name: z.string({ error: 'name must be a string' }),
+  arguments: z
+    .record(z.string(), z.string({ error: 'every value of arguments must be a string' }), {
+      error: 'arguments must be an object of strings',
+    })
+    .optional(),
+});
+const completeParams = z.object({
+  ref: z.discriminatedUnion(
+    'type',
+    [
+      z.object({ type: z.literal('ref/prompt'), name: z.string({ error: 'ref.name must be a string' }) }),
+      z.object({ type: z.literal('ref/resource'), uri: z.string({ error: 'ref.uri must be a string' }) }),
+    ],
+    { error: 'ref.type must be ref/prompt or ref/resource' },
+  ),
+  argument: z.object(
+    {
+      name: z.string({ error: 'argument.name must be a string' }),
+      value: z.string({ error: 'argument.value must be a string' }),
+    },
+    { error: 'argument must be an object with name and value' },
+  ),
+});
+const setLevelParams = z.object({
+  level: z.enum(LOG_LEVELS, { error: `level must be one of ${LOG_LEVELS.join(', ')}` }),
+});
 
 /**
  * JSON-RPC batches are refused on both JSON-RPC transports alike (MCP removed batching in 2025-06-18): a batch
@@ -129,6 +159,18 @@ const resultOf = async (
       return listResourceTemplates(dispatcher);
     case 'resources/read':
       return dispatcher.readResource(principal, paramsOf(readResourceParams, params).uri);
+    case 'prompts/list':
+      return listPrompts();
+    case 'prompts/get': {
+      const get = paramsOf(getPromptParams, params);
+      return getPrompt(get.name, get.arguments);
+    }
+    case 'completion/complete': {
+      const complete = paramsOf(completeParams, params);
+      return dispatcher.completions.complete(principal, complete.ref, complete.argument);
+    }
+    case 'logging/setLevel':
+      return setLogLevel(paramsOf(setLevelParams, params).level);
     default:
       return undefined;
   }
@@ -138,6 +180,9 @@ const resultOf = async (
 const PARAMS_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   'tools/call': callToolParams,
   'resources/read': readResourceParams,
+  'prompts/get': getPromptParams,
+  'completion/complete': completeParams,
+  'logging/setLevel': setLevelParams,
 };
 
 /**

@@ -4,10 +4,14 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
   CallToolRequestSchema,
+  CompleteRequestSchema,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
+  SetLevelRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { Principal } from '../domain/account.js';
@@ -17,6 +21,8 @@ import type { McpDispatcher } from './dispatcher.js';
 import { invalidParamsReply } from './json-rpc.js';
 import { JSON_RPC, jsonRpcErrorResponse } from './json-rpc-error.js';
 import { listResources, listResourceTemplates, listTools } from './listings.js';
+import { setLogLevel } from './logging.js';
+import { getPrompt, listPrompts } from './prompts.js';
 import { MCP_CAPABILITIES, MCP_INSTRUCTIONS, MCP_SERVER_INFO } from './server-info.js';
 
 /**
@@ -45,6 +51,15 @@ export const sdkStreamableHttp = (dispatcher: McpDispatcher, logger: Logger): Re
     server.setRequestHandler(ReadResourceRequestSchema, (request) =>
       dispatcher.readResource(principal, request.params.uri),
     );
+    server.setRequestHandler(ListPromptsRequestSchema, () => listPrompts());
+    server.setRequestHandler(GetPromptRequestSchema, (request) =>
+      getPrompt(request.params.name, request.params.arguments),
+    );
+    server.setRequestHandler(CompleteRequestSchema, (request) =>
+      dispatcher.completions.complete(principal, request.params.ref, request.params.argument),
+    );
+    // Replaces the SDK's own handler, which would keep the level for a session this stateless server never has.
+    server.setRequestHandler(SetLevelRequestSchema, (request) => setLogLevel(request.params.level));
     return server;
   };
 

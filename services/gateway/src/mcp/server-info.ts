@@ -10,6 +10,9 @@ export const MCP_SERVER_INFO = {
 export const MCP_CAPABILITIES = {
   tools: { listChanged: false },
   resources: { subscribe: false, listChanged: false },
+  prompts: { listChanged: false },
+  completions: {},
+  logging: {},
 } as const;
 
 export const MCP_INSTRUCTIONS =

@@ -8,6 +8,7 @@ import type { Problems } from '../problem.js';
 import { parseOrThrow } from '../schemas/validate.js';
 import { LISTING_DOCUMENT_CACHE_CONTROL, markdownUrlOf } from './markdown.routes.js';
 import type { RouteDoc } from './openapi.describe.js';
+import { RETURN_POLICY_PATH, RETURN_WINDOW_DAYS, TERMS_PATH } from './policies.routes.js';
 
 /** docs/specification.md, "Limits": a feed page holds up to 200 items. */
 export const FEED_MAX_PAGE_SIZE = 200;
@@ -78,6 +79,10 @@ export const feedItemOf = (product: ProductDetails, publicBaseUrl: string) => {
     min_order_quantity: product.pricing.min_order_quantity,
     seller_name: (seller.company ?? seller.name ?? `Seller ${seller.account_id}`).slice(0, 70),
     seller_url: publicBaseUrl,
+    // Every seller sells under the marketplace's terms; seller_privacy_policy joins them if enable_checkout does.
+    seller_tos: `${publicBaseUrl}${TERMS_PATH}`,
+    return_policy: `${publicBaseUrl}${RETURN_POLICY_PATH}`,
+    return_window: RETURN_WINDOW_DAYS,
     markdown_link: markdownUrlOf(publicBaseUrl, product.id),
     updated_at: product.updated_at,
   };
@@ -126,6 +131,9 @@ const feedItemSchema = z.looseObject({
   inventory_quantity: z.number().int(),
   seller_name: z.string(),
   seller_url: z.string(),
+  seller_tos: z.string(),
+  return_policy: z.string(),
+  return_window: z.number().int().describe('days'),
   markdown_link: z.string(),
   updated_at: z.string(),
 });

@@ -7,6 +7,7 @@ import type { ProductDetails } from '../../application/product.views.js';
 import { methodNotAllowed } from '../method-not-allowed.js';
 import type { Problems } from '../problem.js';
 import type { RouteDoc } from './openapi.describe.js';
+import { RETURN_POLICY_PATH, TERMS_PATH } from './policies.routes.js';
 
 /** Listings change: agents may keep a rendition, a feed page or the sitemap for a minute. */
 export const LISTING_DOCUMENT_CACHE_CONTROL = 'public, max-age=60';
@@ -71,6 +72,7 @@ ${images === '' ? '' : `\n## Images\n\n${images}\n`}
 - Details as JSON: ${product.url}
 - Ask for a bulk price with the MCP tool \`request_quote\` (product_id \`${product.id}\`); orders over ${pricing.bulk_threshold.more_than_units} units or ${dollars(pricing.bulk_threshold.more_than_subtotal, pricing.currency)} always go through a quote.
 - MCP endpoint: ${publicBaseUrl}/mcp (tools: ${publicBaseUrl}/api/mcp/schema.json)
+- Terms of sale: ${publicBaseUrl}${TERMS_PATH}; return policy: ${publicBaseUrl}${RETURN_POLICY_PATH}
 `;
 };
 

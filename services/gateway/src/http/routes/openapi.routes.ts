@@ -9,6 +9,8 @@ import type { RouteDoc } from './openapi.describe.js';
 import { openApiDocument } from './openapi.document.js';
 import { feedRouteDocs } from './feed.routes.js';
 import { markdownRouteDocs } from './markdown.routes.js';
+import { policiesRouteDocs } from './policies.routes.js';
+import { serviceIndexRouteDocs } from './service-index.routes.js';
 import { sitemapRouteDocs } from './sitemap.routes.js';
 import { quotesRouteDocs } from './quotes.routes.js';
 import { checkoutRouteDocs } from './checkout.routes.js';
@@ -45,6 +47,8 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...feedRouteDocs,
   ...sitemapRouteDocs,
   ...markdownRouteDocs,
+  ...policiesRouteDocs,
+  ...serviceIndexRouteDocs,
   ...quotesRouteDocs,
   ...checkoutRouteDocs,
   ...checkoutConfirmationRouteDocs,
