@@ -4,6 +4,7 @@ import { migrate, quoteIdent, type Database, type Transaction } from '@marketpla
 import { createLogger, type Logger } from '@marketplace/platform';
 import {
   DEFAULT_MAX_BATCH,
+  type DeliveredMessage,
   type EventLog,
   type LogMessage,
   type SubscribeOptions,
@@ -11,10 +12,12 @@ import {
 } from './eventlog.port.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './delivery.js';
 import {
-  EmbeddedGroupMember,
-  type EmbeddedTables,
+  LeasedGroupMember,
+  joinGroup,
   type GroupMemberSettings,
-} from './embedded.group-member.js';
+  type GroupTables,
+  type PartitionSource,
+} from './leased.group-member.js';
 import { EMBEDDED_EVENT_LOG_MIGRATIONS } from './embedded.schema.js';
 import { groupByPartition } from './partitioning.js';
 import { assertDuration, assertGroup, assertMessages, assertPartitions, assertTopic } from './validation.js';
@@ -43,6 +46,13 @@ export interface EmbeddedEventLogOptions {
   readonly soleProcess?: boolean;
   readonly retry?: RetryPolicy;
   readonly logger?: Logger;
+}
+
+interface MessageRow extends Record<string, unknown> {
+  offset: string;
+  key: string;
+  headers: Record<string, string>;
+  value: Uint8Array;
 }
 
 /** Statements per multi-row insert stay well below PostgreSQL's 65,535 parameters. */
@@ -83,7 +93,7 @@ const membersNote = (topic: string, group: string): string => `members ${topic} 
  * outbox relays, and usable on a PostgreSQL server by several processes. Messages are rows of one table,
  * numbered by a sequence; a publish holds a lock per partition until it commits, so a partition's offsets
  * become visible in increasing order and a reader never skips a late commit. Consumer groups are
- * `EmbeddedGroupMember`s. Readers wake on in-process calls, on NOTIFY from other processes, and poll as a
+ * `LeasedGroupMember`s. Readers wake on in-process calls, on NOTIFY from other processes, and poll as a
  * backstop.
  */
 export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): Promise<EventLog> => {
@@ -103,8 +113,8 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
     throw new RangeError(`invalid batchSize ${batchSize}: expected an integer from 1 to 10000`);
   }
   const logger = options.logger ?? createLogger({ service: 'eventlog-embedded' });
-  const tables: EmbeddedTables = {
-    messages: `${quoted}.messages`,
+  const messagesTable = `${quoted}.messages`;
+  const tables: GroupTables = {
     offsets: `${quoted}.consumer_offsets`,
     members: `${quoted}.group_members`,
   };
@@ -117,7 +127,7 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
     });
   }
 
-  const members = new Set<EmbeddedGroupMember>();
+  const members = new Set<LeasedGroupMember>();
   const topicsChecked = new Map<string, Promise<void>>();
   let closed = false;
 
@@ -145,9 +155,45 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
     await tx.query('select pg_notify($1, $2)', [channel, `${note} ${PROCESS_ORIGIN}`]);
   };
 
+  const source: PartitionSource = {
+    startOffsets: async (topic, _group, from) => {
+      if (from === 'beginning') return Array.from({ length: partitions }, () => '0');
+      const { rows } = await db.query<{ last: string }>(
+        `select coalesce((select max(m."offset") from ${messagesTable} m where m.topic = $1 and m.partition = p), 0)
+           as last
+         from generate_series(0, $2 - 1) as p order by p`,
+        [topic, partitions],
+      );
+      return rows.map((row) => String(row.last));
+    },
+    openReader: (topic, partition, after) => {
+      let last = after;
+      return {
+        read: async (limit) => {
+          const { rows } = await db.query<MessageRow>(
+            `select "offset", key, headers, value from ${messagesTable}
+             where topic = $1 and partition = $2 and "offset" > $3 order by "offset" limit $4`,
+            [topic, partition, last, limit],
+          );
+          last = rows.at(-1)?.offset ?? last;
+          return rows.map((row): DeliveredMessage => ({
+            topic,
+            partition,
+            offset: row.offset,
+            key: row.key,
+            headers: row.headers,
+            value: new Uint8Array(row.value),
+          }));
+        },
+        close: async () => {},
+      };
+    },
+  };
+
   const settings: GroupMemberSettings = {
     db,
     tables,
+    source,
     partitions,
     leaseMs,
     pollIntervalMs,
@@ -196,7 +242,7 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
         return `($${first}, $${first + 1}, $${first + 2}, $${first + 3}, $${first + 4}::jsonb, $${first + 5})`;
       });
       await tx.query(
-        `insert into ${tables.messages} (topic, partition, "offset", key, headers, value) values ${placeholders.join(', ')}`,
+        `insert into ${messagesTable} (topic, partition, "offset", key, headers, value) values ${placeholders.join(', ')}`,
         chunk.flatMap(([partition, offset, message]) => [
           topic,
           partition,
@@ -244,20 +290,8 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
     assertGroup(options.group);
     if (closed) throw new Error('the event log is closed');
     await checkTopic(options.topic);
-    const member = new EmbeddedGroupMember(settings, options);
-    members.add(member);
-    try {
-      await member.join();
-    } catch (error) {
-      members.delete(member);
-      throw error;
-    }
-    return {
-      close: async () => {
-        members.delete(member);
-        await member.close();
-      },
-    };
+    const member = new LeasedGroupMember(settings, options);
+    return joinGroup(members, member);
   };
 
   return {

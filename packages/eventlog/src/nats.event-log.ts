@@ -1,49 +1,60 @@
+import { randomUUID } from 'node:crypto';
 import { connect, headers as natsHeaders, nanos, type NatsConnection } from '@nats-io/transport-node';
 import {
-  AckPolicy,
   DeliverPolicy,
   JetStreamApiCodes,
   JetStreamApiError,
   RetentionPolicy,
   StorageType,
   jetstreamManager,
-  type Consumer,
-  type ConsumerConfig,
-  type JetStreamClient,
   type JetStreamManager,
   type JsMsg,
   type StreamConfig,
   type StreamInfo,
 } from '@nats-io/jetstream';
+import { migrate, quoteIdent, type Database } from '@marketplace/database';
 import { createLogger, type Logger } from '@marketplace/platform';
 import {
+  DEFAULT_MAX_BATCH,
+  partitionOf,
   type DeliveredMessage,
   type EventLog,
   type LogMessage,
   type SubscribeOptions,
   type Subscription,
 } from './eventlog.port.js';
-import { DEFAULT_RETRY_POLICY, deliverUntilHandled, retryDelayMs, type RetryPolicy } from './delivery.js';
-import { groupByPartition } from './partitioning.js';
-import { pause, withTimeout } from './timing.js';
+import { DEFAULT_RETRY_POLICY, retryDelayMs, type RetryPolicy } from './delivery.js';
+import { EMBEDDED_EVENT_LOG_MIGRATIONS } from './embedded.schema.js';
 import {
-  assertDuration,
-  assertGroup,
-  assertMessages,
-  assertPartitions,
-  assertTopic,
-  maxBatchOf,
-} from './validation.js';
+  LeasedGroupMember,
+  joinGroup,
+  type GroupMemberSettings,
+  type PartitionReader,
+  type PartitionSource,
+} from './leased.group-member.js';
+import { pause, withTimeout } from './timing.js';
+import { assertDuration, assertGroup, assertMessages, assertPartitions, assertTopic } from './validation.js';
+import { WakeUp } from './wake-up.js';
 
 export interface NatsEventLogOptions {
   /** Server URLs, as a list or a comma-separated string. Required unless `connection` is given. */
   readonly servers?: string | readonly string[];
   /** An open connection to use instead of `servers`; its owner closes it (`close()` leaves it open). */
   readonly connection?: NatsConnection;
+  /**
+   * The consuming service's database: its consumer groups' offsets and partition leases are rows there
+   * (`consumer_offsets`, `group_members` of `schema`, created on first subscribe), so a partition has one
+   * owner. Required to subscribe; a client that only publishes needs none.
+   */
+  readonly db?: Database;
+  /** The schema of those tables; default `eventlog` (the embedded log's, whose tables they are). */
+  readonly schema?: string;
   /** Partitions per topic (subjects `<topic>.0` … `<topic>.<n-1>`); every client of a topic must agree. */
   readonly partitions?: number;
-  /** How long a delivered message may stay unacknowledged before JetStream redelivers it (crash detection). */
-  readonly ackWaitMs?: number;
+  /** How long a member's lease on a partition lasts unrenewed: a crashed member's partitions move after it. */
+  readonly leaseMs?: number;
+  /** Messages read ahead per owned partition, and so the most per batch (`maxBatch` may ask for fewer). */
+  readonly batchSize?: number;
   readonly connectTimeoutMs?: number;
   /** Bound on every JetStream API call and publish acknowledgement. */
   readonly requestTimeoutMs?: number;
@@ -60,13 +71,17 @@ export interface NatsEventLogOptions {
 /** The stream of a topic: `marketplace.listing.v1` → `MARKETPLACE_LISTING_V1`. */
 export const streamNameOf = (topic: string): string => topic.replaceAll('.', '_').toUpperCase();
 export const subjectOf = (topic: string, partition: number): string => `${topic}.${partition}`;
-/** One durable pull consumer per (group, partition): `catalog-p3`. */
+/**
+ * The durable pull consumer per (group, partition) that held a group's position before the offsets moved to the
+ * database (`catalog-p3`): a group new to the database starts after its acknowledged floor.
+ */
 export const durableNameOf = (group: string, partition: number): string => `${group}-p${partition}`;
 /** The partition count travels in the stream description, so a client configured differently fails loudly. */
 export const streamDescriptionOf = (partitions: number): string => `eventlog partitions=${partitions}`;
 
-/** Messages one pull request asks for; the consumer's `max_ack_pending: 1` still hands them out one by one. */
-const PULL_BATCH = 100;
+/** Core NATS subject on which members of a group tell each other that membership changed. */
+const membersSubjectOf = (topic: string, group: string): string =>
+  `_eventlog.members.${streamNameOf(topic)}.${group}`;
 
 /** NATS has no message key: it travels in this header and is removed again on delivery. */
 export const KEY_HEADER = 'Eventlog-Key';
@@ -86,28 +101,37 @@ const serverList = (servers: string | readonly string[] | undefined): string[] =
   return list;
 };
 
+/** A publish refused because another message reached the stream in between (Nats-Expected-Last-Msg-Id). */
+const WRONG_LAST_MSG_ID = 10070;
+
 /**
- * The EventLog on NATS JetStream. One file-backed stream per topic with one subject per partition; a consumer
- * group is one durable pull consumer per partition with `max_ack_pending: 1`, so however many members pull from
- * it, JetStream hands out a partition's next message only after the previous one was acknowledged: members
- * share the work and ordering per key holds. A message not acknowledged within `ackWaitMs` (a crashed member)
- * goes to another member; a member still working on one says so with in-progress acks. Batches are therefore
- * one message long here: JetStream 2.9 has no way to give a partition one owner (pinned pull clients came in
- * 2.11), and without one, two members holding successive ranges of a partition would break the order per key.
+ * The EventLog on NATS JetStream. One file-backed stream per topic with one subject per partition. A consumer
+ * group's partitions are leased to its members in PostgreSQL (`LeasedGroupMember`, as in the embedded log): the
+ * owner of a partition reads it with an ordered consumer from after the group's committed offset, hands over
+ * batches of what has arrived (up to `maxBatch`) and commits each batch's last offset in one statement, which also
+ * renews its lease. A crashed member stops renewing, so its partitions move after `leaseMs`, and the new owner
+ * starts after the committed offset (see docs/architecture.md, the batched pipeline).
  */
 export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<EventLog> => {
+  const { db } = options;
   const partitions = options.partitions ?? 8;
   assertPartitions(partitions);
-  const ackWaitMs = options.ackWaitMs ?? 30_000;
+  const schema = options.schema ?? 'eventlog';
+  const quoted = quoteIdent(schema);
+  const leaseMs = options.leaseMs ?? 30_000;
+  const batchSize = options.batchSize ?? DEFAULT_MAX_BATCH;
   const requestTimeoutMs = options.requestTimeoutMs ?? 5_000;
   const pullExpiresMs = options.pullExpiresMs ?? 10_000;
   const duplicateWindowMs = options.duplicateWindowMs ?? 120_000;
   const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
   assertDuration('connectTimeoutMs', connectTimeoutMs);
-  assertDuration('ackWaitMs', ackWaitMs, 100);
+  assertDuration('leaseMs', leaseMs, 100);
   assertDuration('requestTimeoutMs', requestTimeoutMs);
   assertDuration('pullExpiresMs', pullExpiresMs, 1_000); // a JetStream minimum
   assertDuration('duplicateWindowMs', duplicateWindowMs);
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) {
+    throw new RangeError(`invalid batchSize ${batchSize}: expected an integer from 1 to 10000`);
+  }
   const retry = options.retry ?? DEFAULT_RETRY_POLICY;
   const logger = options.logger ?? createLogger({ service: 'eventlog-nats' });
 
@@ -118,9 +142,8 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
       timeout: connectTimeoutMs,
       // A service rides out a broker restart instead of giving up after the default ten attempts.
       maxReconnectAttempts: -1,
-      // Otherwise every request (each acknowledgement, each publish) builds an Error up front for the stack of
-      // a timeout it may never have: a few percent of each consumer's CPU per message in the profiles. Timeouts
-      // and failures are still raised, with the client's own stack.
+      // Otherwise every request (each publish) builds an Error up front for the stack of a timeout it may never
+      // have: a few percent of the CPU per message in the profiles. Timeouts and failures are still raised.
       noAsyncTraces: true,
     }));
   const ownsConnection = options.connection === undefined;
@@ -133,9 +156,8 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
   }
   const js = jsm.jetstream();
   const streams = new Map<string, Promise<string>>();
-  const subscriptions = new Set<Subscription>();
+  const members = new Set<LeasedGroupMember>();
   let closed = false;
-
   const checkStream = (info: StreamInfo, topic: string): string => {
     const expected = streamDescriptionOf(partitions);
     if (!info.config.subjects?.includes(`${topic}.*`)) {
@@ -185,42 +207,6 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
     return ready;
   };
 
-  const ensureConsumer = async (
-    stream: string,
-    topic: string,
-    group: string,
-    partition: number,
-    from: 'beginning' | 'latest',
-  ): Promise<Consumer> => {
-    const name = durableNameOf(group, partition);
-    const config: Partial<ConsumerConfig> = {
-      durable_name: name,
-      filter_subject: subjectOf(topic, partition),
-      // Only a new group starts by `from`; an existing durable consumer resumes where its group left off.
-      deliver_policy: from === 'latest' ? DeliverPolicy.New : DeliverPolicy.All,
-      ack_policy: AckPolicy.Explicit,
-      ack_wait: nanos(ackWaitMs),
-      max_ack_pending: 1,
-      max_deliver: -1,
-    };
-    try {
-      await jsm.consumers.info(stream, name);
-    } catch (error) {
-      if (!isApiError(error, JetStreamApiCodes.ConsumerNotFound)) throw error;
-      await jsm.consumers.add(stream, config).catch(async (addError: unknown) => {
-        // Another member created it first (possibly with another `from`): use theirs.
-        logger.debug(
-          { err: addError, stream, consumer: name },
-          'consumer creation raced; using the existing one',
-        );
-        await jsm.consumers.info(stream, name).catch(() => {
-          throw addError;
-        });
-      });
-    }
-    return js.consumers.get(stream, name);
-  };
-
   const toDelivered = (topic: string, partition: number, message: JsMsg): DeliveredMessage => {
     const headers: Record<string, string> = {};
     let key = '';
@@ -232,125 +218,171 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
     return { topic, partition, offset: String(message.seq), key, headers, value: message.data };
   };
 
-  /** Hands a message back at once (instead of after ack_wait); fails harmlessly on a closed connection. */
-  const handBack = (message: JsMsg): void => {
-    try {
-      message.nak();
-    } catch (error) {
-      logger.debug({ err: error }, 'could not hand a message back');
-    }
-  };
-
-  /** Handles what one pull subscription delivers until it ends; returns how many messages it handled. */
-  const pullMessages = async (
-    consumer: Consumer,
+  /**
+   * Reads one partition for its owner: an ordered consumer (ephemeral, no acknowledgements, recreated from the
+   * last message seen after a gap or a reconnect) fills a buffer of at most `batchSize` messages, and each read
+   * takes what is there.
+   */
+  const openReader = (
     topic: string,
     partition: number,
-    handler: SubscribeOptions['handler'],
+    after: string,
+    wake: WakeUp,
     signal: AbortSignal,
-  ): Promise<number> => {
-    // max_ack_pending 1 lets JetStream send one message at a time whatever the batch; a batch of 1 only made the
-    // client send a new pull request after every message (one more request per message and group for the
-    // server). With 100, it asks again after 25 messages: the same deliveries, one at a time, in order.
-    const messages = await consumer.consume({ max_messages: PULL_BATCH, expires: pullExpiresMs });
-    const stop = (): void => void messages.close();
-    signal.addEventListener('abort', stop, { once: true });
-    let handled = 0;
-    try {
-      for await (const message of messages) {
-        if (signal.aborted) {
-          handBack(message);
-          continue;
+  ): PartitionReader => {
+    const buffer: DeliveredMessage[] = [];
+    const drained = new WakeUp();
+    const stopping = new AbortController();
+    const stop = AbortSignal.any([signal, stopping.signal]);
+    let next = Number(after) + 1;
+    const pump = async (): Promise<void> => {
+      for (let attempt = 1; !stop.aborted && !nc.isClosed(); attempt++) {
+        try {
+          const consumer = await js.consumers.get(streamNameOf(topic), {
+            // One subject as a string: a list needs a 2.10 server.
+            filter_subjects: subjectOf(topic, partition),
+            deliver_policy: DeliverPolicy.StartSequence,
+            opt_start_seq: next,
+          });
+          const messages = await consumer.consume({ max_messages: batchSize, expires: pullExpiresMs });
+          const close = (): void => void messages.close();
+          stop.addEventListener('abort', close, { once: true });
+          try {
+            for await (const message of messages) {
+              if (stop.aborted) break;
+              buffer.push(toDelivered(topic, partition, message));
+              next = message.seq + 1;
+              attempt = 1;
+              wake.notify();
+              while (buffer.length >= batchSize && !stop.aborted) {
+                await drained.wait(drained.generation, pullExpiresMs, stop);
+              }
+            }
+          } finally {
+            stop.removeEventListener('abort', close);
+            close();
+          }
+        } catch (error) {
+          logger.warn({ err: error, topic, partition }, 'reading from JetStream failed; retrying');
         }
-        // max_ack_pending 1 (see the factory's comment) makes every batch one message long on NATS.
-        const batch = { topic, partition, messages: [toDelivered(topic, partition, message)] };
-        const outcome = await deliverUntilHandled(batch, handler, {
-          retry,
-          signal,
-          logger,
-          keepAlive: { intervalMs: Math.max(100, Math.floor(ackWaitMs / 3)), beat: () => message.working() },
-        });
-        if (outcome === 'abandoned') {
-          handBack(message);
-          continue;
-        }
-        handled++;
-        if (nc.isClosed()) continue; // nothing can be acknowledged any more; JetStream will redeliver it
-        await message.ackAck({ timeout: requestTimeoutMs }).catch((error: unknown) => {
-          // JetStream redelivers it after ack_wait: a duplicate, which consumers tolerate.
-          logger.warn({ err: error, topic, partition, offset: message.seq }, 'acknowledgement failed');
-        });
+        await pause(retryDelayMs(retry, attempt), stop);
       }
-    } finally {
-      signal.removeEventListener('abort', stop);
-    }
-    return handled;
-  };
-
-  /** Keeps a partition's pull subscription going until the subscription or the connection closes. */
-  const consumePartition = async (
-    consumer: Consumer,
-    topic: string,
-    partition: number,
-    handler: SubscribeOptions['handler'],
-    signal: AbortSignal,
-  ): Promise<void> => {
-    for (let attempt = 1; !signal.aborted && !nc.isClosed(); attempt++) {
-      try {
-        if ((await pullMessages(consumer, topic, partition, handler, signal)) > 0) attempt = 1;
-      } catch (error) {
-        logger.warn({ err: error, topic, partition }, 'pulling from JetStream failed; retrying');
-      }
-      await pause(retryDelayMs(retry, attempt), signal);
-    }
-  };
-
-  const subscribe = async ({
-    topic,
-    group,
-    from = 'beginning',
-    handler,
-    maxBatch,
-  }: SubscribeOptions): Promise<Subscription> => {
-    assertTopic(topic);
-    assertGroup(group);
-    maxBatchOf(maxBatch);
-    if (closed) throw new Error('the event log is closed');
-    const stream = await ensureStream(topic);
-    const consumers = await Promise.all(
-      Array.from({ length: partitions }, (_, partition) =>
-        ensureConsumer(stream, topic, group, partition, from),
-      ),
-    );
-    const controller = new AbortController();
-    const loops = consumers.map((consumer, partition) =>
-      consumePartition(consumer, topic, partition, handler, controller.signal),
-    );
-    const subscription: Subscription = {
+    };
+    const pumping = pump();
+    return {
+      read: async (limit) => {
+        const taken = buffer.splice(0, limit);
+        if (taken.length > 0) drained.notify();
+        return taken;
+      },
       close: async () => {
-        controller.abort();
-        await Promise.all(loops);
-        subscriptions.delete(subscription);
+        stopping.abort();
+        await pumping;
       },
     };
-    subscriptions.add(subscription);
-    return subscription;
   };
 
-  const publishPartition = async (js: JetStreamClient, subject: string, messages: readonly LogMessage[]) => {
-    // One at a time: if one fails, the ones after it were not sent, so a retry keeps the order per key.
-    for (const message of messages) {
-      const headers = natsHeaders();
-      for (const [name, value] of Object.entries(message.headers)) headers.set(name, value);
-      headers.set(KEY_HEADER, message.key);
-      const eventId = message.headers['ce_id'];
-      await js.publish(subject, message.value, {
-        headers,
+  /** Where a group new to the database starts: after its legacy durable consumer's floor, else by `from`. */
+  const startOffsets = async (
+    topic: string,
+    group: string,
+    from: 'beginning' | 'latest',
+  ): Promise<readonly string[]> => {
+    const stream = streamNameOf(topic);
+    const legacy = await Promise.all(
+      Array.from({ length: partitions }, async (_, partition) => {
+        try {
+          const info = await jsm.consumers.info(stream, durableNameOf(group, partition));
+          return String(info.ack_floor.stream_seq);
+        } catch (error) {
+          if (isApiError(error, JetStreamApiCodes.ConsumerNotFound)) return undefined;
+          throw error;
+        }
+      }),
+    );
+    const latest = from === 'latest' ? String((await jsm.streams.info(stream)).state.last_seq) : '0';
+    return legacy.map((offset) => offset ?? latest);
+  };
+
+  const source: PartitionSource = { startOffsets, openReader };
+  let migrated: Promise<void> | undefined;
+  /** The group tables, created on first use; subscribing needs the database. */
+  const settingsOf = async (): Promise<GroupMemberSettings> => {
+    if (db === undefined) throw new TypeError('subscribing to the NATS event log needs `db`');
+    const ready = (migrated ??= migrate(db, schema, EMBEDDED_EVENT_LOG_MIGRATIONS).then(() => {}));
+    ready.catch(() => {
+      migrated = undefined;
+    });
+    await ready;
+    return { ...settings, db };
+  };
+  const settings: Omit<GroupMemberSettings, 'db'> = {
+    tables: { offsets: `${quoted}.consumer_offsets`, members: `${quoted}.group_members` },
+    source,
+    connected: () => !nc.isClosed(),
+    partitions,
+    leaseMs,
+    // Only a backstop: the reader rings its owner when a message arrives.
+    pollIntervalMs: pullExpiresMs,
+    batchSize,
+    retry,
+    logger,
+    announceMembership: async (topic, group) => {
+      if (!nc.isClosed()) nc.publish(membersSubjectOf(topic, group));
+    },
+  };
+  const membershipNews = nc.subscribe('_eventlog.members.>', {
+    callback: (error, message) => {
+      if (error) return;
+      for (const member of members) {
+        if (message.subject === membersSubjectOf(member.topic, member.group)) member.requestRebalance();
+      }
+    },
+  });
+
+  const subscribe = async (subscribeOptions: SubscribeOptions): Promise<Subscription> => {
+    assertTopic(subscribeOptions.topic);
+    assertGroup(subscribeOptions.group);
+    if (closed) throw new Error('the event log is closed');
+    await ensureStream(subscribeOptions.topic);
+    const member = new LeasedGroupMember(await settingsOf(), subscribeOptions);
+    return joinGroup(members, member);
+  };
+
+  const headersOf = (message: LogMessage) => {
+    const headers = natsHeaders();
+    for (const [name, value] of Object.entries(message.headers)) headers.set(name, value);
+    headers.set(KEY_HEADER, message.key);
+    return headers;
+  };
+
+  /**
+   * Sends the messages at once and awaits their acknowledgements together. Each one after the first expects the
+   * one before it to be the stream's last (Nats-Expected-Last-Msg-Id), so what the stream stored is always a
+   * prefix, in order: once one is lost or refused, every later one is refused. Resolves to how many were stored
+   * and the first failure's error.
+   */
+  const publishChain = async (
+    topic: string,
+    messages: readonly LogMessage[],
+  ): Promise<{ stored: number; error?: unknown }> => {
+    let previous: string | undefined;
+    const acks = messages.map((message) => {
+      // The relay re-publishes after a crash; JetStream drops the copy within the duplicate window.
+      const msgID = message.headers['ce_id'] ?? randomUUID();
+      const ack = js.publish(subjectOf(topic, partitionOf(message.key, partitions)), message.value, {
+        headers: headersOf(message),
         timeout: requestTimeoutMs,
-        // The outbox relay re-publishes after a crash; JetStream drops the copy within the duplicate window.
-        ...(eventId ? { msgID: eventId } : {}),
+        msgID,
+        ...(previous === undefined ? {} : { expect: { lastMsgID: previous } }),
       });
-    }
+      previous = msgID;
+      return ack;
+    });
+    const results = await Promise.allSettled(acks);
+    const failed = results.findIndex((result) => result.status === 'rejected');
+    if (failed === -1) return { stored: messages.length };
+    return { stored: failed, error: (results[failed] as PromiseRejectedResult).reason };
   };
 
   const publish = async (topic: string, messages: readonly LogMessage[]): Promise<void> => {
@@ -362,13 +394,13 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
     if (closed) throw new Error('the event log is closed');
     if (messages.length === 0) return;
     await ensureStream(topic);
-    const results = await Promise.allSettled(
-      [...groupByPartition(messages, partitions)].map(([partition, batch]) =>
-        publishPartition(js, subjectOf(topic, partition), batch),
-      ),
-    );
-    const failure = results.find((result) => result.status === 'rejected');
-    if (failure) throw failure.reason;
+    let rest = messages;
+    while (rest.length > 0) {
+      const { stored, error } = await publishChain(topic, rest);
+      // Refused for a message another publisher put in between: the rest goes again, as a new chain.
+      if (stored < rest.length && (stored === 0 || !isApiError(error, WRONG_LAST_MSG_ID))) throw error;
+      rest = rest.slice(stored);
+    }
   };
 
   return {
@@ -377,7 +409,10 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
     close: async () => {
       if (closed) return;
       closed = true;
-      await Promise.all([...subscriptions].map((subscription) => subscription.close()));
+      const leaving = [...members];
+      members.clear();
+      await Promise.all(leaving.map((member) => member.close()));
+      membershipNews.unsubscribe();
       if (ownsConnection) {
         await withTimeout(nc.drain(), requestTimeoutMs, 'draining the NATS connection').catch(() =>
           nc.close(),

@@ -2,6 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { AckPolicy, StorageType, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import type { Database } from '@marketplace/database';
+import {
+  TEST_ENGINE_CREATE_TIMEOUT_MS,
+  dropSchema,
+  freshSchemaName,
+  testEngines,
+} from '@marketplace/database/testing';
 import type { EventLog } from '../src/eventlog.port.js';
 import {
   createNatsEventLog,
@@ -19,15 +26,21 @@ const { topics: topicsUsed, record: recordingTopics } = topicRecorder();
 
 let admin: NatsConnection;
 let jsm: JetStreamManager;
+/** The consumers' database: their groups' offsets and partition leases, in a schema of this file. */
+let db: Database;
+const schema = freshSchemaName('natslog');
 beforeAll(async () => {
   admin = await connect({ servers });
   jsm = await jetstreamManager(admin);
-});
+  db = await testEngines()[0]!.create();
+}, TEST_ENGINE_CREATE_TIMEOUT_MS);
 afterAll(async () => {
   await Promise.all(
     [...topicsUsed].map((topic) => jsm.streams.delete(streamNameOf(topic)).catch(() => false)),
   );
   await admin.close();
+  await dropSchema(db, schema);
+  await db.close();
 });
 
 const connectionOf = new Map<EventLog, NatsConnection>();
@@ -35,7 +48,7 @@ describeEventLogContract('NATS JetStream', {
   open: async () => {
     // Its own connection per client, so that the crash test can cut one off.
     const connection = await connect({ servers });
-    const log = await createNatsEventLog({ connection, ackWaitMs: 1_000, ...fastRetries });
+    const log = await createNatsEventLog({ connection, db, schema, leaseMs: 1_000, ...fastRetries });
     const client = recordingTopics({
       publish: log.publish,
       subscribe: log.subscribe,
@@ -51,15 +64,14 @@ describeEventLogContract('NATS JetStream', {
     await connectionOf.get(client)!.close();
   },
   crashDetectionMs: 3_000,
-  batchesOfOne: true,
 });
 
 describe('NATS JetStream event log', () => {
   const open = async (options: Partial<NatsEventLogOptions> = {}) =>
-    recordingTopics(await createNatsEventLog({ servers, ...fastRetries, ...options }));
+    recordingTopics(await createNatsEventLog({ servers, db, schema, ...fastRetries, ...options }));
   const topic = () => `natstest.t${randomUUID().slice(0, 8)}.v1`;
 
-  it('keeps a topic in one file-backed stream with a subject per partition and a consumer per group partition', async () => {
+  it("keeps a topic in one file-backed stream with a subject per partition, and a group's offsets in the database", async () => {
     const log = await open({ partitions: 4 });
     const name = topic();
     await log.subscribe({ topic: name, group: 'projector', handler: async () => {} });
@@ -67,17 +79,84 @@ describe('NATS JetStream event log', () => {
     const stream = await jsm.streams.info(streamNameOf(name));
     expect(stream.config.subjects).toEqual([`${name}.*`]);
     expect(stream.config.storage).toBe(StorageType.File);
-    const consumers = await Promise.all(
-      [0, 1, 2, 3].map((partition) =>
-        jsm.consumers.info(stream.config.name, durableNameOf('projector', partition)),
-      ),
+    const { rows } = await db.query<{ partition: number; committed_offset: string }>(
+      `select partition, committed_offset::text from ${schema}.consumer_offsets
+       where topic = $1 and group_name = 'projector' order by partition`,
+      [name],
     );
-    expect(consumers.map((consumer) => consumer.config.filter_subject)).toEqual(
-      [0, 1, 2, 3].map((partition) => `${name}.${partition}`),
-    );
-    expect(consumers.every((consumer) => consumer.config.max_ack_pending === 1)).toBe(true);
-    expect(consumers.every((consumer) => consumer.config.ack_policy === AckPolicy.Explicit)).toBe(true);
+    expect(rows).toEqual([0, 1, 2, 3].map((partition) => ({ partition, committed_offset: '0' })));
     await log.close();
+  });
+
+  it('starts a group that had durable consumers after what they acknowledged', async () => {
+    const name = topic();
+    const publisher = await open({ partitions: 1 });
+    const messages = Array.from({ length: 5 }, (_, i) => ({
+      key: 'k',
+      value: new TextEncoder().encode(String(i)),
+      headers: { ce_id: randomUUID() },
+    }));
+    await publisher.publish(name, messages);
+    // The group's position as the durable consumer of an earlier version held it: the first three acknowledged.
+    await jsm.consumers.add(streamNameOf(name), {
+      durable_name: durableNameOf('legacy', 0),
+      filter_subject: `${name}.0`,
+      ack_policy: AckPolicy.All,
+    });
+    const legacy = await jsm.jetstream().consumers.get(streamNameOf(name), durableNameOf('legacy', 0));
+    const third = (await legacy.fetch({ max_messages: 3, expires: 2_000 })) as AsyncIterable<{
+      seq: number;
+      ackAck(): Promise<boolean>;
+    }>;
+    let last: { ackAck(): Promise<boolean> } | undefined;
+    for await (const message of third) last = message;
+    await last!.ackAck();
+
+    const seen: string[] = [];
+    await publisher.subscribe({
+      topic: name,
+      group: 'legacy',
+      handler: async (batch) => {
+        seen.push(...batch.messages.map((message) => new TextDecoder().decode(message.value)));
+      },
+    });
+    const deadline = Date.now() + 10_000;
+    while (seen.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(seen).toEqual(['3', '4']);
+    await publisher.close();
+  });
+
+  it('publishes a batch pipelined, in order per key, even while another client publishes to the topic', async () => {
+    const name = topic();
+    const [first, second] = [await open({ partitions: 2 }), await open({ partitions: 2 })];
+    const batchOf = (key: string) =>
+      Array.from({ length: 200 }, (_, i) => ({
+        key,
+        value: new TextEncoder().encode(String(i)),
+        headers: { ce_id: `${key}/${i}` },
+      }));
+    await Promise.all([first.publish(name, batchOf('a')), second.publish(name, batchOf('b'))]);
+
+    const seen = new Map<string, number[]>();
+    await first.subscribe({
+      topic: name,
+      group: 'reader',
+      handler: async (batch) => {
+        for (const message of batch.messages) {
+          seen.set(message.key, [
+            ...(seen.get(message.key) ?? []),
+            Number(new TextDecoder().decode(message.value)),
+          ]);
+        }
+      },
+    });
+    const deadline = Date.now() + 10_000;
+    const count = () => [...seen.values()].reduce((sum, list) => sum + list.length, 0);
+    while (count() < 400 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    const inOrder = Array.from({ length: 200 }, (_, i) => i);
+    expect(seen.get('a')).toEqual(inOrder);
+    expect(seen.get('b')).toEqual(inOrder);
+    await Promise.all([first.close(), second.close()]);
   });
 
   it('drops a re-published message with the same ce_id (Nats-Msg-Id)', async () => {

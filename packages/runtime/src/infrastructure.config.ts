@@ -19,8 +19,8 @@ export const infrastructureConfigSchema = z.object({
     .default(''),
   EVENT_LOG_PARTITIONS: z.coerce.number().int().min(1).max(256).default(8),
   /**
-   * NATS: how long a message delivered to a consumer that died stays with it before redelivery. Live consumers
-   * send in-progress acks, so a slow handler is not cut off; this only bounds recovery after a crash.
+   * NATS: how long a consumer's lease on a partition lasts unrenewed, so how long the partitions of a consumer
+   * that died wait before another member takes them. Live members renew it three times per period.
    */
   EVENT_LOG_ACK_WAIT_MS: z.coerce.number().int().min(1_000).max(600_000).default(10_000),
   /** How long start-up waits for PostgreSQL and the broker before giving up. */

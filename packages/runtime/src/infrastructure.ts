@@ -98,7 +98,8 @@ const openEventLog = async (
         servers: config.NATS_URL,
         partitions: config.EVENT_LOG_PARTITIONS,
         connectTimeoutMs: config.STARTUP_TIMEOUT_MS,
-        ackWaitMs: config.EVENT_LOG_ACK_WAIT_MS,
+        db,
+        leaseMs: config.EVENT_LOG_ACK_WAIT_MS,
         logger,
       });
     case 'kafka':

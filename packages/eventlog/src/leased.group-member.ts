@@ -1,22 +1,45 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '@marketplace/database';
 import type { Logger } from '@marketplace/platform';
-import type { DeliveredMessage, SubscribeOptions } from './eventlog.port.js';
+import type { DeliveredMessage, SubscribeOptions, Subscription } from './eventlog.port.js';
 import { maxBatchOf } from './validation.js';
 import { deliverUntilHandled, retryDelayMs, type RetryPolicy } from './delivery.js';
 import { pause } from './timing.js';
 import { WakeUp } from './wake-up.js';
 
-/** Quoted, schema-qualified names of the embedded log's tables. */
-export interface EmbeddedTables {
-  readonly messages: string;
+/** Quoted, schema-qualified names of the group tables (`consumer_offsets`, `group_members`). */
+export interface GroupTables {
   readonly offsets: string;
   readonly members: string;
 }
 
+/** One owner's reader of one partition, from after the offset it was opened at, in offset order. */
+export interface PartitionReader {
+  /** The next messages, at most `limit`; none when none are there yet (the reader then rings its wake-up). */
+  read(limit: number): Promise<DeliveredMessage[]>;
+  close(): Promise<void>;
+}
+
+/** Where a group's messages are stored: the embedded log's table, or a broker. */
+export interface PartitionSource {
+  /** The offset each partition of a new group starts after (0: before the first message). */
+  startOffsets(topic: string, group: string, from: 'beginning' | 'latest'): Promise<readonly string[]>;
+  /** Opens a reader of `partition` after `after`; it rings `wake` when messages arrive, if it can tell. */
+  openReader(
+    topic: string,
+    partition: number,
+    after: string,
+    wake: WakeUp,
+    signal: AbortSignal,
+  ): PartitionReader;
+}
+
 export interface GroupMemberSettings {
   readonly db: Database;
-  readonly tables: EmbeddedTables;
+  readonly tables: GroupTables;
+  readonly source: PartitionSource;
+  /** False while the member cannot reach the log (its leases are then left to expire). Default: always. */
+  readonly connected?: () => boolean;
   readonly partitions: number;
   readonly leaseMs: number;
   readonly pollIntervalMs: number;
@@ -25,13 +48,6 @@ export interface GroupMemberSettings {
   readonly logger: Logger;
   /** Tells every member of the group, in any process, that membership or ownership changed. */
   readonly announceMembership: (topic: string, group: string) => Promise<void>;
-}
-
-interface MessageRow extends Record<string, unknown> {
-  offset: string;
-  key: string;
-  headers: Record<string, string>;
-  value: Uint8Array;
 }
 
 interface Worker {
@@ -43,13 +59,15 @@ interface Worker {
 }
 
 /**
- * One member of a consumer group of the embedded log. Members share a group's partitions through leases in
+ * One member of a consumer group whose offsets and partition leases are rows of a PostgreSQL database (the
+ * embedded log's, or, on NATS, the consuming service's own). Members share a group's partitions through leases in
  * `consumer_offsets`: every member renews its presence in `group_members` and wants the partitions whose number
  * modulo the count of live members equals its rank; it claims a wanted partition when the partition's lease is
  * free or expired, and hands back unwanted ones once the batch in hand is committed. A crashed member stops
  * renewing, so its partitions move after `leaseMs`. Works across processes sharing one PostgreSQL database.
+ * The messages come from a `PartitionSource`; the owner reads a batch, hands it over and commits its last offset.
  */
-export class EmbeddedGroupMember {
+export class LeasedGroupMember {
   readonly id = randomUUID();
   private readonly workers = new Map<number, Worker>();
   private readonly stopping = new AbortController();
@@ -80,15 +98,14 @@ export class EmbeddedGroupMember {
    * for wake-ups before: its partitions are read from here on.
    */
   async join(): Promise<void> {
-    const { db, tables, partitions, leaseMs, announceMembership } = this.settings;
+    const { db, tables, leaseMs, announceMembership, source } = this.settings;
     try {
+      const starts = await source.startOffsets(this.topic, this.group, this.from);
       await db.query(
         `insert into ${tables.offsets} (topic, group_name, partition, committed_offset)
-         select $1, $2, p, case when $4 then coalesce(
-           (select max(m."offset") from ${tables.messages} m where m.topic = $1 and m.partition = p), 0) else 0 end
-         from generate_series(0, $3 - 1) as p
+         select $1, $2, p - 1, start from unnest($3::bigint[]) with ordinality as s(start, p)
          on conflict do nothing`,
-        [this.topic, this.group, partitions, this.from === 'latest'],
+        [this.topic, this.group, starts],
       );
       await this.rebalanceOnce();
       await announceMembership(this.topic, this.group);
@@ -151,7 +168,9 @@ export class EmbeddedGroupMember {
   }
 
   private async rebalanceOnce(): Promise<void> {
-    const { db, tables, partitions, leaseMs } = this.settings;
+    const { db, tables, partitions, leaseMs, connected } = this.settings;
+    // Cut off from the log, the member can do nothing with its partitions: its leases lapse, others take over.
+    if (connected && !connected()) return;
     const params = [this.topic, this.group, this.id, leaseMs];
     await db.query(
       `insert into ${tables.members} (topic, group_name, member_id, alive_until)
@@ -250,59 +269,73 @@ export class EmbeddedGroupMember {
    * committing its last offset (one statement per batch, which also renews the lease).
    */
   private async consume(partition: number, committedOffset: string, worker: Worker): Promise<void> {
-    const { db, tables, pollIntervalMs, retry, logger, leaseMs } = this.settings;
+    const { db, tables, pollIntervalMs, retry, logger, leaseMs, source } = this.settings;
     const batchSize = this.readSize;
     const stop = worker.controller.signal;
-    let committed = committedOffset;
-    for (let failures = 0; !stop.aborted;) {
-      const seen = worker.wake.generation;
-      let rows: MessageRow[];
-      try {
-        ({ rows } = await db.query<MessageRow>(
-          `select "offset", key, headers, value from ${tables.messages}
-           where topic = $1 and partition = $2 and "offset" > $3 order by "offset" limit $4`,
-          [this.topic, partition, committed, batchSize],
-        ));
-        failures = 0;
-      } catch (error) {
-        logger.warn({ err: error, topic: this.topic, partition }, 'reading the log failed; retrying');
-        await pause(retryDelayMs(retry, ++failures), stop);
-        continue;
-      }
-      const last = rows.at(-1);
-      if (last !== undefined) {
-        if (stop.aborted) return;
-        const messages = rows.map((row): DeliveredMessage => ({
-          topic: this.topic,
-          partition,
-          offset: row.offset,
-          key: row.key,
-          headers: row.headers,
-          value: new Uint8Array(row.value),
-        }));
-        const batch = { topic: this.topic, partition, messages };
-        if (
-          (await deliverUntilHandled(batch, this.handler, { retry, signal: stop, logger })) === 'abandoned'
-        ) {
-          return;
+    const reader = source.openReader(this.topic, partition, committedOffset, worker.wake, stop);
+    try {
+      for (let failures = 0; !stop.aborted;) {
+        const seen = worker.wake.generation;
+        let messages: DeliveredMessage[];
+        try {
+          messages = await reader.read(batchSize);
+          failures = 0;
+        } catch (error) {
+          logger.warn({ err: error, topic: this.topic, partition }, 'reading the log failed; retrying');
+          await pause(retryDelayMs(retry, ++failures), stop);
+          continue;
         }
-        // Committing renews the lease too; no row means another member took the partition over.
-        const { rowCount } = await db.query(
-          `update ${tables.offsets}
-           set committed_offset = $4, lease_until = now() + $6::int * interval '1 millisecond'
-           where topic = $1 and group_name = $2 and partition = $3 and owner = $5`,
-          [this.topic, this.group, partition, last.offset, this.id, leaseMs],
-        );
-        if (rowCount === 0) {
-          logger.warn({ topic: this.topic, group: this.group, partition }, 'partition taken over; stopping');
-          return;
+        const last = messages.at(-1);
+        if (last !== undefined) {
+          if (stop.aborted) return;
+          const batch = { topic: this.topic, partition, messages };
+          if (
+            (await deliverUntilHandled(batch, this.handler, { retry, signal: stop, logger })) === 'abandoned'
+          ) {
+            return;
+          }
+          // Committing renews the lease too; no row means another member took the partition over.
+          const { rowCount } = await db.query(
+            `update ${tables.offsets}
+             set committed_offset = $4, lease_until = now() + $6::int * interval '1 millisecond'
+             where topic = $1 and group_name = $2 and partition = $3 and owner = $5`,
+            [this.topic, this.group, partition, last.offset, this.id, leaseMs],
+          );
+          if (rowCount === 0) {
+            logger.warn(
+              { topic: this.topic, group: this.group, partition },
+              'partition taken over; stopping',
+            );
+            return;
+          }
         }
-        committed = last.offset;
+        // A short batch was the whole partition as of the read; a message that came since has woken the worker
+        // (the generation moved, so this returns at once). Reading again right away would find nothing: at one
+        // message per wake-up that empty read was half of the log's reads.
+        if (messages.length < batchSize) await worker.wake.wait(seen, pollIntervalMs, stop);
       }
-      // A short batch was the whole partition as of the read; a message committed since has woken the worker
-      // (the generation moved, so this returns at once). Reading again right away would find nothing: at one
-      // message per wake-up that empty read was half of the log's reads.
-      if (rows.length < batchSize) await worker.wake.wait(seen, pollIntervalMs, stop);
+    } finally {
+      await reader.close();
     }
   }
 }
+
+/** Joins `member` to its group, tracked in `members` while subscribed; the subscription leaves the group. */
+export const joinGroup = async (
+  members: Set<LeasedGroupMember>,
+  member: LeasedGroupMember,
+): Promise<Subscription> => {
+  members.add(member);
+  try {
+    await member.join();
+  } catch (error) {
+    members.delete(member);
+    throw error;
+  }
+  return {
+    close: async () => {
+      members.delete(member);
+      await member.close();
+    },
+  };
+};
