@@ -10,3 +10,5 @@ export {
 export { createKafkaEventLog, type KafkaClient, type KafkaEventLogOptions } from './kafka.event-log.js';
 export { createEmbeddedEventLog, type EmbeddedEventLogOptions } from './embedded.event-log.js';
 export { EMBEDDED_EVENT_LOG_MIGRATIONS } from './embedded.schema.js';
+export { pause, TimeoutError, withTimeout } from './timing.js';
+export { WakeUp } from './wake-up.js';

@@ -22,8 +22,6 @@ export {
   type ProjectionOptions,
 } from './projection.js';
 export { isActorKind, parseActor } from './actor.js';
-export { pause } from './timing.js';
-export { WakeUp } from './wake-up.js';
 export {
   canonicalJson,
   IDEMPOTENCY_KEY_MAX_LENGTH,

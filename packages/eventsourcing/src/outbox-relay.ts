@@ -1,19 +1,20 @@
 import { quoteIdent, type Database } from '@marketplace/database';
 import {
   DEFAULT_RETRY_POLICY,
-  retryDelayMs,
-  topicOf,
   type EventLog,
   type LogMessage,
+  pause,
+  retryDelayMs,
   type RetryPolicy,
+  topicOf,
+  WakeUp,
+  withTimeout,
 } from '@marketplace/eventlog';
 import { createLogger, type Logger } from '@marketplace/platform';
 import type { RecordedEvent } from './event-store.port.js';
 import { toLogMessage, type EventEncoder } from './outbox-message.js';
 import { onEventsAppended } from './events-appended.js';
 import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from './events-table.js';
-import { pause, withTimeout } from './timing.js';
-import { WakeUp } from './wake-up.js';
 
 export interface OutboxRelayOptions {
   readonly db: Database;
@@ -164,17 +165,19 @@ export const startOutboxRelay = (options: OutboxRelayOptions): OutboxRelay => {
     logger.info('active: relaying events');
     const wakeUp = new WakeUp();
     // Appends in this process ring at once; another process's are found by the poll.
-    const unlisten = onEventsAppended(options.schema, () => wakeUp.ring());
+    const unlisten = onEventsAppended(options.schema, () => wakeUp.notify());
     try {
       let checkpoint = await loadCheckpoint();
       let failures = 0;
       while (!quit.aborted) {
+        // An append while the batch is read is seen by the wait below, which then returns at once.
+        const seen = wakeUp.generation;
         try {
           const round = await relayBatch(checkpoint);
           checkpoint = round.checkpoint;
           failures = 0;
           // A full batch suggests more are waiting: read again at once.
-          if (round.relayed < batchSize) await wakeUp.wait(pollIntervalMs, quit);
+          if (round.relayed < batchSize) await wakeUp.wait(seen, pollIntervalMs, quit);
         } catch (error) {
           failures++;
           const delayMs = retryDelayMs(retry, failures);

@@ -1,8 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Database } from '@marketplace/database';
 import { quoteIdent } from '@marketplace/database';
-import { DEFAULT_RETRY_POLICY, retryDelayMs } from '@marketplace/eventlog';
-import { WakeUp, pause } from '@marketplace/eventsourcing';
+import { DEFAULT_RETRY_POLICY, pause, retryDelayMs, WakeUp } from '@marketplace/eventlog';
 import type { Logger } from '@marketplace/platform';
 import type { SearchIndex } from '@marketplace/search';
 import { toSearchDocument } from '../application/product-search-document.js';
@@ -167,6 +166,8 @@ export const startProductChangeFeed = (options: ProductChangeFeedOptions): Produ
     while (!stopping.signal.aborted) {
       const syncedByThisRead = syncRequests;
       syncRequests = [];
+      // A sync asked while this read runs is seen by the wait below, which then returns at once.
+      const seen = wakeUp.generation;
       const loading = !loadedOnce;
       try {
         const changes = loading
@@ -210,7 +211,7 @@ export const startProductChangeFeed = (options: ProductChangeFeedOptions): Produ
             // Straight on to the rows above the horizon, from the stable position.
             continue;
           }
-          await wakeUp.wait(pollIntervalMs, stopping.signal);
+          await wakeUp.wait(seen, pollIntervalMs, stopping.signal);
         }
       } catch (error) {
         syncRequests.unshift(...syncedByThisRead);
@@ -230,7 +231,7 @@ export const startProductChangeFeed = (options: ProductChangeFeedOptions): Produ
     sync: () =>
       new Promise<void>((resolve) => {
         syncRequests.push(resolve);
-        wakeUp.ring();
+        wakeUp.notify();
       }),
     stop: async () => {
       stopping.abort();
