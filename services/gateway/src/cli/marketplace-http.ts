@@ -57,7 +57,7 @@ interface Problem {
 const parseProblem = (text: string): Problem | undefined => {
   try {
     const parsed: unknown = JSON.parse(text);
-    return typeof parsed === 'object' && parsed !== null ? (parsed) : undefined;
+    return typeof parsed === 'object' && parsed !== null ? parsed : undefined;
   } catch {
     return undefined;
   }
