@@ -1,16 +1,23 @@
 #!/usr/bin/env node
-import { runAccountsCli } from '@marketplace/gateway';
+import { runAccountsCli, runDemoCli } from '@marketplace/gateway';
 
-const USAGE = `usage: marketplace accounts <create|add-key|revoke-key> ...
+const USAGE = `usage: marketplace accounts <create|add-key|revoke-key> ... | marketplace demo [--keys-file PATH]
   marketplace accounts create --role seller|buyer --name NAME --email EMAIL [--company C] [--country CC]
   marketplace accounts add-key ACCOUNT_ID
   marketplace accounts revoke-key KEY_PREFIX
+  marketplace demo [--keys-file PATH]   seeds a demo seller, 50 lots, a buyer and a saved search
 Talks to the admin API at MARKETPLACE_URL (default http://localhost:8080) with ADMIN_TOKEN.
 `;
 
 const [command, ...rest] = process.argv.slice(2);
 if (command === 'accounts') {
   process.exitCode = await runAccountsCli(rest, {
+    env: process.env,
+    stdout: process.stdout,
+    stderr: process.stderr,
+  });
+} else if (command === 'demo') {
+  process.exitCode = await runDemoCli(rest, {
     env: process.env,
     stdout: process.stdout,
     stderr: process.stderr,

@@ -1,6 +1,7 @@
 export { startGateway, IDENTITY_SCHEMA, type GatewayOptions } from './gateway.service.js';
 export { createGatewayApp, DEFAULT_BODY_LIMIT_BYTES, type GatewayDependencies } from './http/app.js';
 export { runAccountsCli, ACCOUNTS_USAGE, type CliIo } from './cli/accounts.cli.js';
+export { runDemoCli, DEMO_USAGE } from './cli/demo.cli.js';
 export { gatewayConfigSchema, type GatewayConfig } from './gateway.config.js';
 export { rateLimitConfigSchema, type RateLimitConfig } from './http/rate-limit.config.js';
 export { createIdentityService, type IdentityService } from './application/identity.service.js';

@@ -1,3 +1,5 @@
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Database } from '@marketplace/database';
 import { testEngines } from '@marketplace/database/testing';
@@ -102,13 +104,46 @@ describe('accounts CLI against a gateway', () => {
   });
 
   it('exits 1 when the marketplace cannot be reached', async () => {
+    // A port that was free a moment ago: nothing listens there.
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise((resolve) => server.close(resolve));
     let stderr = '';
     const code = await runAccountsCli(['add-key', '1'], {
-      env: { ADMIN_TOKEN, MARKETPLACE_URL: 'http://127.0.0.1:1' },
+      env: { ADMIN_TOKEN, MARKETPLACE_URL: `http://127.0.0.1:${port}` },
       stdout: { write: () => true },
       stderr: { write: (text: string) => (stderr += text) },
     });
     expect(code).toBe(1);
-    expect(stderr).toContain('cannot reach http://127.0.0.1:1');
+    expect(stderr).toBe(
+      `error: the marketplace is not reachable at http://127.0.0.1:${port} (ECONNREFUSED): start it with ` +
+        '`ADMIN_TOKEN=… pnpm start`, or set MARKETPLACE_URL to where it listens (PORT, HOST)\n',
+    );
+  });
+
+  it('says the admin API is off when the gateway runs without ADMIN_TOKEN', async () => {
+    const withoutAdmin = await TestGateway.start(db, {
+      services: { listing: backends.address, catalog: backends.address },
+    });
+    try {
+      for (const argv of [
+        ['add-key', '1'],
+        ['create', '--role', 'buyer', '--name', 'B', '--email', 'b@x.test'],
+      ]) {
+        let stderr = '';
+        const code = await runAccountsCli(argv, {
+          env: { ADMIN_TOKEN, MARKETPLACE_URL: withoutAdmin.baseUrl },
+          stdout: { write: () => true },
+          stderr: { write: (text: string) => (stderr += text) },
+        });
+        expect(code).toBe(1);
+        expect(stderr).toBe(
+          'error: the admin API is off: start the marketplace with ADMIN_TOKEN set (the same value as here)\n',
+        );
+      }
+    } finally {
+      await withoutAdmin.stop();
+    }
   });
 });

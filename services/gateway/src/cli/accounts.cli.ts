@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_PUBLIC_BASE_URL } from '@marketplace/platform';
+import { callMarketplace, describeRefusal } from './marketplace-http.js';
 
 export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -15,8 +16,6 @@ export const ACCOUNTS_USAGE = `usage:
   accounts revoke-key KEY_PREFIX
 Calls the admin API at MARKETPLACE_URL (default http://localhost:8080) with Authorization: Bearer $ADMIN_TOKEN.
 `;
-
-const REQUEST_TIMEOUT_MS = 10_000;
 
 /** Exit statuses: 0 done, 1 the marketplace refused or could not be reached, 2 a usage error. */
 const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -119,48 +118,31 @@ const singlePositional = (args: readonly string[], missing: string): string => {
 };
 
 const send = async (url: URL, call: AdminCall, adminToken: string, io: CliIo): Promise<number> => {
-  let response: Response;
-  try {
-    response = await (io.fetch ?? fetch)(url, {
+  const outcome = await callMarketplace(
+    url,
+    {
       method: call.method,
       headers: {
         authorization: `Bearer ${adminToken}`,
         ...(call.body ? { 'content-type': 'application/json' } : {}),
       },
       ...(call.body ? { body: JSON.stringify(call.body) } : {}),
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    });
-  } catch (error) {
-    io.stderr.write(
-      `error: cannot reach ${url.origin}: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
+    },
+    io.fetch,
+  );
+  if (!outcome.reached) {
+    io.stderr.write(`error: ${outcome.message}\n`);
     return EXIT.failed;
   }
-  const text = await response.text();
-  if (!response.ok) {
-    io.stderr.write(`error: ${response.status} ${describeProblem(text)}\n`);
+  if (outcome.status < 200 || outcome.status > 299) {
+    io.stderr.write(`error: ${describeRefusal(url, outcome.status, outcome.text)}\n`);
     return EXIT.failed;
   }
-  if (response.status === 204) {
+  if (outcome.status === 204) {
     io.stdout.write(`revoked ${decodeURIComponent(url.pathname.split('/').at(-1) ?? '')}\n`);
     return EXIT.ok;
   }
-  io.stdout.write(`${text}\n`);
+  io.stdout.write(`${outcome.text}\n`);
   io.stderr.write('the api_key above is shown once: store it now\n');
   return EXIT.ok;
-};
-
-/** A problem document as one readable line: title, detail and each field violation. */
-const describeProblem = (text: string): string => {
-  try {
-    const problem = JSON.parse(text) as {
-      title?: string;
-      detail?: string;
-      errors?: { path: string; message: string }[];
-    };
-    const violations = (problem.errors ?? []).map(({ path, message }) => `\n  ${path}: ${message}`).join('');
-    return `${problem.title ?? ''}${problem.detail ? `: ${problem.detail}` : ''}${violations}`;
-  } catch {
-    return text.slice(0, 500);
-  }
 };
