@@ -1,3 +1,3 @@
 export * from './subscription.service.js';
 export { loadOrCreateSigningSecret, signingSecretPathOf } from './adapters/signing-secret.js';
-export { WEBHOOK_HEADERS } from './adapters/webhook-signature.js';
+export { WEBHOOK_HEADERS } from './domain/webhook-signature.js';

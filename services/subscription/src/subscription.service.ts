@@ -38,7 +38,6 @@ import {
   ORDER_TOPIC,
   QUOTE_TOPIC,
 } from './adapters/seller-event.decoders.js';
-import type { SellerEvent } from './adapters/seller-event.decoders.js';
 import {
   deleteSellerWebhook,
   listSellerWebhooks,
@@ -46,6 +45,7 @@ import {
   registerSellerWebhook,
 } from './application/seller-webhooks.js';
 import type { SellerWebhookDependencies } from './application/seller-webhooks.js';
+import type { SellerEvent } from './application/ports.js';
 
 const SERVICE_NAME = 'subscription';
 /** Consumer groups: one matcher and one seller projection per deployment, shared by the replicas. */

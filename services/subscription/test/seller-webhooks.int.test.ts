@@ -7,7 +7,6 @@ import { createAddressPolicy, createGuardedFetcher, type GuardedFetcher } from '
 import { createLogger, ManualClock } from '@marketplace/platform';
 import { DeliveriesTable } from '../src/adapters/deliveries.table.js';
 import { createDeliverySender } from '../src/adapters/delivery.senders.js';
-import type { SellerEvent } from '../src/adapters/seller-event.decoders.js';
 import { SellerWebhooksTable } from '../src/adapters/seller-webhooks.table.js';
 import { subscriptionMigrations } from '../src/adapters/subscription.migrations.js';
 import { startDeliveryWorker, type DeliveryWorker } from '../src/application/delivery-worker.js';
@@ -20,6 +19,7 @@ import {
   type SellerWebhookDependencies,
 } from '../src/application/seller-webhooks.js';
 import { RecordingMailer, WebhookReceiver } from './support.js';
+import type { SellerEvent } from '../src/application/ports.js';
 
 const logger = createLogger({ service: 'seller-webhooks-test', level: 'silent' });
 const SECRET = 'test-signing-secret-0123456789abcdef';

@@ -23,7 +23,7 @@ import {
   unsubscribe,
   type SubscriptionDependencies,
 } from '../src/application/subscriptions.js';
-import { webhookSecretOf } from '../src/adapters/webhook-signature.js';
+import { webhookSecretOf } from '../src/domain/webhook-signature.js';
 import { newListing, RecordingMailer, WebhookReceiver } from './support.js';
 
 const logger = createLogger({ service: 'subscription-test', level: 'silent' });

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Mailer, MailMessage } from '@marketplace/mailer';
-import type { NewListing } from '../src/adapters/marketplace-event.decoders.js';
+import type { NewListing } from '../src/application/ports.js';
 
 /** What a webhook receiver got: arrival time (by the test's clock), headers and the raw body. */
 export interface ReceivedWebhook {

@@ -2,8 +2,9 @@ import type { Migration, Queryable } from '@marketplace/database';
 import { quoteIdent } from '@marketplace/database';
 import { parseProductId } from '@marketplace/platform';
 import type { Listing } from '../domain/listing.events.js';
-import type { SellerListingsCursor, SellerListingsQuery } from '../domain/seller-listings.query.js';
+import type { SellerListingsQuery } from '../domain/seller-listings.query.js';
 import { statusOf } from '../domain/seller-listings.query.js';
+import type { SellerListingsPage, SellerListingsStore } from '../application/list-seller-listings.js';
 
 /**
  * Each listing as it stands, for its seller's list (`ListSellerListings`): projected from this service's own
@@ -32,18 +33,7 @@ export const sellerListingsMigration: Migration = {
   `,
 };
 
-export interface SellerListingRow {
-  readonly listing: Listing;
-  readonly version: number;
-}
-
-export interface SellerListingsPage {
-  readonly listings: SellerListingRow[];
-  readonly total: number;
-  readonly next?: SellerListingsCursor;
-}
-
-export class SellerListingsTable {
+export class SellerListingsTable implements SellerListingsStore {
   private readonly table: string;
 
   constructor(schema: string) {

@@ -1,8 +1,28 @@
-import type { Database } from '@marketplace/database';
-import type { SellerListingsTable } from '../adapters/seller-listings.table.js';
+import type { Database, Queryable } from '@marketplace/database';
 import type { Listing } from '../domain/listing.events.js';
-import type { SellerListingsFilter } from '../domain/seller-listings.query.js';
+import type {
+  SellerListingsCursor,
+  SellerListingsFilter,
+  SellerListingsQuery,
+} from '../domain/seller-listings.query.js';
 import { encodeCursor, sellerListingsQueryOf } from '../domain/seller-listings.query.js';
+
+export interface SellerListingRow {
+  readonly listing: Listing;
+  readonly version: number;
+}
+
+export interface SellerListingsPage {
+  readonly listings: SellerListingRow[];
+  readonly total: number;
+  readonly next?: SellerListingsCursor;
+}
+
+/** The seller's listings as the projection keeps them (adapters/seller-listings.table.ts). */
+export interface SellerListingsStore {
+  /** One page of the seller's listings and how many match in all; `next` is absent on the last page. */
+  page(q: Queryable, query: SellerListingsQuery): Promise<SellerListingsPage>;
+}
 
 export interface SellerListingsResult {
   readonly listings: { readonly listing: Listing; readonly version: number }[];
@@ -13,7 +33,7 @@ export interface SellerListingsResult {
 
 /** One page of a seller's own listings (filters checked first: a bad one is a validation error naming it). */
 export const listSellerListings = async (
-  deps: { readonly db: Database; readonly sellerListings: SellerListingsTable },
+  deps: { readonly db: Database; readonly sellerListings: SellerListingsStore },
   sellerAccountId: number,
   filter: SellerListingsFilter,
 ): Promise<SellerListingsResult> => {

@@ -1,33 +1,12 @@
 import type { Queryable } from '@marketplace/database';
 import { quoteIdent } from '@marketplace/database';
-
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
-export type DeliveryChannelType = 'webhook' | 'email';
-
-/** A notification to send: enqueued with the match, its body fixed then, so every retry sends the same bytes. */
-export interface NewDelivery {
-  readonly deliveryId: string;
-  readonly subscriptionId: string;
-  readonly productId: string;
-  /** Index of the channel in the subscription: with the pair, the delivery's unique key. */
-  readonly channelIndex: number;
-  readonly channelType: DeliveryChannelType;
-  /** The webhook URL or the email address. */
-  readonly target: string;
-  /** The saved_search.match JSON body. */
-  readonly body: string;
-}
-
-export interface Delivery extends NewDelivery {
-  readonly status: DeliveryStatus;
-  /** Attempts started, the one in hand included. */
-  readonly attempts: number;
-  readonly nextAttemptAt?: number;
-  readonly lastAttemptAt?: number;
-  readonly lastError?: string;
-  readonly createdAt: number;
-  readonly deliveredAt?: number;
-}
+import type {
+  Deliveries,
+  Delivery,
+  DeliveryChannelType,
+  DeliveryStatus,
+  NewDelivery,
+} from '../application/ports.js';
 
 type DeliveryRow = {
   delivery_id: string;
@@ -79,7 +58,7 @@ export const RECENT_DELIVERIES_SHOWN = 100;
  * same row) and, in the same statement, counts the attempt and pushes the row's due time a lease ahead: if the
  * worker dies mid-attempt, the row is due again once the lease ran out, and another worker takes it.
  */
-export class DeliveriesTable {
+export class DeliveriesTable implements Deliveries {
   private readonly table: string;
 
   constructor(schema: string) {

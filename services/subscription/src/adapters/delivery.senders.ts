@@ -9,13 +9,13 @@ import type { AttemptOutcome } from '../domain/delivery-policy.js';
 import { outcomeOfStatus } from '../domain/delivery-policy.js';
 import type { WebhookSecretState } from '../domain/subscription.decider.js';
 import { signingGenerationsAt } from '../domain/subscription.decider.js';
-import type { Delivery } from './deliveries.table.js';
 import {
   unsubscribeTokenOf,
   WEBHOOK_HEADERS,
   webhookSecretOf,
   webhookSignaturesOf,
-} from './webhook-signature.js';
+} from '../domain/webhook-signature.js';
+import type { Delivery } from '../application/ports.js';
 
 export interface DeliverySenderOptions {
   /** Guarded outbound HTTP: public addresses only (plus OUTBOUND_ALLOW_HOSTS), 10 s per attempt. */

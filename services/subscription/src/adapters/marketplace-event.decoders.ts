@@ -1,15 +1,9 @@
 import { parseProductId } from '@marketplace/platform';
 import { accountV1, listingV1 } from '@marketplace/proto';
-import type { ListingFacts } from '../domain/saved-search.match.js';
+import type { NewListing } from '../application/ports.js';
 
 export const LISTING_TOPIC = 'marketplace.listing.v1';
 export const ACCOUNT_TOPIC = 'marketplace.account.v1';
-
-/** A new listing as matching sees it; the seller's country is added from the sellers table. */
-export interface NewListing {
-  readonly eventId: string;
-  readonly listing: Omit<ListingFacts, 'sellerCountry'>;
-}
 
 /**
  * `marketplace.listing.v1` → a new listing, or undefined for every other kind of listing event (saved searches

@@ -1,18 +1,13 @@
 import type { Queryable } from '@marketplace/database';
 import { quoteIdent } from '@marketplace/database';
 import type { MatchedProduct } from '../domain/match-notification.js';
+import type { ResourceMatch, SearchMatches } from '../application/ports.js';
 
 /** How many matches the `mcp_resource` channel keeps per subscription (docs/specification.md, "Saved searches"). */
 export const RESOURCE_MATCHES_KEPT = 100;
 
-export interface ResourceMatch {
-  readonly productId: string;
-  readonly matchedAt: number;
-  readonly product: MatchedProduct;
-}
-
 /** Sellers' countries (from the account events), the match record and the resources' recent matches. */
-export class MatchingTables {
+export class MatchingTables implements SearchMatches {
   private readonly sellers: string;
   private readonly matches: string;
   private readonly resourceMatches: string;

@@ -1,30 +1,15 @@
 import { toIso } from '@marketplace/platform';
 import { orderV1, quoteV1 } from '@marketplace/proto';
-
-export const ORDER_TOPIC = 'marketplace.order.v1';
-export const QUOTE_TOPIC = 'marketplace.quote.v1';
-
-/** The events a seller's webhook receives (docs/specification.md, "Seller notifications"). */
-export const SELLER_EVENT_TYPES = ['order.placed', 'quote.requested', 'order.disputed'] as const;
-export type SellerEventType = (typeof SELLER_EVENT_TYPES)[number];
-
-/** An event for one seller, or for the seller of an order (order.disputed names the order only). */
-export type SellerEvent = {
-  readonly type: SellerEventType;
-  /** The event's subject, unique per type: the delivery key with the endpoint. */
-  readonly subject: string;
-  readonly occurredAt: number;
-  readonly data: Record<string, unknown>;
-} & (
-  | { readonly sellerAccountId: number; readonly orderId?: number }
-  | { readonly sellerAccountId?: undefined; readonly orderId: number }
-);
+import type { SellerEvent } from '../application/ports.js';
 
 const orderIdOf = (streamId: string): number => {
   const id = Number(streamId.replace(/^order_/, ''));
   if (!Number.isSafeInteger(id) || id < 1) throw new Error(`order event on stream ${streamId}`);
   return id;
 };
+
+export const ORDER_TOPIC = 'marketplace.order.v1';
+export const QUOTE_TOPIC = 'marketplace.quote.v1';
 
 /** `marketplace.order.v1` → order.placed or order.disputed; other events (checkout, shipping, ...) are none. */
 export const decodeSellerOrderEvent = (bytes: Uint8Array): SellerEvent | undefined => {

@@ -1,5 +1,6 @@
 import type { Migration, Queryable } from '@marketplace/database';
 import { quoteIdent } from '@marketplace/database';
+import type { SellerWebhook, SellerWebhookEndpoints } from '../application/ports.js';
 
 /**
  * Sellers' webhook endpoints (docs/specification.md, "Seller notifications") and the seller of each order (the
@@ -24,14 +25,7 @@ export const sellerWebhooksMigration: Migration = {
   `,
 };
 
-export interface SellerWebhook {
-  readonly endpointId: string;
-  readonly sellerAccountId: number;
-  readonly url: string;
-  readonly createdAt: number;
-}
-
-export class SellerWebhooksTable {
+export class SellerWebhooksTable implements SellerWebhookEndpoints {
   private readonly table: string;
   private readonly orders: string;
 

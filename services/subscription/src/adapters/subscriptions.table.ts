@@ -3,6 +3,7 @@ import { quoteIdent } from '@marketplace/database';
 import { LISTING_LIMITS } from '@marketplace/vocabulary';
 import type { Channel, SavedSearchQuery, Subscription } from '../domain/subscription.js';
 import type { WebhookSecretState } from '../domain/subscription.decider.js';
+import type { MatchKeys, SavedSearches } from '../application/ports.js';
 
 /** The key of "any category" or "any condition" in the match index. */
 const ANY = '*';
@@ -25,20 +26,11 @@ const subscriptionOf = (row: SubscriptionRow): Subscription => ({
 
 const COLUMNS = 'subscription_id, owner_account_id, query, channels, created_at_ms';
 
-/** What a listing must offer for the index to return a subscription. */
-export interface MatchKeys {
-  readonly category: string;
-  readonly condition: string;
-  readonly priceCents: number;
-  /** Subscriptions created after this moment never match (a saved search is about listings to come). */
-  readonly createdAt: number;
-}
-
 /**
  * The live subscriptions: written by the application in the transaction that appends the subscription's
  * events, read by the matcher through the match index and by the owner's queries.
  */
-export class SubscriptionsTable {
+export class SubscriptionsTable implements SavedSearches {
   private readonly table: string;
 
   constructor(schema: string) {

@@ -1,15 +1,16 @@
 import type { Database } from '@marketplace/database';
 import type { Clock, Logger } from '@marketplace/platform';
-import type { DeliveriesTable, Delivery } from '../adapters/deliveries.table.js';
 import type { AttemptOutcome } from '../domain/delivery-policy.js';
 import { ATTEMPT_TIMEOUT_MS, nextAttemptAt, RETRY_DELAYS_MS } from '../domain/delivery-policy.js';
+import type { Delivery } from './ports.js';
+import type { Deliveries } from './ports.js';
 
 /** Sends one attempt of a delivery through its channel; never throws (a failure is an outcome). */
 export type DeliverySender = (delivery: Delivery) => Promise<AttemptOutcome>;
 
 export interface DeliveryWorkerOptions {
   readonly db: Database;
-  readonly deliveries: DeliveriesTable;
+  readonly deliveries: Deliveries;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly send: DeliverySender;

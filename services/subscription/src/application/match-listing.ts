@@ -1,12 +1,12 @@
 import type { Queryable } from '@marketplace/database';
 import { newEventId } from '@marketplace/platform';
-import type { DeliveriesTable, NewDelivery } from '../adapters/deliveries.table.js';
-import type { NewListing } from '../adapters/marketplace-event.decoders.js';
-import type { MatchingTables } from '../adapters/matching.tables.js';
-import type { SubscriptionsTable } from '../adapters/subscriptions.table.js';
 import { matchedProductOf, matchPayloadOf } from '../domain/match-notification.js';
 import type { ListingFacts } from '../domain/saved-search.match.js';
 import { listingTermsOf, matchesQuery } from '../domain/saved-search.match.js';
+import type { NewDelivery, NewListing } from './ports.js';
+import type { Deliveries } from './ports.js';
+import type { SearchMatches } from './ports.js';
+import type { SavedSearches } from './ports.js';
 
 /**
  * Delivery ids: the notification event's id (a UUIDv7, like every event id: docs/specification.md, "Money, units and ids"),
@@ -30,9 +30,9 @@ export class SellerNotYetKnownError extends Error {
 }
 
 export interface MatchDependencies {
-  readonly subscriptions: SubscriptionsTable;
-  readonly matching: MatchingTables;
-  readonly deliveries: DeliveriesTable;
+  readonly subscriptions: SavedSearches;
+  readonly matching: SearchMatches;
+  readonly deliveries: Deliveries;
   /** `{base_url}` of product links in notifications. */
   readonly publicBaseUrl: string;
 }

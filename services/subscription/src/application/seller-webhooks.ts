@@ -3,12 +3,12 @@ import type { Database, Queryable } from '@marketplace/database';
 import type { AddressPolicy } from '@marketplace/outbound-http';
 import type { Clock } from '@marketplace/platform';
 import { conflict, notFound, validationError } from '@marketplace/platform';
-import type { DeliveriesTable, Delivery } from '../adapters/deliveries.table.js';
-import type { SellerEvent } from '../adapters/seller-event.decoders.js';
-import type { SellerWebhook, SellerWebhooksTable } from '../adapters/seller-webhooks.table.js';
-import { webhookSecretOf } from '../adapters/webhook-signature.js';
+import { webhookSecretOf } from '../domain/webhook-signature.js';
 import { validateWebhookUrl } from '../domain/subscription.rules.js';
 import { newDeliveryId } from './match-listing.js';
+import type { Delivery, SellerEvent, SellerWebhook } from './ports.js';
+import type { Deliveries } from './ports.js';
+import type { SellerWebhookEndpoints } from './ports.js';
 
 /** docs/specification.md, "Seller notifications": a seller keeps at most this many endpoints. */
 export const SELLER_WEBHOOKS_MAX = 5;
@@ -16,8 +16,8 @@ export const SELLER_WEBHOOKS_MAX = 5;
 export interface SellerWebhookDependencies {
   readonly db: Database;
   readonly clock: Clock;
-  readonly webhooks: SellerWebhooksTable;
-  readonly deliveries: DeliveriesTable;
+  readonly webhooks: SellerWebhookEndpoints;
+  readonly deliveries: Deliveries;
   /** The marketplace's key: each endpoint's secret derives from it, as a subscription's does. */
   readonly signingSecret: string;
   readonly webhookAddresses: AddressPolicy;

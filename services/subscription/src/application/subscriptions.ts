@@ -5,10 +5,7 @@ import { handleCommand } from '@marketplace/eventsourcing';
 import type { AddressPolicy } from '@marketplace/outbound-http';
 import type { Clock } from '@marketplace/platform';
 import { notFound, validationError } from '@marketplace/platform';
-import type { DeliveriesTable, Delivery } from '../adapters/deliveries.table.js';
-import type { MatchingTables, ResourceMatch } from '../adapters/matching.tables.js';
-import type { SubscriptionsTable } from '../adapters/subscriptions.table.js';
-import { unsubscribeTokenOf, webhookSecretOf } from '../adapters/webhook-signature.js';
+import { unsubscribeTokenOf, webhookSecretOf } from '../domain/webhook-signature.js';
 import type {
   Subscription,
   SubscriptionCommand,
@@ -17,6 +14,10 @@ import type {
 } from '../domain/subscription.js';
 import type { SubscriptionState } from '../domain/subscription.decider.js';
 import { signingGenerationsAt, subscriptionDecider } from '../domain/subscription.decider.js';
+import type { Delivery, ResourceMatch } from './ports.js';
+import type { Deliveries } from './ports.js';
+import type { SearchMatches } from './ports.js';
+import type { SavedSearches } from './ports.js';
 
 /** The stream type of subscriptions: selects the topic `marketplace.subscription.v1`. */
 export const SUBSCRIPTION_STREAM_TYPE = 'subscription';
@@ -28,9 +29,9 @@ export interface SubscriptionDependencies {
   readonly db: Database;
   readonly store: EventStore;
   readonly clock: Clock;
-  readonly subscriptions: SubscriptionsTable;
-  readonly matching: MatchingTables;
-  readonly deliveries: DeliveriesTable;
+  readonly subscriptions: SavedSearches;
+  readonly matching: SearchMatches;
+  readonly deliveries: Deliveries;
   /** The marketplace's key: it signs unsubscribe tokens, and each subscription's webhook secret derives from it. */
   readonly signingSecret: string;
   /** Where webhooks may go: the delivery fetcher's policy, so that a target refused there is refused here too. */

@@ -2,7 +2,6 @@ import { parseActor } from '@marketplace/eventsourcing';
 import { subscriptionV1 } from '@marketplace/proto';
 import { actingAccountId, type GrpcService } from '@marketplace/rpc';
 import { validationError } from '@marketplace/platform';
-import type { Delivery } from '../adapters/deliveries.table.js';
 import { channelDraftOf, toSubscriptionMessage } from '../adapters/subscription-proto.mapper.js';
 import type {
   SubscribeInput,
@@ -13,8 +12,8 @@ import type {
   UnsubscribeInput,
 } from '../application/subscriptions.js';
 import type { Subscription } from '../domain/subscription.js';
-import type { SellerWebhook } from '../adapters/seller-webhooks.table.js';
 import type { SellerWebhookView } from '../application/seller-webhooks.js';
+import type { Delivery, SellerWebhook } from '../application/ports.js';
 
 /** The application functions the gRPC API exposes. */
 export interface SubscriptionApplication {
