@@ -40,7 +40,7 @@ const consumeAll = async (log: EventLog, topic: string, count: number): Promise<
   const started = performance.now();
   let finished!: () => void;
   const done = new Promise<void>((resolve) => (finished = resolve));
-  const subscription = await log.subscribe({
+  const subscription = await log.consume({
     topic,
     group: 'bench',
     handler: async (batch) => {

@@ -7,8 +7,8 @@ import {
   type DeliveredMessage,
   type EventLog,
   type LogMessage,
-  type SubscribeOptions,
-  type Subscription,
+  type ConsumeOptions,
+  type LogConsumer,
 } from './eventlog.port.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './delivery.js';
 import {
@@ -285,7 +285,7 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
     local.emit('wake', messagesNote(topic, touched));
   };
 
-  const subscribe = async (options: SubscribeOptions): Promise<Subscription> => {
+  const subscribe = async (options: ConsumeOptions): Promise<LogConsumer> => {
     assertTopic(options.topic);
     assertGroup(options.group);
     if (closed) throw new Error('the event log is closed');
@@ -296,7 +296,7 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
 
   return {
     publish,
-    subscribe,
+    consume: subscribe,
     close: async () => {
       if (closed) return;
       closed = true;

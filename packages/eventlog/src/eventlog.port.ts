@@ -40,7 +40,7 @@ export interface DeliveredBatch {
 /** Messages per batch unless a subscription asks for fewer (`maxBatch`). */
 export const DEFAULT_MAX_BATCH = 256;
 
-export interface SubscribeOptions {
+export interface ConsumeOptions {
   readonly topic: string;
   /** Members of one group share the partitions; every group sees every message. */
   readonly group: string;
@@ -64,12 +64,13 @@ export interface SubscribeOptions {
 
 /** A batch handler that hands the messages to `handle` one after another (a failure fails the batch). */
 export const eachMessage =
-  (handle: (message: DeliveredMessage) => Promise<void>): SubscribeOptions['handler'] =>
+  (handle: (message: DeliveredMessage) => Promise<void>): ConsumeOptions['handler'] =>
   async (batch) => {
     for (const message of batch.messages) await handle(message);
   };
 
-export interface Subscription {
+/** A running consumer of a topic in a group (not to be confused with a saved search). */
+export interface LogConsumer {
   /** Stops fetching, waits for the batch in hand to finish, commits, and leaves the group. */
   close(): Promise<void>;
 }
@@ -81,8 +82,9 @@ export interface EventLog {
    * deduplicate.
    */
   publish(topic: string, messages: readonly LogMessage[]): Promise<void>;
-  subscribe(options: SubscribeOptions): Promise<Subscription>;
-  /** Closes every subscription and connection. */
+  /** Joins the group on the topic and hands it batches until the consumer is closed. */
+  consume(options: ConsumeOptions): Promise<LogConsumer>;
+  /** Closes every consumer and connection. */
   close(): Promise<void>;
 }
 

@@ -11,13 +11,7 @@ import {
   type Producer,
 } from 'kafkajs';
 import { createLogger, type Logger } from '@marketplace/platform';
-import type {
-  DeliveredMessage,
-  EventLog,
-  LogMessage,
-  SubscribeOptions,
-  Subscription,
-} from './eventlog.port.js';
+import type { DeliveredMessage, EventLog, LogMessage, ConsumeOptions, LogConsumer } from './eventlog.port.js';
 import { DEFAULT_RETRY_POLICY, deliverUntilHandled, type RetryPolicy } from './delivery.js';
 import { withTimeout } from './timing.js';
 import {
@@ -129,7 +123,7 @@ export const createKafkaEventLog = async (options: KafkaEventLogOptions): Promis
   await admin.connect();
 
   const topics = new Map<string, Promise<void>>();
-  const subscriptions = new Set<Subscription>();
+  const subscriptions = new Set<LogConsumer>();
   let closed = false;
 
   const ensureTopic = (topic: string): Promise<void> => {
@@ -188,7 +182,7 @@ export const createKafkaEventLog = async (options: KafkaEventLogOptions): Promis
     from = 'beginning',
     handler,
     maxBatch: requestedMaxBatch,
-  }: SubscribeOptions): Promise<Subscription> => {
+  }: ConsumeOptions): Promise<LogConsumer> => {
     assertTopic(topic);
     assertGroup(group);
     const maxBatch = maxBatchOf(requestedMaxBatch);
@@ -248,7 +242,7 @@ export const createKafkaEventLog = async (options: KafkaEventLogOptions): Promis
       await consumer.disconnect();
       throw error;
     }
-    const subscription: Subscription = {
+    const subscription: LogConsumer = {
       close: async () => {
         stopping.abort();
         // Waits for the batch in hand (kafkajs finishes the running eachBatch), then leaves the group.
@@ -275,7 +269,7 @@ export const createKafkaEventLog = async (options: KafkaEventLogOptions): Promis
 
   return {
     publish,
-    subscribe,
+    consume: subscribe,
     close: async () => {
       if (closed) return;
       closed = true;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '@marketplace/database';
 import type { Logger } from '@marketplace/platform';
-import type { DeliveredMessage, SubscribeOptions, Subscription } from './eventlog.port.js';
+import type { DeliveredMessage, ConsumeOptions, LogConsumer } from './eventlog.port.js';
 import { maxBatchOf } from './validation.js';
 import { deliverUntilHandled, retryDelayMs, type RetryPolicy } from './delivery.js';
 import { pause } from './timing.js';
@@ -78,13 +78,13 @@ export class LeasedGroupMember {
   readonly topic: string;
   readonly group: string;
   private readonly from: 'beginning' | 'latest';
-  private readonly handler: SubscribeOptions['handler'];
+  private readonly handler: ConsumeOptions['handler'];
   /** Messages per read, and so per batch. */
   private readonly readSize: number;
 
   constructor(
     private readonly settings: GroupMemberSettings,
-    { topic, group, from = 'beginning', handler, maxBatch }: SubscribeOptions,
+    { topic, group, from = 'beginning', handler, maxBatch }: ConsumeOptions,
   ) {
     this.topic = topic;
     this.group = group;
@@ -324,7 +324,7 @@ export class LeasedGroupMember {
 export const joinGroup = async (
   members: Set<LeasedGroupMember>,
   member: LeasedGroupMember,
-): Promise<Subscription> => {
+): Promise<LogConsumer> => {
   members.add(member);
   try {
     await member.join();

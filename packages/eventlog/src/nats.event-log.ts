@@ -20,8 +20,8 @@ import {
   type DeliveredMessage,
   type EventLog,
   type LogMessage,
-  type SubscribeOptions,
-  type Subscription,
+  type ConsumeOptions,
+  type LogConsumer,
 } from './eventlog.port.js';
 import { DEFAULT_RETRY_POLICY, retryDelayMs, type RetryPolicy } from './delivery.js';
 import { EMBEDDED_EVENT_LOG_MIGRATIONS } from './embedded.schema.js';
@@ -340,7 +340,7 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
     },
   });
 
-  const subscribe = async (subscribeOptions: SubscribeOptions): Promise<Subscription> => {
+  const subscribe = async (subscribeOptions: ConsumeOptions): Promise<LogConsumer> => {
     assertTopic(subscribeOptions.topic);
     assertGroup(subscribeOptions.group);
     if (closed) throw new Error('the event log is closed');
@@ -405,7 +405,7 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
 
   return {
     publish,
-    subscribe,
+    consume: subscribe,
     close: async () => {
       if (closed) return;
       closed = true;

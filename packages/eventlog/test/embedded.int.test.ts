@@ -135,7 +135,7 @@ describe.each(contractTestEngines())('embedded event log on $name', ({ create })
 
     const seen: Array<{ key: string; seq: number; offset: bigint }> = [];
     const consumer = await open();
-    await consumer.subscribe({
+    await consumer.consume({
       topic,
       group: 'checker',
       handler: eachMessage(async (delivered) => {
@@ -201,7 +201,7 @@ describe.each(contractTestEngines())('embedded event log on $name', ({ create })
       releaseFirst = resolve;
     });
     let holding = true;
-    await log.subscribe({
+    await log.consume({
       topic,
       group: 'reader',
       handler: eachMessage(async (delivered) => {
@@ -233,7 +233,7 @@ describe.each(contractTestEngines())('embedded event log on $name', ({ create })
     const { counting, reads } = countingPartitionReads(db);
     const log = await createEmbeddedEventLog({ db: counting, schema, ...fastSettings, partitions: 1 });
     const handled: string[] = [];
-    await log.subscribe({
+    await log.consume({
       topic,
       group: 'reader',
       handler: eachMessage(async (delivered) => {
@@ -272,7 +272,7 @@ describe.each(contractTestEngines())('embedded event log on $name', ({ create })
       leaseMs: 60_000,
     });
     const earlierSeen: string[] = [];
-    await earlier.subscribe({
+    await earlier.consume({
       topic,
       group: 'restarting',
       handler: eachMessage(async (delivered) => {
@@ -285,7 +285,7 @@ describe.each(contractTestEngines())('embedded event log on $name', ({ create })
 
     const restarted = await open({ leaseMs: 60_000, soleProcess: true });
     const seen: string[] = [];
-    await restarted.subscribe({
+    await restarted.consume({
       topic,
       group: 'restarting',
       handler: eachMessage(async (delivered) => {

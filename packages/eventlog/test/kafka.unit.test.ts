@@ -192,7 +192,7 @@ describe('Kafka event log (kafkajs test double)', () => {
   it('joins the group with automatic commits off, from the beginning by default', async () => {
     const kafka = new KafkaDouble();
     const log = await open(kafka);
-    await log.subscribe({ topic: 'marketplace.listing.v1', group: 'catalog', handler: async () => {} });
+    await log.consume({ topic: 'marketplace.listing.v1', group: 'catalog', handler: async () => {} });
 
     expect(kafka.consumerConfigs).toEqual([expect.objectContaining({ groupId: 'catalog' })]);
     expect(kafka.subscriptions).toEqual([{ topics: ['marketplace.listing.v1'], fromBeginning: true }]);
@@ -210,13 +210,13 @@ describe('Kafka event log (kafkajs test double)', () => {
     const kafka = new KafkaDouble();
     kafka.groupOffsets.set('existing', '12');
     const log = await open(kafka);
-    await log.subscribe({
+    await log.consume({
       topic: 'marketplace.listing.v1',
       group: 'fresh',
       from: 'latest',
       handler: async () => {},
     });
-    await log.subscribe({
+    await log.consume({
       topic: 'marketplace.listing.v1',
       group: 'existing',
       from: 'latest',
@@ -241,7 +241,7 @@ describe('Kafka event log (kafkajs test double)', () => {
     const log = await open(kafka);
     const received: DeliveredMessage[] = [];
     const handling = deferred();
-    await log.subscribe({
+    await log.consume({
       topic: 'marketplace.listing.v1',
       group: 'catalog',
       handler: async (batch) => {
@@ -272,7 +272,7 @@ describe('Kafka event log (kafkajs test double)', () => {
     const kafka = new KafkaDouble();
     const log = await open(kafka);
     const handled: Array<{ offsets: string[]; commitsBefore: number }> = [];
-    await log.subscribe({
+    await log.consume({
       topic: 'marketplace.listing.v1',
       group: 'catalog',
       maxBatch: 2,
@@ -299,7 +299,7 @@ describe('Kafka event log (kafkajs test double)', () => {
     const kafka = new KafkaDouble();
     const log = await open(kafka);
     let calls = 0;
-    await log.subscribe({
+    await log.consume({
       topic: 'marketplace.listing.v1',
       group: 'catalog',
       handler: async () => {
@@ -318,7 +318,7 @@ describe('Kafka event log (kafkajs test double)', () => {
     const log = await open(kafka);
     let calls = 0;
     const commitsSeenByHandler: number[] = [];
-    await log.subscribe({
+    await log.consume({
       topic: 'marketplace.listing.v1',
       group: 'catalog',
       handler: async () => {
@@ -337,7 +337,7 @@ describe('Kafka event log (kafkajs test double)', () => {
     const kafka = new KafkaDouble();
     const log = await open(kafka);
     let calls = 0;
-    const subscription = await log.subscribe({
+    const subscription = await log.consume({
       topic: 'marketplace.listing.v1',
       group: 'catalog',
       handler: async () => {

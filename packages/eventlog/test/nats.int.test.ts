@@ -51,7 +51,7 @@ describeEventLogContract('NATS JetStream', {
     const log = await createNatsEventLog({ connection, db, schema, leaseMs: 1_000, ...fastRetries });
     const client = recordingTopics({
       publish: log.publish,
-      subscribe: log.subscribe,
+      consume: log.consume,
       close: async () => {
         await log.close();
         await connection.close();
@@ -74,7 +74,7 @@ describe('NATS JetStream event log', () => {
   it("keeps a topic in one file-backed stream with a subject per partition, and a group's offsets in the database", async () => {
     const log = await open({ partitions: 4 });
     const name = topic();
-    await log.subscribe({ topic: name, group: 'projector', handler: async () => {} });
+    await log.consume({ topic: name, group: 'projector', handler: async () => {} });
 
     const stream = await jsm.streams.info(streamNameOf(name));
     expect(stream.config.subjects).toEqual([`${name}.*`]);
@@ -113,7 +113,7 @@ describe('NATS JetStream event log', () => {
     await last!.ackAck();
 
     const seen: string[] = [];
-    await publisher.subscribe({
+    await publisher.consume({
       topic: name,
       group: 'legacy',
       handler: async (batch) => {
@@ -138,7 +138,7 @@ describe('NATS JetStream event log', () => {
     await Promise.all([first.publish(name, batchOf('a')), second.publish(name, batchOf('b'))]);
 
     const seen = new Map<string, number[]>();
-    await first.subscribe({
+    await first.consume({
       topic: name,
       group: 'reader',
       handler: async (batch) => {

@@ -11,9 +11,9 @@ export const topicRecorder = () => {
       topics.add(topic);
       return log.publish(topic, messages);
     },
-    subscribe: (options) => {
+    consume: (options) => {
       topics.add(options.topic);
-      return log.subscribe(options);
+      return log.consume(options);
     },
     close: () => log.close(),
   });

@@ -52,7 +52,7 @@ const timed = async (work: () => Promise<unknown>): Promise<number> => {
 /** A log that acknowledges at once: what is measured is the relay's reading and checkpointing. */
 const discardingLog = (onPublish: (count: number) => void): EventLog => ({
   publish: async (_topic: string, messages: readonly LogMessage[]) => onPublish(messages.length),
-  subscribe: () => Promise.reject(new Error('not used')),
+  consume: () => Promise.reject(new Error('not used')),
   close: async () => undefined,
 });
 

@@ -1,5 +1,5 @@
 import { quoteIdent, type Database, type Migration, type Transaction } from '@marketplace/database';
-import type { DeliveredBatch, DeliveredMessage, EventLog, Subscription } from '@marketplace/eventlog';
+import type { DeliveredBatch, DeliveredMessage, EventLog, LogConsumer } from '@marketplace/eventlog';
 
 /** The tables `startProjection` needs in the projection's schema, for `migrate(db, schema, projectionMigrations)`. */
 export const projectionMigrations: readonly Migration[] = [
@@ -47,7 +47,7 @@ export interface ProjectionOptions<E> {
   readonly apply: (tx: Transaction, event: E, message: DeliveredMessage) => Promise<void>;
   /** Where a new group starts; default `beginning` (a projection needs the whole history). */
   readonly from?: 'beginning' | 'latest';
-  /** The most messages applied in one transaction (`SubscribeOptions.maxBatch`). */
+  /** The most messages applied in one transaction (`ConsumeOptions.maxBatch`). */
   readonly maxBatch?: number;
   /**
    * How long an applied event's id is remembered, so that a copy the outbox relay published again (after a
@@ -107,7 +107,7 @@ interface DecodedMessage<E> {
  *   where the epoch is still its own. A member that was superseded rolls its batch back, and its retry claims
  *   afresh, so it re-reads the offset the other member stored. See docs/architecture.md (the batched pipeline).
  */
-export const startProjection = async <E>(options: ProjectionOptions<E>): Promise<Subscription> => {
+export const startProjection = async <E>(options: ProjectionOptions<E>): Promise<LogConsumer> => {
   const { db, decode, apply, group, topic } = options;
   const appliedEvents = `${quoteIdent(options.schema)}.projection_applied_events`;
   const offsets = `${quoteIdent(options.schema)}.projection_offsets`;
@@ -212,7 +212,7 @@ export const startProjection = async <E>(options: ProjectionOptions<E>): Promise
     );
   };
 
-  return options.log.subscribe({
+  return options.log.consume({
     topic,
     group,
     from: options.from ?? 'beginning',

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { Database } from '@marketplace/database';
 import { testEngines } from '@marketplace/database/testing';
-import type { DeliveredMessage, EventLog, SubscribeOptions } from '@marketplace/eventlog';
+import type { DeliveredMessage, EventLog, ConsumeOptions } from '@marketplace/eventlog';
 import { StaleProjectionOwnerError, startProjection } from '../src/index.js';
 import { dropSchema, migratedSchema } from './support/engines.js';
 
@@ -14,13 +14,13 @@ interface Member {
 
 /** An EventLog double whose single subscription the test drives by hand, batch by batch. */
 const handDrivenLog = (): { log: EventLog; member: () => Member } => {
-  let options: SubscribeOptions | undefined;
+  let options: ConsumeOptions | undefined;
   return {
     log: {
       publish: async () => {
         throw new Error('the projection never publishes');
       },
-      subscribe: async (subscribed) => {
+      consume: async (subscribed) => {
         options = subscribed;
         return { close: async () => {} };
       },

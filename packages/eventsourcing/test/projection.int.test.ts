@@ -5,7 +5,7 @@ import {
   createEmbeddedEventLog,
   type DeliveredMessage,
   type EventLog,
-  type Subscription,
+  type LogConsumer,
 } from '@marketplace/eventlog';
 import {
   createPostgresEventStore,
@@ -36,7 +36,7 @@ describe.each(testEngines())('projection on $name', ({ create }) => {
   let logSchema: string;
   let log: EventLog;
   let relay: OutboxRelay;
-  const subscriptions: Subscription[] = [];
+  const subscriptions: LogConsumer[] = [];
 
   /** A read model whose writes are not idempotent on their own: applying an event twice would count it twice. */
   const project = async (group: string, fail: (message: DeliveredMessage) => boolean = () => false) => {

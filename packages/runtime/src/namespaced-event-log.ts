@@ -9,8 +9,8 @@ export const namespacedEventLog = (log: EventLog, namespace: string): EventLog =
   const physical = (topic: string): string => `${namespace}.${topic}`;
   return {
     publish: (topic, messages) => log.publish(physical(topic), messages),
-    subscribe: (options) =>
-      log.subscribe({
+    consume: (options) =>
+      log.consume({
         ...options,
         topic: physical(options.topic),
         handler: (batch) =>

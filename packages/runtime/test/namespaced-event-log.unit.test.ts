@@ -1,16 +1,16 @@
 import { describe, expect, it } from '@jest/globals';
-import type { DeliveredMessage, EventLog, SubscribeOptions } from '@marketplace/eventlog';
+import type { DeliveredMessage, EventLog, ConsumeOptions } from '@marketplace/eventlog';
 import { namespacedEventLog } from '../src/namespaced-event-log.js';
 
 /** A recording double of the port: enough to see which physical topics the decorator uses. */
 const recordingLog = () => {
   const published: string[] = [];
-  const subscriptions: SubscribeOptions[] = [];
+  const subscriptions: ConsumeOptions[] = [];
   const log: EventLog = {
     publish: async (topic) => {
       published.push(topic);
     },
-    subscribe: async (options) => {
+    consume: async (options) => {
       subscriptions.push(options);
       return { close: async () => undefined };
     },
@@ -25,7 +25,7 @@ describe('namespacedEventLog', () => {
     const namespaced = namespacedEventLog(log, 'staging');
     await namespaced.publish('marketplace.listing.v1', []);
     const seen: string[] = [];
-    await namespaced.subscribe({
+    await namespaced.consume({
       topic: 'marketplace.listing.v1',
       group: 'catalog',
       handler: async (batch) => {

@@ -1,6 +1,6 @@
 import type { Database, Migration, Queryable } from '@marketplace/database';
 import { quoteIdent } from '@marketplace/database';
-import type { EventLog, Subscription } from '@marketplace/eventlog';
+import type { EventLog, LogConsumer } from '@marketplace/eventlog';
 import { startProjection } from '@marketplace/eventsourcing';
 import { accountV1 } from '@marketplace/proto';
 
@@ -64,7 +64,7 @@ export const startSellerContactsProjection = (options: {
   readonly schema: string;
   readonly group: string;
   readonly table?: SellerContactsTable;
-}): Promise<Subscription> => {
+}): Promise<LogConsumer> => {
   const table = options.table ?? new SellerContactsTable(options.schema);
   return startProjection({
     log: options.log,

@@ -51,8 +51,8 @@ export const tracedEventLog = (log: EventLog): EventLog => ({
     }
   },
 
-  subscribe: (options) =>
-    log.subscribe({
+  consume: (options) =>
+    log.consume({
       ...options,
       handler: (batch: DeliveredBatch) => {
         // A batch of one joins its message's trace; a longer batch starts its own, linked to each message's.

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createChannel, createClientFactory, createServer as createGrpcServer, type Server } from 'nice-grpc';
 import { ServerError, Status, type CallContext, type ServiceImplementation } from 'nice-grpc';
-import type { DeliveredMessage, EventLog, SubscribeOptions } from '@marketplace/eventlog';
+import type { DeliveredMessage, EventLog, ConsumeOptions } from '@marketplace/eventlog';
 import { catalogV1 } from '@marketplace/proto';
 import {
   grpcClientTelemetry,
@@ -20,7 +20,7 @@ const SPAN_KIND = { server: 2, client: 3, producer: 4, consumer: 5 };
 
 /** An event log that delivers each publish to the subscribers at once, in process. */
 const inMemoryLog = (): EventLog => {
-  const subscribers: SubscribeOptions[] = [];
+  const subscribers: ConsumeOptions[] = [];
   let offset = 0;
   return {
     async publish(topic, messages) {
@@ -30,7 +30,7 @@ const inMemoryLog = (): EventLog => {
           await subscriber.handler({ topic, partition: 0, messages: [delivered] });
         }
     },
-    async subscribe(options) {
+    async consume(options) {
       subscribers.push(options);
       return { close: async () => undefined };
     },
@@ -62,7 +62,7 @@ describe('telemetry over OTLP', () => {
     telemetry = startTelemetry({ serviceName: 'unused' });
 
     const log = tracedEventLog(inMemoryLog());
-    await log.subscribe({
+    await log.consume({
       topic: 'marketplace.test.v1',
       group: 'test',
       handler: async (batch) => {

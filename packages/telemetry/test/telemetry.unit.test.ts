@@ -31,7 +31,7 @@ describe('with the SDK off', () => {
       publish: async (_topic, messages) => {
         published.push(...messages);
       },
-      subscribe: async () => ({ close: async () => undefined }),
+      consume: async () => ({ close: async () => undefined }),
       close: async () => undefined,
     };
     const message = {

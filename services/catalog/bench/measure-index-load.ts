@@ -74,7 +74,7 @@ const fill = async (db: Database, schema: string): Promise<void> => {
 /** The load happens before the subscription; a log that subscribes to nothing keeps the measure to the load. */
 const silentLog: EventLog = {
   publish: async () => undefined,
-  subscribe: async () => ({ close: async () => undefined }),
+  consume: async () => ({ close: async () => undefined }),
   close: async () => undefined,
 };
 

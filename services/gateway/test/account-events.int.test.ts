@@ -27,7 +27,7 @@ describe.each(testEngines())('account events on $name', ({ create }) => {
       services: { listing: backends.address, catalog: backends.address },
       adminToken: ADMIN_TOKEN,
     });
-    await gateway.eventLog.subscribe({
+    await gateway.eventLog.consume({
       topic: 'marketplace.account.v1',
       group: 'account-events-test',
       handler: async (batch) => {

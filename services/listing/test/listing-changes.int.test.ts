@@ -51,7 +51,7 @@ describe.each(testEngines())('listing changes and stock over gRPC on $name', ({ 
     db = await create();
     images = await TestImages.start();
     log = await createEmbeddedEventLog({ db, schema: logSchema });
-    await log.subscribe({
+    await log.consume({
       topic: 'marketplace.listing.v1',
       group: 'listing-changes-test',
       handler: async (batch) => {

@@ -59,7 +59,7 @@ describe.each(testEngines())('listing service over gRPC on $name', ({ create }) 
     db = await create();
     images = await TestImages.start();
     log = await createEmbeddedEventLog({ db, schema: logSchema });
-    await log.subscribe({
+    await log.consume({
       topic: 'marketplace.listing.v1',
       group: 'listing-test',
       handler: async (batch) => {

@@ -1,6 +1,6 @@
 import { publicBaseUrlOf } from '@marketplace/platform';
 import { migrate } from '@marketplace/database';
-import type { Subscription } from '@marketplace/eventlog';
+import type { LogConsumer } from '@marketplace/eventlog';
 import {
   createPostgresEventStore,
   IDEMPOTENCY_KEY_PURGE_INTERVAL_MS,
@@ -80,7 +80,7 @@ export const startQuoteService = async (options: QuoteServiceOptions): Promise<S
     clock,
     logger,
   });
-  const consumers: Subscription[] = [];
+  const consumers: LogConsumer[] = [];
   const relay = startOutboxRelay({ db, schema, log, name: SERVICE_NAME, encode: encodeQuoteEvent, logger });
   const keyPurge = schedulePeriodicJob('idempotency-key-purge', () => deps.idempotencyKeys.purgeExpired(), {
     intervalMs: IDEMPOTENCY_KEY_PURGE_INTERVAL_MS,

@@ -153,7 +153,7 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
   beforeAll(async () => {
     db = await create();
     log = await createEmbeddedEventLog({ db, schema: logSchema });
-    await log.subscribe({
+    await log.consume({
       topic: 'marketplace.quote.v1',
       group: 'quote-test',
       handler: async (batch) => {

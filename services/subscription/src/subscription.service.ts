@@ -1,6 +1,6 @@
 import { publicBaseUrlOf } from '@marketplace/platform';
 import { migrate } from '@marketplace/database';
-import type { Subscription } from '@marketplace/eventlog';
+import type { LogConsumer } from '@marketplace/eventlog';
 import { createPostgresEventStore, startOutboxRelay, startProjection } from '@marketplace/eventsourcing';
 import type { Mailer } from '@marketplace/mailer';
 import { createAddressPolicy, createGuardedFetcher } from '@marketplace/outbound-http';
@@ -128,7 +128,7 @@ export const startSubscriptionService = async (
     // After the commit: the worker claims only committed rows.
     if ((await queueSellerEvent(sellerWebhooks, tx, event)) > 0) setImmediate(() => worker.wake());
   };
-  const consumers: Subscription[] = [];
+  const consumers: LogConsumer[] = [];
   const relay = startOutboxRelay({
     db,
     schema,

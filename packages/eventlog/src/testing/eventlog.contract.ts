@@ -6,7 +6,7 @@ import {
   type DeliveredMessage,
   type EventLog,
   type LogMessage,
-  type SubscribeOptions,
+  type ConsumeOptions,
 } from '../eventlog.port.js';
 
 /** What the contract suite needs from an adapter's test file. */
@@ -106,10 +106,10 @@ export const describeEventLogContract = (name: string, target: EventLogContractT
     const member = (
       client: EventLog,
       member: number,
-      options: Omit<SubscribeOptions, 'handler'>,
+      options: Omit<ConsumeOptions, 'handler'>,
       then: (delivery: Delivery) => Promise<void> = async () => {},
     ) =>
-      client.subscribe({
+      client.consume({
         ...options,
         handler: async (batch) => {
           const seen: BatchSeen = {
@@ -182,7 +182,7 @@ export const describeEventLogContract = (name: string, target: EventLogContractT
 
       const received: DeliveredMessage[] = [];
       const consumer = await open();
-      await consumer.subscribe({
+      await consumer.consume({
         topic,
         group: uniqueGroup('fresh'),
         handler: async (batch) => {
@@ -391,11 +391,11 @@ export const describeEventLogContract = (name: string, target: EventLogContractT
       await expect(client.publish('no spaces allowed', [testMessage('k', 0)])).rejects.toThrow(
         /invalid topic/,
       );
-      await expect(client.subscribe({ topic: uniqueTopic(), group: 'a.b', handler })).rejects.toThrow(
+      await expect(client.consume({ topic: uniqueTopic(), group: 'a.b', handler })).rejects.toThrow(
         /invalid consumer group/,
       );
       await expect(
-        client.subscribe({ topic: uniqueTopic(), group: 'valid', maxBatch: 0, handler }),
+        client.consume({ topic: uniqueTopic(), group: 'valid', maxBatch: 0, handler }),
       ).rejects.toThrow(/invalid maxBatch 0/);
       await expect(
         client.publish(uniqueTopic(), [{ key: 'k', value: new Uint8Array(), headers: { ce_id: 'a\r\nb' } }]),

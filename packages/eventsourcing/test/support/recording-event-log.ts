@@ -2,8 +2,8 @@ import type {
   DeliveredMessage,
   EventLog,
   LogMessage,
-  SubscribeOptions,
-  Subscription,
+  ConsumeOptions,
+  LogConsumer,
 } from '@marketplace/eventlog';
 
 export interface PublishedMessage extends LogMessage {
@@ -33,7 +33,7 @@ export class RecordingEventLog implements EventLog {
     this.published.push(...messages.map((message) => ({ ...message, topic })));
   }
 
-  async subscribe(_options: SubscribeOptions): Promise<Subscription> {
+  async consume(_options: ConsumeOptions): Promise<LogConsumer> {
     throw new Error('RecordingEventLog has no consumers');
   }
 

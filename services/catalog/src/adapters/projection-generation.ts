@@ -1,6 +1,6 @@
 import type { Database, Transaction } from '@marketplace/database';
 import { quoteIdent } from '@marketplace/database';
-import type { Subscription } from '@marketplace/eventlog';
+import type { LogConsumer } from '@marketplace/eventlog';
 
 /**
  * A projection that can be rebuilt from its topic: generation 1 consumes as `<name>`, each rebuild moves to
@@ -8,9 +8,9 @@ import type { Subscription } from '@marketplace/eventlog';
  * current generation. `<service>-<purpose>` rather than dots: the EventLog port allows none in group names.
  */
 export interface GenerationalProjection {
-  /** True while subscribed (false during a rebuild's switch and after stop). */
+  /** True while consuming (false during a rebuild's switch and after stop). */
   isRunning(): boolean;
-  /** The consumer group currently subscribed. */
+  /** The consumer group currently consuming. */
   group(): string;
   /**
    * Closes the subscription (the message in hand finishes), then in one transaction `reset`s the read model,
@@ -28,7 +28,7 @@ export const startGenerationalProjection = async (options: {
   readonly db: Database;
   readonly schema: string;
   readonly name: string;
-  readonly subscribe: (group: string) => Promise<Subscription>;
+  readonly consume: (group: string) => Promise<LogConsumer>;
   /** Empties the projection's tables, in the rebuild's transaction. */
   readonly reset: (tx: Transaction) => Promise<void>;
   readonly afterReset?: () => Promise<void>;
@@ -43,7 +43,7 @@ export const startGenerationalProjection = async (options: {
     [name],
   );
   let group = generationGroup(name, rows[0]?.generation ?? 1);
-  let subscription: Subscription | undefined = await options.subscribe(group);
+  let subscription: LogConsumer | undefined = await options.consume(group);
   let rebuilding: Promise<void> | undefined;
 
   const rebuild = async (): Promise<void> => {
@@ -64,7 +64,7 @@ export const startGenerationalProjection = async (options: {
     });
     await options.afterReset?.();
     group = generationGroup(name, generation);
-    subscription = await options.subscribe(group);
+    subscription = await options.consume(group);
   };
 
   return {

@@ -1,5 +1,5 @@
 import type { Database, Transaction } from '@marketplace/database';
-import type { DeliveredBatch, EventLog, Subscription } from '@marketplace/eventlog';
+import type { DeliveredBatch, EventLog, LogConsumer } from '@marketplace/eventlog';
 import { startProjection } from '@marketplace/eventsourcing';
 import type { Logger } from '@marketplace/platform';
 import type { SearchIndex } from '@marketplace/search';
@@ -87,7 +87,7 @@ export const startSearchProjection = async (options: SearchProjectionOptions): P
     await semantic?.index(committed);
   };
 
-  const subscribe = (group: string): Promise<Subscription> =>
+  const consume = (group: string): Promise<LogConsumer> =>
     startProjection<ListingFact | undefined>({
       log,
       afterBatch: indexCommittedProducts,
@@ -116,7 +116,7 @@ export const startSearchProjection = async (options: SearchProjectionOptions): P
     db,
     schema,
     name: SEARCH_PROJECTION,
-    subscribe,
+    consume,
     reset: (tx) => products.deleteAll(tx),
     // The change feed sees the new generation and empties the indexes (every replica's feed does the same).
     afterReset: () => changeFeed.sync(),

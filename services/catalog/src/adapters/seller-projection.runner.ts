@@ -29,7 +29,7 @@ export const startSellerProjection = (options: {
     db: options.db,
     schema: options.schema,
     name: SELLER_PROJECTION,
-    subscribe: (group) =>
+    consume: (group) =>
       startProjection<AccountFact | undefined>({
         log: options.log,
         db: options.db,

@@ -1,4 +1,4 @@
-import type { DeliveredMessage, EventLog, SubscribeOptions } from '@marketplace/eventlog';
+import type { DeliveredMessage, EventLog, ConsumeOptions } from '@marketplace/eventlog';
 
 /**
  * An EventLog double for projection tests: it records subscriptions and lets the test deliver messages to the
@@ -6,7 +6,7 @@ import type { DeliveredMessage, EventLog, SubscribeOptions } from '@marketplace/
  */
 export interface CapturingEventLog extends EventLog {
   /** Every subscribe call, in order, with whether it was closed since. */
-  readonly subscriptions: { readonly options: SubscribeOptions; closed: boolean }[];
+  readonly subscriptions: { readonly options: ConsumeOptions; closed: boolean }[];
   /**
    * Hands the messages, as one batch of the first one's partition, to the handler of the open subscription to
    * their topic, as the log would; resolves when it was handled.
@@ -15,13 +15,13 @@ export interface CapturingEventLog extends EventLog {
 }
 
 export const capturingEventLog = (): CapturingEventLog => {
-  const subscriptions: { options: SubscribeOptions; closed: boolean }[] = [];
+  const subscriptions: { options: ConsumeOptions; closed: boolean }[] = [];
   return {
     subscriptions,
     async publish() {
       throw new Error('the catalog never publishes');
     },
-    async subscribe(options) {
+    async consume(options) {
       const subscription = { options, closed: false };
       subscriptions.push(subscription);
       return {

@@ -1,5 +1,5 @@
 import type { Database } from '@marketplace/database';
-import type { EventLog, Subscription } from '@marketplace/eventlog';
+import type { EventLog, LogConsumer } from '@marketplace/eventlog';
 import { startProjection } from '@marketplace/eventsourcing';
 import { decodeListingEvent } from './listing-event.codec.js';
 import type { SellerListingsTable } from './seller-listings.table.js';
@@ -14,7 +14,7 @@ export const startSellerListingsProjection = (options: {
   readonly db: Database;
   readonly schema: string;
   readonly table: SellerListingsTable;
-}): Promise<Subscription> =>
+}): Promise<LogConsumer> =>
   startProjection({
     log: options.log,
     db: options.db,

@@ -1,5 +1,5 @@
 import type { Database } from '@marketplace/database';
-import type { EventLog, Subscription } from '@marketplace/eventlog';
+import type { EventLog, LogConsumer } from '@marketplace/eventlog';
 import { startProjection } from '@marketplace/eventsourcing';
 import { startSellerContactsProjection } from '@marketplace/seller-contacts';
 import { decodeListingEvent } from './listing-event.codec.js';
@@ -21,7 +21,7 @@ export const startStalenessProjections = async (options: {
   readonly db: Database;
   readonly schema: string;
   readonly tables: StalenessTables;
-}): Promise<Subscription[]> => {
+}): Promise<LogConsumer[]> => {
   const { log, db, schema, tables } = options;
   const contacts = await startSellerContactsProjection({
     log,

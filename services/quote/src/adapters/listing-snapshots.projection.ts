@@ -1,5 +1,5 @@
 import type { Database } from '@marketplace/database';
-import type { EventLog, Subscription } from '@marketplace/eventlog';
+import type { EventLog, LogConsumer } from '@marketplace/eventlog';
 import { startProjection } from '@marketplace/eventsourcing';
 import { listingV1 } from '@marketplace/proto';
 import type { ListingSnapshotsTable } from './listing-snapshots.table.js';
@@ -19,7 +19,7 @@ export const startListingSnapshotsProjection = (options: {
   readonly db: Database;
   readonly schema: string;
   readonly table: ListingSnapshotsTable;
-}): Promise<Subscription> =>
+}): Promise<LogConsumer> =>
   startProjection({
     log: options.log,
     db: options.db,

@@ -1,5 +1,5 @@
 import type { Database, Transaction } from '@marketplace/database';
-import type { EventLog, Subscription } from '@marketplace/eventlog';
+import type { EventLog, LogConsumer } from '@marketplace/eventlog';
 import { startProjection } from '@marketplace/eventsourcing';
 import type { OutgoingMailTable, QueuedMail } from '@marketplace/outgoing-mail';
 import type { Clock } from '@marketplace/platform';
@@ -31,7 +31,7 @@ export const startQuoteNotifications = (options: {
   /** Right-hand side of the Message-IDs: the host of the public base URL. */
   readonly messageDomain: string;
   readonly claimTokens: ClaimTokens;
-}): Promise<Subscription> => {
+}): Promise<LogConsumer> => {
   const { db, outgoingMail, clock, sellerContacts, messageDomain, claimTokens } = options;
   const queue = async (tx: Transaction, mail: QueuedMail): Promise<void> => {
     await outgoingMail.enqueue(tx, [mail], clock.now());
