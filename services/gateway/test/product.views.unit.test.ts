@@ -94,6 +94,7 @@ describe('product views', () => {
       confirmedAtMs: CREATED,
       version: 1,
       imagePlaceholder: false,
+      shipping: undefined,
     };
     const details = views.detailsOfListing(listing);
     expect(details.pricing.discount_percent).toBeNull();

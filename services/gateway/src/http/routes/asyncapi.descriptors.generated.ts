@@ -251,6 +251,40 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           comment:
             "True while the image is the category's shipped placeholder: no image was sent and no similar listing had one.",
         },
+        {
+          name: 'shipping',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.listing.v1.ListingShipping',
+          comment: "The lot's freight terms; absent until the seller sets them (no freight is charged).",
+        },
+      ],
+    },
+    {
+      name: 'marketplace.listing.v1.ListingShipping',
+      comment: 'A lot\'s freight terms (docs/specification.md, "Checkout and orders": freight).',
+      oneofs: ['_cents', '_ship_from_region'],
+      fields: [
+        {
+          name: 'mode',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'included, flat_per_order, per_unit, buyer_pickup or quoted_on_request.',
+        },
+        {
+          name: 'cents',
+          type: 'TYPE_INT64',
+          repeated: false,
+          optional: true,
+          comment: 'flat_per_order: cents per order; per_unit: cents per unit; absent otherwise.',
+        },
+        {
+          name: 'shipFromRegion',
+          type: 'TYPE_STRING',
+          repeated: false,
+          optional: true,
+          comment: 'buyer_pickup: where the buyer collects the lot; absent otherwise.',
+        },
       ],
     },
     {
@@ -340,6 +374,13 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           type: 'TYPE_MESSAGE',
           repeated: false,
           typeName: 'marketplace.listing.v1.ListingRelisted',
+          oneof: 0,
+        },
+        {
+          name: 'shippingSet',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.listing.v1.ListingShippingSet',
           oneof: 0,
         },
       ],
@@ -452,6 +493,19 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
       name: 'marketplace.listing.v1.ListingRelisted',
       comment:
         'The seller listed a withdrawn listing again: withdrawn_at_ms is absent; an availability confirmation.',
+      oneofs: [],
+      fields: [
+        {
+          name: 'listing',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.listing.v1.Listing',
+        },
+      ],
+    },
+    {
+      name: 'marketplace.listing.v1.ListingShippingSet',
+      comment: "The seller set the lot's freight terms: listing.shipping holds them.",
       oneofs: [],
       fields: [
         {
