@@ -714,6 +714,7 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           name: 'totalCents',
           type: 'TYPE_INT64',
           repeated: false,
+          comment: 'Goods and freight.',
         },
         {
           name: 'currency',
@@ -820,6 +821,12 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           typeName: 'marketplace.order.v1.Resolution',
           comment: 'Set once the operator resolved the dispute.',
         },
+        {
+          name: 'freightCents',
+          type: 'TYPE_INT64',
+          repeated: false,
+          comment: 'Freight within total_cents (docs/specification.md, "Checkout and orders": freight).',
+        },
       ],
     },
     {
@@ -856,12 +863,20 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           name: 'lineTotalCents',
           type: 'TYPE_INT64',
           repeated: false,
+          comment: 'Goods only: unit price times quantity.',
         },
         {
           name: 'quoteRequestId',
           type: 'TYPE_INT64',
           repeated: false,
           optional: true,
+        },
+        {
+          name: 'freightCents',
+          type: 'TYPE_INT64',
+          repeated: false,
+          comment:
+            'Freight of this line, apart from the goods (a flat freight is on the first line of its product).',
         },
       ],
     },
@@ -892,6 +907,7 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           name: 'subtotalCents',
           type: 'TYPE_INT64',
           repeated: false,
+          comment: 'Goods only.',
         },
         {
           name: 'currency',
@@ -942,6 +958,12 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           name: 'version',
           type: 'TYPE_INT64',
           repeated: false,
+        },
+        {
+          name: 'freightCents',
+          type: 'TYPE_INT64',
+          repeated: false,
+          comment: 'Freight of every line; the total is subtotal_cents + freight_cents.',
         },
       ],
     },
