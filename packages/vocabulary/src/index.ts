@@ -72,6 +72,18 @@ export const BULK_UPDATE_MODES = [
 export type BulkUpdateMode = (typeof BULK_UPDATE_MODES)[number];
 export const BULK_UPDATE_LIMITS = { maxItems: 200 } as const;
 
+/** A lot's freight terms (docs/specification.md, "Checkout and orders": freight). */
+export const SHIPPING_MODES = [
+  'included',
+  'flat_per_order',
+  'per_unit',
+  'buyer_pickup',
+  'quoted_on_request',
+] as const;
+export type ShippingMode = (typeof SHIPPING_MODES)[number];
+/** Longest ship-from region a buyer-pickup lot names. */
+export const SHIP_FROM_REGION_MAX_LENGTH = 120;
+
 export const LISTING_DEFAULTS = {
   priceCents: 100,
   quantity: 1,

@@ -71,6 +71,9 @@ const recordingClient = (failWith?: AppError) => {
         })),
       };
     },
+    setListingShipping: async () => {
+      throw new Error('not used');
+    },
     updateListing: async () => {
       throw new Error('not used');
     },

@@ -62,7 +62,25 @@ export interface SellerListing extends ProductDetails {
   readonly version: number;
   /** True while the image is the category's shipped placeholder. */
   readonly image_placeholder: boolean;
+  /** The lot's freight terms; null until the seller sets them (no freight is charged). */
+  readonly shipping: ShippingView | null;
 }
+
+/** Freight terms as sellers and buyers read them: cents and ship_from_region only for the modes that take them. */
+export interface ShippingView {
+  readonly mode: string;
+  readonly cents?: number;
+  readonly ship_from_region?: string;
+}
+
+export const shippingViewOf = (shipping: listingV1.ListingShipping | undefined): ShippingView | null =>
+  shipping === undefined
+    ? null
+    : {
+        mode: shipping.mode,
+        ...(shipping.cents === undefined ? {} : { cents: shipping.cents }),
+        ...(shipping.shipFromRegion === undefined ? {} : { ship_from_region: shipping.shipFromRegion }),
+      };
 
 /** A listing as its creation answers it: with notices when something was chosen for the seller. */
 export interface CreatedListingView extends ProductDetails {
@@ -144,6 +162,7 @@ export class ProductViews {
       status: listingStatusOf(listing),
       version: listing.version,
       image_placeholder: listing.imagePlaceholder,
+      shipping: shippingViewOf(listing.shipping),
     };
   }
 

@@ -1,7 +1,7 @@
 import type { listingV1 } from '@marketplace/proto';
 import { isCategory, isCondition } from '@marketplace/vocabulary';
 import type { Listing, ListingShipping } from '../domain/listing.events.js';
-import { SHIPPING_MODES } from '../domain/listing.events.js';
+import { SHIPPING_MODES } from '@marketplace/vocabulary';
 
 /**
  * Domain values ⇄ protobuf messages, shared by the event codec and the gRPC transport so the two never disagree.

@@ -1,16 +1,6 @@
 import type { DomainEvent } from '@marketplace/eventsourcing';
 import type { Category, Condition } from '@marketplace/vocabulary';
 
-/** The ways a lot's freight is charged (docs/specification.md, "Checkout and orders": freight). */
-export const SHIPPING_MODES = [
-  'included',
-  'flat_per_order',
-  'per_unit',
-  'buyer_pickup',
-  'quoted_on_request',
-] as const;
-export type ShippingMode = (typeof SHIPPING_MODES)[number];
-
 /**
  * A lot's freight terms: included in the price; a flat amount per order; an amount per unit; collected by the
  * buyer from a region; or quoted by the seller for a destination (checkout escalates to a quote).

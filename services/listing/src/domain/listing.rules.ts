@@ -2,10 +2,16 @@ import { z } from 'zod';
 import type { AppError, FieldViolation } from '@marketplace/platform';
 import { parseProductId, validationError } from '@marketplace/platform';
 import type { BulkUpdateMode } from '@marketplace/vocabulary';
-import { CATEGORIES, CONDITIONS, LISTING_DEFAULTS, LISTING_LIMITS } from '@marketplace/vocabulary';
+import {
+  CATEGORIES,
+  CONDITIONS,
+  LISTING_DEFAULTS,
+  LISTING_LIMITS,
+  SHIP_FROM_REGION_MAX_LENGTH,
+  SHIPPING_MODES,
+} from '@marketplace/vocabulary';
 import type { ListingChanges, ListingDraft, ShippingDraft } from './listing.commands.js';
 import type { ListingShipping } from './listing.events.js';
-import { SHIPPING_MODES } from './listing.events.js';
 
 /**
  * The listing rules of docs/specification.md, "Listings" that need no I/O. Every rule runs, so a seller learns every problem of a draft
@@ -187,9 +193,6 @@ export const validateStockQuantity = (quantity: number): number => {
   if (result.success) return result.data;
   throw invalidListing(result.error.issues.map(({ message }) => ({ path: 'quantity', message })));
 };
-
-/** Longest ship-from region a buyer-pickup lot names (a city and state, a warehouse's area). */
-export const SHIP_FROM_REGION_MAX_LENGTH = 120;
 
 const shipFromRegion = requiredText(SHIP_FROM_REGION_MAX_LENGTH);
 
