@@ -156,6 +156,23 @@ describe('freight terms of a lot (embedded mode)', () => {
         buyer_email: 'freight-buyer@example.com',
       }),
     ).toMatch(/freight/);
+
+    // As the escalation says: ask for a price with the destination; the seller sees where the lot goes.
+    const asked = await call<{ quote_request_id: number }>(asBuyer, 'request_quote', {
+      product_id: productId,
+      quantity: 10,
+      buyer_email: 'freight-buyer@example.com',
+      shipping_destination: 'Dock 4, 2100 W 35th St, Chicago, IL 60609',
+    });
+    const inbox = await call<{
+      quote_requests: { quote_request_id: number; shipping_destination: string | null }[];
+    }>(asSeller, 'get_quote_requests', {});
+    expect(inbox.quote_requests).toContainEqual(
+      expect.objectContaining({
+        quote_request_id: asked.quote_request_id,
+        shipping_destination: 'Dock 4, 2100 W 35th St, Chicago, IL 60609',
+      }),
+    );
   }, 60_000);
 
   it('names the refused field, and refuses another seller and a buyer', async () => {

@@ -115,6 +115,8 @@ export const QUOTE_LIMITS = {
   buyerCompanyMaxLength: 255,
   emailMaxLength: 254,
   messageMaxLength: 2_000,
+  /** Where the lot ships to (free text: an address, a city, a ZIP code); freight is priced for it. */
+  shippingDestinationMaxLength: 300,
   /** What a buyer is told to expect (docs/specification.md, "Service", 8). */
   expectedResponse: '24-48 hours',
   /** How long a seller's accepted or countered price can be bought (docs/specification.md, "Quotes"). */

@@ -1420,6 +1420,13 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           comment: "The buyer's message to the seller; empty when not given.",
         },
         {
+          name: 'shippingDestination',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment:
+            'Where the buyer wants the lot shipped (the seller prices freight for it); empty when not given.',
+        },
+        {
           name: 'status',
           type: 'TYPE_STRING',
           repeated: false,
