@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { sharedMarketplace, type E2eMarketplace } from '../src/harness/shared-marketplace.js';
+import { eventually } from '../src/harness/processes.js';
 
 interface Account {
   readonly accountId: number;
@@ -141,6 +142,26 @@ describe('freight terms of a lot (embedded mode)', () => {
     });
     expect(bought.orders).toEqual([expect.objectContaining({ freight: 20_000, total: 32_000 })]);
   }, 120_000);
+
+  it('shows the freight terms in the product details and the feed', async () => {
+    const details = await eventually(
+      async () => {
+        const product = await call<{ shipping: unknown }>(asBuyer, 'get_product_details', {
+          product_id: productId,
+        });
+        return JSON.stringify(product.shipping).includes('20000') ? product : undefined;
+      },
+      { timeoutMs: 15_000, describe: () => `catalog without freight:\n${marketplace.logs()}` },
+    );
+    expect(details.shipping).toEqual({ mode: 'flat_per_order', cents: 20_000 });
+    const feed = (await marketplace.client.request('/acp/feed.json?limit=200', { method: 'GET' })).body as {
+      items: { id: string; freight?: unknown }[];
+    };
+    expect(feed.items.find((item) => item.id === productId)?.freight).toEqual({
+      mode: 'flat_per_order',
+      price_per_order: '200.00 USD',
+    });
+  }, 60_000);
 
   it('escalates freight quoted on request to request_quote with the destination', async () => {
     await call(asSeller, 'set_listing_shipping', { product_id: productId, mode: 'quoted_on_request' });

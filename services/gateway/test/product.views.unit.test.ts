@@ -23,6 +23,7 @@ const product: catalogV1.Product = {
   minQuoteQuantity: 50,
   instantCheckout: false,
   promotePublicly: true,
+  shipping: undefined,
   sellerAccountId: 3,
   createdAtMs: CREATED,
   updatedAtMs: CREATED + 1000,

@@ -147,14 +147,6 @@ export const sellerListingOutput = productDetailsOutput.extend({
   status: z.enum(LISTING_STATUSES),
   version: z.number().int().describe('the listing version: the ETag of GET /api/products/{id}, for If-Match'),
   image_placeholder: z.boolean().describe('true while the image is the category’s neutral placeholder'),
-  shipping: z
-    .object({
-      mode: z.enum(SHIPPING_MODES),
-      cents: z.number().int().optional().describe('flat_per_order: per order; per_unit: per unit'),
-      ship_from_region: z.string().optional().describe('buyer_pickup: where the buyer collects the lot'),
-    })
-    .nullable()
-    .describe('the freight terms; null until set (no freight is charged)'),
 });
 
 /** A created listing: the details, and notices when something was chosen for the seller (a placeholder image). */
