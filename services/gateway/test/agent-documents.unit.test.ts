@@ -107,6 +107,21 @@ describe('markdown renditions', () => {
     expect(markdown).toContain('&lt;script&gt;');
     expect(markdown).not.toContain('<script>');
     expect(markdown).toContain('`request_quote`');
+    expect(markdown).not.toContain('**Freight:**');
+  });
+
+  it('state the freight terms when the seller set them', () => {
+    const freightOf = (shipping: catalogV1.Product['shipping']) =>
+      productMarkdown(views.detailsOf(product({ shipping })), BASE);
+    expect(freightOf({ mode: 'flat_per_order', cents: 15_000 })).toContain(
+      '- **Freight:** 150.00 USD per order',
+    );
+    expect(freightOf({ mode: 'per_unit', cents: 250 })).toContain('- **Freight:** 2.50 USD per unit');
+    expect(freightOf({ mode: 'included' })).toContain('- **Freight:** included in the price');
+    expect(freightOf({ mode: 'buyer_pickup', shipFromRegion: 'Reno, NV' })).toContain(
+      '- **Freight:** buyer pickup from Reno, NV',
+    );
+    expect(freightOf({ mode: 'quoted_on_request' })).toMatch(/Freight:\*\* quoted on request.*request_quote/);
   });
 });
 
