@@ -141,6 +141,14 @@ describe('freight terms of a lot (embedded mode)', () => {
       confirmation_token: again.confirmation_token,
     });
     expect(bought.orders).toEqual([expect.objectContaining({ freight: 20_000, total: 32_000 })]);
+    // Replayed after another change of freight, the used token still places nothing.
+    expect((await putShipping(productId, { mode: 'per_unit', cents: 100 }, seller.apiKey)).status).toBe(200);
+    expect(
+      await failure(asBuyer, 'confirm_purchase', { confirmation_token: again.confirmation_token }),
+    ).toMatch(/already used/);
+    expect(
+      (await putShipping(productId, { mode: 'flat_per_order', cents: 20_000 }, seller.apiKey)).status,
+    ).toBe(200);
   }, 120_000);
 
   it('shows the freight terms in the product details and the feed', async () => {
