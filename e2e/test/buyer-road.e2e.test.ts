@@ -211,7 +211,7 @@ describe("a buyer's road: search, negotiate, buy, receive (embedded mode)", () =
     const preview = await call<{
       status: string;
       line_items: { unit_price: number; price_source: string; line_total: number }[];
-      totals: { goods: number; total: number };
+      totals: { goods: number; freight: number; total: number };
       escalations: string[];
       confirmation_token: string | null;
       confirmation_expires_at: string | null;
@@ -222,7 +222,7 @@ describe("a buyer's road: search, negotiate, buy, receive (embedded mode)", () =
     expect(preview).toMatchObject({
       status: 'ready_for_complete',
       line_items: [{ unit_price: 1_000, price_source: 'quote', line_total: 500_000 }],
-      totals: { goods: 500_000, total: 500_000 },
+      totals: { goods: 500_000, freight: 0, total: 500_000 },
       escalations: [],
       confirmation_token: expect.stringMatching(/^pct_/),
     });

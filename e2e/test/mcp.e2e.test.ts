@@ -56,6 +56,7 @@ const SPEC_TOOLS = {
     'list_my_listings',
     'update_listing',
     'withdraw_listing',
+    'set_listing_shipping',
   ],
 } as const;
 const ALL_TOOLS = Object.values(SPEC_TOOLS).flat();
@@ -513,7 +514,7 @@ describe('MCP conformance (embedded mode)', () => {
         const tool = tools.find((candidate) => candidate.name === name)!;
         const keys = [...Object.keys(tool.inputSchema.properties ?? {}), 'unexpected'];
         // Fuzzed withdrawals and updates run as a seller with no listings this file reads later.
-        const apiKey = ['update_listing', 'withdraw_listing'].includes(name)
+        const apiKey = ['update_listing', 'withdraw_listing', 'set_listing_shipping'].includes(name)
           ? otherSeller.apiKey
           : (SPEC_TOOLS.seller as readonly string[]).includes(name)
             ? seller.apiKey

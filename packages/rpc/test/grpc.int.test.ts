@@ -133,6 +133,9 @@ const listing = {
   async relistListing() {
     throw new AppError('unavailable', 'not called by these tests');
   },
+  async setListingShipping() {
+    throw new AppError('unavailable', 'not called by these tests');
+  },
 } satisfies listingV1.ListingServiceImplementation;
 
 const logLines: Array<Record<string, unknown>> = [];

@@ -40,6 +40,7 @@ const listing = {
   listSellerListings: unused,
   withdrawListing: unused,
   relistListing: unused,
+  setListingShipping: unused,
 } satisfies listingV1.ListingServiceImplementation;
 
 const refusals: Record<string, unknown>[] = [];

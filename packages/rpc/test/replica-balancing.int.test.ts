@@ -28,6 +28,7 @@ const replica = (name: string) => {
     listSellerListings: notUsed,
     withdrawListing: notUsed,
     relistListing: notUsed,
+    setListingShipping: notUsed,
   } satisfies listingV1.ListingServiceImplementation;
   return { name, state, implementation };
 };

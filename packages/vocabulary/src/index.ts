@@ -72,6 +72,18 @@ export const BULK_UPDATE_MODES = [
 export type BulkUpdateMode = (typeof BULK_UPDATE_MODES)[number];
 export const BULK_UPDATE_LIMITS = { maxItems: 200 } as const;
 
+/** A lot's freight terms (docs/specification.md, "Checkout and orders": freight). */
+export const SHIPPING_MODES = [
+  'included',
+  'flat_per_order',
+  'per_unit',
+  'buyer_pickup',
+  'quoted_on_request',
+] as const;
+export type ShippingMode = (typeof SHIPPING_MODES)[number];
+/** Longest ship-from region a buyer-pickup lot names. */
+export const SHIP_FROM_REGION_MAX_LENGTH = 120;
+
 export const LISTING_DEFAULTS = {
   priceCents: 100,
   quantity: 1,
@@ -103,6 +115,8 @@ export const QUOTE_LIMITS = {
   buyerCompanyMaxLength: 255,
   emailMaxLength: 254,
   messageMaxLength: 2_000,
+  /** Where the lot ships to (free text: an address, a city, a ZIP code); freight is priced for it. */
+  shippingDestinationMaxLength: 300,
   /** What a buyer is told to expect (docs/specification.md, "Service", 8). */
   expectedResponse: '24-48 hours',
   /** How long a seller's accepted or countered price can be bought (docs/specification.md, "Quotes"). */

@@ -29,6 +29,7 @@ const product = (overrides: Partial<catalogV1.Product> = {}): catalogV1.Product 
   minQuoteQuantity: 50,
   instantCheckout: false,
   promotePublicly: true,
+  shipping: undefined,
   sellerAccountId: 3,
   seller: { name: 'Ana', company: 'Acme Surplus', country: 'US' },
   createdAtMs: Date.UTC(2026, 0, 1),
@@ -106,6 +107,21 @@ describe('markdown renditions', () => {
     expect(markdown).toContain('&lt;script&gt;');
     expect(markdown).not.toContain('<script>');
     expect(markdown).toContain('`request_quote`');
+    expect(markdown).not.toContain('**Freight:**');
+  });
+
+  it('state the freight terms when the seller set them', () => {
+    const freightOf = (shipping: catalogV1.Product['shipping']) =>
+      productMarkdown(views.detailsOf(product({ shipping })), BASE);
+    expect(freightOf({ mode: 'flat_per_order', cents: 15_000 })).toContain(
+      '- **Freight:** 150.00 USD per order',
+    );
+    expect(freightOf({ mode: 'per_unit', cents: 250 })).toContain('- **Freight:** 2.50 USD per unit');
+    expect(freightOf({ mode: 'included' })).toContain('- **Freight:** included in the price');
+    expect(freightOf({ mode: 'buyer_pickup', shipFromRegion: 'Reno, NV' })).toContain(
+      '- **Freight:** buyer pickup from Reno, NV',
+    );
+    expect(freightOf({ mode: 'quoted_on_request' })).toMatch(/Freight:\*\* quoted on request.*request_quote/);
   });
 });
 
@@ -146,7 +162,30 @@ describe('ACP feed items', () => {
     expect(item).not.toHaveProperty('image_link');
     expect(item).not.toHaveProperty('brand');
     expect(item).not.toHaveProperty('condition');
+    expect(item).not.toHaveProperty('freight');
     expect(item.seller_name).toBe('Seller 3');
+  });
+
+  it('show freight apart from the price, as the seller set it', () => {
+    const freightOf = (shipping: catalogV1.Product['shipping']) =>
+      feedItemOf(views.detailsOf(product({ shipping })), BASE).freight;
+    expect(freightOf({ mode: 'flat_per_order', cents: 15_000 })).toEqual({
+      mode: 'flat_per_order',
+      price_per_order: '150.00 USD',
+    });
+    expect(freightOf({ mode: 'per_unit', cents: 250 })).toEqual({
+      mode: 'per_unit',
+      price_per_unit: '2.50 USD',
+    });
+    expect(freightOf({ mode: 'buyer_pickup', shipFromRegion: 'Reno, NV' })).toEqual({
+      mode: 'buyer_pickup',
+      ship_from_region: 'Reno, NV',
+    });
+    expect(freightOf({ mode: 'quoted_on_request' })).toEqual({ mode: 'quoted_on_request' });
+    expect(views.detailsOf(product({ shipping: { mode: 'per_unit', cents: 250 } })).shipping).toEqual({
+      mode: 'per_unit',
+      cents: 250,
+    });
   });
 });
 

@@ -29,6 +29,7 @@ const product = (id: string): catalogV1.Product => ({
   minQuoteQuantity: 1,
   instantCheckout: false,
   promotePublicly: true,
+  shipping: undefined,
   sellerAccountId: 3,
   createdAtMs: 0,
   updatedAtMs: 0,

@@ -12,9 +12,16 @@ const KEY = randomBytes(32);
 const content: PricedContent = {
   status: 'ready_for_complete',
   lines: [
-    { product_id: 'product_7', quantity: 500, unit_price: 1_000, line_total: 500_000, quote_request_id: 3 },
+    {
+      product_id: 'product_7',
+      quantity: 500,
+      unit_price: 1_000,
+      line_total: 500_000,
+      freight: 15_000,
+      quote_request_id: 3,
+    },
   ],
-  total: 500_000,
+  total: 515_000,
   currency: 'USD',
   shippingCountry: 'US',
 };
@@ -50,7 +57,7 @@ describe('checkout confirmation tokens', () => {
     expect(verifyConfirmation(KEY, odd)).toBeUndefined();
   });
 
-  it('digests the priced content, so any change of price, quantity, status or destination shows', () => {
+  it('digests the priced content, so any change of price, freight, quantity, status or destination shows', () => {
     const same = digestOf({ ...content, lines: content.lines.map((line) => ({ ...line })) });
     expect(same).toBe(digestOf(content));
     const line = content.lines[0]!;
@@ -58,6 +65,7 @@ describe('checkout confirmation tokens', () => {
       { ...content, status: 'requires_escalation' },
       { ...content, lines: [{ ...line, unit_price: 1_001 }] },
       { ...content, lines: [{ ...line, quantity: 499 }] },
+      { ...content, lines: [{ ...line, freight: 20_000 }] },
       { ...content, shippingCountry: 'DE' },
     ]) {
       expect(digestOf(changed)).not.toBe(same);
@@ -65,9 +73,13 @@ describe('checkout confirmation tokens', () => {
     expect(
       changesBetween(content, {
         ...content,
-        lines: [{ ...line, unit_price: 1_100, line_total: 550_000 }],
-        total: 550_000,
+        lines: [{ ...line, unit_price: 1_100, line_total: 550_000, freight: 20_000 }],
+        total: 570_000,
       }),
-    ).toEqual(['product_7: unit price 1000 → 1100 cents', 'total 500000 → 550000 cents']);
+    ).toEqual([
+      'product_7: unit price 1000 → 1100 cents',
+      'product_7: freight 15000 → 20000 cents',
+      'total 515000 → 570000 cents',
+    ]);
   });
 });

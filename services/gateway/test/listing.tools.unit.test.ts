@@ -45,6 +45,7 @@ const listingOf = (request: listingV1.CreateListingRequest): listingV1.Listing =
   confirmedAtMs: 0,
   version: 1,
   imagePlaceholder: false,
+  shipping: undefined,
 });
 
 /** A listing client that records what the tools send and answers like the listing service. */
@@ -69,6 +70,9 @@ const recordingClient = (failWith?: AppError) => {
           message: 'theirs',
         })),
       };
+    },
+    setListingShipping: async () => {
+      throw new Error('not used');
     },
     updateListing: async () => {
       throw new Error('not used');

@@ -23,6 +23,7 @@ const product: catalogV1.Product = {
   minQuoteQuantity: 50,
   instantCheckout: false,
   promotePublicly: true,
+  shipping: undefined,
   sellerAccountId: 3,
   createdAtMs: CREATED,
   updatedAtMs: CREATED + 1000,
@@ -94,6 +95,7 @@ describe('product views', () => {
       confirmedAtMs: CREATED,
       version: 1,
       imagePlaceholder: false,
+      shipping: undefined,
     };
     const details = views.detailsOfListing(listing);
     expect(details.pricing.discount_percent).toBeNull();

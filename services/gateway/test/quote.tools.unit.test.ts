@@ -39,6 +39,7 @@ const stored = (request: Partial<quoteV1.QuoteRequest> = {}): quoteV1.QuoteReque
   buyerAccountId: undefined,
   targetPriceCents: undefined,
   message: '',
+  shippingDestination: '',
   status: 'pending',
   response: undefined,
   agreedUnitPriceCents: undefined,

@@ -35,6 +35,7 @@ import {
   releaseStock,
   withdrawListing,
   reserveStock,
+  setListingShipping,
   setQuantity,
   updateListing,
 } from './application/change-listing.js';
@@ -157,6 +158,7 @@ export const startListingService = async (options: ListingServiceOptions): Promi
         releaseStock: (input) => releaseStock(writes, input),
         withdrawListing: (input) => withdrawListing(writes, input),
         relistListing: (input) => relistListing(writes, input),
+        setListingShipping: (input) => setListingShipping(writes, input),
         listSellerListings: (sellerAccountId, filter) =>
           listSellerListings({ db, sellerListings }, sellerAccountId, filter),
       }),

@@ -237,6 +237,42 @@ describe.each(testEngines())('listing changes and stock over gRPC on $name', ({ 
     expect(await statusOf(grpc.client.getListing({ productId: 'product_99999999' }))).toBe(Status.NOT_FOUND);
   });
 
+  it('sets freight terms, publishes ListingShippingSet, and names the field of bad terms', async () => {
+    const created = await publish();
+    const setShipping = (shipping: Partial<listingV1.ListingShipping>, seller = SELLER) =>
+      grpc.client.setListingShipping({
+        actor: actorOf(seller),
+        sellerAccountId: seller,
+        productId: created.productId,
+        shipping: listingV1.ListingShipping.fromPartial(shipping),
+        correlationId: '',
+      });
+    const { listing } = await setShipping({ mode: 'flat_per_order', cents: 15_000 });
+    expect(listing).toMatchObject({
+      shipping: { mode: 'flat_per_order', cents: 15_000 },
+      version: 2,
+      confirmedAtMs: created.confirmedAtMs,
+    });
+    expect((await grpc.client.getListing({ productId: created.productId })).listing?.shipping).toEqual({
+      mode: 'flat_per_order',
+      cents: 15_000,
+    });
+    expect((await setShipping({ mode: 'flat_per_order', cents: 15_000 })).listing?.version).toBe(2);
+    const event = await eventually(() =>
+      published.find(
+        ({ key, headers }) => key === created.productId && headers.ce_type?.endsWith('ListingShippingSet'),
+      ),
+    );
+    expect(decodeListingEvent(event.value).event).toMatchObject({
+      type: 'ListingShippingSet',
+      data: { listing: { shipping: { mode: 'flat_per_order', cents: 15_000 } } },
+    });
+    const refused = await setShipping({ mode: 'per_unit', cents: 0 }).catch((error: unknown) => error);
+    expect(clientErrorOf(refused).code).toBe(Status.INVALID_ARGUMENT);
+    expect((refused as AppError).violations.map(({ path }) => path)).toEqual(['cents']);
+    expect(await statusOf(setShipping({ mode: 'included' }, OTHER_SELLER))).toBe(Status.PERMISSION_DENIED);
+  });
+
   it('never loses one of two concurrent updates', async () => {
     const created = await publish();
     await Promise.all([

@@ -65,6 +65,21 @@ describe('listing event codec', () => {
     });
   });
 
+  it.each<[string, Listing['shipping']]>([
+    ['included', { mode: 'included' }],
+    ['flat_per_order', { mode: 'flat_per_order', cents: 15_000 }],
+    ['per_unit', { mode: 'per_unit', cents: 250 }],
+    ['buyer_pickup', { mode: 'buyer_pickup', shipFromRegion: 'Reno, NV' }],
+    ['quoted_on_request', { mode: 'quoted_on_request' }],
+  ])('round-trips ListingShippingSet with %s freight', (_mode, shipping) => {
+    const listing: Listing = { ...full, ...(shipping === undefined ? {} : { shipping }) };
+    const event = { ...recorded(listing), type: 'ListingShippingSet', version: 2 } as RecordedEvent;
+    expect(decodeListingEvent(encodeListingEvent(event).value).event).toEqual({
+      type: 'ListingShippingSet',
+      data: { listing },
+    });
+  });
+
   it('writes the marketplace.listing.v1.ListingEvent message other services decode', () => {
     const message = listingV1.ListingEvent.decode(encodeListingEvent(recorded(full)).value);
     expect(message.payload?.$case).toBe('created');

@@ -1,10 +1,20 @@
 import { describe, it } from '@jest/globals';
 import { DeciderSpecification } from '@marketplace/eventsourcing';
 import { AppError } from '@marketplace/platform';
-import type { CreateListing, ListingDraft } from '../src/domain/listing.commands.js';
+import type {
+  CreateListing,
+  ListingDraft,
+  SetListingShipping,
+  ShippingDraft,
+} from '../src/domain/listing.commands.js';
 import { InsufficientStockError, listingDecider } from '../src/domain/listing.decider.js';
 import { validateNewListing } from '../src/domain/listing.rules.js';
-import type { Listing, ListingCreated } from '../src/domain/listing.events.js';
+import type {
+  Listing,
+  ListingCreated,
+  ListingShipping,
+  ListingShippingSet,
+} from '../src/domain/listing.events.js';
 
 const NOW = Date.UTC(2026, 8, 1, 12, 0, 0);
 const spec = DeciderSpecification.for(listingDecider);
@@ -288,5 +298,93 @@ describe('listing decider after creation', () => {
       .given([...history, released])
       .when(reserve('o-1', 4))
       .thenThrows(isAppErrorOfKind('conflict'));
+  });
+});
+
+describe('listing decider: freight terms (docs/specification.md, "Checkout and orders")', () => {
+  const LATER = NOW + 60_000;
+  const metadata = { now: LATER, actor: { kind: 'seller', id: '7' } } as const;
+  const listed = created().data.listing;
+  const setShipping = (shipping: ShippingDraft, sellerAccountId = 7): SetListingShipping => ({
+    type: 'SetListingShipping',
+    data: { productId: 'product_42', sellerAccountId, shipping },
+    metadata,
+  });
+  const shippingSet = (shipping: ListingShipping): ListingShippingSet => ({
+    type: 'ListingShippingSet',
+    data: { listing: { ...listed, shipping, updatedAt: LATER } },
+  });
+  const violationsOf = (check: (paths: string[]) => boolean) => (error: unknown) =>
+    error instanceof AppError &&
+    error.kind === 'validation' &&
+    check((error.violations ?? []).map(({ path }) => path));
+
+  it('sets each mode with what it takes, without confirming availability', () => {
+    const modes: [ShippingDraft, ListingShipping][] = [
+      [{ mode: 'included' }, { mode: 'included' }],
+      [
+        { mode: 'flat_per_order', cents: 15_000 },
+        { mode: 'flat_per_order', cents: 15_000 },
+      ],
+      [
+        { mode: 'per_unit', cents: 250 },
+        { mode: 'per_unit', cents: 250 },
+      ],
+      [
+        { mode: 'buyer_pickup', shipFromRegion: ' Reno, NV ' },
+        { mode: 'buyer_pickup', shipFromRegion: 'Reno, NV' },
+      ],
+      [{ mode: 'quoted_on_request' }, { mode: 'quoted_on_request' }],
+    ];
+    for (const [draft, shipping] of modes) {
+      spec
+        .given([created()])
+        .when(setShipping(draft))
+        .then([shippingSet(shipping)]);
+    }
+  });
+
+  it('changes nothing when the same terms come again, and replaces other terms', () => {
+    const flat = shippingSet({ mode: 'flat_per_order', cents: 15_000 });
+    spec
+      .given([created(), flat])
+      .when(setShipping({ mode: 'flat_per_order', cents: 15_000 }))
+      .then([]);
+    spec
+      .given([created(), flat])
+      .when(setShipping({ mode: 'flat_per_order', cents: 20_000 }))
+      .then([shippingSet({ mode: 'flat_per_order', cents: 20_000 })]);
+  });
+
+  it('names the field: an unknown mode, missing or bad cents, a field the mode does not use, no region', () => {
+    const given = spec.given([created()]);
+    given.when(setShipping({ mode: 'air_mail' })).thenThrows(violationsOf((p) => p.includes('mode')));
+    given.when(setShipping({ mode: 'per_unit' })).thenThrows(violationsOf((p) => p.includes('cents')));
+    given
+      .when(setShipping({ mode: 'flat_per_order', cents: -5 }))
+      .thenThrows(violationsOf((p) => p.includes('cents')));
+    given
+      .when(setShipping({ mode: 'per_unit', cents: 1.5 }))
+      .thenThrows(violationsOf((p) => p.includes('cents')));
+    given
+      .when(setShipping({ mode: 'included', cents: 100 }))
+      .thenThrows(violationsOf((p) => p.includes('cents')));
+    given
+      .when(setShipping({ mode: 'buyer_pickup', shipFromRegion: '  ' }))
+      .thenThrows(violationsOf((p) => p.includes('shipFromRegion')));
+    given
+      .when(setShipping({ mode: 'quoted_on_request', shipFromRegion: 'Reno, NV' }))
+      .thenThrows(violationsOf((p) => p.includes('shipFromRegion')));
+  });
+
+  it("refuses another seller's listing and a listing that does not exist", () => {
+    spec
+      .given([created()])
+      .when(setShipping({ mode: 'included' }, 8))
+      .thenThrows(isAppErrorOfKind('forbidden'));
+    spec
+      .given([])
+      .when(setShipping({ mode: 'included' }))
+      .thenThrows(isAppErrorOfKind('not_found'));
   });
 });

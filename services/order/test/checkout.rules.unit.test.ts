@@ -55,6 +55,62 @@ describe('checkout pricing', () => {
   });
 });
 
+describe('checkout pricing: freight apart from goods (docs/specification.md, "Checkout and orders")', () => {
+  const price = (freight: ListingForCheckout['freight'], quantities: number[]) =>
+    priceCheckout(
+      THRESHOLD,
+      quantities.map((quantity) => ({ listing: listing({ freight }), quantity })),
+    );
+
+  it('charges no freight without terms, when included, and for buyer pickup', () => {
+    for (const freight of [
+      undefined,
+      { mode: 'included' } as const,
+      { mode: 'buyer_pickup', shipFromRegion: 'Reno, NV' } as const,
+    ]) {
+      const priced = price(freight, [10]);
+      expect(priced).toMatchObject({
+        subtotalCents: 10_000,
+        freightCents: 0,
+        totalCents: 10_000,
+        escalations: [],
+      });
+      expect(priced.lines[0]?.freightCents).toBe(0);
+    }
+  });
+
+  it('charges a flat freight once per product, on its first line, however the lot is split', () => {
+    const priced = price({ mode: 'flat_per_order', cents: 15_000 }, [10, 5]);
+    expect(priced.lines.map((line) => line.freightCents)).toEqual([15_000, 0]);
+    expect(priced).toMatchObject({ subtotalCents: 15_000, freightCents: 15_000, totalCents: 30_000 });
+    expect(price({ mode: 'flat_per_order', cents: 15_000 }, [15]).totalCents).toBe(30_000);
+  });
+
+  it('charges per-unit freight on every unit of the product', () => {
+    const priced = price({ mode: 'per_unit', cents: 250 }, [10, 6]);
+    expect(priced.lines.map((line) => line.freightCents)).toEqual([4_000, 0]);
+    expect(priced).toMatchObject({ subtotalCents: 16_000, freightCents: 4_000, totalCents: 20_000 });
+  });
+
+  it('keeps freight out of the bulk threshold, which counts goods only', () => {
+    const priced = price({ mode: 'per_unit', cents: 10_000 }, [100]);
+    expect(priced).toMatchObject({ subtotalCents: 100_000, freightCents: 1_000_000, escalations: [] });
+  });
+
+  it('escalates freight quoted on request, naming freight, request_quote and the destination', () => {
+    const priced = price({ mode: 'quoted_on_request' }, [10]);
+    expect(priced.freightCents).toBe(0);
+    expect(priced.escalations).toEqual([
+      expect.stringMatching(/line 1 \(product_1\): the seller quotes freight.*request_quote.*destination/),
+    ]);
+    const quote = { quoteRequestId: 3, productId: 'product_1', quantity: 10, unitPriceCents: 1_200 };
+    const quoted = priceCheckout(THRESHOLD, [
+      { listing: listing({ freight: { mode: 'quoted_on_request' } }), quantity: 10, quote },
+    ]);
+    expect(quoted).toMatchObject({ escalations: [], freightCents: 0, totalCents: 12_000 });
+  });
+});
+
 describe('checkout session decider', () => {
   const NOW = Date.UTC(2026, 8, 1);
   const session: CheckoutSession = {

@@ -150,6 +150,61 @@ describe.each(testEngines())('order application on $name', ({ create }) => {
     expect(placed.rows[0]).toEqual({ n: 2 });
   });
 
+  it('records freight apart from goods, and places orders whose total includes it', async () => {
+    const flat = newProduct({ priceCents: 1_000, freight: { mode: 'flat_per_order', cents: 15_000 } });
+    const perUnit = newProduct({ priceCents: 500, freight: { mode: 'per_unit', cents: 250 } });
+    const session = await createCheckout(deps, {
+      ...buyerCall(),
+      lines: [
+        { productId: flat.productId, quantity: 6 },
+        { productId: perUnit.productId, quantity: 4 },
+        { productId: flat.productId, quantity: 4 },
+      ],
+      buyer: { email: 'buyer@example.com' },
+      buyerAccountId: BUYER,
+    });
+    expect(session).toMatchObject({
+      status: 'ready_for_complete',
+      subtotalCents: 12_000,
+      freightCents: 16_000,
+      lines: [{ freightCents: 15_000 }, { freightCents: 1_000 }, { freightCents: 0 }],
+    });
+    const { orders } = await completeCheckout(deps, {
+      ...buyerCall(),
+      checkoutId: session.checkoutId,
+      buyerAccountId: BUYER,
+    });
+    expect(orders.map(({ totalCents, freightCents }) => ({ totalCents, freightCents }))).toEqual([
+      { totalCents: 21_000, freightCents: 15_000 },
+      { totalCents: 3_000, freightCents: 1_000 },
+      { totalCents: 4_000, freightCents: 0 },
+    ]);
+    const read = await getBuyerOrder(deps, orders[0]!.orderId, BUYER);
+    expect(read).toMatchObject({ totalCents: 21_000, freightCents: 15_000 });
+  });
+
+  it('escalates a lot whose freight is quoted on request, and quick_buy refuses it', async () => {
+    const quoted = newProduct({ freight: { mode: 'quoted_on_request' } });
+    const session = await createCheckout(deps, {
+      ...buyerCall(),
+      lines: [{ productId: quoted.productId, quantity: 2 }],
+      buyer: { email: 'buyer@example.com' },
+      buyerAccountId: BUYER,
+    });
+    expect(session.status).toBe('requires_escalation');
+    expect(session.messages.join(' ')).toMatch(/freight.*request_quote.*destination/);
+    await expect(
+      quickBuy(deps, {
+        ...buyerCall(),
+        productId: quoted.productId,
+        quantity: 2,
+        buyer: { email: 'buyer@example.com' },
+        buyerAccountId: BUYER,
+      }),
+    ).rejects.toMatchObject({ kind: 'conflict', message: expect.stringMatching(/freight/) });
+    expect(listings.stockOf(quoted.productId)).toBe(50);
+  });
+
   it('lets concurrent completions of one session place its orders once, each answering them', async () => {
     const product = newProduct({ quantity: 20 });
     const session = await createCheckout(deps, {

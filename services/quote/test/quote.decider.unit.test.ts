@@ -152,6 +152,21 @@ describe('quote decider: RequestQuote', () => {
       });
   });
 
+  it('keeps the shipping destination the seller prices freight for (docs/specification.md, "Checkout and orders")', () => {
+    spec
+      .given([])
+      .when(requestQuote({ shippingDestination: ' Chicago, IL 60601 ' }))
+      .then([requested({ shippingDestination: 'Chicago, IL 60601' })]);
+    spec
+      .given([])
+      .when(requestQuote({ shippingDestination: 'x'.repeat(301) }))
+      .thenThrows((error) => {
+        if (!(error instanceof AppError) || error.kind !== 'validation') return false;
+        expect(error.violations.map(({ path }) => path)).toEqual(['shipping_destination']);
+        return true;
+      });
+  });
+
   it('refuses a second RequestQuote on the same id', () => {
     spec.given([requested()]).when(requestQuote()).thenThrows(isKind('conflict'));
   });

@@ -23,6 +23,17 @@ const productOf = (listing: listingV1.Listing, version: number): CatalogProduct 
     ? {}
     : { originalRetailPriceCents: listing.originalRetailPriceCents }),
   instantCheckout: listing.instantCheckout,
+  ...(listing.shipping === undefined
+    ? {}
+    : {
+        shipping: {
+          mode: listing.shipping.mode,
+          ...(listing.shipping.cents === undefined ? {} : { cents: listing.shipping.cents }),
+          ...(listing.shipping.shipFromRegion === undefined
+            ? {}
+            : { shipFromRegion: listing.shipping.shipFromRegion }),
+        },
+      }),
   // A withdrawn listing leaves every agent-facing surface, as one never promoted (its seller still sees it).
   promotePublicly: listing.promotePublicly && listing.withdrawnAtMs === undefined,
   createdAtMs: listing.createdAtMs,

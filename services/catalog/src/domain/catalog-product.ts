@@ -22,11 +22,19 @@ export interface CatalogProduct {
   readonly imageUrls: readonly string[];
   readonly originalRetailPriceCents?: number;
   readonly instantCheckout: boolean;
+  /** The lot's freight terms; absent until the seller sets them (docs/specification.md, "Checkout and orders"). */
+  readonly shipping?: ProductShipping;
   readonly promotePublicly: boolean;
   readonly createdAtMs: number;
   readonly updatedAtMs: number;
   /** The version of the listing's stream this state reflects. */
   readonly version: number;
+}
+
+export interface ProductShipping {
+  readonly mode: string;
+  readonly cents?: number;
+  readonly shipFromRegion?: string;
 }
 
 export type Availability = 'in_stock' | 'out_of_stock';

@@ -46,6 +46,11 @@ export const toProductMessage = (product: CatalogProduct, seller?: SellerProfile
   minOrderQuantity: product.minOrderQuantity,
   minQuoteQuantity: product.minQuoteQuantity,
   instantCheckout: product.instantCheckout,
+  shipping: product.shipping && {
+    mode: product.shipping.mode,
+    cents: product.shipping.cents,
+    shipFromRegion: product.shipping.shipFromRegion,
+  },
   promotePublicly: product.promotePublicly,
   sellerAccountId: product.sellerAccountId,
   createdAtMs: product.createdAtMs,

@@ -30,6 +30,7 @@ export const listingMessage = (n: number, overrides: Partial<listingV1.Listing> 
   confirmedAtMs: CREATED_AT + n * 60_000,
   version: 1,
   imagePlaceholder: false,
+  shipping: undefined,
   ...overrides,
 });
 

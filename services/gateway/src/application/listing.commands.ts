@@ -117,6 +117,23 @@ export class ListingCommands {
     return this.views.sellerListingOf(listing);
   }
 
+  /** Sets the freight terms of the seller's own listing (docs/specification.md, "Checkout and orders": freight). */
+  async setShipping(
+    seller: Principal,
+    productId: string,
+    shipping: { mode: string; cents?: number | undefined; shipFromRegion?: string | undefined },
+    correlationId: string,
+  ): Promise<SellerListing> {
+    const listing = await this.listing.setListingShipping({
+      actor: sellerActor(seller, 'change listings'),
+      sellerAccountId: seller.accountId,
+      productId,
+      shipping: { mode: shipping.mode, cents: shipping.cents, shipFromRegion: shipping.shipFromRegion },
+      correlationId,
+    });
+    return this.views.sellerListingOf(listing);
+  }
+
   /**
    * The seller's own listing as it stands (read-your-writes), with its version. Another seller's listing is 404
    * like a missing one: its existence is not the caller's business.

@@ -15,6 +15,7 @@ export const orderView = (order: orderV1.Order): OrderView => ({
   seller_id: order.sellerAccountId,
   quantity: order.quantity,
   unit_price: order.unitPriceCents,
+  freight: order.freightCents,
   total: order.totalCents,
   currency: order.currency,
   quote_request_id: order.quoteRequestId ?? null,
@@ -69,10 +70,15 @@ export const checkoutSessionView = (session: orderV1.CheckoutSession): CheckoutS
     quantity: line.quantity,
     unit_price: line.unitPriceCents,
     line_total: line.lineTotalCents,
+    freight: line.freightCents,
     ...(line.quoteRequestId === undefined ? {} : { quote_request_id: line.quoteRequestId }),
   })),
-  // Payment is on invoice terms: no tax or shipping is charged through the marketplace.
-  totals: { subtotal: session.subtotalCents, total: session.subtotalCents },
+  // Payment is on invoice terms: no tax is charged through the marketplace; freight is the seller's terms.
+  totals: {
+    subtotal: session.subtotalCents,
+    freight: session.freightCents,
+    total: session.subtotalCents + session.freightCents,
+  },
   currency: session.currency,
   messages: session.messages,
   payment_terms: 'net_30',

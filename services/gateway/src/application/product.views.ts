@@ -44,6 +44,8 @@ export interface ProductDetails extends ProductSummary {
     readonly company: string | null;
     readonly country: string | null;
   };
+  /** The lot's freight terms; null until the seller sets them (no freight is charged). */
+  readonly shipping: ShippingView | null;
   readonly promote_publicly: boolean;
   readonly created_at: string;
   readonly updated_at: string;
@@ -63,6 +65,24 @@ export interface SellerListing extends ProductDetails {
   /** True while the image is the category's shipped placeholder. */
   readonly image_placeholder: boolean;
 }
+
+/** Freight terms as sellers and buyers read them: cents and ship_from_region only for the modes that take them. */
+export interface ShippingView {
+  readonly mode: string;
+  readonly cents?: number;
+  readonly ship_from_region?: string;
+}
+
+export const shippingViewOf = (
+  shipping: { mode: string; cents?: number | undefined; shipFromRegion?: string | undefined } | undefined,
+): ShippingView | null =>
+  shipping === undefined
+    ? null
+    : {
+        mode: shipping.mode,
+        ...(shipping.cents === undefined ? {} : { cents: shipping.cents }),
+        ...(shipping.shipFromRegion === undefined ? {} : { ship_from_region: shipping.shipFromRegion }),
+      };
 
 /** A listing as its creation answers it: with notices when something was chosen for the seller. */
 export interface CreatedListingView extends ProductDetails {
@@ -90,6 +110,8 @@ interface ProductFacts {
   readonly promotePublicly: boolean;
   readonly sellerAccountId: number;
   readonly seller?: catalogV1.SellerProfile | undefined;
+  readonly shipping?:
+    { mode: string; cents?: number | undefined; shipFromRegion?: string | undefined } | undefined;
   readonly createdAtMs: number;
   readonly updatedAtMs: number;
 }
@@ -130,6 +152,7 @@ export class ProductViews {
       minOrderQuantity: listing.minOrderQuantity,
       minQuoteQuantity: listing.minQuoteQuantity,
       instantCheckout: listing.instantCheckout,
+      shipping: listing.shipping,
       promotePublicly: listing.promotePublicly,
       sellerAccountId: listing.sellerAccountId,
       createdAtMs: listing.createdAtMs,
@@ -188,6 +211,7 @@ export class ProductViews {
         company: emptyAsNull(facts.seller?.company),
         country: emptyAsNull(facts.seller?.country),
       },
+      shipping: shippingViewOf(facts.shipping),
       promote_publicly: facts.promotePublicly,
       created_at: toIso(facts.createdAtMs),
       updated_at: toIso(facts.updatedAtMs),

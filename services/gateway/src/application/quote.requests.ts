@@ -16,6 +16,8 @@ export interface QuoteRequestInput {
   readonly buyer: { readonly email: string; readonly name?: string; readonly company?: string };
   readonly targetPriceCents?: number;
   readonly message?: string;
+  /** Where the lot ships to, for the seller's freight price. */
+  readonly shippingDestination?: string | undefined;
   /** At most one request per key: a repeat answers the request it filed (scoped by account, else email). */
   readonly idempotencyKey?: string | undefined;
 }
@@ -49,6 +51,7 @@ export interface SellerQuoteRequest {
   /** The buyer details are the account's own: asked with an API key or agent token. */
   readonly buyer_verified: boolean;
   readonly message: string | null;
+  readonly shipping_destination: string | null;
   readonly response: {
     readonly action: string;
     readonly counter_price: number | null;
@@ -130,6 +133,7 @@ export const sellerViewOf = (quote: quoteV1.QuoteRequest): SellerQuoteRequest =>
   },
   // A claimed anonymous request belongs to an account, but its buyer details were typed, not the account's.
   buyer_verified: quote.buyerAccountId !== undefined && quote.claimedAtMs === undefined,
+  shipping_destination: textOrNull(quote.shippingDestination),
   message: textOrNull(quote.message),
   response: responseViewOf(quote),
   agreed_price: orNull(quote.agreedUnitPriceCents),
@@ -225,6 +229,7 @@ export class QuoteRequests {
       buyerAccountId: caller?.accountId,
       targetPriceCents: input.targetPriceCents,
       message: input.message ?? '',
+      shippingDestination: input.shippingDestination ?? '',
       correlationId,
       idempotencyKey: input.idempotencyKey,
     });

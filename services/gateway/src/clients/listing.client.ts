@@ -19,6 +19,7 @@ export interface ListingClient {
   getListing(productId: string): Promise<listingV1.Listing>;
   withdrawListing(request: listingV1.WithdrawListingRequest): Promise<listingV1.Listing>;
   relistListing(request: listingV1.RelistListingRequest): Promise<listingV1.Listing>;
+  setListingShipping(request: listingV1.SetListingShippingRequest): Promise<listingV1.Listing>;
   listSellerListings(
     request: listingV1.ListSellerListingsRequest,
   ): Promise<listingV1.ListSellerListingsResponse>;
@@ -62,6 +63,8 @@ export const createListingClient = (address: string, options?: GrpcClientOptions
       client.bulkUpdateListings(request, { deadline: BULK_UPDATE_DEADLINE_MS }),
     withdrawListing: async (request) => listingOf('WithdrawListing', await client.withdrawListing(request)),
     relistListing: async (request) => listingOf('RelistListing', await client.relistListing(request)),
+    setListingShipping: async (request) =>
+      listingOf('SetListingShipping', await client.setListingShipping(request)),
     getListing: async (productId) => listingOf('GetListing', await client.getListing({ productId })),
     listSellerListings: (request) => client.listSellerListings(request),
     close: () => grpc.close(),

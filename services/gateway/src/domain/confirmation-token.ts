@@ -36,6 +36,7 @@ const isLine = (value: unknown): value is PricedLine => {
     Number.isSafeInteger(line.quantity) &&
     Number.isSafeInteger(line.unit_price) &&
     Number.isSafeInteger(line.line_total) &&
+    Number.isSafeInteger(line.freight) &&
     (line.quote_request_id === undefined || Number.isSafeInteger(line.quote_request_id))
   );
 };
@@ -83,6 +84,8 @@ export interface PricedContent {
     readonly quantity: number;
     readonly unit_price: number;
     readonly line_total: number;
+    /** The line's freight: a change of freight terms between preview and confirm is a change (409). */
+    readonly freight: number;
     readonly quote_request_id?: number | undefined;
   }[];
   readonly total: number;
@@ -100,6 +103,7 @@ export const digestOf = (content: PricedContent): string =>
           line.quantity,
           line.unit_price,
           line.line_total,
+          line.freight,
           line.quote_request_id ?? null,
         ]),
         content.total,
@@ -118,6 +122,9 @@ export const changesBetween = (before: PricedContent, after: PricedContent): str
     if (was === undefined) return;
     if (was.unit_price !== line.unit_price) {
       changes.push(`${line.product_id}: unit price ${was.unit_price} → ${line.unit_price} cents`);
+    }
+    if (was.freight !== line.freight) {
+      changes.push(`${line.product_id}: freight ${was.freight} → ${line.freight} cents`);
     }
   });
   if (before.total !== after.total) changes.push(`total ${before.total} → ${after.total} cents`);

@@ -60,6 +60,7 @@ export class InMemoryBackends {
       listSellerListings: notServedHere,
       withdrawListing: notServedHere,
       relistListing: notServedHere,
+      setListingShipping: notServedHere,
     };
     const catalog: catalogV1.CatalogServiceImplementation = {
       searchProducts: async (request) => backends.search(request),

@@ -27,6 +27,7 @@ const LISTING_EVENT_TYPES: Record<ListingEvent['type'], true> = {
   StockReleased: true,
   ListingWithdrawn: true,
   ListingRelisted: true,
+  ListingShippingSet: true,
 };
 
 /** The listing schema's store holds only listing events; anything else is a bug worth stopping for. */
@@ -52,6 +53,8 @@ const payloadOf = (recorded: RecordedEvent<ListingEvent>): listingV1.ListingEven
       return { $case: 'withdrawn', value: { listing } };
     case 'ListingRelisted':
       return { $case: 'relisted', value: { listing } };
+    case 'ListingShippingSet':
+      return { $case: 'shippingSet', value: { listing } };
   }
 };
 
@@ -112,6 +115,11 @@ const eventOf = (payload: listingV1.ListingEvent['payload']): ListingEvent => {
       return { type: 'ListingWithdrawn', data: { listing: listingIn(payload.value, 'ListingWithdrawn') } };
     case 'relisted':
       return { type: 'ListingRelisted', data: { listing: listingIn(payload.value, 'ListingRelisted') } };
+    case 'shippingSet':
+      return {
+        type: 'ListingShippingSet',
+        data: { listing: listingIn(payload.value, 'ListingShippingSet') },
+      };
     case undefined:
       throw new Error('ListingEvent without a payload (written by a newer version?)');
   }

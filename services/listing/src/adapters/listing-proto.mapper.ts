@@ -1,6 +1,7 @@
 import type { listingV1 } from '@marketplace/proto';
 import { isCategory, isCondition } from '@marketplace/vocabulary';
-import type { Listing } from '../domain/listing.events.js';
+import type { Listing, ListingShipping } from '../domain/listing.events.js';
+import { SHIPPING_MODES } from '@marketplace/vocabulary';
 
 /**
  * Domain values ⇄ protobuf messages, shared by the event codec and the gRPC transport so the two never disagree.
@@ -32,7 +33,31 @@ export const toListingMessage = (listing: Listing, version: number): listingV1.L
   version,
   withdrawnAtMs: listing.withdrawnAt,
   imagePlaceholder: listing.imagePlaceholder === true,
+  shipping: listing.shipping === undefined ? undefined : toShippingMessage(listing.shipping),
 });
+
+export const toShippingMessage = (shipping: ListingShipping): listingV1.ListingShipping => ({
+  mode: shipping.mode,
+  cents: 'cents' in shipping ? shipping.cents : undefined,
+  shipFromRegion: 'shipFromRegion' in shipping ? shipping.shipFromRegion : undefined,
+});
+
+/** Throws on a mode this version does not know. */
+export const fromShippingMessage = (message: listingV1.ListingShipping): ListingShipping => {
+  const { mode } = message;
+  switch (mode) {
+    case 'flat_per_order':
+    case 'per_unit':
+      return { mode, cents: message.cents ?? 0 };
+    case 'buyer_pickup':
+      return { mode, shipFromRegion: message.shipFromRegion ?? '' };
+    case 'included':
+    case 'quoted_on_request':
+      return { mode };
+    default:
+      throw new Error(`unknown shipping mode ${mode}; known: ${SHIPPING_MODES.join(', ')}`);
+  }
+};
 
 const absentWhenEmpty = (value: string): string | undefined => (value === '' ? undefined : value);
 
@@ -69,5 +94,6 @@ export const fromListingMessage = (message: listingV1.Listing): Listing => {
     confirmedAt: message.confirmedAtMs,
     ...(message.withdrawnAtMs === undefined ? {} : { withdrawnAt: message.withdrawnAtMs }),
     ...(message.imagePlaceholder ? { imagePlaceholder: true } : {}),
+    ...(message.shipping === undefined ? {} : { shipping: fromShippingMessage(message.shipping) }),
   };
 };

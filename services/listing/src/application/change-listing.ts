@@ -11,7 +11,7 @@ import {
 } from '@marketplace/platform';
 import type { BulkUpdateMode } from '@marketplace/vocabulary';
 import { BULK_UPDATE_LIMITS, BULK_UPDATE_MODES } from '@marketplace/vocabulary';
-import type { ListingChanges, ListingCommand } from '../domain/listing.commands.js';
+import type { ListingChanges, ListingCommand, ShippingDraft } from '../domain/listing.commands.js';
 import type { ListingState } from '../domain/listing.decider.js';
 import { listingDecider } from '../domain/listing.decider.js';
 import { bulkChangesOf, checkBulkValue, validateListingChanges } from '../domain/listing.rules.js';
@@ -170,6 +170,19 @@ export const setQuantity = (
     }),
     versionIn(input.sellerAccountId, input.matchVersions),
   );
+};
+
+/** The seller sets the lot's freight terms (docs/specification.md, "Checkout and orders": freight). */
+export const setListingShipping = (
+  deps: ListingWriteDependencies,
+  input: CommandContext & { sellerAccountId: number; productId: string; shipping: ShippingDraft },
+): Promise<VersionedListing> => {
+  const productId = knownProductId(input.productId);
+  return handleOnListing(deps, productId, () => ({
+    type: 'SetListingShipping',
+    data: { productId, sellerAccountId: input.sellerAccountId, shipping: input.shipping },
+    metadata: metadataOf(deps, input),
+  }));
 };
 
 export const reserveStock = (

@@ -112,5 +112,25 @@ export type RelistListing = Command<
   { readonly productId: string; readonly sellerAccountId: number }
 >;
 
+/** What a seller sends as freight terms, before validation. */
+export interface ShippingDraft {
+  readonly mode: string;
+  readonly cents?: number | undefined;
+  readonly shipFromRegion?: string | undefined;
+}
+
+/** The seller sets the lot's freight terms (replacing any before). */
+export type SetListingShipping = Command<
+  'SetListingShipping',
+  { readonly productId: string; readonly sellerAccountId: number; readonly shipping: ShippingDraft }
+>;
+
 export type ListingCommand =
-  CreateListing | UpdateListing | SetQuantity | ReserveStock | ReleaseStock | WithdrawListing | RelistListing;
+  | CreateListing
+  | UpdateListing
+  | SetQuantity
+  | ReserveStock
+  | ReleaseStock
+  | WithdrawListing
+  | RelistListing
+  | SetListingShipping;

@@ -7,6 +7,7 @@ import type {
   RelistListing,
   ReleaseStock,
   ReserveStock,
+  SetListingShipping,
   SetQuantity,
   UpdateListing,
   WithdrawListing,
@@ -17,6 +18,7 @@ import type {
   ListingEvent,
   ListingQuantitySet,
   ListingRelisted,
+  ListingShippingSet,
   ListingUpdated,
   ListingWithdrawn,
   StockReleased,
@@ -26,6 +28,7 @@ import {
   generatedSku,
   restFieldName,
   validateListingChanges,
+  validateShipping,
   validateStockQuantity,
 } from './listing.rules.js';
 
@@ -159,6 +162,22 @@ const setQuantity = (command: SetQuantity, state: ListingState): ListingQuantity
   ];
 };
 
+const sameShipping = (a: Listing['shipping'], b: Listing['shipping']): boolean =>
+  JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * Sets the freight terms; the same terms again change nothing (no event), so a repeated PUT never moves the
+ * listing's version nor voids a buyer's confirmation token.
+ */
+const setListingShipping = (command: SetListingShipping, state: ListingState): ListingShippingSet[] => {
+  const { productId, sellerAccountId } = command.data;
+  const { listing } = ownedBy(state, productId, sellerAccountId);
+  const shipping = validateShipping(command.data.shipping);
+  if (sameShipping(listing.shipping, shipping)) return [];
+  const { now } = command.metadata;
+  return [{ type: 'ListingShippingSet', data: { listing: { ...listing, shipping, updatedAt: now } } }];
+};
+
 const checkReservationId = (reservationId: string): void => {
   if (!RESERVATION_ID.test(reservationId)) {
     const message = 'must be 1 to 128 printable characters without spaces';
@@ -260,6 +279,7 @@ const evolve = (state: ListingState, event: ListingEvent): ListingState => {
     case 'ListingQuantitySet':
     case 'ListingWithdrawn':
     case 'ListingRelisted':
+    case 'ListingShippingSet':
       return { ...state, listing };
     case 'StockReserved':
     case 'StockReleased': {
@@ -290,6 +310,8 @@ export const listingDecider: Decider<ListingCommand, ListingEvent, ListingState>
         return withdrawListing(command, state);
       case 'RelistListing':
         return relistListing(command, state);
+      case 'SetListingShipping':
+        return setListingShipping(command, state);
     }
   },
   evolve,

@@ -1,6 +1,17 @@
 import type { DomainEvent } from '@marketplace/eventsourcing';
 import type { Category, Condition } from '@marketplace/vocabulary';
 
+/**
+ * A lot's freight terms: included in the price; a flat amount per order; an amount per unit; collected by the
+ * buyer from a region; or quoted by the seller for a destination (checkout escalates to a quote).
+ */
+export type ListingShipping =
+  | { readonly mode: 'included' }
+  | { readonly mode: 'flat_per_order'; readonly cents: number }
+  | { readonly mode: 'per_unit'; readonly cents: number }
+  | { readonly mode: 'buyer_pickup'; readonly shipFromRegion: string }
+  | { readonly mode: 'quoted_on_request' };
+
 /** The whole state of a listing. Money is integer cents, times are epoch milliseconds. */
 export interface Listing {
   /** `product_<n>`: the aggregate id. */
@@ -30,6 +41,8 @@ export interface Listing {
   readonly confirmedAt: number;
   /** Set while withdrawn (DELETE): off every agent-facing surface and out of checkout; absent when listed. */
   readonly withdrawnAt?: number | undefined;
+  /** The freight terms; absent until the seller sets them (no freight is charged). */
+  readonly shipping?: ListingShipping | undefined;
 }
 
 /** A seller published a new listing. State-carrying: consumers need no other event to know the listing. */
@@ -62,6 +75,9 @@ export type ListingWithdrawn = DomainEvent<'ListingWithdrawn', { readonly listin
 /** The seller listed a withdrawn listing again (an availability confirmation). */
 export type ListingRelisted = DomainEvent<'ListingRelisted', { readonly listing: Listing }>;
 
+/** The seller set the lot's freight terms (`listing.shipping`). */
+export type ListingShippingSet = DomainEvent<'ListingShippingSet', { readonly listing: Listing }>;
+
 /**
  * Every listing event is state-carrying: `listing` is the whole listing after the event, so a projection
  * replaces what it holds whatever the kind of change.
@@ -73,4 +89,5 @@ export type ListingEvent =
   | StockReserved
   | StockReleased
   | ListingWithdrawn
-  | ListingRelisted;
+  | ListingRelisted
+  | ListingShippingSet;

@@ -2,8 +2,16 @@ import { z } from 'zod';
 import type { AppError, FieldViolation } from '@marketplace/platform';
 import { parseProductId, validationError } from '@marketplace/platform';
 import type { BulkUpdateMode } from '@marketplace/vocabulary';
-import { CATEGORIES, CONDITIONS, LISTING_DEFAULTS, LISTING_LIMITS } from '@marketplace/vocabulary';
-import type { ListingChanges, ListingDraft } from './listing.commands.js';
+import {
+  CATEGORIES,
+  CONDITIONS,
+  LISTING_DEFAULTS,
+  LISTING_LIMITS,
+  SHIP_FROM_REGION_MAX_LENGTH,
+  SHIPPING_MODES,
+} from '@marketplace/vocabulary';
+import type { ListingChanges, ListingDraft, ShippingDraft } from './listing.commands.js';
+import type { ListingShipping } from './listing.events.js';
 
 /**
  * The listing rules of docs/specification.md, "Listings" that need no I/O. Every rule runs, so a seller learns every problem of a draft
@@ -184,6 +192,50 @@ export const validateStockQuantity = (quantity: number): number => {
   const result = stockQuantity.safeParse(quantity);
   if (result.success) return result.data;
   throw invalidListing(result.error.issues.map(({ message }) => ({ path: 'quantity', message })));
+};
+
+const shipFromRegion = requiredText(SHIP_FROM_REGION_MAX_LENGTH);
+
+/**
+ * Freight terms (docs/specification.md, "Checkout and orders": freight): flat_per_order and per_unit take
+ * `cents`, buyer_pickup takes `shipFromRegion`; a field the mode does not use is refused, not ignored.
+ */
+export const validateShipping = (draft: ShippingDraft): ListingShipping => {
+  const violations: FieldViolation[] = [];
+  const { mode } = draft;
+  if (!(SHIPPING_MODES as readonly string[]).includes(mode)) {
+    violations.push({ path: 'mode', message: `must be one of ${SHIPPING_MODES.join(', ')}` });
+    throw invalidListing(violations);
+  }
+  const takesCents = mode === 'flat_per_order' || mode === 'per_unit';
+  const takesRegion = mode === 'buyer_pickup';
+  let amount = 0;
+  if (takesCents) {
+    const result = cents.safeParse(draft.cents);
+    if (draft.cents === undefined) violations.push({ path: 'cents', message: `is required for ${mode}` });
+    else if (result.success) amount = result.data;
+    else violations.push(...result.error.issues.map(({ message }) => ({ path: 'cents', message })));
+  } else if (draft.cents !== undefined) {
+    violations.push({ path: 'cents', message: `is not used by ${mode}` });
+  }
+  let region = '';
+  if (takesRegion) {
+    const result = shipFromRegion.safeParse(draft.shipFromRegion ?? '');
+    if (result.success) region = result.data;
+    else violations.push(...result.error.issues.map(({ message }) => ({ path: 'shipFromRegion', message })));
+  } else if (draft.shipFromRegion !== undefined && draft.shipFromRegion !== '') {
+    violations.push({ path: 'shipFromRegion', message: `is not used by ${mode}` });
+  }
+  if (violations.length > 0) throw invalidListing(violations);
+  switch (mode) {
+    case 'flat_per_order':
+    case 'per_unit':
+      return { mode, cents: amount };
+    case 'buyer_pickup':
+      return { mode, shipFromRegion: region };
+    default:
+      return { mode: mode as 'included' | 'quoted_on_request' };
+  }
 };
 
 /** A price may at most grow elevenfold in one step: a larger "increase" is far likelier a typo. */

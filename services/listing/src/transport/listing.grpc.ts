@@ -10,7 +10,7 @@ import type { BulkUpdateInput, BulkUpdateResult, UpdateListingInput } from '../a
 import type { CreateListingInput, VersionedListing } from '../application/create-listing.js';
 import type { SellerListingsResult } from '../application/list-seller-listings.js';
 import type { SellerListingsFilter } from '../domain/seller-listings.query.js';
-import type { ListingChanges, ListingDraft } from '../domain/listing.commands.js';
+import type { ListingChanges, ListingDraft, ShippingDraft } from '../domain/listing.commands.js';
 import { InsufficientStockError } from '../domain/listing.decider.js';
 
 /** The application functions the gRPC API exposes. */
@@ -36,6 +36,9 @@ export interface ListingApplication {
   listSellerListings(sellerAccountId: number, filter: SellerListingsFilter): Promise<SellerListingsResult>;
   withdrawListing(input: ListingStatusInput): Promise<VersionedListing>;
   relistListing(input: ListingStatusInput): Promise<VersionedListing>;
+  setListingShipping(
+    input: CommandContext & { sellerAccountId: number; productId: string; shipping: ShippingDraft },
+  ): Promise<VersionedListing>;
 }
 
 type ListingStatusInput = CommandContext & {
@@ -213,6 +216,16 @@ export const listingGrpcService = (
         ...sellerContextOf(request, context),
       });
       return listingReply(relisted);
+    },
+    async setListingShipping(request, context) {
+      const shipping = request.shipping ?? { mode: '' };
+      const updated = await application.setListingShipping({
+        sellerAccountId: request.sellerAccountId,
+        productId: request.productId,
+        shipping: { mode: shipping.mode, cents: shipping.cents, shipFromRegion: shipping.shipFromRegion },
+        ...sellerContextOf(request, context),
+      });
+      return listingReply(updated);
     },
     async listSellerListings(request, context) {
       sellerContextOf({ ...request, correlationId: '' }, context);

@@ -4,8 +4,26 @@ import { listingV1 } from '@marketplace/proto';
 import type { GrpcClientOptions } from '@marketplace/rpc';
 import { createGrpcClient } from '@marketplace/rpc';
 import type { Listings } from '../application/ports.js';
+import type { FreightTerms } from '../domain/checkout.rules.js';
 
 const ORDER_SERVICE_ACTOR: Actor = { kind: 'system', id: 'order-service' };
+
+/** A mode this version does not know is priced as quoted on request: the seller is asked, nothing is guessed. */
+export const freightTermsOf = (shipping: listingV1.ListingShipping | undefined): FreightTerms | undefined => {
+  switch (shipping?.mode) {
+    case undefined:
+      return undefined;
+    case 'included':
+      return { mode: 'included' };
+    case 'flat_per_order':
+    case 'per_unit':
+      return { mode: shipping.mode, cents: shipping.cents ?? 0 };
+    case 'buyer_pickup':
+      return { mode: 'buyer_pickup', shipFromRegion: shipping.shipFromRegion ?? '' };
+    default:
+      return { mode: 'quoted_on_request' };
+  }
+};
 
 /** The listing service over gRPC, as checkout's Listings port. */
 export const createGrpcListings = (
@@ -29,6 +47,7 @@ export const createGrpcListings = (
           quantity: listing.quantity,
           minOrderQuantity: listing.minOrderQuantity,
           instantCheckout: listing.instantCheckout,
+          freight: freightTermsOf(listing.shipping),
         };
       } catch (error) {
         if (isAppError(error) && error.kind === 'not_found') return undefined;

@@ -72,6 +72,7 @@ export const toOrderMessage = (order: Order, version = 0): orderV1.Order => ({
   quantity: order.quantity,
   unitPriceCents: order.unitPriceCents,
   totalCents: order.totalCents,
+  freightCents: order.freightCents ?? 0,
   currency: order.currency,
   quoteRequestId: order.quoteRequestId,
   shippingCountry: orEmpty(order.shippingCountry),
@@ -99,6 +100,7 @@ const toLineMessage = (line: CheckoutLine): orderV1.CheckoutLine => ({
   unitPriceCents: line.unitPriceCents,
   lineTotalCents: line.lineTotalCents,
   quoteRequestId: line.quoteRequestId,
+  freightCents: line.freightCents ?? 0,
 });
 
 export const toSessionMessage = (session: CheckoutSession, version = 0): orderV1.CheckoutSession => ({
@@ -106,6 +108,7 @@ export const toSessionMessage = (session: CheckoutSession, version = 0): orderV1
   status: session.status,
   lines: session.lines.map(toLineMessage),
   subtotalCents: session.subtotalCents,
+  freightCents: session.freightCents ?? 0,
   currency: session.currency,
   messages: [...session.messages],
   buyer: toBuyerMessage(session.buyer),

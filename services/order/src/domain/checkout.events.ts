@@ -8,7 +8,10 @@ export interface CheckoutLine {
   readonly sellerAccountId: number;
   readonly quantity: number;
   readonly unitPriceCents: number;
+  /** Goods only: unit price times quantity. */
   readonly lineTotalCents: number;
+  /** Freight of this line, apart from the goods; absent (0) in sessions priced before freight. */
+  readonly freightCents?: number | undefined;
   /** Set when the line is an accepted or countered quote, at its agreed price. */
   readonly quoteRequestId?: number | undefined;
 }
@@ -20,7 +23,10 @@ export interface CheckoutSession {
   readonly checkoutId: string;
   readonly status: CheckoutStatus;
   readonly lines: readonly CheckoutLine[];
+  /** Goods only. */
   readonly subtotalCents: number;
+  /** Freight of every line; absent (0) in sessions priced before freight. The total is goods plus freight. */
+  readonly freightCents?: number | undefined;
   readonly currency: string;
   /** Why the session needs escalation, or why the last completion attempt failed. */
   readonly messages: readonly string[];

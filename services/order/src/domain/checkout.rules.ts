@@ -13,6 +13,17 @@ export interface BulkThreshold {
 
 export const CHECKOUT_LIMITS = { maxLines: 50, maxQuantity: 1_000_000 } as const;
 
+/**
+ * A lot's freight terms as the listing service carries them (docs/specification.md, "Checkout and orders":
+ * freight). Absent terms charge no freight.
+ */
+export type FreightTerms =
+  | { readonly mode: 'included' }
+  | { readonly mode: 'flat_per_order'; readonly cents: number }
+  | { readonly mode: 'per_unit'; readonly cents: number }
+  | { readonly mode: 'buyer_pickup'; readonly shipFromRegion: string }
+  | { readonly mode: 'quoted_on_request' };
+
 /** What checkout needs to know of a listing, read from the listing service (the source of truth). */
 export interface ListingForCheckout {
   readonly productId: string;
@@ -24,6 +35,7 @@ export interface ListingForCheckout {
   readonly quantity: number;
   readonly minOrderQuantity: number;
   readonly instantCheckout: boolean;
+  readonly freight?: FreightTerms | undefined;
 }
 
 /** An accepted or countered quote of the buyer, at its agreed price. */
@@ -44,7 +56,12 @@ export interface LineToPrice {
 
 export interface PricedCheckout {
   readonly lines: CheckoutLine[];
+  /** Goods only: the lines' totals. */
   readonly subtotalCents: number;
+  /** Freight of every line, apart from the goods. */
+  readonly freightCents: number;
+  /** Goods and freight. */
+  readonly totalCents: number;
   readonly currency: string;
   /** Empty: the session can be completed; otherwise why it needs escalation. */
   readonly escalations: string[];
@@ -93,6 +110,22 @@ const productTotalsOf = (toPrice: readonly LineToPrice[], lines: readonly Checko
   return [...totals.values()];
 };
 
+/**
+ * The freight of a product's lines, on the first of them: flat_per_order once per product (one order per
+ * product, however many lines), per_unit on every unit; included, buyer_pickup and absent terms charge none.
+ * quoted_on_request is not priced here: unquoted lines escalate, a quote's price carries the freight.
+ */
+const freightOfProduct = (freight: FreightTerms | undefined, units: number): number => {
+  switch (freight?.mode) {
+    case 'flat_per_order':
+      return freight.cents;
+    case 'per_unit':
+      return freight.cents * units;
+    default:
+      return 0;
+  }
+};
+
 const whereOf = ({ listing, lineNumbers }: ProductTotals): string =>
   `${lineNumbers.length === 1 ? 'line' : 'lines'} ${lineNumbers.join(', ')} (${listing.productId})`;
 
@@ -126,13 +159,28 @@ export const priceCheckout = (threshold: BulkThreshold, toPrice: readonly LineTo
       quantity,
       unitPriceCents,
       lineTotalCents: unitPriceCents * quantity,
+      freightCents: 0,
       quoteRequestId: quote?.quoteRequestId,
     };
   });
   if (violations.length > 0) throw validationError('invalid checkout', violations);
   const escalations: string[] = [];
-  for (const product of productTotalsOf(toPrice, lines)) {
+  const products = productTotalsOf(toPrice, lines);
+  for (const product of products) {
+    const first = (product.lineNumbers[0] ?? 1) - 1;
+    const line = lines[first];
+    const freightCents = freightOfProduct(product.listing.freight, product.units);
+    if (line !== undefined && freightCents > 0) lines[first] = { ...line, freightCents };
+  }
+  for (const product of products) {
     const where = whereOf(product);
+    // An agreed quote of such a lot was priced for its destination, freight in.
+    if (product.listing.freight?.mode === 'quoted_on_request' && product.unquotedUnits > 0) {
+      escalations.push(
+        `${where}: the seller quotes freight on request; ask for a price with freight with request_quote, ` +
+          'giving the shipping destination.',
+      );
+    }
     if (
       product.unquotedUnits > 0 &&
       isOverBulkThreshold(threshold, product.unquotedUnits, product.unquotedCents)
@@ -150,9 +198,13 @@ export const priceCheckout = (threshold: BulkThreshold, toPrice: readonly LineTo
       );
     }
   }
+  const subtotalCents = lines.reduce((sum, line) => sum + line.lineTotalCents, 0);
+  const freightCents = lines.reduce((sum, line) => sum + (line.freightCents ?? 0), 0);
   return {
     lines,
-    subtotalCents: lines.reduce((sum, line) => sum + line.lineTotalCents, 0),
+    subtotalCents,
+    freightCents,
+    totalCents: subtotalCents + freightCents,
     currency: toPrice[0]?.listing.currency ?? 'USD',
     escalations,
   };

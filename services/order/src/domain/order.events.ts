@@ -72,7 +72,10 @@ export interface PlacedOrder {
   readonly buyer: BuyerContact;
   readonly quantity: number;
   readonly unitPriceCents: number;
+  /** Goods and freight. */
   readonly totalCents: number;
+  /** Freight within the total; absent (0) on orders placed before freight. */
+  readonly freightCents?: number | undefined;
   readonly currency: string;
   readonly quoteRequestId?: number | undefined;
   readonly shippingCountry?: string | undefined;

@@ -19,6 +19,7 @@ export const toQuoteRequestMessage = (quote: QuoteRequest, version: number): quo
   buyerAccountId: quote.buyerAccountId,
   targetPriceCents: quote.targetPriceCents,
   message: quote.message ?? '',
+  shippingDestination: quote.shippingDestination ?? '',
   status: quote.status,
   response: quote.response && {
     action: quote.response.action,
@@ -93,6 +94,7 @@ export const fromQuoteRequestMessage = (message: quoteV1.QuoteRequest): QuoteReq
     buyerAccountId: message.buyerAccountId,
     targetPriceCents: message.targetPriceCents,
     message: absentWhenEmpty(message.message),
+    ...(message.shippingDestination === '' ? {} : { shippingDestination: message.shippingDestination }),
     status,
     response:
       response === undefined || !isQuoteAction(response.action)

@@ -7,6 +7,7 @@ export interface QuoteRequestDraft {
   readonly buyer: { readonly email: string; readonly name?: string; readonly company?: string };
   readonly targetPriceCents?: number;
   readonly message?: string;
+  readonly shippingDestination?: string;
 }
 
 export type RequestQuote = Command<

@@ -40,6 +40,9 @@ const requestQuote = (command: RequestQuote, state: QuoteState): QuoteRequested[
           buyerAccountId,
           targetPriceCents: valid.targetPriceCents,
           message: valid.message,
+          ...(valid.shippingDestination === undefined
+            ? {}
+            : { shippingDestination: valid.shippingDestination }),
           status: 'pending',
           exceedsAvailableStock: valid.quantity > product.availableQuantity,
           createdAt: now,

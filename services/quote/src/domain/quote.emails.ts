@@ -46,6 +46,7 @@ export const newQuoteRequestEmail = (input: {
       ? 'Target price: none given'
       : `Target price: ${money(quote.targetPriceCents, product.currency)} per unit`,
     `Buyer: ${buyerLine(quote)}`,
+    ...(quote.shippingDestination === undefined ? [] : [`Ship to: ${quote.shippingDestination}`]),
     ...(quote.message === undefined ? [] : ['', `Message: ${quote.message}`]),
     '',
     `Buyers expect an answer within ${QUOTE_LIMITS.expectedResponse}. Answer with the respond_to_quote tool ` +

@@ -54,6 +54,8 @@ export interface QuoteRequest {
   readonly claimedAt?: number;
   readonly targetPriceCents?: number;
   readonly message?: string;
+  /** Where the buyer wants the lot shipped: the seller prices freight for it (docs/specification.md, "Quotes"). */
+  readonly shippingDestination?: string;
   readonly status: QuoteStatus;
   readonly response?: QuoteResponse;
   /**

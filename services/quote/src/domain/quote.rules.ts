@@ -40,6 +40,7 @@ const quoteRequestSchema = z.object({
   }),
   targetPriceCents: cents.optional(),
   message: optionalText(QUOTE_LIMITS.messageMaxLength),
+  shippingDestination: optionalText(QUOTE_LIMITS.shippingDestinationMaxLength),
 });
 
 const quoteResponseSchema = z
@@ -63,6 +64,7 @@ export type ValidQuoteResponse = z.output<typeof quoteResponseSchema>;
 const REST_FIELD_NAMES: Readonly<Record<string, string>> = {
   targetPriceCents: 'target_price',
   counterPriceCents: 'counter_price',
+  shippingDestination: 'shipping_destination',
 };
 
 const violationOf = ({ path, message }: z.core.$ZodIssue): FieldViolation => {

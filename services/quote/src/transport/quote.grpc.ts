@@ -74,6 +74,7 @@ export const quoteGrpcService = (
           },
           targetPriceCents: request.targetPriceCents,
           message: emptyAsAbsent(request.message),
+          shippingDestination: emptyAsAbsent(request.shippingDestination),
         },
         buyerAccountId: buyerAccountOf(request.actor, request.buyerAccountId),
         actor: parseActor(request.actor),

@@ -16,7 +16,13 @@ export const previewCheckoutOutput = z.object({
       price_source: z.enum(['listing', 'quote']).describe('the listed unit price, or a quote’s agreed one'),
     }),
   ),
-  totals: z.object({ goods: z.number().int(), total: z.number().int() }).describe('cents'),
+  totals: z
+    .object({
+      goods: z.number().int(),
+      freight: z.number().int().describe('apart from goods (the sellers’ freight terms)'),
+      total: z.number().int().describe('goods and freight'),
+    })
+    .describe('cents'),
   currency: z.string(),
   payment_terms: z.literal('net_30'),
   shipping_country: z.string().optional(),

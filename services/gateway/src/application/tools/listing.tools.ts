@@ -7,6 +7,8 @@ import {
   CATEGORIES,
   CONDITIONS,
   LISTING_LIMITS,
+  SHIP_FROM_REGION_MAX_LENGTH,
+  SHIPPING_MODES,
 } from '@marketplace/vocabulary';
 import type { Principal } from '../../domain/account.js';
 import { productIdSchema } from '../../http/schemas/checkout.schema.js';
@@ -95,6 +97,25 @@ export const withdrawListingInput = z.object({
   expected_version: wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a version').optional(),
 });
 
+/** set_listing_shipping: a lot's freight terms (docs/specification.md, "Checkout and orders": freight). */
+export const setListingShippingInput = z.object({
+  product_id: productIdSchema,
+  mode: z
+    .enum(SHIPPING_MODES, oneOf(SHIPPING_MODES))
+    .describe(
+      'included: freight in the price; flat_per_order: cents per order; per_unit: cents per unit; ' +
+        'buyer_pickup: the buyer collects from ship_from_region; quoted_on_request: buyers ask with request_quote',
+    ),
+  cents: wholeNumber(1, LISTING_LIMITS.maxPriceCents, 'cents')
+    .optional()
+    .describe('flat_per_order and per_unit only: the freight in cents'),
+  ship_from_region: z
+    .string({ error: 'must be a string' })
+    .max(SHIP_FROM_REGION_MAX_LENGTH, `must be at most ${SHIP_FROM_REGION_MAX_LENGTH} characters`)
+    .optional()
+    .describe('buyer_pickup only: where the buyer collects the lot, e.g. "Reno, NV"'),
+});
+
 /** bulk_update_listings (docs/specification.md, "MCP tools"): product numbers, one mode, one value. */
 export const bulkUpdateListingsInput = z.object({
   product_ids: z
@@ -171,6 +192,7 @@ const TOOL_FIELD_NAMES: Readonly<Record<string, string>> = {
   imageUrl: 'image_url',
   galleryImageUrls: 'gallery_image_urls',
   promotePublicly: 'promote_publicly',
+  shipFromRegion: 'ship_from_region',
 };
 
 const inToolNames = (error: unknown): unknown => {
@@ -332,6 +354,33 @@ export const withdrawListingTool = (
     ),
 });
 
+export const setListingShippingTool = (
+  listings: ListingCommands,
+): Tool<typeof setListingShippingInput, SellerListing> => ({
+  name: 'set_listing_shipping',
+  description:
+    "Sets the freight terms of the calling seller's listing: included, flat_per_order (cents), per_unit " +
+    '(cents), buyer_pickup (ship_from_region) or quoted_on_request (checkout escalates; buyers ask with ' +
+    'request_quote and a destination). Checkouts show freight apart from goods; the same terms again change nothing.',
+  inputSchema: setListingShippingInput,
+  outputSchema: sellerListingOutput,
+  auth: 'seller',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  handler: async (principal, input) => {
+    const seller = requireSeller(principal, 'set_listing_shipping');
+    try {
+      return await listings.setShipping(
+        seller,
+        input.product_id,
+        { mode: input.mode, cents: input.cents, shipFromRegion: input.ship_from_region },
+        '',
+      );
+    } catch (error) {
+      throw inToolNames(error);
+    }
+  },
+});
+
 /** The seller's listing tools, in the order tools/list shows them. */
 export const listingTools = (listings: ListingCommands): Tool[] => [
   createListingTool(listings),
@@ -339,4 +388,5 @@ export const listingTools = (listings: ListingCommands): Tool[] => [
   listMyListingsTool(listings),
   updateListingTool(listings),
   withdrawListingTool(listings),
+  setListingShippingTool(listings),
 ];

@@ -25,6 +25,7 @@ export const requestQuoteInput = z.object({
   buyer_company: quoteRequestFields.buyer_company.optional(),
   target_price: quoteRequestFields.target_price.optional(),
   message: quoteRequestFields.message.optional(),
+  shipping_destination: quoteRequestFields.shipping_destination.optional(),
   idempotency_key: idempotencyKeyArgument,
 });
 
@@ -73,6 +74,7 @@ export const sellerQuoteRequestOutput = z.object({
   buyer: z.object({ email: z.string(), name: z.string().nullable(), company: z.string().nullable() }),
   buyer_verified: z.boolean().describe('the request came with a verified API key or agent token'),
   message: z.string().nullable(),
+  shipping_destination: z.string().nullable().describe('where the buyer wants the lot shipped, for freight'),
   response: z
     .object({
       action: z.string().describe(QUOTE_ACTIONS.join(', ')),
@@ -121,6 +123,7 @@ export const requestQuoteTool = (
         buyer: { email: input.buyer_email, name: input.buyer_name, company: input.buyer_company },
         targetPriceCents: input.target_price,
         message: input.message,
+        shippingDestination: input.shipping_destination,
         idempotencyKey: input.idempotency_key,
       },
       'mcp',

@@ -251,6 +251,40 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           comment:
             "True while the image is the category's shipped placeholder: no image was sent and no similar listing had one.",
         },
+        {
+          name: 'shipping',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.listing.v1.ListingShipping',
+          comment: "The lot's freight terms; absent until the seller sets them (no freight is charged).",
+        },
+      ],
+    },
+    {
+      name: 'marketplace.listing.v1.ListingShipping',
+      comment: 'A lot\'s freight terms (docs/specification.md, "Checkout and orders": freight).',
+      oneofs: ['_cents', '_ship_from_region'],
+      fields: [
+        {
+          name: 'mode',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'included, flat_per_order, per_unit, buyer_pickup or quoted_on_request.',
+        },
+        {
+          name: 'cents',
+          type: 'TYPE_INT64',
+          repeated: false,
+          optional: true,
+          comment: 'flat_per_order: cents per order; per_unit: cents per unit; absent otherwise.',
+        },
+        {
+          name: 'shipFromRegion',
+          type: 'TYPE_STRING',
+          repeated: false,
+          optional: true,
+          comment: 'buyer_pickup: where the buyer collects the lot; absent otherwise.',
+        },
       ],
     },
     {
@@ -340,6 +374,13 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           type: 'TYPE_MESSAGE',
           repeated: false,
           typeName: 'marketplace.listing.v1.ListingRelisted',
+          oneof: 0,
+        },
+        {
+          name: 'shippingSet',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.listing.v1.ListingShippingSet',
           oneof: 0,
         },
       ],
@@ -452,6 +493,19 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
       name: 'marketplace.listing.v1.ListingRelisted',
       comment:
         'The seller listed a withdrawn listing again: withdrawn_at_ms is absent; an availability confirmation.',
+      oneofs: [],
+      fields: [
+        {
+          name: 'listing',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.listing.v1.Listing',
+        },
+      ],
+    },
+    {
+      name: 'marketplace.listing.v1.ListingShippingSet',
+      comment: "The seller set the lot's freight terms: listing.shipping holds them.",
       oneofs: [],
       fields: [
         {
@@ -660,6 +714,7 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           name: 'totalCents',
           type: 'TYPE_INT64',
           repeated: false,
+          comment: 'Goods and freight.',
         },
         {
           name: 'currency',
@@ -766,6 +821,12 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           typeName: 'marketplace.order.v1.Resolution',
           comment: 'Set once the operator resolved the dispute.',
         },
+        {
+          name: 'freightCents',
+          type: 'TYPE_INT64',
+          repeated: false,
+          comment: 'Freight within total_cents (docs/specification.md, "Checkout and orders": freight).',
+        },
       ],
     },
     {
@@ -802,12 +863,20 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           name: 'lineTotalCents',
           type: 'TYPE_INT64',
           repeated: false,
+          comment: 'Goods only: unit price times quantity.',
         },
         {
           name: 'quoteRequestId',
           type: 'TYPE_INT64',
           repeated: false,
           optional: true,
+        },
+        {
+          name: 'freightCents',
+          type: 'TYPE_INT64',
+          repeated: false,
+          comment:
+            'Freight of this line, apart from the goods (a flat freight is on the first line of its product).',
         },
       ],
     },
@@ -838,6 +907,7 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           name: 'subtotalCents',
           type: 'TYPE_INT64',
           repeated: false,
+          comment: 'Goods only.',
         },
         {
           name: 'currency',
@@ -888,6 +958,12 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           name: 'version',
           type: 'TYPE_INT64',
           repeated: false,
+        },
+        {
+          name: 'freightCents',
+          type: 'TYPE_INT64',
+          repeated: false,
+          comment: 'Freight of every line; the total is subtotal_cents + freight_cents.',
         },
       ],
     },
@@ -1342,6 +1418,13 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           type: 'TYPE_STRING',
           repeated: false,
           comment: "The buyer's message to the seller; empty when not given.",
+        },
+        {
+          name: 'shippingDestination',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment:
+            'Where the buyer wants the lot shipped (the seller prices freight for it); empty when not given.',
         },
         {
           name: 'status',

@@ -49,6 +49,22 @@ const FEED_CONDITION: Record<string, 'new' | 'refurbished' | 'used'> = {
 
 const feedPrice = (cents: number, currency: string): string => `${(cents / 100).toFixed(2)} ${currency}`;
 
+/** Freight apart from the price (docs/specification.md, "Checkout and orders": freight); absent until set. */
+const feedFreightOf = (product: ProductDetails) => {
+  const { shipping } = product;
+  if (shipping === null) return {};
+  const price = (cents: number | undefined) =>
+    cents === undefined ? undefined : feedPrice(cents, product.pricing.currency);
+  return {
+    freight: {
+      mode: shipping.mode,
+      ...(shipping.mode === 'flat_per_order' ? { price_per_order: price(shipping.cents) } : {}),
+      ...(shipping.mode === 'per_unit' ? { price_per_unit: price(shipping.cents) } : {}),
+      ...(shipping.ship_from_region === undefined ? {} : { ship_from_region: shipping.ship_from_region }),
+    },
+  };
+};
+
 /** A public listing as an item of the ACP (OpenAI) product feed, with the 2025 field names. */
 export const feedItemOf = (product: ProductDetails, publicBaseUrl: string) => {
   const [image, ...moreImages] = product.images.map(({ url }) => url);
@@ -74,6 +90,7 @@ export const feedItemOf = (product: ProductDetails, publicBaseUrl: string) => {
       : {
           original_retail_price: feedPrice(product.pricing.original_retail_price, product.pricing.currency),
         }),
+    ...feedFreightOf(product),
     availability: product.availability,
     inventory_quantity: product.quantity_available,
     min_order_quantity: product.pricing.min_order_quantity,
@@ -127,6 +144,15 @@ const feedItemSchema = z.looseObject({
   condition: z.enum(['new', 'refurbished', 'used']).optional(),
   product_category: z.string(),
   price: z.string().describe('"12.50 USD"'),
+  freight: z
+    .object({
+      mode: z.string().describe('included, flat_per_order, per_unit, buyer_pickup or quoted_on_request'),
+      price_per_order: z.string().optional().describe('flat_per_order: "150.00 USD"'),
+      price_per_unit: z.string().optional().describe('per_unit: "2.50 USD"'),
+      ship_from_region: z.string().optional().describe('buyer_pickup: where the buyer collects the lot'),
+    })
+    .optional()
+    .describe('the freight terms, apart from price; absent until the seller sets them'),
   availability: z.enum(['in_stock', 'out_of_stock']),
   inventory_quantity: z.number().int(),
   seller_name: z.string(),

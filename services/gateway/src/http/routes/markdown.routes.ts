@@ -51,6 +51,7 @@ export const productMarkdown = (product: ProductDetails, publicBaseUrl: string):
     ['Minimum order', `${pricing.min_order_quantity} units`],
     ['Minimum quote', `${pricing.min_quote_quantity} units`],
     ['Instant checkout', pricing.instant_checkout ? 'yes (quick_buy)' : 'no (request_quote)'],
+    ...(product.shipping === null ? [] : [['Freight', freightText(product, pricing.currency)]]),
     ['Condition', product.condition === null ? 'not stated' : product.condition.replaceAll('_', ' ')],
     ['Category', escapeMarkdown(category)],
     ...(product.brand === null ? [] : [['Brand', escapeMarkdown(product.brand)]]),
@@ -74,6 +75,23 @@ ${images === '' ? '' : `\n## Images\n\n${images}\n`}
 - MCP endpoint: ${publicBaseUrl}/mcp (tools: ${publicBaseUrl}/api/mcp/schema.json)
 - Terms of sale: ${publicBaseUrl}${TERMS_PATH}; return policy: ${publicBaseUrl}${RETURN_POLICY_PATH}
 `;
+};
+
+/** The freight terms in words (docs/specification.md, "Checkout and orders": freight). */
+const freightText = (product: ProductDetails, currency: string): string => {
+  const shipping = product.shipping;
+  switch (shipping?.mode) {
+    case 'included':
+      return 'included in the price';
+    case 'flat_per_order':
+      return `${dollars(shipping.cents ?? 0, currency)} per order`;
+    case 'per_unit':
+      return `${dollars(shipping.cents ?? 0, currency)} per unit`;
+    case 'buyer_pickup':
+      return `buyer pickup from ${escapeMarkdown(shipping.ship_from_region ?? '')}`;
+    default:
+      return 'quoted on request: ask with `request_quote` and your shipping destination';
+  }
 };
 
 const productIdParameters = z.object({

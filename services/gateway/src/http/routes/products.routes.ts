@@ -17,6 +17,7 @@ import {
   bulkUpdateMoqBodySchema,
   bulkUpdatePriceBodySchema,
   listingQuantityBodySchema,
+  listingShippingBodySchema,
   updateListingBodySchema,
 } from '../schemas/update-listing.schema.js';
 import { parseOrThrow } from '../schemas/validate.js';
@@ -170,6 +171,16 @@ export const productsRoutes = (
       res.set('ETag', etagOf(updated.version)).json(updated);
     })
     .all(methodNotAllowed(problems, ['PATCH']));
+  router
+    .route('/api/products/:productId/shipping')
+    .put(authenticate(identity, { required: true }), ...jsonBody(bodyLimitBytes), async (req, res) => {
+      const productId = productIdOfPath(req.params.productId);
+      const shipping = parseOrThrow(listingShippingBodySchema, req.body, 'shipping');
+      const seller = authenticatedPrincipalOf(req);
+      const updated = await listings.setShipping(seller, productId, shipping, requestIdOf(req));
+      res.set('ETag', etagOf(updated.version)).json(updated);
+    })
+    .all(methodNotAllowed(problems, ['PUT']));
   return router;
 };
 
@@ -325,6 +336,25 @@ export const productsRouteDocs: readonly RouteDoc[] = [
       ...SELLER_ERRORS,
       404: 'No such listing (any id that is not product_<n> with n ≤ 2^53 − 1 names none)',
       412: 'If-Match names a version the listing is no longer at',
+    },
+  },
+  {
+    method: 'put',
+    path: '/api/products/{productId}/shipping',
+    operationId: 'setListingShipping',
+    summary: 'Set the freight terms of your listing',
+    description:
+      'included, flat_per_order (cents per order), per_unit (cents per unit), buyer_pickup (shipFromRegion) or ' +
+      'quoted_on_request (checkout escalates to a quote with the destination). Checkouts, previews and orders ' +
+      'show freight apart from goods. The same terms again change nothing. The twin of set_listing_shipping.',
+    tags: ['listings'],
+    auth: 'api_key',
+    pathParameters: productIdParams,
+    body: listingShippingBodySchema,
+    responses: {
+      200: { description: 'The listing with its freight terms and version', schema: sellerListingOutput },
+      ...SELLER_ERRORS,
+      404: 'No such listing (any id that is not product_<n> with n ≤ 2^53 − 1 names none)',
     },
   },
   {

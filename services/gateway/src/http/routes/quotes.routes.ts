@@ -79,6 +79,7 @@ export const quotesRoutes = (
             buyer: body.buyer,
             targetPriceCents: body.target_price,
             message: body.message,
+            shippingDestination: body.shipping_destination,
             idempotencyKey: idempotencyKeyOf(req, res),
           },
           requestIdOf(req),

@@ -80,7 +80,13 @@ export const checkoutLineViewSchema = z.object({
   seller_id: z.number().int(),
   quantity: z.number().int(),
   unit_price: z.number().int().describe('cents per unit'),
-  line_total: z.number().int().describe('cents'),
+  line_total: z.number().int().describe('cents of goods: unit_price times quantity'),
+  freight: z
+    .number()
+    .int()
+    .describe(
+      'cents of freight of this line, apart from line_total (a flat freight is on the first line of its product)',
+    ),
   quote_request_id: z.number().int().optional(),
 });
 
@@ -89,7 +95,13 @@ export const checkoutSessionSchema = z.object({
   id: z.string(),
   status: z.enum(['ready_for_complete', 'requires_escalation', 'completing', 'completed']),
   line_items: z.array(checkoutLineViewSchema),
-  totals: z.object({ subtotal: z.number().int(), total: z.number().int() }).describe('cents'),
+  totals: z
+    .object({
+      subtotal: z.number().int().describe('goods'),
+      freight: z.number().int().describe('freight of every line'),
+      total: z.number().int().describe('goods and freight'),
+    })
+    .describe('cents'),
   currency: z.string(),
   messages: z.array(z.string()).describe('why the session needs a quote, or why the last completion failed'),
   payment_terms: z.literal('net_30'),

@@ -36,6 +36,9 @@ export const quoteRequestFields = {
     .max(LISTING_LIMITS.maxPriceCents, `must be at most ${LISTING_LIMITS.maxPriceCents}`)
     .describe('per unit, in cents'),
   message: boundedText(QUOTE_LIMITS.messageMaxLength),
+  shipping_destination: boundedText(QUOTE_LIMITS.shippingDestinationMaxLength).describe(
+    'where the lot ships to (address, city or ZIP code): the seller prices freight for it',
+  ),
 };
 
 /** POST /api/ucp/quotes (docs/specification.md, "Quotes"): unknown fields are refused, so a misspelt one is not silently dropped. */
@@ -53,6 +56,7 @@ export const quoteRequestBodySchema = z.strictObject(
     ),
     target_price: quoteRequestFields.target_price.optional(),
     message: quoteRequestFields.message.optional(),
+    shipping_destination: quoteRequestFields.shipping_destination.optional(),
   },
   { error: 'must be a JSON object' },
 );

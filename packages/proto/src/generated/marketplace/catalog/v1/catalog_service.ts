@@ -63,7 +63,26 @@ export interface Product {
     | number
     | undefined;
   /** The seller's public profile, from account events; absent until the catalog has seen the account. */
-  seller?: SellerProfile | undefined;
+  seller?:
+    | SellerProfile
+    | undefined;
+  /**
+   * The lot's freight terms (docs/specification.md, "Checkout and orders": freight); absent until the seller
+   * sets them.
+   */
+  shipping: ProductShipping | undefined;
+}
+
+/** A lot's freight terms, as the listing message carries them. */
+export interface ProductShipping {
+  /** included, flat_per_order, per_unit, buyer_pickup or quoted_on_request. */
+  mode: string;
+  /** flat_per_order: cents per order; per_unit: cents per unit; absent otherwise. */
+  cents?:
+    | number
+    | undefined;
+  /** buyer_pickup: where the buyer collects the lot; absent otherwise. */
+  shipFromRegion?: string | undefined;
 }
 
 export interface SellerProfile {
@@ -547,6 +566,7 @@ function createBaseProduct(): Product {
     updatedAtMs: 0,
     discountPercent: undefined,
     seller: undefined,
+    shipping: undefined,
   };
 }
 
@@ -617,6 +637,9 @@ export const Product: MessageFns<Product> = {
     }
     if (message.seller !== undefined) {
       SellerProfile.encode(message.seller, writer.uint32(178).fork()).join();
+    }
+    if (message.shipping !== undefined) {
+      ProductShipping.encode(message.shipping, writer.uint32(186).fork()).join();
     }
     return writer;
   },
@@ -810,6 +833,14 @@ export const Product: MessageFns<Product> = {
             message.seller = SellerProfile.decode(reader, reader.uint32());
             continue;
           }
+          case 23: {
+            if (tag !== 186) {
+              break;
+            }
+
+            message.shipping = ProductShipping.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -851,6 +882,88 @@ export const Product: MessageFns<Product> = {
     message.seller = (object.seller !== undefined && object.seller !== null)
       ? SellerProfile.fromPartial(object.seller)
       : undefined;
+    message.shipping = (object.shipping !== undefined && object.shipping !== null)
+      ? ProductShipping.fromPartial(object.shipping)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseProductShipping(): ProductShipping {
+  return { mode: "", cents: undefined, shipFromRegion: undefined };
+}
+
+export const ProductShipping: MessageFns<ProductShipping> = {
+  encode(message: ProductShipping, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.mode !== "") {
+      writer.uint32(10).string(message.mode);
+    }
+    if (message.cents !== undefined) {
+      writer.uint32(16).int64(message.cents);
+    }
+    if (message.shipFromRegion !== undefined) {
+      writer.uint32(26).string(message.shipFromRegion);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProductShipping {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProductShipping();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.mode = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.cents = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.shipFromRegion = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ProductShipping>): ProductShipping {
+    return ProductShipping.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ProductShipping>): ProductShipping {
+    const message = createBaseProductShipping();
+    message.mode = object.mode ?? "";
+    message.cents = object.cents ?? undefined;
+    message.shipFromRegion = object.shipFromRegion ?? undefined;
     return message;
   },
 };

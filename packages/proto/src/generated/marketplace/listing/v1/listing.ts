@@ -47,6 +47,20 @@ export interface Listing {
     | undefined;
   /** True while the image is the category's shipped placeholder: no image was sent and no similar listing had one. */
   imagePlaceholder: boolean;
+  /** The lot's freight terms; absent until the seller sets them (no freight is charged). */
+  shipping: ListingShipping | undefined;
+}
+
+/** A lot's freight terms (docs/specification.md, "Checkout and orders": freight). */
+export interface ListingShipping {
+  /** included, flat_per_order, per_unit, buyer_pickup or quoted_on_request. */
+  mode: string;
+  /** flat_per_order: cents per order; per_unit: cents per unit; absent otherwise. */
+  cents?:
+    | number
+    | undefined;
+  /** buyer_pickup: where the buyer collects the lot; absent otherwise. */
+  shipFromRegion?: string | undefined;
 }
 
 function createBaseListing(): Listing {
@@ -75,6 +89,7 @@ function createBaseListing(): Listing {
     version: 0,
     withdrawnAtMs: undefined,
     imagePlaceholder: false,
+    shipping: undefined,
   };
 }
 
@@ -151,6 +166,9 @@ export const Listing: MessageFns<Listing> = {
     }
     if (message.imagePlaceholder !== false) {
       writer.uint32(192).bool(message.imagePlaceholder);
+    }
+    if (message.shipping !== undefined) {
+      ListingShipping.encode(message.shipping, writer.uint32(202).fork()).join();
     }
     return writer;
   },
@@ -360,6 +378,14 @@ export const Listing: MessageFns<Listing> = {
             message.imagePlaceholder = reader.bool();
             continue;
           }
+          case 25: {
+            if (tag !== 202) {
+              break;
+            }
+
+            message.shipping = ListingShipping.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -401,6 +427,88 @@ export const Listing: MessageFns<Listing> = {
     message.version = object.version ?? 0;
     message.withdrawnAtMs = object.withdrawnAtMs ?? undefined;
     message.imagePlaceholder = object.imagePlaceholder ?? false;
+    message.shipping = (object.shipping !== undefined && object.shipping !== null)
+      ? ListingShipping.fromPartial(object.shipping)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListingShipping(): ListingShipping {
+  return { mode: "", cents: undefined, shipFromRegion: undefined };
+}
+
+export const ListingShipping: MessageFns<ListingShipping> = {
+  encode(message: ListingShipping, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.mode !== "") {
+      writer.uint32(10).string(message.mode);
+    }
+    if (message.cents !== undefined) {
+      writer.uint32(16).int64(message.cents);
+    }
+    if (message.shipFromRegion !== undefined) {
+      writer.uint32(26).string(message.shipFromRegion);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListingShipping {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListingShipping();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.mode = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.cents = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.shipFromRegion = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ListingShipping>): ListingShipping {
+    return ListingShipping.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListingShipping>): ListingShipping {
+    const message = createBaseListingShipping();
+    message.mode = object.mode ?? "";
+    message.cents = object.cents ?? undefined;
+    message.shipFromRegion = object.shipFromRegion ?? undefined;
     return message;
   },
 };

@@ -31,6 +31,7 @@ export interface ListingEvent {
     | { $case: "stockReleased"; value: StockReleased }
     | { $case: "withdrawn"; value: ListingWithdrawn }
     | { $case: "relisted"; value: ListingRelisted }
+    | { $case: "shippingSet"; value: ListingShippingSet }
     | undefined;
 }
 
@@ -74,6 +75,11 @@ export interface ListingWithdrawn {
 
 /** The seller listed a withdrawn listing again: withdrawn_at_ms is absent; an availability confirmation. */
 export interface ListingRelisted {
+  listing: Listing | undefined;
+}
+
+/** The seller set the lot's freight terms: listing.shipping holds them. */
+export interface ListingShippingSet {
   listing: Listing | undefined;
 }
 
@@ -130,6 +136,9 @@ export const ListingEvent: MessageFns<ListingEvent> = {
         break;
       case "relisted":
         ListingRelisted.encode(message.payload.value, writer.uint32(130).fork()).join();
+        break;
+      case "shippingSet":
+        ListingShippingSet.encode(message.payload.value, writer.uint32(138).fork()).join();
         break;
     }
     return writer;
@@ -252,6 +261,14 @@ export const ListingEvent: MessageFns<ListingEvent> = {
             message.payload = { $case: "relisted", value: ListingRelisted.decode(reader, reader.uint32()) };
             continue;
           }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.payload = { $case: "shippingSet", value: ListingShippingSet.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -315,6 +332,12 @@ export const ListingEvent: MessageFns<ListingEvent> = {
       case "relisted": {
         if (object.payload?.value !== undefined && object.payload?.value !== null) {
           message.payload = { $case: "relisted", value: ListingRelisted.fromPartial(object.payload.value) };
+        }
+        break;
+      }
+      case "shippingSet": {
+        if (object.payload?.value !== undefined && object.payload?.value !== null) {
+          message.payload = { $case: "shippingSet", value: ListingShippingSet.fromPartial(object.payload.value) };
         }
         break;
       }
@@ -775,6 +798,63 @@ export const ListingRelisted: MessageFns<ListingRelisted> = {
   },
   fromPartial(object: DeepPartial<ListingRelisted>): ListingRelisted {
     const message = createBaseListingRelisted();
+    message.listing = (object.listing !== undefined && object.listing !== null)
+      ? Listing.fromPartial(object.listing)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListingShippingSet(): ListingShippingSet {
+  return { listing: undefined };
+}
+
+export const ListingShippingSet: MessageFns<ListingShippingSet> = {
+  encode(message: ListingShippingSet, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.listing !== undefined) {
+      Listing.encode(message.listing, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListingShippingSet {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListingShippingSet();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.listing = Listing.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ListingShippingSet>): ListingShippingSet {
+    return ListingShippingSet.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListingShippingSet>): ListingShippingSet {
+    const message = createBaseListingShippingSet();
     message.listing = (object.listing !== undefined && object.listing !== null)
       ? Listing.fromPartial(object.listing)
       : undefined;

@@ -8,7 +8,7 @@
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import type { CallContext, CallOptions } from "nice-grpc-common";
 import { Actor } from "../../common/v1/actor.js";
-import { Listing } from "./listing.js";
+import { Listing, ListingShipping } from "./listing.js";
 
 export interface CreateListingRequest {
   actor: Actor | undefined;
@@ -228,6 +228,18 @@ export interface RelistListingRequest {
 }
 
 export interface RelistListingResponse {
+  listing: Listing | undefined;
+}
+
+export interface SetListingShippingRequest {
+  actor: Actor | undefined;
+  sellerAccountId: number;
+  productId: string;
+  shipping: ListingShipping | undefined;
+  correlationId: string;
+}
+
+export interface SetListingShippingResponse {
   listing: Listing | undefined;
 }
 
@@ -2578,6 +2590,168 @@ export const RelistListingResponse: MessageFns<RelistListingResponse> = {
   },
 };
 
+function createBaseSetListingShippingRequest(): SetListingShippingRequest {
+  return { actor: undefined, sellerAccountId: 0, productId: "", shipping: undefined, correlationId: "" };
+}
+
+export const SetListingShippingRequest: MessageFns<SetListingShippingRequest> = {
+  encode(message: SetListingShippingRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.sellerAccountId !== 0) {
+      writer.uint32(16).int64(message.sellerAccountId);
+    }
+    if (message.productId !== "") {
+      writer.uint32(26).string(message.productId);
+    }
+    if (message.shipping !== undefined) {
+      ListingShipping.encode(message.shipping, writer.uint32(34).fork()).join();
+    }
+    if (message.correlationId !== "") {
+      writer.uint32(42).string(message.correlationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetListingShippingRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetListingShippingRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.sellerAccountId = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.shipping = ListingShipping.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.correlationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<SetListingShippingRequest>): SetListingShippingRequest {
+    return SetListingShippingRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SetListingShippingRequest>): SetListingShippingRequest {
+    const message = createBaseSetListingShippingRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
+    message.sellerAccountId = object.sellerAccountId ?? 0;
+    message.productId = object.productId ?? "";
+    message.shipping = (object.shipping !== undefined && object.shipping !== null)
+      ? ListingShipping.fromPartial(object.shipping)
+      : undefined;
+    message.correlationId = object.correlationId ?? "";
+    return message;
+  },
+};
+
+function createBaseSetListingShippingResponse(): SetListingShippingResponse {
+  return { listing: undefined };
+}
+
+export const SetListingShippingResponse: MessageFns<SetListingShippingResponse> = {
+  encode(message: SetListingShippingResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.listing !== undefined) {
+      Listing.encode(message.listing, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetListingShippingResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetListingShippingResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.listing = Listing.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<SetListingShippingResponse>): SetListingShippingResponse {
+    return SetListingShippingResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SetListingShippingResponse>): SetListingShippingResponse {
+    const message = createBaseSetListingShippingResponse();
+    message.listing = (object.listing !== undefined && object.listing !== null)
+      ? Listing.fromPartial(object.listing)
+      : undefined;
+    return message;
+  },
+};
+
 /**
  * The write side of listings. Validation failures are INVALID_ARGUMENT with google.rpc.BadRequest
  * field violations; an unknown listing is NOT_FOUND; another seller's listing is PERMISSION_DENIED.
@@ -2698,6 +2872,18 @@ export const ListingServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * Sets the freight terms of the seller's own listing (INVALID_ARGUMENT naming mode, cents or
+     * ship_from_region); the same terms again change nothing. Not an availability confirmation.
+     */
+    setListingShipping: {
+      name: "SetListingShipping",
+      requestType: SetListingShippingRequest as typeof SetListingShippingRequest,
+      requestStream: false,
+      responseType: SetListingShippingResponse as typeof SetListingShippingResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -2773,6 +2959,14 @@ export interface ListingServiceImplementation<CallContextExt = {}> {
     request: RelistListingRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<RelistListingResponse>>;
+  /**
+   * Sets the freight terms of the seller's own listing (INVALID_ARGUMENT naming mode, cents or
+   * ship_from_region); the same terms again change nothing. Not an availability confirmation.
+   */
+  setListingShipping(
+    request: SetListingShippingRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<SetListingShippingResponse>>;
 }
 
 export interface ListingServiceClient<CallOptionsExt = {}> {
@@ -2847,6 +3041,14 @@ export interface ListingServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<RelistListingRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<RelistListingResponse>;
+  /**
+   * Sets the freight terms of the seller's own listing (INVALID_ARGUMENT naming mode, cents or
+   * ship_from_region); the same terms again change nothing. Not an availability confirmation.
+   */
+  setListingShipping(
+    request: DeepPartial<SetListingShippingRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<SetListingShippingResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;

@@ -69,6 +69,7 @@ export interface Order {
   buyer: Buyer | undefined;
   quantity: number;
   unitPriceCents: number;
+  /** Goods and freight. */
   totalCents: number;
   currency: string;
   /** Set when the order was checked out at a quote's agreed price. */
@@ -107,7 +108,11 @@ export interface Order {
     | Cancellation
     | undefined;
   /** Set once the operator resolved the dispute. */
-  resolution: Resolution | undefined;
+  resolution:
+    | Resolution
+    | undefined;
+  /** Freight within total_cents (docs/specification.md, "Checkout and orders": freight). */
+  freightCents: number;
 }
 
 /** One line of a checkout session, priced when the session was created. */
@@ -117,8 +122,13 @@ export interface CheckoutLine {
   sellerAccountId: number;
   quantity: number;
   unitPriceCents: number;
+  /** Goods only: unit price times quantity. */
   lineTotalCents: number;
-  quoteRequestId?: number | undefined;
+  quoteRequestId?:
+    | number
+    | undefined;
+  /** Freight of this line, apart from the goods (a flat freight is on the first line of its product). */
+  freightCents: number;
 }
 
 /** A checkout session (the checkout aggregate's state). */
@@ -128,6 +138,7 @@ export interface CheckoutSession {
   /** ready_for_complete, requires_escalation, completing or completed. */
   status: string;
   lines: CheckoutLine[];
+  /** Goods only. */
   subtotalCents: number;
   currency: string;
   /** Why the session needs escalation, or what happened to the last completion attempt. */
@@ -143,6 +154,8 @@ export interface CheckoutSession {
   /** The orders placed by completing the session. */
   orderIds: number[];
   version: number;
+  /** Freight of every line; the total is subtotal_cents + freight_cents. */
+  freightCents: number;
 }
 
 function createBaseBuyer(): Buyer {
@@ -605,6 +618,7 @@ function createBaseOrder(): Order {
     version: 0,
     cancellation: undefined,
     resolution: undefined,
+    freightCents: 0,
   };
 }
 
@@ -690,6 +704,9 @@ export const Order: MessageFns<Order> = {
     }
     if (message.resolution !== undefined) {
       Resolution.encode(message.resolution, writer.uint32(218).fork()).join();
+    }
+    if (message.freightCents !== 0) {
+      writer.uint32(224).int64(message.freightCents);
     }
     return writer;
   },
@@ -923,6 +940,14 @@ export const Order: MessageFns<Order> = {
             message.resolution = Resolution.decode(reader, reader.uint32());
             continue;
           }
+          case 28: {
+            if (tag !== 224) {
+              break;
+            }
+
+            message.freightCents = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -973,6 +998,7 @@ export const Order: MessageFns<Order> = {
     message.resolution = (object.resolution !== undefined && object.resolution !== null)
       ? Resolution.fromPartial(object.resolution)
       : undefined;
+    message.freightCents = object.freightCents ?? 0;
     return message;
   },
 };
@@ -986,6 +1012,7 @@ function createBaseCheckoutLine(): CheckoutLine {
     unitPriceCents: 0,
     lineTotalCents: 0,
     quoteRequestId: undefined,
+    freightCents: 0,
   };
 }
 
@@ -1011,6 +1038,9 @@ export const CheckoutLine: MessageFns<CheckoutLine> = {
     }
     if (message.quoteRequestId !== undefined) {
       writer.uint32(56).int64(message.quoteRequestId);
+    }
+    if (message.freightCents !== 0) {
+      writer.uint32(64).int64(message.freightCents);
     }
     return writer;
   },
@@ -1084,6 +1114,14 @@ export const CheckoutLine: MessageFns<CheckoutLine> = {
             message.quoteRequestId = longToNumber(reader.int64());
             continue;
           }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.freightCents = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1108,6 +1146,7 @@ export const CheckoutLine: MessageFns<CheckoutLine> = {
     message.unitPriceCents = object.unitPriceCents ?? 0;
     message.lineTotalCents = object.lineTotalCents ?? 0;
     message.quoteRequestId = object.quoteRequestId ?? undefined;
+    message.freightCents = object.freightCents ?? 0;
     return message;
   },
 };
@@ -1127,6 +1166,7 @@ function createBaseCheckoutSession(): CheckoutSession {
     expiresAtMs: 0,
     orderIds: [],
     version: 0,
+    freightCents: 0,
   };
 }
 
@@ -1174,6 +1214,9 @@ export const CheckoutSession: MessageFns<CheckoutSession> = {
     }
     if (message.version !== 0) {
       writer.uint32(104).int64(message.version);
+    }
+    if (message.freightCents !== 0) {
+      writer.uint32(112).int64(message.freightCents);
     }
     return writer;
   },
@@ -1305,6 +1348,14 @@ export const CheckoutSession: MessageFns<CheckoutSession> = {
             message.version = longToNumber(reader.int64());
             continue;
           }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.freightCents = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1335,6 +1386,7 @@ export const CheckoutSession: MessageFns<CheckoutSession> = {
     message.expiresAtMs = object.expiresAtMs ?? 0;
     message.orderIds = object.orderIds?.map((e) => e) || [];
     message.version = object.version ?? 0;
+    message.freightCents = object.freightCents ?? 0;
     return message;
   },
 };

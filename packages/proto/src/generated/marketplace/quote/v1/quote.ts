@@ -80,6 +80,8 @@ export interface QuoteRequest {
     | undefined;
   /** The buyer's message to the seller; empty when not given. */
   message: string;
+  /** Where the buyer wants the lot shipped (the seller prices freight for it); empty when not given. */
+  shippingDestination: string;
   /** pending or responded. */
   status: string;
   /** Set once responded. */
@@ -447,6 +449,7 @@ function createBaseQuoteRequest(): QuoteRequest {
     buyerAccountId: undefined,
     targetPriceCents: undefined,
     message: "",
+    shippingDestination: "",
     status: "",
     response: undefined,
     agreedUnitPriceCents: undefined,
@@ -490,6 +493,9 @@ export const QuoteRequest: MessageFns<QuoteRequest> = {
     }
     if (message.message !== "") {
       writer.uint32(66).string(message.message);
+    }
+    if (message.shippingDestination !== "") {
+      writer.uint32(194).string(message.shippingDestination);
     }
     if (message.status !== "") {
       writer.uint32(74).string(message.status);
@@ -614,6 +620,14 @@ export const QuoteRequest: MessageFns<QuoteRequest> = {
             }
 
             message.message = reader.string();
+            continue;
+          }
+          case 24: {
+            if (tag !== 194) {
+              break;
+            }
+
+            message.shippingDestination = reader.string();
             continue;
           }
           case 9: {
@@ -761,6 +775,7 @@ export const QuoteRequest: MessageFns<QuoteRequest> = {
     message.buyerAccountId = object.buyerAccountId ?? undefined;
     message.targetPriceCents = object.targetPriceCents ?? undefined;
     message.message = object.message ?? "";
+    message.shippingDestination = object.shippingDestination ?? "";
     message.status = object.status ?? "";
     message.response = (object.response !== undefined && object.response !== null)
       ? QuoteResponse.fromPartial(object.response)

@@ -31,7 +31,11 @@ export interface RequestQuoteRequest {
    * (ErrorInfo reason IDEMPOTENCY_CONFLICT). Absent: every call creates. See docs/idempotency.md.
    * Scoped by buyer_account_id, else by the buyer's email.
    */
-  idempotencyKey?: string | undefined;
+  idempotencyKey?:
+    | string
+    | undefined;
+  /** Where the lot ships to, for the seller's freight price; empty when not given. */
+  shippingDestination: string;
 }
 
 export interface RequestQuoteResponse {
@@ -178,6 +182,7 @@ function createBaseRequestQuoteRequest(): RequestQuoteRequest {
     message: "",
     correlationId: "",
     idempotencyKey: undefined,
+    shippingDestination: "",
   };
 }
 
@@ -209,6 +214,9 @@ export const RequestQuoteRequest: MessageFns<RequestQuoteRequest> = {
     }
     if (message.idempotencyKey !== undefined) {
       writer.uint32(74).string(message.idempotencyKey);
+    }
+    if (message.shippingDestination !== "") {
+      writer.uint32(82).string(message.shippingDestination);
     }
     return writer;
   },
@@ -298,6 +306,14 @@ export const RequestQuoteRequest: MessageFns<RequestQuoteRequest> = {
             message.idempotencyKey = reader.string();
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.shippingDestination = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -324,6 +340,7 @@ export const RequestQuoteRequest: MessageFns<RequestQuoteRequest> = {
     message.message = object.message ?? "";
     message.correlationId = object.correlationId ?? "";
     message.idempotencyKey = object.idempotencyKey ?? undefined;
+    message.shippingDestination = object.shippingDestination ?? "";
     return message;
   },
 };
