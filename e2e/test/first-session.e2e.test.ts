@@ -42,15 +42,22 @@ const linkInstalledPackages = async (clone: string): Promise<void> => {
   }
 };
 
+/** The workspace's package folders, as pnpm-workspace.yaml lists them (`dir` or `parent/*`). */
 const workspaceDirs = async (): Promise<string[]> => {
+  const manifest = await readFile(join(repoRoot, 'pnpm-workspace.yaml'), 'utf8');
+  const block = manifest.split(/^packages:\n/m)[1] ?? '';
+  const globs = [...block.matchAll(/^ {2}- (\S+)$/gm)].map((match) => match[1]!);
   const dirs: string[] = [];
-  for (const parent of ['packages', 'services', 'runner', 'e2e', 'bench']) {
-    const path = join(repoRoot, parent);
-    if (await lstat(join(path, 'package.json')).catch(() => undefined)) dirs.push(parent);
-    for (const entry of await readdir(path, { withFileTypes: true }).catch(() => [])) {
+  for (const glob of globs) {
+    if (!glob.endsWith('/*')) {
+      dirs.push(glob);
+      continue;
+    }
+    const parent = glob.slice(0, -2);
+    for (const entry of await readdir(join(repoRoot, parent), { withFileTypes: true }).catch(() => [])) {
       if (
         entry.isDirectory() &&
-        (await lstat(join(path, entry.name, 'package.json')).catch(() => undefined))
+        (await lstat(join(repoRoot, parent, entry.name, 'package.json')).catch(() => undefined))
       ) {
         dirs.push(join(parent, entry.name));
       }
