@@ -35,7 +35,7 @@ export const describeTool = (tool: Tool): ToolDescriptor => {
     name: tool.name,
     title,
     description: tool.description,
-    inputSchema: jsonSchemaOf(tool.inputSchema, 'input'),
+    inputSchema: { ...jsonSchemaOf(tool.inputSchema, 'input'), examples: tool.examples },
     outputSchema: jsonSchemaOf(tool.outputSchema, 'output'),
     annotations: { title, ...tool.annotations },
     auth: tool.auth,

@@ -142,6 +142,9 @@ export const searchInventoryTool = (
   catalog: CatalogQueries,
 ): Tool<typeof searchInventoryInput, ProductPage> => ({
   name: 'search_inventory',
+  examples: [
+    { query: 'cordless drill', category: 'tools', condition: 'overstock', max_price: 5000, limit: 20 },
+  ],
   description:
     'Search public liquidation lots by words (all must match), category, condition, minimum discount off ' +
     'retail (whole percent) and maximum unit price (cents); best match first, newest first without a query.',
@@ -165,6 +168,7 @@ export const getProductDetailsTool = (
   catalog: CatalogQueries,
 ): Tool<typeof getProductDetailsInput, ProductDetails> => ({
   name: 'get_product_details',
+  examples: [{ product_id: 'product_12' }],
   description:
     'Everything needed to decide on one lot: pricing (unit price, original retail, discount, order and quote ' +
     'minimums, instant checkout, bulk threshold), condition, category, brand, sku, images, seller, availability.',
@@ -186,6 +190,9 @@ export const getPricingRecommendationTool = (
   catalog: CatalogQueries,
 ): Tool<typeof getPricingRecommendationInput, PricingRecommendation> => ({
   name: 'get_pricing_recommendation',
+  examples: [
+    { category: 'electronics', condition: 'customer_returns', original_retail: 19999, quantity: 250 },
+  ],
   description:
     'A recommended unit price (cents) with a low-high range for a lot, from recovery rates by condition, ' +
     'comparable public listings of the same category and condition, and the lot size; the basis explains it.',

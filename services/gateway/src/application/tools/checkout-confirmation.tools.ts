@@ -50,6 +50,12 @@ export const previewCheckoutTool = (
   confirmations: CheckoutConfirmations,
 ): Tool<typeof previewCheckoutInput, z.output<typeof previewCheckoutOutput>> => ({
   name: 'preview_checkout',
+  examples: [
+    {
+      line_items: [{ product_id: 'product_12', quantity: 500, quote_request_id: 7 }],
+      shipping_country: 'US',
+    },
+  ],
   description:
     'Price a purchase without buying: each line with its unit price (listed, or a quote’s agreed price with ' +
     'quote_request_id), the totals, and what would escalate to a quote and why. When nothing escalates, the ' +
@@ -68,6 +74,7 @@ export const confirmPurchaseTool = (
   confirmations: CheckoutConfirmations,
 ): Tool<typeof confirmPurchaseInput, z.output<typeof completedCheckoutSchema>> => ({
   name: 'confirm_purchase',
+  examples: [{ confirmation_token: 'pct_example' }],
   description:
     'Place exactly the order a preview_checkout showed, with its confirmation_token, on invoice terms (net 30). ' +
     'Conflict when anything changed since the preview (price, stock, an offer’s expiry), when the token ' +

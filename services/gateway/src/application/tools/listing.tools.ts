@@ -213,6 +213,19 @@ export const createListingTool = (
   listings: ListingCommands,
 ): Tool<typeof createListingInput, CreatedListingView> => ({
   name: 'create_listing',
+  examples: [
+    {
+      name: 'Pallet of 120 cordless drills, shelf pulls',
+      category: 'tools',
+      condition: 'shelf_pulls',
+      quantity: 120,
+      price_per_unit: 2450,
+      original_retail_price: 8999,
+      sku: 'DRL-120-SP',
+      promote_publicly: true,
+      idempotency_key: 'erp-sku-DRL-120-SP',
+    },
+  ],
   description:
     'Publishes a lot for the calling seller (price_per_unit and original_retail_price in cents). image_url and ' +
     'gallery_image_urls are fetched and re-hosted; without image_url a similar listing’s image is used, or the ' +
@@ -254,6 +267,7 @@ export const bulkUpdateListingsTool = (
   listings: ListingCommands,
 ): Tool<typeof bulkUpdateListingsInput, BulkUpdateOutcome> => ({
   name: 'bulk_update_listings',
+  examples: [{ product_ids: [12, 13], mode: 'price_percent_decrease', value: 10 }],
   description:
     "Applies one change to up to 200 of the calling seller's listings: set a price (cents), raise or lower " +
     'prices by a percentage, or set the minimum order quantity. Listings that are not yours, do not exist or ' +
@@ -274,6 +288,7 @@ export const listMyListingsTool = (
   listings: ListingCommands,
 ): Tool<typeof listMyListingsInput, SellerListingsPage> => ({
   name: 'list_my_listings',
+  examples: [{ status: 'active', category: 'tools', limit: 100 }],
   description:
     "The calling seller's own listings (public and in-app only), filtered by status, visibility, category, " +
     'sku and updated_since; oldest change first, paged by cursor, with the total. A listing changed while ' +
@@ -298,6 +313,7 @@ export const updateListingTool = (
   listings: ListingCommands,
 ): Tool<typeof updateListingInput, SellerListing> => ({
   name: 'update_listing',
+  examples: [{ product_id: 'product_12', price_per_unit: 2200, quantity: 90, expected_version: 3 }],
   description:
     "Changes the calling seller's listing: the fields sent replace the stored ones (quantity sets the stock, 0 " +
     'is sold out; image_url is re-hosted), the others are kept. Counts as an availability confirmation. Send ' +
@@ -338,6 +354,7 @@ export const withdrawListingTool = (
   listings: ListingCommands,
 ): Tool<typeof withdrawListingInput, SellerListing> => ({
   name: 'withdraw_listing',
+  examples: [{ product_id: 'product_12' }],
   description:
     "Takes the calling seller's listing off sale: off search, the feed and checkout; open quotes and orders " +
     'keep it. Nothing is deleted: relist it with POST /api/products/{id}/relist. Repeating it changes nothing.',
@@ -358,6 +375,10 @@ export const setListingShippingTool = (
   listings: ListingCommands,
 ): Tool<typeof setListingShippingInput, SellerListing> => ({
   name: 'set_listing_shipping',
+  examples: [
+    { product_id: 'product_12', mode: 'flat_per_order', cents: 15000 },
+    { product_id: 'product_12', mode: 'buyer_pickup', ship_from_region: 'Reno, NV' },
+  ],
   description:
     "Sets the freight terms of the calling seller's listing: included, flat_per_order (cents), per_unit " +
     '(cents), buyer_pickup (ship_from_region) or quoted_on_request (checkout escalates; buyers ask with ' +

@@ -169,6 +169,16 @@ export const quickBuyTool = (
   orders: OrderOperations,
 ): Tool<typeof quickBuyInput, z.infer<typeof quickBuyOutput>> => ({
   name: 'quick_buy',
+  examples: [
+    {
+      product_id: 'product_12',
+      quantity: 10,
+      buyer_email: 'purchasing@buyer.example',
+      buyer_company: 'Buyer Co',
+      shipping_country: 'US',
+      idempotency_key: 'order-2026-11-26-0001',
+    },
+  ],
   description:
     'Buy a lot at once at its listed price, on invoice terms (net 30), for listings whose seller enabled instant ' +
     'checkout and orders under the bulk threshold (100 units or $5,000 per line) and within stock; otherwise the ' +
@@ -186,6 +196,7 @@ export const getOrderStatusTool = (
   orders: OrderOperations,
 ): Tool<typeof getOrderStatusInput, z.infer<typeof orderStatusOutput>> => ({
   name: 'get_order_status',
+  examples: [{ order_id: 41 }],
   description:
     "Status, tracking and inspection deadline of one of the caller's own orders (the buyer's API key or agent " +
     "token); another buyer's order is not found.",
@@ -200,6 +211,14 @@ export const openDisputeTool = (
   orders: OrderOperations,
 ): Tool<typeof openDisputeInput, z.infer<typeof orderStatusOutput>> => ({
   name: 'open_dispute',
+  examples: [
+    {
+      order_id: 41,
+      reason: 'damaged',
+      description: 'Two of the ten units arrived with cracked housings.',
+      requested_action: 'partial_refund',
+    },
+  ],
   description:
     "Report a problem with one of the caller's delivered orders within its 48 h inspection window: the order " +
     'moves to issue_reported (it no longer completes by itself) and the marketplace operator is emailed the report.',
@@ -214,6 +233,7 @@ export const listMyOrdersTool = (
   orders: OrderOperations,
 ): Tool<typeof listOrdersInput, z.infer<typeof orderPageSchema>> => ({
   name: 'list_my_orders',
+  examples: [{ status: 'shipped', limit: 20 }],
   description:
     "The caller's own orders (buyer API key or agent token), newest first, optionally only those in one status " +
     '(awaiting_shipment, shipped, delivered, issue_reported, resolved, completed, cancelled); pass next_cursor as ' +
@@ -229,6 +249,7 @@ export const confirmOrderTool = (
   orders: OrderOperations,
 ): Tool<typeof confirmOrderInput, z.infer<typeof orderStatusOutput>> => ({
   name: 'confirm_order',
+  examples: [{ order_id: 41 }],
   description:
     "Confirm receipt of one of the caller's delivered orders before its 48 h inspection deadline: the order is " +
     'completed at once (it can then no longer be disputed). Confirming a completed order answers it unchanged.',
@@ -243,6 +264,7 @@ export const cancelOrderTool = (
   orders: OrderOperations,
 ): Tool<typeof cancelOrderInput, z.infer<typeof orderStatusOutput>> => ({
   name: 'cancel_order',
+  examples: [{ order_id: 41, reason: 'Ordered the wrong lot.' }],
   description:
     "Cancel one of the caller's orders that is still awaiting shipment: it becomes cancelled, its units go back " +
     'into stock and buyer and seller are emailed. Once shipped it cannot be cancelled (use open_dispute after ' +
@@ -259,6 +281,7 @@ export const getSellerOrdersTool = (
   orders: OrderOperations,
 ): Tool<typeof listOrdersInput, z.infer<typeof orderPageSchema>> => ({
   name: 'get_seller_orders',
+  examples: [{ status: 'awaiting_shipment', limit: 20 }],
   description:
     "The seller's own orders, newest first, optionally only those in one status (e.g. awaiting_shipment for " +
     'what to ship); pass next_cursor as cursor for the next page (limit 1-100, default 20).',
@@ -273,6 +296,7 @@ export const sellerCancelOrderTool = (
   orders: OrderOperations,
 ): Tool<typeof sellerCancelOrderInput, z.infer<typeof orderStatusOutput>> => ({
   name: 'seller_cancel_order',
+  examples: [{ order_id: 41, reason: 'The lot was damaged in our warehouse.' }],
   description:
     "Cancel one of the seller's orders awaiting shipment that it cannot fulfil, saying why: the order becomes " +
     'cancelled, its units go back into stock and buyer and seller are emailed. A shipped order cannot be ' +
@@ -289,6 +313,7 @@ export const bulkMarkShippedTool = (
   orders: OrderOperations,
 ): Tool<typeof bulkMarkShippedInput, z.infer<typeof bulkMarkShippedOutput>> => ({
   name: 'bulk_mark_shipped',
+  examples: [{ order_ids: [41, 42], tracking_number: '1Z999AA10123456784', carrier_name: 'UPS' }],
   description:
     "Mark up to 200 of the seller's orders awaiting shipment as shipped with the tracking details. Ids that are " +
     "not the seller's orders, or that cannot be shipped, are skipped with a reason; repeating a call changes nothing.",
@@ -313,6 +338,7 @@ export const bulkExportOrdersTool = (
   orders: OrderOperations,
 ): Tool<typeof bulkExportOrdersInput, z.infer<typeof bulkExportOutput>> => ({
   name: 'bulk_export_orders',
+  examples: [{ order_ids: [41, 42] }],
   description:
     "The seller's orders among up to 200 ids as CSV (Order ID, Product, Buyer, Quantity, Total in cents, Status, " +
     "Date placed), safe to open in a spreadsheet; ids that are not the seller's orders are listed, not exported.",
@@ -327,6 +353,7 @@ export const sellerInboxSummariseTool = (
   orders: OrderOperations,
 ): Tool<typeof sellerInboxSummariseInput, z.infer<typeof inboxOutput>> => ({
   name: 'seller_inbox_summarise',
+  examples: [{ window_hours: 24, limit: 10 }],
   description:
     'A read-only digest for the seller: orders placed and quote requests still pending that arrived in the last ' +
     'window_hours, open ' +

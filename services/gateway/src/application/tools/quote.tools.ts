@@ -103,6 +103,18 @@ export const requestQuoteTool = (
   limiter: RateLimiter,
 ): Tool<typeof requestQuoteInput, z.output<typeof submittedQuoteRequestSchema>> => ({
   name: 'request_quote',
+  examples: [
+    {
+      product_id: 'product_12',
+      quantity: 500,
+      buyer_email: 'purchasing@buyer.example',
+      buyer_company: 'Buyer Co',
+      target_price: 2000,
+      message: 'Can you do 500 units delivered by the 15th?',
+      shipping_destination: 'Columbus, OH, US',
+      idempotency_key: 'quote-2026-11-26-0001',
+    },
+  ],
   description:
     `Ask the seller of a product for a bulk quote; the quantity may exceed the listed stock. The seller is ` +
     `emailed and usually answers within ${QUOTE_LIMITS.expectedResponse}. Anonymous callers are limited per IP ` +
@@ -135,6 +147,7 @@ export const getQuoteRequestsTool = (
   quotes: QuoteRequests,
 ): Tool<typeof getQuoteRequestsInput, z.output<typeof quoteRequestListOutput>> => ({
   name: 'get_quote_requests',
+  examples: [{ status: 'pending' }],
   description:
     "The calling seller's quote requests, newest first: pending (default), responded or all. Needs the seller API key.",
   inputSchema: getQuoteRequestsInput,
@@ -148,6 +161,9 @@ export const respondToQuoteTool = (
   quotes: QuoteRequests,
 ): Tool<typeof respondToQuoteInput, z.output<typeof sellerQuoteRequestOutput>> => ({
   name: 'respond_to_quote',
+  examples: [
+    { quote_request_id: 7, action: 'counter', counter_price: 2300, message: 'Best we can do for 500 units.' },
+  ],
   description:
     'Answer one of your pending quote requests, or the buyer counter-offer on it: accept (at the buyer ' +
     'counter price, else the target price, else the listed price), counter with counter_price (cents per unit, ' +
@@ -166,6 +182,10 @@ export const respondToCounterOfferTool = (
   quotes: QuoteRequests,
 ): Tool<typeof respondToQuoteInput, z.output<typeof buyerQuoteRequestSchema>> => ({
   name: 'respond_to_counter_offer',
+  examples: [
+    { quote_request_id: 7, action: 'counter', counter_price: 2100, message: 'Meet us at $21.00?' },
+    { quote_request_id: 7, action: 'accept' },
+  ],
   description:
     "Answer the seller's open counter-offer on your quote request (negotiation_state awaiting_buyer): accept " +
     '(the price is agreed and can be bought for 7 days), counter with counter_price (cents per unit; the ' +
@@ -200,6 +220,7 @@ export const claimQuoteTool = (
   quotes: QuoteRequests,
 ): Tool<typeof claimQuoteInput, z.output<typeof buyerQuoteRequestSchema>> => ({
   name: 'claim_quote',
+  examples: [{ quote_request_id: 7, claim_token: 'qct_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }],
   description:
     'Claim a quote request made without an account for your buyer account, with the claim_token of its ' +
     'request_quote answer or of the buyer email; then check it out with quote_request_id at the agreed price. ' +
@@ -222,6 +243,7 @@ export const getQuoteStatusTool = (
   quotes: QuoteRequests,
 ): Tool<typeof getQuoteStatusInput, z.output<typeof buyerQuoteRequestSchema>> => ({
   name: 'get_quote_status',
+  examples: [{ quote_request_id: 7 }],
   description:
     "One of your quote requests: its status, the seller's answer, the agreed unit price, until when it can be " +
     'bought, and how to buy. With your buyer API key or agent token, or, for a request made without an ' +
@@ -255,6 +277,7 @@ export const listMyQuotesTool = (
   quotes: QuoteRequests,
 ): Tool<typeof listMyQuotesInput, z.output<typeof buyerQuoteRequestListSchema>> => ({
   name: 'list_my_quotes',
+  examples: [{ status: 'responded', limit: 20 }],
   description:
     'Your quote requests (asked with your key or token, or claimed), newest first, each with its status, the ' +
     "seller's answer, the agreed price and how to buy: status pending, responded or all (default); limit and " +

@@ -12,6 +12,7 @@ export const rotateWebhookSecretTool = (
   subscriptions: SubscriptionCommands,
 ): Tool<typeof rotateWebhookSecretToolInputSchema, RotatedSecret> => ({
   name: 'rotate_webhook_secret',
+  examples: [{ subscription_id: 'sub_0123456789abcdef01234567' }],
   description:
     'Issue a new webhook signing secret (whsec_…) for a saved search, shown once. The owner calls it with its ' +
     'API key or agent token; an anonymous subscription with current_secret, the secret it holds. For 24 hours ' +

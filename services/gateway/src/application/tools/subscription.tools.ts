@@ -16,6 +16,12 @@ export const subscribeToQueryTool = (
   limiter: RateLimiter,
 ): Tool<typeof subscribeInputSchema, SubscribeOutput> => ({
   name: 'subscribe_to_query',
+  examples: [
+    {
+      query: { category: 'electronics', maxPrice: 5000, minQuantity: 100 },
+      channels: [{ type: 'mcp_resource' }],
+    },
+  ],
   description:
     'Save a marketplace search and get notified when a new public listing matches it: a signed webhook POST ' +
     '(saved_search.match, HMAC-SHA256 in X-Marketplace-Signature under the webhook_secret returned once here), ' +

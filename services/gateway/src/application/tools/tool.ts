@@ -29,6 +29,8 @@ export interface Tool<S extends z.ZodType = z.ZodType, R = unknown> {
   readonly outputSchema: z.ZodType<R>;
   readonly auth: ToolAuth;
   readonly annotations: ToolAnnotations;
+  /** Typical arguments, published as the input schema's `examples`; each must parse with `inputSchema`. */
+  readonly examples: readonly Record<string, unknown>[];
   /** `principal` is the caller behind an API key or agent token, undefined when anonymous. */
   handler(principal: Principal | undefined, input: z.output<S>): Promise<R>;
 }
