@@ -146,3 +146,5 @@ export type QuoteParty = (typeof QUOTE_PARTIES)[number];
  */
 export const QUOTE_NEGOTIATION_STATES = ['awaiting_seller', 'awaiting_buyer', 'agreed', 'declined'] as const;
 export type QuoteNegotiationState = (typeof QUOTE_NEGOTIATION_STATES)[number];
+
+export { isCountryCode } from './country-codes.js';

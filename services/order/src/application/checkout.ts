@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from '@marketplace/database';
 import type { CommandContext, RecordIdempotencyKey } from '@marketplace/eventsourcing';
@@ -17,6 +18,7 @@ import { PAYMENT_TERMS, streamIdOfOrder } from '../domain/order.rules.js';
 import type { OrderDependencies } from './order.dependencies.js';
 import type { QuoteRedemption } from './ports.js';
 import { CHECKOUT_STREAM_TYPE, ORDER_STREAM_TYPE } from './order.dependencies.js';
+import { isCountryCode } from '@marketplace/vocabulary';
 
 export interface CheckoutLineInput {
   readonly productId: string;
@@ -41,8 +43,8 @@ export interface CompletedCheckout {
   readonly orders: Order[];
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const COUNTRY = /^[A-Z]{2}$/;
+/** The same rule the gateway's schemas apply to an email address (zod's). */
+const emailAddress = z.email();
 /** How many times a reservation refused as a conflict is retried while the listing still has the units. */
 const RESERVE_ATTEMPTS = 5;
 
@@ -79,10 +81,10 @@ const validateInput = (input: CreateCheckoutInput): void => {
       message: `quote request ${line.quoteRequestId} is already on line_items/${first}: a quote is used once`,
     });
   });
-  if (input.buyer !== undefined && !EMAIL.test(input.buyer.email)) {
+  if (input.buyer !== undefined && !emailAddress.safeParse(input.buyer.email).success) {
     violations.push({ path: 'buyer/email', message: 'must be an email address' });
   }
-  if (input.shippingCountry !== undefined && !COUNTRY.test(input.shippingCountry)) {
+  if (input.shippingCountry !== undefined && !isCountryCode(input.shippingCountry)) {
     violations.push({ path: 'shipping_country', message: 'must be an ISO 3166-1 alpha-2 code' });
   }
   if (violations.length > 0) throw validationError('invalid checkout', violations);

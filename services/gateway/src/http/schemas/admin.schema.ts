@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ACCOUNT_ROLES } from '../../domain/account.js';
-import { isCountryCode } from '../../domain/country-codes.js';
 import { characterCount } from './validate.js';
+import { isCountryCode } from '@marketplace/vocabulary';
 
 const MAX_NAME_CHARACTERS = 200;
 /** RFC 5321 caps a forward path at 256 octets, so an address is at most 254 characters. */

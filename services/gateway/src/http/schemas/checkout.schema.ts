@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { parseProductId } from '@marketplace/platform';
-import { QUOTE_LIMITS } from '@marketplace/vocabulary';
-import { isCountryCode } from '../../domain/country-codes.js';
+import { isCountryCode, QUOTE_LIMITS } from '@marketplace/vocabulary';
 
 /** A sanity bound on one line, far above any bulk threshold (such lines are escalated, not refused). */
 export const MAX_LINE_QUANTITY = 1_000_000;
