@@ -270,6 +270,21 @@ describe.each(testEngines())('order application on $name', ({ create }) => {
         expect.objectContaining({ path: 'shipping_country' }),
       ]),
     });
+    // Two letters that name no country, and an address zod's rule refuses, as the gateway's schemas do.
+    await expect(
+      createCheckout(deps, {
+        ...buyerCall(),
+        lines: [{ productId: moq.productId, quantity: 10 }],
+        shippingCountry: 'XX',
+        buyer: { email: 'buyer@@example.com' },
+      }),
+    ).rejects.toMatchObject({
+      kind: 'validation',
+      violations: [
+        { path: 'buyer/email', message: 'must be an email address' },
+        { path: 'shipping_country', message: 'must be an ISO 3166-1 alpha-2 code' },
+      ],
+    });
     await expect(
       createCheckout(deps, {
         ...buyerCall(),
