@@ -1,6 +1,7 @@
 import type { Migration, Transaction } from '@marketplace/database';
 import { quoteIdent } from '@marketplace/database';
-import type { DisputeNotice, DisputeNotices } from '../application/ports.js';
+import type { DisputeNotices } from '../application/ports.js';
+import type { DisputeNotice } from '../domain/order.emails.js';
 
 /**
  * Every dispute's notice for the operator, written in the transaction of the IssueReported event (so no dispute

@@ -2,10 +2,12 @@ import type { Transaction } from '@marketplace/database';
 import { retryDelayAfter } from '@marketplace/outgoing-mail';
 import type { QueuedMail } from '@marketplace/outgoing-mail';
 import type { CommandContext } from '@marketplace/eventsourcing';
-import { escapeHtml, toIso, validationError } from '@marketplace/platform';
+import { toIso, validationError } from '@marketplace/platform';
 import type { CancelledBy, DisputeResolution, Order, OrderStatus } from '../domain/order.events.js';
 import { ORDER_STATUSES } from '../domain/order.events.js';
 import type { OrderDependencies } from './order.dependencies.js';
+import type { Party } from '../domain/order.emails.js';
+import { mailTo, orderLine } from '../domain/order.emails.js';
 import { ofBuyer, ofSeller, updateOrder } from './orders.js';
 
 /** Lists answer 1 to 100 orders a page (docs/specification.md, "Order lifecycle"). */
@@ -85,11 +87,6 @@ export const listDisputes = async (
   return listed(deps, { disputed: true, statuses }, input);
 };
 
-interface Party {
-  readonly to: string;
-  readonly role: 'buyer' | 'seller';
-}
-
 /** The buyer's address from the order; the seller's from the account events (`seller_contacts`). */
 const partiesOf = async (deps: OrderDependencies, tx: Transaction, order: Order): Promise<Party[]> => {
   const seller = await deps.sellerContacts.find(tx, order.sellerAccountId);
@@ -104,24 +101,6 @@ const partiesOf = async (deps: OrderDependencies, tx: Transaction, order: Order)
     ...(seller ? [{ to: seller.email, role: 'seller' as const }] : []),
   ];
 };
-
-const mailTo = (
-  party: Party,
-  kind: string,
-  order: Order,
-  subject: string,
-  lines: readonly string[],
-): QueuedMail => ({
-  to: party.to,
-  subject,
-  text: `${lines.join('\n')}\n`,
-  html: `<pre>${escapeHtml(lines.join('\n'))}</pre>`,
-  // Stable per order, event and party, so a queued notice is never queued twice.
-  messageId: `<order-${order.orderId}-${kind}-${party.role}@marketplace.invalid>`,
-});
-
-const orderLine = (order: Order): string =>
-  `Order ${order.orderId}: ${order.quantity} x ${order.productName} (${order.productId}), total ${order.totalCents} ${order.currency} cents`;
 
 const queueMail = async (deps: OrderDependencies, tx: Transaction, mail: QueuedMail[]): Promise<void> => {
   if (mail.length === 0) return;

@@ -1,8 +1,9 @@
 import type { CommandContext } from '@marketplace/eventsourcing';
 import type { Transaction } from '@marketplace/database';
 import { handleCommand } from '@marketplace/eventsourcing';
-import { escapeHtml, isAppError, notFound, toIso, validationError } from '@marketplace/platform';
-import type { DisputeNotice } from './ports.js';
+import { isAppError, notFound, validationError } from '@marketplace/platform';
+import type { DisputeNotice } from '../domain/order.emails.js';
+import { disputeNoticeEmail } from '../domain/order.emails.js';
 import type { OrderCommand } from '../domain/order.commands.js';
 import { orderDecider, validateTracking } from '../domain/order.decider.js';
 import type { DisputeReason, Order, RequestedAction, Tracking } from '../domain/order.events.js';
@@ -254,28 +255,6 @@ export const completeInspectedOrders = async (deps: OrderDependencies): Promise<
   return completed;
 };
 
-const noticeMail = (notice: DisputeNotice, to: string) => {
-  const lines = [
-    `Order ${notice.orderId}: ${notice.quantity} x ${notice.productName} (${notice.productId}), total ${notice.totalCents} ${notice.currency} cents`,
-    `Seller account ${notice.sellerAccountId}; buyer account ${notice.buyerAccountId}${notice.buyerEmail ? ` <${notice.buyerEmail}>` : ''}`,
-    `Reason: ${notice.reason}`,
-    `Requested action: ${notice.requestedAction ?? 'none given'}`,
-    `Reported at: ${toIso(notice.reportedAt)}`,
-    '',
-    notice.description,
-    '',
-    ...(notice.photoUrls.length > 0 ? ['Photos:', ...notice.photoUrls] : ['No photos.']),
-  ];
-  return {
-    to,
-    subject: `Dispute on order ${notice.orderId}: ${notice.reason}`,
-    text: `${lines.join('\n')}\n\nPayload: ${JSON.stringify(notice)}\n`,
-    html: `<pre>${escapeHtml(lines.join('\n'))}</pre><p>Payload:</p><pre>${escapeHtml(JSON.stringify(notice, null, 2))}</pre>`,
-    // Stable, so a repeat after a crash between sending and recording is recognisable.
-    messageId: `<dispute-order-${notice.orderId}@marketplace.invalid>`,
-  };
-};
-
 /** Notices turned into emails per transaction (the backlog of a start with `ADMIN_EMAIL` newly set). */
 const DISPUTE_MAILS_PER_TRANSACTION = 100;
 
@@ -293,7 +272,7 @@ export const queueDisputeMails = async (deps: OrderDependencies, tx: Transaction
   const now = deps.clock.now();
   await deps.outgoingMail.enqueue(
     tx,
-    notices.map((notice) => noticeMail(notice, to)),
+    notices.map((notice) => disputeNoticeEmail(notice, to)),
     now,
   );
   await deps.disputes.markQueued(

@@ -1,5 +1,6 @@
 import type { Queryable, Transaction } from '@marketplace/database';
 import type { ListingForCheckout } from '../domain/checkout.rules.js';
+import type { DisputeNotice } from '../domain/order.emails.js';
 import type { Order } from '../domain/order.events.js';
 
 /** The listing service as checkout sees it: the source of truth for price, seller and stock. */
@@ -135,24 +136,6 @@ export interface CheckoutCompletions {
   started(tx: Transaction, checkoutId: string, attempt: number, now: number): Promise<void>;
   ended(tx: Transaction, checkoutId: string): Promise<void>;
   startedBefore(db: Queryable, before: number, limit: number): Promise<string[]>;
-}
-
-/** What the operator is told about a dispute: the buyer's whole report and the order it concerns. */
-export interface DisputeNotice {
-  readonly orderId: number;
-  readonly productId: string;
-  readonly productName: string;
-  readonly quantity: number;
-  readonly totalCents: number;
-  readonly currency: string;
-  readonly sellerAccountId: number;
-  readonly buyerAccountId: number;
-  readonly buyerEmail: string;
-  readonly reason: string;
-  readonly description: string;
-  readonly requestedAction?: string | undefined;
-  readonly photoUrls: readonly string[];
-  readonly reportedAt: number;
 }
 
 export interface DisputeNotices {
