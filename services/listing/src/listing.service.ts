@@ -21,7 +21,6 @@ import { loadPlaceholderImages } from './adapters/placeholder-images.js';
 import { encodeListingEvent } from './adapters/listing-event.codec.js';
 import { productNumberSequence } from './adapters/product-number.sequence.js';
 import { startStalenessProjections } from './adapters/staleness.projections.js';
-import { startSellerListingsProjection } from './adapters/seller-listings.projection.js';
 import { SellerListingsTable } from './adapters/seller-listings.table.js';
 import { listSellerListings } from './application/list-seller-listings.js';
 import { StalenessTables } from './adapters/staleness.tables.js';
@@ -77,6 +76,7 @@ export const startListingService = async (options: ListingServiceOptions): Promi
   const recentImages = new RecentImageLibrary(imageLibrary);
   await recentImages.load(db);
   const placeholders = await loadPlaceholderImages(options.blobs);
+  const sellerListings = new SellerListingsTable(schema);
   const deps: ListingDependencies = {
     db,
     clock,
@@ -91,17 +91,11 @@ export const startListingService = async (options: ListingServiceOptions): Promi
     imageLibrary,
     recentImages,
     idempotencyKeys: new IdempotencyKeys(db, schema, clock),
+    sellerListings,
   };
   const writes: ListingWriteDependencies = { ...deps, lockStream: listingStreamLock(schema) };
   const stalenessTables = new StalenessTables(schema);
   const projections = await startStalenessProjections({ log, db, schema, tables: stalenessTables });
-  const sellerListings = new SellerListingsTable(schema);
-  try {
-    projections.push(await startSellerListingsProjection({ log, db, schema, table: sellerListings }));
-  } catch (error) {
-    await Promise.all(projections.map((projection) => projection.close()));
-    throw error;
-  }
   const outgoingMail = new OutgoingMailTable(schema);
   const mailWorker = startOutgoingMailWorker({
     db,

@@ -10,6 +10,7 @@ import { productNumberSequence } from '../src/adapters/product-number.sequence.j
 import type { CreateListingInput, ListingDependencies } from '../src/application/create-listing.js';
 import { createListing } from '../src/application/create-listing.js';
 import { TestImages } from './support/test-images.js';
+import { SellerListingsTable } from '../src/adapters/seller-listings.table.js';
 
 const NOW = Date.UTC(2026, 8, 1, 12, 0, 0);
 
@@ -45,6 +46,7 @@ describe.each(testEngines())('createListing on $name', ({ create }) => {
       clock: new ManualClock(NOW),
       allocateProductNumber: productNumberSequence(schema),
       idempotencyKeys: new IdempotencyKeys(db, schema, new ManualClock(NOW)),
+      sellerListings: new SellerListingsTable(schema),
       ...images.dependencies(schema),
     };
   });

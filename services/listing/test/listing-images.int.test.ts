@@ -13,6 +13,7 @@ import type { ListingDependencies } from '../src/application/create-listing.js';
 import { createListing } from '../src/application/create-listing.js';
 import type { ListingDraft } from '../src/domain/listing.commands.js';
 import { TestImages } from './support/test-images.js';
+import { SellerListingsTable } from '../src/adapters/seller-listings.table.js';
 
 const NOW = Date.UTC(2026, 8, 1, 12, 0, 0);
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
@@ -39,6 +40,7 @@ describe.each(testEngines())('listing images on $name', ({ create }) => {
       clock: new ManualClock(NOW),
       allocateProductNumber: productNumberSequence(schema),
       idempotencyKeys: new IdempotencyKeys(db, schema, new ManualClock(NOW)),
+      sellerListings: new SellerListingsTable(schema),
       ...images.dependencies(schema),
     };
   });

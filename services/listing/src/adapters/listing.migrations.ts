@@ -10,7 +10,7 @@ import {
   imageLibraryMigration,
   imageLibraryRecentMigration,
 } from './image-library.table.js';
-import { sellerListingsMigration } from './seller-listings.table.js';
+import { sellerListingsFromEventsMigration, sellerListingsMigration } from './seller-listings.table.js';
 import { productNumberSequenceMigration } from './product-number.sequence.js';
 import { stalenessMailQueueMigration, stalenessMigration } from './staleness.tables.js';
 
@@ -31,4 +31,5 @@ export const listingMigrations: readonly Migration[] = [
   outgoingMailMigration,
   stalenessMailQueueMigration,
   sellerListingsMigration,
+  sellerListingsFromEventsMigration,
 ];

@@ -1,14 +1,19 @@
 import type { Migration, Queryable } from '@marketplace/database';
+import type { CompanionWrite } from '@marketplace/eventsourcing';
 import { quoteIdent } from '@marketplace/database';
 import { parseProductId } from '@marketplace/platform';
 import type { Listing } from '../domain/listing.events.js';
 import type { SellerListingsQuery } from '../domain/seller-listings.query.js';
 import { statusOf } from '../domain/seller-listings.query.js';
-import type { SellerListingsPage, SellerListingsStore } from '../application/list-seller-listings.js';
+import type {
+  SellerListingRow,
+  SellerListingsPage,
+  SellerListingsStore,
+} from '../application/list-seller-listings.js';
 
 /**
- * Each listing as it stands, for its seller's list (`ListSellerListings`): projected from this service's own
- * events (state-carrying, so the newest version wins whatever order they arrive in). Listed in the order of
+ * Each listing as it stands, for its seller's list (`ListSellerListings`): written by the append of each of its
+ * events (`rowOf`), so the newest version wins and the list is never behind the seller's own writes. Listed in the order of
  * change, oldest first, so a sync client paging with `updated_since` never misses a listing changed meanwhile:
  * it moves to the end and is seen again.
  */
@@ -33,6 +38,34 @@ export const sellerListingsMigration: Migration = {
   `,
 };
 
+/**
+ * The list was a projection through the log before the appends wrote it: a listing whose last events the
+ * projection had not applied yet is brought up to date from the event store once, the newest version winning.
+ */
+export const sellerListingsFromEventsMigration: Migration = {
+  id: 'listing-008-seller-listings-from-events',
+  sql: (schema) => `
+    INSERT INTO ${schema}.seller_listings (product_id, product_number, seller_account_id, status, promote_publicly,
+                                           category, sku, updated_at_ms, version, listing)
+    SELECT DISTINCT ON (stream_id)
+           stream_id, substring(stream_id FROM '^product_([0-9]+)$')::bigint,
+           (data->'listing'->>'sellerAccountId')::bigint,
+           CASE WHEN data->'listing' ? 'withdrawnAt' THEN 'withdrawn'
+                WHEN (data->'listing'->>'quantity')::bigint > 0 THEN 'active'
+                ELSE 'sold_out' END,
+           (data->'listing'->>'promotePublicly')::boolean, data->'listing'->>'category', data->'listing'->>'sku',
+           (data->'listing'->>'updatedAt')::bigint, version, data->'listing'
+      FROM ${schema}.events
+     WHERE stream_type = 'listing'
+     ORDER BY stream_id, version DESC
+    ON CONFLICT (product_id) DO UPDATE
+      SET seller_account_id = EXCLUDED.seller_account_id, status = EXCLUDED.status,
+          promote_publicly = EXCLUDED.promote_publicly, category = EXCLUDED.category, sku = EXCLUDED.sku,
+          updated_at_ms = EXCLUDED.updated_at_ms, version = EXCLUDED.version, listing = EXCLUDED.listing
+      WHERE ${schema}.seller_listings.version < EXCLUDED.version;
+  `,
+};
+
 export class SellerListingsTable implements SellerListingsStore {
   private readonly table: string;
 
@@ -40,18 +73,24 @@ export class SellerListingsTable implements SellerListingsStore {
     this.table = `${quoteIdent(schema)}.seller_listings`;
   }
 
-  /** Keeps the newest version: a redelivered older event never moves a listing back. */
-  async record(q: Queryable, listing: Listing, version: number): Promise<void> {
-    await q.query(
-      `INSERT INTO ${this.table} (product_id, product_number, seller_account_id, status, promote_publicly,
-                                  category, sku, updated_at_ms, version, listing)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+  /**
+   * The listing's row as a companion of the append of its events (one statement for both, so the seller reads
+   * their own write at once): inserted, or replacing an older version.
+   */
+  rowOf({ listing, version }: SellerListingRow): CompanionWrite {
+    return {
+      sql: ({ whenAppended, firstParam: p }) => `INSERT INTO ${this.table}
+         (product_id, product_number, seller_account_id, status, promote_publicly, category, sku, updated_at_ms,
+          version, listing)
+       SELECT $${p}::text, $${p + 1}::bigint, $${p + 2}::bigint, $${p + 3}::text, $${p + 4}::boolean,
+              $${p + 5}::text, $${p + 6}::text, $${p + 7}::bigint, $${p + 8}::bigint, $${p + 9}::jsonb
+        WHERE ${whenAppended}
        ON CONFLICT (product_id) DO UPDATE
          SET seller_account_id = EXCLUDED.seller_account_id, status = EXCLUDED.status,
              promote_publicly = EXCLUDED.promote_publicly, category = EXCLUDED.category, sku = EXCLUDED.sku,
              updated_at_ms = EXCLUDED.updated_at_ms, version = EXCLUDED.version, listing = EXCLUDED.listing
          WHERE ${this.table}.version < EXCLUDED.version`,
-      [
+      params: [
         listing.productId,
         parseProductId(listing.productId) ?? 0,
         listing.sellerAccountId,
@@ -63,7 +102,7 @@ export class SellerListingsTable implements SellerListingsStore {
         version,
         JSON.stringify(listing),
       ],
-    );
+    };
   }
 
   /** One page of the seller's listings and how many match in all; `next` is absent on the last page. */

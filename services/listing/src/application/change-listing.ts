@@ -22,7 +22,10 @@ import { LISTING_STREAM_TYPE, readListingState } from './create-listing.js';
 /** Serialises the writers of one listing's stream inside their transaction (a PostgreSQL advisory lock). */
 export type LockListingStream = (tx: Transaction, productId: string) => Promise<void>;
 
-export type ListingWriteDependencies = Pick<ListingDependencies, 'db' | 'store' | 'clock' | 'images'> & {
+export type ListingWriteDependencies = Pick<
+  ListingDependencies,
+  'db' | 'store' | 'clock' | 'images' | 'sellerListings'
+> & {
   readonly lockStream: LockListingStream;
 };
 
@@ -75,6 +78,11 @@ const handleOnListing = async <T extends ExistingListingCommand['type']>(
       tx,
       command: commandFor(before),
       retryOnConflict: CONFLICT_RETRIES,
+      companion: ({ state: decided, version: decidedVersion }) => {
+        // Every listing command keeps a listing (a withdrawal marks it): an append without one is a bug.
+        if (decided.status !== 'listed') throw new Error(`${productId} has events but no listing`);
+        return deps.sellerListings.rowOf({ listing: decided.listing, version: decidedVersion });
+      },
     });
     if (state.status !== 'listed') throw notFound(`listing ${productId} does not exist`);
     return { listing: state.listing, version };

@@ -12,6 +12,7 @@ import type { ValidNewListing } from '../domain/listing.rules.js';
 import { validateNewListing } from '../domain/listing.rules.js';
 import type { ImageHostingDependencies } from './host-images.js';
 import { hostListingImages } from './host-images.js';
+import type { SellerListingRows } from './list-seller-listings.js';
 
 /** The stream type of listings: selects the topic `marketplace.listing.v1`. */
 export const LISTING_STREAM_TYPE = 'listing';
@@ -50,6 +51,8 @@ export interface ListingDependencies {
   readonly recentImages: RecentImages;
   /** The keys of the listings created with an idempotency key (`<schema>.idempotency_keys`). */
   readonly idempotencyKeys: IdempotencyKeys;
+  /** The seller's list of their listings, written with each append. */
+  readonly sellerListings: SellerListingRows;
 }
 
 export interface CreateListingInput {
@@ -150,6 +153,7 @@ const publishListing = async (
         events: decided,
         metadata: { actor: input.actor, correlationId: input.correlationId, traceparent: input.traceparent },
         now,
+        companion: deps.sellerListings.rowOf({ listing, version: 1 }),
       },
       tx,
     );

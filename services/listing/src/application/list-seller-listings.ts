@@ -1,4 +1,5 @@
 import type { Database, Queryable } from '@marketplace/database';
+import type { CompanionWrite } from '@marketplace/eventsourcing';
 import type { Listing } from '../domain/listing.events.js';
 import type {
   SellerListingsCursor,
@@ -12,13 +13,18 @@ export interface SellerListingRow {
   readonly version: number;
 }
 
+/** Every append to a listing's stream carries its row in the seller's list, in the same statement. */
+export interface SellerListingRows {
+  rowOf(row: SellerListingRow): CompanionWrite;
+}
+
 export interface SellerListingsPage {
   readonly listings: SellerListingRow[];
   readonly total: number;
   readonly next?: SellerListingsCursor;
 }
 
-/** The seller's listings as the projection keeps them (adapters/seller-listings.table.ts). */
+/** The seller's listings as the appends keep them (adapters/seller-listings.table.ts). */
 export interface SellerListingsStore {
   /** One page of the seller's listings and how many match in all; `next` is absent on the last page. */
   page(q: Queryable, query: SellerListingsQuery): Promise<SellerListingsPage>;
