@@ -136,6 +136,9 @@ const listing = {
   async setListingShipping() {
     throw new AppError('unavailable', 'not called by these tests');
   },
+  async bulkUpsertListings() {
+    throw new AppError('unavailable', 'not called by these tests');
+  },
 } satisfies listingV1.ListingServiceImplementation;
 
 const logLines: Array<Record<string, unknown>> = [];

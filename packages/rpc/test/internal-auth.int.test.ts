@@ -41,6 +41,7 @@ const listing = {
   withdrawListing: unused,
   relistListing: unused,
   setListingShipping: unused,
+  bulkUpsertListings: unused,
 } satisfies listingV1.ListingServiceImplementation;
 
 const refusals: Record<string, unknown>[] = [];

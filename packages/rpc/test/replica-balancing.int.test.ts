@@ -29,6 +29,7 @@ const replica = (name: string) => {
     withdrawListing: notUsed,
     relistListing: notUsed,
     setListingShipping: notUsed,
+    bulkUpsertListings: notUsed,
   } satisfies listingV1.ListingServiceImplementation;
   return { name, state, implementation };
 };

@@ -72,6 +72,19 @@ export const BULK_UPDATE_MODES = [
 export type BulkUpdateMode = (typeof BULK_UPDATE_MODES)[number];
 export const BULK_UPDATE_LIMITS = { maxItems: 200 } as const;
 
+/**
+ * How a bulk upsert keys its items (docs/specification.md, "Bulk upsert"): `create` makes a listing of every
+ * item; `upsert_by_sku` updates the seller's one listing with the item's sku and creates one where there is none
+ * (sku stays non-unique otherwise, so this is asked for, never assumed).
+ */
+export const BULK_UPSERT_MODES = ['create', 'upsert_by_sku'] as const;
+export type BulkUpsertMode = (typeof BULK_UPSERT_MODES)[number];
+export const BULK_UPSERT_LIMITS = {
+  maxItems: 1_000,
+  /** A call's deadline between services: 1,000 items with their image fetches take far longer than one write. */
+  callDeadlineMs: 120_000,
+} as const;
+
 /** A lot's freight terms (docs/specification.md, "Checkout and orders": freight). */
 export const SHIPPING_MODES = [
   'included',

@@ -39,6 +39,8 @@ import {
   updateListing,
 } from './application/change-listing.js';
 import { listingStreamLock } from './adapters/listing-stream.lock.js';
+import { BulkUpsertAnswersTable } from './adapters/bulk-upsert-answers.table.js';
+import { bulkUpsertListings } from './application/bulk-upsert.js';
 import { runStalenessCheck, scheduleStalenessCheck } from './application/staleness.js';
 import { LISTING_STALENESS } from '@marketplace/vocabulary';
 import { listingGrpcService } from './transport/listing.grpc.js';
@@ -94,6 +96,7 @@ export const startListingService = async (options: ListingServiceOptions): Promi
     sellerListings,
   };
   const writes: ListingWriteDependencies = { ...deps, lockStream: listingStreamLock(schema) };
+  const bulkAnswers = new BulkUpsertAnswersTable(schema, clock);
   const stalenessTables = new StalenessTables(schema);
   const projections = await startStalenessProjections({ log, db, schema, tables: stalenessTables });
   const outgoingMail = new OutgoingMailTable(schema);
@@ -123,10 +126,14 @@ export const startListingService = async (options: ListingServiceOptions): Promi
     intervalMs: IMAGE_LIBRARY_CATCH_UP_MS,
     logger,
   });
-  const keyPurge = schedulePeriodicJob('idempotency-key-purge', () => deps.idempotencyKeys.purgeExpired(), {
-    intervalMs: IDEMPOTENCY_KEY_PURGE_INTERVAL_MS,
-    logger,
-  });
+  const keyPurge = schedulePeriodicJob(
+    'idempotency-key-purge',
+    async () => (await deps.idempotencyKeys.purgeExpired()) + (await bulkAnswers.purgeExpired(db)),
+    {
+      intervalMs: IDEMPOTENCY_KEY_PURGE_INTERVAL_MS,
+      logger,
+    },
+  );
   const stopBackgroundWork = async (): Promise<void> => {
     await relay.stop();
     await staleness.stop();
@@ -153,6 +160,8 @@ export const startListingService = async (options: ListingServiceOptions): Promi
         withdrawListing: (input) => withdrawListing(writes, input),
         relistListing: (input) => relistListing(writes, input),
         setListingShipping: (input) => setListingShipping(writes, input),
+        bulkUpsertListings: (input) =>
+          bulkUpsertListings({ ...deps, ...writes, sellerListings, bulkAnswers }, input),
         listSellerListings: (sellerAccountId, filter) =>
           listSellerListings({ db, sellerListings }, sellerAccountId, filter),
       }),

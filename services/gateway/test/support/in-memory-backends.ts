@@ -61,6 +61,7 @@ export class InMemoryBackends {
       withdrawListing: notServedHere,
       relistListing: notServedHere,
       setListingShipping: notServedHere,
+      bulkUpsertListings: notServedHere,
     };
     const catalog: catalogV1.CatalogServiceImplementation = {
       searchProducts: async (request) => backends.search(request),

@@ -10,6 +10,7 @@ import {
   imageLibraryMigration,
   imageLibraryRecentMigration,
 } from './image-library.table.js';
+import { bulkUpsertAnswersMigration } from './bulk-upsert-answers.table.js';
 import { sellerListingsFromEventsMigration, sellerListingsMigration } from './seller-listings.table.js';
 import { productNumberSequenceMigration } from './product-number.sequence.js';
 import { stalenessMailQueueMigration, stalenessMigration } from './staleness.tables.js';
@@ -17,7 +18,7 @@ import { stalenessMailQueueMigration, stalenessMigration } from './staleness.tab
 /**
  * Everything the listing schema holds: the event store (also the outbox), the product number sequence, the image
  * library, the staleness projections, the idempotency keys of created listings, the outgoing-mail queue of
- * the staleness reminders and the sellers' own lists of their listings.
+ * the staleness reminders, the sellers' own lists of their listings and the answers of keyed bulk upserts.
  */
 export const listingMigrations: readonly Migration[] = [
   ...eventStoreMigrations,
@@ -32,4 +33,5 @@ export const listingMigrations: readonly Migration[] = [
   stalenessMailQueueMigration,
   sellerListingsMigration,
   sellerListingsFromEventsMigration,
+  bulkUpsertAnswersMigration,
 ];

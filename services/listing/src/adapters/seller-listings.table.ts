@@ -105,6 +105,26 @@ export class SellerListingsTable implements SellerListingsStore {
     };
   }
 
+  /** The seller's listings with each of these skus (withdrawn ones too), by sku: one query for a whole bulk upsert. */
+  async bySkus(
+    q: Queryable,
+    sellerAccountId: number,
+    skus: readonly string[],
+  ): Promise<Map<string, SellerListingRow[]>> {
+    const bySku = new Map<string, SellerListingRow[]>();
+    if (skus.length === 0) return bySku;
+    const { rows } = await q.query<{ listing: Listing; version: string }>(
+      `SELECT listing, version FROM ${this.table} WHERE seller_account_id = $1 AND sku = ANY($2::text[])`,
+      [sellerAccountId, skus],
+    );
+    for (const row of rows) {
+      const listed = bySku.get(row.listing.sku) ?? [];
+      listed.push({ listing: row.listing, version: Number(row.version) });
+      bySku.set(row.listing.sku, listed);
+    }
+    return bySku;
+  }
+
   /** One page of the seller's listings and how many match in all; `next` is absent on the last page. */
   async page(q: Queryable, query: SellerListingsQuery): Promise<SellerListingsPage> {
     const conditions = ['seller_account_id = $1'];

@@ -65,18 +65,23 @@ const handleOnListing = async <T extends ExistingListingCommand['type']>(
   productId: string,
   commandFor: (state: ListingState) => CommandOf<T>,
   precondition?: Precondition,
-): Promise<VersionedListing> =>
+  appendsOnlyChanges = false,
+): Promise<VersionedListing & { readonly changed: boolean }> =>
   deps.db.transaction(async (tx) => {
     await deps.lockStream(tx, productId);
     const { state: before, version: versionBefore } = await readState(deps, productId, tx);
     precondition?.(before, versionBefore);
+    const command = commandFor(before);
+    if (appendsOnlyChanges && before.status === 'listed' && changesNothing(command, before)) {
+      return { listing: before.listing, version: versionBefore, changed: false };
+    }
     const { state, version } = await handleCommand({
       store: deps.store,
       decider: listingDecider,
       streamId: productId,
       streamType: LISTING_STREAM_TYPE,
       tx,
-      command: commandFor(before),
+      command,
       retryOnConflict: CONFLICT_RETRIES,
       companion: ({ state: decided, version: decidedVersion }) => {
         // Every listing command keeps a listing (a withdrawal marks it): an append without one is a bug.
@@ -85,8 +90,16 @@ const handleOnListing = async <T extends ExistingListingCommand['type']>(
       },
     });
     if (state.status !== 'listed') throw notFound(`listing ${productId} does not exist`);
-    return { listing: state.listing, version };
+    return { listing: state.listing, version, changed: true };
   });
+
+/** An update whose every field already holds the value sent (its event would name no changed field). */
+const changesNothing = (command: ExistingListingCommand, state: ListingState): boolean => {
+  if (command.type !== 'UpdateListing') return false;
+  return listingDecider
+    .decide(command, state)
+    .every((event) => event.type === 'ListingUpdated' && event.data.changedFields.length === 0);
+};
 
 /** Checks the state read under the stream's lock before the command is decided. */
 type Precondition = (state: ListingState, version: number) => void;
@@ -134,7 +147,23 @@ export interface UpdateListingInput extends CommandContext {
 export const updateListing = async (
   deps: ListingWriteDependencies,
   input: UpdateListingInput,
-): Promise<VersionedListing> => {
+): Promise<VersionedListing> => changeListing(deps, input, false);
+
+/**
+ * An update that appends nothing when every field already holds the value sent (a bulk upsert's `unchanged`,
+ * docs/specification.md, "Bulk upsert"): a sync that sends the same records again writes nothing. It is then
+ * no availability confirmation either; a PUT always is.
+ */
+export const updateListingIfChanged = (
+  deps: ListingWriteDependencies,
+  input: UpdateListingInput,
+): Promise<VersionedListing & { readonly changed: boolean }> => changeListing(deps, input, true);
+
+const changeListing = async (
+  deps: ListingWriteDependencies,
+  input: UpdateListingInput,
+  appendsOnlyChanges: boolean,
+): Promise<VersionedListing & { readonly changed: boolean }> => {
   const productId = knownProductId(input.productId);
   const { changes } = input;
   const sendsImages = changes.imageUrl !== undefined || changes.galleryImageUrls !== undefined;
@@ -155,6 +184,7 @@ export const updateListing = async (
       metadata: metadataOf(deps, input),
     }),
     versionIn(input.sellerAccountId, input.matchVersions),
+    appendsOnlyChanges,
   );
 };
 

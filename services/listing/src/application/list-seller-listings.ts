@@ -28,6 +28,12 @@ export interface SellerListingsPage {
 export interface SellerListingsStore {
   /** One page of the seller's listings and how many match in all; `next` is absent on the last page. */
   page(q: Queryable, query: SellerListingsQuery): Promise<SellerListingsPage>;
+  /** The seller's listings with each of these skus, by sku. */
+  bySkus(
+    q: Queryable,
+    sellerAccountId: number,
+    skus: readonly string[],
+  ): Promise<Map<string, SellerListingRow[]>>;
 }
 
 export interface SellerListingsResult {

@@ -7,7 +7,9 @@ import { listingV1 } from '@marketplace/proto';
 import type { GrpcService } from '@marketplace/rpc';
 import { toListingMessage } from '../adapters/listing-proto.mapper.js';
 import type { BulkUpdateInput, BulkUpdateResult, UpdateListingInput } from '../application/change-listing.js';
+import type { BulkUpsertInput } from '../application/bulk-upsert.js';
 import type { CreateListingInput, VersionedListing } from '../application/create-listing.js';
+import type { BulkUpsertItem, BulkUpsertOutcome } from '../domain/bulk-upsert.js';
 import type { SellerListingsResult } from '../application/list-seller-listings.js';
 import type { SellerListingsFilter } from '../domain/seller-listings.query.js';
 import type { ListingChanges, ListingDraft, ShippingDraft } from '../domain/listing.commands.js';
@@ -39,6 +41,7 @@ export interface ListingApplication {
   setListingShipping(
     input: CommandContext & { sellerAccountId: number; productId: string; shipping: ShippingDraft },
   ): Promise<VersionedListing>;
+  bulkUpsertListings(input: BulkUpsertInput): Promise<BulkUpsertOutcome[]>;
 }
 
 type ListingStatusInput = CommandContext & {
@@ -79,6 +82,45 @@ const changesOf = (changes: listingV1.ListingChanges | undefined): ListingChange
     ...(galleryImageUrls === undefined ? {} : { galleryImageUrls: galleryImageUrls.urls }),
   };
 };
+
+const DRAFT_FIELDS = new Set<string>(Object.keys(draftOf(listingV1.ListingDraft.fromPartial({}))));
+
+const bulkItemOf = (item: listingV1.BulkUpsertItem): BulkUpsertItem => ({
+  index: item.index,
+  draft: draftOf(item.draft),
+  // Only draft fields: anything else the caller named is not a field an update could replace.
+  fields: item.fields.filter((field): field is keyof ListingDraft => DRAFT_FIELDS.has(field)),
+});
+
+const BULK_UPSERT_MODES: Record<listingV1.BulkUpsertMode, string> = {
+  [listingV1.BulkUpsertMode.BULK_UPSERT_MODE_CREATE]: 'create',
+  [listingV1.BulkUpsertMode.BULK_UPSERT_MODE_UPSERT_BY_SKU]: 'upsert_by_sku',
+  // Left for the use case to refuse, naming the field.
+  [listingV1.BulkUpsertMode.BULK_UPSERT_MODE_UNSPECIFIED]: '',
+  [listingV1.BulkUpsertMode.UNRECOGNIZED]: '',
+};
+
+const BULK_UPSERT_STATUSES: Record<BulkUpsertOutcome['status'], listingV1.BulkUpsertStatus> = {
+  created: listingV1.BulkUpsertStatus.BULK_UPSERT_STATUS_CREATED,
+  updated: listingV1.BulkUpsertStatus.BULK_UPSERT_STATUS_UPDATED,
+  unchanged: listingV1.BulkUpsertStatus.BULK_UPSERT_STATUS_UNCHANGED,
+  error: listingV1.BulkUpsertStatus.BULK_UPSERT_STATUS_ERROR,
+};
+
+const bulkOutcomeMessageOf = (outcome: BulkUpsertOutcome): listingV1.BulkUpsertOutcome =>
+  outcome.status === 'error'
+    ? listingV1.BulkUpsertOutcome.fromPartial({
+        index: outcome.index,
+        status: BULK_UPSERT_STATUSES.error,
+        message: outcome.message,
+        violations: outcome.violations.map(({ path, message }) => ({ field: path, description: message })),
+      })
+    : listingV1.BulkUpsertOutcome.fromPartial({
+        index: outcome.index,
+        status: BULK_UPSERT_STATUSES[outcome.status],
+        productId: outcome.productId,
+        version: outcome.version,
+      });
 
 interface CommandRequest {
   readonly actor?: listingV1.UpdateListingRequest['actor'];
@@ -164,6 +206,16 @@ export const listingGrpcService = (
         ...sellerContextOf(request, context),
       });
       return listingReply(updated);
+    },
+    async bulkUpsertListings(request, context) {
+      const outcomes = await application.bulkUpsertListings({
+        sellerAccountId: request.sellerAccountId,
+        mode: BULK_UPSERT_MODES[request.mode],
+        items: request.items.map(bulkItemOf),
+        idempotencyKey: request.idempotencyKey,
+        ...sellerContextOf(request, context),
+      });
+      return { outcomes: outcomes.map(bulkOutcomeMessageOf) };
     },
     async bulkUpdateListings(request, context) {
       const { updated, failures } = await application.bulkUpdateListings({

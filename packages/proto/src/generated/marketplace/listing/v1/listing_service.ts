@@ -10,6 +10,25 @@ import type { CallContext, CallOptions } from "nice-grpc-common";
 import { Actor } from "../../common/v1/actor.js";
 import { Listing, ListingShipping } from "./listing.js";
 
+export enum BulkUpsertMode {
+  BULK_UPSERT_MODE_UNSPECIFIED = 0,
+  /** BULK_UPSERT_MODE_CREATE - Every item creates a listing. */
+  BULK_UPSERT_MODE_CREATE = 1,
+  /** BULK_UPSERT_MODE_UPSERT_BY_SKU - An item updates the seller's one listing with its sku (the fields it sent), or creates one where none has it. */
+  BULK_UPSERT_MODE_UPSERT_BY_SKU = 2,
+  UNRECOGNIZED = -1,
+}
+
+export enum BulkUpsertStatus {
+  BULK_UPSERT_STATUS_UNSPECIFIED = 0,
+  BULK_UPSERT_STATUS_CREATED = 1,
+  BULK_UPSERT_STATUS_UPDATED = 2,
+  /** BULK_UPSERT_STATUS_UNCHANGED - The listing already held every value the item sent: nothing was written. */
+  BULK_UPSERT_STATUS_UNCHANGED = 3,
+  BULK_UPSERT_STATUS_ERROR = 4,
+  UNRECOGNIZED = -1,
+}
+
 export interface CreateListingRequest {
   actor: Actor | undefined;
   sellerAccountId: number;
@@ -241,6 +260,52 @@ export interface SetListingShippingRequest {
 
 export interface SetListingShippingResponse {
   listing: Listing | undefined;
+}
+
+export interface BulkUpsertItem {
+  /** The item's place in the client's request (items the gateway refused itself are not sent). */
+  index: number;
+  draft:
+    | ListingDraft
+    | undefined;
+  /**
+   * The draft fields the client sent, by their ListingDraft names in lowerCamelCase (priceCents, promotePublicly):
+   * an update replaces these and keeps the others.
+   */
+  fields: string[];
+}
+
+export interface BulkUpsertListingsRequest {
+  actor: Actor | undefined;
+  sellerAccountId: number;
+  mode: BulkUpsertMode;
+  /** 1 to 1,000. */
+  items: BulkUpsertItem[];
+  correlationId: string;
+  /** As in CreateListingRequest: a repeat answers exactly what the first call answered, writing nothing. */
+  idempotencyKey?: string | undefined;
+}
+
+export interface BulkUpsertFieldViolation {
+  /** The field, as the REST body names it (price, sku, galleryImageUrls/2). */
+  field: string;
+  description: string;
+}
+
+export interface BulkUpsertOutcome {
+  index: number;
+  status: BulkUpsertStatus;
+  /** Created, updated or unchanged: the listing and its version (its ETag). */
+  productId: string;
+  version: number;
+  /** Error: what is wrong, and the fields at fault when there are any. */
+  message: string;
+  violations: BulkUpsertFieldViolation[];
+}
+
+export interface BulkUpsertListingsResponse {
+  /** One per item sent, in the order sent. */
+  outcomes: BulkUpsertOutcome[];
 }
 
 function createBaseCreateListingRequest(): CreateListingRequest {
@@ -2752,6 +2817,439 @@ export const SetListingShippingResponse: MessageFns<SetListingShippingResponse> 
   },
 };
 
+function createBaseBulkUpsertItem(): BulkUpsertItem {
+  return { index: 0, draft: undefined, fields: [] };
+}
+
+export const BulkUpsertItem: MessageFns<BulkUpsertItem> = {
+  encode(message: BulkUpsertItem, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.index !== 0) {
+      writer.uint32(8).uint32(message.index);
+    }
+    if (message.draft !== undefined) {
+      ListingDraft.encode(message.draft, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.fields) {
+      writer.uint32(26).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BulkUpsertItem {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBulkUpsertItem();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.index = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.draft = ListingDraft.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.fields.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<BulkUpsertItem>): BulkUpsertItem {
+    return BulkUpsertItem.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<BulkUpsertItem>): BulkUpsertItem {
+    const message = createBaseBulkUpsertItem();
+    message.index = object.index ?? 0;
+    message.draft = (object.draft !== undefined && object.draft !== null)
+      ? ListingDraft.fromPartial(object.draft)
+      : undefined;
+    message.fields = object.fields?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseBulkUpsertListingsRequest(): BulkUpsertListingsRequest {
+  return { actor: undefined, sellerAccountId: 0, mode: 0, items: [], correlationId: "", idempotencyKey: undefined };
+}
+
+export const BulkUpsertListingsRequest: MessageFns<BulkUpsertListingsRequest> = {
+  encode(message: BulkUpsertListingsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.sellerAccountId !== 0) {
+      writer.uint32(16).int64(message.sellerAccountId);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(24).int32(message.mode);
+    }
+    for (const v of message.items) {
+      BulkUpsertItem.encode(v!, writer.uint32(34).fork()).join();
+    }
+    if (message.correlationId !== "") {
+      writer.uint32(42).string(message.correlationId);
+    }
+    if (message.idempotencyKey !== undefined) {
+      writer.uint32(50).string(message.idempotencyKey);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BulkUpsertListingsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBulkUpsertListingsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.sellerAccountId = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.items.push(BulkUpsertItem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.correlationId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<BulkUpsertListingsRequest>): BulkUpsertListingsRequest {
+    return BulkUpsertListingsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<BulkUpsertListingsRequest>): BulkUpsertListingsRequest {
+    const message = createBaseBulkUpsertListingsRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
+    message.sellerAccountId = object.sellerAccountId ?? 0;
+    message.mode = object.mode ?? 0;
+    message.items = object.items?.map((e) => BulkUpsertItem.fromPartial(e)) || [];
+    message.correlationId = object.correlationId ?? "";
+    message.idempotencyKey = object.idempotencyKey ?? undefined;
+    return message;
+  },
+};
+
+function createBaseBulkUpsertFieldViolation(): BulkUpsertFieldViolation {
+  return { field: "", description: "" };
+}
+
+export const BulkUpsertFieldViolation: MessageFns<BulkUpsertFieldViolation> = {
+  encode(message: BulkUpsertFieldViolation, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.field !== "") {
+      writer.uint32(10).string(message.field);
+    }
+    if (message.description !== "") {
+      writer.uint32(18).string(message.description);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BulkUpsertFieldViolation {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBulkUpsertFieldViolation();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.field = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<BulkUpsertFieldViolation>): BulkUpsertFieldViolation {
+    return BulkUpsertFieldViolation.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<BulkUpsertFieldViolation>): BulkUpsertFieldViolation {
+    const message = createBaseBulkUpsertFieldViolation();
+    message.field = object.field ?? "";
+    message.description = object.description ?? "";
+    return message;
+  },
+};
+
+function createBaseBulkUpsertOutcome(): BulkUpsertOutcome {
+  return { index: 0, status: 0, productId: "", version: 0, message: "", violations: [] };
+}
+
+export const BulkUpsertOutcome: MessageFns<BulkUpsertOutcome> = {
+  encode(message: BulkUpsertOutcome, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.index !== 0) {
+      writer.uint32(8).uint32(message.index);
+    }
+    if (message.status !== 0) {
+      writer.uint32(16).int32(message.status);
+    }
+    if (message.productId !== "") {
+      writer.uint32(26).string(message.productId);
+    }
+    if (message.version !== 0) {
+      writer.uint32(32).int64(message.version);
+    }
+    if (message.message !== "") {
+      writer.uint32(42).string(message.message);
+    }
+    for (const v of message.violations) {
+      BulkUpsertFieldViolation.encode(v!, writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BulkUpsertOutcome {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBulkUpsertOutcome();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.index = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.version = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.violations.push(BulkUpsertFieldViolation.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<BulkUpsertOutcome>): BulkUpsertOutcome {
+    return BulkUpsertOutcome.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<BulkUpsertOutcome>): BulkUpsertOutcome {
+    const message = createBaseBulkUpsertOutcome();
+    message.index = object.index ?? 0;
+    message.status = object.status ?? 0;
+    message.productId = object.productId ?? "";
+    message.version = object.version ?? 0;
+    message.message = object.message ?? "";
+    message.violations = object.violations?.map((e) => BulkUpsertFieldViolation.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseBulkUpsertListingsResponse(): BulkUpsertListingsResponse {
+  return { outcomes: [] };
+}
+
+export const BulkUpsertListingsResponse: MessageFns<BulkUpsertListingsResponse> = {
+  encode(message: BulkUpsertListingsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.outcomes) {
+      BulkUpsertOutcome.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BulkUpsertListingsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBulkUpsertListingsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.outcomes.push(BulkUpsertOutcome.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<BulkUpsertListingsResponse>): BulkUpsertListingsResponse {
+    return BulkUpsertListingsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<BulkUpsertListingsResponse>): BulkUpsertListingsResponse {
+    const message = createBaseBulkUpsertListingsResponse();
+    message.outcomes = object.outcomes?.map((e) => BulkUpsertOutcome.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /**
  * The write side of listings. Validation failures are INVALID_ARGUMENT with google.rpc.BadRequest
  * field violations; an unknown listing is NOT_FOUND; another seller's listing is PERMISSION_DENIED.
@@ -2840,8 +3338,8 @@ export const ListingServiceDefinition = {
       options: {},
     },
     /**
-     * The calling seller's own listings, filtered, oldest change first, by cursor (a read model kept from this
-     * service's own events: a change shows after the projection applied it, GetListing is read-your-writes).
+     * The calling seller's own listings, filtered, oldest change first, by cursor (a table each append writes in
+     * the same statement: read-your-writes, like GetListing).
      */
     listSellerListings: {
       name: "ListSellerListings",
@@ -2881,6 +3379,19 @@ export const ListingServiceDefinition = {
       requestType: SetListingShippingRequest as typeof SetListingShippingRequest,
       requestStream: false,
       responseType: SetListingShippingResponse as typeof SetListingShippingResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * Creates or updates up to 1,000 of the seller's listings (docs/specification.md, "Bulk upsert"): each item is
+     * created, updated, unchanged or refused on its own. INVALID_ARGUMENT only for the request as a whole (mode,
+     * item count, idempotency key).
+     */
+    bulkUpsertListings: {
+      name: "BulkUpsertListings",
+      requestType: BulkUpsertListingsRequest as typeof BulkUpsertListingsRequest,
+      requestStream: false,
+      responseType: BulkUpsertListingsResponse as typeof BulkUpsertListingsResponse,
       responseStream: false,
       options: {},
     },
@@ -2939,8 +3450,8 @@ export interface ListingServiceImplementation<CallContextExt = {}> {
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<ReleaseStockResponse>>;
   /**
-   * The calling seller's own listings, filtered, oldest change first, by cursor (a read model kept from this
-   * service's own events: a change shows after the projection applied it, GetListing is read-your-writes).
+   * The calling seller's own listings, filtered, oldest change first, by cursor (a table each append writes in
+   * the same statement: read-your-writes, like GetListing).
    */
   listSellerListings(
     request: ListSellerListingsRequest,
@@ -2967,6 +3478,15 @@ export interface ListingServiceImplementation<CallContextExt = {}> {
     request: SetListingShippingRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<SetListingShippingResponse>>;
+  /**
+   * Creates or updates up to 1,000 of the seller's listings (docs/specification.md, "Bulk upsert"): each item is
+   * created, updated, unchanged or refused on its own. INVALID_ARGUMENT only for the request as a whole (mode,
+   * item count, idempotency key).
+   */
+  bulkUpsertListings(
+    request: BulkUpsertListingsRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<BulkUpsertListingsResponse>>;
 }
 
 export interface ListingServiceClient<CallOptionsExt = {}> {
@@ -3021,8 +3541,8 @@ export interface ListingServiceClient<CallOptionsExt = {}> {
     options?: CallOptions & CallOptionsExt,
   ): Promise<ReleaseStockResponse>;
   /**
-   * The calling seller's own listings, filtered, oldest change first, by cursor (a read model kept from this
-   * service's own events: a change shows after the projection applied it, GetListing is read-your-writes).
+   * The calling seller's own listings, filtered, oldest change first, by cursor (a table each append writes in
+   * the same statement: read-your-writes, like GetListing).
    */
   listSellerListings(
     request: DeepPartial<ListSellerListingsRequest>,
@@ -3049,6 +3569,15 @@ export interface ListingServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<SetListingShippingRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<SetListingShippingResponse>;
+  /**
+   * Creates or updates up to 1,000 of the seller's listings (docs/specification.md, "Bulk upsert"): each item is
+   * created, updated, unchanged or refused on its own. INVALID_ARGUMENT only for the request as a whole (mode,
+   * item count, idempotency key).
+   */
+  bulkUpsertListings(
+    request: DeepPartial<BulkUpsertListingsRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<BulkUpsertListingsResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;

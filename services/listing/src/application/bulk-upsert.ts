@@ -1,0 +1,157 @@
+import { createHash } from 'node:crypto';
+import type { Queryable } from '@marketplace/database';
+import type { CommandContext, IdempotentRequest } from '@marketplace/eventsourcing';
+import { idempotencyScopeOf, idempotentRequestOf } from '@marketplace/eventsourcing';
+import { isAppError, validationError } from '@marketplace/platform';
+import type { BulkUpsertMode } from '@marketplace/vocabulary';
+import { BULK_UPSERT_LIMITS, BULK_UPSERT_MODES } from '@marketplace/vocabulary';
+import type { BulkUpsertItem, BulkUpsertOutcome, BulkUpsertStep } from '../domain/bulk-upsert.js';
+import { planBulkUpsert } from '../domain/bulk-upsert.js';
+import type { ListingWriteDependencies } from './change-listing.js';
+import { updateListingIfChanged } from './change-listing.js';
+import type { ListingDependencies } from './create-listing.js';
+import { createListing } from './create-listing.js';
+import type { SellerListingRows, SellerListingsStore } from './list-seller-listings.js';
+
+/** The recorded answers of keyed bulk upserts (adapters/bulk-upsert-answers.table.ts). */
+export interface BulkUpsertAnswers {
+  /** The answer a key gave; undefined when unseen; an idempotency conflict when it was for another request. */
+  find(q: Queryable, request: IdempotentRequest): Promise<BulkUpsertOutcome[] | undefined>;
+  /** Records the answer, or answers the one a concurrent twin recorded first. */
+  record(
+    q: Queryable,
+    request: IdempotentRequest,
+    outcomes: readonly BulkUpsertOutcome[],
+  ): Promise<BulkUpsertOutcome[]>;
+}
+
+export type BulkUpsertDependencies = ListingDependencies &
+  ListingWriteDependencies & {
+    readonly sellerListings: SellerListingsStore & SellerListingRows;
+    readonly bulkAnswers: BulkUpsertAnswers;
+  };
+
+export interface BulkUpsertInput extends CommandContext {
+  readonly sellerAccountId: number;
+  readonly mode: string;
+  readonly items: readonly BulkUpsertItem[];
+  readonly idempotencyKey?: string | undefined;
+}
+
+/**
+ * Items run a few at a time: each fetches its images with no transaction open, and the pool's other callers
+ * keep their connections (docs/specification.md, "Bulk upsert").
+ */
+const ITEMS_AT_ONCE = 8;
+
+const isBulkUpsertMode = (mode: string): mode is BulkUpsertMode =>
+  (BULK_UPSERT_MODES as readonly string[]).includes(mode);
+
+const checkRequest = (input: BulkUpsertInput): BulkUpsertMode => {
+  const violations = [];
+  if (!isBulkUpsertMode(input.mode)) {
+    violations.push({ path: 'mode', message: `must be one of ${BULK_UPSERT_MODES.join(', ')}` });
+  }
+  if (input.items.length < 1 || input.items.length > BULK_UPSERT_LIMITS.maxItems) {
+    violations.push({ path: 'items', message: `must hold 1 to ${BULK_UPSERT_LIMITS.maxItems} items` });
+  }
+  if (violations.length > 0 || !isBulkUpsertMode(input.mode)) {
+    throw validationError('invalid bulk upsert', violations);
+  }
+  return input.mode;
+};
+
+/**
+ * The key of one created item: derived from the call's key, so a retried or concurrent call creates each item at
+ * most once (the keys of single creates do the work), and short enough for any client key.
+ */
+const itemKeyOf = (key: string, index: number): string =>
+  `bulk-${createHash('sha256').update(key).digest('hex').slice(0, 40)}-${index}`;
+
+const outcomeOfError = (index: number, error: unknown): BulkUpsertOutcome => {
+  if (!isAppError(error) || error.kind === 'unavailable') throw error;
+  return { index, status: 'error', message: error.message, violations: error.violations };
+};
+
+const runStep = async (
+  deps: BulkUpsertDependencies,
+  input: BulkUpsertInput,
+  step: BulkUpsertStep,
+): Promise<BulkUpsertOutcome> => {
+  const { index } = step;
+  const context = { actor: input.actor, correlationId: input.correlationId, traceparent: input.traceparent };
+  try {
+    switch (step.kind) {
+      case 'refused':
+        return { index, status: 'error', message: 'invalid item', violations: step.violations };
+      case 'create': {
+        const { listing, version } = await createListing(deps, {
+          ...context,
+          sellerAccountId: input.sellerAccountId,
+          draft: step.draft,
+          idempotencyKey:
+            input.idempotencyKey === undefined ? undefined : itemKeyOf(input.idempotencyKey, index),
+        });
+        return { index, status: 'created', productId: listing.productId, version };
+      }
+      case 'update': {
+        const { listing, version, changed } = await updateListingIfChanged(deps, {
+          ...context,
+          sellerAccountId: input.sellerAccountId,
+          productId: step.productId,
+          changes: step.changes,
+        });
+        return { index, status: changed ? 'updated' : 'unchanged', productId: listing.productId, version };
+      }
+    }
+  } catch (error) {
+    return outcomeOfError(index, error);
+  }
+};
+
+/** Runs `work` on every element, at most `limit` at a time, keeping the order of `elements` in the results. */
+const mapInPool = async <T, R>(
+  elements: readonly T[],
+  limit: number,
+  work: (element: T) => Promise<R>,
+): Promise<R[]> => {
+  const results = new Array<R>(elements.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < elements.length) {
+      const at = next++;
+      results[at] = await work(elements[at] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, elements.length) }, worker));
+  return results;
+};
+
+/**
+ * Creates or updates up to 1,000 of the seller's listings (docs/specification.md, "Bulk upsert"). The request
+ * as a whole is checked first (400 for a bad mode or item count); then each item is created, updated, left
+ * unchanged or refused on its own, in its own statement or transaction, so one bad item never fails the others.
+ * With an idempotency key, a repeat answers what the first call answered and writes nothing.
+ */
+export const bulkUpsertListings = async (
+  deps: BulkUpsertDependencies,
+  input: BulkUpsertInput,
+): Promise<BulkUpsertOutcome[]> => {
+  const mode = checkRequest(input);
+  const keyed = idempotentRequestOf(input.idempotencyKey, {
+    path: 'idempotency_key',
+    scope: idempotencyScopeOf({ accountId: input.sellerAccountId }),
+    operation: 'BulkUpsertListings',
+    request: { sellerAccountId: input.sellerAccountId, mode, items: input.items },
+  });
+  const earlier = keyed === undefined ? undefined : await deps.bulkAnswers.find(deps.db, keyed);
+  if (earlier !== undefined) return earlier;
+  const skus =
+    mode === 'upsert_by_sku'
+      ? [...new Set(input.items.flatMap(({ draft }) => (draft.sku === undefined ? [] : [draft.sku])))]
+      : [];
+  const existing = await deps.sellerListings.bySkus(deps.db, input.sellerAccountId, skus);
+  const steps = planBulkUpsert(mode, input.items, existing);
+  const outcomes = await mapInPool(steps, ITEMS_AT_ONCE, (step) => runStep(deps, input, step));
+  return keyed === undefined ? outcomes : deps.bulkAnswers.record(deps.db, keyed, outcomes);
+};

@@ -1,0 +1,227 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Database } from '@marketplace/database';
+import { dropSchema, freshSchemaName, testEngines } from '@marketplace/database/testing';
+import type { EventLog } from '@marketplace/eventlog';
+import { createEmbeddedEventLog } from '@marketplace/eventlog';
+import { createEmlMailer } from '@marketplace/mailer';
+import type { ServiceHandle } from '@marketplace/platform';
+import { AppError, createLogger, ManualClock } from '@marketplace/platform';
+import { listingV1 } from '@marketplace/proto';
+import { createGrpcClient, type GrpcClient } from '@marketplace/rpc';
+import { BULK_UPSERT_LIMITS } from '@marketplace/vocabulary';
+import { startListingService } from '../src/index.js';
+import { IMAGE_SERVER_ALLOW_LIST, TestImages } from './support/test-images.js';
+
+const NOW = Date.UTC(2026, 8, 1, 12, 0, 0);
+const SELLER = 31;
+const OTHER_SELLER = 32;
+const { BULK_UPSERT_MODE_CREATE: CREATE, BULK_UPSERT_MODE_UPSERT_BY_SKU: UPSERT } = listingV1.BulkUpsertMode;
+const S = listingV1.BulkUpsertStatus;
+const actorOf = (accountId: number) => ({ kind: 'seller', id: String(accountId) });
+
+/** A sync record as an ERP sends it: every field, so an update replaces them all. */
+const record = (index: number, sku: string, overrides: Partial<listingV1.ListingDraft> = {}) => {
+  const draft = listingV1.ListingDraft.fromPartial({
+    name: `Pallet of chargers ${sku}`,
+    description: 'Overstock, boxed',
+    sku,
+    category: 'electronics',
+    priceCents: 1_250,
+    quantity: 40,
+    promotePublicly: true,
+    ...overrides,
+  });
+  return {
+    index,
+    draft,
+    fields: ['name', 'description', 'sku', 'category', 'priceCents', 'quantity', 'promotePublicly'],
+  };
+};
+
+describe.each(testEngines())('BulkUpsertListings on $name', ({ create }) => {
+  const schema = freshSchemaName('bulk_upsert_test');
+  const logSchema = freshSchemaName('eventlog_test');
+  let db: Database;
+  let log: EventLog;
+  let images: TestImages;
+  let service: ServiceHandle;
+  let grpc: GrpcClient<listingV1.ListingServiceDefinition>;
+
+  const bulk = (
+    request: Partial<listingV1.BulkUpsertListingsRequest>,
+    seller = SELLER,
+  ): Promise<listingV1.BulkUpsertListingsResponse> =>
+    grpc.client.bulkUpsertListings(
+      listingV1.BulkUpsertListingsRequest.fromPartial({
+        actor: actorOf(seller),
+        sellerAccountId: seller,
+        mode: UPSERT,
+        ...request,
+      }),
+      { deadline: BULK_UPSERT_LIMITS.callDeadlineMs },
+    );
+  const statuses = (response: listingV1.BulkUpsertListingsResponse) =>
+    response.outcomes.map((outcome) => outcome.status);
+  const eventCount = async (): Promise<number> =>
+    Number((await db.query<{ n: string }>(`SELECT count(*) AS n FROM ${schema}.events`)).rows[0]?.n);
+  const listingOf = async (productId: string) =>
+    (await grpc.client.getListing({ productId })).listing as listingV1.Listing;
+
+  beforeAll(async () => {
+    db = await create();
+    images = await TestImages.start();
+    log = await createEmbeddedEventLog({ db, schema: logSchema });
+    service = await startListingService({
+      db,
+      log,
+      logger: createLogger({ service: 'bulk-upsert-test' }),
+      clock: new ManualClock(NOW),
+      grpc: { host: '127.0.0.1', port: 0 },
+      schema,
+      blobs: images.blobs,
+      outboundAllowList: IMAGE_SERVER_ALLOW_LIST,
+      mailer: createEmlMailer({
+        directory: mkdtempSync(join(tmpdir(), 'listing-mail-')),
+        from: 't@example.test',
+      }),
+    });
+    grpc = createGrpcClient(listingV1.ListingServiceDefinition, service.address);
+  }, 60_000);
+
+  afterAll(async () => {
+    grpc?.close();
+    await service?.stop();
+    await log?.close();
+    await images?.stop();
+    await dropSchema(db, schema);
+    await dropSchema(db, logSchema);
+    await db?.close();
+  });
+
+  it('upserts by sku: the first run creates, the same run again is unchanged and writes nothing', async () => {
+    const items = [record(0, 'SYNC-1'), record(1, 'SYNC-2', { imageUrl: images.server.imageUrl('charger') })];
+    const first = await bulk({ items });
+    expect(statuses(first)).toEqual([S.BULK_UPSERT_STATUS_CREATED, S.BULK_UPSERT_STATUS_CREATED]);
+    const events = await eventCount();
+    const again = await bulk({ items });
+    expect(statuses(again)).toEqual([S.BULK_UPSERT_STATUS_UNCHANGED, S.BULK_UPSERT_STATUS_UNCHANGED]);
+    expect(again.outcomes.map((outcome) => outcome.productId)).toEqual(
+      first.outcomes.map((o) => o.productId),
+    );
+    expect(await eventCount()).toBe(events);
+  });
+
+  it('updates the fields an item sent and keeps the others (PUT semantics), stock included', async () => {
+    const [created] = (await bulk({ items: [record(0, 'SYNC-3', { brand: 'Anker' })] })).outcomes;
+    const changed = await bulk({
+      items: [
+        {
+          index: 0,
+          draft: listingV1.ListingDraft.fromPartial({ sku: 'SYNC-3', priceCents: 990, quantity: 7 }),
+          fields: ['sku', 'priceCents', 'quantity'],
+        },
+      ],
+    });
+    expect(changed.outcomes[0]).toMatchObject({
+      status: S.BULK_UPSERT_STATUS_UPDATED,
+      productId: created?.productId,
+      version: 2,
+    });
+    expect(await listingOf(created?.productId ?? '')).toMatchObject({
+      priceCents: 990,
+      quantity: 7,
+      brand: 'Anker',
+      name: 'Pallet of chargers SYNC-3',
+      promotePublicly: true,
+    });
+  });
+
+  it('reports each bad item with its fields and writes the good ones; duplicate and shared skus are refused', async () => {
+    await bulk({ mode: CREATE, items: [record(0, 'TWIN'), record(1, 'TWIN')] });
+    const response = await bulk({
+      items: [
+        record(0, 'MIX-1'),
+        record(1, 'MIX-2', { priceCents: -5, category: 'spaceships' }),
+        record(2, 'MIX-1'),
+        record(3, 'TWIN'),
+        record(4, 'MIX-3'),
+      ],
+    });
+    expect(statuses(response)).toEqual([
+      S.BULK_UPSERT_STATUS_CREATED,
+      S.BULK_UPSERT_STATUS_ERROR,
+      S.BULK_UPSERT_STATUS_ERROR,
+      S.BULK_UPSERT_STATUS_ERROR,
+      S.BULK_UPSERT_STATUS_CREATED,
+    ]);
+    expect(response.outcomes[1]?.violations.map((violation) => violation.field).sort()).toEqual([
+      'category',
+      'price',
+    ]);
+    expect(response.outcomes[2]?.violations).toEqual([
+      { field: 'sku', description: 'appears earlier in this request (item 0): send it once' },
+    ]);
+    expect(response.outcomes[3]?.violations[0]?.description).toMatch(/names 2 of your listings/);
+  });
+
+  it('never touches another seller’s listing with the same sku, nor lets one seller act for another', async () => {
+    const [theirs] = (await bulk({ items: [record(0, 'SHARED', { priceCents: 100 })] }, OTHER_SELLER))
+      .outcomes;
+    const [mine] = (await bulk({ items: [record(0, 'SHARED', { priceCents: 200 })] })).outcomes;
+    expect(mine?.status).toBe(S.BULK_UPSERT_STATUS_CREATED);
+    expect(mine?.productId).not.toBe(theirs?.productId);
+    expect((await listingOf(theirs?.productId ?? '')).priceCents).toBe(100);
+    // The actor comes from the caller's verified token; it must be the seller the request names.
+    await expect(
+      bulk({ actor: actorOf(SELLER), sellerAccountId: OTHER_SELLER, items: [record(0, 'SHARED')] }),
+    ).rejects.toMatchObject({ kind: 'forbidden' });
+  });
+
+  it('replays a keyed call exactly, writes nothing the second time, and refuses the key for another request', async () => {
+    const items = [record(0, 'KEYED-1'), record(1, 'KEYED-2')];
+    const first = await bulk({ items, idempotencyKey: 'sync-2026-11-26' });
+    const events = await eventCount();
+    const replay = await bulk({ items, idempotencyKey: 'sync-2026-11-26' });
+    expect(replay).toEqual(first);
+    expect(statuses(replay)).toEqual([S.BULK_UPSERT_STATUS_CREATED, S.BULK_UPSERT_STATUS_CREATED]);
+    expect(await eventCount()).toBe(events);
+    await expect(
+      bulk({ items: [record(0, 'KEYED-3')], idempotencyKey: 'sync-2026-11-26' }),
+    ).rejects.toMatchObject({
+      kind: 'idempotency_conflict',
+    });
+  });
+
+  it('creates each item once when two calls with one key race', async () => {
+    const items = [record(0, 'RACE-1'), record(1, 'RACE-2')];
+    const [a, b] = await Promise.all([
+      bulk({ mode: CREATE, items, idempotencyKey: 'race' }),
+      bulk({ mode: CREATE, items, idempotencyKey: 'race' }),
+    ]);
+    expect(a).toEqual(b);
+    const rows = await db.query(`SELECT 1 FROM ${schema}.seller_listings WHERE sku LIKE 'RACE-%'`);
+    expect(rows.rows).toHaveLength(2);
+  });
+
+  it('takes 1,000 items in one call and refuses more, an empty call and a missing mode, naming the field', async () => {
+    const thousand = Array.from({ length: 1_000 }, (_, index) => record(index, `BIG-${index}`));
+    const started = performance.now();
+    const response = await bulk({ items: thousand });
+    console.info(`1,000 creates in one bulk call: ${Math.round(performance.now() - started)} ms`);
+    expect(response.outcomes).toHaveLength(1_000);
+    expect(response.outcomes.every((outcome) => outcome.status === S.BULK_UPSERT_STATUS_CREATED)).toBe(true);
+    expect(response.outcomes.map((outcome) => outcome.index)).toEqual(thousand.map((item) => item.index));
+    for (const [request, field] of [
+      [{ items: [...thousand, record(1_000, 'BIG-1000')] }, 'items'],
+      [{ items: [] }, 'items'],
+      [{ mode: listingV1.BulkUpsertMode.BULK_UPSERT_MODE_UNSPECIFIED, items: [record(0, 'X')] }, 'mode'],
+    ] as Array<[Partial<listingV1.BulkUpsertListingsRequest>, string]>) {
+      const refused = await bulk(request).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(AppError);
+      expect((refused as AppError).violations.map((violation) => violation.path)).toEqual([field]);
+    }
+  }, 120_000);
+});
