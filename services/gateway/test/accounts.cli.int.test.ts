@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Database } from '@marketplace/database';
 import { testEngines } from '@marketplace/database/testing';
-import { runAccountsCli } from '../src/cli/accounts.cli.js';
+import { runAccountsCli } from '../src/contexts/identity/accounts.cli.js';
 import { ADMIN_TOKEN, CapturedLog, TestGateway } from './support/gateway-harness.js';
 import { InMemoryBackends } from './support/in-memory-backends.js';
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import type { catalogV1 } from '@marketplace/proto';
-import { CatalogQueries } from '../src/application/catalog.queries.js';
-import { ProductViews } from '../src/application/product.views.js';
-import type { CatalogClient } from '../src/clients/catalog.client.js';
-import { marketplaceResources, marketplaceStats } from '../src/mcp/marketplace.resources.js';
-import { feedItemOf } from '../src/http/routes/feed.routes.js';
-import { escapeMarkdown, productMarkdown } from '../src/http/routes/markdown.routes.js';
-import { reverseDomainOf } from '../src/http/routes/discovery.routes.js';
+import { CatalogQueries } from '../src/contexts/catalog/catalog.queries.js';
+import { ProductViews } from '../src/edge/product.views.js';
+import type { CatalogClient } from '../src/contexts/catalog/catalog.client.js';
+import { marketplaceResources, marketplaceStats } from '../src/edge/mcp/marketplace.resources.js';
+import { feedItemOf } from '../src/contexts/catalog/feed.routes.js';
+import { escapeMarkdown, productMarkdown } from '../src/contexts/catalog/markdown.routes.js';
+import { reverseDomainOf } from '../src/edge/discovery/discovery.routes.js';
 
 const BASE = 'https://market.test';
 const views = new ProductViews(BASE);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Database } from '@marketplace/database';
 import { testEngines } from '@marketplace/database/testing';
-import { issueAgentToken } from '../src/domain/agent-token.js';
+import { issueAgentToken } from '../src/contexts/identity/domain/agent-token.js';
 import { ADMIN_TOKEN, CapturedLog, TestGateway } from './support/gateway-harness.js';
 import { InMemoryBackends } from './support/in-memory-backends.js';
 

@@ -5,8 +5,8 @@ import { testEngines } from '@marketplace/database/testing';
 import { ADMIN_TOKEN, CapturedLog, TestGateway, type Answer } from './support/gateway-harness.js';
 import { InMemoryBackends } from './support/in-memory-backends.js';
 import { malformedBodiesOf } from './support/malformed-bodies.js';
-import { createListingBodySchema } from '../src/http/schemas/create-listing.schema.js';
-import { updateListingBodySchema } from '../src/http/schemas/update-listing.schema.js';
+import { createListingBodySchema } from '../src/contexts/listings/create-listing.schema.js';
+import { updateListingBodySchema } from '../src/contexts/listings/update-listing.schema.js';
 
 /** Spec bar (issue 3): at least 1,000 malformed listing bodies, derived from the schemas the routes validate with. */
 const MALFORMED_LISTING_RUNS = 1_000;

@@ -1,13 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import { idempotencyKeyProblem } from '@marketplace/eventsourcing';
 import fc from 'fast-check';
-import { createToolRegistry } from '../src/application/tools/registry.js';
-import { takesIdempotencyKey } from '../src/application/tools/tool.js';
-import { checkIdempotencyKeyHeader } from '../src/http/idempotency-key.js';
-import { ROUTE_DOCS } from '../src/http/routes/openapi.routes.js';
-import { openApiDocument } from '../src/http/routes/openapi.document.js';
-import { idempotencyKeySchema } from '../src/http/schemas/idempotency-key.schema.js';
-import { describeTool } from '../src/mcp/tool-manifest.js';
+import { createToolRegistry } from '../src/edge/mcp/registry.js';
+import { takesIdempotencyKey } from '../src/edge/mcp/tool.js';
+import { checkIdempotencyKeyHeader } from '../src/edge/http/idempotency-key.js';
+import { ROUTE_DOCS } from '../src/edge/discovery/openapi.routes.js';
+import { openApiDocument } from '../src/edge/discovery/openapi.document.js';
+import { idempotencyKeySchema } from '../src/edge/schemas/idempotency-key.schema.js';
+import { describeTool } from '../src/edge/mcp/tool-manifest.js';
 
 type Operation = {
   readonly parameters?: { name: string; in: string; required: boolean; schema: Record<string, unknown> }[];

@@ -5,8 +5,8 @@ import { AppError, conflict, forbidden, notFound, unavailable, validationError }
 import { orderV1 } from '@marketplace/proto';
 import type { GrpcServer } from '@marketplace/rpc';
 import { startGrpcServer } from '@marketplace/rpc';
-import { rateLimitConfigSchema } from '../src/http/rate-limit.config.js';
-import { problemSchema } from '../src/http/routes/openapi.describe.js';
+import { rateLimitConfigSchema } from '../src/edge/http/rate-limit.config.js';
+import { problemSchema } from '../src/edge/discovery/openapi.describe.js';
 import { ADMIN_TOKEN, CapturedLog, TestGateway, type Answer } from './support/gateway-harness.js';
 import { InMemoryBackends } from './support/in-memory-backends.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { createLogger } from '@marketplace/platform';
-import { createGatewayApp, type GatewayDependencies } from '../src/http/app.js';
-import { ROUTE_DOCS } from '../src/http/routes/openapi.routes.js';
+import { createGatewayApp, type GatewayDependencies } from '../src/edge/app.js';
+import { ROUTE_DOCS } from '../src/edge/discovery/openapi.routes.js';
 
 /** The part of an Express 5 layer this test reads: a route's path and methods, or a mounted router's stack. */
 interface Layer {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import { CatalogQueries } from '../src/application/catalog.queries.js';
-import { ProductViews } from '../src/application/product.views.js';
-import type { ToolDependencies } from '../src/application/tools/registry.js';
-import { createToolRegistry, registryOf } from '../src/application/tools/registry.js';
-import { describeTool } from '../src/mcp/tool-manifest.js';
-import type { CatalogClient } from '../src/clients/catalog.client.js';
+import { CatalogQueries } from '../src/contexts/catalog/catalog.queries.js';
+import { ProductViews } from '../src/edge/product.views.js';
+import type { ToolDependencies } from '../src/edge/mcp/registry.js';
+import { createToolRegistry, registryOf } from '../src/edge/mcp/registry.js';
+import { describeTool } from '../src/edge/mcp/tool-manifest.js';
+import type { CatalogClient } from '../src/contexts/catalog/catalog.client.js';
 
 const unusedCatalog = {} as CatalogClient;
 const registry = createToolRegistry({

@@ -10,8 +10,8 @@ import { createEmbeddedEventLog } from '@marketplace/eventlog';
 import { dropSchema, freshSchemaName } from '@marketplace/database/testing';
 import type { Logger, ServiceHandle } from '@marketplace/platform';
 import { ManualClock, REDACTED_PATHS } from '@marketplace/platform';
-import type { GatewayOptions } from '../../src/gateway.service.js';
-import { startGateway } from '../../src/gateway.service.js';
+import type { GatewayOptions } from '../../src/edge/gateway.service.js';
+import { startGateway } from '../../src/edge/gateway.service.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
