@@ -43,7 +43,7 @@ const servedOperations = (stack: readonly Layer[]): string[] =>
       : servedOperations(layer.handle?.stack ?? []),
   );
 
-/** Every optional backend present, so that every router is mounted; building the app calls none of them. */
+/** The admin token set, so that every router is mounted; building the app calls no backend. */
 const unused = {} as never;
 const fullGateway = (): GatewayDependencies => ({
   identity: unused,

@@ -5,18 +5,11 @@ import helmet from 'helmet';
 import { httpServerTelemetry } from '@marketplace/telemetry';
 import type { BlobStore } from '@marketplace/blobstore';
 import type { Logger } from '@marketplace/platform';
-import { CatalogQueries } from '../contexts/catalog/catalog.queries.js';
 import type { IdentityService } from '../contexts/identity/identity.service.js';
-import { ListingCommands } from '../contexts/listings/listing.commands.js';
+import type { BackendClients } from './contexts.js';
+import { openContexts } from './contexts.js';
 import { ProductViews } from './product.views.js';
-import { createToolRegistry } from './mcp/registry.js';
-import { QuotePurchases } from '../contexts/quotes/quote-purchases.js';
-import { CheckoutConfirmations } from '../contexts/orders/checkout-confirmations.js';
-import { checkoutConfirmationRoutes } from '../contexts/orders/checkout-confirmation.routes.js';
-import type { CatalogClient } from '../contexts/catalog/catalog.client.js';
-import type { SubscriptionClient } from '../contexts/subscriptions/subscription.client.js';
-import { SubscriptionCommands } from '../contexts/subscriptions/subscription.commands.js';
-import type { ListingClient } from '../contexts/listings/listing.client.js';
+import { registryOf } from './mcp/registry.js';
 import { McpDispatcher } from './mcp/dispatcher.js';
 import { marketplaceResources } from './mcp/marketplace.resources.js';
 import { mcpRoutes } from './mcp/mcp.routes.js';
@@ -25,36 +18,15 @@ import { Problems } from './http/problem.js';
 import { requestLog } from './http/request-log.js';
 import { noStoreByDefault } from './http/cache-control.js';
 import { refuseHostileQuery } from './http/hostile-query.js';
-import { adminRoutes } from '../contexts/identity/admin.routes.js';
-import { adminDisputesRoutes } from '../contexts/orders/admin-disputes.routes.js';
-import { sellerWebhooksRoutes } from '../contexts/subscriptions/seller-webhooks.routes.js';
-import { SellerWebhooks } from '../contexts/subscriptions/seller-webhooks.js';
 import { asyncApiRoutes } from './discovery/asyncapi.routes.js';
-import { agentTokensRoutes } from '../contexts/identity/agent-tokens.routes.js';
-import { catalogRoutes } from '../contexts/catalog/catalog.routes.js';
 import { discoveryRoutes } from './discovery/discovery.routes.js';
-import { feedRoutes } from '../contexts/catalog/feed.routes.js';
 import type { ReadinessReport } from './http/health.routes.js';
 import { healthRoutes } from './http/health.routes.js';
 import { imagesRoutes } from './http/images.routes.js';
 import { policiesRoutes } from './discovery/policies.routes.js';
 import { serviceIndexRoutes } from './discovery/service-index.routes.js';
-import { markdownRoutes } from '../contexts/catalog/markdown.routes.js';
 import { openApiRoutes } from './discovery/openapi.routes.js';
 import { problemsRoutes } from './http/problems.routes.js';
-import { productsRoutes } from '../contexts/listings/products.routes.js';
-import { sitemapRoutes } from '../contexts/catalog/sitemap.routes.js';
-import { subscriptionsRoutes } from '../contexts/subscriptions/subscriptions.routes.js';
-import { checkoutRoutes } from '../contexts/orders/checkout.routes.js';
-import { ordersRoutes } from '../contexts/orders/orders.routes.js';
-import { sellerOrdersRoutes } from '../contexts/orders/seller-orders.routes.js';
-import type { OrderClient } from '../contexts/orders/order.client.js';
-import type { PendingQuotesOf } from '../contexts/orders/order.operations.js';
-import { OrderOperations, pendingQuotesVia } from '../contexts/orders/order.operations.js';
-import { QuoteRequests } from '../contexts/quotes/quote.requests.js';
-import type { Principal } from './account.js';
-import { QUOTE_LIMITS } from '@marketplace/vocabulary';
-import type { QuoteClient } from '../contexts/quotes/quote.client.js';
 import { authenticate, principalOf } from './http/auth.middleware.js';
 import {
   catalogReadLimit,
@@ -63,32 +35,12 @@ import {
   RateLimiter,
   rateLimit,
 } from './http/rate-limit.js';
-import { quotesRoutes } from '../contexts/quotes/quotes.routes.js';
 
 /** Bodies are small JSON documents: a full listing with 10,000 escaped characters stays far below this. */
-/** The caller's own quote request ids for completion/complete: a buyer's requests, or those a seller received. */
-const ownQuoteRequestIds = async (quotes: QuoteRequests, principal: Principal): Promise<string[]> => {
-  const { quote_requests: requests } =
-    principal.role === 'seller'
-      ? await quotes.list(principal, 'all', QUOTE_LIMITS.maxListLimit)
-      : await quotes.listMine(principal, { status: 'all', limit: QUOTE_LIMITS.maxListLimit, offset: 0 });
-  return requests.map((request) => String(request.quote_request_id));
-};
-
 export const DEFAULT_BODY_LIMIT_BYTES = 256 * 1024;
 
-export interface GatewayDependencies {
+export interface GatewayDependencies extends BackendClients {
   readonly identity: IdentityService;
-  readonly listing: ListingClient;
-  readonly catalog: CatalogClient;
-  /** Absent: no saved searches (routes 404, no subscribe_to_query tool, no subscription resource). */
-  readonly subscription?: SubscriptionClient | undefined;
-  /** Absent: no checkout, orders or order tools. */
-  readonly order?: OrderClient | undefined;
-  /** The seller's pending quotes for the inbox digest; absent without a quote service. */
-  readonly orderInboxQuotes?: PendingQuotesOf | undefined;
-  /** Absent: no quote requests (route 404, no quote tools). */
-  readonly quote?: QuoteClient | undefined;
   /** Counts catalog reads and quote requests; absent: no limits. */
   readonly rateLimiter?: RateLimiter | undefined;
   /** Reverse proxies in front setting X-Forwarded-For (`trust proxy`), for the client IP; default 0. */
@@ -140,84 +92,37 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
   app.use(healthRoutes(problems, deps.readiness));
   app.use(problemsRoutes(problems));
   app.use(imagesRoutes(problems, deps.images));
-  const catalogQueries = new CatalogQueries(deps.catalog, views);
   app.use(
     '/api/ucp/catalog',
     ...catalogReadLimit(authenticate(deps.identity, { required: false }), rateLimiter),
   );
-  app.use(catalogRoutes(problems, catalogQueries, deps.identity));
-  const quoteClient = deps.quote;
-  const quotes = quoteClient === undefined ? undefined : new QuoteRequests(quoteClient, deps.identity);
-  const listingCommands = new ListingCommands(deps.listing, views);
-  app.use(productsRoutes(problems, listingCommands, deps.identity, bodyLimitBytes));
-  app.use(agentTokensRoutes(problems, deps.identity, deps.logger));
-  if (deps.adminToken !== undefined) {
-    app.use(
-      adminRoutes({
-        problems,
-        identity: deps.identity,
-        adminToken: deps.adminToken,
-        logger: deps.logger,
-        bodyLimitBytes,
-      }),
-    );
-  }
-  const subscriptions =
-    deps.subscription === undefined ? undefined : new SubscriptionCommands(deps.subscription, publicBaseUrl);
-  if (subscriptions) {
-    app.use(subscriptionsRoutes(problems, subscriptions, deps.identity, bodyLimitBytes, rateLimiter));
-  }
-  if (deps.subscription !== undefined) {
-    app.use(
-      sellerWebhooksRoutes(problems, new SellerWebhooks(deps.subscription), deps.identity, bodyLimitBytes),
-    );
-  }
-  const orders =
-    deps.order === undefined
-      ? undefined
-      : new OrderOperations(
-          deps.order,
-          deps.orderInboxQuotes ??
-            (quoteClient && pendingQuotesVia((request) => quoteClient.listQuoteRequests(request))),
-        );
-  const quotePurchases = quotes && orders && new QuotePurchases(quotes, orders);
-  const confirmations =
-    orders && new CheckoutConfirmations(orders, deps.identity, deps.confirmationKey ?? randomBytes(32));
-  if (quotes) app.use(quotesRoutes(problems, quotes, deps.identity, rateLimiter, quotePurchases));
-  if (orders) {
-    app.use(checkoutRoutes(problems, orders, deps.identity, bodyLimitBytes));
-    if (confirmations) {
-      app.use(checkoutConfirmationRoutes(problems, confirmations, deps.identity, bodyLimitBytes));
-    }
-    app.use(ordersRoutes(problems, orders, deps.identity, bodyLimitBytes));
-    app.use(sellerOrdersRoutes(problems, orders, deps.identity, bodyLimitBytes));
-    if (deps.adminToken !== undefined) {
-      app.use(adminDisputesRoutes(problems, orders, deps.adminToken, bodyLimitBytes));
-    }
-  }
-  const tools = createToolRegistry({
-    catalog: catalogQueries,
-    subscriptions: subscriptions && { commands: subscriptions, limiter: rateLimiter },
-    orders,
-    listings: listingCommands,
-    quotes: quotes && { requests: quotes, limiter: rateLimiter },
-    quotePurchases,
-    confirmations,
-  });
+  const contexts = openContexts(
+    {
+      problems,
+      identity: deps.identity,
+      views,
+      rateLimiter,
+      logger: deps.logger,
+      publicBaseUrl,
+      bodyLimitBytes,
+      adminToken: deps.adminToken,
+    },
+    deps,
+    { confirmationKey: deps.confirmationKey ?? randomBytes(32) },
+  );
+  for (const context of contexts.surfaces) app.use(...context.routes);
+  const tools = registryOf(contexts.surfaces.flatMap((context) => context.tools));
   const mcpResources = marketplaceResources({
-    catalog: catalogQueries,
-    subscriptions,
-    quoteRequestsSince: quoteClient && ((sinceMs) => quoteClient.countQuoteRequestsSince(sinceMs)),
+    catalog: contexts.catalog.queries,
+    subscriptions: contexts.subscriptions.commands,
+    quoteRequestsSince: contexts.quoteRequestsSince,
   });
   const dispatcher = new McpDispatcher(tools, mcpResources, deps.logger, {
-    quoteRequestIds: quotes && ((principal) => ownQuoteRequestIds(quotes, principal)),
+    quoteRequestIds: contexts.ownQuoteRequestIds,
   });
   app.use(discoveryRoutes(problems, dispatcher, publicBaseUrl));
   app.use(openApiRoutes(problems, publicBaseUrl));
   app.use(asyncApiRoutes(problems, publicBaseUrl));
-  app.use(feedRoutes(problems, catalogQueries, publicBaseUrl));
-  app.use(sitemapRoutes(problems, catalogQueries, publicBaseUrl));
-  app.use(markdownRoutes(problems, catalogQueries, publicBaseUrl));
   app.use(policiesRoutes(problems, publicBaseUrl));
   app.use(serviceIndexRoutes(problems, publicBaseUrl));
   app.use(

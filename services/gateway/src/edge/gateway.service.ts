@@ -18,7 +18,6 @@ import { createListingClient } from '../contexts/listings/listing.client.js';
 import { createSubscriptionClient } from '../contexts/subscriptions/subscription.client.js';
 import { createOrderClient } from '../contexts/orders/order.client.js';
 import { createQuoteClient } from '../contexts/quotes/quote.client.js';
-import { pendingQuotesVia } from '../contexts/orders/order.operations.js';
 import type { RateLimitConfig } from './http/rate-limit.config.js';
 import { openRateLimiter } from './http/rate-limit.js';
 import { createGatewayApp } from './app.js';
@@ -39,12 +38,9 @@ export interface GatewayOptions {
   readonly services: {
     readonly listing: string;
     readonly catalog: string;
-    /** Absent: the saved-search routes, tool and resource are not served. */
-    readonly subscription?: string;
-    /** Absent: checkout, orders and the order tools are not served. */
-    readonly order?: string;
-    /** Absent: quote requests (route and tools) are not served. */
-    readonly quote?: string;
+    readonly subscription: string;
+    readonly order: string;
+    readonly quote: string;
   };
   /**
    * The rate limits (`RATE_LIMIT_*`) and the store they count in (`RATE_LIMIT_STORE`, default `memory`). Absent:
@@ -109,15 +105,9 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
   const clientOptions = { deadlineMs: options.grpcDeadlineMs };
   const listing = createListingClient(options.services.listing, clientOptions);
   const catalog = createCatalogClient(options.services.catalog, clientOptions);
-  const subscriptionAddress = options.services.subscription;
-  const subscription =
-    subscriptionAddress === undefined
-      ? undefined
-      : createSubscriptionClient(subscriptionAddress, clientOptions);
-  const orderAddress = options.services.order;
-  const order = orderAddress === undefined ? undefined : createOrderClient(orderAddress, clientOptions);
-  const quoteAddress = options.services.quote;
-  const quote = quoteAddress === undefined ? undefined : createQuoteClient(quoteAddress, clientOptions);
+  const subscription = createSubscriptionClient(options.services.subscription, clientOptions);
+  const order = createOrderClient(options.services.order, clientOptions);
+  const quote = createQuoteClient(options.services.quote, clientOptions);
   const rateLimits =
     options.rateLimits === undefined
       ? undefined
@@ -141,9 +131,9 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
     : {
         listing: grpcServing(options.services.listing),
         catalog: grpcServing(options.services.catalog),
-        ...(subscriptionAddress === undefined ? {} : { subscription: grpcServing(subscriptionAddress) }),
-        ...(orderAddress === undefined ? {} : { order: grpcServing(orderAddress) }),
-        ...(quoteAddress === undefined ? {} : { quote: grpcServing(quoteAddress) }),
+        subscription: grpcServing(options.services.subscription),
+        order: grpcServing(options.services.order),
+        quote: grpcServing(options.services.quote),
       };
   const readiness = new Readiness(
     { ...backendChecks, identity: () => identity.probe().then(() => true) },
@@ -161,9 +151,9 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
   } catch (error) {
     listing.close();
     catalog.close();
-    subscription?.close();
-    order?.close();
-    quote?.close();
+    subscription.close();
+    order.close();
+    quote.close();
     await rateLimits?.close();
     await relay.stop();
     await identity.stop();
@@ -180,7 +170,6 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
       subscription,
       order,
       quote,
-      orderInboxQuotes: quote && pendingQuotesVia((request) => quote.listQuoteRequests(request)),
       rateLimiter: rateLimits?.limiter,
       trustProxyHops: options.rateLimits?.TRUST_PROXY_HOPS,
       images: options.images,
@@ -213,9 +202,9 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
     clearTimeout(cutOff);
     listing.close();
     catalog.close();
-    subscription?.close();
-    order?.close();
-    quote?.close();
+    subscription.close();
+    order.close();
+    quote.close();
     await rateLimits?.close();
     // After the server, so the relay is still running while the last requests append.
     await relay.stop();

@@ -121,3 +121,15 @@ export class TestGateway {
     return { accountId: created.account_id, apiKey: created.api_key };
   }
 }
+
+/**
+ * Every backend the gateway requires, at one address: the in-memory backends answer as the listing and catalog
+ * services; a call to another service fails there as it would against a backend that is down.
+ */
+export const backendsAt = (address: string): GatewayOptions['services'] => ({
+  listing: address,
+  catalog: address,
+  subscription: address,
+  order: address,
+  quote: address,
+});

@@ -1,6 +1,6 @@
 import type { orderV1, quoteV1 } from '@marketplace/proto';
 import type { Clock } from '@marketplace/platform';
-import { forbidden, notFound, systemClock, toIso, unauthenticated, unavailable } from '@marketplace/platform';
+import { forbidden, notFound, systemClock, toIso, unauthenticated } from '@marketplace/platform';
 import type { OrderClient } from './order.client.js';
 import type { Principal } from '../../edge/account.js';
 import { actorOf } from '../../edge/account.js';
@@ -112,8 +112,8 @@ const pageView = (page: { orders: orderV1.Order[]; nextCursor: string }) => ({
 export class OrderOperations {
   constructor(
     private readonly orders: OrderClient,
-    /** Absent when the gateway has no quote service: the inbox digest then answers 503. */
-    private readonly pendingQuotesOf: PendingQuotesOf | undefined,
+    /** The seller's pending quote requests, from the quote service, for the inbox digest. */
+    private readonly pendingQuotesOf: PendingQuotesOf,
     private readonly clock: Clock = systemClock,
   ) {}
 
@@ -387,7 +387,6 @@ export class OrderOperations {
    */
   async inboxSummary(principal: Principal | undefined, windowHours: number, limit: number) {
     const seller = requireSeller(principal, 'read its inbox');
-    if (!this.pendingQuotesOf) throw unavailable('the quote service is not configured');
     const now = this.clock.now();
     const [quotes, attention] = await Promise.all([
       this.pendingQuotesOf(seller.accountId, now - windowHours * HOUR_MS, limit),

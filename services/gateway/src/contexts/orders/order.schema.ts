@@ -52,9 +52,7 @@ export type SkipReason = (typeof SKIP_REASONS)[number];
 export const INVALID_ORDER_ID = 'The order id is not a positive whole number';
 
 /** Of the form only: an order id beyond 2^53 − 1 names no order, 404 (http/path-ids.ts). */
-export const orderIdParamsSchema = z.object({
-  id: z.string().regex(/^[1-9][0-9]*$/, 'must be an order id (a positive whole number)'),
-});
+export { orderIdParamsSchema } from '../../edge/http/path-ids.js';
 
 export const orderIdsSchema = z
   .array(positiveIdSchema, { error: 'must be an array of order ids' })

@@ -82,9 +82,7 @@ export const submittedQuoteRequestSchema = z.object({
 });
 
 /** `{id}` of `/api/ucp/quotes/{id}/…`, of the form only: beyond 2^53 − 1 it names nothing, 404 (http/path-ids.ts). */
-export const quoteRequestIdParamsSchema = z.object({
-  id: z.string().regex(/^[1-9][0-9]*$/, 'must be a quote request id (a positive whole number)'),
-});
+export { quoteRequestIdParamsSchema } from '../../edge/http/path-ids.js';
 
 /** POST /api/ucp/quotes/{id}/claim and the claim_quote tool. */
 export const claimTokenSchema = z

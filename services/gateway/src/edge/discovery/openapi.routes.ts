@@ -1,26 +1,14 @@
 import { Router } from 'express';
 import { mcpRouteDocs } from '../mcp/mcp.routes.js';
+import { CONTEXT_ROUTE_DOCS } from '../contexts.js';
 import { methodNotAllowed } from '../http/method-not-allowed.js';
 import type { Problems } from '../http/problem.js';
 import { asyncApiRouteDocs } from './asyncapi.routes.js';
-import { catalogRouteDocs } from '../../contexts/catalog/catalog.routes.js';
 import { DISCOVERY_CACHE_CONTROL, discoveryRouteDocs, sendDocument } from './discovery.routes.js';
 import type { RouteDoc } from './openapi.describe.js';
 import { openApiDocument } from './openapi.document.js';
-import { feedRouteDocs } from '../../contexts/catalog/feed.routes.js';
-import { markdownRouteDocs } from '../../contexts/catalog/markdown.routes.js';
 import { policiesRouteDocs } from './policies.routes.js';
 import { serviceIndexRouteDocs } from './service-index.routes.js';
-import { sitemapRouteDocs } from '../../contexts/catalog/sitemap.routes.js';
-import { quotesRouteDocs } from '../../contexts/quotes/quotes.routes.js';
-import { checkoutRouteDocs } from '../../contexts/orders/checkout.routes.js';
-import { checkoutConfirmationRouteDocs } from '../../contexts/orders/checkout-confirmation.routes.js';
-import { ordersRouteDocs } from '../../contexts/orders/orders.routes.js';
-import { sellerOrdersRouteDocs } from '../../contexts/orders/seller-orders.routes.js';
-import { productsRouteDocs } from '../../contexts/listings/products.routes.js';
-import { agentTokensRouteDocs } from '../../contexts/identity/agent-tokens.routes.js';
-import { subscriptionsRouteDocs } from '../../contexts/subscriptions/subscriptions.routes.js';
-import { sellerWebhooksRouteDocs } from '../../contexts/subscriptions/seller-webhooks.routes.js';
 
 export const openApiRouteDocs: readonly RouteDoc[] = [
   {
@@ -35,29 +23,17 @@ export const openApiRouteDocs: readonly RouteDoc[] = [
 ];
 
 /**
- * Every documented route: each routes file exports its `<name>RouteDocs` list, and this is the one place that
- * gathers them. A route missing here is missing from /openapi.json.
+ * Every documented route: the edge's own lists here, then each context's (contexts/<name>/index.ts, gathered in
+ * contexts.ts). A route missing here is missing from /openapi.json.
  */
 export const ROUTE_DOCS: readonly RouteDoc[] = [
-  ...catalogRouteDocs,
   ...mcpRouteDocs,
   ...discoveryRouteDocs,
   ...openApiRouteDocs,
   ...asyncApiRouteDocs,
-  ...feedRouteDocs,
-  ...sitemapRouteDocs,
-  ...markdownRouteDocs,
   ...policiesRouteDocs,
   ...serviceIndexRouteDocs,
-  ...quotesRouteDocs,
-  ...checkoutRouteDocs,
-  ...checkoutConfirmationRouteDocs,
-  ...ordersRouteDocs,
-  ...sellerOrdersRouteDocs,
-  ...productsRouteDocs,
-  ...agentTokensRouteDocs,
-  ...subscriptionsRouteDocs,
-  ...sellerWebhooksRouteDocs,
+  ...CONTEXT_ROUTE_DOCS,
 ];
 
 /** GET /openapi.json, generated once at start-up from ROUTE_DOCS. */

@@ -1,7 +1,14 @@
 import { notFound, parseProductId } from '@marketplace/platform';
-import { orderIdParamsSchema } from '../../contexts/orders/order.schema.js';
-import { quoteRequestIdParamsSchema } from '../../contexts/quotes/quote-request.schema.js';
+import { z } from 'zod';
 import { parseOrThrow } from '../schemas/validate.js';
+
+export const orderIdParamsSchema = z.object({
+  id: z.string().regex(/^[1-9][0-9]*$/, 'must be an order id (a positive whole number)'),
+});
+
+export const quoteRequestIdParamsSchema = z.object({
+  id: z.string().regex(/^[1-9][0-9]*$/, 'must be a quote request id (a positive whole number)'),
+});
 
 /**
  * Ids in paths (docs/specification.md, "Ids in paths"): an id of its kind's form that names nothing is 404 like

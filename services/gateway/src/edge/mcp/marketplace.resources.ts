@@ -6,11 +6,10 @@ import { McpResources } from './resources.js';
 /** Where the resources of docs/specification.md, "MCP tools" read from; each area adds its source as it lands. */
 export interface ResourceSources {
   readonly catalog: CatalogQueries;
-  /** Absent when the gateway runs without the subscription service. */
-  readonly subscriptions?: SubscriptionCommands | undefined;
-  /** Quote requests filed since a time (CountQuoteRequestsSince); absent without the quote service. */
-  readonly quoteRequestsSince?: ((sinceMs: number) => Promise<number>) | undefined;
-  /** Orders placed since a time (CountOrdersSince); absent without the order service. */
+  readonly subscriptions: SubscriptionCommands;
+  /** Quote requests filed since a time (CountQuoteRequestsSince). */
+  readonly quoteRequestsSince: (sinceMs: number) => Promise<number>;
+  /** Orders placed since a time; absent until the order client has CountOrdersSince (docs/agents.md). */
   readonly ordersSince?: ((sinceMs: number) => Promise<number>) | undefined;
   /** Default: the system clock. */
   readonly now?: (() => number) | undefined;
@@ -22,7 +21,7 @@ const DAY_MS = 24 * 60 * 60 * 1_000;
 export const marketplaceStats = async (sources: ResourceSources) => {
   const now = (sources.now ?? Date.now)();
   const since = now - DAY_MS;
-  // null: the service that would count it is not part of this deployment.
+  // null: not counted (orders, until the order client has CountOrdersSince; docs/agents.md).
   const countSince = (count: ((sinceMs: number) => Promise<number>) | undefined) =>
     count ? count(since) : Promise.resolve(null);
   const [listings, quoteRequests, orders] = await Promise.all([
@@ -59,18 +58,16 @@ export const marketplaceResources = (sources: ResourceSources): McpResources => 
   };
   const fixed: FixedResource[] = [stats, categories];
   const { subscriptions } = sources;
-  const templated: TemplatedResource[] = subscriptions
-    ? [
-        {
-          uriTemplate: 'marketplace://subscriptions/{id}',
-          name: 'saved_search_subscription',
-          title: 'Saved-search subscription',
-          description:
-            'A subscription created by subscribe_to_query, for its owner only: the query, the channels, the last ' +
-            '100 matches (newest first) and the state of every webhook and email delivery, failures included.',
-          read: (principal, id) => subscriptions.resource(principal, id),
-        },
-      ]
-    : [];
+  const templated: TemplatedResource[] = [
+    {
+      uriTemplate: 'marketplace://subscriptions/{id}',
+      name: 'saved_search_subscription',
+      title: 'Saved-search subscription',
+      description:
+        'A subscription created by subscribe_to_query, for its owner only: the query, the channels, the last ' +
+        '100 matches (newest first) and the state of every webhook and email delivery, failures included.',
+      read: (principal, id) => subscriptions.resource(principal, id),
+    },
+  ];
   return new McpResources(fixed, templated);
 };

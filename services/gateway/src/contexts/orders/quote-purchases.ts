@@ -1,6 +1,16 @@
-import type { Principal } from '../../edge/account.js';
-import type { OrderOperations } from '../orders/order.operations.js';
-import type { QuoteRequests } from './quote.requests.js';
+import type { AccountContact, Principal } from '../../edge/account.js';
+import type { OrderOperations } from './order.operations.js';
+
+/** What a purchase reads of the quotes context (its QuoteRequests, wired in by app.ts). */
+export interface AgreedQuotes {
+  /** The caller's own quote request: which product and quantity were quoted. */
+  status(
+    principal: Principal | undefined,
+    request: { readonly quoteRequestId: number },
+  ): Promise<{ readonly product_id: string; readonly quantity: number; readonly quote_request_id: number }>;
+  /** The buyer's own contact details, which the order is placed under. */
+  contactOf(principal: Principal | undefined): Promise<AccountContact>;
+}
 
 export interface QuotePurchaseInput {
   readonly quote_request_id: number;
@@ -18,7 +28,7 @@ export interface QuotePurchaseInput {
  */
 export class QuotePurchases {
   constructor(
-    private readonly quotes: QuoteRequests,
+    private readonly quotes: AgreedQuotes,
     private readonly orders: OrderOperations,
   ) {}
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { countryCodeSchema, positiveIdSchema, quantitySchema } from '../orders/checkout.schema.js';
+import { countryCodeSchema, positiveIdSchema, quantitySchema } from './checkout.schema.js';
 import { idempotencyKeyArgument } from '../../edge/schemas/idempotency-key.schema.js';
 import type { QuotePurchases } from './quote-purchases.js';
-import { quickBuyOutput } from '../orders/order.tools.js';
+import { quickBuyOutput } from './order.tools.js';
 import type { Tool } from '../../edge/mcp/tool.js';
 
 /** accept_quote_and_pay: the twin of POST /api/ucp/quotes/{id}/accept-and-pay. */
