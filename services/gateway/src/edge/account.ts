@@ -1,3 +1,5 @@
+import { forbidden, unauthenticated } from '@marketplace/platform';
+
 export const ACCOUNT_ROLES = ['seller', 'buyer'] as const;
 export type AccountRole = (typeof ACCOUNT_ROLES)[number];
 
@@ -44,3 +46,13 @@ export interface IssuedKey {
 /** The actor a principal's calls carry to the services (anonymous without one). */
 export const actorOf = (principal: Principal | undefined): { kind: string; id: string } =>
   principal ? { kind: principal.role, id: String(principal.accountId) } : { kind: 'anonymous', id: '' };
+
+/**
+ * The seller behind an API key: the one check of every seller-only operation, REST and MCP alike
+ * (docs/specification.md, "Authentication"). Anonymous callers are 401, buyers 403; `what` names the operation.
+ */
+export const requireSeller = (principal: Principal | undefined, what: string): Principal => {
+  if (principal === undefined) throw unauthenticated(`${what} needs the seller's X-MCP-API-Key`);
+  if (principal.role !== 'seller') throw forbidden(`only seller accounts can ${what}`);
+  return principal;
+};

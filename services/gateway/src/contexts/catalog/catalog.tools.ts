@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { forbidden, unauthenticated } from '@marketplace/platform';
 import {
   CATALOG_SEARCH_LIMITS,
   CATEGORIES,
@@ -7,7 +6,7 @@ import {
   LISTING_LIMITS,
   SHIPPING_MODES,
 } from '@marketplace/vocabulary';
-import type { Principal } from '../../edge/account.js';
+import { requireSeller } from '../../edge/account.js';
 import type { CatalogQueries, PricingRecommendation, ProductPage } from './catalog.queries.js';
 import type { ProductDetails } from '../../edge/product.views.js';
 import { productIdSchema } from '../orders/checkout.schema.js';
@@ -180,12 +179,6 @@ export const getProductDetailsTool = (
   handler: (principal, input) => catalog.details(input.product_id, principal),
 });
 
-const requireSeller = (principal: Principal | undefined): Principal => {
-  if (principal === undefined) throw unauthenticated('a seller API key is required');
-  if (principal.role !== 'seller') throw forbidden('only sellers may ask for a pricing recommendation');
-  return principal;
-};
-
 export const getPricingRecommendationTool = (
   catalog: CatalogQueries,
 ): Tool<typeof getPricingRecommendationInput, PricingRecommendation> => ({
@@ -201,7 +194,7 @@ export const getPricingRecommendationTool = (
   auth: 'seller',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (principal, input) => {
-    requireSeller(principal);
+    requireSeller(principal, 'ask for a pricing recommendation');
     return catalog.pricingRecommendation({
       category: input.category,
       condition: input.condition,

@@ -1,8 +1,9 @@
 import type { listingV1 } from '@marketplace/proto';
 import type { BulkUpdateMode } from '@marketplace/vocabulary';
-import { forbidden, formatProductId, notFound } from '@marketplace/platform';
+import { formatProductId, notFound } from '@marketplace/platform';
 import type { ListingClient } from './listing.client.js';
 import type { Principal } from '../../edge/account.js';
+import { requireSeller } from '../../edge/account.js';
 import type {
   CreatedListingView,
   ProductDetails,
@@ -36,8 +37,8 @@ export interface BulkUpdateOutcome {
 
 /** Only sellers change listings; the listing service then checks that the listing is this seller's own. */
 const sellerActor = (caller: Principal, what: string): listingV1.UpdateListingRequest['actor'] => {
-  if (caller.role !== 'seller') throw forbidden(`only seller accounts can ${what}`);
-  return { kind: 'seller', id: String(caller.accountId) };
+  const seller = requireSeller(caller, what);
+  return { kind: 'seller', id: String(seller.accountId) };
 };
 
 /** `12` and `product_12` name the same product (the tool sends integers, REST paths use product ids). */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { FieldViolation } from '@marketplace/platform';
-import { AppError, forbidden, unauthenticated } from '@marketplace/platform';
+import { AppError } from '@marketplace/platform';
 import {
   BULK_UPDATE_LIMITS,
   BULK_UPDATE_MODES,
@@ -10,7 +10,7 @@ import {
   SHIP_FROM_REGION_MAX_LENGTH,
   SHIPPING_MODES,
 } from '@marketplace/vocabulary';
-import type { Principal } from '../../edge/account.js';
+import { requireSeller } from '../../edge/account.js';
 import { productIdSchema } from '../orders/checkout.schema.js';
 import { idempotencyKeyArgument } from '../../edge/schemas/idempotency-key.schema.js';
 import {
@@ -179,12 +179,6 @@ export const listMyListingsInput = z.object({
     .describe(`page size, default ${SELLER_LISTINGS_DEFAULT_LIMIT}`),
 });
 
-const requireSeller = (principal: Principal | undefined, tool: string): Principal => {
-  if (principal === undefined) throw unauthenticated(`${tool} needs a seller API key`);
-  if (principal.role !== 'seller') throw forbidden(`${tool} is for sellers`);
-  return principal;
-};
-
 /** The listing service names fields as REST does (docs/specification.md, "Listings"); the tool's caller knows them by the tool's names. */
 const TOOL_FIELD_NAMES: Readonly<Record<string, string>> = {
   price: 'price_per_unit',
@@ -236,7 +230,7 @@ export const createListingTool = (
   auth: 'seller',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async (principal, input) => {
-    const seller = requireSeller(principal, 'create_listing');
+    const seller = requireSeller(principal, 'create a listing');
     try {
       return await listings.create(
         seller,
@@ -278,7 +272,7 @@ export const bulkUpdateListingsTool = (
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   handler: async (principal, input) =>
     listings.bulkUpdate(
-      requireSeller(principal, 'bulk_update_listings'),
+      requireSeller(principal, 'bulk update listings'),
       { productIds: input.product_ids, mode: input.mode, value: input.value },
       '',
     ),
@@ -298,7 +292,7 @@ export const listMyListingsTool = (
   auth: 'seller',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (principal, input) =>
-    listings.listMine(requireSeller(principal, 'list_my_listings'), {
+    listings.listMine(requireSeller(principal, 'list its listings'), {
       status: input.status,
       visibility: input.visibility,
       category: input.category,
@@ -323,7 +317,7 @@ export const updateListingTool = (
   auth: 'seller',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   handler: async (principal, input) => {
-    const seller = requireSeller(principal, 'update_listing');
+    const seller = requireSeller(principal, 'update a listing');
     try {
       return await listings.update(
         seller,
@@ -364,7 +358,7 @@ export const withdrawListingTool = (
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   handler: async (principal, input) =>
     listings.withdraw(
-      requireSeller(principal, 'withdraw_listing'),
+      requireSeller(principal, 'withdraw a listing'),
       input.product_id,
       '',
       input.expected_version === undefined ? [] : [input.expected_version],
@@ -388,7 +382,7 @@ export const setListingShippingTool = (
   auth: 'seller',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   handler: async (principal, input) => {
-    const seller = requireSeller(principal, 'set_listing_shipping');
+    const seller = requireSeller(principal, 'set a listing’s shipping');
     try {
       return await listings.setShipping(
         seller,

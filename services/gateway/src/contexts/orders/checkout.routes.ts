@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { IdentityService } from '../identity/identity.service.js';
 import type { OrderOperations } from './order.operations.js';
-import { authenticateApiKey, principalOf } from '../../edge/http/auth.middleware.js';
+import { authenticate, principalOf } from '../../edge/http/auth.middleware.js';
 import { idempotencyKeyOf } from '../../edge/http/idempotency-key.js';
 import { jsonBody } from '../../edge/http/json-body.js';
 import { methodNotAllowed } from '../../edge/http/method-not-allowed.js';
@@ -22,21 +22,17 @@ export const checkoutRoutes = (
   const router = Router();
   router
     .route('/api/ucp/checkout')
-    .post(
-      authenticateApiKey(identity, { required: false }),
-      ...jsonBody(bodyLimitBytes),
-      async (req, res) => {
-        const idempotencyKey = idempotencyKeyOf(req, res);
-        const body = parseOrThrow(checkoutBodySchema, req.body, 'checkout');
-        res
-          .status(201)
-          .json(await orders.createCheckout(principalOf(req), body, requestIdOf(req), idempotencyKey));
-      },
-    )
+    .post(authenticate(identity, { required: false }), ...jsonBody(bodyLimitBytes), async (req, res) => {
+      const idempotencyKey = idempotencyKeyOf(req, res);
+      const body = parseOrThrow(checkoutBodySchema, req.body, 'checkout');
+      res
+        .status(201)
+        .json(await orders.createCheckout(principalOf(req), body, requestIdOf(req), idempotencyKey));
+    })
     .all(methodNotAllowed(problems, ['POST']));
   router
     .route('/api/ucp/checkout/:id/complete')
-    .post(authenticateApiKey(identity, { required: false }), async (req, res) => {
+    .post(authenticate(identity, { required: false }), async (req, res) => {
       const { id } = parseOrThrow(checkoutIdParamsSchema, req.params, 'checkout session id');
       res.json(await orders.completeCheckout(principalOf(req), id, requestIdOf(req)));
     })

@@ -3,7 +3,7 @@ import type { Clock } from '@marketplace/platform';
 import { forbidden, notFound, systemClock, toIso, unauthenticated } from '@marketplace/platform';
 import type { OrderClient } from './order.client.js';
 import type { Principal } from '../../edge/account.js';
-import { actorOf } from '../../edge/account.js';
+import { actorOf, requireSeller } from '../../edge/account.js';
 import type { CheckoutBody } from './checkout.schema.js';
 import type { ResolveDisputeBody, SkipReason, TrackingBody } from './order.schema.js';
 import { SKIP_REASONS } from './order.schema.js';
@@ -65,12 +65,6 @@ export const requireBuyer = (principal: Principal | undefined, what: string): Pr
     throw unauthenticated(`${what} needs the buyer's X-MCP-API-Key or X-Agent-Token`);
   }
   if (principal.role !== 'buyer') throw forbidden(`only buyer accounts can ${what}`);
-  return principal;
-};
-
-export const requireSeller = (principal: Principal | undefined, what: string): Principal => {
-  if (principal === undefined) throw unauthenticated(`${what} needs the seller's X-MCP-API-Key`);
-  if (principal.role !== 'seller') throw forbidden(`only seller accounts can ${what}`);
   return principal;
 };
 

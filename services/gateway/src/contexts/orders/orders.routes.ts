@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { IdentityService } from '../identity/identity.service.js';
 import type { OrderOperations } from './order.operations.js';
-import { authenticateApiKey, principalOf } from '../../edge/http/auth.middleware.js';
+import { authenticate, principalOf } from '../../edge/http/auth.middleware.js';
 import { jsonBody, optionalJsonBody } from '../../edge/http/json-body.js';
 import { methodNotAllowed } from '../../edge/http/method-not-allowed.js';
 import type { Problems } from '../../edge/http/problem.js';
@@ -29,7 +29,7 @@ export const ordersRoutes = (
   const router = Router();
   // Authentication is optional at the edge so that OrderOperations answers 401 and 403 the same way for REST
   // and the tools.
-  const caller = authenticateApiKey(identity, { required: false });
+  const caller = authenticate(identity, { required: false });
   router
     .route('/api/orders')
     .get(caller, async (req, res) => {

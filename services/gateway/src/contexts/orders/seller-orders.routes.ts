@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { conflict, notFound } from '@marketplace/platform';
 import type { IdentityService } from '../identity/identity.service.js';
 import type { OrderOperations } from './order.operations.js';
-import { authenticateApiKey, principalOf } from '../../edge/http/auth.middleware.js';
+import { authenticate, principalOf } from '../../edge/http/auth.middleware.js';
 import { jsonBody } from '../../edge/http/json-body.js';
 import { methodNotAllowed } from '../../edge/http/method-not-allowed.js';
 import type { Problems } from '../../edge/http/problem.js';
@@ -34,7 +34,7 @@ export const sellerOrdersRoutes = (
   bodyLimitBytes: number,
 ): Router => {
   const router = Router();
-  const seller = authenticateApiKey(identity, { required: true });
+  const seller = authenticate(identity, { required: true });
   router
     .route('/api/seller/orders')
     .get(seller, async (req, res) => {

@@ -7,7 +7,7 @@ import type { buyerQuoteRequestSchema } from './quote-request.schema.js';
 import type { QuoteClient } from './quote.client.js';
 import type { IdentityService } from '../identity/identity.service.js';
 import type { Principal } from '../../edge/account.js';
-import { actorOf } from '../../edge/account.js';
+import { actorOf, requireSeller } from '../../edge/account.js';
 
 /** What a buyer sends, in the gateway's terms (cents, the spec's field names resolved). */
 export interface QuoteRequestInput {
@@ -195,12 +195,6 @@ export const buyerViewOf = (quote: quoteV1.QuoteRequest, now: number): BuyerQuot
   how_to_buy: howToBuy(quote, now),
 });
 
-const requireSeller = (principal: Principal | undefined): Principal => {
-  if (principal === undefined) throw unauthenticated('quote requests are answered with the seller API key');
-  if (principal.role !== 'seller') throw forbidden('only seller accounts receive quote requests');
-  return principal;
-};
-
 /** Quote requests for REST and the MCP tools: one place that decides who may do what. */
 export class QuoteRequests {
   constructor(
@@ -346,7 +340,7 @@ export class QuoteRequests {
     status: QuoteStatusFilter,
     limit?: number,
   ): Promise<{ quote_requests: SellerQuoteRequest[]; total: number }> {
-    const seller = requireSeller(caller);
+    const seller = requireSeller(caller, 'read its quote requests');
     const { quoteRequests, total } = await this.quotes.listQuoteRequests({
       actor: { kind: 'seller', id: String(seller.accountId) },
       sellerAccountId: seller.accountId,
@@ -367,7 +361,7 @@ export class QuoteRequests {
     },
     correlationId: string,
   ): Promise<SellerQuoteRequest> {
-    const seller = requireSeller(caller);
+    const seller = requireSeller(caller, 'answer quote requests');
     const quote = await this.quotes.respondToQuote({
       actor: { kind: 'seller', id: String(seller.accountId) },
       sellerAccountId: seller.accountId,

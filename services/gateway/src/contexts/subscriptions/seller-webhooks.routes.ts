@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { IdentityService } from '../identity/identity.service.js';
 import type { SellerWebhooks } from './seller-webhooks.js';
-import { authenticateApiKey, principalOf } from '../../edge/http/auth.middleware.js';
+import { authenticate, principalOf } from '../../edge/http/auth.middleware.js';
 import { jsonBody } from '../../edge/http/json-body.js';
 import { methodNotAllowed } from '../../edge/http/method-not-allowed.js';
 import type { Problems } from '../../edge/http/problem.js';
@@ -22,7 +22,7 @@ export const sellerWebhooksRoutes = (
   bodyLimitBytes: number,
 ): Router => {
   const router = Router();
-  const caller = authenticateApiKey(identity, { required: true });
+  const caller = authenticate(identity, { required: true });
   router
     .route('/api/seller/webhooks')
     .post(caller, ...jsonBody(bodyLimitBytes), async (req, res) => {

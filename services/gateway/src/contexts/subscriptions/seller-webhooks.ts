@@ -1,10 +1,9 @@
-import { actorOf } from '../../edge/account.js';
+import { actorOf, requireSeller } from '../../edge/account.js';
 import type { subscriptionV1 } from '@marketplace/proto';
 import { notFound, toIso } from '@marketplace/platform';
 import type { SubscriptionClient } from './subscription.client.js';
 import type { Principal } from '../../edge/account.js';
 import { SELLER_EVENT_TYPES, SELLER_WEBHOOK_ID } from './seller-webhook.schema.js';
-import { requireSeller } from '../orders/order.operations.js';
 
 const isoOrNull = (ms: number): string | null => (ms > 0 ? toIso(ms) : null);
 

@@ -43,9 +43,6 @@ export const authenticate =
     next();
   };
 
-/** The former name of `authenticate`, from when API keys were the only credential; it accepts both. */
-export const authenticateApiKey = authenticate;
-
 /** The caller behind the request's API key or agent token, when it sent one; `credential` says which. */
 export const principalOf = (req: Request): Principal | undefined => principals.get(req);
 
