@@ -11,7 +11,7 @@ import {
   createListingInput,
   createListingTool,
 } from '../src/contexts/listings/listing.tools.js';
-import { productDetailsOutput } from '../src/contexts/catalog/catalog.tools.js';
+import { productDetailsOutput } from '../src/edge/product.views.js';
 import type { Principal } from '../src/edge/account.js';
 
 const seller: Principal = {

@@ -49,7 +49,7 @@ export const actorOf = (principal: Principal | undefined): { kind: string; id: s
 
 /**
  * The seller behind an API key: the one check of every seller-only operation, REST and MCP alike
- * (docs/specification.md, "Authentication"). Anonymous callers are 401, buyers 403; `what` names the operation.
+ * (docs/specification.md, "Accounts, keys and tokens"). Anonymous callers are 401, buyers 403; `what` names the operation.
  */
 export const requireSeller = (principal: Principal | undefined, what: string): Principal => {
   if (principal === undefined) throw unauthenticated(`${what} needs the seller's X-MCP-API-Key`);

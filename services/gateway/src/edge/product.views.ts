@@ -1,6 +1,7 @@
 import type { catalogV1, listingV1 } from '@marketplace/proto';
 import { discountPercent, toIso } from '@marketplace/platform';
-import { BULK_THRESHOLD_DEFAULTS } from '@marketplace/vocabulary';
+import { z } from 'zod';
+import { BULK_THRESHOLD_DEFAULTS, SHIPPING_MODES } from '@marketplace/vocabulary';
 
 /** A catalog item as docs/specification.md, "Products and pagination" shows it in search results. Prices are integer cents. */
 export interface ProductSummary {
@@ -226,4 +227,53 @@ const emptyAsNull = (text: string | undefined): string | null =>
 const factsOfCatalogProduct = (product: catalogV1.Product): ProductFacts => ({
   ...product,
   quantity: product.quantityAvailable,
+});
+
+// The JSON Schemas of these views, for the tools' outputs and the route docs of the catalog and the listings.
+
+/** A catalog item as docs/specification.md, "Products and pagination" shows it (ProductSummary); other catalog-shaped tools extend it. */
+export const productSummaryOutput = z.object({
+  id: z.string(),
+  title: z.string(),
+  description: z.string(),
+  price: z.number().int().describe('unit price in cents'),
+  currency: z.string(),
+  availability: z.enum(['in_stock', 'out_of_stock']),
+  quantity_available: z.number().int(),
+  images: z.array(z.object({ url: z.string() })),
+  url: z.string(),
+});
+
+export const productDetailsOutput = productSummaryOutput.extend({
+  sku: z.string(),
+  brand: z.string().nullable(),
+  category: z.string(),
+  condition: z.string().nullable(),
+  pricing: z.object({
+    unit_price: z.number().int(),
+    currency: z.string(),
+    original_retail_price: z.number().int().nullable(),
+    discount_percent: z.number().int().nullable(),
+    min_order_quantity: z.number().int(),
+    min_quote_quantity: z.number().int(),
+    instant_checkout: z.boolean(),
+    bulk_threshold: z.object({ more_than_units: z.number().int(), more_than_subtotal: z.number().int() }),
+  }),
+  seller: z.object({
+    account_id: z.number().int(),
+    name: z.string().nullable(),
+    company: z.string().nullable(),
+    country: z.string().nullable(),
+  }),
+  shipping: z
+    .object({
+      mode: z.enum(SHIPPING_MODES),
+      cents: z.number().int().optional().describe('flat_per_order: per order; per_unit: per unit'),
+      ship_from_region: z.string().optional().describe('buyer_pickup: where the buyer collects the lot'),
+    })
+    .nullable()
+    .describe('the freight terms, apart from the price; null until set (no freight is charged)'),
+  promote_publicly: z.boolean(),
+  created_at: z.string(),
+  updated_at: z.string(),
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CATALOG_SEARCH_LIMITS, CATEGORIES, CONDITIONS } from '@marketplace/vocabulary';
+import { once, optionalParameter, wholeNumber } from '../../edge/schemas/query.schema.js';
 import { characterCount } from '../../edge/schemas/validate.js';
 
 /**
@@ -10,20 +11,6 @@ import { characterCount } from '../../edge/schemas/validate.js';
 const MAX_QUERY_CHARACTERS = 1_000;
 /** The catalog's paging fields are int32. */
 const MAX_OFFSET = 2_147_483_647;
-
-/** Express hands a parameter given twice as an array: reject it with a message that says why. */
-export const once = z.string({
-  error: (issue) => (Array.isArray(issue.input) ? 'must be given once' : 'must be a string'),
-});
-
-export const optionalParameter = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
-
-export const wholeNumber = (min: number, max: number) =>
-  once
-    .regex(/^[0-9]{1,10}$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
 
 /** Dollars with at most 2 decimals, as the specification fixes for these two parameters. */
 const dollars = once.regex(

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { semanticSearchFields } from './catalog-semantic-search.schema.js';
 import type { CatalogQueries, SemanticProductMatches } from './catalog.queries.js';
-import { productSummaryOutput } from './catalog.tools.js';
+import { productSummaryOutput } from '../../edge/product.views.js';
 import type { Tool } from '../../edge/mcp/tool.js';
 
 /** search_inventory_semantic (docs/specification.md, "MCP tools"): the fields and limits of POST /api/ucp/catalog/search. */

@@ -1,15 +1,10 @@
 import { z } from 'zod';
-import {
-  CATALOG_SEARCH_LIMITS,
-  CATEGORIES,
-  CONDITIONS,
-  LISTING_LIMITS,
-  SHIPPING_MODES,
-} from '@marketplace/vocabulary';
+import { CATALOG_SEARCH_LIMITS, CATEGORIES, CONDITIONS, LISTING_LIMITS } from '@marketplace/vocabulary';
 import { requireSeller } from '../../edge/account.js';
 import type { CatalogQueries, PricingRecommendation, ProductPage } from './catalog.queries.js';
 import type { ProductDetails } from '../../edge/product.views.js';
-import { productIdSchema } from '../orders/checkout.schema.js';
+import { productDetailsOutput, productSummaryOutput } from '../../edge/product.views.js';
+import { productIdSchema } from '../../edge/schemas/fields.schema.js';
 import type { Tool } from '../../edge/mcp/tool.js';
 
 /** The catalog's text limit (see @marketplace/search): longer queries are refused, not truncated. */
@@ -65,19 +60,6 @@ export const getPricingRecommendationInput = z.object({
     .optional(),
 });
 
-/** A catalog item as docs/specification.md, "Products and pagination" shows it (ProductSummary); other catalog-shaped tools extend it. */
-export const productSummaryOutput = z.object({
-  id: z.string(),
-  title: z.string(),
-  description: z.string(),
-  price: z.number().int().describe('unit price in cents'),
-  currency: z.string(),
-  availability: z.enum(['in_stock', 'out_of_stock']),
-  quantity_available: z.number().int(),
-  images: z.array(z.object({ url: z.string() })),
-  url: z.string(),
-});
-
 export const productPageOutput = z.object({
   products: z.array(productSummaryOutput),
   pagination: z.object({
@@ -86,40 +68,6 @@ export const productPageOutput = z.object({
     offset: z.number().int(),
     has_more: z.boolean(),
   }),
-});
-
-export const productDetailsOutput = productSummaryOutput.extend({
-  sku: z.string(),
-  brand: z.string().nullable(),
-  category: z.string(),
-  condition: z.string().nullable(),
-  pricing: z.object({
-    unit_price: z.number().int(),
-    currency: z.string(),
-    original_retail_price: z.number().int().nullable(),
-    discount_percent: z.number().int().nullable(),
-    min_order_quantity: z.number().int(),
-    min_quote_quantity: z.number().int(),
-    instant_checkout: z.boolean(),
-    bulk_threshold: z.object({ more_than_units: z.number().int(), more_than_subtotal: z.number().int() }),
-  }),
-  seller: z.object({
-    account_id: z.number().int(),
-    name: z.string().nullable(),
-    company: z.string().nullable(),
-    country: z.string().nullable(),
-  }),
-  shipping: z
-    .object({
-      mode: z.enum(SHIPPING_MODES),
-      cents: z.number().int().optional().describe('flat_per_order: per order; per_unit: per unit'),
-      ship_from_region: z.string().optional().describe('buyer_pickup: where the buyer collects the lot'),
-    })
-    .nullable()
-    .describe('the freight terms, apart from the price; null until set (no freight is charged)'),
-  promote_publicly: z.boolean(),
-  created_at: z.string(),
-  updated_at: z.string(),
 });
 
 export const pricingRecommendationOutput = z.object({

@@ -11,7 +11,7 @@ import {
   SHIPPING_MODES,
 } from '@marketplace/vocabulary';
 import { requireSeller } from '../../edge/account.js';
-import { productIdSchema } from '../orders/checkout.schema.js';
+import { productIdSchema } from '../../edge/schemas/fields.schema.js';
 import { idempotencyKeyArgument } from '../../edge/schemas/idempotency-key.schema.js';
 import {
   LISTING_STATUSES,
@@ -21,7 +21,7 @@ import {
 } from './seller-listings.schema.js';
 import type { BulkUpdateOutcome, ListingCommands, SellerListingsPage } from './listing.commands.js';
 import type { CreatedListingView, SellerListing } from '../../edge/product.views.js';
-import { productDetailsOutput } from '../catalog/catalog.tools.js';
+import { productDetailsOutput } from '../../edge/product.views.js';
 import type { Tool } from '../../edge/mcp/tool.js';
 
 const oneOf = (values: readonly string[]) => ({ error: `must be one of ${values.join(', ')}` });

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import type { listingV1 } from '@marketplace/proto';
 import { dollarsToCents } from '@marketplace/platform';
-import type { IdentityService } from '../identity/identity.service.js';
+import type { IdentityService } from '../../edge/http/auth.middleware.js';
 import type { ListingCommands } from './listing.commands.js';
 import { authenticate, authenticatedPrincipalOf } from '../../edge/http/auth.middleware.js';
 import { idempotencyKeyOf } from '../../edge/http/idempotency-key.js';

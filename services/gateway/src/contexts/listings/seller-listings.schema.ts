@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CATEGORIES } from '@marketplace/vocabulary';
-import { once, optionalParameter, wholeNumber } from '../catalog/catalog-search.schema.js';
+import { once, optionalParameter, wholeNumber } from '../../edge/schemas/query.schema.js';
 
 /** The listing service's statuses and visibilities (services/listing README, "ListSellerListings"). */
 export const LISTING_STATUSES = ['active', 'sold_out', 'withdrawn'] as const;

@@ -6,7 +6,7 @@ import {
   SHIP_FROM_REGION_MAX_LENGTH,
   SHIPPING_MODES,
 } from '@marketplace/vocabulary';
-import { productIdSchema as productIdTextSchema } from '../orders/checkout.schema.js';
+import { productIdSchema as productIdTextSchema } from '../../edge/schemas/fields.schema.js';
 import { dollars, requiredText, text } from './create-listing.schema.js';
 
 /**

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { CheckoutConfirmations } from './checkout-confirmations.js';
-import type { IdentityService } from '../identity/identity.service.js';
+import type { IdentityService } from '../../edge/http/auth.middleware.js';
 import {
   confirmPurchaseInput,
   previewCheckoutInput,

@@ -10,7 +10,7 @@ import {
   verifyConfirmation,
 } from './domain/confirmation-token.js';
 import type { CheckoutBody, CheckoutSessionView } from './checkout.schema.js';
-import type { IdentityService } from '../identity/identity.service.js';
+import type { IdentityService } from '../../edge/http/auth.middleware.js';
 import type { OrderOperations } from './order.operations.js';
 import { requireBuyer } from './order.operations.js';
 

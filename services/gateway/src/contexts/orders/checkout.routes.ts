@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { IdentityService } from '../identity/identity.service.js';
+import type { IdentityService } from '../../edge/http/auth.middleware.js';
 import type { OrderOperations } from './order.operations.js';
 import { authenticate, principalOf } from '../../edge/http/auth.middleware.js';
 import { idempotencyKeyOf } from '../../edge/http/idempotency-key.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { positiveIdSchema } from './checkout.schema.js';
+import { positiveIdSchema } from '../../edge/schemas/fields.schema.js';
 import { checkoutSessionSchema } from './checkout.schema.js';
-import { once, optionalParameter, wholeNumber } from '../catalog/catalog-search.schema.js';
+import { once, optionalParameter, wholeNumber } from '../../edge/schemas/query.schema.js';
 
 /** docs/specification.md, "Limits": tracking number and carrier at most 255 characters, tracking URL at most 2000. */
 export const trackingNumberSchema = z

@@ -1,13 +1,11 @@
 import { z } from 'zod';
+import { buyerCompanySchema, buyerEmailSchema, buyerNameSchema } from './checkout.schema.js';
 import {
-  buyerCompanySchema,
-  buyerEmailSchema,
-  buyerNameSchema,
   countryCodeSchema,
   positiveIdSchema,
   productIdSchema,
   quantitySchema,
-} from './checkout.schema.js';
+} from '../../edge/schemas/fields.schema.js';
 import {
   cancelReasonSchema,
   carrierNameSchema,

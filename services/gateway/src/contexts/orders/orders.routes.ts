@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { IdentityService } from '../identity/identity.service.js';
+import type { IdentityService } from '../../edge/http/auth.middleware.js';
 import type { OrderOperations } from './order.operations.js';
 import { authenticate, principalOf } from '../../edge/http/auth.middleware.js';
 import { jsonBody, optionalJsonBody } from '../../edge/http/json-body.js';

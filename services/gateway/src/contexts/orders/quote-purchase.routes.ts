@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { IdentityService } from '../identity/identity.service.js';
+import type { IdentityService } from '../../edge/http/auth.middleware.js';
 import { authenticate, principalOf } from '../../edge/http/auth.middleware.js';
 import { idempotencyKeyOf } from '../../edge/http/idempotency-key.js';
 import { jsonBody } from '../../edge/http/json-body.js';

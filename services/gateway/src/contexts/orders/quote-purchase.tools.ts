@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { countryCodeSchema, positiveIdSchema, quantitySchema } from './checkout.schema.js';
+import { countryCodeSchema, positiveIdSchema, quantitySchema } from '../../edge/schemas/fields.schema.js';
 import { idempotencyKeyArgument } from '../../edge/schemas/idempotency-key.schema.js';
 import type { QuotePurchases } from './quote-purchases.js';
 import { quickBuyOutput } from './order.tools.js';

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { conflict, notFound } from '@marketplace/platform';
-import type { IdentityService } from '../identity/identity.service.js';
+import type { IdentityService } from '../../edge/http/auth.middleware.js';
 import type { OrderOperations } from './order.operations.js';
 import { authenticate, principalOf } from '../../edge/http/auth.middleware.js';
 import { jsonBody } from '../../edge/http/json-body.js';

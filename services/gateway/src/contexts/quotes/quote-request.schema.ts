@@ -7,8 +7,8 @@ import {
   QUOTE_PARTIES,
   QUOTE_STATUS_FILTERS,
 } from '@marketplace/vocabulary';
-import { once, optionalParameter, wholeNumber } from '../catalog/catalog-search.schema.js';
-import { productIdSchema } from '../orders/checkout.schema.js';
+import { once, optionalParameter, wholeNumber } from '../../edge/schemas/query.schema.js';
+import { productIdSchema } from '../../edge/schemas/fields.schema.js';
 import { characterCount } from '../../edge/schemas/validate.js';
 
 const boundedText = (maxLength: number) =>

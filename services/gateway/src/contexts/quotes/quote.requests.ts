@@ -5,7 +5,7 @@ import { isQuoteAction, QUOTE_LIMITS, QUOTE_NEGOTIATION_STATES } from '@marketpl
 import type { z } from 'zod';
 import type { buyerQuoteRequestSchema } from './quote-request.schema.js';
 import type { QuoteClient } from './quote.client.js';
-import type { IdentityService } from '../identity/identity.service.js';
+import type { IdentityService } from '../../edge/http/auth.middleware.js';
 import type { Principal } from '../../edge/account.js';
 import { actorOf, requireSeller } from '../../edge/account.js';
 

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import type { IdentityService } from '../identity/identity.service.js';
+import type { IdentityService } from '../../edge/http/auth.middleware.js';
 import type { QuoteRequests } from './quote.requests.js';
 import { authenticate, principalOf } from '../../edge/http/auth.middleware.js';
 import { idempotencyKeyOf } from '../../edge/http/idempotency-key.js';

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { IdentityService } from '../identity/identity.service.js';
+import type { IdentityService } from '../../edge/http/auth.middleware.js';
 import type { SellerWebhooks } from './seller-webhooks.js';
 import { authenticate, principalOf } from '../../edge/http/auth.middleware.js';
 import { jsonBody } from '../../edge/http/json-body.js';
