@@ -40,7 +40,7 @@ export interface BackendClients {
 export interface OpenedContexts {
   /** In the order their routes are mounted and their tools listed. */
   readonly surfaces: readonly ContextSurface[];
-  /** What the MCP resources, prompts and completions read (mcp/marketplace.resources.ts, mcp/completions.ts). */
+  /** What the MCP resources and completions read (mcp/marketplace.resources.ts, mcp/completions.ts). */
   readonly catalog: catalog.CatalogContext;
   readonly subscriptions: subscriptions.SubscriptionsContext;
   readonly ownQuoteRequestIds: (principal: Principal) => Promise<string[]>;

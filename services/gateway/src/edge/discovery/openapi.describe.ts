@@ -27,8 +27,9 @@ export interface ResponseDoc {
 
 /**
  * One REST operation, as /openapi.json describes it. Each routes file exports a `<name>RouteDocs` list next to
- * its router, built from the very zod schemas its handlers parse with, and openapi.routes.ts gathers the lists:
- * adding a route means adding its doc to its file's list (and the list, once, to ROUTE_DOCS there).
+ * its router, built from the very zod schemas its handlers parse with; its context's index.ts lists it in
+ * `routeDocs`, and openapi.routes.ts gathers every context's: adding a route means adding its doc to its file's
+ * list (and a new file's list, once, to its context's `routeDocs`).
  */
 export interface RouteDoc {
   readonly method: 'get' | 'post' | 'put' | 'patch' | 'delete';

@@ -1,14 +1,14 @@
 import type { Request, RequestHandler } from 'express';
 import { unauthenticated } from '@marketplace/platform';
 import type { IdentityService } from '../../contexts/identity/identity.service.js';
+import type { Principal } from '../account.js';
+import { secretsEqual } from '../../contexts/identity/domain/api-key.js';
 
 /**
  * The identity context's service, as every context sees it: the one way to authenticate a caller. Contexts take
  * it from here, never from contexts/identity/ (docs/architecture.md, "Gateway").
  */
 export type { IdentityService };
-import type { Principal } from '../account.js';
-import { secretsEqual } from '../../contexts/identity/domain/api-key.js';
 
 export const API_KEY_HEADER = 'X-MCP-API-Key';
 export const AGENT_TOKEN_HEADER = 'X-Agent-Token';

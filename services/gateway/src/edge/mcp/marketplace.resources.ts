@@ -3,7 +3,7 @@ import type { SubscriptionCommands } from '../../contexts/subscriptions/subscrip
 import type { FixedResource, TemplatedResource } from './resources.js';
 import { McpResources } from './resources.js';
 
-/** Where the resources of docs/specification.md, "MCP tools" read from; each area adds its source as it lands. */
+/** Where the resources of docs/specification.md, "MCP tools" read from (wired by app.ts from the contexts). */
 export interface ResourceSources {
   readonly catalog: CatalogQueries;
   readonly subscriptions: SubscriptionCommands;
