@@ -33,6 +33,33 @@ module.exports = {
       from: { path: '^services/[^/]+/src/application/' },
       to: { path: '^services/[^/]+/src/adapters/' },
     },
+    {
+      name: 'gateway-context-domain-imports-nothing-outer',
+      comment:
+        'Domain code of a gateway context is pure: it imports neither its operations nor its adapters.',
+      severity: 'error',
+      from: { path: '^services/gateway/src/contexts/([^/]+)/domain/' },
+      to: { path: '^services/gateway/src/contexts/$1/(adapters/|[^/]+$)' },
+    },
+    {
+      name: 'gateway-context-imports-no-adapter',
+      comment: 'A gateway context depends on ports; edge/gateway.service.ts wires its adapters in.',
+      severity: 'error',
+      from: { path: '^services/gateway/src/contexts/([^/]+)/[^/]+$' },
+      to: { path: '^services/gateway/src/contexts/$1/adapters/' },
+    },
+    {
+      name: 'gateway-context-imports-only-edge',
+      comment:
+        'A gateway context (src/contexts/<name>/) imports its own folder and the shared edge/ only, never another ' +
+        'context: a new route or tool touches one folder (docs/architecture.md, "Gateway").',
+      severity: 'error',
+      from: { path: '^services/gateway/src/contexts/([^/]+)/' },
+      to: {
+        path: '^services/gateway/src/',
+        pathNot: ['^services/gateway/src/contexts/$1/', '^services/gateway/src/edge/'],
+      },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -13,13 +13,6 @@ import type { EmbeddedConfig } from './embedded.config.js';
 /** Each service keeps its own gRPC server, on an ephemeral loopback port: the code path production runs. */
 const LOOPBACK = { host: '127.0.0.1', port: 0 } as const;
 
-/** The address of a service started earlier. */
-const addressOf = (handles: readonly ServiceHandle[], name: string): string => {
-  const handle = handles.find((started) => started.name === name);
-  if (!handle) throw new Error(`${name} must start before the services that call it`);
-  return handle.address;
-};
-
 /**
  * Starts every service on one shared infrastructure (each binds its own name to the logger), the gateway last. Returns the handles in start order,
  * so they drain in reverse.
@@ -47,24 +40,22 @@ export const startMarketplace = async (
       embedder: await createEmbedder(config, config.DATA_DIR),
     });
     handles.push(catalog);
-    handles.push(
-      await startQuoteService({
-        ...infrastructure,
-        grpc: LOOPBACK,
-        mailer: createMailer(config, config.DATA_DIR),
-        publicBaseUrl: config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`,
-      }),
-    );
-    handles.push(
-      await startOrderService({
-        ...infrastructure,
-        grpc: LOOPBACK,
-        // Checkout reads listings and reserves their stock, and prices quoted lines at the agreed price.
-        services: { listing: listing.address, quote: addressOf(handles, 'quote') },
-        settings: config,
-        mailer: createMailer(config, config.DATA_DIR),
-      }),
-    );
+    const quote = await startQuoteService({
+      ...infrastructure,
+      grpc: LOOPBACK,
+      mailer: createMailer(config, config.DATA_DIR),
+      publicBaseUrl: config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`,
+    });
+    handles.push(quote);
+    const order = await startOrderService({
+      ...infrastructure,
+      grpc: LOOPBACK,
+      // Checkout reads listings and reserves their stock, and prices quoted lines at the agreed price.
+      services: { listing: listing.address, quote: quote.address },
+      settings: config,
+      mailer: createMailer(config, config.DATA_DIR),
+    });
+    handles.push(order);
     const subscription = await startSubscriptionService({
       ...infrastructure,
       grpc: LOOPBACK,
@@ -84,8 +75,8 @@ export const startMarketplace = async (
           listing: listing.address,
           catalog: catalog.address,
           subscription: subscription.address,
-          order: addressOf(handles, 'order'),
-          quote: addressOf(handles, 'quote'),
+          order: order.address,
+          quote: quote.address,
         },
         // One gateway: counters in process unless RATE_LIMIT_STORE says otherwise.
         rateLimits: config,

@@ -1,4 +1,4 @@
-// Writes src/http/routes/asyncapi.descriptors.generated.ts: the messages of the event protos (and what they
+// Writes src/edge/discovery/asyncapi.descriptors.generated.ts: the messages of the event protos (and what they
 // import), with their comments, from `buf build`. /asyncapi.json turns them into JSON Schemas, so the event
 // stream's contract is generated from proto/ like the code is. Run: pnpm --filter @marketplace/gateway
 // generate:events (after changing an *_events.proto). Usage: node generate-event-descriptors.mjs [outFile]
@@ -13,7 +13,7 @@ const repoRoot = join(gatewayDir, '..', '..');
 const protoDir = join(repoRoot, 'proto');
 const buf = join(repoRoot, 'packages', 'proto', 'node_modules', '.bin', 'buf');
 const outFile =
-  process.argv[2] ?? join(gatewayDir, 'src', 'http', 'routes', 'asyncapi.descriptors.generated.ts');
+  process.argv[2] ?? join(gatewayDir, 'src', 'edge', 'discovery', 'asyncapi.descriptors.generated.ts');
 
 const eventProtos = readdirSync(join(protoDir, 'marketplace'), { recursive: true })
   .filter((path) => String(path).endsWith('_events.proto'))

@@ -1,8 +1,8 @@
 import { blobStoreConfigSchema, createBlobStore } from '@marketplace/blobstore';
 import { infrastructureConfigSchema, runServiceMain } from '@marketplace/runtime';
-import { gatewayConfigSchema } from './gateway.config.js';
-import { startGateway } from './gateway.service.js';
-import { persistentSecret } from './persistent-secret.js';
+import { gatewayConfigSchema } from './edge/gateway.config.js';
+import { startGateway } from './edge/gateway.service.js';
+import { persistentSecret } from './edge/persistent-secret.js';
 
 runServiceMain({
   name: 'gateway',

@@ -3,7 +3,7 @@ import type { Database } from '@marketplace/database';
 import { testEngines } from '@marketplace/database/testing';
 import type { DeliveredMessage } from '@marketplace/eventlog';
 import { accountV1 } from '@marketplace/proto';
-import { ADMIN_TOKEN, CapturedLog, TestGateway } from './support/gateway-harness.js';
+import { ADMIN_TOKEN, CapturedLog, TestGateway, backendsAt } from './support/gateway-harness.js';
 import { InMemoryBackends } from './support/in-memory-backends.js';
 
 const waitFor = async (condition: () => boolean, timeoutMs = 10_000): Promise<void> => {
@@ -24,7 +24,7 @@ describe.each(testEngines())('account events on $name', ({ create }) => {
     db = await create();
     backends = await InMemoryBackends.start(new CapturedLog().logger);
     gateway = await TestGateway.start(db, {
-      services: { listing: backends.address, catalog: backends.address },
+      services: backendsAt(backends.address),
       adminToken: ADMIN_TOKEN,
     });
     await gateway.eventLog.consume({

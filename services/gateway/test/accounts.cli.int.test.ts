@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Database } from '@marketplace/database';
 import { testEngines } from '@marketplace/database/testing';
-import { runAccountsCli } from '../src/cli/accounts.cli.js';
-import { ADMIN_TOKEN, CapturedLog, TestGateway } from './support/gateway-harness.js';
+import { runAccountsCli } from '../src/contexts/identity/accounts.cli.js';
+import { ADMIN_TOKEN, CapturedLog, TestGateway, backendsAt } from './support/gateway-harness.js';
 import { InMemoryBackends } from './support/in-memory-backends.js';
 
 const [engine] = testEngines();
@@ -19,7 +19,7 @@ describe('accounts CLI against a gateway', () => {
     db = await engine!.create();
     backends = await InMemoryBackends.start(new CapturedLog().logger);
     gateway = await TestGateway.start(db, {
-      services: { listing: backends.address, catalog: backends.address },
+      services: backendsAt(backends.address),
       adminToken: ADMIN_TOKEN,
     });
   }, 60_000);
@@ -124,7 +124,7 @@ describe('accounts CLI against a gateway', () => {
 
   it('says the admin API is off when the gateway runs without ADMIN_TOKEN', async () => {
     const withoutAdmin = await TestGateway.start(db, {
-      services: { listing: backends.address, catalog: backends.address },
+      services: backendsAt(backends.address),
     });
     try {
       for (const argv of [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { runAccountsCli } from '../src/cli/accounts.cli.js';
+import { runAccountsCli } from '../src/contexts/identity/accounts.cli.js';
 
 interface Sent {
   readonly url: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { accountIdSchema, createAccountBodySchema } from '../src/http/schemas/admin.schema.js';
-import { violationsOf } from '../src/http/schemas/validate.js';
+import { accountIdSchema, createAccountBodySchema } from '../src/contexts/identity/admin.schema.js';
+import { violationsOf } from '../src/edge/schemas/validate.js';
 
 const valid = { role: 'seller', name: 'Tarnwick Ltd', email: 'ops@tarnwick.test' };
 

@@ -1,12 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import type { catalogV1 } from '@marketplace/proto';
-import { CatalogQueries } from '../src/application/catalog.queries.js';
-import { ProductViews } from '../src/application/product.views.js';
-import type { CatalogClient } from '../src/clients/catalog.client.js';
-import { marketplaceResources, marketplaceStats } from '../src/mcp/marketplace.resources.js';
-import { feedItemOf } from '../src/http/routes/feed.routes.js';
-import { escapeMarkdown, productMarkdown } from '../src/http/routes/markdown.routes.js';
-import { reverseDomainOf } from '../src/http/routes/discovery.routes.js';
+import { CatalogQueries } from '../src/contexts/catalog/catalog.queries.js';
+import { ProductViews } from '../src/edge/product.views.js';
+import type { CatalogClient } from '../src/contexts/catalog/catalog.client.js';
+import type { SubscriptionCommands } from '../src/contexts/subscriptions/subscription.commands.js';
+import { marketplaceResources, marketplaceStats } from '../src/edge/mcp/marketplace.resources.js';
+import { feedItemOf } from '../src/contexts/catalog/feed.routes.js';
+import { escapeMarkdown, productMarkdown } from '../src/contexts/catalog/markdown.routes.js';
+import { reverseDomainOf } from '../src/edge/discovery/discovery.routes.js';
 
 const BASE = 'https://market.test';
 const views = new ProductViews(BASE);
@@ -50,12 +51,15 @@ const catalogWithStats = (): CatalogClient =>
 
 describe('marketplace://stats', () => {
   const catalog = new CatalogQueries(catalogWithStats(), views);
+  /** Never read by these tests. */
+  const subscriptions = {} as SubscriptionCommands;
   const now = () => Date.UTC(2026, 5, 1, 12);
 
   it('counts public listings and the last 24 hours of quote requests and orders', async () => {
     const asked: number[] = [];
     const stats = await marketplaceStats({
       catalog,
+      subscriptions,
       now,
       quoteRequestsSince: async (since) => (asked.push(since), 4),
       ordersSince: async (since) => (asked.push(since), 2),
@@ -73,13 +77,18 @@ describe('marketplace://stats', () => {
     });
   });
 
-  it('says null for a count whose service is not deployed', async () => {
-    const stats = await marketplaceStats({ catalog, now });
-    expect(stats.last_24_hours).toMatchObject({ quote_requests: null, orders: null });
+  it('says null for the orders while the order client cannot count them', async () => {
+    const stats = await marketplaceStats({ catalog, subscriptions, now, quoteRequestsSince: async () => 4 });
+    expect(stats.last_24_hours).toMatchObject({ quote_requests: 4, orders: null });
   });
 
   it('is listed and readable through the resources', async () => {
-    const resources = marketplaceResources({ catalog, now });
+    const resources = marketplaceResources({
+      catalog,
+      subscriptions,
+      now,
+      quoteRequestsSince: async () => 0,
+    });
     expect(resources.fixed.map((resource) => resource.uri)).toEqual([
       'marketplace://stats',
       'marketplace://categories',
@@ -87,7 +96,7 @@ describe('marketplace://stats', () => {
     await expect(resources.find('marketplace://stats')!(undefined)).resolves.toMatchObject({
       listings: { public_products: 3 },
     });
-    expect(resources.find('marketplace://subscriptions/sub_1')).toBeUndefined();
+    expect(resources.find('marketplace://subscriptions/sub_1')).toBeDefined();
   });
 });
 

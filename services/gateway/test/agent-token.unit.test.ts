@@ -5,7 +5,7 @@ import {
   AGENT_TOKEN_LIFETIME_MS,
   issueAgentToken,
   verifyAgentToken,
-} from '../src/domain/agent-token.js';
+} from '../src/contexts/identity/domain/agent-token.js';
 
 const SECRET = 'agent-token-secret-of-at-least-32-chars';
 const NOW = Date.UTC(2026, 0, 1, 12);

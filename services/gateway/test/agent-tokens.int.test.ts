@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Database } from '@marketplace/database';
 import { testEngines } from '@marketplace/database/testing';
-import { issueAgentToken } from '../src/domain/agent-token.js';
-import { ADMIN_TOKEN, CapturedLog, TestGateway } from './support/gateway-harness.js';
+import { issueAgentToken } from '../src/contexts/identity/domain/agent-token.js';
+import { ADMIN_TOKEN, CapturedLog, TestGateway, backendsAt } from './support/gateway-harness.js';
 import { InMemoryBackends } from './support/in-memory-backends.js';
 
 const AGENT_TOKEN_SECRET = 'test-agent-token-secret-0123456789abcdef';
@@ -23,7 +23,7 @@ describe.each(testEngines())('agent tokens through the gateway on $name', ({ cre
     gateway = await TestGateway.start(
       db,
       {
-        services: { listing: backends.address, catalog: backends.address },
+        services: backendsAt(backends.address),
         adminToken: ADMIN_TOKEN,
         agentTokenSecret: AGENT_TOKEN_SECRET,
       },

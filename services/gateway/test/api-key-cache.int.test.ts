@@ -8,9 +8,9 @@ import {
   testEngines,
 } from '@marketplace/database/testing';
 import { isAppError, ManualClock } from '@marketplace/platform';
-import { IDENTITY_MIGRATIONS } from '../src/adapters/identity.migrations.js';
-import { IdentityRepository } from '../src/adapters/identity.repository.js';
-import { createIdentityService, type IdentityService } from '../src/application/identity.service.js';
+import { IDENTITY_MIGRATIONS } from '../src/contexts/identity/adapters/identity.migrations.js';
+import { IdentityRepository } from '../src/contexts/identity/adapters/identity.repository.js';
+import { createIdentityService, type IdentityService } from '../src/contexts/identity/identity.service.js';
 
 const SECRET = 'an agent token secret of at least 32 characters';
 const TTL_MS = 30_000;

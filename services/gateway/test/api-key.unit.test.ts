@@ -6,7 +6,7 @@ import {
   hashApiKey,
   isApiKeyPrefix,
   secretsEqual,
-} from '../src/domain/api-key.js';
+} from '../src/contexts/identity/domain/api-key.js';
 
 describe('API keys', () => {
   it('look like lmk_<8 base32 chars>_<43 base64url chars> and carry 256 random bits of secret', () => {

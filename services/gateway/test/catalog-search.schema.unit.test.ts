@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { catalogSearchQuerySchema } from '../src/http/schemas/catalog-search.schema.js';
-import { violationsOf } from '../src/http/schemas/validate.js';
+import { catalogSearchQuerySchema } from '../src/contexts/catalog/catalog-search.schema.js';
+import { violationsOf } from '../src/edge/schemas/validate.js';
 
 const parse = (query: Record<string, unknown>) => catalogSearchQuerySchema.safeParse(query);
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Database } from '@marketplace/database';
 import { testEngines } from '@marketplace/database/testing';
-import { CapturedLog, TestGateway, type Answer } from './support/gateway-harness.js';
+import { CapturedLog, TestGateway, type Answer, backendsAt } from './support/gateway-harness.js';
 import { InMemoryBackends } from './support/in-memory-backends.js';
 
 const SEARCH = '/api/ucp/catalog/search';
@@ -22,11 +22,7 @@ describe.each(testEngines())('POST /api/ucp/catalog/search on $name', ({ create 
     db = await create();
     const log = new CapturedLog();
     backends = await InMemoryBackends.start(log.logger);
-    gateway = await TestGateway.start(
-      db,
-      { services: { listing: backends.address, catalog: backends.address } },
-      log,
-    );
+    gateway = await TestGateway.start(db, { services: backendsAt(backends.address) }, log);
   }, 60_000);
 
   afterAll(async () => {

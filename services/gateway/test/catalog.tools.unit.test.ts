@@ -1,15 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
 import type { catalogV1 } from '@marketplace/proto';
-import { CatalogQueries } from '../src/application/catalog.queries.js';
-import { ProductViews } from '../src/application/product.views.js';
-import { searchInventorySemanticTool } from '../src/application/tools/catalog-semantic.tools.js';
+import { CatalogQueries } from '../src/contexts/catalog/catalog.queries.js';
+import { ProductViews } from '../src/edge/product.views.js';
+import { searchInventorySemanticTool } from '../src/contexts/catalog/catalog-semantic.tools.js';
 import {
   getPricingRecommendationTool,
   getProductDetailsTool,
   searchInventoryTool,
-} from '../src/application/tools/catalog.tools.js';
-import type { CatalogClient } from '../src/clients/catalog.client.js';
-import type { Principal } from '../src/domain/account.js';
+} from '../src/contexts/catalog/catalog.tools.js';
+import type { CatalogClient } from '../src/contexts/catalog/catalog.client.js';
+import type { Principal } from '../src/edge/account.js';
 
 const product = (id: string): catalogV1.Product => ({
   id,

@@ -1,12 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import type { ConfirmationClaims, PricedContent } from '../src/domain/confirmation-token.js';
+import type { ConfirmationClaims, PricedContent } from '../src/contexts/orders/domain/confirmation-token.js';
 import {
   changesBetween,
   digestOf,
   signConfirmation,
   verifyConfirmation,
-} from '../src/domain/confirmation-token.js';
+} from '../src/contexts/orders/domain/confirmation-token.js';
 
 const KEY = randomBytes(32);
 const content: PricedContent = {

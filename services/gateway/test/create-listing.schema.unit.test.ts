@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { LISTING_LIMITS } from '@marketplace/vocabulary';
-import { createListingBodySchema } from '../src/http/schemas/create-listing.schema.js';
-import { violationsOf } from '../src/http/schemas/validate.js';
-import { listingDraftOf } from '../src/http/routes/products.routes.js';
+import { createListingBodySchema } from '../src/contexts/listings/create-listing.schema.js';
+import { violationsOf } from '../src/edge/schemas/validate.js';
+import { listingDraftOf } from '../src/contexts/listings/products.routes.js';
 
 const minimal = { name: 'Pallet of earbuds', description: 'Customer returns, tested' };
 

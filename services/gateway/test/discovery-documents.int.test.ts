@@ -3,7 +3,7 @@ import { DiagnosticSeverity, Parser } from '@asyncapi/parser';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { Database } from '@marketplace/database';
 import { testEngines } from '@marketplace/database/testing';
-import { TestGateway } from './support/gateway-harness.js';
+import { TestGateway, backendsAt } from './support/gateway-harness.js';
 
 const [engine] = testEngines();
 const PUBLIC_BASE_URL = 'https://market.example.com';
@@ -22,7 +22,7 @@ describe('discovery documents', () => {
   beforeAll(async () => {
     db = await engine!.create();
     gateway = await TestGateway.start(db, {
-      services: { listing: '127.0.0.1:1', catalog: '127.0.0.1:1' },
+      services: backendsAt('127.0.0.1:1'),
       publicBaseUrl: PUBLIC_BASE_URL,
     });
   }, 60_000);

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EVENT_DESCRIPTORS } from '../src/http/routes/asyncapi.descriptors.generated.js';
+import { EVENT_DESCRIPTORS } from '../src/edge/discovery/asyncapi.descriptors.generated.js';
 
 const gatewayDir = join(fileURLToPath(import.meta.url), '..', '..');
 

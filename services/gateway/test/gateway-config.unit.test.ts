@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { gatewayConfigSchema } from '../src/gateway.config.js';
+import { gatewayConfigSchema } from '../src/edge/gateway.config.js';
 
 describe('the gateway configuration', () => {
   it('takes a service address as host:port, a DNS name or a list of addresses, which it balances over', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Database } from '@marketplace/database';
 import { dropSchema, testEngines } from '@marketplace/database/testing';
-import { CapturedLog, TestGateway } from './support/gateway-harness.js';
+import { CapturedLog, TestGateway, backendsAt } from './support/gateway-harness.js';
 import { InMemoryBackends } from './support/in-memory-backends.js';
 
 /** Nothing listens on port 1: a backend that is down. */
@@ -23,7 +23,7 @@ describe.each(testEngines())('gateway health, readiness and lifecycle on $name',
 
   it('is live and ready when the backends report SERVING over gRPC health and identity is migrated', async () => {
     const gateway = await TestGateway.start(db, {
-      services: { listing: backends.address, catalog: backends.address },
+      services: backendsAt(backends.address),
     });
     try {
       expect((await gateway.call('/healthz')).status).toBe(200);
@@ -36,13 +36,15 @@ describe.each(testEngines())('gateway health, readiness and lifecycle on $name',
   });
 
   it('is live but not ready while the backends are down, and answers their calls with 503', async () => {
-    const gateway = await TestGateway.start(db, { services: { listing: DOWN, catalog: DOWN } });
+    const gateway = await TestGateway.start(db, { services: backendsAt(DOWN) });
     try {
       expect((await gateway.call('/healthz')).status).toBe(200);
       const notReady = await gateway.call('/readyz');
       expect(notReady.status).toBe(503);
       expect(notReady.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-      expect(notReady.body).toMatchObject({ detail: 'not ready: listing, catalog' });
+      expect(notReady.body).toMatchObject({
+        detail: 'not ready: listing, catalog, subscription, order, quote',
+      });
       expect(gateway.handle.isReady()).toBe(false);
       expect((await gateway.call('/api/ucp/catalog/products')).status).toBe(503);
     } finally {
@@ -53,7 +55,7 @@ describe.each(testEngines())('gateway health, readiness and lifecycle on $name',
   it('uses an injected backend check instead of gRPC health when given one', async () => {
     let backendReady = false;
     const gateway = await TestGateway.start(db, {
-      services: { listing: DOWN, catalog: DOWN },
+      services: backendsAt(DOWN),
       isBackendReady: () => backendReady,
     });
     try {
@@ -67,7 +69,7 @@ describe.each(testEngines())('gateway health, readiness and lifecycle on $name',
 
   it('is not ready when the identity tables are gone', async () => {
     const gateway = await TestGateway.start(db, {
-      services: { listing: backends.address, catalog: backends.address },
+      services: backendsAt(backends.address),
     });
     try {
       await dropSchema(db, gateway.schema);
@@ -82,7 +84,7 @@ describe.each(testEngines())('gateway health, readiness and lifecycle on $name',
 
   it('has no admin API without an admin token', async () => {
     const gateway = await TestGateway.start(db, {
-      services: { listing: backends.address, catalog: backends.address },
+      services: backendsAt(backends.address),
     });
     try {
       const answer = await gateway.postJson(
@@ -98,7 +100,7 @@ describe.each(testEngines())('gateway health, readiness and lifecycle on $name',
 
   it('stops listening on stop(), and a second stop() is the same drain', async () => {
     const gateway = await TestGateway.start(db, {
-      services: { listing: backends.address, catalog: backends.address },
+      services: backendsAt(backends.address),
     });
     const first = gateway.handle.stop();
     expect(gateway.handle.stop()).toBe(first);

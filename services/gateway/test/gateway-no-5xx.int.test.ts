@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import type { Database } from '@marketplace/database';
 import { testEngines } from '@marketplace/database/testing';
-import { ADMIN_TOKEN, CapturedLog, TestGateway, type Answer } from './support/gateway-harness.js';
+import { ADMIN_TOKEN, CapturedLog, TestGateway, type Answer, backendsAt } from './support/gateway-harness.js';
 import { InMemoryBackends } from './support/in-memory-backends.js';
 import { malformedBodiesOf } from './support/malformed-bodies.js';
-import { createListingBodySchema } from '../src/http/schemas/create-listing.schema.js';
-import { updateListingBodySchema } from '../src/http/schemas/update-listing.schema.js';
+import { createListingBodySchema } from '../src/contexts/listings/create-listing.schema.js';
+import { updateListingBodySchema } from '../src/contexts/listings/update-listing.schema.js';
 
 /** Spec bar (issue 3): at least 1,000 malformed listing bodies, derived from the schemas the routes validate with. */
 const MALFORMED_LISTING_RUNS = 1_000;
@@ -42,7 +42,7 @@ describe.each(testEngines())('no client input causes a 5xx, on $name', ({ create
     backends = await InMemoryBackends.start(log.logger);
     gateway = await TestGateway.start(
       db,
-      { services: { listing: backends.address, catalog: backends.address }, adminToken: ADMIN_TOKEN },
+      { services: backendsAt(backends.address), adminToken: ADMIN_TOKEN },
       log,
     );
     sellerKey = (await gateway.createAccount('seller')).apiKey;
@@ -144,7 +144,7 @@ describe(`malformed listing bodies never cause a 5xx, on ${firstEngine?.name}`, 
     backends = await InMemoryBackends.start(log.logger);
     gateway = await TestGateway.start(
       db,
-      { services: { listing: backends.address, catalog: backends.address }, adminToken: ADMIN_TOKEN },
+      { services: backendsAt(backends.address), adminToken: ADMIN_TOKEN },
       log,
     );
     sellerKey = (await gateway.createAccount('seller')).apiKey;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Database } from '@marketplace/database';
 import { testEngines } from '@marketplace/database/testing';
-import { ADMIN_TOKEN, CapturedLog, TestGateway, type Answer } from './support/gateway-harness.js';
+import { ADMIN_TOKEN, CapturedLog, TestGateway, type Answer, backendsAt } from './support/gateway-harness.js';
 import { FAULTY_PRODUCT_ID, InMemoryBackends } from './support/in-memory-backends.js';
 
 const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -34,7 +34,7 @@ describe.each(testEngines())('gateway HTTP API on $name', ({ create }) => {
     gateway = await TestGateway.start(
       db,
       {
-        services: { listing: backends.address, catalog: backends.address },
+        services: backendsAt(backends.address),
         adminToken: ADMIN_TOKEN,
         publicBaseUrl: 'https://market.test',
       },

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Database } from '@marketplace/database';
 import { testEngines } from '@marketplace/database/testing';
-import { ADMIN_TOKEN, CapturedLog, TestGateway } from './support/gateway-harness.js';
+import { ADMIN_TOKEN, CapturedLog, TestGateway, backendsAt } from './support/gateway-harness.js';
 import { InMemoryBackends } from './support/in-memory-backends.js';
 
 const [engine] = testEngines();
@@ -27,7 +27,7 @@ describe('hostile input at the edge', () => {
     db = await engine!.create();
     backends = await InMemoryBackends.start(new CapturedLog().logger);
     gateway = await TestGateway.start(db, {
-      services: { listing: backends.address, catalog: backends.address },
+      services: backendsAt(backends.address),
       adminToken: ADMIN_TOKEN,
     });
     sellerKey = (await gateway.createAccount('seller')).apiKey;

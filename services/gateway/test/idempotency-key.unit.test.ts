@@ -1,13 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import { idempotencyKeyProblem } from '@marketplace/eventsourcing';
 import fc from 'fast-check';
-import { createToolRegistry } from '../src/application/tools/registry.js';
-import { takesIdempotencyKey } from '../src/application/tools/tool.js';
-import { checkIdempotencyKeyHeader } from '../src/http/idempotency-key.js';
-import { ROUTE_DOCS } from '../src/http/routes/openapi.routes.js';
-import { openApiDocument } from '../src/http/routes/openapi.document.js';
-import { idempotencyKeySchema } from '../src/http/schemas/idempotency-key.schema.js';
-import { describeTool } from '../src/mcp/tool-manifest.js';
+import { takesIdempotencyKey } from '../src/edge/mcp/tool.js';
+import { checkIdempotencyKeyHeader } from '../src/edge/http/idempotency-key.js';
+import { ROUTE_DOCS } from '../src/edge/discovery/openapi.routes.js';
+import { openApiDocument } from '../src/edge/discovery/openapi.document.js';
+import { idempotencyKeySchema } from '../src/edge/schemas/idempotency-key.schema.js';
+import { describeTool } from '../src/edge/mcp/tool-manifest.js';
+import { everyTool } from './support/every-tool.js';
 
 type Operation = {
   readonly parameters?: { name: string; in: string; required: boolean; schema: Record<string, unknown> }[];
@@ -32,16 +32,7 @@ const CREATING_OPERATIONS = [
   'POST /api/mcp/stream',
 ];
 
-/** Every tool, with services that are never called: building the registry only reads the schemas. */
-const unused = {} as never;
-const tools = createToolRegistry({
-  catalog: unused,
-  orders: unused,
-  listings: unused,
-  subscriptions: unused,
-  quotes: { requests: unused, limiter: unused },
-  quotePurchases: unused,
-}).tools;
+const tools = everyTool();
 
 describe('the gateway checks idempotency keys by the services’ rule', () => {
   it('accepts and refuses exactly the keys the owning services do', () => {

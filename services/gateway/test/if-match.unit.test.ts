@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Request } from 'express';
-import { ifMatchVersionsOf } from '../src/http/if-match.js';
+import { ifMatchVersionsOf } from '../src/edge/http/if-match.js';
 
 const withIfMatch = (value: string | undefined): Request =>
   ({ get: (name: string) => (name.toLowerCase() === 'if-match' ? value : undefined) }) as unknown as Request;

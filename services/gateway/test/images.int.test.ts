@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createFilesystemBlobStore } from '@marketplace/blobstore';
 import type { Database } from '@marketplace/database';
 import { testEngines } from '@marketplace/database/testing';
-import { CapturedLog, TestGateway } from './support/gateway-harness.js';
+import { CapturedLog, TestGateway, backendsAt } from './support/gateway-harness.js';
 import { InMemoryBackends } from './support/in-memory-backends.js';
 
 const HASH = 'a'.repeat(64);
@@ -20,7 +20,7 @@ describe.each(testEngines().slice(0, 1))('GET /images/<sha256>.<ext>', ({ create
     db = await create();
     backends = await InMemoryBackends.start(new CapturedLog().logger);
     gateway = await TestGateway.start(db, {
-      services: { listing: backends.address, catalog: backends.address },
+      services: backendsAt(backends.address),
       images,
     });
     await images.put(`${HASH}.webp`, Buffer.from('RIFF....WEBP'), 'image/webp');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Database } from '@marketplace/database';
 import { testEngines } from '@marketplace/database/testing';
-import { ADMIN_TOKEN, CapturedLog, TestGateway, type Answer } from './support/gateway-harness.js';
+import { ADMIN_TOKEN, CapturedLog, TestGateway, type Answer, backendsAt } from './support/gateway-harness.js';
 import { CONFLICTING_IDEMPOTENCY_KEY, InMemoryBackends } from './support/in-memory-backends.js';
 
 const listing = { name: 'Pallet of earbuds', description: 'Customer returns, tested', price: 12.5 };
@@ -28,7 +28,7 @@ describe.each(testEngines())('seller listing routes through the gateway on $name
     backends = await InMemoryBackends.start(log.logger);
     gateway = await TestGateway.start(
       db,
-      { services: { listing: backends.address, catalog: backends.address }, adminToken: ADMIN_TOKEN },
+      { services: backendsAt(backends.address), adminToken: ADMIN_TOKEN },
       log,
     );
     seller = await gateway.createAccount('seller');

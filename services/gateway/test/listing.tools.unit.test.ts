@@ -1,18 +1,18 @@
 import { describe, expect, it } from '@jest/globals';
 import type { listingV1 } from '@marketplace/proto';
 import { AppError, validationError } from '@marketplace/platform';
-import type { ListingClient } from '../src/clients/listing.client.js';
-import { ListingCommands } from '../src/application/listing.commands.js';
-import { ProductViews } from '../src/application/product.views.js';
+import type { ListingClient } from '../src/contexts/listings/listing.client.js';
+import { ListingCommands } from '../src/contexts/listings/listing.commands.js';
+import { ProductViews } from '../src/edge/product.views.js';
 import {
   bulkUpdateListingsInput,
   bulkUpdateListingsOutput,
   bulkUpdateListingsTool,
   createListingInput,
   createListingTool,
-} from '../src/application/tools/listing.tools.js';
-import { productDetailsOutput } from '../src/application/tools/catalog.tools.js';
-import type { Principal } from '../src/domain/account.js';
+} from '../src/contexts/listings/listing.tools.js';
+import { productDetailsOutput } from '../src/edge/product.views.js';
+import type { Principal } from '../src/edge/account.js';
 
 const seller: Principal = {
   accountId: 3,

@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Database } from '@marketplace/database';
 import { testEngines } from '@marketplace/database/testing';
 import { CATEGORIES, CONDITIONS } from '@marketplace/vocabulary';
-import { ADMIN_TOKEN, CapturedLog, TestGateway } from './support/gateway-harness.js';
+import { ADMIN_TOKEN, CapturedLog, TestGateway, backendsAt } from './support/gateway-harness.js';
 import { InMemoryBackends } from './support/in-memory-backends.js';
 
 const [engine] = testEngines();
@@ -37,7 +37,7 @@ describe('MCP prompts, completions and logging', () => {
     db = await engine!.create();
     backends = await InMemoryBackends.start(new CapturedLog().logger);
     gateway = await TestGateway.start(db, {
-      services: { listing: backends.address, catalog: backends.address },
+      services: backendsAt(backends.address),
       adminToken: ADMIN_TOKEN,
       publicBaseUrl: 'https://market.test',
     });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { orderV1 } from '@marketplace/proto';
-import { csvCell, ordersCsv } from '../src/application/order-csv.js';
+import { csvCell, ordersCsv } from '../src/contexts/orders/order-csv.js';
 
 describe('order CSV export', () => {
   it('neutralises every formula start and quotes per RFC 4180', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Request, Response } from 'express';
-import { originGuard } from '../src/mcp/origin-guard.js';
+import { originGuard } from '../src/edge/mcp/origin-guard.js';
 
 /** What the guard decides for these request headers: 'next', or the refusal's message. */
 const decide = (headers: Record<string, string>, behindProxy: boolean): string => {

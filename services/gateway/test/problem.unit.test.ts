@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { ErrorKind } from '@marketplace/platform';
 import { AppError, httpStatusOf, validationError } from '@marketplace/platform';
 import type { Response } from 'express';
-import { HttpProblem, PROBLEM_TYPES, Problems, sendProblem } from '../src/http/problem.js';
+import { HttpProblem, PROBLEM_TYPES, Problems, sendProblem } from '../src/edge/http/problem.js';
 
 const problems = new Problems('https://market.test');
 

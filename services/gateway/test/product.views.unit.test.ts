@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { catalogV1, listingV1 } from '@marketplace/proto';
-import { ProductViews } from '../src/application/product.views.js';
+import { ProductViews } from '../src/edge/product.views.js';
 
 const views = new ProductViews('https://market.test');
 const CREATED = Date.UTC(2026, 0, 2, 3, 4, 5);

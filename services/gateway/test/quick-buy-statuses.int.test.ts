@@ -5,9 +5,9 @@ import { AppError, conflict, forbidden, notFound, unavailable, validationError }
 import { orderV1 } from '@marketplace/proto';
 import type { GrpcServer } from '@marketplace/rpc';
 import { startGrpcServer } from '@marketplace/rpc';
-import { rateLimitConfigSchema } from '../src/http/rate-limit.config.js';
-import { problemSchema } from '../src/http/routes/openapi.describe.js';
-import { ADMIN_TOKEN, CapturedLog, TestGateway, type Answer } from './support/gateway-harness.js';
+import { rateLimitConfigSchema } from '../src/edge/http/rate-limit.config.js';
+import { problemSchema } from '../src/edge/discovery/openapi.describe.js';
+import { ADMIN_TOKEN, CapturedLog, TestGateway, type Answer, backendsAt } from './support/gateway-harness.js';
 import { InMemoryBackends } from './support/in-memory-backends.js';
 
 /**
@@ -159,7 +159,7 @@ describe.each(['/api/mcp/invoke', '/api/mcp/stream'])(
       const log = new CapturedLog();
       backends = await InMemoryBackends.start(log.logger);
       orders = await startStubOrderService(log.logger);
-      const services = { listing: backends.address, catalog: backends.address, order: orders.address };
+      const services = { ...backendsAt(backends.address), order: orders.address };
       gateway = await TestGateway.start(db, { services, adminToken: ADMIN_TOKEN }, log);
       // A second gateway whose MCP allowance is one call a minute per key, for the 429.
       limited = await TestGateway.start(

@@ -3,7 +3,7 @@ import type { quoteV1 } from '@marketplace/proto';
 import { notFound } from '@marketplace/platform';
 import type { RateLimitStore } from '@marketplace/ratelimit';
 import { createMemoryRateLimitStore } from '@marketplace/ratelimit';
-import { QuoteRequests } from '../src/application/quote.requests.js';
+import { QuoteRequests } from '../src/contexts/quotes/quote.requests.js';
 import {
   claimQuoteTool,
   getQuoteRequestsInput,
@@ -12,11 +12,11 @@ import {
   requestQuoteTool,
   respondToQuoteInput,
   respondToQuoteTool,
-} from '../src/application/tools/quote.tools.js';
-import type { QuoteClient } from '../src/clients/quote.client.js';
-import type { Principal } from '../src/domain/account.js';
-import { rateLimitConfigSchema } from '../src/http/rate-limit.config.js';
-import { RateLimiter, rateLimitPoliciesOf } from '../src/http/rate-limit.js';
+} from '../src/contexts/quotes/quote.tools.js';
+import type { QuoteClient } from '../src/contexts/quotes/quote.client.js';
+import type { Principal } from '../src/edge/account.js';
+import { rateLimitConfigSchema } from '../src/edge/http/rate-limit.config.js';
+import { RateLimiter, rateLimitPoliciesOf } from '../src/edge/http/rate-limit.js';
 
 const NOW = Date.UTC(2026, 8, 1, 12, 0, 0);
 const SELLER: Principal = {

@@ -2,9 +2,9 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { AppError } from '@marketplace/platform';
 import type { RateLimitStore } from '@marketplace/ratelimit';
 import { createMemoryRateLimitStore } from '@marketplace/ratelimit';
-import type { Principal } from '../src/domain/account.js';
-import { rateLimitConfigSchema } from '../src/http/rate-limit.config.js';
-import { RateLimiter, rateLimitPoliciesOf } from '../src/http/rate-limit.js';
+import type { Principal } from '../src/edge/account.js';
+import { rateLimitConfigSchema } from '../src/edge/http/rate-limit.config.js';
+import { RateLimiter, rateLimitPoliciesOf } from '../src/edge/http/rate-limit.js';
 
 /** 10:15 UTC: 45 minutes before the hour's sub-window ends. */
 const T = Date.UTC(2026, 8, 1, 10, 15, 0);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { createLogger } from '@marketplace/platform';
-import { createGatewayApp, type GatewayDependencies } from '../src/http/app.js';
-import { ROUTE_DOCS } from '../src/http/routes/openapi.routes.js';
+import { createGatewayApp, type GatewayDependencies } from '../src/edge/app.js';
+import { ROUTE_DOCS } from '../src/edge/discovery/openapi.routes.js';
 
 /** The part of an Express 5 layer this test reads: a route's path and methods, or a mounted router's stack. */
 interface Layer {
@@ -43,7 +43,7 @@ const servedOperations = (stack: readonly Layer[]): string[] =>
       : servedOperations(layer.handle?.stack ?? []),
   );
 
-/** Every optional backend present, so that every router is mounted; building the app calls none of them. */
+/** The admin token set, so that every router is mounted; building the app calls no backend. */
 const unused = {} as never;
 const fullGateway = (): GatewayDependencies => ({
   identity: unused,

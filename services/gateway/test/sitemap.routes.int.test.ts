@@ -4,9 +4,9 @@ import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import express from 'express';
 import { validateXML } from 'xmllint-wasm';
-import type { CatalogQueries } from '../src/application/catalog.queries.js';
-import { Problems } from '../src/http/problem.js';
-import { sitemapRoutes } from '../src/http/routes/sitemap.routes.js';
+import type { CatalogQueries } from '../src/contexts/catalog/catalog.queries.js';
+import { Problems } from '../src/edge/http/problem.js';
+import { sitemapRoutes } from '../src/contexts/catalog/sitemap.routes.js';
 
 const PUBLIC_BASE_URL = 'https://market.example.com';
 

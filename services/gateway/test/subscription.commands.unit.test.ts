@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import type { subscriptionV1 } from '@marketplace/proto';
-import { SubscriptionCommands } from '../src/application/subscription.commands.js';
-import type { SubscriptionClient } from '../src/clients/subscription.client.js';
-import type { Principal } from '../src/domain/account.js';
-import { subscribeInputSchema } from '../src/http/schemas/subscription.schema.js';
-import { violationsOf } from '../src/http/schemas/validate.js';
+import { SubscriptionCommands } from '../src/contexts/subscriptions/subscription.commands.js';
+import type { SubscriptionClient } from '../src/contexts/subscriptions/subscription.client.js';
+import type { Principal } from '../src/edge/account.js';
+import { subscribeInputSchema } from '../src/contexts/subscriptions/subscription.schema.js';
+import { violationsOf } from '../src/edge/schemas/validate.js';
 
 const BUYER: Principal = {
   accountId: 42,

@@ -1,20 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import { CatalogQueries } from '../src/application/catalog.queries.js';
-import { ProductViews } from '../src/application/product.views.js';
-import type { ToolDependencies } from '../src/application/tools/registry.js';
-import { createToolRegistry, registryOf } from '../src/application/tools/registry.js';
-import { describeTool } from '../src/mcp/tool-manifest.js';
-import type { CatalogClient } from '../src/clients/catalog.client.js';
+import { registryOf } from '../src/edge/mcp/registry.js';
+import { describeTool } from '../src/edge/mcp/tool-manifest.js';
+import { everyTool } from './support/every-tool.js';
 
-const unusedCatalog = {} as CatalogClient;
-const registry = createToolRegistry({
-  catalog: new CatalogQueries(unusedCatalog, new ProductViews('http://marketplace.test')),
-});
-
-/** Every backend present and never called: the tools are only listed and their schemas read. */
-const unused: unknown = new Proxy({}, { get: () => unused });
-const everyTool = createToolRegistry(new Proxy({}, { get: () => unused }) as ToolDependencies);
+const registry = registryOf(everyTool());
 
 describe('tool registry', () => {
   it('finds each tool by its name and keeps the order of its list', () => {
@@ -36,8 +26,8 @@ describe('tool registry', () => {
   });
 
   it('gives every tool examples that its own input schema accepts, published in its input schema', () => {
-    expect(everyTool.tools.length).toBeGreaterThan(30);
-    for (const tool of everyTool.tools) {
+    expect(registry.tools.length).toBeGreaterThan(30);
+    for (const tool of registry.tools) {
       expect([tool.name, tool.examples.length > 0]).toEqual([tool.name, true]);
       for (const example of tool.examples) {
         const parsed = tool.inputSchema.safeParse(example);

@@ -10,8 +10,8 @@ import { createEmbeddedEventLog } from '@marketplace/eventlog';
 import { dropSchema, freshSchemaName } from '@marketplace/database/testing';
 import type { Logger, ServiceHandle } from '@marketplace/platform';
 import { ManualClock, REDACTED_PATHS } from '@marketplace/platform';
-import type { GatewayOptions } from '../../src/gateway.service.js';
-import { startGateway } from '../../src/gateway.service.js';
+import type { GatewayOptions } from '../../src/edge/gateway.service.js';
+import { startGateway } from '../../src/edge/gateway.service.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -121,3 +121,15 @@ export class TestGateway {
     return { accountId: created.account_id, apiKey: created.api_key };
   }
 }
+
+/**
+ * Every backend the gateway requires, at one address: the in-memory backends answer as the listing and catalog
+ * services; a call to another service fails there as it would against a backend that is down.
+ */
+export const backendsAt = (address: string): GatewayOptions['services'] => ({
+  listing: address,
+  catalog: address,
+  subscription: address,
+  order: address,
+  quote: address,
+});

@@ -1,0 +1,245 @@
+import { Router } from 'express';
+import type { Response } from 'express';
+import { z } from 'zod';
+import { DEFAULT_CURRENCY } from '@marketplace/platform';
+import { mcpManifest } from '../mcp/manifest.js';
+import type { McpDispatcher } from '../mcp/dispatcher.js';
+import { methodNotAllowed } from '../http/method-not-allowed.js';
+import type { Problems } from '../http/problem.js';
+import type { RouteDoc } from './openapi.describe.js';
+
+/**
+ * Discovery documents change only with a deployment: agents and crawlers may keep them for five minutes
+ * (UCP requires public caching of at least 60 s).
+ */
+export const DISCOVERY_CACHE_CONTROL = 'public, max-age=300';
+
+/** UCP release whose profile format /.well-known/ucp follows. */
+export const UCP_VERSION = '2026-04-08';
+/** ACP releases whose discovery format /.well-known/acp follows, oldest first. */
+export const ACP_VERSIONS = ['2026-01-30', '2026-04-17'] as const;
+
+/** Sends a document serialised once at start-up. */
+export const sendDocument = (
+  res: Response,
+  contentType: string,
+  body: string,
+  cacheControl: string,
+): void => {
+  res.status(200).type(contentType).set('Cache-Control', cacheControl).send(body);
+};
+
+/** `market.example.com` → `com.example.market`: the namespace UCP wants for our own capabilities. */
+export const reverseDomainOf = (publicBaseUrl: string): string =>
+  new URL(publicBaseUrl).hostname.split('.').reverse().join('.');
+
+/**
+ * The UCP business profile (UCP overview, "Profile Structure"): our REST and MCP services and the capabilities
+ * we actually serve, under our own namespace, since our endpoints are not the dev.ucp.shopping ones.
+ */
+export const ucpProfile = (publicBaseUrl: string) => {
+  const namespace = reverseDomainOf(publicBaseUrl);
+  const capability = (spec: string) => [
+    {
+      version: UCP_VERSION,
+      spec: `${publicBaseUrl}/llms.txt#${spec}`,
+      schema: `${publicBaseUrl}/openapi.json`,
+    },
+  ];
+  return {
+    ucp: {
+      version: UCP_VERSION,
+      services: {
+        [`${namespace}.marketplace`]: [
+          {
+            version: UCP_VERSION,
+            spec: `${publicBaseUrl}/llms.txt`,
+            transport: 'rest',
+            endpoint: `${publicBaseUrl}/api/ucp`,
+            schema: `${publicBaseUrl}/openapi.json`,
+          },
+          {
+            version: UCP_VERSION,
+            spec: `${publicBaseUrl}/llms.txt`,
+            transport: 'mcp',
+            endpoint: `${publicBaseUrl}/mcp`,
+            schema: `${publicBaseUrl}/api/mcp/schema.json`,
+          },
+        ],
+      },
+      capabilities: {
+        [`${namespace}.marketplace.catalog`]: capability('catalog'),
+        [`${namespace}.marketplace.quotes`]: capability('quotes'),
+        [`${namespace}.marketplace.checkout`]: capability('checkout'),
+        [`${namespace}.marketplace.saved_searches`]: capability('saved-searches'),
+      },
+      payment_handlers: {},
+    },
+    // We sign no UCP requests or webhooks with ES256 keys (webhooks use the HMAC of the specification).
+    signing_keys: [],
+  };
+};
+
+/**
+ * The ACP discovery document (ACP rfc.discovery): protocol versions, base URL and transports. Our checkout is
+ * the marketplace's own (/api/ucp/checkout), not ACP's checkout_sessions API, so no ACP service is claimed;
+ * the product feed is where ACP agents find our lots.
+ */
+export const acpDiscovery = (publicBaseUrl: string) => ({
+  protocol: {
+    name: 'acp',
+    version: ACP_VERSIONS[ACP_VERSIONS.length - 1],
+    supported_versions: ACP_VERSIONS,
+    documentation_url: `${publicBaseUrl}/llms.txt`,
+  },
+  api_base_url: publicBaseUrl,
+  transports: ['rest', 'mcp'],
+  capabilities: {
+    services: [],
+    supported_currencies: [DEFAULT_CURRENCY.toLowerCase()],
+    supported_locales: ['en-US'],
+  },
+  product_feed: { url: `${publicBaseUrl}/acp/feed.json`, format: 'json', max_page_size: 200 },
+  mcp: { url: `${publicBaseUrl}/mcp`, manifest: `${publicBaseUrl}/api/mcp/schema.json` },
+});
+
+/** /llms.txt (llms-txt convention): what the marketplace is and where an agent goes next. */
+export const llmsTxt = (dispatcher: McpDispatcher, publicBaseUrl: string): string => {
+  const tools = dispatcher.tools
+    .map((tool) => `- ${tool.name} (${tool.auth === 'none' ? 'anonymous' : tool.auth}): ${tool.description}`)
+    .join('\n');
+  return `# Liquidation Marketplace
+
+> B2B marketplace for surplus, overstock and customer-return lots. Buyers search, request bulk quotes and buy;
+> sellers publish and maintain listings. Readable anonymously; prices are integer cents (USD).
+
+Agents use the MCP endpoint (Streamable HTTP, stateless, JSON responses) or the REST API. Seller tools need
+the seller's X-MCP-API-Key header; buyer order tools need the buyer's key or an X-Agent-Token.
+
+## Agent endpoints
+
+- [MCP endpoint](${publicBaseUrl}/mcp): POST JSON-RPC 2.0, protocol 2025-11-25
+- [Tool manifest](${publicBaseUrl}/api/mcp/schema.json): every tool with input and output JSON Schemas
+- [JSON-RPC endpoint](${publicBaseUrl}/api/mcp/streamable): one JSON-RPC request per POST
+- [Tool invoke](${publicBaseUrl}/api/mcp/invoke): POST {tool, parameters}; [SSE variant](${publicBaseUrl}/api/mcp/stream)
+
+## Tools
+
+${tools}
+
+## Catalog
+
+- [Agent sitemap](${publicBaseUrl}/agents/sitemap.xml): every public lot with its markdown page
+- [Product feed](${publicBaseUrl}/acp/feed.json): public lots, cursor pages of up to 200
+- [Categories](${publicBaseUrl}/api/ucp/catalog/categories)
+
+## Specifications
+
+- [OpenAPI 3.1](${publicBaseUrl}/openapi.json): the REST API
+- [AsyncAPI 3.0](${publicBaseUrl}/asyncapi.json): the event stream for analytics consumers
+- [UCP profile](${publicBaseUrl}/.well-known/ucp)
+- [ACP discovery](${publicBaseUrl}/.well-known/acp.json)
+`;
+};
+
+/** The tool manifest, the commerce-protocol profiles and llms.txt (docs/specification.md, "Service", 4.3), built once. */
+export const discoveryRoutes = (
+  problems: Problems,
+  dispatcher: McpDispatcher,
+  publicBaseUrl: string,
+): Router => {
+  const router = Router();
+  const json = (document: unknown) => {
+    const body = JSON.stringify(document);
+    return (_req: unknown, res: Response) =>
+      sendDocument(res, 'application/json', body, DISCOVERY_CACHE_CONTROL);
+  };
+  const documents: [string, (req: unknown, res: Response) => void][] = [
+    ['/api/mcp/schema.json', json(mcpManifest(dispatcher, publicBaseUrl))],
+    ['/.well-known/ucp', json(ucpProfile(publicBaseUrl))],
+    ['/.well-known/acp', json(acpDiscovery(publicBaseUrl))],
+    ['/.well-known/acp.json', json(acpDiscovery(publicBaseUrl))],
+  ];
+  const llms = llmsTxt(dispatcher, publicBaseUrl);
+  documents.push([
+    '/llms.txt',
+    (_req, res) => sendDocument(res, 'text/markdown; charset=utf-8', llms, DISCOVERY_CACHE_CONTROL),
+  ]);
+  for (const [path, handler] of documents) {
+    router
+      .route(path)
+      .get(handler)
+      .all(methodNotAllowed(problems, ['GET']));
+  }
+  return router;
+};
+
+const looseDocument = (description: string) => z.looseObject({}).describe(description);
+
+export const discoveryRouteDocs: readonly RouteDoc[] = [
+  {
+    method: 'get',
+    path: '/api/mcp/schema.json',
+    operationId: 'getToolManifest',
+    summary: 'The MCP tool manifest',
+    description:
+      'schema_version 1.0: tools with input and output JSON Schemas, auth and annotations; resources; transports.',
+    tags: ['discovery'],
+    auth: 'none',
+    responses: {
+      200: {
+        description: 'The manifest',
+        schema: z.looseObject({
+          schema_version: z.literal('1.0'),
+          tools: z.array(
+            z.looseObject({
+              name: z.string(),
+              description: z.string(),
+              input_schema: z.looseObject({}),
+              output_schema: z.looseObject({}),
+              auth: z.enum(['none', 'buyer', 'seller']),
+            }),
+          ),
+          resources: z.array(z.looseObject({ name: z.string() })),
+          transports: z.looseObject({}),
+        }),
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/.well-known/ucp',
+    operationId: 'getUcpProfile',
+    summary: 'The UCP business profile',
+    tags: ['discovery'],
+    auth: 'none',
+    responses: { 200: { description: 'The profile', schema: looseDocument('UCP business profile') } },
+  },
+  {
+    method: 'get',
+    path: '/.well-known/acp',
+    operationId: 'getAcpDiscovery',
+    summary: 'The ACP discovery document',
+    tags: ['discovery'],
+    auth: 'none',
+    responses: { 200: { description: 'The document', schema: looseDocument('ACP discovery document') } },
+  },
+  {
+    method: 'get',
+    path: '/.well-known/acp.json',
+    operationId: 'getAcpDiscoveryJson',
+    summary: 'The ACP discovery document (same as /.well-known/acp)',
+    tags: ['discovery'],
+    auth: 'none',
+    responses: { 200: { description: 'The document', schema: looseDocument('ACP discovery document') } },
+  },
+  {
+    method: 'get',
+    path: '/llms.txt',
+    operationId: 'getLlmsTxt',
+    summary: 'What the marketplace is and where agents go next (llms.txt, markdown)',
+    tags: ['discovery'],
+    auth: 'none',
+    responses: { 200: { description: 'Markdown', contentType: 'text/markdown', text: true } },
+  },
+];

@@ -1,0 +1,221 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { once } from 'node:events';
+import type { BlobStore } from '@marketplace/blobstore';
+import type { Database } from '@marketplace/database';
+import { migrate } from '@marketplace/database';
+import type { EventLog } from '@marketplace/eventlog';
+import { startOutboxRelay } from '@marketplace/eventsourcing';
+import type { Clock, Logger, ServiceHandle } from '@marketplace/platform';
+import { waitForServing } from '@marketplace/rpc';
+import { encodeAccountEvent } from '../contexts/identity/adapters/account-event.codec.js';
+import { IDENTITY_MIGRATIONS } from '../contexts/identity/adapters/identity.migrations.js';
+import { IdentityRepository } from '../contexts/identity/adapters/identity.repository.js';
+import { createIdentityService } from '../contexts/identity/identity.service.js';
+import { createCatalogClient } from '../contexts/catalog/catalog.client.js';
+import { createListingClient } from '../contexts/listings/listing.client.js';
+import { createSubscriptionClient } from '../contexts/subscriptions/subscription.client.js';
+import { createOrderClient } from '../contexts/orders/order.client.js';
+import { createQuoteClient } from '../contexts/quotes/quote.client.js';
+import type { RateLimitConfig } from './http/rate-limit.config.js';
+import { openRateLimiter } from './http/rate-limit.js';
+import { createGatewayApp } from './app.js';
+import { createHttpDrain } from './http/drain.js';
+import type { ReadinessCheck } from './readiness.js';
+import { Readiness } from './readiness.js';
+
+export interface GatewayOptions {
+  readonly db: Database;
+  /** The listing images the listing service re-hosted, served at /images/. */
+  readonly images: BlobStore;
+  /** Where the account events of the identity schema's outbox are published. */
+  readonly log: EventLog;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly http: { readonly host: string; readonly port: number };
+  /** gRPC addresses (`host:port`) of the services the gateway calls. */
+  readonly services: {
+    readonly listing: string;
+    readonly catalog: string;
+    readonly subscription: string;
+    readonly order: string;
+    readonly quote: string;
+  };
+  /**
+   * The rate limits (`RATE_LIMIT_*`) and the store they count in (`RATE_LIMIT_STORE`, default `memory`). Absent:
+   * no limits (tests); main.ts and the embedded runner always pass them.
+   */
+  readonly rateLimits?: RateLimitConfig | undefined;
+  /** Unset: the admin API answers 404. */
+  readonly adminToken?: string | undefined;
+  /**
+   * Signs agent tokens (AGENT_TOKEN_SECRET; every replica needs the same). Unset: a random one per start, so
+   * tokens die with the process; main.ts and the embedded runner always pass one.
+   */
+  readonly agentTokenSecret?: string | undefined;
+  /** Default: `http://localhost:<port>`. */
+  readonly publicBaseUrl?: string | undefined;
+  /** Replaces the gRPC health checks of the backends (the embedded runner knows their state directly). */
+  readonly isBackendReady?: () => boolean;
+  /** Schema of accounts and API keys; default `identity`. Tests pass a fresh one. */
+  readonly identitySchema?: string;
+  /** Deadline of every gRPC call; default 5 s. */
+  readonly grpcDeadlineMs?: number;
+  /** How long stop() lets in-flight requests finish before cutting connections; default 10 s. */
+  readonly drainTimeoutMs?: number;
+}
+
+export const IDENTITY_SCHEMA = 'identity';
+/**
+ * How long a gateway may keep an active API key without reading it again: the bound on a revocation whose
+ * notification was lost (docs/security.md, "API key revocation"); a notified revocation takes milliseconds.
+ */
+export const API_KEY_CACHE_TTL_MS = 30_000;
+/** A readiness check that takes longer than this counts as failed. */
+const READINESS_CHECK_TIMEOUT_MS = 1_000;
+/** How often isReady() is refreshed when nobody polls /readyz. */
+const READINESS_REFRESH_MS = 2_000;
+/** Slow clients may not hold a connection forever with a trickling body. */
+const REQUEST_TIMEOUT_MS = 30_000;
+/** A client trickling its headers (slowloris) is cut off after this; checked every CONNECTIONS_CHECK_MS. */
+const HEADERS_TIMEOUT_MS = 10_000;
+const CONNECTIONS_CHECK_MS = 1_000;
+const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
+
+/**
+ * Starts the gateway: migrates the identity schema, opens one gRPC client per backend, and serves HTTP.
+ * Resolves once listening; `stop()` drains in-flight requests (bounded), then closes the clients.
+ */
+export const startGateway = async (options: GatewayOptions): Promise<ServiceHandle> => {
+  const { db, clock } = options;
+  const logger = options.logger.child({ service: 'gateway' });
+  const schema = options.identitySchema ?? IDENTITY_SCHEMA;
+  await migrate(db, schema, IDENTITY_MIGRATIONS);
+  const agentTokenSecret = options.agentTokenSecret ?? randomBytes(32).toString('base64url');
+  const identity = createIdentityService({
+    db,
+    schema,
+    repository: new IdentityRepository(schema),
+    clock,
+    agentTokenSecret,
+    keyCache: { ttlMs: API_KEY_CACHE_TTL_MS },
+  });
+  await identity.start();
+  const clientOptions = { deadlineMs: options.grpcDeadlineMs };
+  const listing = createListingClient(options.services.listing, clientOptions);
+  const catalog = createCatalogClient(options.services.catalog, clientOptions);
+  const subscription = createSubscriptionClient(options.services.subscription, clientOptions);
+  const order = createOrderClient(options.services.order, clientOptions);
+  const quote = createQuoteClient(options.services.quote, clientOptions);
+  const rateLimits =
+    options.rateLimits === undefined
+      ? undefined
+      : await openRateLimiter(options.rateLimits, { db, now: () => clock.now(), defaultStore: 'memory' });
+  const relay = startOutboxRelay({
+    db,
+    schema,
+    log: options.log,
+    name: 'gateway',
+    encode: encodeAccountEvent,
+    logger,
+  });
+
+  const grpcServing =
+    (address: string): ReadinessCheck =>
+    () =>
+      waitForServing(address, { timeoutMs: READINESS_CHECK_TIMEOUT_MS }).then(() => true);
+  const { isBackendReady } = options;
+  const backendChecks: Record<string, ReadinessCheck> = isBackendReady
+    ? { backends: async () => isBackendReady() }
+    : {
+        listing: grpcServing(options.services.listing),
+        catalog: grpcServing(options.services.catalog),
+        subscription: grpcServing(options.services.subscription),
+        order: grpcServing(options.services.order),
+        quote: grpcServing(options.services.quote),
+      };
+  const readiness = new Readiness(
+    { ...backendChecks, identity: () => identity.probe().then(() => true) },
+    READINESS_CHECK_TIMEOUT_MS,
+  );
+
+  const server = createServer({
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    headersTimeout: HEADERS_TIMEOUT_MS,
+    connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
+  });
+  try {
+    server.listen(options.http.port, options.http.host);
+    await once(server, 'listening');
+  } catch (error) {
+    listing.close();
+    catalog.close();
+    subscription.close();
+    order.close();
+    quote.close();
+    await rateLimits?.close();
+    await relay.stop();
+    await identity.stop();
+    throw error;
+  }
+  const { port } = server.address() as AddressInfo;
+  const publicBaseUrl = options.publicBaseUrl ?? `http://localhost:${port}`;
+  const http = createHttpDrain(
+    server,
+    createGatewayApp({
+      identity,
+      listing,
+      catalog,
+      subscription,
+      order,
+      quote,
+      rateLimiter: rateLimits?.limiter,
+      trustProxyHops: options.rateLimits?.TRUST_PROXY_HOPS,
+      images: options.images,
+      logger,
+      publicBaseUrl,
+      adminToken: options.adminToken,
+      readiness: () => readiness.check(),
+      // Derived from the agent token secret, under a label of its own: no new secret to distribute.
+      confirmationKey: createHmac('sha256', agentTokenSecret).update('checkout-confirmation').digest(),
+    }),
+    publicBaseUrl,
+  );
+  server.on('request', http.listener);
+  const { host } = options.http;
+  const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+  logger.info({ address, publicBaseUrl, adminApi: options.adminToken !== undefined }, 'gateway listening');
+
+  const refresh = setInterval(() => void readiness.check(), READINESS_REFRESH_MS);
+  refresh.unref();
+  void readiness.check();
+
+  let stopped: Promise<void> | undefined;
+  const drain = async (): Promise<void> => {
+    clearInterval(refresh);
+    const cutOff = setTimeout(
+      () => server.closeAllConnections(),
+      options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
+    );
+    await http.drain();
+    clearTimeout(cutOff);
+    listing.close();
+    catalog.close();
+    subscription.close();
+    order.close();
+    quote.close();
+    await rateLimits?.close();
+    // After the server, so the relay is still running while the last requests append.
+    await relay.stop();
+    await identity.stop();
+    logger.info({ address }, 'gateway stopped');
+  };
+
+  return {
+    name: 'gateway',
+    address,
+    isReady: () => readiness.lastReport.ready,
+    stop: () => (stopped ??= drain()),
+  };
+};
