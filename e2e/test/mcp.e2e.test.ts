@@ -57,6 +57,7 @@ const SPEC_TOOLS = {
     'update_listing',
     'withdraw_listing',
     'set_listing_shipping',
+    'bulk_upsert_listings',
   ],
 } as const;
 const ALL_TOOLS = Object.values(SPEC_TOOLS).flat();

@@ -20,14 +20,26 @@ interface Page {
 
 const SERVER_URL = process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SEEDED = 2_500;
-const CONCURRENCY = 16;
+const BULK_SIZE = 500;
+
+interface BulkAnswer {
+  readonly results: {
+    index: number;
+    status: 'created' | 'updated' | 'unchanged' | 'error';
+    product_id?: string;
+    version?: number;
+    errors?: { field: string; message: string }[];
+  }[];
+  readonly summary: Record<'created' | 'updated' | 'unchanged' | 'error', number>;
+}
 
 /**
- * A seller at ERP scale reads its listings back through the gateway of `pnpm start` (on PostgreSQL): 2,500
- * listings paged by cursor over REST with their total, filters, one listing with its ETag, and the MCP twin
- * list_my_listings through the SDK client. Another seller sees none of them.
+ * A seller at ERP scale syncs and reads its listings back through the gateway of `pnpm start` (on PostgreSQL):
+ * 2,500 listings published in bulk calls, upserted by sku, paged by cursor over REST with their total,
+ * filters, one listing with its ETag, and the MCP twins bulk_upsert_listings and list_my_listings through the
+ * SDK client. Another seller sees none of them.
  */
-describe('seller sync: reading listings back (embedded mode on PostgreSQL)', () => {
+describe('seller sync: bulk upsert and reading listings back (embedded mode on PostgreSQL)', () => {
   const databaseName = `e2e_seller_sync_${randomBytes(4).toString('hex')}`;
   let marketplace: EmbeddedMarketplace;
   let seller: Account;
@@ -37,6 +49,14 @@ describe('seller sync: reading listings back (embedded mode on PostgreSQL)', () 
 
   const get = async (path: string, apiKey: string) =>
     marketplace.client.request(path, { headers: { 'x-mcp-api-key': apiKey } });
+  /** POST /api/products/bulk: a whole call may take seconds (1,000 items, their images). */
+  const bulk = async (apiKey: string, body: unknown, headers: Record<string, string> = {}) =>
+    marketplace.client.request('/api/products/bulk', {
+      method: 'POST',
+      headers: { 'x-mcp-api-key': apiKey, 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(120_000),
+    });
 
   /** The MCP SDK client over Streamable HTTP, as the seller. */
   const sellerMcpClient = async (): Promise<Client> => {
@@ -74,25 +94,17 @@ describe('seller sync: reading listings back (embedded mode on PostgreSQL)', () 
     const first = await marketplace.client.publish(seller.apiKey, lot(0));
     expect(first.status).toBe(201);
     seeded.push(first.body.id);
-    let next = 1;
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (next < SEEDED) {
-          const n = next++;
-          const { status, body } = await marketplace.client.publish(seller.apiKey, lot(n));
-          if (status !== 201) throw new Error(`listing ${n}: ${status} ${JSON.stringify(body)}`);
-          seeded.push(body.id);
-        }
-      }),
-    );
-    // The list follows the listing events: wait until it holds them all.
-    await eventually(
-      async () => {
-        const { body } = await get('/api/products?limit=1', seller.apiKey);
-        return (body as Page).total === SEEDED ? true : undefined;
-      },
-      { timeoutMs: 60_000, describe: () => `the list never held all ${SEEDED} listings` },
-    );
+    // The rest in bulk calls (docs/specification.md, "Bulk upsert"); the list is read-your-writes.
+    for (let from = 1; from < SEEDED; from += BULK_SIZE) {
+      const items = Array.from({ length: Math.min(BULK_SIZE, SEEDED - from) }, (_, n) => lot(from + n));
+      const { status, body } = await bulk(seller.apiKey, { mode: 'create', items });
+      if (status !== 200) throw new Error(`bulk from ${from}: ${status} ${JSON.stringify(body)}`);
+      const { results } = body as BulkAnswer;
+      expect(results.every((result) => result.status === 'created')).toBe(true);
+      seeded.push(...results.map((result) => result.product_id ?? ''));
+    }
+    const { body } = await get('/api/products?limit=1', seller.apiKey);
+    expect((body as Page).total).toBe(SEEDED);
   }, 600_000);
 
   afterAll(async () => {
@@ -353,6 +365,129 @@ describe('seller sync: reading listings back (embedded mode on PostgreSQL)', () 
         arguments: { limit: 0 },
       })) as CallToolResult;
       expect(refused.isError).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('bulk upsert by sku, twice: created, then unchanged; a new price updates only that item, stock kept', async () => {
+    const record = (n: number, price = 30) => ({
+      name: `Crate of Brennick cast iron skillets ${n}`,
+      description: 'Pre-seasoned, 12 per crate',
+      sku: `SKL-${n}`,
+      category: 'kitchenware',
+      price,
+      quantity: 12,
+      promotePublicly: true,
+    });
+    const items = [record(1), record(2), record(3)];
+    const first = await bulk(seller.apiKey, { mode: 'upsert_by_sku', items });
+    expect(first.status).toBe(200);
+    expect((first.body as BulkAnswer).summary).toEqual({ created: 3, updated: 0, unchanged: 0, error: 0 });
+    const again = await bulk(seller.apiKey, { mode: 'upsert_by_sku', items });
+    const { results, summary } = again.body as BulkAnswer;
+    expect(summary).toEqual({ created: 0, updated: 0, unchanged: 3, error: 0 });
+    expect(results.map((result) => result.product_id)).toEqual(
+      (first.body as BulkAnswer).results.map((result) => result.product_id),
+    );
+    const [, second] = results;
+    await marketplace.client.request(`/api/products/${second?.product_id}/quantity`, {
+      method: 'PATCH',
+      headers: { 'x-mcp-api-key': seller.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ quantity: 5 }),
+    });
+    const changed = await bulk(seller.apiKey, {
+      mode: 'upsert_by_sku',
+      items: [{ sku: 'SKL-2', name: record(2).name, description: record(2).description, price: 27.5 }],
+    });
+    expect((changed.body as BulkAnswer).results).toEqual([
+      { index: 0, status: 'updated', product_id: second?.product_id, version: 3 },
+    ]);
+    const own = await get(`/api/products/${second?.product_id}`, seller.apiKey);
+    expect(own.body).toMatchObject({ price: 2750, quantity_available: 5 });
+    const found = await eventually(
+      async () => {
+        const products = await marketplace.client.searchAll('brennick skillets');
+        return products.length === 3 ? products : undefined;
+      },
+      { timeoutMs: 15_000, describe: () => 'anonymous search never found the three bulk listings' },
+    );
+    expect(found.map((product) => product.id).sort()).toEqual(
+      results.map((result) => result.product_id).sort(),
+    );
+  });
+
+  it('bulk: a bad item is its own error naming the field, the others are written; the call’s own faults are 4xx', async () => {
+    const good = { name: 'Box of Tamsin brass hinges', description: '200 hinges', sku: 'HNG-1', price: 9 };
+    const mixed = await bulk(seller.apiKey, {
+      mode: 'upsert_by_sku',
+      items: [
+        good,
+        { ...good, sku: 'HNG-2', price: 'nine' },
+        { ...good, sku: 'HNG-1' },
+        { ...good, sku: 'HNG-3' },
+      ],
+    });
+    expect(mixed.status).toBe(200);
+    const { results } = mixed.body as BulkAnswer;
+    expect(results.map((result) => result.status)).toEqual(['created', 'error', 'error', 'created']);
+    expect(results[1]?.errors?.map((error) => error.field)).toEqual(['price']);
+    expect(results[2]?.errors).toEqual([
+      { field: 'sku', message: 'appears earlier in this request (item 0): send it once' },
+    ]);
+    const tooMany = await bulk(seller.apiKey, { mode: 'create', items: Array(1_001).fill(good) });
+    expect(tooMany.status).toBe(400);
+    expect(JSON.stringify(tooMany.body)).toContain('items');
+    const badMode = await bulk(seller.apiKey, { mode: 'merge', items: [good] });
+    expect(badMode.status).toBe(400);
+    expect(JSON.stringify(badMode.body)).toContain('mode');
+    expect((await bulk(buyer.apiKey, { mode: 'create', items: [good] })).status).toBe(403);
+    const anonymous = await marketplace.client.request('/api/products/bulk', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ mode: 'create', items: [good] }),
+    });
+    expect(anonymous.status).toBe(401);
+  });
+
+  it('bulk with an Idempotency-Key: a repeat answers the same and writes nothing; another body is 422', async () => {
+    const items = [1, 2].map((n) => ({
+      name: `Keyed lot of Vantor drills ${n}`,
+      description: 'Cordless',
+      price: 40,
+    }));
+    const key = `bulk-${randomBytes(6).toString('hex')}`;
+    const first = await bulk(seller.apiKey, { mode: 'create', items }, { 'idempotency-key': key });
+    const totalAfter = ((await get('/api/products?limit=1', seller.apiKey)).body as Page).total;
+    const replay = await bulk(seller.apiKey, { mode: 'create', items }, { 'idempotency-key': key });
+    expect(replay.status).toBe(200);
+    expect(replay.body).toEqual(first.body);
+    expect(((await get('/api/products?limit=1', seller.apiKey)).body as Page).total).toBe(totalAfter);
+    const other = await bulk(
+      seller.apiKey,
+      { mode: 'create', items: items.slice(1) },
+      { 'idempotency-key': key },
+    );
+    expect(other.status).toBe(422);
+  });
+
+  it('bulk_upsert_listings over MCP answers per item, as REST does', async () => {
+    const client = await sellerMcpClient();
+    try {
+      const result = (await client.callTool({
+        name: 'bulk_upsert_listings',
+        arguments: {
+          mode: 'upsert_by_sku',
+          items: [
+            { name: 'Bale of Odrin linen napkins', description: '500 napkins', sku: 'NAP-1', price: 55 },
+            { name: 'Bale of Odrin linen napkins', description: '500 napkins', sku: 'NAP-2', quantity: -3 },
+          ],
+        },
+      })) as CallToolResult;
+      expect(result.isError).toBeFalsy();
+      const answer = result.structuredContent as unknown as BulkAnswer;
+      expect(answer.summary).toEqual({ created: 1, updated: 0, unchanged: 0, error: 1 });
+      expect(answer.results[1]?.errors?.map((error) => error.field)).toEqual(['quantity']);
     } finally {
       await client.close();
     }

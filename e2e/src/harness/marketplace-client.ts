@@ -23,7 +23,7 @@ export class MarketplaceClient {
   ): Promise<{ status: number; body: unknown; headers: Headers }> {
     const response = await fetch(new URL(path, this.baseUrl), {
       ...init,
-      signal: AbortSignal.timeout(10_000),
+      signal: init.signal ?? AbortSignal.timeout(10_000),
     });
     const text = await response.text();
     const body: unknown =

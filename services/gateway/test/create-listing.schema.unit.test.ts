@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { LISTING_LIMITS } from '@marketplace/vocabulary';
 import { createListingBodySchema } from '../src/contexts/listings/create-listing.schema.js';
 import { violationsOf } from '../src/edge/schemas/validate.js';
-import { listingDraftOf } from '../src/contexts/listings/products.routes.js';
+import { listingDraftOf } from '../src/contexts/listings/create-listing.schema.js';
 
 const minimal = { name: 'Pallet of earbuds', description: 'Customer returns, tested' };
 

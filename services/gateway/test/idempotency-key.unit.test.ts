@@ -25,6 +25,7 @@ const operations = Object.entries(document.paths).flatMap(([path, item]) =>
 );
 const CREATING_OPERATIONS = [
   'POST /api/products',
+  'POST /api/products/bulk',
   'POST /api/ucp/quotes',
   'POST /api/ucp/quotes/{id}/accept-and-pay',
   'POST /api/ucp/checkout',
@@ -81,10 +82,11 @@ describe('/openapi.json on idempotency keys', () => {
 });
 
 describe('the tools that create take idempotency_key', () => {
-  it('are create_listing, request_quote, quick_buy and accept_quote_and_pay, whose input schemas document it', () => {
+  it('are create_listing, bulk_upsert_listings, request_quote, quick_buy and accept_quote_and_pay, whose input schemas document it', () => {
     const taking = tools.filter(takesIdempotencyKey);
     expect(taking.map((tool) => tool.name).sort()).toEqual([
       'accept_quote_and_pay',
+      'bulk_upsert_listings',
       'create_listing',
       'quick_buy',
       'request_quote',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { listingV1 } from '@marketplace/proto';
+import { listingV1 } from '@marketplace/proto';
 import { AppError, validationError } from '@marketplace/platform';
 import type { ListingClient } from '../src/contexts/listings/listing.client.js';
 import { ListingCommands } from '../src/contexts/listings/listing.commands.js';
@@ -7,11 +7,14 @@ import { ProductViews } from '../src/edge/product.views.js';
 import {
   bulkUpdateListingsInput,
   bulkUpdateListingsOutput,
+  bulkUpsertListingsInput,
+  bulkUpsertListingsTool,
   bulkUpdateListingsTool,
   createListingInput,
   createListingTool,
 } from '../src/contexts/listings/listing.tools.js';
 import { productDetailsOutput } from '../src/edge/product.views.js';
+import { bulkUpsertOutput } from '../src/contexts/listings/bulk-upsert.js';
 import type { Principal } from '../src/edge/account.js';
 
 const seller: Principal = {
@@ -50,10 +53,11 @@ const listingOf = (request: listingV1.CreateListingRequest): listingV1.Listing =
 
 /** A listing client that records what the tools send and answers like the listing service. */
 const recordingClient = (failWith?: AppError) => {
-  const sent: { create: listingV1.CreateListingRequest[]; bulk: listingV1.BulkUpdateListingsRequest[] } = {
-    create: [],
-    bulk: [],
-  };
+  const sent: {
+    create: listingV1.CreateListingRequest[];
+    bulk: listingV1.BulkUpdateListingsRequest[];
+    upsert: listingV1.BulkUpsertListingsRequest[];
+  } = { create: [], bulk: [], upsert: [] };
   const client: ListingClient = {
     createListing: async (request) => {
       sent.create.push(request);
@@ -91,6 +95,19 @@ const recordingClient = (failWith?: AppError) => {
     },
     relistListing: async () => {
       throw new Error('not used');
+    },
+    bulkUpsertListings: async (request) => {
+      sent.upsert.push(request);
+      return {
+        outcomes: request.items.map(({ index }) => ({
+          index,
+          status: listingV1.BulkUpsertStatus.BULK_UPSERT_STATUS_CREATED,
+          productId: `product_${100 + index}`,
+          version: 1,
+          message: '',
+          violations: [],
+        })),
+      };
     },
     close: () => undefined,
   };
@@ -211,5 +228,64 @@ describe('bulk_update_listings', () => {
       ],
     });
     await expect(bulkUpdateListingsTool(commands).handler(buyer, input)).rejects.toBeInstanceOf(AppError);
+  });
+});
+
+describe('bulk_upsert_listings', () => {
+  const item = { name: 'Pallet of kettles', description: '40 units', sku: 'K-40', price: 12.5, quantity: 40 };
+
+  it('refuses a bad item in its own result, sends the others with the fields each sent, in cents', async () => {
+    const { sent, commands } = recordingClient();
+    const input = bulkUpsertListingsInput.parse({
+      mode: 'upsert_by_sku',
+      items: [
+        item,
+        { ...item, sku: 'K-41', price: -1, colour: 'red' },
+        { name: 'Kettle', description: 'one', sku: 'K-42' },
+      ],
+      idempotency_key: 'sync-1',
+    });
+    const answer = await bulkUpsertListingsTool(commands).handler(seller, input);
+    expect(sent.upsert[0]).toMatchObject({
+      sellerAccountId: 3,
+      mode: listingV1.BulkUpsertMode.BULK_UPSERT_MODE_UPSERT_BY_SKU,
+      idempotencyKey: 'sync-1',
+      items: [
+        {
+          index: 0,
+          draft: expect.objectContaining({ sku: 'K-40', priceCents: 1_250, quantity: 40 }),
+          fields: ['name', 'description', 'sku', 'priceCents', 'quantity'],
+        },
+        { index: 2, fields: ['name', 'description', 'sku'] },
+      ],
+    });
+    expect(bulkUpsertOutput.parse(answer)).toEqual({
+      results: [
+        { index: 0, status: 'created', product_id: 'product_100', version: 1 },
+        {
+          index: 1,
+          status: 'error',
+          message: 'invalid item',
+          errors: expect.arrayContaining([
+            { field: 'price', message: 'must be greater than 0' },
+            { field: 'colour', message: 'is not a known field' },
+          ]),
+        },
+        { index: 2, status: 'created', product_id: 'product_102', version: 1 },
+      ],
+      summary: { created: 2, updated: 0, unchanged: 0, error: 1 },
+    });
+  });
+
+  it('takes 1 to 1,000 items and one of the two modes, and is for sellers only', async () => {
+    expect(bulkUpsertListingsInput.safeParse({ mode: 'create', items: [] }).success).toBe(false);
+    expect(
+      bulkUpsertListingsInput.safeParse({ mode: 'create', items: Array(1_001).fill(item) }).success,
+    ).toBe(false);
+    expect(bulkUpsertListingsInput.safeParse({ mode: 'merge', items: [item] }).success).toBe(false);
+    const { sent, commands } = recordingClient();
+    const input = bulkUpsertListingsInput.parse({ mode: 'create', items: [item] });
+    await expect(bulkUpsertListingsTool(commands).handler(buyer, input)).rejects.toBeInstanceOf(AppError);
+    expect(sent.upsert).toHaveLength(0);
   });
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { hasAtMostTwoDecimals } from '@marketplace/platform';
+import type { listingV1 } from '@marketplace/proto';
+import { dollarsToCents, hasAtMostTwoDecimals } from '@marketplace/platform';
 import { CATEGORIES, CONDITIONS, LISTING_LIMITS } from '@marketplace/vocabulary';
 import { characterCount } from '../../edge/schemas/validate.js';
 
@@ -50,3 +51,25 @@ export const createListingBodySchema = z.strictObject({
 });
 
 export type CreateListingBody = z.output<typeof createListingBodySchema>;
+
+export const centsOf = (dollars: number | null | undefined): number | undefined =>
+  dollars == null ? undefined : dollarsToCents(dollars);
+
+/** docs/specification.md, "Listings" field names to the listing service's draft; dollars become cents, `null` means not sent. */
+export const listingDraftOf = (body: CreateListingBody): listingV1.ListingDraft => ({
+  name: body.name,
+  description: body.description,
+  sku: body.sku ?? undefined,
+  category: body.category ?? undefined,
+  condition: body.condition ?? undefined,
+  priceCents: centsOf(body.price),
+  quantity: body.quantity ?? undefined,
+  minOrderQuantity: body.minOrderQuantity ?? undefined,
+  minQuoteQuantity: body.minQuoteQuantity ?? undefined,
+  brand: body.brand ?? undefined,
+  imageUrl: body.imageUrl ?? undefined,
+  galleryImageUrls: body.galleryImageUrls ?? [],
+  promotePublicly: body.promotePublicly ?? false,
+  originalRetailPriceCents: centsOf(body.originalRetailPrice),
+  instantCheckout: body.instantCheckout ?? false,
+});

@@ -1,6 +1,7 @@
 import { listingV1 } from '@marketplace/proto';
 import type { GrpcClientOptions } from '@marketplace/rpc';
 import { createGrpcClient } from '@marketplace/rpc';
+import { BULK_UPSERT_LIMITS } from '@marketplace/vocabulary';
 
 /**
  * Creating a listing may fetch and re-host an external image (up to 10 s, 3 redirects) or search for one, so
@@ -23,6 +24,9 @@ export interface ListingClient {
   listSellerListings(
     request: listingV1.ListSellerListingsRequest,
   ): Promise<listingV1.ListSellerListingsResponse>;
+  bulkUpsertListings(
+    request: listingV1.BulkUpsertListingsRequest,
+  ): Promise<listingV1.BulkUpsertListingsResponse>;
   close(): void;
 }
 
@@ -67,6 +71,8 @@ export const createListingClient = (address: string, options?: GrpcClientOptions
       listingOf('SetListingShipping', await client.setListingShipping(request)),
     getListing: async (productId) => listingOf('GetListing', await client.getListing({ productId })),
     listSellerListings: (request) => client.listSellerListings(request),
+    bulkUpsertListings: (request) =>
+      client.bulkUpsertListings(request, { deadline: BULK_UPSERT_LIMITS.callDeadlineMs }),
     close: () => grpc.close(),
   };
 };

@@ -1,7 +1,10 @@
 import type { listingV1 } from '@marketplace/proto';
-import type { BulkUpdateMode } from '@marketplace/vocabulary';
+import type { BulkUpdateMode, BulkUpsertMode } from '@marketplace/vocabulary';
 import { formatProductId, notFound } from '@marketplace/platform';
 import type { ListingClient } from './listing.client.js';
+import type { BulkUpsertAnswer } from './bulk-upsert.js';
+import { bulkAnswerOf, bulkItemsOf, bulkModeOf } from './bulk-upsert.js';
+import { listingDraftOf } from './create-listing.schema.js';
 import type { Principal } from '../../edge/account.js';
 import { requireSeller } from '../../edge/account.js';
 import type {
@@ -169,6 +172,32 @@ export class ListingCommands {
       total,
       next_cursor: nextCursor === '' ? null : nextCursor,
     };
+  }
+
+  /**
+   * Creates or updates up to 1,000 of the seller's listings (docs/specification.md, "Bulk upsert"): items this
+   * gateway refuses are answered here, the others by the listing service, each on its own.
+   */
+  async bulkUpsert(
+    seller: Principal,
+    body: { readonly mode: BulkUpsertMode; readonly items: readonly unknown[] },
+    correlationId: string,
+    idempotencyKey?: string,
+  ): Promise<BulkUpsertAnswer> {
+    const actor = sellerActor(seller, 'publish listings');
+    const { sent, refused } = bulkItemsOf(body.items, listingDraftOf);
+    const { outcomes } =
+      sent.length === 0
+        ? { outcomes: [] }
+        : await this.listing.bulkUpsertListings({
+            actor,
+            sellerAccountId: seller.accountId,
+            mode: bulkModeOf(body.mode),
+            items: sent,
+            correlationId,
+            idempotencyKey,
+          });
+    return bulkAnswerOf(outcomes, refused);
   }
 
   /** Takes the seller's own listing off sale (DELETE); open quotes and orders keep it; idempotent. */

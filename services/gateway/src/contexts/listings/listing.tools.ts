@@ -23,6 +23,8 @@ import type { BulkUpdateOutcome, ListingCommands, SellerListingsPage } from './l
 import type { CreatedListingView, SellerListing } from '../../edge/product.views.js';
 import { productDetailsOutput } from '../../edge/product.views.js';
 import type { Tool } from '../../edge/mcp/tool.js';
+import type { BulkUpsertAnswer } from './bulk-upsert.js';
+import { bulkUpsertBodySchema, bulkUpsertOutput } from './bulk-upsert.js';
 
 const oneOf = (values: readonly string[]) => ({ error: `must be one of ${values.join(', ')}` });
 const wholeNumber = (min: number, max: number, unit: string) =>
@@ -396,10 +398,60 @@ export const setListingShippingTool = (
   },
 });
 
+/** bulk_upsert_listings: POST /api/products/bulk as a tool, items in the REST body's names. */
+export const bulkUpsertListingsInput = bulkUpsertBodySchema.extend({
+  items: bulkUpsertBodySchema.shape.items.describe(
+    'each an object with the fields of POST /api/products: name, description, sku, category, condition, ' +
+      'price (dollars), quantity, minOrderQuantity, brand, imageUrl, galleryImageUrls, promotePublicly; ' +
+      'each item is checked on its own and a bad one is reported in its result',
+  ),
+  idempotency_key: idempotencyKeyArgument,
+});
+
+export const bulkUpsertListingsTool = (
+  listings: ListingCommands,
+): Tool<typeof bulkUpsertListingsInput, BulkUpsertAnswer> => ({
+  name: 'bulk_upsert_listings',
+  examples: [
+    {
+      mode: 'upsert_by_sku',
+      items: [
+        {
+          name: 'Pallet of USB-C chargers',
+          description: '480 units, boxed overstock',
+          sku: 'CHG-480',
+          category: 'electronics',
+          condition: 'new',
+          price: 4.25,
+          quantity: 480,
+          promotePublicly: true,
+        },
+      ],
+    },
+  ],
+  description:
+    "Creates or updates up to 1,000 of the calling seller's listings in one call (an ERP or warehouse sync). " +
+    'mode create makes a listing of every item; upsert_by_sku updates your listing with the item’s sku (the ' +
+    'fields sent replace the stored ones) and creates one where none has it. Each item answers created, ' +
+    'updated, unchanged (nothing written) or error with its fields; one bad item never fails the others.',
+  inputSchema: bulkUpsertListingsInput,
+  outputSchema: bulkUpsertOutput,
+  auth: 'seller',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  handler: async (principal, input) =>
+    listings.bulkUpsert(
+      requireSeller(principal, 'publish listings'),
+      { mode: input.mode, items: input.items },
+      '',
+      input.idempotency_key,
+    ),
+});
+
 /** The seller's listing tools, in the order tools/list shows them. */
 export const listingTools = (listings: ListingCommands): Tool[] => [
   createListingTool(listings),
   bulkUpdateListingsTool(listings),
+  bulkUpsertListingsTool(listings),
   listMyListingsTool(listings),
   updateListingTool(listings),
   withdrawListingTool(listings),

@@ -1,7 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import type { listingV1 } from '@marketplace/proto';
-import { dollarsToCents } from '@marketplace/platform';
 import type { IdentityService } from '../../edge/http/auth.middleware.js';
 import type { ListingCommands } from './listing.commands.js';
 import { authenticate, authenticatedPrincipalOf } from '../../edge/http/auth.middleware.js';
@@ -10,8 +9,7 @@ import { ifMatchVersionsOf } from '../../edge/http/if-match.js';
 import { jsonBody } from '../../edge/http/json-body.js';
 import { methodNotAllowed } from '../../edge/http/method-not-allowed.js';
 import type { Problems } from '../../edge/http/problem.js';
-import type { CreateListingBody } from './create-listing.schema.js';
-import { createListingBodySchema } from './create-listing.schema.js';
+import { centsOf, createListingBodySchema, listingDraftOf } from './create-listing.schema.js';
 import type { UpdateListingBody } from './update-listing.schema.js';
 import {
   bulkUpdateMoqBodySchema,
@@ -30,29 +28,11 @@ import {
   sellerListingsPageOutput,
 } from './listing.tools.js';
 import { sellerListingsQuerySchema } from './seller-listings.schema.js';
+import { bulkUpsertBodyDoc, bulkUpsertBodySchema, bulkUpsertOutput } from './bulk-upsert.js';
+
+/** 1,000 items of a few hundred bytes to a few kilobytes each: more than one listing's body needs. */
+const BULK_UPSERT_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 import type { RouteDoc } from '../../edge/discovery/openapi.describe.js';
-
-const centsOf = (dollars: number | null | undefined): number | undefined =>
-  dollars == null ? undefined : dollarsToCents(dollars);
-
-/** docs/specification.md, "Listings" field names to the listing service's draft; dollars become cents, `null` means not sent. */
-export const listingDraftOf = (body: CreateListingBody): listingV1.ListingDraft => ({
-  name: body.name,
-  description: body.description,
-  sku: body.sku ?? undefined,
-  category: body.category ?? undefined,
-  condition: body.condition ?? undefined,
-  priceCents: centsOf(body.price),
-  quantity: body.quantity ?? undefined,
-  minOrderQuantity: body.minOrderQuantity ?? undefined,
-  minQuoteQuantity: body.minQuoteQuantity ?? undefined,
-  brand: body.brand ?? undefined,
-  imageUrl: body.imageUrl ?? undefined,
-  galleryImageUrls: body.galleryImageUrls ?? [],
-  promotePublicly: body.promotePublicly ?? false,
-  originalRetailPriceCents: centsOf(body.originalRetailPrice),
-  instantCheckout: body.instantCheckout ?? false,
-});
 
 /** PUT's body to the listing service's changes: dollars become cents, `null` and absent both mean unchanged. */
 export const listingChangesOf = (body: UpdateListingBody): listingV1.ListingChanges => ({
@@ -107,7 +87,21 @@ export const productsRoutes = (
       );
     })
     .all(methodNotAllowed(problems, ['GET', 'POST']));
-  // Before /api/products/:productId, which would otherwise take "bulk-update-price" for a product id.
+  // Before /api/products/:productId, which would otherwise take "bulk" for a product id.
+  router
+    .route('/api/products/bulk')
+    .post(
+      authenticate(identity, { required: true }),
+      ...jsonBody(Math.max(bodyLimitBytes, BULK_UPSERT_BODY_LIMIT_BYTES)),
+      async (req, res) => {
+        const idempotencyKey = idempotencyKeyOf(req, res);
+        const body = parseOrThrow(bulkUpsertBodySchema, req.body, 'bulk upsert');
+        res.json(
+          await listings.bulkUpsert(authenticatedPrincipalOf(req), body, requestIdOf(req), idempotencyKey),
+        );
+      },
+    )
+    .all(methodNotAllowed(problems, ['POST']));
   router
     .route('/api/products/bulk-update-price')
     .post(authenticate(identity, { required: true }), ...jsonBody(bodyLimitBytes), async (req, res) => {
@@ -201,8 +195,7 @@ export const productsRouteDocs: readonly RouteDoc[] = [
     description:
       'The calling seller’s listings, public and in-app only, oldest change first, with the total matching the ' +
       'filters. Page with next_cursor until it is null. A listing changed while you page moves to the end and ' +
-      'shows again, so a sync with updated_since misses nothing. The list follows the listing events (a change ' +
-      'shows within moments); GET /api/products/{productId} reads the listing itself.',
+      'shows again, so a sync with updated_since misses nothing. Read-your-writes: a change shows at once.',
     tags: ['listings'],
     auth: 'api_key',
     query: sellerListingsQuerySchema,
@@ -252,6 +245,33 @@ export const productsRouteDocs: readonly RouteDoc[] = [
         schema: createdListingOutput,
       },
       ...SELLER_ERRORS,
+      403: 'Not a seller key',
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/products/bulk',
+    operationId: 'bulkUpsertListings',
+    summary: 'Create or update up to 1,000 listings in one call, each with its own result',
+    description:
+      'Each item is the body of POST /api/products. mode create makes a listing of every item; mode ' +
+      'upsert_by_sku updates your one listing with the item’s sku (the fields the item sends replace the stored ' +
+      'ones, as PUT does; quantity sets the stock) and creates one where none has it. Each item is created, ' +
+      'updated, unchanged (it already held every value sent: nothing is written) or an error naming its fields; ' +
+      'one bad item never fails the others. In upsert_by_sku an item needs a sku, a sku may appear once per call, ' +
+      'and a sku several of your listings share is an error (update those by id). With an Idempotency-Key a ' +
+      'repeat answers exactly what the first call did and writes nothing (docs/specification.md, "Bulk upsert").',
+    tags: ['listings'],
+    auth: 'api_key',
+    idempotencyKey: true,
+    body: bulkUpsertBodyDoc,
+    responses: {
+      200: {
+        description: 'One result per item, in the order sent, and the counts',
+        schema: bulkUpsertOutput,
+      },
+      400: 'Invalid mode, or items not 1 to 1,000 (errors names the field); a bad item is a result, not a 400',
+      401: SELLER_ERRORS[401],
       403: 'Not a seller key',
     },
   },
