@@ -7,12 +7,11 @@ import {
   CATEGORIES,
   CONDITIONS,
   LISTING_LIMITS,
-  SHIP_FROM_REGION_MAX_LENGTH,
-  SHIPPING_MODES,
 } from '@marketplace/vocabulary';
 import type { Principal } from '../../domain/account.js';
 import { productIdSchema } from '../../http/schemas/checkout.schema.js';
 import { idempotencyKeyArgument } from '../../http/schemas/idempotency-key.schema.js';
+import { shippingTermsInput, shippingTermsOf } from '../../http/schemas/shipping.schema.js';
 import {
   LISTING_STATUSES,
   LISTING_VISIBILITIES,
@@ -61,6 +60,11 @@ export const createListingInput = z.object({
     .boolean({ error: 'must be true or false' })
     .optional()
     .describe('true: on the public catalog, feed and agent surfaces; default false (in-app only)'),
+  shipping: shippingTermsInput
+    .optional()
+    .describe(
+      'the freight terms, as set_listing_shipping takes them; absent: none set (no freight is charged)',
+    ),
   idempotency_key: idempotencyKeyArgument,
 });
 
@@ -84,6 +88,9 @@ export const updateListingInput = z.object({
     .optional()
     .describe('replaces the whole gallery'),
   promote_publicly: z.boolean({ error: 'must be true or false' }).optional(),
+  shipping: shippingTermsInput
+    .optional()
+    .describe('new freight terms, as set_listing_shipping takes them; absent: kept'),
   expected_version: wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a version')
     .optional()
     .describe(
@@ -98,22 +105,11 @@ export const withdrawListingInput = z.object({
 });
 
 /** set_listing_shipping: a lot's freight terms (docs/specification.md, "Checkout and orders": freight). */
-export const setListingShippingInput = z.object({
+export const setListingShippingInput = shippingTermsInput.extend({
   product_id: productIdSchema,
-  mode: z
-    .enum(SHIPPING_MODES, oneOf(SHIPPING_MODES))
-    .describe(
-      'included: freight in the price; flat_per_order: cents per order; per_unit: cents per unit; ' +
-        'buyer_pickup: the buyer collects from ship_from_region; quoted_on_request: buyers ask with request_quote',
-    ),
-  cents: wholeNumber(1, LISTING_LIMITS.maxPriceCents, 'cents')
+  expected_version: wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a version')
     .optional()
-    .describe('flat_per_order and per_unit only: the freight in cents'),
-  ship_from_region: z
-    .string({ error: 'must be a string' })
-    .max(SHIP_FROM_REGION_MAX_LENGTH, `must be at most ${SHIP_FROM_REGION_MAX_LENGTH} characters`)
-    .optional()
-    .describe('buyer_pickup only: where the buyer collects the lot, e.g. "Reno, NV"'),
+    .describe('the version you read: if the listing moved on, nothing changes and you are told (If-Match)'),
 });
 
 /** bulk_update_listings (docs/specification.md, "MCP tools"): product numbers, one mode, one value. */
@@ -197,7 +193,12 @@ const TOOL_FIELD_NAMES: Readonly<Record<string, string>> = {
 
 const inToolNames = (error: unknown): unknown => {
   if (!(error instanceof AppError) || error.kind !== 'validation') return error;
-  const renamed = (path: string) => path.replace(/^[^/]+/, (field) => TOOL_FIELD_NAMES[field] ?? field);
+  // Every segment: the freight terms' fields sit under `shipping/` in create_listing and update_listing.
+  const renamed = (path: string) =>
+    path
+      .split('/')
+      .map((field) => TOOL_FIELD_NAMES[field] ?? field)
+      .join('/');
   const violations: FieldViolation[] = error.violations.map(({ path, message }) => ({
     path: renamed(path),
     message,
@@ -223,6 +224,7 @@ export const createListingTool = (
       original_retail_price: 8999,
       sku: 'DRL-120-SP',
       promote_publicly: true,
+      shipping: { mode: 'flat_per_order', cents: 15000 },
       idempotency_key: 'erp-sku-DRL-120-SP',
     },
   ],
@@ -253,6 +255,7 @@ export const createListingTool = (
           galleryImageUrls: input.gallery_image_urls ?? [],
           promotePublicly: input.promote_publicly ?? false,
           instantCheckout: false,
+          shipping: input.shipping && shippingTermsOf(input.shipping),
         },
         '',
         input.idempotency_key,
@@ -340,6 +343,7 @@ export const updateListingTool = (
           imageUrl: input.image_url,
           galleryImageUrls: input.gallery_image_urls && { urls: input.gallery_image_urls },
           promotePublicly: input.promote_publicly,
+          shipping: input.shipping && shippingTermsOf(input.shipping),
         },
         '',
         input.expected_version === undefined ? [] : [input.expected_version],
@@ -382,7 +386,9 @@ export const setListingShippingTool = (
   description:
     "Sets the freight terms of the calling seller's listing: included, flat_per_order (cents), per_unit " +
     '(cents), buyer_pickup (ship_from_region) or quoted_on_request (checkout escalates; buyers ask with ' +
-    'request_quote and a destination). Checkouts show freight apart from goods; the same terms again change nothing.',
+    'request_quote and a destination). Checkouts show freight apart from goods; the same terms again change nothing. ' +
+    'Send expected_version to change them only if nobody else changed the listing since. create_listing and ' +
+    'update_listing take the same terms as shipping.',
   inputSchema: setListingShippingInput,
   outputSchema: sellerListingOutput,
   auth: 'seller',
@@ -393,8 +399,9 @@ export const setListingShippingTool = (
       return await listings.setShipping(
         seller,
         input.product_id,
-        { mode: input.mode, cents: input.cents, shipFromRegion: input.ship_from_region },
+        shippingTermsOf(input),
         '',
+        input.expected_version === undefined ? [] : [input.expected_version],
       );
     } catch (error) {
       throw inToolNames(error);

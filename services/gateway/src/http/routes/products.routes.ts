@@ -17,9 +17,9 @@ import {
   bulkUpdateMoqBodySchema,
   bulkUpdatePriceBodySchema,
   listingQuantityBodySchema,
-  listingShippingBodySchema,
   updateListingBodySchema,
 } from '../schemas/update-listing.schema.js';
+import { listingShippingBodySchema } from '../schemas/shipping.schema.js';
 import { parseOrThrow } from '../schemas/validate.js';
 import { productIdOfPath } from '../path-ids.js';
 import { requestIdOf } from '../request-log.js';
@@ -52,6 +52,7 @@ export const listingDraftOf = (body: CreateListingBody): listingV1.ListingDraft 
   promotePublicly: body.promotePublicly ?? false,
   originalRetailPriceCents: centsOf(body.originalRetailPrice),
   instantCheckout: body.instantCheckout ?? false,
+  shipping: body.shipping ?? undefined,
 });
 
 /** PUT's body to the listing service's changes: dollars become cents, `null` and absent both mean unchanged. */
@@ -71,6 +72,7 @@ export const listingChangesOf = (body: UpdateListingBody): listingV1.ListingChan
   quantity: body.quantity ?? undefined,
   imageUrl: body.imageUrl ?? undefined,
   galleryImageUrls: body.galleryImageUrls == null ? undefined : { urls: body.galleryImageUrls },
+  shipping: body.shipping ?? undefined,
 });
 
 /** A listing's ETag: its aggregate version, strong (docs/specification.md, "Listings"). */
@@ -177,7 +179,8 @@ export const productsRoutes = (
       const productId = productIdOfPath(req.params.productId);
       const shipping = parseOrThrow(listingShippingBodySchema, req.body, 'shipping');
       const seller = authenticatedPrincipalOf(req);
-      const updated = await listings.setShipping(seller, productId, shipping, requestIdOf(req));
+      const versions = ifMatchVersionsOf(req);
+      const updated = await listings.setShipping(seller, productId, shipping, requestIdOf(req), versions);
       res.set('ETag', etagOf(updated.version)).json(updated);
     })
     .all(methodNotAllowed(problems, ['PUT']));
@@ -346,7 +349,9 @@ export const productsRouteDocs: readonly RouteDoc[] = [
     description:
       'included, flat_per_order (cents per order), per_unit (cents per unit), buyer_pickup (shipFromRegion) or ' +
       'quoted_on_request (checkout escalates to a quote with the destination). Checkouts, previews and orders ' +
-      'show freight apart from goods. The same terms again change nothing. The twin of set_listing_shipping.',
+      'show freight apart from goods. The same terms again change nothing. POST and PUT /api/products take the ' +
+      'same terms as shipping. Optional If-Match as for PUT: 412 when the listing moved on, and without it the ' +
+      'terms apply to whatever version there is (no 428). The twin of set_listing_shipping.',
     tags: ['listings'],
     auth: 'api_key',
     pathParameters: productIdParams,
@@ -355,6 +360,7 @@ export const productsRouteDocs: readonly RouteDoc[] = [
       200: { description: 'The listing with its freight terms and version', schema: sellerListingOutput },
       ...SELLER_ERRORS,
       404: 'No such listing (any id that is not product_<n> with n ≤ 2^53 − 1 names none)',
+      412: 'If-Match names a version the listing is no longer at',
     },
   },
   {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { hasAtMostTwoDecimals } from '@marketplace/platform';
 import { CATEGORIES, CONDITIONS, LISTING_LIMITS } from '@marketplace/vocabulary';
+import { listingShippingBodySchema } from './shipping.schema.js';
 import { characterCount } from './validate.js';
 
 /**
@@ -47,6 +48,9 @@ export const createListingBodySchema = z.strictObject({
   /** Extensions beyond docs/specification.md, "Listings", settable by the seller: the list price the discount is measured against. */
   originalRetailPrice: dollars.nullish(),
   instantCheckout: z.boolean().nullish(),
+  shipping: listingShippingBodySchema
+    .nullish()
+    .describe('the freight terms, as PUT …/shipping takes them; absent: none set (no freight is charged)'),
 });
 
 export type CreateListingBody = z.output<typeof createListingBodySchema>;

@@ -43,6 +43,8 @@ export interface ListingDraft {
   promotePublicly: boolean;
   originalRetailPriceCents?: number | undefined;
   instantCheckout: boolean;
+  /** The lot's freight terms, as SetListingShipping takes them; absent: none set (no freight is charged). */
+  shipping: ListingShipping | undefined;
 }
 
 export interface CreateListingResponse {
@@ -86,7 +88,11 @@ export interface ListingChanges {
     | string
     | undefined;
   /** Present: replaces the whole gallery (re-hosted); absent: the gallery is kept. */
-  galleryImageUrls?: GalleryImageUrls | undefined;
+  galleryImageUrls?:
+    | GalleryImageUrls
+    | undefined;
+  /** Present: replaces the freight terms, as SetListingShipping does; absent: they are kept. */
+  shipping: ListingShipping | undefined;
 }
 
 export interface GalleryImageUrls {
@@ -237,6 +243,8 @@ export interface SetListingShippingRequest {
   productId: string;
   shipping: ListingShipping | undefined;
   correlationId: string;
+  /** The versions the caller accepts (HTTP If-Match), as in UpdateListingRequest. Empty: no check. */
+  matchVersions: number[];
 }
 
 export interface SetListingShippingResponse {
@@ -365,6 +373,7 @@ function createBaseListingDraft(): ListingDraft {
     promotePublicly: false,
     originalRetailPriceCents: undefined,
     instantCheckout: false,
+    shipping: undefined,
   };
 }
 
@@ -414,6 +423,9 @@ export const ListingDraft: MessageFns<ListingDraft> = {
     }
     if (message.instantCheckout !== false) {
       writer.uint32(120).bool(message.instantCheckout);
+    }
+    if (message.shipping !== undefined) {
+      ListingShipping.encode(message.shipping, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -551,6 +563,14 @@ export const ListingDraft: MessageFns<ListingDraft> = {
             message.instantCheckout = reader.bool();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.shipping = ListingShipping.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -583,6 +603,9 @@ export const ListingDraft: MessageFns<ListingDraft> = {
     message.promotePublicly = object.promotePublicly ?? false;
     message.originalRetailPriceCents = object.originalRetailPriceCents ?? undefined;
     message.instantCheckout = object.instantCheckout ?? false;
+    message.shipping = (object.shipping !== undefined && object.shipping !== null)
+      ? ListingShipping.fromPartial(object.shipping)
+      : undefined;
     return message;
   },
 };
@@ -773,6 +796,7 @@ function createBaseListingChanges(): ListingChanges {
     quantity: undefined,
     imageUrl: undefined,
     galleryImageUrls: undefined,
+    shipping: undefined,
   };
 }
 
@@ -822,6 +846,9 @@ export const ListingChanges: MessageFns<ListingChanges> = {
     }
     if (message.galleryImageUrls !== undefined) {
       GalleryImageUrls.encode(message.galleryImageUrls, writer.uint32(122).fork()).join();
+    }
+    if (message.shipping !== undefined) {
+      ListingShipping.encode(message.shipping, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -959,6 +986,14 @@ export const ListingChanges: MessageFns<ListingChanges> = {
             message.galleryImageUrls = GalleryImageUrls.decode(reader, reader.uint32());
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.shipping = ListingShipping.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -992,6 +1027,9 @@ export const ListingChanges: MessageFns<ListingChanges> = {
     message.imageUrl = object.imageUrl ?? undefined;
     message.galleryImageUrls = (object.galleryImageUrls !== undefined && object.galleryImageUrls !== null)
       ? GalleryImageUrls.fromPartial(object.galleryImageUrls)
+      : undefined;
+    message.shipping = (object.shipping !== undefined && object.shipping !== null)
+      ? ListingShipping.fromPartial(object.shipping)
       : undefined;
     return message;
   },
@@ -2591,7 +2629,14 @@ export const RelistListingResponse: MessageFns<RelistListingResponse> = {
 };
 
 function createBaseSetListingShippingRequest(): SetListingShippingRequest {
-  return { actor: undefined, sellerAccountId: 0, productId: "", shipping: undefined, correlationId: "" };
+  return {
+    actor: undefined,
+    sellerAccountId: 0,
+    productId: "",
+    shipping: undefined,
+    correlationId: "",
+    matchVersions: [],
+  };
 }
 
 export const SetListingShippingRequest: MessageFns<SetListingShippingRequest> = {
@@ -2610,6 +2655,13 @@ export const SetListingShippingRequest: MessageFns<SetListingShippingRequest> = 
     }
     if (message.correlationId !== "") {
       writer.uint32(42).string(message.correlationId);
+    }
+    if (message.matchVersions.length !== 0) {
+      writer.uint32(50).fork();
+      for (const v of message.matchVersions) {
+        writer.int64(v);
+      }
+      writer.join();
     }
     return writer;
   },
@@ -2667,6 +2719,24 @@ export const SetListingShippingRequest: MessageFns<SetListingShippingRequest> = 
             message.correlationId = reader.string();
             continue;
           }
+          case 6: {
+            if (tag === 48) {
+              message.matchVersions.push(longToNumber(reader.int64()));
+
+              continue;
+            }
+
+            if (tag === 50) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.matchVersions.push(longToNumber(reader.int64()));
+              }
+
+              continue;
+            }
+
+            break;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2691,6 +2761,7 @@ export const SetListingShippingRequest: MessageFns<SetListingShippingRequest> = 
       ? ListingShipping.fromPartial(object.shipping)
       : undefined;
     message.correlationId = object.correlationId ?? "";
+    message.matchVersions = object.matchVersions?.map((e) => e) || [];
     return message;
   },
 };
