@@ -1,6 +1,10 @@
 import type { catalogV1, listingV1 } from '@marketplace/proto';
 import { discountPercent, toIso } from '@marketplace/platform';
-import { BULK_THRESHOLD_DEFAULTS } from '@marketplace/vocabulary';
+import type { ShippingMode } from '@marketplace/vocabulary';
+import { BULK_THRESHOLD_DEFAULTS, SHIPPING_MODES } from '@marketplace/vocabulary';
+
+const isShippingMode = (mode: string): mode is ShippingMode =>
+  (SHIPPING_MODES as readonly string[]).includes(mode);
 
 /** A catalog item as docs/specification.md, "Products and pagination" shows it in search results. Prices are integer cents. */
 export interface ProductSummary {
@@ -68,7 +72,7 @@ export interface SellerListing extends ProductDetails {
 
 /** Freight terms as sellers and buyers read them: cents and ship_from_region only for the modes that take them. */
 export interface ShippingView {
-  readonly mode: string;
+  readonly mode: ShippingMode;
   readonly cents?: number;
   readonly ship_from_region?: string;
 }
@@ -79,7 +83,9 @@ export const shippingViewOf = (
   shipping === undefined
     ? null
     : {
-        mode: shipping.mode,
+        // A mode this version does not know reads as quoted on request, as the order service prices it:
+        // the buyer asks, nothing is guessed.
+        mode: isShippingMode(shipping.mode) ? shipping.mode : 'quoted_on_request',
         ...(shipping.cents === undefined ? {} : { cents: shipping.cents }),
         ...(shipping.shipFromRegion === undefined ? {} : { ship_from_region: shipping.shipFromRegion }),
       };

@@ -112,6 +112,8 @@ const fileQuoteRequest = async (
             unitPriceCents: listing.priceCents,
             currency: listing.currency,
             availableQuantity: listing.quantity,
+            // The terms the buyer saw, kept with the request (docs/specification.md, "Quotes"); null: none set.
+            shipping: listing.shipping ?? null,
           },
           buyerAccountId: input.buyerAccountId,
           draft: input.draft,

@@ -1,16 +1,11 @@
 import { z } from 'zod';
 import { forbidden, unauthenticated } from '@marketplace/platform';
-import {
-  CATALOG_SEARCH_LIMITS,
-  CATEGORIES,
-  CONDITIONS,
-  LISTING_LIMITS,
-  SHIPPING_MODES,
-} from '@marketplace/vocabulary';
+import { CATALOG_SEARCH_LIMITS, CATEGORIES, CONDITIONS, LISTING_LIMITS } from '@marketplace/vocabulary';
 import type { Principal } from '../../domain/account.js';
 import type { CatalogQueries, PricingRecommendation, ProductPage } from '../catalog.queries.js';
 import type { ProductDetails } from '../product.views.js';
 import { productIdSchema } from '../../http/schemas/checkout.schema.js';
+import { shippingTermsOutput } from '../../http/schemas/shipping.schema.js';
 import type { Tool } from './tool.js';
 
 /** The catalog's text limit (see @marketplace/search): longer queries are refused, not truncated. */
@@ -110,14 +105,9 @@ export const productDetailsOutput = productSummaryOutput.extend({
     company: z.string().nullable(),
     country: z.string().nullable(),
   }),
-  shipping: z
-    .object({
-      mode: z.enum(SHIPPING_MODES),
-      cents: z.number().int().optional().describe('flat_per_order: per order; per_unit: per unit'),
-      ship_from_region: z.string().optional().describe('buyer_pickup: where the buyer collects the lot'),
-    })
-    .nullable()
-    .describe('the freight terms, apart from the price; null until set (no freight is charged)'),
+  shipping: shippingTermsOutput.describe(
+    'the freight terms, apart from the price; null until set (no freight is charged)',
+  ),
   promote_publicly: z.boolean(),
   created_at: z.string(),
   updated_at: z.string(),

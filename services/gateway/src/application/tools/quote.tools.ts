@@ -8,10 +8,12 @@ import {
   buyerQuoteRequestSchema,
   claimTokenSchema,
   negotiationStateSchema,
+  QUOTED_SHIPPING,
   quoteHistorySchema,
   quoteRequestFields,
   submittedQuoteRequestSchema,
 } from '../../http/schemas/quote-request.schema.js';
+import { shippingTermsOutput } from '../../http/schemas/shipping.schema.js';
 import type { RateLimiter } from '../../http/rate-limit.js';
 import { currentClientAddress } from '../../http/rate-limit.js';
 import type { Tool } from './tool.js';
@@ -75,6 +77,7 @@ export const sellerQuoteRequestOutput = z.object({
   buyer_verified: z.boolean().describe('the request came with a verified API key or agent token'),
   message: z.string().nullable(),
   shipping_destination: z.string().nullable().describe('where the buyer wants the lot shipped, for freight'),
+  shipping: shippingTermsOutput.describe(QUOTED_SHIPPING),
   response: z
     .object({
       action: z.string().describe(QUOTE_ACTIONS.join(', ')),

@@ -39,6 +39,15 @@ export const shippingTermsInput = z
   .object({ mode, cents, ship_from_region: shipFromRegion })
   .describe('The freight terms of a lot');
 
+/** The freight terms as every answer shows them (products, listings, quotes); null until set. */
+export const shippingTermsOutput = z
+  .object({
+    mode: z.enum(SHIPPING_MODES),
+    cents: z.number().int().optional().describe('flat_per_order: per order; per_unit: per unit'),
+    ship_from_region: z.string().optional().describe('buyer_pickup: where the buyer collects the lot'),
+  })
+  .nullable();
+
 export type ShippingTerms = z.output<typeof listingShippingBodySchema>;
 
 /** The tools' spelling to the REST one, which the listing client takes. */
