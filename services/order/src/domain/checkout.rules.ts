@@ -46,6 +46,11 @@ export interface AgreedQuote {
   readonly unitPriceCents: number;
   /** The agreed price can be bought until then. */
   readonly offerExpiresAt?: number | undefined;
+  /**
+   * The freight terms the buyer saw when asking, which the quote recorded (docs/specification.md, "Quotes"):
+   * null when the seller had set none; absent on quotes recorded before they carried terms (the listing's apply).
+   */
+  readonly freight?: FreightTerms | null | undefined;
 }
 
 export interface LineToPrice {
@@ -79,6 +84,10 @@ const dollars = (cents: number): string =>
 /** The lines of one product in a checkout, added up (docs/specification.md, "Checkout and orders"). */
 interface ProductTotals {
   readonly listing: ListingForCheckout;
+  /** The terms its freight is priced by: its first quote's recorded terms, else the listing's. */
+  freight: FreightTerms | undefined;
+  /** True once a quote's recorded terms were taken. */
+  quotedTerms: boolean;
   /** 1-based line numbers, for the messages. */
   readonly lineNumbers: number[];
   units: number;
@@ -94,6 +103,8 @@ const productTotalsOf = (toPrice: readonly LineToPrice[], lines: readonly Checko
     if (line === undefined) return;
     const entry = totals.get(listing.productId) ?? {
       listing,
+      freight: listing.freight,
+      quotedTerms: false,
       lineNumbers: [],
       units: 0,
       unquotedUnits: 0,
@@ -104,6 +115,10 @@ const productTotalsOf = (toPrice: readonly LineToPrice[], lines: readonly Checko
     if (quote === undefined) {
       entry.unquotedUnits += line.quantity;
       entry.unquotedCents += line.lineTotalCents;
+    } else if (!entry.quotedTerms && quote.freight !== undefined) {
+      // The buyer agreed to the quote under the terms it saw: a later change of the listing's does not apply.
+      entry.freight = quote.freight ?? undefined;
+      entry.quotedTerms = true;
     }
     totals.set(listing.productId, entry);
   });
@@ -113,6 +128,8 @@ const productTotalsOf = (toPrice: readonly LineToPrice[], lines: readonly Checko
 /**
  * The freight of a product's lines, on the first of them: flat_per_order once per product (one order per
  * product, however many lines), per_unit on every unit; included, buyer_pickup and absent terms charge none.
+ * A product with a quoted line is priced by the terms that quote recorded (its first such line's), since one
+ * order carries the product's freight once.
  * quoted_on_request is not priced here: unquoted lines escalate, a quote's price carries the freight.
  */
 const freightOfProduct = (freight: FreightTerms | undefined, units: number): number => {
@@ -169,7 +186,7 @@ export const priceCheckout = (threshold: BulkThreshold, toPrice: readonly LineTo
   for (const product of products) {
     const first = (product.lineNumbers[0] ?? 1) - 1;
     const line = lines[first];
-    const freightCents = freightOfProduct(product.listing.freight, product.units);
+    const freightCents = freightOfProduct(product.freight, product.units);
     if (line !== undefined && freightCents > 0) lines[first] = { ...line, freightCents };
   }
   for (const product of products) {
