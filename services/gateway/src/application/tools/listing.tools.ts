@@ -210,24 +210,27 @@ const inToolNames = (error: unknown): unknown => {
   return new AppError('validation', message, violations, { cause: error });
 };
 
+/** Typical arguments of create_listing; /openapi.json reuses them where a route takes the same fields. */
+export const CREATE_LISTING_EXAMPLES = [
+  {
+    name: 'Pallet of 120 cordless drills, shelf pulls',
+    category: 'tools',
+    condition: 'shelf_pulls',
+    quantity: 120,
+    price_per_unit: 2450,
+    original_retail_price: 8999,
+    sku: 'DRL-120-SP',
+    promote_publicly: true,
+    shipping: { mode: 'flat_per_order', cents: 15000 },
+    idempotency_key: 'erp-sku-DRL-120-SP',
+  },
+];
+
 export const createListingTool = (
   listings: ListingCommands,
 ): Tool<typeof createListingInput, CreatedListingView> => ({
   name: 'create_listing',
-  examples: [
-    {
-      name: 'Pallet of 120 cordless drills, shelf pulls',
-      category: 'tools',
-      condition: 'shelf_pulls',
-      quantity: 120,
-      price_per_unit: 2450,
-      original_retail_price: 8999,
-      sku: 'DRL-120-SP',
-      promote_publicly: true,
-      shipping: { mode: 'flat_per_order', cents: 15000 },
-      idempotency_key: 'erp-sku-DRL-120-SP',
-    },
-  ],
+  examples: CREATE_LISTING_EXAMPLES,
   description:
     'Publishes a lot for the calling seller (price_per_unit and original_retail_price in cents). image_url and ' +
     'gallery_image_urls are fetched and re-hosted; without image_url a similar listing’s image is used, or the ' +
@@ -375,14 +378,17 @@ export const withdrawListingTool = (
     ),
 });
 
+/** Typical arguments of set_listing_shipping; /openapi.json reuses them where a route takes the same fields. */
+export const SET_LISTING_SHIPPING_EXAMPLES = [
+  { product_id: 'product_12', mode: 'flat_per_order', cents: 15000 },
+  { product_id: 'product_12', mode: 'buyer_pickup', ship_from_region: 'Reno, NV' },
+];
+
 export const setListingShippingTool = (
   listings: ListingCommands,
 ): Tool<typeof setListingShippingInput, SellerListing> => ({
   name: 'set_listing_shipping',
-  examples: [
-    { product_id: 'product_12', mode: 'flat_per_order', cents: 15000 },
-    { product_id: 'product_12', mode: 'buyer_pickup', ship_from_region: 'Reno, NV' },
-  ],
+  examples: SET_LISTING_SHIPPING_EXAMPLES,
   description:
     "Sets the freight terms of the calling seller's listing: included, flat_per_order (cents), per_unit " +
     '(cents), buyer_pickup (ship_from_region) or quoted_on_request (checkout escalates; buyers ask with ' +
