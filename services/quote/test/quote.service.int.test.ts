@@ -277,6 +277,14 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
     // A listing without terms gives a request that recorded none (no freight), not one recorded before terms.
     const none = (await grpc.client.requestQuote(quoteRequest('product_1', 41))).quoteRequest;
     expect(none).toMatchObject({ listingShipping: undefined, listingShippingRecorded: true });
+    // A snapshot written before terms were projected does not know them: the request records none, so its
+    // checkout uses the listing's terms rather than charging no freight.
+    await db.query(
+      `UPDATE "${schema}".listing_snapshots SET shipping = NULL, shipping_known = false WHERE product_id = $1`,
+      [productId],
+    );
+    const unknown = (await grpc.client.requestQuote(quoteRequest(productId, 42))).quoteRequest;
+    expect(unknown).toMatchObject({ listingShipping: undefined, listingShippingRecorded: false });
   });
 
   it('publishes QuoteRequested on marketplace.quote.v1 keyed by quote_<id>, and emails the seller from it', async () => {

@@ -49,8 +49,8 @@ export interface ListingSnapshot {
   readonly currency: string;
   readonly quantity: number;
   readonly promotePublicly: boolean;
-  /** The listing's freight terms; absent until its seller sets them. */
-  readonly shipping?: FreightTermsSnapshot | undefined;
+  /** The listing's freight terms: null when its seller set none; absent when not known (an older row). */
+  readonly shipping?: FreightTermsSnapshot | null | undefined;
   readonly version: number;
 }
 

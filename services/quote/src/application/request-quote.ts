@@ -113,7 +113,8 @@ const fileQuoteRequest = async (
             currency: listing.currency,
             availableQuantity: listing.quantity,
             // The terms the buyer saw, kept with the request (docs/specification.md, "Quotes"); null: none set.
-            shipping: listing.shipping ?? null,
+            // Unknown (a snapshot from before terms were projected): none recorded, the listing's apply.
+            ...(listing.shipping === undefined ? {} : { shipping: listing.shipping }),
           },
           buyerAccountId: input.buyerAccountId,
           draft: input.draft,
