@@ -116,12 +116,34 @@ describe('checkout pricing: freight apart from goods (docs/specification.md, "Ch
     // A quote recorded before quotes carried terms: the listing's apply.
     const legacy = priceCheckout(THRESHOLD, [{ listing: now, quantity: 500, quote: quote() }]);
     expect(legacy.freightCents).toBe(20_000);
-    // One order per product carries its freight once: a quoted line's terms price the product's other lines too.
+    // Each line by its own terms, the flat charge once per product: the listing's while a line is unquoted.
     const mixed = priceCheckout(THRESHOLD, [
       { listing: now, quantity: 5 },
       { listing: now, quantity: 500, quote: quote({ mode: 'per_unit', cents: 10 }) },
     ]);
-    expect(mixed.lines.map((line) => line.freightCents)).toEqual([5_050, 0]);
+    expect(mixed.lines.map((line) => line.freightCents)).toEqual([25_000, 0]);
+    const bothFlat = priceCheckout(THRESHOLD, [
+      { listing: now, quantity: 500, quote: quote({ mode: 'flat_per_order', cents: 15_000 }) },
+      { listing: now, quantity: 5 },
+    ]);
+    expect(bothFlat.freightCents).toBe(20_000);
+  });
+
+  it('never lets a quote recorded without freight carry other lines free of the listing’s freight', () => {
+    const perUnit = listing({ freight: { mode: 'per_unit', cents: 100 } });
+    const quote = {
+      quoteRequestId: 3,
+      productId: 'product_1',
+      quantity: 500,
+      unitPriceCents: 900,
+      freight: null,
+    };
+    const priced = priceCheckout(THRESHOLD, [
+      { listing: perUnit, quantity: 500, quote },
+      { listing: perUnit, quantity: 90 },
+    ]);
+    expect(priced).toMatchObject({ freightCents: 9_000 });
+    expect(priced.lines.map((line) => line.freightCents)).toEqual([9_000, 0]);
   });
 
   it('escalates freight quoted on request, naming freight, request_quote and the destination', () => {
