@@ -22,7 +22,9 @@ interface Preview {
 /**
  * Freight (docs/specification.md, "Checkout and orders": freight), through /mcp with the MCP SDK client: the
  * seller sets a flat freight, the buyer's preview shows it apart from the goods, a change of freight between
- * preview and confirm answers 409, and freight quoted on request escalates to request_quote.
+ * preview and confirm answers 409, and freight quoted on request escalates to request_quote. Terms also come
+ * with create_listing and update_listing; a quote keeps the terms its buyer saw, and its checkout is priced by
+ * them; the terms' PUT honours If-Match.
  */
 describe('freight terms of a lot (embedded mode)', () => {
   let marketplace: E2eMarketplace;
@@ -204,6 +206,69 @@ describe('freight terms of a lot (embedded mode)', () => {
     );
   }, 60_000);
 
+  it('takes the terms with the listing, and prices a quote by the terms the buyer saw when asking', async () => {
+    const created = await call<{ id: string; shipping: unknown }>(asSeller, 'create_listing', {
+      name: 'Palletised enamel camp mugs',
+      category: 'kitchenware',
+      condition: 'overstock',
+      quantity: 800,
+      price_per_unit: 1_200,
+      image_url: marketplace.images.imageUrl('enamel'),
+      promote_publicly: true,
+      shipping: { mode: 'flat_per_order', cents: 15_000 },
+    });
+    expect(created.shipping).toEqual({ mode: 'flat_per_order', cents: 15_000 });
+    // The quote service learns of the listing from its events: ask once it takes requests.
+    const asked = await eventually(
+      async () => {
+        const result = (await asBuyer.callTool({
+          name: 'request_quote',
+          arguments: {
+            product_id: created.id,
+            quantity: 500,
+            buyer_email: 'freight-buyer@example.com',
+            shipping_destination: 'Columbus, OH, US',
+          },
+        })) as CallToolResult;
+        return result.isError ? undefined : (result.structuredContent as { quote_request_id: number });
+      },
+      { timeoutMs: 15_000, describe: () => `quote service without the listing:\n${marketplace.logs()}` },
+    );
+    const id = asked.quote_request_id;
+    // The seller raises the freight after the request (update_listing takes the terms too), then counters.
+    const raised = await call<{ shipping: unknown }>(asSeller, 'update_listing', {
+      product_id: created.id,
+      shipping: { mode: 'flat_per_order', cents: 30_000 },
+    });
+    expect(raised.shipping).toEqual({ mode: 'flat_per_order', cents: 30_000 });
+    const countered = await call<{ shipping: unknown }>(asSeller, 'respond_to_quote', {
+      quote_request_id: id,
+      action: 'counter',
+      counter_price: 1_000,
+    });
+    expect(countered.shipping).toEqual({ mode: 'flat_per_order', cents: 15_000 });
+    const status = await call<{ shipping: unknown; agreed_price: number }>(asBuyer, 'get_quote_status', {
+      quote_request_id: id,
+    });
+    expect(status).toMatchObject({
+      agreed_price: 1_000,
+      shipping: { mode: 'flat_per_order', cents: 15_000 },
+    });
+    const quoted = await call<Preview>(asBuyer, 'preview_checkout', {
+      line_items: [{ product_id: created.id, quantity: 500, quote_request_id: id }],
+      shipping_country: 'US',
+    });
+    expect(quoted).toMatchObject({
+      status: 'ready_for_complete',
+      totals: { goods: 500_000, freight: 15_000, total: 515_000 },
+    });
+    // Without the quote, the listing's terms as they stand now.
+    const listed = await call<Preview>(asBuyer, 'preview_checkout', {
+      line_items: [{ product_id: created.id, quantity: 10 }],
+    });
+    expect(listed.totals).toEqual({ goods: 12_000, freight: 30_000, total: 42_000 });
+  }, 120_000);
+
   it('names the refused field, and refuses another seller and a buyer', async () => {
     const missing = await putShipping(productId, { mode: 'per_unit' }, seller.apiKey);
     expect(missing.status).toBe(400);
@@ -219,6 +284,27 @@ describe('freight terms of a lot (embedded mode)', () => {
         mode: 'buyer_pickup',
       }),
     ).toMatch(/ship_from_region/);
+  }, 60_000);
+
+  it('honours If-Match on the terms as PUT does: 412 when stale, nothing changed', async () => {
+    const read = await marketplace.client.request(`/api/products/${productId}`, {
+      method: 'GET',
+      headers: { 'x-mcp-api-key': seller.apiKey },
+    });
+    const etag = read.headers.get('etag') ?? '';
+    expect(etag).toMatch(/^"\d+"$/);
+    const put = (body: unknown, ifMatch: string) =>
+      marketplace.client.request(`/api/products/${productId}/shipping`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json', 'x-mcp-api-key': seller.apiKey, 'if-match': ifMatch },
+        body: JSON.stringify(body),
+      });
+    const stale = await put({ mode: 'included' }, `"${Number(etag.slice(1, -1)) - 1}"`);
+    expect(stale.status).toBe(412);
+    const current = await put({ mode: 'per_unit', cents: 75 }, etag);
+    expect(current.status).toBe(200);
+    expect(current.body).toMatchObject({ shipping: { mode: 'per_unit', cents: 75 } });
+    expect(current.headers.get('etag')).toBe(`"${Number(etag.slice(1, -1)) + 1}"`);
   }, 60_000);
 
   it('documents the route and the tool', async () => {

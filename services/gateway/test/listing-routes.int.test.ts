@@ -104,6 +104,104 @@ describe.each(testEngines())('seller listing routes through the gateway on $name
     );
   });
 
+  it('PUT …/shipping honours If-Match as PUT does: 412 when stale, none needed (no 428)', async () => {
+    const path = `/api/products/${productId}/shipping`;
+    const withIfMatch = (body: unknown, ifMatch: string) =>
+      gateway.call(path, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json', 'X-MCP-API-Key': seller.apiKey, 'If-Match': ifMatch },
+        body: JSON.stringify(body),
+      });
+    const unconditional = await send('PUT', path, { mode: 'flat_per_order', cents: 15_000 });
+    expect(unconditional.status).toBe(200);
+    const etag = unconditional.headers.get('etag') ?? '';
+    expect(etag).toMatch(/^"\d+"$/);
+    const stale = `"${Number(etag.slice(1, -1)) - 1}"`;
+    const sent = backends.shippingRequests.length;
+    expectProblem(await withIfMatch({ mode: 'included' }, stale), 412);
+    expect(backends.shippingRequests.at(-1)?.matchVersions).toEqual([Number(stale.slice(1, -1))]);
+    expect(backends.shippingRequests.length).toBe(sent + 1);
+    const matched = await withIfMatch({ mode: 'per_unit', cents: 40 }, etag);
+    expect(matched.status).toBe(200);
+    expect(matched.body).toMatchObject({ shipping: { mode: 'per_unit', cents: 40 } });
+    expect(matched.headers.get('etag')).toBe(`"${Number(etag.slice(1, -1)) + 1}"`);
+  });
+
+  it('POST and PUT take the freight terms of PUT …/shipping, checked by the same schema', async () => {
+    const created = await gateway.postJson(
+      '/api/products',
+      { ...listing, shipping: { mode: 'buyer_pickup', shipFromRegion: 'Reno, NV' } },
+      { 'X-MCP-API-Key': seller.apiKey },
+    );
+    expect(created.status).toBe(201);
+    expect(backends.createRequests.at(-1)?.draft?.shipping).toEqual({
+      mode: 'buyer_pickup',
+      shipFromRegion: 'Reno, NV',
+    });
+    expect(created.body).toMatchObject({ shipping: { mode: 'buyer_pickup', ship_from_region: 'Reno, NV' } });
+    const id = (created.body as { id: string }).id;
+    const updated = await send('PUT', `/api/products/${id}`, { shipping: { mode: 'per_unit', cents: 25 } });
+    expect(updated.status).toBe(200);
+    expect(backends.updateRequests.at(-1)?.changes?.shipping).toEqual({ mode: 'per_unit', cents: 25 });
+    const kept = await send('PUT', `/api/products/${id}`, { price: 3, shipping: null });
+    expect(kept.status).toBe(200);
+    expect(backends.updateRequests.at(-1)?.changes?.shipping).toBeUndefined();
+    const bad = { mode: 'teleport', cents: 0, shipFromRegion: 'x'.repeat(301), colour: 'red' };
+    const paths = ['shipping/mode', 'shipping/cents', 'shipping/shipFromRegion', 'shipping/colour'];
+    expectProblem(await send('PUT', `/api/products/${id}/shipping`, bad), 400, [
+      'mode',
+      'cents',
+      'shipFromRegion',
+      'colour',
+    ]);
+    expectProblem(await send('PUT', `/api/products/${id}`, { shipping: bad }), 400, paths);
+    const refusedCreate = await gateway.postJson(
+      '/api/products',
+      { ...listing, shipping: bad },
+      { 'X-MCP-API-Key': seller.apiKey },
+    );
+    expectProblem(refusedCreate, 400, paths);
+  });
+
+  it('create_listing and update_listing take the freight terms of set_listing_shipping', async () => {
+    const invoke = (tool: string, parameters: Record<string, unknown>) =>
+      send('POST', '/api/mcp/invoke', { tool, parameters });
+    const created = await invoke('create_listing', {
+      name: 'Pallet of drills',
+      category: 'tools',
+      condition: 'shelf_pulls',
+      quantity: 120,
+      price_per_unit: 2450,
+      shipping: { mode: 'buyer_pickup', ship_from_region: 'Reno, NV' },
+    });
+    expect(created.status).toBe(200);
+    expect(backends.createRequests.at(-1)?.draft?.shipping).toEqual({
+      mode: 'buyer_pickup',
+      shipFromRegion: 'Reno, NV',
+    });
+    const id = (created.body as { id: string }).id;
+    const updated = await invoke('update_listing', {
+      product_id: id,
+      shipping: { mode: 'flat_per_order', cents: 15_000 },
+    });
+    expect(updated.status).toBe(200);
+    expect(backends.updateRequests.at(-1)?.changes?.shipping).toEqual({
+      mode: 'flat_per_order',
+      cents: 15_000,
+    });
+    const refused = await invoke('update_listing', {
+      product_id: id,
+      shipping: { mode: 'per_unit', cents: 0, ship_from_region: 7 },
+    });
+    expectProblem(refused, 400, ['parameters/shipping/cents', 'parameters/shipping/ship_from_region']);
+    const stale = await invoke('set_listing_shipping', {
+      product_id: id,
+      mode: 'included',
+      expected_version: 1,
+    });
+    expectProblem(stale, 412);
+  });
+
   it('bulk updates pass the mode and ids on, and report the listings left untouched', async () => {
     const price = await send('POST', '/api/products/bulk-update-price', {
       productIds: [productId, 424_242],

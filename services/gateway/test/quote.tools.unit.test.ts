@@ -7,6 +7,7 @@ import { QuoteRequests } from '../src/contexts/quotes/quote.requests.js';
 import {
   claimQuoteTool,
   getQuoteRequestsInput,
+  getQuoteRequestsTool,
   getQuoteStatusTool,
   listMyQuotesTool,
   requestQuoteTool,
@@ -53,6 +54,8 @@ const stored = (request: Partial<quoteV1.QuoteRequest> = {}): quoteV1.QuoteReque
   version: 1,
   history: [],
   negotiationState: 'awaiting_seller',
+  listingShipping: undefined,
+  listingShippingRecorded: true,
   ...request,
 });
 
@@ -99,6 +102,7 @@ const recordingClient = () => {
         agreedUnitPriceCents: 900,
         offerExpiresAtMs: NOW + 1_000,
         negotiationState: 'awaiting_buyer',
+        listingShipping: { mode: 'flat_per_order', cents: 15_000, shipFromRegion: undefined },
         history: [
           {
             party: 'seller',
@@ -115,7 +119,10 @@ const recordingClient = () => {
       quoteRequests: [stored({ buyerAccountId: request.buyerAccountId })],
       total: 7,
     }),
-    listQuoteRequests: async () => ({ quoteRequests: [stored()], total: 1 }),
+    listQuoteRequests: async () => ({
+      quoteRequests: [stored({ listingShipping: { mode: 'buyer_pickup', shipFromRegion: 'Reno, NV' } })],
+      total: 1,
+    }),
     respondToQuote: async (request) => {
       responses.push(request);
       return stored({ status: 'responded', agreedUnitPriceCents: request.counterPriceCents });
@@ -207,6 +214,8 @@ describe('quote tools', () => {
       offer_expires_at: new Date(NOW + 1_000).toISOString(),
       how_to_buy: expect.stringMatching(/quote_request_id: 5.*used once/),
     });
+    // The freight terms the buyer saw when asking, as product details show them.
+    expect(mine.shipping).toEqual({ mode: 'flat_per_order', cents: 15_000 });
     expect(tool.outputSchema.safeParse(mine).success).toBe(true);
     const byToken = await tool.handler(undefined, { quote_request_id: 5, claim_token: 'qct_token' });
     expect(byToken.how_to_buy).toMatch(/^Claim it for your buyer account first/);
@@ -225,7 +234,7 @@ describe('quote tools', () => {
     const page = await tool.handler(BUYER, input);
     expect(page).toMatchObject({
       total: 7,
-      quote_requests: [{ quote_request_id: 5, how_to_buy: expect.any(String) }],
+      quote_requests: [{ quote_request_id: 5, how_to_buy: expect.any(String), shipping: null }],
     });
     expect(tool.outputSchema.safeParse(page).success).toBe(true);
     expect(tool.inputSchema.safeParse({ limit: 201 }).success).toBe(false);
@@ -273,5 +282,12 @@ describe('quote tools', () => {
     await expect(tool.handler(undefined, { quote_request_id: 5, action: 'accept' })).rejects.toMatchObject({
       kind: 'unauthenticated',
     });
+  });
+
+  it('get_quote_requests shows the seller the freight terms the buyer saw', async () => {
+    const tool = getQuoteRequestsTool(new QuoteRequests(recordingClient().client, identity));
+    const page = await tool.handler(SELLER, { status: 'pending' });
+    expect(page.quote_requests[0]?.shipping).toEqual({ mode: 'buyer_pickup', ship_from_region: 'Reno, NV' });
+    expect(tool.outputSchema.safeParse(page).success).toBe(true);
   });
 });

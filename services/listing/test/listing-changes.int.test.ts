@@ -273,6 +273,89 @@ describe.each(testEngines())('listing changes and stock over gRPC on $name', ({ 
     expect(await statusOf(setShipping({ mode: 'included' }, OTHER_SELLER))).toBe(Status.PERMISSION_DENIED);
   });
 
+  it('applies If-Match to freight terms as to a PUT: a stale version fails with the terms kept', async () => {
+    const created = await publish();
+    const setShipping = (shipping: Partial<listingV1.ListingShipping>, matchVersions: number[]) =>
+      grpc.client.setListingShipping({
+        actor: actorOf(SELLER),
+        sellerAccountId: SELLER,
+        productId: created.productId,
+        shipping: listingV1.ListingShipping.fromPartial(shipping),
+        correlationId: '',
+        matchVersions,
+      });
+    const first = await setShipping({ mode: 'per_unit', cents: 40 }, [1]);
+    expect(first.listing).toMatchObject({ shipping: { mode: 'per_unit', cents: 40 }, version: 2 });
+    // The version read before that change is stale now.
+    const stale = await setShipping({ mode: 'included' }, [1]).catch((error: unknown) => error);
+    expect(clientErrorOf(stale).code).toBe(Status.FAILED_PRECONDITION);
+    expect((stale as AppError).kind).toBe('precondition_failed');
+    expect((await grpc.client.getListing({ productId: created.productId })).listing).toMatchObject({
+      shipping: { mode: 'per_unit', cents: 40 },
+      version: 2,
+    });
+    expect((await setShipping({ mode: 'included' }, [2])).listing).toMatchObject({
+      shipping: { mode: 'included' },
+      version: 3,
+    });
+  });
+
+  it('takes freight terms with a create and an update, under the rules of SetListingShipping', async () => {
+    const created = await publish({ shipping: { mode: 'buyer_pickup', shipFromRegion: 'Reno, NV' } });
+    expect(created.shipping).toEqual({ mode: 'buyer_pickup', shipFromRegion: 'Reno, NV' });
+    const createdEvent = await eventually(() =>
+      published.find(
+        ({ key, headers }) => key === created.productId && headers.ce_type?.endsWith('ListingCreated'),
+      ),
+    );
+    expect(decodeListingEvent(createdEvent.value).event).toMatchObject({
+      type: 'ListingCreated',
+      data: { listing: { shipping: { mode: 'buyer_pickup', shipFromRegion: 'Reno, NV' } } },
+    });
+    const { listing } = await update(created.productId, {
+      priceCents: 900,
+      shipping: { mode: 'flat_per_order', cents: 15_000 },
+    });
+    expect(listing).toMatchObject({ priceCents: 900, shipping: { mode: 'flat_per_order', cents: 15_000 } });
+    const updatedEvent = await eventually(() =>
+      published.find(
+        ({ key, headers }) => key === created.productId && headers.ce_type?.endsWith('ListingUpdated'),
+      ),
+    );
+    expect(decodeListingEvent(updatedEvent.value).event).toMatchObject({
+      type: 'ListingUpdated',
+      data: { changedFields: ['price', 'shipping'] },
+    });
+    // An update without terms keeps them.
+    expect((await update(created.productId, { name: 'Renamed pallet' })).listing?.shipping).toEqual({
+      mode: 'flat_per_order',
+      cents: 15_000,
+    });
+    // Bad terms are refused with the other fields' violations, each under shipping/.
+    const refusedCreate = await publish({ priceCents: 0, shipping: { mode: 'per_unit' } }).catch(
+      (error: unknown) => error,
+    );
+    expect(clientErrorOf(refusedCreate).code).toBe(Status.INVALID_ARGUMENT);
+    expect((refusedCreate as AppError).violations.map(({ path }) => path).sort()).toEqual([
+      'price',
+      'shipping/cents',
+    ]);
+    const refusedUpdate = await update(created.productId, {
+      shipping: { mode: 'included', shipFromRegion: 'Reno, NV' },
+    }).catch((error: unknown) => error);
+    expect((refusedUpdate as AppError).violations).toEqual([
+      { path: 'shipping/shipFromRegion', message: 'is not used by included' },
+    ]);
+    const unknownMode = await update(created.productId, { shipping: { mode: 'teleport' } }).catch(
+      (error: unknown) => error,
+    );
+    expect((unknownMode as AppError).violations.map(({ path }) => path)).toEqual(['shipping/mode']);
+    expect((await grpc.client.getListing({ productId: created.productId })).listing?.shipping).toEqual({
+      mode: 'flat_per_order',
+      cents: 15_000,
+    });
+  });
+
   it('never loses one of two concurrent updates', async () => {
     const created = await publish();
     await Promise.all([

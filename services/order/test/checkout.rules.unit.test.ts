@@ -97,6 +97,55 @@ describe('checkout pricing: freight apart from goods (docs/specification.md, "Ch
     expect(priced).toMatchObject({ subtotalCents: 100_000, freightCents: 1_000_000, escalations: [] });
   });
 
+  it('prices a quoted product by the terms its quote recorded, not the listing’s later ones', () => {
+    const quote = (freight?: ListingForCheckout['freight'] | null) => ({
+      quoteRequestId: 3,
+      productId: 'product_1',
+      quantity: 500,
+      unitPriceCents: 900,
+      ...(freight === undefined ? {} : { freight }),
+    });
+    const now = listing({ freight: { mode: 'flat_per_order', cents: 20_000 } });
+    const seen = priceCheckout(THRESHOLD, [
+      { listing: now, quantity: 500, quote: quote({ mode: 'flat_per_order', cents: 15_000 }) },
+    ]);
+    expect(seen).toMatchObject({ subtotalCents: 450_000, freightCents: 15_000, totalCents: 465_000 });
+    // Recorded with no terms set: the buyer saw no freight.
+    const none = priceCheckout(THRESHOLD, [{ listing: now, quantity: 500, quote: quote(null) }]);
+    expect(none.freightCents).toBe(0);
+    // A quote recorded before quotes carried terms: the listing's apply.
+    const legacy = priceCheckout(THRESHOLD, [{ listing: now, quantity: 500, quote: quote() }]);
+    expect(legacy.freightCents).toBe(20_000);
+    // Each line by its own terms, the flat charge once per product: the listing's while a line is unquoted.
+    const mixed = priceCheckout(THRESHOLD, [
+      { listing: now, quantity: 5 },
+      { listing: now, quantity: 500, quote: quote({ mode: 'per_unit', cents: 10 }) },
+    ]);
+    expect(mixed.lines.map((line) => line.freightCents)).toEqual([25_000, 0]);
+    const bothFlat = priceCheckout(THRESHOLD, [
+      { listing: now, quantity: 500, quote: quote({ mode: 'flat_per_order', cents: 15_000 }) },
+      { listing: now, quantity: 5 },
+    ]);
+    expect(bothFlat.freightCents).toBe(20_000);
+  });
+
+  it('never lets a quote recorded without freight carry other lines free of the listing’s freight', () => {
+    const perUnit = listing({ freight: { mode: 'per_unit', cents: 100 } });
+    const quote = {
+      quoteRequestId: 3,
+      productId: 'product_1',
+      quantity: 500,
+      unitPriceCents: 900,
+      freight: null,
+    };
+    const priced = priceCheckout(THRESHOLD, [
+      { listing: perUnit, quantity: 500, quote },
+      { listing: perUnit, quantity: 90 },
+    ]);
+    expect(priced).toMatchObject({ freightCents: 9_000 });
+    expect(priced.lines.map((line) => line.freightCents)).toEqual([9_000, 0]);
+  });
+
   it('escalates freight quoted on request, naming freight, request_quote and the destination', () => {
     const priced = price({ mode: 'quoted_on_request' }, [10]);
     expect(priced.freightCents).toBe(0);

@@ -437,6 +437,24 @@ describe.each(testEngines())('order application on $name', ({ create }) => {
     ).toMatch(/no agreed price/);
   });
 
+  it('charges a quoted line the freight its quote recorded, not the terms the seller set since', async () => {
+    const product = newProduct({ quantity: 500, freight: { mode: 'flat_per_order', cents: 20_000 } });
+    quotes.quotes.set(15, {
+      quoteRequestId: 15,
+      productId: product.productId,
+      quantity: 300,
+      agreedUnitPriceCents: 700,
+      buyerAccountId: BUYER,
+      freight: { mode: 'flat_per_order', cents: 15_000 },
+    });
+    const session = await createCheckout(deps, {
+      ...buyerCall(),
+      lines: [{ productId: product.productId, quantity: 300, quoteRequestId: 15 }],
+      buyerAccountId: BUYER,
+    });
+    expect(session).toMatchObject({ subtotalCents: 210_000, freightCents: 15_000 });
+  });
+
   describe('an agreed quote is used once', () => {
     let nextQuote = 100;
     const agreedQuote = (

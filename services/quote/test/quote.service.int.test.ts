@@ -234,6 +234,59 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
     expect(quote!.quoteRequestId).toBeGreaterThan(0);
   });
 
+  it('keeps the freight terms the buyer saw in the request, whatever the listing says later', async () => {
+    const productId = 'product_40';
+    const shipping = (version: number, terms: Partial<listingV1.ListingShipping>) =>
+      log.publish('marketplace.listing.v1', [
+        listingEvent({ productId, shipping: listingV1.ListingShipping.fromPartial(terms) }, version),
+      ]);
+    const requestOnce = async () => {
+      try {
+        return (await grpc.client.requestQuote(quoteRequest(productId, 40))).quoteRequest;
+      } catch (error) {
+        if (error instanceof AppError && error.kind === 'not_found') return undefined;
+        throw error;
+      }
+    };
+    await shipping(1, { mode: 'flat_per_order', cents: 15_000 });
+    const asked = await eventually(requestOnce);
+    expect(asked.listingShipping).toEqual({ mode: 'flat_per_order', cents: 15_000 });
+    const message = await eventually(() =>
+      published.find((candidate) => candidate.key === `quote_${asked.quoteRequestId}`),
+    );
+    expect(decodeQuoteEvent(message.value).event.data.quoteRequest.product.shipping).toEqual({
+      mode: 'flat_per_order',
+      cents: 15_000,
+    });
+    // The seller changes the terms: a new request records the new ones, the first keeps what its buyer saw.
+    await shipping(2, { mode: 'buyer_pickup', shipFromRegion: 'Reno, NV' });
+    const later = await eventually(async () => {
+      const quote = await requestOnce();
+      return quote?.listingShipping?.mode === 'buyer_pickup' ? quote : undefined;
+    });
+    expect(later.listingShipping).toEqual({ mode: 'buyer_pickup', shipFromRegion: 'Reno, NV' });
+    const { quoteRequests } = await grpc.client.listQuoteRequests({
+      actor: SELLER_ACTOR,
+      sellerAccountId: SELLER,
+      status: 'all',
+      limit: 200,
+    });
+    const first = quoteRequests.find(({ quoteRequestId }) => quoteRequestId === asked.quoteRequestId);
+    expect(first?.listingShipping).toEqual({ mode: 'flat_per_order', cents: 15_000 });
+    expect(first?.listingShippingRecorded).toBe(true);
+    // A listing without terms gives a request that recorded none (no freight), not one recorded before terms.
+    const none = (await grpc.client.requestQuote(quoteRequest('product_1', 41))).quoteRequest;
+    expect(none).toMatchObject({ listingShipping: undefined, listingShippingRecorded: true });
+    // A snapshot written before terms were projected does not know them: the request records none, so its
+    // checkout uses the listing's terms rather than charging no freight.
+    await db.query(
+      `UPDATE "${schema}".listing_snapshots SET shipping = NULL, shipping_known = false WHERE product_id = $1`,
+      [productId],
+    );
+    const unknown = (await grpc.client.requestQuote(quoteRequest(productId, 42))).quoteRequest;
+    expect(unknown).toMatchObject({ listingShipping: undefined, listingShippingRecorded: false });
+  });
+
   it('publishes QuoteRequested on marketplace.quote.v1 keyed by quote_<id>, and emails the seller from it', async () => {
     const { quoteRequest: quote } = await grpc.client.requestQuote({
       ...quoteRequest('product_1'),

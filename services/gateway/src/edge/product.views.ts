@@ -1,7 +1,12 @@
 import type { catalogV1, listingV1 } from '@marketplace/proto';
 import { discountPercent, toIso } from '@marketplace/platform';
 import { z } from 'zod';
+import type { ShippingMode } from '@marketplace/vocabulary';
 import { BULK_THRESHOLD_DEFAULTS, SHIPPING_MODES } from '@marketplace/vocabulary';
+import { shippingTermsOutput } from './schemas/shipping.schema.js';
+
+const isShippingMode = (mode: string): mode is ShippingMode =>
+  (SHIPPING_MODES as readonly string[]).includes(mode);
 
 /** A catalog item as docs/specification.md, "Products and pagination" shows it in search results. Prices are integer cents. */
 export interface ProductSummary {
@@ -69,7 +74,7 @@ export interface SellerListing extends ProductDetails {
 
 /** Freight terms as sellers and buyers read them: cents and ship_from_region only for the modes that take them. */
 export interface ShippingView {
-  readonly mode: string;
+  readonly mode: ShippingMode;
   readonly cents?: number;
   readonly ship_from_region?: string;
 }
@@ -80,7 +85,9 @@ export const shippingViewOf = (
   shipping === undefined
     ? null
     : {
-        mode: shipping.mode,
+        // A mode this version does not know reads as quoted on request, as the order service prices it:
+        // the buyer asks, nothing is guessed.
+        mode: isShippingMode(shipping.mode) ? shipping.mode : 'quoted_on_request',
         ...(shipping.cents === undefined ? {} : { cents: shipping.cents }),
         ...(shipping.shipFromRegion === undefined ? {} : { ship_from_region: shipping.shipFromRegion }),
       };
@@ -265,14 +272,9 @@ export const productDetailsOutput = productSummaryOutput.extend({
     company: z.string().nullable(),
     country: z.string().nullable(),
   }),
-  shipping: z
-    .object({
-      mode: z.enum(SHIPPING_MODES),
-      cents: z.number().int().optional().describe('flat_per_order: per order; per_unit: per unit'),
-      ship_from_region: z.string().optional().describe('buyer_pickup: where the buyer collects the lot'),
-    })
-    .nullable()
-    .describe('the freight terms, apart from the price; null until set (no freight is charged)'),
+  shipping: shippingTermsOutput.describe(
+    'the freight terms, apart from the price; null until set (no freight is charged)',
+  ),
   promote_publicly: z.boolean(),
   created_at: z.string(),
   updated_at: z.string(),

@@ -4,6 +4,7 @@ import {
   forbidden,
   formatProductId,
   notFound,
+  preconditionFailed,
   unavailable,
   validationError,
 } from '@marketplace/platform';
@@ -35,6 +36,7 @@ export class InMemoryBackends {
   readonly updateRequests: listingV1.UpdateListingRequest[] = [];
   readonly quantityRequests: listingV1.SetQuantityRequest[] = [];
   readonly bulkRequests: listingV1.BulkUpdateListingsRequest[] = [];
+  readonly shippingRequests: listingV1.SetListingShippingRequest[] = [];
   /** Every RecommendPrice request received; the answer is half the retail price, to see it mapped. */
   readonly recommendPriceRequests: catalogV1.RecommendPriceRequest[] = [];
 
@@ -60,7 +62,7 @@ export class InMemoryBackends {
       listSellerListings: notServedHere,
       withdrawListing: notServedHere,
       relistListing: notServedHere,
-      setListingShipping: notServedHere,
+      setListingShipping: async (request) => backends.setShipping(request),
       bulkUpsertListings: notServedHere,
     };
     const catalog: catalogV1.CatalogServiceImplementation = {
@@ -153,6 +155,16 @@ export class InMemoryBackends {
     this.quantityRequests.push(request);
     const listing = this.owned(request.productId, request.sellerAccountId);
     return this.replace({ ...listing, quantity: request.quantity, version: listing.version + 1 });
+  }
+
+  /** Sets the terms as sent, honouring match_versions as the listing service does (its rules are tested there). */
+  private setShipping(request: listingV1.SetListingShippingRequest): listingV1.SetListingShippingResponse {
+    this.shippingRequests.push(request);
+    const listing = this.owned(request.productId, request.sellerAccountId);
+    if (request.matchVersions.length > 0 && !request.matchVersions.includes(listing.version)) {
+      throw preconditionFailed(`listing ${listing.productId} is at version ${listing.version}`);
+    }
+    return this.replace({ ...listing, shipping: request.shipping, version: listing.version + 1 });
   }
 
   /** Reports other sellers' and unknown listings as the listing service does; changes nothing itself. */

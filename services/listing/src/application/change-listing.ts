@@ -213,14 +213,25 @@ export const setQuantity = (
 /** The seller sets the lot's freight terms (docs/specification.md, "Checkout and orders": freight). */
 export const setListingShipping = (
   deps: ListingWriteDependencies,
-  input: CommandContext & { sellerAccountId: number; productId: string; shipping: ShippingDraft },
+  input: CommandContext & {
+    sellerAccountId: number;
+    productId: string;
+    shipping: ShippingDraft;
+    /** If-Match: the versions the caller accepts; absent or empty: no check. */
+    matchVersions?: readonly number[] | undefined;
+  },
 ): Promise<VersionedListing> => {
   const productId = knownProductId(input.productId);
-  return handleOnListing(deps, productId, () => ({
-    type: 'SetListingShipping',
-    data: { productId, sellerAccountId: input.sellerAccountId, shipping: input.shipping },
-    metadata: metadataOf(deps, input),
-  }));
+  return handleOnListing(
+    deps,
+    productId,
+    () => ({
+      type: 'SetListingShipping',
+      data: { productId, sellerAccountId: input.sellerAccountId, shipping: input.shipping },
+      metadata: metadataOf(deps, input),
+    }),
+    versionIn(input.sellerAccountId, input.matchVersions),
+  );
 };
 
 export const reserveStock = (

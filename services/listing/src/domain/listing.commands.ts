@@ -21,6 +21,8 @@ export interface ListingDraft {
   readonly originalRetailPriceCents?: number;
   readonly instantCheckout?: boolean;
   readonly promotePublicly?: boolean;
+  /** The lot's freight terms, as SetListingShipping takes them; absent: none (no freight is charged). */
+  readonly shipping?: ShippingDraft | undefined;
 }
 
 /** A listing's images once re-hosted: paths `/images/<sha256>.<ext>` that replace the URLs the seller sent. */
@@ -68,6 +70,8 @@ export interface ListingChanges {
   readonly imageUrl?: string;
   /** Present: the whole gallery is replaced. */
   readonly galleryImageUrls?: readonly string[];
+  /** Present: replaces the freight terms, as SetListingShipping does. */
+  readonly shipping?: ShippingDraft | undefined;
 }
 
 /** The seller's changes to one listing (a PUT, or one listing of a bulk update). */

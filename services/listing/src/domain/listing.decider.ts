@@ -106,10 +106,10 @@ const createListing = (command: CreateListing, state: ListingState): ListingCrea
   ];
 };
 
-/** Field values are scalars or the gallery's list of paths. */
+/** Field values are scalars, the gallery's list of paths or the freight terms (plain data). */
 const sameValue = (a: unknown, b: unknown): boolean =>
-  Array.isArray(a) && Array.isArray(b)
-    ? a.length === b.length && a.every((item, i) => item === b[i])
+  typeof a === 'object' && typeof b === 'object' && a !== null && b !== null
+    ? JSON.stringify(a) === JSON.stringify(b)
     : a === b;
 
 /** Always one event, changes or not: every update call is an availability confirmation (docs/specification.md, "Seller endpoints"). */

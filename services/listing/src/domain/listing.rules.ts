@@ -58,6 +58,24 @@ const oneOf = (values: readonly string[]) => ({ error: `must be one of ${values.
 const category = z.enum(CATEGORIES, oneOf(CATEGORIES));
 const condition = z.enum(CONDITIONS, oneOf(CONDITIONS));
 
+/**
+ * Freight terms inside a listing (create or change): the rules of SetListingShipping (checkShipping), each
+ * violation under `shipping/<field>`.
+ */
+const shippingTerms = z
+  .object({
+    mode: z.string({ error: 'must be a string' }),
+    cents: z.number({ error: 'must be a whole number of cents' }).optional(),
+    shipFromRegion: z.string({ error: 'must be a string' }).optional(),
+  })
+  .transform((draft, ctx): ListingShipping => {
+    const checked = checkShipping(draft);
+    if ('shipping' in checked) return checked.shipping;
+    for (const { path, message } of checked.violations)
+      ctx.addIssue({ code: 'custom', message, path: [path] });
+    return z.NEVER;
+  });
+
 /** The two fields of the cross-field rule, checked on their own to know whether the rule can run. */
 const orderQuantities = z.object({
   quantity: units.default(LISTING_DEFAULTS.quantity),
@@ -87,6 +105,7 @@ const newListingSchema = z
     originalRetailPriceCents: cents.optional(),
     instantCheckout: z.boolean().default(false),
     promotePublicly: z.boolean().default(false),
+    shipping: shippingTerms.optional(),
   })
   // zod skips an object's refinements once any field failed hard (an unknown category, say); `when` still
   // runs this rule whenever its own two fields are valid, so the seller hears about it in the same answer.
@@ -149,6 +168,7 @@ const listingChangesSchema = z.object({
       message: `must have at most ${LISTING_LIMITS.galleryMaxItems} items`,
     })
     .optional(),
+  shipping: shippingTerms.optional(),
 });
 
 export type ValidListingChanges = z.output<typeof listingChangesSchema>;
@@ -198,14 +218,16 @@ const shipFromRegion = requiredText(SHIP_FROM_REGION_MAX_LENGTH);
 
 /**
  * Freight terms (docs/specification.md, "Checkout and orders": freight): flat_per_order and per_unit take
- * `cents`, buyer_pickup takes `shipFromRegion`; a field the mode does not use is refused, not ignored.
+ * `cents`, buyer_pickup takes `shipFromRegion`; a field the mode does not use is refused, not ignored. Paths
+ * are the fields of the terms (`cents`); the caller places them (`shipping/cents` within a listing).
  */
-export const validateShipping = (draft: ShippingDraft): ListingShipping => {
+const checkShipping = (
+  draft: ShippingDraft,
+): { readonly shipping: ListingShipping } | { readonly violations: FieldViolation[] } => {
   const violations: FieldViolation[] = [];
   const { mode } = draft;
   if (!(SHIPPING_MODES as readonly string[]).includes(mode)) {
-    violations.push({ path: 'mode', message: `must be one of ${SHIPPING_MODES.join(', ')}` });
-    throw invalidListing(violations);
+    return { violations: [{ path: 'mode', message: `must be one of ${SHIPPING_MODES.join(', ')}` }] };
   }
   const takesCents = mode === 'flat_per_order' || mode === 'per_unit';
   const takesRegion = mode === 'buyer_pickup';
@@ -226,16 +248,23 @@ export const validateShipping = (draft: ShippingDraft): ListingShipping => {
   } else if (draft.shipFromRegion !== undefined && draft.shipFromRegion !== '') {
     violations.push({ path: 'shipFromRegion', message: `is not used by ${mode}` });
   }
-  if (violations.length > 0) throw invalidListing(violations);
+  if (violations.length > 0) return { violations };
   switch (mode) {
     case 'flat_per_order':
     case 'per_unit':
-      return { mode, cents: amount };
+      return { shipping: { mode, cents: amount } };
     case 'buyer_pickup':
-      return { mode, shipFromRegion: region };
+      return { shipping: { mode, shipFromRegion: region } };
     default:
-      return { mode: mode as 'included' | 'quoted_on_request' };
+      return { shipping: { mode: mode as 'included' | 'quoted_on_request' } };
   }
+};
+
+/** The freight terms of SetListingShipping; throws AppError('validation') naming each field. */
+export const validateShipping = (draft: ShippingDraft): ListingShipping => {
+  const checked = checkShipping(draft);
+  if ('violations' in checked) throw invalidListing(checked.violations);
+  return checked.shipping;
 };
 
 /** A price may at most grow elevenfold in one step: a larger "increase" is far likelier a typo. */

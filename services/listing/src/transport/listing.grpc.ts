@@ -39,7 +39,12 @@ export interface ListingApplication {
   withdrawListing(input: ListingStatusInput): Promise<VersionedListing>;
   relistListing(input: ListingStatusInput): Promise<VersionedListing>;
   setListingShipping(
-    input: CommandContext & { sellerAccountId: number; productId: string; shipping: ShippingDraft },
+    input: CommandContext & {
+      sellerAccountId: number;
+      productId: string;
+      shipping: ShippingDraft;
+      matchVersions?: readonly number[];
+    },
   ): Promise<VersionedListing>;
   bulkUpsertListings(input: BulkUpsertInput): Promise<BulkUpsertOutcome[]>;
 }
@@ -49,6 +54,10 @@ type ListingStatusInput = CommandContext & {
   productId: string;
   matchVersions?: readonly number[];
 };
+
+/** Freight terms as the seller sent them; the listing rules check them. */
+const shippingDraftOf = (shipping: listingV1.ListingShipping | undefined): ShippingDraft | undefined =>
+  shipping && { mode: shipping.mode, cents: shipping.cents, shipFromRegion: shipping.shipFromRegion };
 
 /** Proto optional fields arrive as undefined when absent, which is how the draft marks "take the default". */
 const draftOf = (draft: listingV1.ListingDraft | undefined): ListingDraft =>
@@ -70,16 +79,18 @@ const draftOf = (draft: listingV1.ListingDraft | undefined): ListingDraft =>
         originalRetailPriceCents: draft.originalRetailPriceCents,
         instantCheckout: draft.instantCheckout,
         promotePublicly: draft.promotePublicly,
+        shipping: shippingDraftOf(draft.shipping),
       };
 
 /** Absent proto optionals stay absent: the listing keeps those fields. */
 const changesOf = (changes: listingV1.ListingChanges | undefined): ListingChanges => {
   if (changes === undefined) return {};
-  const { galleryImageUrls, ...scalars } = changes;
+  const { galleryImageUrls, shipping, ...scalars } = changes;
   const present = Object.entries(scalars).filter(([, value]) => value !== undefined);
   return {
     ...Object.fromEntries(present),
     ...(galleryImageUrls === undefined ? {} : { galleryImageUrls: galleryImageUrls.urls }),
+    ...(shipping === undefined ? {} : { shipping: shippingDraftOf(shipping) }),
   };
 };
 
@@ -270,11 +281,11 @@ export const listingGrpcService = (
       return listingReply(relisted);
     },
     async setListingShipping(request, context) {
-      const shipping = request.shipping ?? { mode: '' };
       const updated = await application.setListingShipping({
         sellerAccountId: request.sellerAccountId,
         productId: request.productId,
-        shipping: { mode: shipping.mode, cents: shipping.cents, shipFromRegion: shipping.shipFromRegion },
+        shipping: shippingDraftOf(request.shipping) ?? { mode: '' },
+        matchVersions: request.matchVersions,
         ...sellerContextOf(request, context),
       });
       return listingReply(updated);

@@ -3,6 +3,7 @@ import { quoteV1 } from '@marketplace/proto';
 import type { GrpcClientOptions } from '@marketplace/rpc';
 import { createGrpcClient } from '@marketplace/rpc';
 import type { Quotes } from '../application/ports.js';
+import { freightTermsOf } from './listings.grpc-client.js';
 
 /** The quote service over gRPC, as checkout's Quotes port (an agreed price for a quoted line). */
 export const createGrpcQuotes = (
@@ -22,6 +23,9 @@ export const createGrpcQuotes = (
           agreedUnitPriceCents: quoteRequest.agreedUnitPriceCents,
           offerExpiresAt: quoteRequest.offerExpiresAtMs,
           buyerAccountId: quoteRequest.buyerAccountId,
+          freight: quoteRequest.listingShippingRecorded
+            ? (freightTermsOf(quoteRequest.listingShipping) ?? null)
+            : undefined,
         };
       } catch (error) {
         if (isAppError(error) && error.kind === 'not_found') return undefined;

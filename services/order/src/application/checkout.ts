@@ -127,6 +127,7 @@ const agreedQuoteOf = async (
     quantity: quote.quantity,
     unitPriceCents: quote.agreedUnitPriceCents,
     offerExpiresAt: quote.offerExpiresAt,
+    freight: quote.freight,
   };
 };
 

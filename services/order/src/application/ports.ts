@@ -1,5 +1,5 @@
 import type { Queryable, Transaction } from '@marketplace/database';
-import type { ListingForCheckout } from '../domain/checkout.rules.js';
+import type { FreightTerms, ListingForCheckout } from '../domain/checkout.rules.js';
 import type { DisputeNotice } from '../domain/order.emails.js';
 import type { Order } from '../domain/order.events.js';
 
@@ -30,6 +30,11 @@ export interface QuoteForCheckout {
    * with its claim token. Absent while an anonymous request is unclaimed: nobody may check it out then.
    */
   readonly buyerAccountId?: number | undefined;
+  /**
+   * The freight terms the quote recorded when asked: null when the seller had set none; absent on quotes
+   * recorded before they carried terms.
+   */
+  readonly freight?: FreightTerms | null | undefined;
 }
 
 export interface Quotes {

@@ -46,6 +46,11 @@ export interface AgreedQuote {
   readonly unitPriceCents: number;
   /** The agreed price can be bought until then. */
   readonly offerExpiresAt?: number | undefined;
+  /**
+   * The freight terms the buyer saw when asking, which the quote recorded (docs/specification.md, "Quotes"):
+   * null when the seller had set none; absent on quotes recorded before they carried terms (the listing's apply).
+   */
+  readonly freight?: FreightTerms | null | undefined;
 }
 
 export interface LineToPrice {
@@ -79,6 +84,10 @@ const dollars = (cents: number): string =>
 /** The lines of one product in a checkout, added up (docs/specification.md, "Checkout and orders"). */
 interface ProductTotals {
   readonly listing: ListingForCheckout;
+  /** Per-unit freight of its lines, each by its own terms (a quoted line's: those its quote recorded). */
+  perUnitCents: number;
+  /** The flat freight charged once for the product: the listing's when a line is unquoted, else a quote's. */
+  flatCents: number | undefined;
   /** 1-based line numbers, for the messages. */
   readonly lineNumbers: number[];
   units: number;
@@ -94,6 +103,8 @@ const productTotalsOf = (toPrice: readonly LineToPrice[], lines: readonly Checko
     if (line === undefined) return;
     const entry = totals.get(listing.productId) ?? {
       listing,
+      perUnitCents: 0,
+      flatCents: undefined,
       lineNumbers: [],
       units: 0,
       unquotedUnits: 0,
@@ -105,6 +116,13 @@ const productTotalsOf = (toPrice: readonly LineToPrice[], lines: readonly Checko
       entry.unquotedUnits += line.quantity;
       entry.unquotedCents += line.lineTotalCents;
     }
+    // A quote was agreed under the terms its buyer saw: a later change of the listing's does not apply to it.
+    // Unrecorded (older quotes): the listing's. Recorded as none: no freight.
+    const terms = quote === undefined || quote.freight === undefined ? listing.freight : quote.freight;
+    if (terms?.mode === 'per_unit') entry.perUnitCents += terms.cents * line.quantity;
+    if (terms?.mode === 'flat_per_order' && (quote === undefined || entry.flatCents === undefined)) {
+      entry.flatCents = terms.cents;
+    }
     totals.set(listing.productId, entry);
   });
   return [...totals.values()];
@@ -113,18 +131,13 @@ const productTotalsOf = (toPrice: readonly LineToPrice[], lines: readonly Checko
 /**
  * The freight of a product's lines, on the first of them: flat_per_order once per product (one order per
  * product, however many lines), per_unit on every unit; included, buyer_pickup and absent terms charge none.
+ * Each line is priced by its own terms: an unquoted line by the listing's, a quoted one by those its quote
+ * recorded, so quoting one line never changes what the others pay. The one flat charge is the listing's when
+ * any line is unquoted, else the first quoted line's.
  * quoted_on_request is not priced here: unquoted lines escalate, a quote's price carries the freight.
  */
-const freightOfProduct = (freight: FreightTerms | undefined, units: number): number => {
-  switch (freight?.mode) {
-    case 'flat_per_order':
-      return freight.cents;
-    case 'per_unit':
-      return freight.cents * units;
-    default:
-      return 0;
-  }
-};
+const freightOfProduct = ({ perUnitCents, flatCents }: ProductTotals): number =>
+  perUnitCents + (flatCents ?? 0);
 
 const whereOf = ({ listing, lineNumbers }: ProductTotals): string =>
   `${lineNumbers.length === 1 ? 'line' : 'lines'} ${lineNumbers.join(', ')} (${listing.productId})`;
@@ -169,7 +182,7 @@ export const priceCheckout = (threshold: BulkThreshold, toPrice: readonly LineTo
   for (const product of products) {
     const first = (product.lineNumbers[0] ?? 1) - 1;
     const line = lines[first];
-    const freightCents = freightOfProduct(product.listing.freight, product.units);
+    const freightCents = freightOfProduct(product);
     if (line !== undefined && freightCents > 0) lines[first] = { ...line, freightCents };
   }
   for (const product of products) {

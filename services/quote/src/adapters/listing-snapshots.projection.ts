@@ -42,6 +42,13 @@ export const startListingSnapshotsProjection = (options: {
         // New quote requests see a withdrawn listing as in-app only; open ones are kept.
         promotePublicly: listing.promotePublicly && listing.withdrawnAtMs === undefined,
         version: event.version,
+        shipping: listing.shipping
+          ? {
+              mode: listing.shipping.mode,
+              cents: listing.shipping.cents,
+              shipFromRegion: listing.shipping.shipFromRegion,
+            }
+          : null,
       });
     },
   });

@@ -1,6 +1,11 @@
 import type { Migration, Queryable } from '@marketplace/database';
 import { quoteIdent } from '@marketplace/database';
 import type { ListingSnapshot, ListingSnapshots } from '../application/quote.dependencies.js';
+import type { FreightTermsSnapshot } from '../domain/quote.events.js';
+
+/** jsonb arrives parsed from PostgreSQL and as text from some engines. */
+const shippingOf = (value: FreightTermsSnapshot | string): FreightTermsSnapshot =>
+  typeof value === 'string' ? (JSON.parse(value) as FreightTermsSnapshot) : value;
 
 /**
  * What the quote service knows of each listing, projected from `marketplace.listing.v1`: the seller a request
@@ -24,6 +29,19 @@ export const listingSnapshotsMigration: Migration = {
   `,
 };
 
+/**
+ * The listing's freight terms (docs/specification.md, "Quotes": a request keeps the terms the buyer saw).
+ * `shipping_known` is false on rows written before the column: their terms are unknown until the listing's next
+ * event, and a request then records none, so its checkout uses the listing's own (never "no freight").
+ */
+export const listingSnapshotShippingMigration: Migration = {
+  id: 'quote-006-listing-snapshot-shipping',
+  sql: (schema) => `
+    ALTER TABLE ${schema}.listing_snapshots ADD COLUMN shipping jsonb;
+    ALTER TABLE ${schema}.listing_snapshots ADD COLUMN shipping_known boolean NOT NULL DEFAULT false;
+  `,
+};
+
 export class ListingSnapshotsTable implements ListingSnapshots {
   private readonly table: string;
 
@@ -35,12 +53,14 @@ export class ListingSnapshotsTable implements ListingSnapshots {
   async upsert(q: Queryable, listing: ListingSnapshot): Promise<void> {
     await q.query(
       `INSERT INTO ${this.table}
-         (product_id, seller_account_id, name, price_cents, currency, quantity, promote_publicly, version)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+         (product_id, seller_account_id, name, price_cents, currency, quantity, promote_publicly, version,
+          shipping, shipping_known)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, true)
        ON CONFLICT (product_id) DO UPDATE
          SET seller_account_id = EXCLUDED.seller_account_id, name = EXCLUDED.name,
              price_cents = EXCLUDED.price_cents, currency = EXCLUDED.currency, quantity = EXCLUDED.quantity,
-             promote_publicly = EXCLUDED.promote_publicly, version = EXCLUDED.version
+             promote_publicly = EXCLUDED.promote_publicly, version = EXCLUDED.version,
+             shipping = EXCLUDED.shipping, shipping_known = true
          WHERE ${this.table}.version < EXCLUDED.version`,
       [
         listing.productId,
@@ -51,6 +71,7 @@ export class ListingSnapshotsTable implements ListingSnapshots {
         listing.quantity,
         listing.promotePublicly,
         listing.version,
+        listing.shipping == null ? null : JSON.stringify(listing.shipping),
       ],
     );
   }
@@ -64,8 +85,11 @@ export class ListingSnapshotsTable implements ListingSnapshots {
       quantity: string | number;
       promote_publicly: boolean;
       version: string | number;
+      shipping: FreightTermsSnapshot | string | null;
+      shipping_known: boolean;
     }>(
-      `SELECT seller_account_id, name, price_cents, currency, quantity, promote_publicly, version
+      `SELECT seller_account_id, name, price_cents, currency, quantity, promote_publicly, version, shipping,
+              shipping_known
          FROM ${this.table} WHERE product_id = $1`,
       [productId],
     );
@@ -80,6 +104,7 @@ export class ListingSnapshotsTable implements ListingSnapshots {
         quantity: Number(row.quantity),
         promotePublicly: row.promote_publicly,
         version: Number(row.version),
+        ...(row.shipping_known ? { shipping: row.shipping === null ? null : shippingOf(row.shipping) } : {}),
       }
     );
   }

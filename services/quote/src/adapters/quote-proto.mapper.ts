@@ -49,6 +49,14 @@ export const toQuoteRequestMessage = (quote: QuoteRequest, version: number): quo
     byAccountId: step.byAccountId,
   })),
   negotiationState: negotiationStateOf(quote),
+  listingShipping: quote.product.shipping
+    ? {
+        mode: quote.product.shipping.mode,
+        cents: quote.product.shipping.cents,
+        shipFromRegion: quote.product.shipping.shipFromRegion,
+      }
+    : undefined,
+  listingShippingRecorded: quote.product.shipping !== undefined,
 });
 
 const stepOf = (quoteRequestId: number, step: quoteV1.QuoteStep): QuoteStep => {
@@ -84,6 +92,21 @@ export const fromQuoteRequestMessage = (message: quoteV1.QuoteRequest): QuoteReq
       unitPriceCents: message.listedUnitPriceCents,
       currency: message.currency,
       availableQuantity: message.availableQuantity,
+      ...(!message.listingShippingRecorded
+        ? {}
+        : message.listingShipping === undefined
+          ? { shipping: null }
+          : {
+              shipping: {
+                mode: message.listingShipping.mode,
+                ...(message.listingShipping.cents === undefined
+                  ? {}
+                  : { cents: message.listingShipping.cents }),
+                ...(message.listingShipping.shipFromRegion === undefined
+                  ? {}
+                  : { shipFromRegion: message.listingShipping.shipFromRegion }),
+              },
+            }),
     },
     quantity: message.quantity,
     buyer: {

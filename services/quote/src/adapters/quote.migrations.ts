@@ -7,7 +7,7 @@ import {
 import { outgoingMailMigration } from '@marketplace/outgoing-mail';
 import { sellerContactsMigration } from '@marketplace/seller-contacts';
 import { claimKeyMigration } from './claim-key.table.js';
-import { listingSnapshotsMigration } from './listing-snapshots.table.js';
+import { listingSnapshotShippingMigration, listingSnapshotsMigration } from './listing-snapshots.table.js';
 import { quoteRequestIdSequenceMigration } from './quote-id.sequence.js';
 import { quoteRequestBuyersMigration, quoteRequestsMigration } from './quote-requests.table.js';
 
@@ -28,4 +28,5 @@ export const quoteMigrations: readonly Migration[] = [
   claimKeyMigration,
   quoteRequestBuyersMigration,
   outgoingMailMigration,
+  listingSnapshotShippingMigration,
 ];

@@ -2,7 +2,7 @@ import type { Database, Queryable } from '@marketplace/database';
 import type { CompanionWrite, EventStore, IdempotencyKeys } from '@marketplace/eventsourcing';
 import type { Clock } from '@marketplace/platform';
 import type { QuoteStatusFilter } from '@marketplace/vocabulary';
-import type { QuoteRequest } from '../domain/quote.events.js';
+import type { FreightTermsSnapshot, QuoteRequest } from '../domain/quote.events.js';
 import type { ClaimTokens } from './claim-tokens.js';
 
 /** The stream type of quote requests: selects the topic `marketplace.quote.v1`. */
@@ -49,6 +49,8 @@ export interface ListingSnapshot {
   readonly currency: string;
   readonly quantity: number;
   readonly promotePublicly: boolean;
+  /** The listing's freight terms: null when its seller set none; absent when not known (an older row). */
+  readonly shipping?: FreightTermsSnapshot | null | undefined;
   readonly version: number;
 }
 

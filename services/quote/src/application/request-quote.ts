@@ -112,6 +112,9 @@ const fileQuoteRequest = async (
             unitPriceCents: listing.priceCents,
             currency: listing.currency,
             availableQuantity: listing.quantity,
+            // The terms the buyer saw, kept with the request (docs/specification.md, "Quotes"); null: none set.
+            // Unknown (a snapshot from before terms were projected): none recorded, the listing's apply.
+            ...(listing.shipping === undefined ? {} : { shipping: listing.shipping }),
           },
           buyerAccountId: input.buyerAccountId,
           draft: input.draft,

@@ -7,6 +7,16 @@ export interface QuoteBuyer {
   readonly company?: string;
 }
 
+/**
+ * A lot's freight terms as the listing carried them (docs/specification.md, "Checkout and orders": freight):
+ * `cents` for flat_per_order and per_unit, `shipFromRegion` for buyer_pickup.
+ */
+export interface FreightTermsSnapshot {
+  readonly mode: string;
+  readonly cents?: number | undefined;
+  readonly shipFromRegion?: string | undefined;
+}
+
 /** What the listing looked like when the buyer asked: the seller reads the request against it. */
 export interface ProductSnapshot {
   readonly productId: string;
@@ -15,6 +25,11 @@ export interface ProductSnapshot {
   readonly unitPriceCents: number;
   readonly currency: string;
   readonly availableQuantity: number;
+  /**
+   * The freight terms the buyer saw when asking (docs/specification.md, "Quotes"): null when the seller had set
+   * none (no freight), absent on requests recorded before snapshots carried them.
+   */
+  readonly shipping?: FreightTermsSnapshot | null | undefined;
 }
 
 export interface QuoteResponse {

@@ -19,13 +19,16 @@ export const semanticMatchesOutput = z.object({
   ),
 });
 
+/** Typical arguments of search_inventory_semantic; /openapi.json reuses them where a route takes the same fields. */
+export const SEARCH_INVENTORY_SEMANTIC_EXAMPLES = [
+  { query: 'laptops for a school computer lab', category: 'electronics', max_price: 30000, limit: 10 },
+];
+
 export const searchInventorySemanticTool = (
   catalog: CatalogQueries,
 ): Tool<typeof searchInventorySemanticInput, SemanticProductMatches> => ({
   name: 'search_inventory_semantic',
-  examples: [
-    { query: 'laptops for a school computer lab', category: 'electronics', max_price: 30000, limit: 10 },
-  ],
+  examples: SEARCH_INVENTORY_SEMANTIC_EXAMPLES,
   description:
     'Find public liquidation lots by meaning rather than exact words ("used laptops for a school"): the ' +
     'nearest listings first, each with a similarity in [0, 1]; category, condition and maximum unit price ' +

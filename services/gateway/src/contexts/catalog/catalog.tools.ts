@@ -85,13 +85,16 @@ export const pricingRecommendationOutput = z.object({
   }),
 });
 
+/** Typical arguments of search_inventory; /openapi.json reuses them where a route takes the same fields. */
+export const SEARCH_INVENTORY_EXAMPLES = [
+  { query: 'cordless drill', category: 'tools', condition: 'overstock', max_price: 5000, limit: 20 },
+];
+
 export const searchInventoryTool = (
   catalog: CatalogQueries,
 ): Tool<typeof searchInventoryInput, ProductPage> => ({
   name: 'search_inventory',
-  examples: [
-    { query: 'cordless drill', category: 'tools', condition: 'overstock', max_price: 5000, limit: 20 },
-  ],
+  examples: SEARCH_INVENTORY_EXAMPLES,
   description:
     'Search public liquidation lots by words (all must match), category, condition, minimum discount off ' +
     'retail (whole percent) and maximum unit price (cents); best match first, newest first without a query.',

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { listingV1 } from '@marketplace/proto';
 import { dollarsToCents, hasAtMostTwoDecimals } from '@marketplace/platform';
 import { CATEGORIES, CONDITIONS, LISTING_LIMITS } from '@marketplace/vocabulary';
+import { listingShippingBodySchema } from '../../edge/schemas/shipping.schema.js';
 import { characterCount } from '../../edge/schemas/validate.js';
 
 /**
@@ -48,6 +49,9 @@ export const createListingBodySchema = z.strictObject({
   /** Extensions beyond docs/specification.md, "Listings", settable by the seller: the list price the discount is measured against. */
   originalRetailPrice: dollars.nullish(),
   instantCheckout: z.boolean().nullish(),
+  shipping: listingShippingBodySchema
+    .nullish()
+    .describe('the freight terms, as PUT …/shipping takes them; absent: none set (no freight is charged)'),
 });
 
 export type CreateListingBody = z.output<typeof createListingBodySchema>;
@@ -72,4 +76,5 @@ export const listingDraftOf = (body: CreateListingBody): listingV1.ListingDraft 
   promotePublicly: body.promotePublicly ?? false,
   originalRetailPriceCents: centsOf(body.originalRetailPrice),
   instantCheckout: body.instantCheckout ?? false,
+  shipping: body.shipping ?? undefined,
 });

@@ -126,12 +126,16 @@ export class ListingCommands {
     return this.views.sellerListingOf(listing);
   }
 
-  /** Sets the freight terms of the seller's own listing (docs/specification.md, "Checkout and orders": freight). */
+  /**
+   * Sets the freight terms of the seller's own listing (docs/specification.md, "Checkout and orders": freight);
+   * with `matchVersions` (If-Match) only while it is at one of them (412), as `update` does.
+   */
   async setShipping(
     seller: Principal,
     productId: string,
     shipping: { mode: string; cents?: number | undefined; shipFromRegion?: string | undefined },
     correlationId: string,
+    matchVersions: readonly number[] = [],
   ): Promise<SellerListing> {
     const listing = await this.listing.setListingShipping({
       actor: sellerActor(seller, 'change listings'),
@@ -139,6 +143,7 @@ export class ListingCommands {
       productId,
       shipping: { mode: shipping.mode, cents: shipping.cents, shipFromRegion: shipping.shipFromRegion },
       correlationId,
+      matchVersions: [...matchVersions],
     });
     return this.views.sellerListingOf(listing);
   }

@@ -7,12 +7,11 @@ import {
   CATEGORIES,
   CONDITIONS,
   LISTING_LIMITS,
-  SHIP_FROM_REGION_MAX_LENGTH,
-  SHIPPING_MODES,
 } from '@marketplace/vocabulary';
 import { requireSeller } from '../../edge/account.js';
 import { productIdSchema } from '../../edge/schemas/fields.schema.js';
 import { idempotencyKeyArgument } from '../../edge/schemas/idempotency-key.schema.js';
+import { shippingTermsInput, shippingTermsOf } from '../../edge/schemas/shipping.schema.js';
 import {
   LISTING_STATUSES,
   LISTING_VISIBILITIES,
@@ -63,6 +62,11 @@ export const createListingInput = z.object({
     .boolean({ error: 'must be true or false' })
     .optional()
     .describe('true: on the public catalog, feed and agent surfaces; default false (in-app only)'),
+  shipping: shippingTermsInput
+    .optional()
+    .describe(
+      'the freight terms, as set_listing_shipping takes them; absent: none set (no freight is charged)',
+    ),
   idempotency_key: idempotencyKeyArgument,
 });
 
@@ -86,6 +90,9 @@ export const updateListingInput = z.object({
     .optional()
     .describe('replaces the whole gallery'),
   promote_publicly: z.boolean({ error: 'must be true or false' }).optional(),
+  shipping: shippingTermsInput
+    .optional()
+    .describe('new freight terms, as set_listing_shipping takes them; absent: kept'),
   expected_version: wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a version')
     .optional()
     .describe(
@@ -100,22 +107,11 @@ export const withdrawListingInput = z.object({
 });
 
 /** set_listing_shipping: a lot's freight terms (docs/specification.md, "Checkout and orders": freight). */
-export const setListingShippingInput = z.object({
+export const setListingShippingInput = shippingTermsInput.extend({
   product_id: productIdSchema,
-  mode: z
-    .enum(SHIPPING_MODES, oneOf(SHIPPING_MODES))
-    .describe(
-      'included: freight in the price; flat_per_order: cents per order; per_unit: cents per unit; ' +
-        'buyer_pickup: the buyer collects from ship_from_region; quoted_on_request: buyers ask with request_quote',
-    ),
-  cents: wholeNumber(1, LISTING_LIMITS.maxPriceCents, 'cents')
+  expected_version: wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a version')
     .optional()
-    .describe('flat_per_order and per_unit only: the freight in cents'),
-  ship_from_region: z
-    .string({ error: 'must be a string' })
-    .max(SHIP_FROM_REGION_MAX_LENGTH, `must be at most ${SHIP_FROM_REGION_MAX_LENGTH} characters`)
-    .optional()
-    .describe('buyer_pickup only: where the buyer collects the lot, e.g. "Reno, NV"'),
+    .describe('the version you read: if the listing moved on, nothing changes and you are told (If-Match)'),
 });
 
 /** bulk_update_listings (docs/specification.md, "MCP tools"): product numbers, one mode, one value. */
@@ -193,7 +189,12 @@ const TOOL_FIELD_NAMES: Readonly<Record<string, string>> = {
 
 const inToolNames = (error: unknown): unknown => {
   if (!(error instanceof AppError) || error.kind !== 'validation') return error;
-  const renamed = (path: string) => path.replace(/^[^/]+/, (field) => TOOL_FIELD_NAMES[field] ?? field);
+  // Every segment: the freight terms' fields sit under `shipping/` in create_listing and update_listing.
+  const renamed = (path: string) =>
+    path
+      .split('/')
+      .map((field) => TOOL_FIELD_NAMES[field] ?? field)
+      .join('/');
   const violations: FieldViolation[] = error.violations.map(({ path, message }) => ({
     path: renamed(path),
     message,
@@ -205,23 +206,27 @@ const inToolNames = (error: unknown): unknown => {
   return new AppError('validation', message, violations, { cause: error });
 };
 
+/** Typical arguments of create_listing; /openapi.json reuses them where a route takes the same fields. */
+export const CREATE_LISTING_EXAMPLES = [
+  {
+    name: 'Pallet of 120 cordless drills, shelf pulls',
+    category: 'tools',
+    condition: 'shelf_pulls',
+    quantity: 120,
+    price_per_unit: 2450,
+    original_retail_price: 8999,
+    sku: 'DRL-120-SP',
+    promote_publicly: true,
+    shipping: { mode: 'flat_per_order', cents: 15000 },
+    idempotency_key: 'erp-sku-DRL-120-SP',
+  },
+];
+
 export const createListingTool = (
   listings: ListingCommands,
 ): Tool<typeof createListingInput, CreatedListingView> => ({
   name: 'create_listing',
-  examples: [
-    {
-      name: 'Pallet of 120 cordless drills, shelf pulls',
-      category: 'tools',
-      condition: 'shelf_pulls',
-      quantity: 120,
-      price_per_unit: 2450,
-      original_retail_price: 8999,
-      sku: 'DRL-120-SP',
-      promote_publicly: true,
-      idempotency_key: 'erp-sku-DRL-120-SP',
-    },
-  ],
+  examples: CREATE_LISTING_EXAMPLES,
   description:
     'Publishes a lot for the calling seller (price_per_unit and original_retail_price in cents). image_url and ' +
     'gallery_image_urls are fetched and re-hosted; without image_url a similar listing’s image is used, or the ' +
@@ -249,6 +254,7 @@ export const createListingTool = (
           galleryImageUrls: input.gallery_image_urls ?? [],
           promotePublicly: input.promote_publicly ?? false,
           instantCheckout: false,
+          shipping: input.shipping && shippingTermsOf(input.shipping),
         },
         '',
         input.idempotency_key,
@@ -336,6 +342,7 @@ export const updateListingTool = (
           imageUrl: input.image_url,
           galleryImageUrls: input.gallery_image_urls && { urls: input.gallery_image_urls },
           promotePublicly: input.promote_publicly,
+          shipping: input.shipping && shippingTermsOf(input.shipping),
         },
         '',
         input.expected_version === undefined ? [] : [input.expected_version],
@@ -367,18 +374,23 @@ export const withdrawListingTool = (
     ),
 });
 
+/** Typical arguments of set_listing_shipping; /openapi.json reuses them where a route takes the same fields. */
+export const SET_LISTING_SHIPPING_EXAMPLES = [
+  { product_id: 'product_12', mode: 'flat_per_order', cents: 15000 },
+  { product_id: 'product_12', mode: 'buyer_pickup', ship_from_region: 'Reno, NV' },
+];
+
 export const setListingShippingTool = (
   listings: ListingCommands,
 ): Tool<typeof setListingShippingInput, SellerListing> => ({
   name: 'set_listing_shipping',
-  examples: [
-    { product_id: 'product_12', mode: 'flat_per_order', cents: 15000 },
-    { product_id: 'product_12', mode: 'buyer_pickup', ship_from_region: 'Reno, NV' },
-  ],
+  examples: SET_LISTING_SHIPPING_EXAMPLES,
   description:
     "Sets the freight terms of the calling seller's listing: included, flat_per_order (cents), per_unit " +
     '(cents), buyer_pickup (ship_from_region) or quoted_on_request (checkout escalates; buyers ask with ' +
-    'request_quote and a destination). Checkouts show freight apart from goods; the same terms again change nothing.',
+    'request_quote and a destination). Checkouts show freight apart from goods; the same terms again change nothing. ' +
+    'Send expected_version to change them only if nobody else changed the listing since. create_listing and ' +
+    'update_listing take the same terms as shipping.',
   inputSchema: setListingShippingInput,
   outputSchema: sellerListingOutput,
   auth: 'seller',
@@ -389,8 +401,9 @@ export const setListingShippingTool = (
       return await listings.setShipping(
         seller,
         input.product_id,
-        { mode: input.mode, cents: input.cents, shipFromRegion: input.ship_from_region },
+        shippingTermsOf(input),
         '',
+        input.expected_version === undefined ? [] : [input.expected_version],
       );
     } catch (error) {
       throw inToolNames(error);
@@ -408,27 +421,30 @@ export const bulkUpsertListingsInput = bulkUpsertBodySchema.extend({
   idempotency_key: idempotencyKeyArgument,
 });
 
+/** Typical arguments of bulk_upsert_listings; /openapi.json reuses them for POST /api/products/bulk. */
+export const BULK_UPSERT_LISTINGS_EXAMPLES = [
+  {
+    mode: 'upsert_by_sku',
+    items: [
+      {
+        name: 'Pallet of USB-C chargers',
+        description: '480 units, boxed overstock',
+        sku: 'CHG-480',
+        category: 'electronics',
+        condition: 'overstock',
+        price: 4.25,
+        quantity: 480,
+        promotePublicly: true,
+      },
+    ],
+  },
+];
+
 export const bulkUpsertListingsTool = (
   listings: ListingCommands,
 ): Tool<typeof bulkUpsertListingsInput, BulkUpsertAnswer> => ({
   name: 'bulk_upsert_listings',
-  examples: [
-    {
-      mode: 'upsert_by_sku',
-      items: [
-        {
-          name: 'Pallet of USB-C chargers',
-          description: '480 units, boxed overstock',
-          sku: 'CHG-480',
-          category: 'electronics',
-          condition: 'new',
-          price: 4.25,
-          quantity: 480,
-          promotePublicly: true,
-        },
-      ],
-    },
-  ],
+  examples: BULK_UPSERT_LISTINGS_EXAMPLES,
   description:
     "Creates or updates up to 1,000 of the calling seller's listings in one call (an ERP or warehouse sync). " +
     'mode create makes a listing of every item; upsert_by_sku updates your listing with the item’s sku (the ' +

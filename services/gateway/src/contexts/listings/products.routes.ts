@@ -15,9 +15,9 @@ import {
   bulkUpdateMoqBodySchema,
   bulkUpdatePriceBodySchema,
   listingQuantityBodySchema,
-  listingShippingBodySchema,
   updateListingBodySchema,
 } from './update-listing.schema.js';
+import { listingShippingBodySchema } from '../../edge/schemas/shipping.schema.js';
 import { parseOrThrow } from '../../edge/schemas/validate.js';
 import { productIdOfPath } from '../../edge/http/path-ids.js';
 import { requestIdOf } from '../../edge/http/request-log.js';
@@ -30,9 +30,10 @@ import {
 import { sellerListingsQuerySchema } from './seller-listings.schema.js';
 import { bulkUpsertBodyDoc, bulkUpsertBodySchema, bulkUpsertOutput } from './bulk-upsert.js';
 
+import type { RouteDoc } from '../../edge/discovery/openapi.describe.js';
+
 /** 1,000 items of a few hundred bytes to a few kilobytes each: more than one listing's body needs. */
 const BULK_UPSERT_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
-import type { RouteDoc } from '../../edge/discovery/openapi.describe.js';
 
 /** PUT's body to the listing service's changes: dollars become cents, `null` and absent both mean unchanged. */
 export const listingChangesOf = (body: UpdateListingBody): listingV1.ListingChanges => ({
@@ -51,6 +52,7 @@ export const listingChangesOf = (body: UpdateListingBody): listingV1.ListingChan
   quantity: body.quantity ?? undefined,
   imageUrl: body.imageUrl ?? undefined,
   galleryImageUrls: body.galleryImageUrls == null ? undefined : { urls: body.galleryImageUrls },
+  shipping: body.shipping ?? undefined,
 });
 
 /** A listing's ETag: its aggregate version, strong (docs/specification.md, "Listings"). */
@@ -171,7 +173,8 @@ export const productsRoutes = (
       const productId = productIdOfPath(req.params.productId);
       const shipping = parseOrThrow(listingShippingBodySchema, req.body, 'shipping');
       const seller = authenticatedPrincipalOf(req);
-      const updated = await listings.setShipping(seller, productId, shipping, requestIdOf(req));
+      const versions = ifMatchVersionsOf(req);
+      const updated = await listings.setShipping(seller, productId, shipping, requestIdOf(req), versions);
       res.set('ETag', etagOf(updated.version)).json(updated);
     })
     .all(methodNotAllowed(problems, ['PUT']));
@@ -366,7 +369,9 @@ export const productsRouteDocs: readonly RouteDoc[] = [
     description:
       'included, flat_per_order (cents per order), per_unit (cents per unit), buyer_pickup (shipFromRegion) or ' +
       'quoted_on_request (checkout escalates to a quote with the destination). Checkouts, previews and orders ' +
-      'show freight apart from goods. The same terms again change nothing. The twin of set_listing_shipping.',
+      'show freight apart from goods. The same terms again change nothing. POST and PUT /api/products take the ' +
+      'same terms as shipping. Optional If-Match as for PUT: 412 when the listing moved on, and without it the ' +
+      'terms apply to whatever version there is (no 428). The twin of set_listing_shipping.',
     tags: ['listings'],
     auth: 'api_key',
     pathParameters: productIdParams,
@@ -375,6 +380,7 @@ export const productsRouteDocs: readonly RouteDoc[] = [
       200: { description: 'The listing with its freight terms and version', schema: sellerListingOutput },
       ...SELLER_ERRORS,
       404: 'No such listing (any id that is not product_<n> with n ≤ 2^53 − 1 names none)',
+      412: 'If-Match names a version the listing is no longer at',
     },
   },
   {

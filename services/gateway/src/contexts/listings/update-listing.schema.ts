@@ -1,13 +1,8 @@
 import { z } from 'zod';
-import {
-  CATEGORIES,
-  CONDITIONS,
-  LISTING_LIMITS,
-  SHIP_FROM_REGION_MAX_LENGTH,
-  SHIPPING_MODES,
-} from '@marketplace/vocabulary';
+import { CATEGORIES, CONDITIONS, LISTING_LIMITS } from '@marketplace/vocabulary';
 import { productIdSchema as productIdTextSchema } from '../../edge/schemas/fields.schema.js';
 import { dollars, requiredText, text } from './create-listing.schema.js';
+import { listingShippingBodySchema } from '../../edge/schemas/shipping.schema.js';
 
 /**
  * The body of PUT /api/products/{id}: what POST /api/products takes, with its field names and units (docs/specification.md, "Listings":
@@ -41,6 +36,9 @@ export const updateListingBodySchema = z
       .max(LISTING_LIMITS.galleryMaxItems, `must have at most ${LISTING_LIMITS.galleryMaxItems} items`)
       .nullish()
       .describe('replaces the whole gallery (re-hosted); [] empties it'),
+    shipping: listingShippingBodySchema
+      .nullish()
+      .describe('new freight terms, as PUT …/shipping takes them; absent or null: kept'),
   })
   .describe('Changes to a listing: the fields sent change, the others keep their value');
 
@@ -56,25 +54,6 @@ export const listingQuantityBodySchema = z
       .describe('units in stock; 0 marks the listing sold out'),
   })
   .describe('The stock of a listing');
-
-/**
- * The body of PUT /api/products/{id}/shipping: the lot's freight terms (docs/specification.md, "Checkout and
- * orders": freight). The listing service checks which fields each mode takes and names the field it refuses.
- */
-export const listingShippingBodySchema = z
-  .strictObject({
-    mode: z.enum(SHIPPING_MODES, { error: `must be one of ${SHIPPING_MODES.join(', ')}` }),
-    cents: z
-      .int({ error: 'must be a whole number of cents' })
-      .optional()
-      .describe('flat_per_order: cents per order; per_unit: cents per unit; not sent otherwise'),
-    shipFromRegion: z
-      .string({ error: 'must be a string' })
-      .max(SHIP_FROM_REGION_MAX_LENGTH, `must be at most ${SHIP_FROM_REGION_MAX_LENGTH} characters`)
-      .optional()
-      .describe('buyer_pickup: where the buyer collects the lot (e.g. "Reno, NV"); not sent otherwise'),
-  })
-  .describe('The freight terms of a lot');
 
 /** docs/specification.md, "Limits": bulk tools take 1 to 200 ids per call. */
 export const BULK_MAX_IDS = 200;

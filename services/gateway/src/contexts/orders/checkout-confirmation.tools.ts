@@ -46,16 +46,19 @@ export const confirmPurchaseInput = z.strictObject({
     .describe('the confirmation_token of preview_checkout'),
 });
 
+/** Typical arguments of preview_checkout; /openapi.json reuses them where a route takes the same fields. */
+export const PREVIEW_CHECKOUT_EXAMPLES = [
+  {
+    line_items: [{ product_id: 'product_12', quantity: 500, quote_request_id: 7 }],
+    shipping_country: 'US',
+  },
+];
+
 export const previewCheckoutTool = (
   confirmations: CheckoutConfirmations,
 ): Tool<typeof previewCheckoutInput, z.output<typeof previewCheckoutOutput>> => ({
   name: 'preview_checkout',
-  examples: [
-    {
-      line_items: [{ product_id: 'product_12', quantity: 500, quote_request_id: 7 }],
-      shipping_country: 'US',
-    },
-  ],
+  examples: PREVIEW_CHECKOUT_EXAMPLES,
   description:
     'Price a purchase without buying: each line with its unit price (listed, or a quote’s agreed price with ' +
     'quote_request_id), the totals, and what would escalate to a quote and why. When nothing escalates, the ' +
@@ -70,11 +73,14 @@ export const previewCheckoutTool = (
   handler: (principal, input) => confirmations.preview(principal, input, 'mcp'),
 });
 
+/** Typical arguments of confirm_purchase; /openapi.json reuses them where a route takes the same fields. */
+export const CONFIRM_PURCHASE_EXAMPLES = [{ confirmation_token: 'pct_example' }];
+
 export const confirmPurchaseTool = (
   confirmations: CheckoutConfirmations,
 ): Tool<typeof confirmPurchaseInput, z.output<typeof completedCheckoutSchema>> => ({
   name: 'confirm_purchase',
-  examples: [{ confirmation_token: 'pct_example' }],
+  examples: CONFIRM_PURCHASE_EXAMPLES,
   description:
     'Place exactly the order a preview_checkout showed, with its confirmation_token, on invoice terms (net 30). ' +
     'Conflict when anything changed since the preview (price, stock, an offer’s expiry), when the token ' +

@@ -205,18 +205,21 @@ export const getOrderStatusTool = (
   handler: (principal, input) => orders.buyerOrder(principal, input.order_id),
 });
 
+/** Typical arguments of open_dispute; /openapi.json reuses them where a route takes the same fields. */
+export const OPEN_DISPUTE_EXAMPLES = [
+  {
+    order_id: 41,
+    reason: 'damaged',
+    description: 'Two of the ten units arrived with cracked housings.',
+    requested_action: 'partial_refund',
+  },
+];
+
 export const openDisputeTool = (
   orders: OrderOperations,
 ): Tool<typeof openDisputeInput, z.infer<typeof orderStatusOutput>> => ({
   name: 'open_dispute',
-  examples: [
-    {
-      order_id: 41,
-      reason: 'damaged',
-      description: 'Two of the ten units arrived with cracked housings.',
-      requested_action: 'partial_refund',
-    },
-  ],
+  examples: OPEN_DISPUTE_EXAMPLES,
   description:
     "Report a problem with one of the caller's delivered orders within its 48 h inspection window: the order " +
     'moves to issue_reported (it no longer completes by itself) and the marketplace operator is emailed the report.',
@@ -258,11 +261,14 @@ export const confirmOrderTool = (
   handler: (principal, input) => orders.confirm(principal, input.order_id, TOOL_CORRELATION),
 });
 
+/** Typical arguments of cancel_order; /openapi.json reuses them where a route takes the same fields. */
+export const CANCEL_ORDER_EXAMPLES = [{ order_id: 41, reason: 'Ordered the wrong lot.' }];
+
 export const cancelOrderTool = (
   orders: OrderOperations,
 ): Tool<typeof cancelOrderInput, z.infer<typeof orderStatusOutput>> => ({
   name: 'cancel_order',
-  examples: [{ order_id: 41, reason: 'Ordered the wrong lot.' }],
+  examples: CANCEL_ORDER_EXAMPLES,
   description:
     "Cancel one of the caller's orders that is still awaiting shipment: it becomes cancelled, its units go back " +
     'into stock and buyer and seller are emailed. Once shipped it cannot be cancelled (use open_dispute after ' +
@@ -290,11 +296,16 @@ export const getSellerOrdersTool = (
   handler: (principal, input) => orders.listSellers(principal, input),
 });
 
+/** Typical arguments of seller_cancel_order; /openapi.json reuses them where a route takes the same fields. */
+export const SELLER_CANCEL_ORDER_EXAMPLES = [
+  { order_id: 41, reason: 'The lot was damaged in our warehouse.' },
+];
+
 export const sellerCancelOrderTool = (
   orders: OrderOperations,
 ): Tool<typeof sellerCancelOrderInput, z.infer<typeof orderStatusOutput>> => ({
   name: 'seller_cancel_order',
-  examples: [{ order_id: 41, reason: 'The lot was damaged in our warehouse.' }],
+  examples: SELLER_CANCEL_ORDER_EXAMPLES,
   description:
     "Cancel one of the seller's orders awaiting shipment that it cannot fulfil, saying why: the order becomes " +
     'cancelled, its units go back into stock and buyer and seller are emailed. A shipped order cannot be ' +
@@ -307,11 +318,16 @@ export const sellerCancelOrderTool = (
     orders.cancel(principal, 'seller', input.order_id, input.reason, TOOL_CORRELATION),
 });
 
+/** Typical arguments of bulk_mark_shipped; /openapi.json reuses them where a route takes the same fields. */
+export const BULK_MARK_SHIPPED_EXAMPLES = [
+  { order_ids: [41, 42], tracking_number: '1Z999AA10123456784', carrier_name: 'UPS' },
+];
+
 export const bulkMarkShippedTool = (
   orders: OrderOperations,
 ): Tool<typeof bulkMarkShippedInput, z.infer<typeof bulkMarkShippedOutput>> => ({
   name: 'bulk_mark_shipped',
-  examples: [{ order_ids: [41, 42], tracking_number: '1Z999AA10123456784', carrier_name: 'UPS' }],
+  examples: BULK_MARK_SHIPPED_EXAMPLES,
   description:
     "Mark up to 200 of the seller's orders awaiting shipment as shipped with the tracking details. Ids that are " +
     "not the seller's orders, or that cannot be shipped, are skipped with a reason; repeating a call changes nothing.",

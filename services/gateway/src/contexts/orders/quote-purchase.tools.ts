@@ -13,11 +13,16 @@ export const acceptQuoteAndPayInput = z.strictObject({
   idempotency_key: idempotencyKeyArgument,
 });
 
+/** Typical arguments of accept_quote_and_pay; /openapi.json reuses them where a route takes the same fields. */
+export const ACCEPT_QUOTE_AND_PAY_EXAMPLES = [
+  { quote_request_id: 7, shipping_country: 'US', idempotency_key: 'quote-7-purchase' },
+];
+
 export const acceptQuoteAndPayTool = (
   purchases: QuotePurchases,
 ): Tool<typeof acceptQuoteAndPayInput, z.infer<typeof quickBuyOutput>> => ({
   name: 'accept_quote_and_pay',
-  examples: [{ quote_request_id: 7, shipping_country: 'US', idempotency_key: 'quote-7-purchase' }],
+  examples: ACCEPT_QUOTE_AND_PAY_EXAMPLES,
   description:
     "Turn your accepted or countered quote into an order at once, at the seller's agreed price, on invoice terms " +
     '(net 30): the quoted quantity unless you name fewer. The price is used once and expires (get_quote_status ' +

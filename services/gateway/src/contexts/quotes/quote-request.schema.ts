@@ -9,6 +9,7 @@ import {
 } from '@marketplace/vocabulary';
 import { once, optionalParameter, wholeNumber } from '../../edge/schemas/query.schema.js';
 import { productIdSchema } from '../../edge/schemas/fields.schema.js';
+import { shippingTermsOutput } from '../../edge/schemas/shipping.schema.js';
 import { characterCount } from '../../edge/schemas/validate.js';
 
 const boundedText = (maxLength: number) =>
@@ -131,6 +132,9 @@ export const quoteHistorySchema = z
   )
   .describe('every answer and counter-offer of both sides, oldest first');
 
+export const QUOTED_SHIPPING =
+  'the listing’s freight terms when the request was made (docs/specification.md, "Quotes"); null when none were set';
+
 /** A quote request as its buyer sees it (get_quote_status, GET /api/ucp/quotes/{id}). */
 export const buyerQuoteRequestSchema = z.object({
   quote_request_id: z.number().int(),
@@ -141,6 +145,7 @@ export const buyerQuoteRequestSchema = z.object({
   listed_price: z.number().int().describe('cents per unit when asked'),
   target_price: z.number().int().nullable(),
   currency: z.string(),
+  shipping: shippingTermsOutput.describe(QUOTED_SHIPPING),
   response: quoteResponseViewSchema,
   agreed_price: z
     .number()

@@ -8,6 +8,8 @@ import type { QuoteClient } from './quote.client.js';
 import type { IdentityService } from '../../edge/http/auth.middleware.js';
 import type { Principal } from '../../edge/account.js';
 import { actorOf, requireSeller } from '../../edge/account.js';
+import type { ShippingView } from '../../edge/product.views.js';
+import { shippingViewOf } from '../../edge/product.views.js';
 
 /** What a buyer sends, in the gateway's terms (cents, the spec's field names resolved). */
 export interface QuoteRequestInput {
@@ -52,6 +54,8 @@ export interface SellerQuoteRequest {
   readonly buyer_verified: boolean;
   readonly message: string | null;
   readonly shipping_destination: string | null;
+  /** The listing's freight terms when the buyer asked; null when none were set. */
+  readonly shipping: ShippingView | null;
   readonly response: {
     readonly action: string;
     readonly counter_price: number | null;
@@ -134,6 +138,7 @@ export const sellerViewOf = (quote: quoteV1.QuoteRequest): SellerQuoteRequest =>
   // A claimed anonymous request belongs to an account, but its buyer details were typed, not the account's.
   buyer_verified: quote.buyerAccountId !== undefined && quote.claimedAtMs === undefined,
   shipping_destination: textOrNull(quote.shippingDestination),
+  shipping: shippingViewOf(quote.listingShipping),
   message: textOrNull(quote.message),
   response: responseViewOf(quote),
   agreed_price: orNull(quote.agreedUnitPriceCents),
@@ -185,6 +190,7 @@ export const buyerViewOf = (quote: quoteV1.QuoteRequest, now: number): BuyerQuot
   listed_price: quote.listedUnitPriceCents,
   target_price: orNull(quote.targetPriceCents),
   currency: quote.currency,
+  shipping: shippingViewOf(quote.listingShipping),
   response: responseViewOf(quote),
   agreed_price: orNull(quote.agreedUnitPriceCents),
   offer_expires_at: quote.offerExpiresAtMs === undefined ? null : iso(quote.offerExpiresAtMs),

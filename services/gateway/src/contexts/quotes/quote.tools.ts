@@ -8,10 +8,12 @@ import {
   buyerQuoteRequestSchema,
   claimTokenSchema,
   negotiationStateSchema,
+  QUOTED_SHIPPING,
   quoteHistorySchema,
   quoteRequestFields,
   submittedQuoteRequestSchema,
 } from './quote-request.schema.js';
+import { shippingTermsOutput } from '../../edge/schemas/shipping.schema.js';
 import type { RateLimiter } from '../../edge/http/rate-limit.js';
 import { currentClientAddress } from '../../edge/http/rate-limit.js';
 import type { Tool } from '../../edge/mcp/tool.js';
@@ -75,6 +77,7 @@ export const sellerQuoteRequestOutput = z.object({
   buyer_verified: z.boolean().describe('the request came with a verified API key or agent token'),
   message: z.string().nullable(),
   shipping_destination: z.string().nullable().describe('where the buyer wants the lot shipped, for freight'),
+  shipping: shippingTermsOutput.describe(QUOTED_SHIPPING),
   response: z
     .object({
       action: z.string().describe(QUOTE_ACTIONS.join(', ')),
@@ -157,13 +160,16 @@ export const getQuoteRequestsTool = (
   handler: (principal, input) => quotes.list(principal, input.status),
 });
 
+/** Typical arguments of respond_to_quote; /openapi.json reuses them where a route takes the same fields. */
+export const RESPOND_TO_QUOTE_EXAMPLES = [
+  { quote_request_id: 7, action: 'counter', counter_price: 2300, message: 'Best we can do for 500 units.' },
+];
+
 export const respondToQuoteTool = (
   quotes: QuoteRequests,
 ): Tool<typeof respondToQuoteInput, z.output<typeof sellerQuoteRequestOutput>> => ({
   name: 'respond_to_quote',
-  examples: [
-    { quote_request_id: 7, action: 'counter', counter_price: 2300, message: 'Best we can do for 500 units.' },
-  ],
+  examples: RESPOND_TO_QUOTE_EXAMPLES,
   description:
     'Answer one of your pending quote requests, or the buyer counter-offer on it: accept (at the buyer ' +
     'counter price, else the target price, else the listed price), counter with counter_price (cents per unit, ' +
@@ -177,15 +183,18 @@ export const respondToQuoteTool = (
     quotes.respond(principal, { quoteRequestId: input.quote_request_id, ...answerOf(input) }, 'mcp'),
 });
 
+/** Typical arguments of respond_to_counter_offer; /openapi.json reuses them where a route takes the same fields. */
+export const RESPOND_TO_COUNTER_OFFER_EXAMPLES = [
+  { quote_request_id: 7, action: 'counter', counter_price: 2100, message: 'Meet us at $21.00?' },
+  { quote_request_id: 7, action: 'accept' },
+];
+
 /** respond_to_counter_offer: the twin of POST /api/ucp/quotes/{id}/respond. */
 export const respondToCounterOfferTool = (
   quotes: QuoteRequests,
 ): Tool<typeof respondToQuoteInput, z.output<typeof buyerQuoteRequestSchema>> => ({
   name: 'respond_to_counter_offer',
-  examples: [
-    { quote_request_id: 7, action: 'counter', counter_price: 2100, message: 'Meet us at $21.00?' },
-    { quote_request_id: 7, action: 'accept' },
-  ],
+  examples: RESPOND_TO_COUNTER_OFFER_EXAMPLES,
   description:
     "Answer the seller's open counter-offer on your quote request (negotiation_state awaiting_buyer): accept " +
     '(the price is agreed and can be bought for 7 days), counter with counter_price (cents per unit; the ' +
@@ -216,11 +225,16 @@ export const claimQuoteInput = z.strictObject({
   claim_token: claimTokenSchema,
 });
 
+/** Typical arguments of claim_quote; /openapi.json reuses them where a route takes the same fields. */
+export const CLAIM_QUOTE_EXAMPLES = [
+  { quote_request_id: 7, claim_token: 'qct_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' },
+];
+
 export const claimQuoteTool = (
   quotes: QuoteRequests,
 ): Tool<typeof claimQuoteInput, z.output<typeof buyerQuoteRequestSchema>> => ({
   name: 'claim_quote',
-  examples: [{ quote_request_id: 7, claim_token: 'qct_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }],
+  examples: CLAIM_QUOTE_EXAMPLES,
   description:
     'Claim a quote request made without an account for your buyer account, with the claim_token of its ' +
     'request_quote answer or of the buyer email; then check it out with quote_request_id at the agreed price. ' +

@@ -7,6 +7,14 @@ import type { SubscriptionCommands } from './subscription.commands.js';
 import { channelEmailsOf } from './subscription.commands.js';
 import type { Tool } from '../../edge/mcp/tool.js';
 
+/** Typical arguments of subscribe_to_query; /openapi.json reuses them where a route takes the same fields. */
+export const SUBSCRIBE_TO_QUERY_EXAMPLES = [
+  {
+    query: { category: 'electronics', maxPrice: 5000, minQuantity: 100 },
+    channels: [{ type: 'mcp_resource' }],
+  },
+];
+
 /**
  * subscribe_to_query (docs/specification.md, "MCP tools"): a saved search keyed to the caller; anonymous callers may use webhook and
  * email channels. Each new promoted listing that matches is delivered once to every channel.
@@ -16,12 +24,7 @@ export const subscribeToQueryTool = (
   limiter: RateLimiter,
 ): Tool<typeof subscribeInputSchema, SubscribeOutput> => ({
   name: 'subscribe_to_query',
-  examples: [
-    {
-      query: { category: 'electronics', maxPrice: 5000, minQuantity: 100 },
-      channels: [{ type: 'mcp_resource' }],
-    },
-  ],
+  examples: SUBSCRIBE_TO_QUERY_EXAMPLES,
   description:
     'Save a marketplace search and get notified when a new public listing matches it: a signed webhook POST ' +
     '(saved_search.match, HMAC-SHA256 in X-Marketplace-Signature under the webhook_secret returned once here), ' +

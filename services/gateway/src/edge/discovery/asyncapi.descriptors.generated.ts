@@ -1518,6 +1518,49 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           repeated: false,
           comment: 'awaiting_seller, awaiting_buyer (a seller counter-offer is open), agreed or declined.',
         },
+        {
+          name: 'listingShipping',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.quote.v1.FreightTerms',
+          comment:
+            "Snapshot of the listing's freight terms when the request was made (its checkout uses them); absent when the seller had set none (no freight is charged), and on requests recorded before snapshots carried them.",
+        },
+        {
+          name: 'listingShippingRecorded',
+          type: 'TYPE_BOOL',
+          repeated: false,
+          comment:
+            "True when the snapshot recorded the terms (listing_shipping, or none set); false on requests recorded before, whose checkout uses the listing's terms.",
+        },
+      ],
+    },
+    {
+      name: 'marketplace.quote.v1.FreightTerms',
+      comment:
+        'A lot\'s freight terms as the listing carried them (docs/specification.md, "Checkout and orders": freight).',
+      oneofs: ['_cents', '_ship_from_region'],
+      fields: [
+        {
+          name: 'mode',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'included, flat_per_order, per_unit, buyer_pickup or quoted_on_request.',
+        },
+        {
+          name: 'cents',
+          type: 'TYPE_INT64',
+          repeated: false,
+          optional: true,
+          comment: 'flat_per_order: cents per order; per_unit: cents per unit; absent otherwise.',
+        },
+        {
+          name: 'shipFromRegion',
+          type: 'TYPE_STRING',
+          repeated: false,
+          optional: true,
+          comment: 'buyer_pickup: where the buyer collects the lot; absent otherwise.',
+        },
       ],
     },
     {

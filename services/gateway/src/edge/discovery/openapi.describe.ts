@@ -56,6 +56,17 @@ export interface RouteDoc {
   readonly responses: Readonly<Record<number, ResponseDoc | string>>;
 }
 
+/**
+ * Realistic examples of one operation (openapi.examples.ts, keyed by operationId): published as the `examples`
+ * of its request body and of its successful answers. Problem answers get one built from their description.
+ */
+export interface OperationExamples {
+  /** The request body, where the operation takes one. */
+  readonly body?: unknown;
+  /** Keyed by status: each successful answer that has a body. */
+  readonly responses: Readonly<Record<number, unknown>>;
+}
+
 /** RFC 9457 problem details, the body of every 4xx and 5xx answer (components.schemas.Problem). */
 export const problemSchema = z.object({
   type: z.string().describe('URI of the problem type; resolves to its description'),

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { IDEMPOTENCY_KEY_HEADER, idempotencyKeySchema } from '../schemas/idempotency-key.schema.js';
-import type { ResponseDoc, RouteAuth, RouteDoc } from './openapi.describe.js';
+import { STATUS_CODES } from 'node:http';
+import { PROBLEM_TYPES } from '../http/problem.js';
+import type { OperationExamples, ResponseDoc, RouteAuth, RouteDoc } from './openapi.describe.js';
 import { problemSchema } from './openapi.describe.js';
 
 type JsonObject = Record<string, unknown>;
@@ -42,16 +44,40 @@ const parametersOf = (schema: z.ZodType, location: 'path' | 'query' | 'header'):
   });
 };
 
-const responseOf = (doc: ResponseDoc | string, status: number): JsonObject => {
+/** A media type's `examples`: one named example, when there is one. */
+const examplesOf = (name: string, value: unknown): JsonObject =>
+  value === undefined ? {} : { examples: { [name]: { value } } };
+
+/** The problem document the gateway answers with this status (problem.ts), detailed by the route's words. */
+const problemExampleOf = (status: number, detail: string, publicBaseUrl: string): JsonObject => {
+  const known = Object.entries(PROBLEM_TYPES).find(([, type]) => type.status === status);
+  return known === undefined
+    ? { type: 'about:blank', title: STATUS_CODES[status] ?? 'Error', status, detail }
+    : { type: `${publicBaseUrl}/problems/${known[0]}`, title: known[1].title, status, detail };
+};
+
+const responseOf = (
+  doc: ResponseDoc | string,
+  status: number,
+  example: unknown,
+  publicBaseUrl: string,
+): JsonObject => {
   if (typeof doc === 'string') {
-    return { description: doc, content: { 'application/problem+json': { schema: PROBLEM_REF } } };
+    const problem = {
+      schema: PROBLEM_REF,
+      ...examplesOf('problem', problemExampleOf(status, doc, publicBaseUrl)),
+    };
+    return { description: doc, content: { 'application/problem+json': problem } };
   }
   if (doc.schema === undefined && !doc.text) return { description: doc.description };
   const contentType = doc.contentType ?? (status >= 400 ? 'application/problem+json' : 'application/json');
   // A document described in words is still JSON when its media type says so (/openapi.json, /asyncapi.json).
   const textSchema = contentType.endsWith('json') ? { type: 'object' } : { type: 'string' };
   const schema = doc.schema ? jsonSchemaOf(doc.schema, 'output') : textSchema;
-  return { description: doc.description, content: { [contentType]: { schema } } };
+  return {
+    description: doc.description,
+    content: { [contentType]: { schema, ...examplesOf(String(status), example) } },
+  };
 };
 
 /**
@@ -86,7 +112,11 @@ const ECHOED_IDEMPOTENCY_KEY = {
   },
 };
 
-const operationOf = (doc: RouteDoc): JsonObject => {
+const operationOf = (
+  doc: RouteDoc,
+  examples: OperationExamples | undefined,
+  publicBaseUrl: string,
+): JsonObject => {
   const parameters = [
     ...(doc.pathParameters ? parametersOf(doc.pathParameters, 'path') : []),
     ...(doc.query ? parametersOf(doc.query, 'query') : []),
@@ -103,7 +133,12 @@ const operationOf = (doc: RouteDoc): JsonObject => {
       ? {
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: jsonSchemaOf(doc.body, 'input') } },
+            content: {
+              'application/json': {
+                schema: jsonSchemaOf(doc.body, 'input'),
+                ...examplesOf('request', examples?.body),
+              },
+            },
           },
         }
       : {}),
@@ -114,7 +149,8 @@ const operationOf = (doc: RouteDoc): JsonObject => {
         ...(doc.idempotencyKey ? IDEMPOTENCY_CONFLICT : {}),
         ...doc.responses,
       }).map(([status, response]) => {
-        const answer = responseOf(response, Number(status));
+        const example = examples?.responses[Number(status)];
+        const answer = responseOf(response, Number(status), example, publicBaseUrl);
         const echoesKey = doc.idempotencyKey && status.startsWith('2');
         return [status, echoesKey ? { ...answer, headers: ECHOED_IDEMPOTENCY_KEY } : answer];
       }),
@@ -124,9 +160,13 @@ const operationOf = (doc: RouteDoc): JsonObject => {
 
 /**
  * /openapi.json (docs/specification.md, "Versioning": OpenAPI 3.1.0, version 1.0.0), generated from the route docs, whose schemas are the
- * zod schemas the handlers validate with. Built once at start-up.
+ * zod schemas the handlers validate with, and their examples (keyed by operationId). Built once at start-up.
  */
-export const openApiDocument = (routeDocs: readonly RouteDoc[], publicBaseUrl: string): JsonObject => {
+export const openApiDocument = (
+  routeDocs: readonly RouteDoc[],
+  publicBaseUrl: string,
+  examples: Readonly<Record<string, OperationExamples>> = {},
+): JsonObject => {
   const paths: Record<string, Record<string, JsonObject>> = {};
   const operationIds = new Set<string>();
   for (const doc of routeDocs) {
@@ -134,7 +174,7 @@ export const openApiDocument = (routeDocs: readonly RouteDoc[], publicBaseUrl: s
     operationIds.add(doc.operationId);
     const path = (paths[doc.path] ??= {});
     if (path[doc.method]) throw new Error(`${doc.method.toUpperCase()} ${doc.path} is documented twice`);
-    path[doc.method] = operationOf(doc);
+    path[doc.method] = operationOf(doc, examples[doc.operationId], publicBaseUrl);
   }
   return {
     openapi: '3.1.0',

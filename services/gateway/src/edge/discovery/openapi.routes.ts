@@ -7,6 +7,7 @@ import { asyncApiRouteDocs } from './asyncapi.routes.js';
 import { DISCOVERY_CACHE_CONTROL, discoveryRouteDocs, sendDocument } from './discovery.routes.js';
 import type { RouteDoc } from './openapi.describe.js';
 import { openApiDocument } from './openapi.document.js';
+import { ROUTE_EXAMPLES } from './openapi.examples.js';
 import { policiesRouteDocs } from './policies.routes.js';
 import { serviceIndexRouteDocs } from './service-index.routes.js';
 
@@ -36,9 +37,13 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...CONTEXT_ROUTE_DOCS,
 ];
 
+/** The document GET /openapi.json serves: ROUTE_DOCS with their examples (openapi.examples.ts). */
+export const marketplaceOpenApi = (publicBaseUrl: string) =>
+  openApiDocument(ROUTE_DOCS, publicBaseUrl, ROUTE_EXAMPLES);
+
 /** GET /openapi.json, generated once at start-up from ROUTE_DOCS. */
 export const openApiRoutes = (problems: Problems, publicBaseUrl: string): Router => {
-  const body = JSON.stringify(openApiDocument(ROUTE_DOCS, publicBaseUrl));
+  const body = JSON.stringify(marketplaceOpenApi(publicBaseUrl));
   const router = Router();
   router
     .route('/openapi.json')

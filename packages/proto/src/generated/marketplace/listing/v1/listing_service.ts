@@ -62,6 +62,8 @@ export interface ListingDraft {
   promotePublicly: boolean;
   originalRetailPriceCents?: number | undefined;
   instantCheckout: boolean;
+  /** The lot's freight terms, as SetListingShipping takes them; absent: none set (no freight is charged). */
+  shipping: ListingShipping | undefined;
 }
 
 export interface CreateListingResponse {
@@ -105,7 +107,11 @@ export interface ListingChanges {
     | string
     | undefined;
   /** Present: replaces the whole gallery (re-hosted); absent: the gallery is kept. */
-  galleryImageUrls?: GalleryImageUrls | undefined;
+  galleryImageUrls?:
+    | GalleryImageUrls
+    | undefined;
+  /** Present: replaces the freight terms, as SetListingShipping does; absent: they are kept. */
+  shipping: ListingShipping | undefined;
 }
 
 export interface GalleryImageUrls {
@@ -256,6 +262,8 @@ export interface SetListingShippingRequest {
   productId: string;
   shipping: ListingShipping | undefined;
   correlationId: string;
+  /** The versions the caller accepts (HTTP If-Match), as in UpdateListingRequest. Empty: no check. */
+  matchVersions: number[];
 }
 
 export interface SetListingShippingResponse {
@@ -430,6 +438,7 @@ function createBaseListingDraft(): ListingDraft {
     promotePublicly: false,
     originalRetailPriceCents: undefined,
     instantCheckout: false,
+    shipping: undefined,
   };
 }
 
@@ -479,6 +488,9 @@ export const ListingDraft: MessageFns<ListingDraft> = {
     }
     if (message.instantCheckout !== false) {
       writer.uint32(120).bool(message.instantCheckout);
+    }
+    if (message.shipping !== undefined) {
+      ListingShipping.encode(message.shipping, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -616,6 +628,14 @@ export const ListingDraft: MessageFns<ListingDraft> = {
             message.instantCheckout = reader.bool();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.shipping = ListingShipping.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -648,6 +668,9 @@ export const ListingDraft: MessageFns<ListingDraft> = {
     message.promotePublicly = object.promotePublicly ?? false;
     message.originalRetailPriceCents = object.originalRetailPriceCents ?? undefined;
     message.instantCheckout = object.instantCheckout ?? false;
+    message.shipping = (object.shipping !== undefined && object.shipping !== null)
+      ? ListingShipping.fromPartial(object.shipping)
+      : undefined;
     return message;
   },
 };
@@ -838,6 +861,7 @@ function createBaseListingChanges(): ListingChanges {
     quantity: undefined,
     imageUrl: undefined,
     galleryImageUrls: undefined,
+    shipping: undefined,
   };
 }
 
@@ -887,6 +911,9 @@ export const ListingChanges: MessageFns<ListingChanges> = {
     }
     if (message.galleryImageUrls !== undefined) {
       GalleryImageUrls.encode(message.galleryImageUrls, writer.uint32(122).fork()).join();
+    }
+    if (message.shipping !== undefined) {
+      ListingShipping.encode(message.shipping, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -1024,6 +1051,14 @@ export const ListingChanges: MessageFns<ListingChanges> = {
             message.galleryImageUrls = GalleryImageUrls.decode(reader, reader.uint32());
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.shipping = ListingShipping.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1057,6 +1092,9 @@ export const ListingChanges: MessageFns<ListingChanges> = {
     message.imageUrl = object.imageUrl ?? undefined;
     message.galleryImageUrls = (object.galleryImageUrls !== undefined && object.galleryImageUrls !== null)
       ? GalleryImageUrls.fromPartial(object.galleryImageUrls)
+      : undefined;
+    message.shipping = (object.shipping !== undefined && object.shipping !== null)
+      ? ListingShipping.fromPartial(object.shipping)
       : undefined;
     return message;
   },
@@ -2656,7 +2694,14 @@ export const RelistListingResponse: MessageFns<RelistListingResponse> = {
 };
 
 function createBaseSetListingShippingRequest(): SetListingShippingRequest {
-  return { actor: undefined, sellerAccountId: 0, productId: "", shipping: undefined, correlationId: "" };
+  return {
+    actor: undefined,
+    sellerAccountId: 0,
+    productId: "",
+    shipping: undefined,
+    correlationId: "",
+    matchVersions: [],
+  };
 }
 
 export const SetListingShippingRequest: MessageFns<SetListingShippingRequest> = {
@@ -2675,6 +2720,13 @@ export const SetListingShippingRequest: MessageFns<SetListingShippingRequest> = 
     }
     if (message.correlationId !== "") {
       writer.uint32(42).string(message.correlationId);
+    }
+    if (message.matchVersions.length !== 0) {
+      writer.uint32(50).fork();
+      for (const v of message.matchVersions) {
+        writer.int64(v);
+      }
+      writer.join();
     }
     return writer;
   },
@@ -2732,6 +2784,24 @@ export const SetListingShippingRequest: MessageFns<SetListingShippingRequest> = 
             message.correlationId = reader.string();
             continue;
           }
+          case 6: {
+            if (tag === 48) {
+              message.matchVersions.push(longToNumber(reader.int64()));
+
+              continue;
+            }
+
+            if (tag === 50) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.matchVersions.push(longToNumber(reader.int64()));
+              }
+
+              continue;
+            }
+
+            break;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2756,6 +2826,7 @@ export const SetListingShippingRequest: MessageFns<SetListingShippingRequest> = 
       ? ListingShipping.fromPartial(object.shipping)
       : undefined;
     message.correlationId = object.correlationId ?? "";
+    message.matchVersions = object.matchVersions?.map((e) => e) || [];
     return message;
   },
 };

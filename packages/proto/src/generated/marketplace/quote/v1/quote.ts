@@ -120,6 +120,30 @@ export interface QuoteRequest {
   history: QuoteStep[];
   /** awaiting_seller, awaiting_buyer (a seller counter-offer is open), agreed or declined. */
   negotiationState: string;
+  /**
+   * Snapshot of the listing's freight terms when the request was made (its checkout uses them); absent when
+   * the seller had set none (no freight is charged), and on requests recorded before snapshots carried them.
+   */
+  listingShipping:
+    | FreightTerms
+    | undefined;
+  /**
+   * True when the snapshot recorded the terms (listing_shipping, or none set); false on requests recorded
+   * before, whose checkout uses the listing's terms.
+   */
+  listingShippingRecorded: boolean;
+}
+
+/** A lot's freight terms as the listing carried them (docs/specification.md, "Checkout and orders": freight). */
+export interface FreightTerms {
+  /** included, flat_per_order, per_unit, buyer_pickup or quoted_on_request. */
+  mode: string;
+  /** flat_per_order: cents per order; per_unit: cents per unit; absent otherwise. */
+  cents?:
+    | number
+    | undefined;
+  /** buyer_pickup: where the buyer collects the lot; absent otherwise. */
+  shipFromRegion?: string | undefined;
 }
 
 function createBaseBuyer(): Buyer {
@@ -465,6 +489,8 @@ function createBaseQuoteRequest(): QuoteRequest {
     offerExpiresAtMs: undefined,
     history: [],
     negotiationState: "",
+    listingShipping: undefined,
+    listingShippingRecorded: false,
   };
 }
 
@@ -541,6 +567,12 @@ export const QuoteRequest: MessageFns<QuoteRequest> = {
     }
     if (message.negotiationState !== "") {
       writer.uint32(186).string(message.negotiationState);
+    }
+    if (message.listingShipping !== undefined) {
+      FreightTerms.encode(message.listingShipping, writer.uint32(202).fork()).join();
+    }
+    if (message.listingShippingRecorded !== false) {
+      writer.uint32(208).bool(message.listingShippingRecorded);
     }
     return writer;
   },
@@ -750,6 +782,22 @@ export const QuoteRequest: MessageFns<QuoteRequest> = {
             message.negotiationState = reader.string();
             continue;
           }
+          case 25: {
+            if (tag !== 202) {
+              break;
+            }
+
+            message.listingShipping = FreightTerms.decode(reader, reader.uint32());
+            continue;
+          }
+          case 26: {
+            if (tag !== 208) {
+              break;
+            }
+
+            message.listingShippingRecorded = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -793,6 +841,89 @@ export const QuoteRequest: MessageFns<QuoteRequest> = {
     message.offerExpiresAtMs = object.offerExpiresAtMs ?? undefined;
     message.history = object.history?.map((e) => QuoteStep.fromPartial(e)) || [];
     message.negotiationState = object.negotiationState ?? "";
+    message.listingShipping = (object.listingShipping !== undefined && object.listingShipping !== null)
+      ? FreightTerms.fromPartial(object.listingShipping)
+      : undefined;
+    message.listingShippingRecorded = object.listingShippingRecorded ?? false;
+    return message;
+  },
+};
+
+function createBaseFreightTerms(): FreightTerms {
+  return { mode: "", cents: undefined, shipFromRegion: undefined };
+}
+
+export const FreightTerms: MessageFns<FreightTerms> = {
+  encode(message: FreightTerms, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.mode !== "") {
+      writer.uint32(10).string(message.mode);
+    }
+    if (message.cents !== undefined) {
+      writer.uint32(16).int64(message.cents);
+    }
+    if (message.shipFromRegion !== undefined) {
+      writer.uint32(26).string(message.shipFromRegion);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FreightTerms {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFreightTerms();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.mode = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.cents = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.shipFromRegion = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<FreightTerms>): FreightTerms {
+    return FreightTerms.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<FreightTerms>): FreightTerms {
+    const message = createBaseFreightTerms();
+    message.mode = object.mode ?? "";
+    message.cents = object.cents ?? undefined;
+    message.shipFromRegion = object.shipFromRegion ?? undefined;
     return message;
   },
 };
