@@ -157,14 +157,33 @@ export const startProjection = async <E>(options: ProjectionOptions<E>): Promise
     return kept.reverse();
   };
 
-  const recordApplied = async (tx: Transaction, eventIds: readonly string[]): Promise<Set<string>> => {
-    if (eventIds.length === 0) return new Set();
-    const { rows } = await tx.query<{ event_id: string }>(
-      `insert into ${appliedEvents} (projection, event_id) select $1, unnest($2::text[])
-       on conflict do nothing returning event_id`,
-      [group, eventIds],
+  /**
+   * Moves the stored offset, fenced by the epoch, and records the fresh event ids, in one statement: both belong
+   * to the batch's transaction, so their order in it does not matter, and a round trip per batch is saved
+   * (docs/architecture.md, the batched pipeline). Answers whether the epoch still held and which ids were new;
+   * a superseded owner records nothing.
+   */
+  const moveOffsetAndRecord = async (
+    tx: Transaction,
+    partition: number,
+    claim: Claim,
+    eventIds: readonly string[],
+  ): Promise<{ moved: boolean; recorded: Set<string> }> => {
+    const { rows } = await tx.query<{ moved: number; recorded: string[] }>(
+      `with moved as (
+         update ${offsets} set committed_offset = $4
+         where projection = $1 and topic = $2 and partition = $3 and owner_epoch = $5
+         returning 1
+       ), recorded as (
+         insert into ${appliedEvents} (projection, event_id)
+         select $1, event_id from unnest($6::text[]) as ids(event_id) where exists (select from moved)
+         on conflict do nothing returning event_id
+       )
+       select (select count(*) from moved)::int as moved, array(select event_id from recorded) as recorded`,
+      [group, topic, partition, claim.committedOffset.toString(), claim.epoch, eventIds],
     );
-    return new Set(rows.map((row) => row.event_id));
+    const row = rows[0]!;
+    return { moved: row.moved > 0, recorded: new Set(row.recorded) };
   };
 
   const applyBatch = async (batch: DeliveredBatch): Promise<void> => {
@@ -182,20 +201,17 @@ export const startProjection = async <E>(options: ProjectionOptions<E>): Promise
     const committed = await db.transaction(async (tx): Promise<Claim> => {
       const current = held ?? (await claim(tx, partition));
       const fresh = unapplied(decoded, current.committedOffset);
-      const recorded = await recordApplied(
+      const next = lastOffset > current.committedOffset ? lastOffset : current.committedOffset;
+      const { moved, recorded } = await moveOffsetAndRecord(
         tx,
+        partition,
+        { epoch: current.epoch, committedOffset: next },
         fresh.map((entry) => entry.eventId),
       );
+      if (!moved) throw new StaleProjectionOwnerError(group, partition, current.epoch);
       for (const entry of notSuperseded(fresh.filter((candidate) => recorded.has(candidate.eventId)))) {
         await apply(tx, entry.event, entry.message);
       }
-      const next = lastOffset > current.committedOffset ? lastOffset : current.committedOffset;
-      const { rowCount } = await tx.query(
-        `update ${offsets} set committed_offset = $4
-         where projection = $1 and topic = $2 and partition = $3 and owner_epoch = $5`,
-        [group, topic, partition, next.toString(), current.epoch],
-      );
-      if (rowCount === 0) throw new StaleProjectionOwnerError(group, partition, current.epoch);
       return { epoch: current.epoch, committedOffset: next };
     });
     claims.set(partition, committed);

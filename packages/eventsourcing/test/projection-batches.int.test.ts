@@ -50,17 +50,30 @@ const message = (
   headers: { ce_id: eventId },
 });
 
-/** Counts the transactions opened on `db`, the unit of work a batch should cost. */
-const countingTransactions = (db: Database): { db: Database; transactions: () => number } => {
+/** Counts the transactions opened on `db`, the unit of work a batch should cost, and the statements run in them. */
+const countingTransactions = (
+  db: Database,
+): { db: Database; transactions: () => number; statements: () => number } => {
   let transactions = 0;
+  let statements = 0;
   return {
     transactions: () => transactions,
+    statements: () => statements,
     db: {
       engine: db.engine,
       query: (sql, params) => db.query(sql, params),
       transaction: (work, options) => {
         transactions++;
-        return db.transaction(work, options);
+        return db.transaction(
+          (tx) =>
+            work({
+              query: (sql, params) => {
+                statements++;
+                return tx.query(sql, params);
+              },
+            }),
+          options,
+        );
       },
       listen: (channel, onNotify) => db.listen(channel, onNotify),
       afterCommit: (callback) => db.afterCommit(callback),
@@ -165,6 +178,21 @@ describe.each(testEngines())('batched projection on $name', ({ create }) => {
     expect(counting.transactions()).toBe(1);
     expect(await history()).toEqual({ stock_a: [1, 2, 3], stock_b: [1, 2] });
     expect(await storedOffset()).toEqual({ offset: '5', epoch: '1' });
+  });
+
+  it('costs a later batch one statement besides its applies: the offset and the event ids together', async () => {
+    const counting = countingTransactions(db);
+    const member = await startMember({ on: counting.db });
+    await member.deliver(0, [message(1, 'stock_a', 1)]);
+    const afterFirst = counting.statements();
+
+    await member.deliver(0, [message(2, 'stock_a', 2), message(3, 'stock_b', 1), message(4, 'stock_a', 2)]);
+
+    // Two applies (the third message repeats an event id) and one statement for the offset and the ids.
+    expect(counting.statements() - afterFirst).toBe(3);
+    expect(await history()).toEqual({ stock_a: [1, 2], stock_b: [1] });
+    expect(await appliedEventIds()).toEqual(['stock_a/1', 'stock_a/2', 'stock_b/1']);
+    expect(await storedOffset()).toEqual({ offset: '4', epoch: '1' });
   });
 
   it('applies an event once when it comes twice in a batch, again in a later batch, or under a new offset', async () => {
