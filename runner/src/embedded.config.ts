@@ -17,6 +17,11 @@ export const embeddedConfigSchema = infrastructureConfigSchema.extend({
   AGENT_TOKEN_SECRET: z.string().min(32, 'use at least 32 characters').optional(),
   /** Signs saved_search.match webhooks; absent: generated once and kept in DATA_DIR/secrets. */
   WEBHOOK_SIGNING_SECRET: z.string().min(32, 'use at least 32 characters').optional(),
+  /** PKCS#8 PEM of the EC P-256 signing key (docs/agents.md, "Signing key"); absent: generated once in DATA_DIR/secrets. */
+  SIGNING_KEY_PEM: z
+    .string()
+    .includes('PRIVATE KEY', { message: 'expected a PKCS#8 PEM private key' })
+    .optional(),
   PUBLIC_BASE_URL: z.url().optional(),
   ...blobStoreConfigSchema.shape,
   ...outboundConfigSchema.shape,

@@ -7,7 +7,12 @@ import { createEmbedder, startCatalogService } from '@marketplace/catalog';
 import { startQuoteService } from '@marketplace/quote';
 import { startOrderService } from '@marketplace/order';
 import { loadOrCreateSigningSecret, startSubscriptionService } from '@marketplace/subscription';
-import { persistentSecret, startGateway } from '@marketplace/gateway';
+import {
+  persistentSecret,
+  persistentSigningKey,
+  signingKeyFromPem,
+  startGateway,
+} from '@marketplace/gateway';
 import type { EmbeddedConfig } from './embedded.config.js';
 
 /** Each service keeps its own gRPC server, on an ephemeral loopback port: the code path production runs. */
@@ -83,6 +88,10 @@ export const startMarketplace = async (
         adminToken: config.ADMIN_TOKEN,
         agentTokenSecret:
           config.AGENT_TOKEN_SECRET ?? (await persistentSecret(config.DATA_DIR, 'agent-token-secret')),
+        signingKey:
+          config.SIGNING_KEY_PEM === undefined
+            ? await persistentSigningKey(config.DATA_DIR, 'signing-key.pem')
+            : signingKeyFromPem(config.SIGNING_KEY_PEM),
         publicBaseUrl: config.PUBLIC_BASE_URL,
         isBackendReady: () => backends.every((handle) => handle.isReady()),
       }),

@@ -3,6 +3,7 @@ import { infrastructureConfigSchema, runServiceMain } from '@marketplace/runtime
 import { gatewayConfigSchema } from './edge/gateway.config.js';
 import { startGateway } from './edge/gateway.service.js';
 import { persistentSecret } from './edge/persistent-secret.js';
+import { persistentSigningKey, signingKeyFromPem } from './edge/signing/signing-key.js';
 
 runServiceMain({
   name: 'gateway',
@@ -30,6 +31,10 @@ runServiceMain({
       adminToken: config.ADMIN_TOKEN,
       agentTokenSecret:
         config.AGENT_TOKEN_SECRET ?? (await persistentSecret(config.DATA_DIR, 'agent-token-secret')),
+      signingKey:
+        config.SIGNING_KEY_PEM === undefined
+          ? await persistentSigningKey(config.DATA_DIR, 'signing-key.pem')
+          : signingKeyFromPem(config.SIGNING_KEY_PEM),
       publicBaseUrl: config.PUBLIC_BASE_URL,
       grpcDeadlineMs: config.GRPC_DEADLINE_MS,
     }),

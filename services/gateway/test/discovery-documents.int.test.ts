@@ -4,6 +4,9 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import type { Database } from '@marketplace/database';
 import { testEngines } from '@marketplace/database/testing';
 import { TestGateway, backendsAt } from './support/gateway-harness.js';
+import { verifyWithJwk } from '../src/edge/signing/signing-key.js';
+import type { SigningJwk } from '../src/edge/signing/signing-key.js';
+import { contentDigest, signatureBase } from '../src/edge/signing/signed-answer.js';
 
 const [engine] = testEngines();
 const PUBLIC_BASE_URL = 'https://market.example.com';
@@ -120,6 +123,28 @@ describe('discovery documents', () => {
     ]);
     expect(profile.ucp.payment_handlers).toEqual({});
     for (const name of Object.keys(profile.ucp.capabilities)) expect(name).toMatch(/^com\.example\.market\./);
+  });
+
+  it('publishes the signing key in /.well-known/ucp and signs the profile with it (RFC 9421)', async () => {
+    const response = await fetch(new URL('/.well-known/ucp', gateway.baseUrl));
+    const body = await response.text();
+    const { signing_keys: keys } = JSON.parse(body) as { signing_keys: SigningJwk[] };
+    expect(keys).toHaveLength(1);
+    const [key] = keys;
+    expect(key).toMatchObject({ kty: 'EC', crv: 'P-256', use: 'sig', alg: 'ES256' });
+    expect(key).not.toHaveProperty('d');
+
+    const digest = response.headers.get('content-digest')!;
+    expect(digest).toBe(contentDigest(body));
+    const input = response.headers.get('signature-input')!;
+    expect(input).toMatch(
+      new RegExp(
+        `^sig1=\\("@status" "content-digest"\\);created=[0-9]+;keyid="${key!.kid}";alg="ecdsa-p256-sha256"$`,
+      ),
+    );
+    const signature = Buffer.from(/^sig1=:(.+):$/.exec(response.headers.get('signature')!)![1]!, 'base64');
+    const params = input.slice('sig1='.length);
+    expect(verifyWithJwk(key!, signatureBase(response.status, digest, params), signature)).toBe(true);
   });
 
   it('serves the ACP discovery document at /.well-known/acp and /.well-known/acp.json', async () => {

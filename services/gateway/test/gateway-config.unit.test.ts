@@ -23,4 +23,14 @@ describe('the gateway configuration', () => {
       expect(result.error?.issues.map((issue) => issue.path.join('.'))).toEqual(['CATALOG_GRPC_ADDR']);
     },
   );
+
+  it('takes SIGNING_KEY_PEM only as a PEM private key, naming the variable otherwise', () => {
+    const pem = '-----BEGIN PRIVATE KEY-----\nMIGHAgEA\n-----END PRIVATE KEY-----\n';
+    expect(gatewayConfigSchema.parse({ SIGNING_KEY_PEM: pem }).SIGNING_KEY_PEM).toBe(pem);
+
+    const result = gatewayConfigSchema.safeParse({ SIGNING_KEY_PEM: 'not-a-key' });
+
+    expect(result.success).toBe(false);
+    expect(result.error?.issues.map((issue) => issue.path.join('.'))).toEqual(['SIGNING_KEY_PEM']);
+  });
 });

@@ -20,6 +20,8 @@ import { noStoreByDefault } from './http/cache-control.js';
 import { refuseHostileQuery } from './http/hostile-query.js';
 import { asyncApiRoutes } from './discovery/asyncapi.routes.js';
 import { discoveryRoutes } from './discovery/discovery.routes.js';
+import { ephemeralSigningKey } from './signing/signing-key.js';
+import type { SigningKey } from './signing/signing-key.js';
 import type { ReadinessReport } from './http/health.routes.js';
 import { healthRoutes } from './http/health.routes.js';
 import { imagesRoutes } from './http/images.routes.js';
@@ -56,6 +58,8 @@ export interface GatewayDependencies extends BackendClients {
   readonly bodyLimitBytes?: number;
   /** Signs checkout confirmation tokens (every replica needs the same); unset: a random one per start. */
   readonly confirmationKey?: Buffer | undefined;
+  /** The marketplace signing key published in /.well-known/ucp; unset: a random one per start. */
+  readonly signingKey?: SigningKey | undefined;
 }
 
 /**
@@ -120,7 +124,7 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
   const dispatcher = new McpDispatcher(tools, mcpResources, deps.logger, {
     quoteRequestIds: contexts.ownQuoteRequestIds,
   });
-  app.use(discoveryRoutes(problems, dispatcher, publicBaseUrl));
+  app.use(discoveryRoutes(problems, dispatcher, publicBaseUrl, deps.signingKey ?? ephemeralSigningKey()));
   app.use(openApiRoutes(problems, publicBaseUrl));
   app.use(asyncApiRoutes(problems, publicBaseUrl));
   app.use(policiesRoutes(problems, publicBaseUrl));

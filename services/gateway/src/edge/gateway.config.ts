@@ -15,6 +15,14 @@ export const gatewayConfigSchema = z.object({
   ADMIN_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
   /** Absent: generated once and kept in DATA_DIR (replicas must then share DATA_DIR or set it). */
   AGENT_TOKEN_SECRET: z.string().min(32, 'use at least 32 characters').optional(),
+  /**
+   * PKCS#8 PEM of the EC P-256 key that signs our messages (docs/agents.md, "Signing key"). Absent: generated
+   * once and kept in DATA_DIR. Rotating it means replacing it: the published kid changes with the key.
+   */
+  SIGNING_KEY_PEM: z
+    .string()
+    .includes('PRIVATE KEY', { message: 'expected a PKCS#8 PEM private key' })
+    .optional(),
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   GRPC_DEADLINE_MS: z.coerce.number().int().min(100).max(120_000).default(5_000),
 });

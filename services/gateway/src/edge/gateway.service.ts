@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
+import type { SigningKey } from './signing/signing-key.js';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import type { BlobStore } from '@marketplace/blobstore';
@@ -54,6 +55,11 @@ export interface GatewayOptions {
    * tokens die with the process; main.ts and the embedded runner always pass one.
    */
   readonly agentTokenSecret?: string | undefined;
+  /**
+   * The ES256 key that signs the marketplace's own messages and is published in /.well-known/ucp
+   * (docs/agents.md, "Signing key"). Unset: a random one per start; main.ts and the embedded runner pass one.
+   */
+  readonly signingKey?: SigningKey | undefined;
   /** Default: `http://localhost:<port>`. */
   readonly publicBaseUrl?: string | undefined;
   /** Replaces the gRPC health checks of the backends (the embedded runner knows their state directly). */
@@ -178,6 +184,7 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
       adminToken: options.adminToken,
       readiness: () => readiness.check(),
       // Derived from the agent token secret, under a label of its own: no new secret to distribute.
+      signingKey: options.signingKey,
       confirmationKey: createHmac('sha256', agentTokenSecret).update('checkout-confirmation').digest(),
     }),
     publicBaseUrl,

@@ -7,6 +7,8 @@ import type { McpDispatcher } from '../mcp/dispatcher.js';
 import { methodNotAllowed } from '../http/method-not-allowed.js';
 import type { Problems } from '../http/problem.js';
 import type { RouteDoc } from './openapi.describe.js';
+import { signedAnswerHeaders } from '../signing/signed-answer.js';
+import type { SigningJwk, SigningKey } from '../signing/signing-key.js';
 
 /**
  * Discovery documents change only with a deployment: agents and crawlers may keep them for five minutes
@@ -37,7 +39,7 @@ export const reverseDomainOf = (publicBaseUrl: string): string =>
  * The UCP business profile (UCP overview, "Profile Structure"): our REST and MCP services and the capabilities
  * we actually serve, under our own namespace, since our endpoints are not the dev.ucp.shopping ones.
  */
-export const ucpProfile = (publicBaseUrl: string) => {
+export const ucpProfile = (publicBaseUrl: string, signingKeys: readonly SigningJwk[] = []) => {
   const namespace = reverseDomainOf(publicBaseUrl);
   const capability = (spec: string) => [
     {
@@ -75,8 +77,8 @@ export const ucpProfile = (publicBaseUrl: string) => {
       },
       payment_handlers: {},
     },
-    // We sign no UCP requests or webhooks with ES256 keys (webhooks use the HMAC of the specification).
-    signing_keys: [],
+    // The key whose RFC 9421 signatures our answers carry (docs/agents.md, "Signing key").
+    signing_keys: signingKeys,
   };
 };
 
@@ -147,8 +149,17 @@ export const discoveryRoutes = (
   problems: Problems,
   dispatcher: McpDispatcher,
   publicBaseUrl: string,
+  signingKey: SigningKey,
 ): Router => {
   const router = Router();
+  // Signed per answer: `created` tells a verifier how fresh the signature is (docs/agents.md, "Signing key").
+  const signedJson = (document: unknown) => {
+    const body = JSON.stringify(document);
+    return (_req: unknown, res: Response) => {
+      res.set(signedAnswerHeaders(signingKey, 200, body, Math.floor(Date.now() / 1000)));
+      sendDocument(res, 'application/json', body, DISCOVERY_CACHE_CONTROL);
+    };
+  };
   const json = (document: unknown) => {
     const body = JSON.stringify(document);
     return (_req: unknown, res: Response) =>
@@ -156,7 +167,7 @@ export const discoveryRoutes = (
   };
   const documents: [string, (req: unknown, res: Response) => void][] = [
     ['/api/mcp/schema.json', json(mcpManifest(dispatcher, publicBaseUrl))],
-    ['/.well-known/ucp', json(ucpProfile(publicBaseUrl))],
+    ['/.well-known/ucp', signedJson(ucpProfile(publicBaseUrl, [signingKey.jwk]))],
     ['/.well-known/acp', json(acpDiscovery(publicBaseUrl))],
     ['/.well-known/acp.json', json(acpDiscovery(publicBaseUrl))],
   ];

@@ -1,0 +1,95 @@
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  randomUUID,
+  sign,
+  verify,
+} from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** The public half of the marketplace signing key as a UCP profile lists it (docs/agents.md, "Signing key"). */
+export interface SigningJwk {
+  readonly kid: string;
+  readonly kty: 'EC';
+  readonly crv: 'P-256';
+  readonly x: string;
+  readonly y: string;
+  readonly use: 'sig';
+  readonly alg: 'ES256';
+}
+
+/** An ES256 (ECDSA P-256, SHA-256) key pair: UCP verifiers require ES256 (docs/agents.md, "Signing key"). */
+export interface SigningKey {
+  readonly jwk: SigningJwk;
+  /** Raw r‖s signature (IEEE P1363), the form RFC 9421 `ecdsa-p256-sha256` and JWS ES256 use. */
+  sign(data: string | Buffer): Buffer;
+}
+
+/** RFC 7638 thumbprint: the kid changes exactly when the key does, so a rotated key never reuses one. */
+const thumbprint = (x: string, y: string): string =>
+  createHash('sha256')
+    .update(JSON.stringify({ crv: 'P-256', kty: 'EC', x, y }))
+    .digest('base64url');
+
+/** Reads a PKCS#8 PEM private key; anything but a P-256 EC key is refused, naming what was found. */
+export const signingKeyFromPem = (pem: string): SigningKey => {
+  const privateKey: KeyObject = createPrivateKey(pem);
+  if (privateKey.asymmetricKeyType !== 'ec' || privateKey.asymmetricKeyDetails?.namedCurve !== 'prime256v1')
+    throw new Error(
+      `the signing key must be an EC P-256 private key, not ${privateKey.asymmetricKeyType ?? 'unknown'} ${privateKey.asymmetricKeyDetails?.namedCurve ?? ''}`.trim(),
+    );
+  const publicJwk = createPublicKey(privateKey).export({ format: 'jwk' });
+  const x = publicJwk.x!;
+  const y = publicJwk.y!;
+  return {
+    jwk: { kid: thumbprint(x, y), kty: 'EC', crv: 'P-256', x, y, use: 'sig', alg: 'ES256' },
+    sign: (data) => sign('sha256', Buffer.from(data), { key: privateKey, dsaEncoding: 'ieee-p1363' }),
+  };
+};
+
+/** Checks an ES256 signature against a published JWK: what a receiver of our signed messages does. */
+export const verifyWithJwk = (jwk: SigningJwk, data: string | Buffer, signature: Buffer): boolean =>
+  verify(
+    'sha256',
+    Buffer.from(data),
+    { key: createPublicKey({ key: { ...jwk }, format: 'jwk' }), dsaEncoding: 'ieee-p1363' },
+    signature,
+  );
+
+/**
+ * The embedded-mode default: a key generated once and kept in `<dataDir>/secrets/<name>` (mode 0600) like the
+ * other embedded secrets (docs/specification.md, "Running it"), so the published JWK survives restarts.
+ * Written whole to a private file and then hard-linked into place (atomic, fails if present), so two processes
+ * starting together on one DATA_DIR end up with the same key and neither reads a half-written one.
+ */
+export const persistentSigningKey = async (dataDir: string, name: string): Promise<SigningKey> => {
+  const directory = join(dataDir, 'secrets');
+  const path = join(directory, name);
+  await mkdir(directory, { recursive: true, mode: 0o700 });
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const candidate = `${path}.${randomUUID()}.tmp`;
+  await writeFile(candidate, privateKey.export({ format: 'pem', type: 'pkcs8' }), {
+    flag: 'wx',
+    mode: 0o600,
+  });
+  try {
+    await link(candidate, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    await unlink(candidate);
+  }
+  return signingKeyFromPem(await readFile(path, 'utf8'));
+};
+
+/** A key for tests and for a gateway started without one: valid for this process only. */
+export const ephemeralSigningKey = (): SigningKey =>
+  signingKeyFromPem(
+    generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
+      .privateKey.export({ format: 'pem', type: 'pkcs8' })
+      .toString(),
+  );
