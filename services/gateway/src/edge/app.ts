@@ -123,6 +123,7 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
   });
   const dispatcher = new McpDispatcher(tools, mcpResources, deps.logger, {
     quoteRequestIds: contexts.ownQuoteRequestIds,
+    sellerProductIds: contexts.ownProductIds,
   });
   app.use(discoveryRoutes(problems, dispatcher, publicBaseUrl, deps.signingKey ?? ephemeralSigningKey()));
   app.use(openApiRoutes(problems, publicBaseUrl));

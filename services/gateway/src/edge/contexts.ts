@@ -44,6 +44,7 @@ export interface OpenedContexts {
   readonly catalog: catalog.CatalogContext;
   readonly subscriptions: subscriptions.SubscriptionsContext;
   readonly ownQuoteRequestIds: (principal: Principal) => Promise<string[]>;
+  readonly ownProductIds: (principal: Principal) => Promise<string[]>;
   readonly quoteRequestsSince: (sinceMs: number) => Promise<number>;
 }
 
@@ -60,10 +61,11 @@ export const openContexts = (
     confirmationKey: options.confirmationKey,
   });
   const subscriptionsContext = subscriptions.subscriptionsContext(edge, clients.subscription);
+  const listingsContext = listings.listingsContext(edge, clients.listing);
   return {
     surfaces: [
       catalogContext,
-      listings.listingsContext(edge, clients.listing),
+      listingsContext,
       quotesContext,
       ordersContext,
       subscriptionsContext,
@@ -72,6 +74,7 @@ export const openContexts = (
     catalog: catalogContext,
     subscriptions: subscriptionsContext,
     ownQuoteRequestIds: quotesContext.ownRequestIds,
+    ownProductIds: listingsContext.ownProductIds,
     quoteRequestsSince: (sinceMs) => clients.quote.countQuoteRequestsSince(sinceMs),
   };
 };
