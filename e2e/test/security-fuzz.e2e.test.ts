@@ -3,7 +3,10 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import fc from 'fast-check';
+import type { ImageServer } from '@marketplace/outbound-http/testing';
+import { Cluster } from '../src/harness/cluster.js';
 import { EmbeddedMarketplace } from '../src/harness/embedded.js';
+import type { MarketplaceClient } from '../src/harness/marketplace-client.js';
 
 /**
  * Fuzzing every REST operation that `/openapi.json` describes and every MCP tool of `/api/mcp/schema.json`, with
@@ -14,10 +17,33 @@ import { EmbeddedMarketplace } from '../src/harness/embedded.js';
  * operation documents, e.g. semantic search without embeddings), every answer must come within the client's 10 s,
  * and every JSON answer must match the schema documented for its status (a tool's result its output_schema).
  * FUZZ_RUNS sets the cases per operation and per tool (default 5, what `pnpm test` runs; the nightly size is
- * FUZZ_RUNS=1000), FUZZ_SEED replays a run.
+ * FUZZ_RUNS=1000), FUZZ_SEED replays a run, FUZZ_MODE=cluster fuzzes a cluster (every service its own process)
+ * instead of the embedded marketplace.
  */
 const RUNS = Number(process.env['FUZZ_RUNS'] ?? 5);
 const SEED = Number(process.env['FUZZ_SEED'] ?? 20231);
+const MODE = process.env['FUZZ_MODE'] ?? 'embedded';
+if (MODE !== 'embedded' && MODE !== 'cluster') throw new Error(`FUZZ_MODE is embedded or cluster, not ${MODE}`);
+
+/** What the fuzzer needs of a running marketplace, in either mode. */
+interface Target {
+  /** Carries the admin token, so that it can create the accounts the credentials belong to. */
+  readonly client: MarketplaceClient;
+  readonly adminToken: string;
+  readonly images: ImageServer;
+  stop(): Promise<void>;
+}
+
+const startTarget = async (): Promise<Target> => {
+  if (MODE === 'embedded') return EmbeddedMarketplace.start();
+  const cluster = await Cluster.start();
+  return {
+    client: cluster.adminClient(),
+    adminToken: cluster.adminToken,
+    images: cluster.images,
+    stop: () => cluster.stop(),
+  };
+};
 
 type Schema = Record<string, unknown>;
 /** A tool as /api/mcp/schema.json lists it. */
@@ -243,6 +269,14 @@ const bodyTextsFor = (schema: Schema | undefined, components: Record<string, Sch
     )
     .map(bodyTextOf);
 
+/** The figures of a run, for docs/security.md: what was fuzzed, how many cases, failures, how long. */
+const report = (what: string, started: number, failures: readonly string[]): void => {
+  process.stdout.write(
+    `security-fuzz (${MODE}, FUZZ_RUNS=${RUNS}, FUZZ_SEED=${SEED}): ${what} × ${RUNS} cases, ` +
+      `${failures.length} failing, ${Math.round((Date.now() - started) / 1_000)} s\n`,
+  );
+};
+
 const operationsOf = (document: Schema): Operation[] => {
   const operations: Operation[] = [];
   for (const [path, item] of Object.entries(document['paths'] as Record<string, Record<string, Schema>>)) {
@@ -274,8 +308,8 @@ const operationsOf = (document: Schema): Operation[] => {
   return operations;
 };
 
-describe('fuzzing every REST operation of /openapi.json', () => {
-  let marketplace: EmbeddedMarketplace;
+describe(`fuzzing every REST operation of /openapi.json (${MODE} mode)`, () => {
+  let marketplace: Target;
   let operations: Operation[];
   let components: Record<string, Schema>;
   let credentials: Record<string, string>[];
@@ -285,7 +319,7 @@ describe('fuzzing every REST operation of /openapi.json', () => {
   let tools: Tool[];
 
   beforeAll(async () => {
-    marketplace = await EmbeddedMarketplace.start();
+    marketplace = await startTarget();
     const seller = await marketplace.client.createAccount('seller', 'Fuzz Seller');
     const buyer = await marketplace.client.createAccount('buyer', 'Fuzz Buyer');
     sellerKey = seller.apiKey;
@@ -395,6 +429,7 @@ describe('fuzzing every REST operation of /openapi.json', () => {
   it(
     'answers no 5xx, never hangs and keeps to its documented answers, on any operation',
     async () => {
+      const started = Date.now();
       const failures: string[] = [];
       for (const [index, operation] of operations.entries()) {
         const validators = new Map(
@@ -472,6 +507,7 @@ describe('fuzzing every REST operation of /openapi.json', () => {
           )
           .catch(() => undefined);
       }
+      report(`${operations.length} operations`, started, failures);
       expect(failures).toEqual([]);
     },
     Math.max(120_000, RUNS * 2_000 * 40),
@@ -481,6 +517,7 @@ describe('fuzzing every REST operation of /openapi.json', () => {
     'answers no 5xx, never hangs and keeps to its documented answers, on any MCP tool and transport',
     async () => {
       expect(tools.length).toBeGreaterThan(10);
+      const started = Date.now();
       const failures: string[] = [];
       const statusesOf = (path: string): readonly string[] =>
         operations.find((one) => one.method === 'POST' && one.path === path)?.statuses ?? [];
@@ -523,6 +560,7 @@ describe('fuzzing every REST operation of /openapi.json', () => {
           )
           .catch(() => undefined);
       }
+      report(`${tools.length} MCP tools`, started, failures);
       expect(failures).toEqual([]);
     },
     Math.max(120_000, RUNS * 2_000 * 20),
