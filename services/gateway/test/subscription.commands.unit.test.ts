@@ -34,6 +34,7 @@ const fakeClient = () => {
     registerSellerWebhook: () => Promise.reject(new Error('not used here')),
     listSellerWebhooks: () => Promise.reject(new Error('not used here')),
     deleteSellerWebhook: () => Promise.reject(new Error('not used here')),
+    confirmEmail: () => Promise.reject(new Error('not used here')),
     deleteSubscription: async (request) => {
       requests.push(request);
     },

@@ -45,6 +45,7 @@ import { problemsRoutes } from './routes/problems.routes.js';
 import { productsRoutes } from './routes/products.routes.js';
 import { sitemapRoutes } from './routes/sitemap.routes.js';
 import { subscriptionsRoutes } from './routes/subscriptions.routes.js';
+import { emailConfirmationRoutes } from './routes/email-confirmation.routes.js';
 import { checkoutRoutes } from './routes/checkout.routes.js';
 import { ordersRoutes } from './routes/orders.routes.js';
 import { sellerOrdersRoutes } from './routes/seller-orders.routes.js';
@@ -166,6 +167,7 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
     deps.subscription === undefined ? undefined : new SubscriptionCommands(deps.subscription, publicBaseUrl);
   if (subscriptions) {
     app.use(subscriptionsRoutes(problems, subscriptions, deps.identity, bodyLimitBytes, rateLimiter));
+    app.use(emailConfirmationRoutes(problems, subscriptions));
   }
   if (deps.subscription !== undefined) {
     app.use(

@@ -20,6 +20,7 @@ import { sellerOrdersRouteDocs } from './seller-orders.routes.js';
 import { productsRouteDocs } from './products.routes.js';
 import { agentTokensRouteDocs } from './agent-tokens.routes.js';
 import { subscriptionsRouteDocs } from './subscriptions.routes.js';
+import { emailConfirmationRouteDocs } from './email-confirmation.routes.js';
 import { sellerWebhooksRouteDocs } from './seller-webhooks.routes.js';
 
 export const openApiRouteDocs: readonly RouteDoc[] = [
@@ -57,6 +58,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [
   ...productsRouteDocs,
   ...agentTokensRouteDocs,
   ...subscriptionsRouteDocs,
+  ...emailConfirmationRouteDocs,
   ...sellerWebhooksRouteDocs,
 ];
 
