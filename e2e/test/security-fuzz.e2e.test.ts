@@ -23,7 +23,8 @@ import type { MarketplaceClient } from '../src/harness/marketplace-client.js';
 const RUNS = Number(process.env['FUZZ_RUNS'] ?? 5);
 const SEED = Number(process.env['FUZZ_SEED'] ?? 20231);
 const MODE = process.env['FUZZ_MODE'] ?? 'embedded';
-if (MODE !== 'embedded' && MODE !== 'cluster') throw new Error(`FUZZ_MODE is embedded or cluster, not ${MODE}`);
+if (MODE !== 'embedded' && MODE !== 'cluster')
+  throw new Error(`FUZZ_MODE is embedded or cluster, not ${MODE}`);
 
 /** What the fuzzer needs of a running marketplace, in either mode. */
 interface Target {
@@ -31,16 +32,22 @@ interface Target {
   readonly client: MarketplaceClient;
   readonly adminToken: string;
   readonly images: ImageServer;
+  /** The processes' recent output, to explain a failure (a 5xx's cause is in the logs only). */
+  describe(): string;
   stop(): Promise<void>;
 }
 
 const startTarget = async (): Promise<Target> => {
-  if (MODE === 'embedded') return EmbeddedMarketplace.start();
+  if (MODE === 'embedded') {
+    const embedded = await EmbeddedMarketplace.start();
+    return Object.assign(embedded, { describe: () => embedded.process.logs });
+  }
   const cluster = await Cluster.start();
   return {
     client: cluster.adminClient(),
     adminToken: cluster.adminToken,
     images: cluster.images,
+    describe: () => cluster.describeProcesses(),
     stop: () => cluster.stop(),
   };
 };
@@ -269,11 +276,15 @@ const bodyTextsFor = (schema: Schema | undefined, components: Record<string, Sch
     )
     .map(bodyTextOf);
 
-/** The figures of a run, for docs/security.md: what was fuzzed, how many cases, failures, how long. */
-const report = (what: string, started: number, failures: readonly string[]): void => {
+/**
+ * The figures of a run, for docs/security.md: what was fuzzed, how many cases, failures, how long; with
+ * failures, the processes' recent output too.
+ */
+const report = (what: string, started: number, failures: readonly string[], logs: () => string): void => {
   process.stdout.write(
     `security-fuzz (${MODE}, FUZZ_RUNS=${RUNS}, FUZZ_SEED=${SEED}): ${what} × ${RUNS} cases, ` +
-      `${failures.length} failing, ${Math.round((Date.now() - started) / 1_000)} s\n`,
+      `${failures.length} failing, ${Math.round((Date.now() - started) / 1_000)} s\n` +
+      (failures.length > 0 ? `--- the processes' recent output\n${logs()}\n` : ''),
   );
 };
 
@@ -507,7 +518,7 @@ describe(`fuzzing every REST operation of /openapi.json (${MODE} mode)`, () => {
           )
           .catch(() => undefined);
       }
-      report(`${operations.length} operations`, started, failures);
+      report(`${operations.length} operations`, started, failures, () => marketplace.describe());
       expect(failures).toEqual([]);
     },
     Math.max(120_000, RUNS * 2_000 * 40),
@@ -560,7 +571,7 @@ describe(`fuzzing every REST operation of /openapi.json (${MODE} mode)`, () => {
           )
           .catch(() => undefined);
       }
-      report(`${tools.length} MCP tools`, started, failures);
+      report(`${tools.length} MCP tools`, started, failures, () => marketplace.describe());
       expect(failures).toEqual([]);
     },
     Math.max(120_000, RUNS * 2_000 * 20),
