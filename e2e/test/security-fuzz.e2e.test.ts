@@ -18,11 +18,13 @@ import type { MarketplaceClient } from '../src/harness/marketplace-client.js';
  * and every JSON answer must match the schema documented for its status (a tool's result its output_schema).
  * FUZZ_RUNS sets the cases per operation and per tool (default 5, what `pnpm test` runs; the nightly size is
  * FUZZ_RUNS=1000), FUZZ_SEED replays a run, FUZZ_MODE=cluster fuzzes a cluster (every service its own process)
- * instead of the embedded marketplace.
+ * instead of the embedded marketplace, FUZZ_ONLY narrows a run to the operations and tools it matches.
  */
 const RUNS = Number(process.env['FUZZ_RUNS'] ?? 5);
 const SEED = Number(process.env['FUZZ_SEED'] ?? 20231);
 const MODE = process.env['FUZZ_MODE'] ?? 'embedded';
+/** FUZZ_ONLY: a regular expression on `METHOD /path` and tool names, to replay a failure quickly (same seeds). */
+const ONLY = new RegExp(process.env['FUZZ_ONLY'] ?? '');
 if (MODE !== 'embedded' && MODE !== 'cluster')
   throw new Error(`FUZZ_MODE is embedded or cluster, not ${MODE}`);
 
@@ -443,6 +445,7 @@ describe(`fuzzing every REST operation of /openapi.json (${MODE} mode)`, () => {
       const started = Date.now();
       const failures: string[] = [];
       for (const [index, operation] of operations.entries()) {
+        if (!ONLY.test(`${operation.method} ${operation.path}`)) continue;
         const validators = new Map(
           Object.entries(operation.answers).map(([status, schema]) => [status, validatorOf(schema)]),
         );
@@ -533,6 +536,7 @@ describe(`fuzzing every REST operation of /openapi.json (${MODE} mode)`, () => {
       const statusesOf = (path: string): readonly string[] =>
         operations.find((one) => one.method === 'POST' && one.path === path)?.statuses ?? [];
       for (const [index, tool] of tools.entries()) {
+        if (!ONLY.test(tool.name)) continue;
         // A tool's own schema: its `$ref`s point into its `$defs`.
         const definitions = (tool.input_schema['$defs'] ?? {}) as Record<string, Schema>;
         const outputOf = validatorOf(tool.output_schema);
