@@ -439,6 +439,27 @@ describe(`fuzzing every REST operation of /openapi.json (${MODE} mode)`, () => {
     ).toEqual([]);
   });
 
+  it('documents the 412 of a tool given another expected_version than the listing’s', async () => {
+    // Found by the nightly fuzz: withdraw_listing with a stale expected_version answered an undocumented 412.
+    const published = await marketplace.client.publish(sellerKey, {
+      name: 'Fuzz versioned lot',
+      description: 'Withdrawn at a version it is not at',
+      imageUrl: marketplace.images.imageUrl('fuzz-versioned'),
+      promotePublicly: true,
+    });
+    expect(published.status).toBe(201);
+    const stale = await marketplace.client.request('/api/mcp/invoke', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-mcp-api-key': sellerKey },
+      body: JSON.stringify({
+        tool: 'withdraw_listing',
+        parameters: { product_id: published.body.id, expected_version: 1_000 },
+      }),
+    });
+    expect(stale.status).toBe(412);
+    expect(undocumented('POST', '/api/mcp/invoke', stale)).toBeUndefined();
+  });
+
   it(
     'answers no 5xx, never hangs and keeps to its documented answers, on any operation',
     async () => {

@@ -282,6 +282,22 @@ describe.each(testEngines())('saved searches on $name', ({ create, name }) => {
         new Set(['second@example.com']),
       );
     });
+
+    it('confirms once when the link is used twice at the same time: the other use is a conflict', async () => {
+      await subscribeExample([{ type: 'email', email: 'race@example.com' }]);
+      const [mail] = await confirmationMails();
+      const outcomes = await Promise.allSettled([
+        confirmEmail(deps, { token: mail?.token ?? '', actor }),
+        confirmEmail(deps, { token: mail?.token ?? '', actor }),
+      ]);
+      expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+      expect(outcomes.find((outcome) => outcome.status === 'rejected')).toMatchObject({
+        reason: { kind: 'conflict' },
+      });
+      expect(await deps.mailboxes.confirmedAmong(db, ['race@example.com'])).toEqual(
+        new Set(['race@example.com']),
+      );
+    });
   });
 
   it('matches a new promoted listing once, however often its event is redelivered', async () => {
