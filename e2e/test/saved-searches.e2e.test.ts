@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { EmbeddedMarketplace } from '../src/harness/embedded.js';
@@ -61,6 +61,42 @@ describe('saved searches (embedded mode)', () => {
   const get = (path: string, apiKey?: string) =>
     marketplace.client.request(path, { headers: apiKey ? { 'x-mcp-api-key': apiKey } : {} });
 
+  /** The emails written to the `.eml` store (DATA_DIR/mail) to `address`, as text (quoted-printable undone). */
+  const mailsTo = async (address: string): Promise<{ name: string; text: string }[]> => {
+    const directory = join(marketplace.dataDir, 'mail');
+    const names = (await readdir(directory).catch(() => [] as string[])).filter((name) =>
+      name.endsWith('.eml'),
+    );
+    const mails = await Promise.all(
+      names.map(async (name) => ({
+        name,
+        text: (await readFile(join(directory, name), 'utf8'))
+          .replace(/=\r?\n/g, '')
+          .replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+      })),
+    );
+    return mails.filter(({ text }) =>
+      new RegExp(`^To: ${address.replace(/[.+]/g, '\\$&')}\r?$`, 'im').test(text),
+    );
+  };
+  /** The path and query of the link in the confirmation email to `address` (double opt-in). */
+  const confirmationLinkTo = async (address: string): Promise<string> => {
+    const mail = await eventually(
+      async () => (await mailsTo(address)).find(({ name }) => name.includes('email-confirmation')),
+      {
+        timeoutMs: 15_000,
+        describe: () => `no confirmation email to ${address}:\n${marketplace.process.logs}`,
+      },
+    );
+    const link = /https?:\/\/[^/\s]+(\/api\/email-confirmation\?token=[^\s"<]+)/.exec(mail.text)?.[1];
+    if (link === undefined) throw new Error(`no link in the confirmation email:\n${mail.text}`);
+    return link;
+  };
+  const confirmAddress = async (address: string): Promise<void> => {
+    const confirmed = await marketplace.client.request(await confirmationLinkTo(address), { method: 'POST' });
+    expect(confirmed.status).toBe(200);
+  };
+
   it('delivers a matching public lot once to the webhook, the email and the resource', async () => {
     const subscribed = await post(
       '/api/subscriptions',
@@ -90,6 +126,8 @@ describe('saved searches (embedded mode)', () => {
     };
     expect(subscription.webhook_secret).toMatch(/^whsec_/);
     expect(subscription.resource_uri).toBe(`marketplace://subscriptions/${subscription.id}`);
+    // Double opt-in: the address receives matches once confirmed.
+    await confirmAddress('agent@example.com');
 
     const lot = (name: string, price: number, promotePublicly = true) =>
       marketplace.client.publish(sellerKey, {
@@ -146,6 +184,128 @@ describe('saved searches (embedded mode)', () => {
     // Exactly one webhook for one matching lot, even after the others were published.
     expect(receiver.received).toHaveLength(1);
   }, 60_000);
+
+  describe('double opt-in of email channels', () => {
+    const optInLot = (name: string) =>
+      marketplace.client.publish(sellerKey, {
+        name,
+        description: 'Overstock, boxed',
+        imageUrl: marketplace.images.imageUrl('earbuds'),
+        price: 12,
+        quantity: 60,
+        promotePublicly: true,
+      });
+    type View = { id: string; channels: { type: string; email?: string; status?: string }[] };
+    /** The subscription's resource once it holds `matches` matches. */
+    const resourceWith = (id: string, matches: number) =>
+      eventually(
+        async () => {
+          const { status, body } = await get(`/api/mcp/resources/subscriptions/${id}`, buyerKey);
+          const view = body as {
+            subscription: View;
+            matches: unknown[];
+            deliveries: { target: string; status: string }[];
+          };
+          return status === 200 && view.matches.length >= matches ? view : undefined;
+        },
+        { timeoutMs: 15_000, describe: () => marketplace.process.logs },
+      );
+
+    it('emails no match before the address is confirmed, and every later one after; one address confirmed is not another', async () => {
+      const subscribeFor = async (email: string) => {
+        const created = await post(
+          '/api/subscriptions',
+          { query: { search: 'zorblax' }, channels: [{ type: 'email', email }, { type: 'mcp_resource' }] },
+          buyerKey,
+        );
+        expect(created.status).toBe(201);
+        return created.body as View;
+      };
+      const mine = await subscribeFor('Opt.In+zorblax@Example.com');
+      const other = await subscribeFor('other.optin@example.com');
+      expect(mine.channels[0]).toEqual({
+        type: 'email',
+        email: 'Opt.In+zorblax@Example.com',
+        status: 'pending_confirmation',
+      });
+
+      // A match before the confirmation: on the resource, not in the inbox.
+      expect((await optInLot('Zorblax widgets, first lot')).status).toBe(201);
+      expect((await resourceWith(mine.id, 1)).deliveries).toEqual([]);
+      const link = await confirmationLinkTo('Opt.In+zorblax@Example.com');
+      // A mail scanner following the link (twice) sees a page and confirms nothing.
+      for (let visit = 0; visit < 2; visit++) {
+        const page = await get(link);
+        expect(page.status).toBe(200);
+        expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+        expect(page.body).toContain('<form method="post"');
+      }
+      const listed = async () =>
+        Object.fromEntries(
+          ((await get('/api/subscriptions', buyerKey)).body as { subscriptions: View[] }).subscriptions.map(
+            (view) => [view.id, view.channels[0]?.status],
+          ),
+        );
+      expect(await listed()).toMatchObject({ [mine.id]: 'pending_confirmation' });
+
+      const confirmed = await marketplace.client.request(link, { method: 'POST' });
+      expect(confirmed.status).toBe(200);
+      expect(confirmed.body).toEqual({ confirmed: true, mailbox: 'opt.in@example.com' });
+      expect(confirmed.headers.get('cache-control')).toBe('no-store');
+      expect(await listed()).toMatchObject({ [mine.id]: 'active', [other.id]: 'pending_confirmation' });
+
+      expect((await optInLot('Zorblax widgets, second lot')).status).toBe(201);
+      const after = await eventually(
+        async () => {
+          const view = await resourceWith(mine.id, 2);
+          return view.deliveries.some((delivery) => delivery.status === 'delivered') ? view : undefined;
+        },
+        { timeoutMs: 15_000, describe: () => marketplace.process.logs },
+      );
+      expect(after.deliveries.map((delivery) => delivery.target)).toEqual(['Opt.In+zorblax@Example.com']);
+      const matchMails = (await mailsTo('Opt.In+zorblax@Example.com')).filter(({ name }) =>
+        name.includes('saved-search'),
+      );
+      expect(matchMails).toHaveLength(1);
+      expect(matchMails[0]?.text).toContain('Zorblax widgets, second lot');
+      // The other address, never confirmed, got both matches on its resource and no match email.
+      expect((await resourceWith(other.id, 2)).deliveries).toEqual([]);
+      expect(
+        (await mailsTo('other.optin@example.com')).filter(({ name }) => name.includes('saved-search')),
+      ).toEqual([]);
+    }, 90_000);
+
+    it('refuses a forged or replayed confirmation token, naming the token', async () => {
+      const created = await post('/api/subscriptions', {
+        query: { search: 'quibbleworth' },
+        channels: [{ type: 'email', email: 'forged.optin@example.com' }],
+      });
+      expect(created.status).toBe(201);
+      const link = await confirmationLinkTo('forged.optin@example.com');
+      const token = decodeURIComponent(link.split('token=')[1] ?? '');
+      const [payload, signature] = token.split('.') as [string, string];
+      // Another mailbox under this link's signature, a changed signature, garbage, no token at all.
+      const otherMailbox = Buffer.from(JSON.stringify(['victim@example.com', 'x'])).toString('base64url');
+      for (const forged of [
+        `${otherMailbox}.${signature}`,
+        `${payload}.${signature.slice(0, -2)}AA`,
+        'junk',
+      ]) {
+        const refused = await marketplace.client.request(
+          `/api/email-confirmation?token=${encodeURIComponent(forged)}`,
+          { method: 'POST' },
+        );
+        expect(refused.status).toBe(400);
+        expect(refused.body).toMatchObject({ errors: [expect.objectContaining({ path: 'token' })] });
+      }
+      const missing = await marketplace.client.request('/api/email-confirmation', { method: 'POST' });
+      expect(missing.status).toBe(400);
+      expect(missing.body).toMatchObject({ errors: [expect.objectContaining({ path: 'token' })] });
+      expect((await marketplace.client.request(link, { method: 'POST' })).status).toBe(200);
+      // Single use: the same link again is a 409.
+      expect((await marketplace.client.request(link, { method: 'POST' })).status).toBe(409);
+    });
+  });
 
   it('shows the resource to its owner only and refuses bad input naming the field', async () => {
     const created = await post(

@@ -3,7 +3,10 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import fc from 'fast-check';
+import type { ImageServer } from '@marketplace/outbound-http/testing';
+import { Cluster } from '../src/harness/cluster.js';
 import { EmbeddedMarketplace } from '../src/harness/embedded.js';
+import type { MarketplaceClient } from '../src/harness/marketplace-client.js';
 
 /**
  * Fuzzing every REST operation that `/openapi.json` describes and every MCP tool of `/api/mcp/schema.json`, with
@@ -14,10 +17,42 @@ import { EmbeddedMarketplace } from '../src/harness/embedded.js';
  * operation documents, e.g. semantic search without embeddings), every answer must come within the client's 10 s,
  * and every JSON answer must match the schema documented for its status (a tool's result its output_schema).
  * FUZZ_RUNS sets the cases per operation and per tool (default 5, what `pnpm test` runs; the nightly size is
- * FUZZ_RUNS=1000), FUZZ_SEED replays a run.
+ * FUZZ_RUNS=1000), FUZZ_SEED replays a run, FUZZ_MODE=cluster fuzzes a cluster (every service its own process)
+ * instead of the embedded marketplace, FUZZ_ONLY narrows a run to the operations and tools it matches.
  */
 const RUNS = Number(process.env['FUZZ_RUNS'] ?? 5);
 const SEED = Number(process.env['FUZZ_SEED'] ?? 20231);
+const MODE = process.env['FUZZ_MODE'] ?? 'embedded';
+/** FUZZ_ONLY: a regular expression on `METHOD /path` and tool names, to replay a failure quickly (same seeds). */
+const ONLY = new RegExp(process.env['FUZZ_ONLY'] ?? '');
+if (MODE !== 'embedded' && MODE !== 'cluster')
+  throw new Error(`FUZZ_MODE is embedded or cluster, not ${MODE}`);
+
+/** What the fuzzer needs of a running marketplace, in either mode. */
+interface Target {
+  /** Carries the admin token, so that it can create the accounts the credentials belong to. */
+  readonly client: MarketplaceClient;
+  readonly adminToken: string;
+  readonly images: ImageServer;
+  /** The processes' recent output, to explain a failure (a 5xx's cause is in the logs only). */
+  describe(): string;
+  stop(): Promise<void>;
+}
+
+const startTarget = async (): Promise<Target> => {
+  if (MODE === 'embedded') {
+    const embedded = await EmbeddedMarketplace.start();
+    return Object.assign(embedded, { describe: () => embedded.process.logs });
+  }
+  const cluster = await Cluster.start();
+  return {
+    client: cluster.adminClient(),
+    adminToken: cluster.adminToken,
+    images: cluster.images,
+    describe: () => cluster.describeProcesses(),
+    stop: () => cluster.stop(),
+  };
+};
 
 type Schema = Record<string, unknown>;
 /** A tool as /api/mcp/schema.json lists it. */
@@ -243,6 +278,18 @@ const bodyTextsFor = (schema: Schema | undefined, components: Record<string, Sch
     )
     .map(bodyTextOf);
 
+/**
+ * The figures of a run, for docs/security.md: what was fuzzed, how many cases, failures, how long; with
+ * failures, the processes' recent output too.
+ */
+const report = (what: string, started: number, failures: readonly string[], logs: () => string): void => {
+  process.stdout.write(
+    `security-fuzz (${MODE}, FUZZ_RUNS=${RUNS}, FUZZ_SEED=${SEED}): ${what} × ${RUNS} cases, ` +
+      `${failures.length} failing, ${Math.round((Date.now() - started) / 1_000)} s\n` +
+      (failures.length > 0 ? `--- the processes' recent output\n${logs()}\n` : ''),
+  );
+};
+
 const operationsOf = (document: Schema): Operation[] => {
   const operations: Operation[] = [];
   for (const [path, item] of Object.entries(document['paths'] as Record<string, Record<string, Schema>>)) {
@@ -274,8 +321,8 @@ const operationsOf = (document: Schema): Operation[] => {
   return operations;
 };
 
-describe('fuzzing every REST operation of /openapi.json', () => {
-  let marketplace: EmbeddedMarketplace;
+describe(`fuzzing every REST operation of /openapi.json (${MODE} mode)`, () => {
+  let marketplace: Target;
   let operations: Operation[];
   let components: Record<string, Schema>;
   let credentials: Record<string, string>[];
@@ -285,7 +332,7 @@ describe('fuzzing every REST operation of /openapi.json', () => {
   let tools: Tool[];
 
   beforeAll(async () => {
-    marketplace = await EmbeddedMarketplace.start();
+    marketplace = await startTarget();
     const seller = await marketplace.client.createAccount('seller', 'Fuzz Seller');
     const buyer = await marketplace.client.createAccount('buyer', 'Fuzz Buyer');
     sellerKey = seller.apiKey;
@@ -392,11 +439,34 @@ describe('fuzzing every REST operation of /openapi.json', () => {
     ).toEqual([]);
   });
 
+  it('documents the 412 of a tool given another expected_version than the listing’s', async () => {
+    // Found by the nightly fuzz: withdraw_listing with a stale expected_version answered an undocumented 412.
+    const published = await marketplace.client.publish(sellerKey, {
+      name: 'Fuzz versioned lot',
+      description: 'Withdrawn at a version it is not at',
+      imageUrl: marketplace.images.imageUrl('fuzz-versioned'),
+      promotePublicly: true,
+    });
+    expect(published.status).toBe(201);
+    const stale = await marketplace.client.request('/api/mcp/invoke', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-mcp-api-key': sellerKey },
+      body: JSON.stringify({
+        tool: 'withdraw_listing',
+        parameters: { product_id: published.body.id, expected_version: 1_000 },
+      }),
+    });
+    expect(stale.status).toBe(412);
+    expect(undocumented('POST', '/api/mcp/invoke', stale)).toBeUndefined();
+  });
+
   it(
     'answers no 5xx, never hangs and keeps to its documented answers, on any operation',
     async () => {
+      const started = Date.now();
       const failures: string[] = [];
       for (const [index, operation] of operations.entries()) {
+        if (!ONLY.test(`${operation.method} ${operation.path}`)) continue;
         const validators = new Map(
           Object.entries(operation.answers).map(([status, schema]) => [status, validatorOf(schema)]),
         );
@@ -472,6 +542,7 @@ describe('fuzzing every REST operation of /openapi.json', () => {
           )
           .catch(() => undefined);
       }
+      report(`${operations.length} operations`, started, failures, () => marketplace.describe());
       expect(failures).toEqual([]);
     },
     Math.max(120_000, RUNS * 2_000 * 40),
@@ -481,10 +552,12 @@ describe('fuzzing every REST operation of /openapi.json', () => {
     'answers no 5xx, never hangs and keeps to its documented answers, on any MCP tool and transport',
     async () => {
       expect(tools.length).toBeGreaterThan(10);
+      const started = Date.now();
       const failures: string[] = [];
       const statusesOf = (path: string): readonly string[] =>
         operations.find((one) => one.method === 'POST' && one.path === path)?.statuses ?? [];
       for (const [index, tool] of tools.entries()) {
+        if (!ONLY.test(tool.name)) continue;
         // A tool's own schema: its `$ref`s point into its `$defs`.
         const definitions = (tool.input_schema['$defs'] ?? {}) as Record<string, Schema>;
         const outputOf = validatorOf(tool.output_schema);
@@ -523,6 +596,7 @@ describe('fuzzing every REST operation of /openapi.json', () => {
           )
           .catch(() => undefined);
       }
+      report(`${tools.length} MCP tools`, started, failures, () => marketplace.describe());
       expect(failures).toEqual([]);
     },
     Math.max(120_000, RUNS * 2_000 * 20),

@@ -34,6 +34,10 @@ const fakeClient = () => {
     registerSellerWebhook: () => Promise.reject(new Error('not used here')),
     listSellerWebhooks: () => Promise.reject(new Error('not used here')),
     deleteSellerWebhook: () => Promise.reject(new Error('not used here')),
+    confirmEmail: async (request) => {
+      requests.push(request);
+      return { mailbox: 'ada@example.com' };
+    },
     deleteSubscription: async (request) => {
       requests.push(request);
     },
@@ -113,6 +117,30 @@ describe('SubscriptionCommands', () => {
     expect(requests).toEqual([
       expect.objectContaining({ ownerAccountId: 42, actor: { kind: 'buyer', id: '42' } }),
       expect.objectContaining({ ownerAccountId: 0, actor: { kind: 'anonymous', id: '' } }),
+    ]);
+  });
+
+  it('shows each email channel as pending confirmation or active, and confirms anonymously', async () => {
+    const { client, requests } = fakeClient();
+    const withEmails: subscriptionV1.Subscription = {
+      ...subscription,
+      channels: [
+        { kind: { $case: 'email', value: { email: 'ada+x@example.com', pendingConfirmation: true } } },
+        { kind: { $case: 'email', value: { email: 'bob@example.com', pendingConfirmation: false } } },
+      ],
+    };
+    client.listSubscriptions = async () => [withEmails];
+    const commands = new SubscriptionCommands(client, base);
+    expect((await commands.list(BUYER)).subscriptions[0]?.channels).toEqual([
+      { type: 'email', email: 'ada+x@example.com', status: 'pending_confirmation' },
+      { type: 'email', email: 'bob@example.com', status: 'active' },
+    ]);
+    expect(await commands.confirmEmail('the-token', 'req-3')).toEqual({
+      confirmed: true,
+      mailbox: 'ada@example.com',
+    });
+    expect(requests).toEqual([
+      { actor: { kind: 'anonymous', id: '' }, token: 'the-token', correlationId: 'req-3' },
     ]);
   });
 

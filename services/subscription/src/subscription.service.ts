@@ -7,7 +7,10 @@ import { createAddressPolicy, createGuardedFetcher } from '@marketplace/outbound
 import type { ServiceHandle } from '@marketplace/platform';
 import type { ServiceDependencies } from '@marketplace/runtime';
 import { serveGrpcService } from '@marketplace/rpc';
+import { OutgoingMailTable, startOutgoingMailWorker } from '@marketplace/outgoing-mail';
+import { ConfirmedMailboxesTable } from './adapters/confirmed-mailboxes.table.js';
 import { DeliveriesTable } from './adapters/deliveries.table.js';
+import { confirmEmail, unconfirmedMailboxesOf } from './application/email-confirmation.js';
 import { createDeliverySender } from './adapters/delivery.senders.js';
 import {
   ACCOUNT_TOPIC,
@@ -83,6 +86,15 @@ export const startSubscriptionService = async (
   const publicBaseUrl = publicBaseUrlOf(options.publicBaseUrl);
 
   await migrate(db, schema, subscriptionMigrations);
+  const outgoingMail = new OutgoingMailTable(schema);
+  // Confirmation emails (double opt-in) go through the outgoing-mail queue: sent after the commit.
+  const mailWorker = startOutgoingMailWorker({
+    db,
+    table: outgoingMail,
+    mailer: options.mailer,
+    clock,
+    logger,
+  });
   const deps: SubscriptionDependencies = {
     db,
     clock,
@@ -92,6 +104,10 @@ export const startSubscriptionService = async (
     deliveries: new DeliveriesTable(schema),
     signingSecret: options.signingSecret,
     webhookAddresses: createAddressPolicy(options.outboundAllowList),
+    mailboxes: new ConfirmedMailboxesTable(schema),
+    outgoingMail,
+    publicBaseUrl,
+    wakeMailWorker: () => mailWorker.wake(),
   };
   const fetcher = createGuardedFetcher({
     allowList: options.outboundAllowList,
@@ -141,6 +157,7 @@ export const startSubscriptionService = async (
     await relay.stop();
     await Promise.all(consumers.map((consumer) => consumer.close()));
     await worker.stop();
+    await mailWorker.stop();
     await fetcher.close();
   };
   try {
@@ -209,6 +226,8 @@ export const startSubscriptionService = async (
           registerSellerWebhook: (input) => registerSellerWebhook(sellerWebhooks, input),
           listSellerWebhooks: (sellerAccountId) => listSellerWebhooks(sellerWebhooks, sellerAccountId),
           deleteSellerWebhook: (input) => deleteSellerWebhook(sellerWebhooks, input),
+          confirmEmail: (input) => confirmEmail(deps, input),
+          unconfirmedMailboxes: (subscriptions) => unconfirmedMailboxesOf(deps, subscriptions),
         }),
       ],
       logger,

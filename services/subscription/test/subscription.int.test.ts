@@ -8,6 +8,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAddressPolicy, createGuardedFetcher, type GuardedFetcher } from '@marketplace/outbound-http';
 import { createLogger, ManualClock, systemClock, type Clock } from '@marketplace/platform';
+import { OutgoingMailTable } from '@marketplace/outgoing-mail';
+import { ConfirmedMailboxesTable } from '../src/adapters/confirmed-mailboxes.table.js';
 import { DeliveriesTable } from '../src/adapters/deliveries.table.js';
 import { createDeliverySender } from '../src/adapters/delivery.senders.js';
 import { MatchingTables } from '../src/adapters/matching.tables.js';
@@ -24,6 +26,8 @@ import {
   type SubscriptionDependencies,
 } from '../src/application/subscriptions.js';
 import { webhookSecretOf } from '../src/domain/webhook-signature.js';
+import { confirmEmail, unconfirmedMailboxesOf } from '../src/application/email-confirmation.js';
+import { EMAIL_CONFIRMATION_TTL_MS } from '../src/domain/email-confirmation.js';
 import { newListing, RecordingMailer, WebhookReceiver } from './support.js';
 
 const logger = createLogger({ service: 'subscription-test', level: 'silent' });
@@ -133,6 +137,9 @@ describe.each(testEngines())('saved searches on $name', ({ create, name }) => {
       deliveries: new DeliveriesTable(schema),
       signingSecret: SECRET,
       webhookAddresses: createAddressPolicy(LOOPBACK_RECEIVERS),
+      mailboxes: new ConfirmedMailboxesTable(schema),
+      outgoingMail: new OutgoingMailTable(schema),
+      publicBaseUrl: 'https://market.example',
     };
   });
   afterEach(async () => {
@@ -187,8 +194,116 @@ describe.each(testEngines())('saved searches on $name', ({ create, name }) => {
     expect(await match()).toBe(0);
   });
 
+  /** The confirmation emails queued so far (claimed, so each is read once), with their links' tokens. */
+  const confirmationMails = async () =>
+    (await new OutgoingMailTable(schema).claimDue(db, clock.now(), 100, 60_000)).map(({ message }) => ({
+      to: message.to,
+      text: message.text,
+      token: decodeURIComponent(/\/api\/email-confirmation\?token=(\S+)/.exec(message.text)?.[1] ?? ''),
+    }));
+
+  /** Confirms an address with the link of the confirmation email just queued for it. */
+  const confirmAddress = async (email: string) => {
+    const mail = (await confirmationMails()).find((one) => one.to === email);
+    if (!mail) throw new Error(`no confirmation email to ${email}`);
+    return confirmEmail(deps, { token: mail.token, actor });
+  };
+
+  describe('double opt-in of email channels', () => {
+    it('emails matches to an address only after its owner confirmed it, with one email for the request', async () => {
+      const { subscription } = await subscribeExample([
+        { type: 'email', email: 'Agent+deals@Example.com' },
+        { type: 'mcp_resource' },
+      ]);
+      // A second saved search naming the same mailbox while the link is out sends no second email.
+      await subscribeExample([{ type: 'email', email: 'agent@example.com' }]);
+      const mails = await confirmationMails();
+      expect(mails).toEqual([
+        expect.objectContaining({ to: 'Agent+deals@Example.com', token: expect.stringMatching(/\./) }),
+      ]);
+      expect(mails[0]?.text).toContain('https://market.example/api/email-confirmation?token=');
+      expect(await unconfirmedMailboxesOf(deps, [subscription])).toEqual(new Set(['agent@example.com']));
+
+      // A match before the confirmation: the resource has it, the unconfirmed mailbox gets nothing.
+      expect(await match(newListing({ productId: 'product_early' }))).toBe(0);
+      await worker(clock).processDue();
+      expect(mailer.sent).toEqual([]);
+      expect((await subscriptionResource(deps, subscription.subscriptionId, BUYER)).matches).toHaveLength(1);
+
+      expect(await confirmEmail(deps, { token: mails[0]?.token ?? '', actor })).toBe('agent@example.com');
+      expect(await unconfirmedMailboxesOf(deps, [subscription])).toEqual(new Set());
+      // Confirmed for both saved searches, and for later ones: no new confirmation email.
+      await subscribeExample([{ type: 'email', email: 'AGENT+other@example.com' }]);
+      expect(await confirmationMails()).toEqual([]);
+      expect(await match(newListing({ productId: 'product_late' }))).toBe(3);
+      await worker(clock).processDue();
+      expect(mailer.sent.map((mail) => mail.to).sort()).toEqual([
+        'AGENT+other@example.com',
+        'Agent+deals@Example.com',
+        'agent@example.com',
+      ]);
+    });
+
+    it('refuses a forged, an expired or a used confirmation token, and one address’s does not confirm another', async () => {
+      const { subscription } = await subscribeExample([
+        { type: 'email', email: 'first@example.com' },
+        { type: 'webhook', url: 'https://hooks.example/a' },
+      ]);
+      await subscribeExample([{ type: 'email', email: 'second@example.com' }]);
+      const [first, second] = await confirmationMails();
+      if (!first || !second) throw new Error('two confirmation emails expected');
+      const onToken = { kind: 'validation', violations: [{ path: 'token', message: expect.any(String) }] };
+      // Forged: another mailbox under the first link's signature, a changed signature, garbage.
+      const [payload, signature] = first.token.split('.');
+      const otherPayload = Buffer.from(JSON.stringify(['second@example.com', 'x'])).toString('base64url');
+      for (const forged of [
+        `${otherPayload}.${signature ?? ''}`,
+        `${payload ?? ''}.${(signature ?? '').slice(0, -2)}AA`,
+        'not-a-token',
+        `${payload ?? ''}.${signature ?? ''}.extra`,
+      ]) {
+        await expect(confirmEmail(deps, { token: forged, actor })).rejects.toMatchObject(onToken);
+      }
+      // Expired: past 7 days, the second link no longer works.
+      clock.advance(EMAIL_CONFIRMATION_TTL_MS);
+      await expect(confirmEmail(deps, { token: second.token, actor })).rejects.toMatchObject({
+        ...onToken,
+        violations: [{ path: 'token', message: expect.stringContaining('expired') }],
+      });
+      clock.advance(-EMAIL_CONFIRMATION_TTL_MS);
+      await confirmEmail(deps, { token: first.token, actor });
+      // Replayed: single use.
+      await expect(confirmEmail(deps, { token: first.token, actor })).rejects.toMatchObject({
+        kind: 'conflict',
+      });
+      // The first address confirmed does not confirm the second.
+      const second2 = await subscribeExample([{ type: 'email', email: 'second@example.com' }]);
+      expect(await unconfirmedMailboxesOf(deps, [subscription, second2.subscription])).toEqual(
+        new Set(['second@example.com']),
+      );
+    });
+
+    it('confirms once when the link is used twice at the same time: the other use is a conflict', async () => {
+      await subscribeExample([{ type: 'email', email: 'race@example.com' }]);
+      const [mail] = await confirmationMails();
+      const outcomes = await Promise.allSettled([
+        confirmEmail(deps, { token: mail?.token ?? '', actor }),
+        confirmEmail(deps, { token: mail?.token ?? '', actor }),
+      ]);
+      expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+      expect(outcomes.find((outcome) => outcome.status === 'rejected')).toMatchObject({
+        reason: { kind: 'conflict' },
+      });
+      expect(await deps.mailboxes.confirmedAmong(db, ['race@example.com'])).toEqual(
+        new Set(['race@example.com']),
+      );
+    });
+  });
+
   it('matches a new promoted listing once, however often its event is redelivered', async () => {
     const hook = await receiver();
+    await subscribeExample([{ type: 'email', email: 'agent@example.com' }]);
+    await confirmAddress('agent@example.com');
     const { subscription } = await subscribeExample([
       { type: 'webhook', url: hook.url },
       { type: 'email', email: 'agent@example.com' },
@@ -200,12 +315,12 @@ describe.each(testEngines())('saved searches on $name', ({ create, name }) => {
       await match(newListing({ productId: 'product_4', title: 'Headphones', description: 'Over-ear' })),
     ).toBe(0);
     expect(await match(newListing({ productId: 'product_5', promotePublicly: false }))).toBe(0);
-    expect(await match()).toBe(2);
+    expect(await match()).toBe(3);
     expect(await match()).toBe(0);
 
     await worker(clock).processDue();
     expect(hook.received).toHaveLength(1);
-    expect(mailer.sent).toHaveLength(1);
+    expect(mailer.sent).toHaveLength(2);
     expect(mailer.sent[0]?.text).toContain('/unsubscribe?token=');
     const resource = await subscriptionResource(deps, subscription.subscriptionId, BUYER);
     expect(resource.matches.map((m) => m.productId)).toEqual(['product_1']);

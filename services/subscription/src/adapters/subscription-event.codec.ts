@@ -1,7 +1,11 @@
 import type { EventEncoder, RecordedEvent } from '@marketplace/eventsourcing';
 import { subscriptionV1 } from '@marketplace/proto';
-import type { SubscriptionEvent } from '../domain/subscription.js';
+import type { EmailConfirmationEvent } from '../domain/email-confirmation.js';
+import type { SubscriptionEvent as SavedSearchEvent } from '../domain/subscription.js';
 import { fromSubscriptionMessage, toSubscriptionMessage } from './subscription-proto.mapper.js';
+
+/** The events of the store: a saved search's, and an email address's confirmation (the same topic). */
+type SubscriptionEvent = SavedSearchEvent | EmailConfirmationEvent;
 
 /** Subscription events travel on the log as protobuf `marketplace.subscription.v1.SubscriptionEvent`. */
 export const SUBSCRIPTION_EVENT_CONTENT_TYPE = 'application/protobuf';
@@ -10,6 +14,8 @@ const SUBSCRIPTION_EVENT_TYPES: Record<SubscriptionEvent['type'], true> = {
   SubscriptionCreated: true,
   SubscriptionDeleted: true,
   WebhookSecretRotated: true,
+  EmailConfirmationRequested: true,
+  EmailAddressConfirmed: true,
 };
 
 const isSubscriptionEvent = (event: RecordedEvent): event is RecordedEvent<SubscriptionEvent> =>
@@ -29,6 +35,25 @@ const payloadOf = (event: RecordedEvent<SubscriptionEvent>): subscriptionV1.Subs
           secretGeneration: typed.data.generation,
           rotatedAtMs: typed.data.rotatedAt,
           previousValidUntilMs: typed.data.previousValidUntil,
+        },
+      };
+    case 'EmailConfirmationRequested':
+      return {
+        $case: 'emailConfirmationRequested',
+        value: {
+          mailbox: typed.data.mailbox,
+          requestId: typed.data.requestId,
+          requestedAtMs: typed.data.requestedAt,
+          expiresAtMs: typed.data.expiresAt,
+        },
+      };
+    case 'EmailAddressConfirmed':
+      return {
+        $case: 'emailAddressConfirmed',
+        value: {
+          mailbox: typed.data.mailbox,
+          requestId: typed.data.requestId,
+          confirmedAtMs: typed.data.confirmedAt,
         },
       };
   }
@@ -81,6 +106,31 @@ export const decodeSubscriptionEvent = (
             generation: payload.value.secretGeneration,
             rotatedAt: payload.value.rotatedAtMs,
             previousValidUntil: payload.value.previousValidUntilMs,
+          },
+        },
+      };
+    case 'emailConfirmationRequested':
+      return {
+        ...base,
+        event: {
+          type: 'EmailConfirmationRequested',
+          data: {
+            mailbox: payload.value.mailbox,
+            requestId: payload.value.requestId,
+            requestedAt: payload.value.requestedAtMs,
+            expiresAt: payload.value.expiresAtMs,
+          },
+        },
+      };
+    case 'emailAddressConfirmed':
+      return {
+        ...base,
+        event: {
+          type: 'EmailAddressConfirmed',
+          data: {
+            mailbox: payload.value.mailbox,
+            requestId: payload.value.requestId,
+            confirmedAt: payload.value.confirmedAtMs,
           },
         },
       };

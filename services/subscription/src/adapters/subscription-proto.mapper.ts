@@ -1,15 +1,25 @@
+import { mailboxOf } from '@marketplace/platform';
 import type { subscriptionV1 } from '@marketplace/proto';
 import { isCategory, isCondition } from '@marketplace/vocabulary';
 import type { Channel, SavedSearchQuery, Subscription } from '../domain/subscription.js';
 
 /** Domain values ⇄ protobuf messages, shared by the event codec and the gRPC transport. */
 
-export const toChannelMessage = (channel: Channel): subscriptionV1.Channel => {
+/** `unconfirmed`: in answers, the mailboxes not confirmed yet (events carry no such state). */
+export const toChannelMessage = (
+  channel: Channel,
+  unconfirmed: ReadonlySet<string> = new Set(),
+): subscriptionV1.Channel => {
   switch (channel.type) {
     case 'webhook':
       return { kind: { $case: 'webhook', value: { url: channel.url } } };
     case 'email':
-      return { kind: { $case: 'email', value: { email: channel.email } } };
+      return {
+        kind: {
+          $case: 'email',
+          value: { email: channel.email, pendingConfirmation: unconfirmed.has(mailboxOf(channel.email)) },
+        },
+      };
     case 'mcp_resource':
       return { kind: { $case: 'mcpResource', value: {} } };
   }
@@ -86,11 +96,14 @@ const fromChannelMessage = (channel: subscriptionV1.Channel): Channel => {
   }
 };
 
-export const toSubscriptionMessage = (subscription: Subscription): subscriptionV1.Subscription => ({
+export const toSubscriptionMessage = (
+  subscription: Subscription,
+  unconfirmed: ReadonlySet<string> = new Set(),
+): subscriptionV1.Subscription => ({
   subscriptionId: subscription.subscriptionId,
   ownerAccountId: subscription.ownerAccountId ?? 0,
   query: toQueryMessage(subscription.query),
-  channels: subscription.channels.map(toChannelMessage),
+  channels: subscription.channels.map((channel) => toChannelMessage(channel, unconfirmed)),
   createdAtMs: subscription.createdAt,
 });
 

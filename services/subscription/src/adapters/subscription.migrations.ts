@@ -1,3 +1,4 @@
+import { outgoingMailMigration } from '@marketplace/outgoing-mail';
 import { sellerWebhooksMigration } from './seller-webhooks.table.js';
 import type { Migration } from '@marketplace/database';
 import { eventStoreMigrations, projectionMigrations } from '@marketplace/eventsourcing';
@@ -82,10 +83,26 @@ export const webhookSecretGenerationMigration: Migration = {
   `,
 };
 
+/**
+ * Confirmed mailboxes (double opt-in): written with EmailAddressConfirmed, read by the matcher, which emails
+ * matches to confirmed mailboxes only, and by the answers, which show the others as pending confirmation.
+ */
+export const confirmedMailboxesMigration: Migration = {
+  id: 'subscription-003-confirmed-mailboxes',
+  sql: (schema) => `
+    CREATE TABLE ${schema}.confirmed_mailboxes (
+      mailbox text PRIMARY KEY,
+      confirmed_at_ms bigint NOT NULL
+    );
+  `,
+};
+
 export const subscriptionMigrations: readonly Migration[] = [
   ...eventStoreMigrations,
   ...projectionMigrations,
   subscriptionTablesMigration,
   webhookSecretGenerationMigration,
   sellerWebhooksMigration,
+  outgoingMailMigration,
+  confirmedMailboxesMigration,
 ];

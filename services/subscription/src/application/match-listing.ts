@@ -1,9 +1,9 @@
 import type { Queryable } from '@marketplace/database';
-import { newEventId } from '@marketplace/platform';
+import { mailboxOf, newEventId } from '@marketplace/platform';
 import { matchedProductOf, matchPayloadOf } from '../domain/match-notification.js';
 import type { ListingFacts } from '../domain/saved-search.match.js';
 import { listingTermsOf, matchesQuery } from '../domain/saved-search.match.js';
-import type { NewDelivery, NewListing } from './ports.js';
+import type { ConfirmedMailboxes, NewDelivery, NewListing } from './ports.js';
 import type { Deliveries } from './ports.js';
 import type { SearchMatches } from './ports.js';
 import type { SavedSearches } from './ports.js';
@@ -33,6 +33,7 @@ export interface MatchDependencies {
   readonly subscriptions: SavedSearches;
   readonly matching: SearchMatches;
   readonly deliveries: Deliveries;
+  readonly mailboxes: ConfirmedMailboxes;
   /** `{base_url}` of product links in notifications. */
   readonly publicBaseUrl: string;
 }
@@ -69,6 +70,18 @@ export const matchNewListing = async (
     now,
   );
   const product = matchedProductOf(facts, deps.publicBaseUrl);
+  // Double opt-in (docs/security.md, API6): no match is emailed to a mailbox its owner has not confirmed; the
+  // match is not kept for later either (the resource and other channels still get it).
+  const confirmed = await deps.mailboxes.confirmedAmong(
+    tx,
+    matched.flatMap((subscription) =>
+      firstTime.has(subscription.subscriptionId)
+        ? subscription.channels.flatMap((channel) =>
+            channel.type === 'email' ? [mailboxOf(channel.email)] : [],
+          )
+        : [],
+    ),
+  );
   const deliveries: NewDelivery[] = [];
   const resources: string[] = [];
   for (const subscription of matched) {
@@ -78,6 +91,7 @@ export const matchNewListing = async (
         resources.push(subscription.subscriptionId);
         return;
       }
+      if (channel.type === 'email' && !confirmed.has(mailboxOf(channel.email))) return;
       const deliveryId = newDeliveryId();
       deliveries.push({
         deliveryId,

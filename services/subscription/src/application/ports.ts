@@ -1,6 +1,7 @@
 // The ports of the subscription service's application code: what it needs of storage, implemented by adapters/.
 
 import type { Queryable } from '@marketplace/database';
+import type { QueuedMail } from '@marketplace/outgoing-mail';
 import type { MatchedProduct } from '../domain/match-notification.js';
 import type { ListingFacts } from '../domain/saved-search.match.js';
 import type { WebhookSecretState } from '../domain/subscription.decider.js';
@@ -156,3 +157,15 @@ export type SellerEvent = {
   | { readonly sellerAccountId: number; readonly orderId?: number }
   | { readonly sellerAccountId?: undefined; readonly orderId: number }
 );
+
+/** The mailboxes whose owners confirmed them (double opt-in, docs/security.md, API6). */
+export interface ConfirmedMailboxes {
+  markConfirmed(tx: Queryable, mailbox: string, confirmedAt: number): Promise<void>;
+  /** Which of these normalised mailboxes are confirmed. */
+  confirmedAmong(db: Queryable, mailboxes: readonly string[]): Promise<Set<string>>;
+}
+
+/** The outgoing-mail queue (docs/architecture.md, "Outgoing mail"): written in the caller's transaction. */
+export interface OutgoingMail {
+  enqueue(tx: Queryable, messages: readonly QueuedMail[], now: number): Promise<number>;
+}

@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Database } from '@marketplace/database';
+import type { Database, Transaction } from '@marketplace/database';
 import type { CommandContext, EventStore } from '@marketplace/eventsourcing';
 import { handleCommand } from '@marketplace/eventsourcing';
 import type { AddressPolicy } from '@marketplace/outbound-http';
@@ -14,6 +14,8 @@ import type {
 } from '../domain/subscription.js';
 import type { SubscriptionState } from '../domain/subscription.decider.js';
 import { signingGenerationsAt, subscriptionDecider } from '../domain/subscription.decider.js';
+import type { EmailConfirmationDependencies } from './email-confirmation.js';
+import { requestEmailConfirmations } from './email-confirmation.js';
 import type { Delivery, ResourceMatch } from './ports.js';
 import type { Deliveries } from './ports.js';
 import type { SearchMatches } from './ports.js';
@@ -25,7 +27,7 @@ export const SUBSCRIPTION_STREAM_TYPE = 'subscription';
 /** `sub_<24 hex>`: 96 random bits, so ids can be neither guessed nor enumerated. */
 export const newSubscriptionId = (): string => `sub_${randomBytes(12).toString('hex')}`;
 
-export interface SubscriptionDependencies {
+export interface SubscriptionDependencies extends EmailConfirmationDependencies {
   readonly db: Database;
   readonly store: EventStore;
   readonly clock: Clock;
@@ -36,6 +38,8 @@ export interface SubscriptionDependencies {
   readonly signingSecret: string;
   /** Where webhooks may go: the delivery fetcher's policy, so that a target refused there is refused here too. */
   readonly webhookAddresses: AddressPolicy;
+  /** Called after a commit that queued confirmation emails: the outgoing-mail worker sends them. */
+  readonly wakeMailWorker?: () => void;
 }
 
 export interface SubscribeInput extends CommandContext {
@@ -91,6 +95,8 @@ const execute = async (
   subscriptionId: string,
   command: Omit<SubscriptionCommand, 'metadata'>,
   context: CommandContext,
+  /** More work in the same transaction, on the decided state. */
+  alongside?: (tx: Transaction, state: SubscriptionState) => Promise<void>,
 ): Promise<SubscriptionState> =>
   deps.db.transaction(async (tx) => {
     const { events, state } = await handleCommand({
@@ -125,6 +131,7 @@ const execute = async (
           break;
       }
     }
+    await alongside?.(tx, state);
     return state;
   });
 
@@ -164,6 +171,7 @@ export const subscribe = async (
 ): Promise<SubscribeResult> => {
   refuseNonPublicWebhookTargets(deps.webhookAddresses, input.draft);
   const subscriptionId = newSubscriptionId();
+  let confirmationsQueued = 0;
   const state = await execute(
     deps,
     subscriptionId,
@@ -176,7 +184,17 @@ export const subscribe = async (
       },
     },
     input,
+    // Double opt-in (docs/security.md, API6): the email channels' unconfirmed mailboxes are asked to confirm,
+    // by mail queued with the subscription, so that both commit or neither.
+    async (tx, decided) => {
+      if (decided.status !== 'active') return;
+      const emails = decided.subscription.channels.flatMap((channel) =>
+        channel.type === 'email' ? [channel.email] : [],
+      );
+      confirmationsQueued = await requestEmailConfirmations(deps, tx, emails, input);
+    },
   );
+  if (confirmationsQueued > 0) deps.wakeMailWorker?.();
   if (state.status !== 'active') throw new Error(`Subscribe left ${subscriptionId} without a subscription`);
   const hasWebhook = state.subscription.channels.some((channel) => channel.type === 'webhook');
   return {

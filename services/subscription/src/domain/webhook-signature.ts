@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** Headers of a saved_search.match webhook (docs/specification.md, "Saved searches"). */
 export const WEBHOOK_HEADERS = {
@@ -51,3 +51,37 @@ export const webhookSecretOf = (marketplaceKey: string, subscriptionId: string, 
  */
 export const unsubscribeTokenOf = (marketplaceKey: string, subscriptionId: string): string =>
   createHmac('sha256', marketplaceKey).update(`unsubscribe.${subscriptionId}`).digest('base64url');
+
+/**
+ * The token of an email confirmation link (double opt-in, docs/security.md, API6): `<mailbox>.<request id>`
+ * as base64url, a dot, and its HMAC-SHA256 under the marketplace's key with its own label. The signature proves
+ * the marketplace issued it; expiry and single use are the mailbox aggregate's (the request id names the link).
+ */
+export const emailConfirmationTokenOf = (
+  marketplaceKey: string,
+  mailbox: string,
+  requestId: string,
+): string => {
+  const payload = Buffer.from(JSON.stringify([mailbox, requestId])).toString('base64url');
+  return `${payload}.${createHmac('sha256', marketplaceKey).update(`email-confirmation.${payload}`).digest('base64url')}`;
+};
+
+/** The mailbox and request id of a token this marketplace signed; undefined for anything else. */
+export const verifyEmailConfirmationToken = (
+  marketplaceKey: string,
+  token: string,
+): { mailbox: string; requestId: string } | undefined => {
+  const [payload, signature, extra] = token.split('.');
+  if (payload === undefined || signature === undefined || extra !== undefined) return undefined;
+  const expected = createHmac('sha256', marketplaceKey)
+    .update(`email-confirmation.${payload}`)
+    .digest('base64url');
+  const presented = Buffer.from(signature);
+  if (presented.length !== expected.length || !timingSafeEqual(presented, Buffer.from(expected))) {
+    return undefined;
+  }
+  const decoded: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  if (!Array.isArray(decoded) || decoded.length !== 2) return undefined;
+  const [mailbox, requestId] = decoded as unknown[];
+  return typeof mailbox === 'string' && typeof requestId === 'string' ? { mailbox, requestId } : undefined;
+};

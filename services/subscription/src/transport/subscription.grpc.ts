@@ -1,3 +1,4 @@
+import type { CommandContext } from '@marketplace/eventsourcing';
 import { parseActor } from '@marketplace/eventsourcing';
 import { subscriptionV1 } from '@marketplace/proto';
 import { actingAccountId, type GrpcService } from '@marketplace/rpc';
@@ -28,6 +29,10 @@ export interface SubscriptionApplication {
   }): Promise<{ webhook: SellerWebhook; secret: string }>;
   listSellerWebhooks(sellerAccountId: number): Promise<SellerWebhookView[]>;
   deleteSellerWebhook(input: { sellerAccountId: number; endpointId: string }): Promise<void>;
+  /** Resolves to the mailbox confirmed. */
+  confirmEmail(input: CommandContext & { token: string }): Promise<string>;
+  /** The mailboxes of these subscriptions' email channels not confirmed yet (shown pending in answers). */
+  unconfirmedMailboxes(subscriptions: readonly Subscription[]): Promise<ReadonlySet<string>>;
 }
 
 const toSellerWebhookMessage = (
@@ -104,7 +109,10 @@ export const subscriptionGrpcService = (
         traceparent: context.metadata.get('traceparent'),
       });
       return {
-        subscription: toSubscriptionMessage(subscription),
+        subscription: toSubscriptionMessage(
+          subscription,
+          await application.unconfirmedMailboxes([subscription]),
+        ),
         unsubscribeToken,
         webhookSecret: webhookSecret ?? '',
       };
@@ -113,7 +121,17 @@ export const subscriptionGrpcService = (
       const subscriptions = await application.listSubscriptions(
         ownerOnly(request.actor, request.ownerAccountId),
       );
-      return { subscriptions: subscriptions.map(toSubscriptionMessage) };
+      const unconfirmed = await application.unconfirmedMailboxes(subscriptions);
+      return { subscriptions: subscriptions.map((one) => toSubscriptionMessage(one, unconfirmed)) };
+    },
+    async confirmEmail(request, context) {
+      const mailbox = await application.confirmEmail({
+        token: request.token,
+        actor: parseActor(request.actor),
+        correlationId: request.correlationId === '' ? undefined : request.correlationId,
+        traceparent: context.metadata.get('traceparent'),
+      });
+      return { mailbox };
     },
     async deleteSubscription(request, context) {
       const requesterAccountId = accountIdOf(request.actor, request.ownerAccountId);
@@ -149,7 +167,10 @@ export const subscriptionGrpcService = (
         ownerOnly(request.actor, request.ownerAccountId),
       );
       return {
-        subscription: toSubscriptionMessage(resource.subscription),
+        subscription: toSubscriptionMessage(
+          resource.subscription,
+          await application.unconfirmedMailboxes([resource.subscription]),
+        ),
         matches: resource.matches.map((match) => ({
           productId: match.productId,
           matchedAtMs: match.matchedAt,

@@ -122,7 +122,7 @@ export const productsRoutes = (
   router
     .route('/api/products/:productId')
     .get(authenticate(identity, { required: true }), async (req, res) => {
-      const { productId = '' } = req.params;
+      const productId = productIdOfPath(req.params.productId);
       const listing = await listings.getMine(authenticatedPrincipalOf(req), productId);
       res.set('ETag', etagOf(listing.version)).json(listing);
     })
@@ -141,7 +141,7 @@ export const productsRoutes = (
       res.set('ETag', etagOf(updated.version)).json(updated);
     })
     .delete(authenticate(identity, { required: true }), async (req, res) => {
-      const { productId = '' } = req.params;
+      const productId = productIdOfPath(req.params.productId);
       const seller = authenticatedPrincipalOf(req);
       const withdrawn = await listings.withdraw(seller, productId, requestIdOf(req), ifMatchVersionsOf(req));
       res.set('ETag', etagOf(withdrawn.version)).json(withdrawn);
@@ -150,7 +150,7 @@ export const productsRoutes = (
   router
     .route('/api/products/:productId/relist')
     .post(authenticate(identity, { required: true }), async (req, res) => {
-      const { productId = '' } = req.params;
+      const productId = productIdOfPath(req.params.productId);
       const seller = authenticatedPrincipalOf(req);
       const relisted = await listings.relist(seller, productId, requestIdOf(req), ifMatchVersionsOf(req));
       res.set('ETag', etagOf(relisted.version)).json(relisted);

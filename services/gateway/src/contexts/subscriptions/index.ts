@@ -7,8 +7,13 @@ import { SubscriptionCommands } from './subscription.commands.js';
 import { rotateWebhookSecretTool } from './subscription-secret.tools.js';
 import { subscribeToQueryTool } from './subscription.tools.js';
 import { subscriptionsRouteDocs, subscriptionsRoutes } from './subscriptions.routes.js';
+import { emailConfirmationRouteDocs, emailConfirmationRoutes } from './email-confirmation.routes.js';
 
-export const routeDocs: readonly RouteDoc[] = [...subscriptionsRouteDocs, ...sellerWebhooksRouteDocs];
+export const routeDocs: readonly RouteDoc[] = [
+  ...subscriptionsRouteDocs,
+  ...emailConfirmationRouteDocs,
+  ...sellerWebhooksRouteDocs,
+];
 
 export interface SubscriptionsContext extends ContextSurface {
   readonly commands: SubscriptionCommands;
@@ -25,6 +30,7 @@ export const subscriptionsContext = (
     commands,
     routes: [
       subscriptionsRoutes(problems, commands, identity, bodyLimitBytes, rateLimiter),
+      emailConfirmationRoutes(problems, commands),
       sellerWebhooksRoutes(problems, new SellerWebhooks(client), identity, bodyLimitBytes),
     ],
     tools: [subscribeToQueryTool(commands, rateLimiter), rotateWebhookSecretTool(commands)],

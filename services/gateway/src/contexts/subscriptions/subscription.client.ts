@@ -20,6 +20,7 @@ export interface SubscriptionClient {
     request: subscriptionV1.ListSellerWebhooksRequest,
   ): Promise<subscriptionV1.SellerWebhook[]>;
   deleteSellerWebhook(request: subscriptionV1.DeleteSellerWebhookRequest): Promise<void>;
+  confirmEmail(request: subscriptionV1.ConfirmEmailRequest): Promise<subscriptionV1.ConfirmEmailResponse>;
   close(): void;
 }
 
@@ -48,6 +49,7 @@ export const createSubscriptionClient = (
     deleteSellerWebhook: async (request) => {
       await client.deleteSellerWebhook(request);
     },
+    confirmEmail: (request) => client.confirmEmail(request),
     close: () => grpc.close(),
   };
 };

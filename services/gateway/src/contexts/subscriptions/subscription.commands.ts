@@ -21,7 +21,7 @@ const channelDraftOf = (channel: SubscribeInput['channels'][number]): subscripti
     case 'webhook':
       return { kind: { $case: 'webhook', value: { url: channel.url } } };
     case 'email':
-      return { kind: { $case: 'email', value: { email: channel.email } } };
+      return { kind: { $case: 'email', value: { email: channel.email, pendingConfirmation: false } } };
     case 'mcp_resource':
       return { kind: { $case: 'mcpResource', value: {} } };
   }
@@ -32,7 +32,11 @@ const channelViewOf = (channel: subscriptionV1.Channel): SubscriptionView['chann
     case 'webhook':
       return { type: 'webhook', url: channel.kind.value.url };
     case 'email':
-      return { type: 'email', email: channel.kind.value.email };
+      return {
+        type: 'email',
+        email: channel.kind.value.email,
+        status: channel.kind.value.pendingConfirmation ? 'pending_confirmation' : 'active',
+      };
     default:
       return { type: 'mcp_resource' };
   }
@@ -140,6 +144,19 @@ export class SubscriptionCommands {
       secret_generation: rotated.secretGeneration,
       previous_secret_valid_until: toIso(rotated.previousValidUntilMs),
     };
+  }
+
+  /**
+   * The confirmation link of an email channel's address (double opt-in, docs/security.md, API6): anyone holding
+   * the token may use it, once. Resolves to the mailbox confirmed.
+   */
+  async confirmEmail(token: string, correlationId: string): Promise<{ confirmed: true; mailbox: string }> {
+    const { mailbox } = await this.subscriptions.confirmEmail({
+      actor: actorOf(undefined),
+      token,
+      correlationId,
+    });
+    return { confirmed: true, mailbox };
   }
 
   /** GET /api/mcp/resources/subscriptions/{id} and marketplace://subscriptions/{id}. */

@@ -126,7 +126,16 @@ export type RotatedSecret = z.output<typeof rotatedSecretSchema>;
 
 const channelView = z.union([
   z.object({ type: z.literal('webhook'), url: z.string() }),
-  z.object({ type: z.literal('email'), email: z.string() }),
+  z.object({
+    type: z.literal('email'),
+    email: z.string(),
+    status: z
+      .enum(['pending_confirmation', 'active'])
+      .describe(
+        'pending_confirmation: no match is emailed until the address is confirmed with the link of the ' +
+          'confirmation email sent to it (once per address, for all its saved searches)',
+      ),
+  }),
   z.object({ type: z.literal('mcp_resource') }),
 ]);
 
@@ -177,3 +186,17 @@ export const subscriptionResourceSchema = z.object({
 export type SubscriptionView = z.output<typeof subscriptionViewSchema>;
 export type SubscribeOutput = z.output<typeof subscribeOutputSchema>;
 export type SubscriptionResourceView = z.output<typeof subscriptionResourceSchema>;
+
+/** The confirmation link of an email channel's address (double opt-in): `?token=` only. */
+export const emailConfirmationQuerySchema = z.object({
+  token: z
+    .string({ error: 'is required' })
+    .min(1, { error: 'is required' })
+    .max(1_000, { error: 'must be at most 1000 characters' })
+    .describe('The token of the link in the confirmation email'),
+});
+
+export const emailConfirmedSchema = z.object({
+  confirmed: z.literal(true),
+  mailbox: z.string().describe('The address confirmed, normalised (lower case, without +tag)'),
+});

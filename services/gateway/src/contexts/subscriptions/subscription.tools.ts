@@ -28,7 +28,8 @@ export const subscribeToQueryTool = (
   description:
     'Save a marketplace search and get notified when a new public listing matches it: a signed webhook POST ' +
     '(saved_search.match, HMAC-SHA256 in X-Marketplace-Signature under the webhook_secret returned once here), ' +
-    'an email, or the pollable resource ' +
+    'an email (once the address is confirmed: a new address gets one confirmation email, and its channel shows ' +
+    'status pending_confirmation until then), or the pollable resource ' +
     'marketplace://subscriptions/{id} (last 100 matches; needs an API key or agent token). Prices are cents per unit. ' +
     'Each destination once per search; rate-limited per caller and per mailbox.',
   inputSchema: subscribeInputSchema,

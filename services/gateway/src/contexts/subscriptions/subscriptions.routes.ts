@@ -151,7 +151,9 @@ export const subscriptionsRouteDocs: readonly RouteDoc[] = [
     operationId: 'subscribe',
     summary: 'Save a search and be notified of new matching public lots (subscribe_to_query over REST)',
     description:
-      'Channels: webhook (signed POST), email, mcp_resource (the owner polls it), each destination once (one ' +
+      'Channels: webhook (signed POST), email (double opt-in: an address not confirmed yet gets one ' +
+      'confirmation email and no match until it is confirmed at /api/email-confirmation; its channel shows ' +
+      'status pending_confirmation), mcp_resource (the owner polls it), each destination once (one ' +
       'mailbox, case and +tag folded, in one channel only). Anonymous callers may use webhook and email only ' +
       'and end the subscription with the unsubscribe_token, shown once; with a webhook channel, webhook_secret ' +
       '(whsec_…, shown once) is the key of its X-Marketplace-Signature. Unknown query keys are stored and ' +

@@ -1858,6 +1858,13 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           type: 'TYPE_STRING',
           repeated: false,
         },
+        {
+          name: 'pendingConfirmation',
+          type: 'TYPE_BOOL',
+          repeated: false,
+          comment:
+            'In answers only (never in events): the address is not confirmed yet (double opt-in, docs/security.md, API6), so no match is emailed to it.',
+        },
       ],
     },
     {
@@ -1882,7 +1889,8 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           name: 'subscriptionId',
           type: 'TYPE_STRING',
           repeated: false,
-          comment: 'sub_<random>: the aggregate id and the message key.',
+          comment:
+            "The aggregate id and the message key: sub_<random> for a subscription, mbx_<hash> for an email address's confirmation (double opt-in).",
         },
         {
           name: 'version',
@@ -1924,6 +1932,20 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           type: 'TYPE_MESSAGE',
           repeated: false,
           typeName: 'marketplace.subscription.v1.WebhookSecretRotated',
+          oneof: 0,
+        },
+        {
+          name: 'emailConfirmationRequested',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.subscription.v1.EmailConfirmationRequested',
+          oneof: 0,
+        },
+        {
+          name: 'emailAddressConfirmed',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.subscription.v1.EmailAddressConfirmed',
           oneof: 0,
         },
       ],
@@ -1972,6 +1994,58 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
         },
         {
           name: 'previousValidUntilMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+      ],
+    },
+    {
+      name: 'marketplace.subscription.v1.EmailConfirmationRequested',
+      comment:
+        'A saved search named an email address that is not confirmed: one confirmation email with a signed single-use link (request_id inside) was queued. Aggregate mbx_<hash of the normalised mailbox>.',
+      oneofs: [],
+      fields: [
+        {
+          name: 'mailbox',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'The mailbox, normalised (lower case, +tag removed): what is confirmed.',
+        },
+        {
+          name: 'requestId',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'requestedAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'expiresAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+      ],
+    },
+    {
+      name: 'marketplace.subscription.v1.EmailAddressConfirmed',
+      comment:
+        "The mailbox's owner confirmed with the link of request_id: matches are emailed to it from now on, for every saved search that names it.",
+      oneofs: [],
+      fields: [
+        {
+          name: 'mailbox',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'requestId',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'confirmedAtMs',
           type: 'TYPE_INT64',
           repeated: false,
         },

@@ -678,6 +678,14 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
     },
   },
   unsubscribe: { responses: { 200: { id: SUBSCRIPTION.id, unsubscribed: true } } },
+  emailConfirmationPage: {
+    responses: {
+      200:
+        '<!doctype html><title>Confirm your address</title><form method="post">' +
+        '<button>Confirm buyer@ridgeway.example</button></form>',
+    },
+  },
+  confirmEmail: { responses: { 200: { confirmed: true, mailbox: 'buyer@ridgeway.example' } } },
   getSubscriptionResource: {
     responses: {
       200: {

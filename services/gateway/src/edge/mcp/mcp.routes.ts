@@ -213,6 +213,9 @@ const TOOL_STATE_ERRORS = {
     'The tool conflicts with the current state: quick_buy finds too little stock, a listing without instant ' +
     'checkout or a line over the bulk threshold (use request_quote); an order or quote is not in the state the ' +
     'change needs',
+  412:
+    'expected_version is not the listing’s current version (update_listing, withdraw_listing): ' +
+    'somebody changed it since; read it again',
   503:
     'A service behind the gateway, or its database connection, is not available; retry after Retry-After. The ' +
     'outcome of a write is then unknown: repeat a create with the same idempotency_key (quick_buy answers the ' +

@@ -56,6 +56,11 @@ export interface WebhookChannel {
 
 export interface EmailChannel {
   email: string;
+  /**
+   * In answers only (never in events): the address is not confirmed yet (double opt-in, docs/security.md, API6),
+   * so no match is emailed to it.
+   */
+  pendingConfirmation: boolean;
 }
 
 /** Matches are kept (the last 100) on the subscription's resource. */
@@ -508,13 +513,16 @@ export const WebhookChannel: MessageFns<WebhookChannel> = {
 };
 
 function createBaseEmailChannel(): EmailChannel {
-  return { email: "" };
+  return { email: "", pendingConfirmation: false };
 }
 
 export const EmailChannel: MessageFns<EmailChannel> = {
   encode(message: EmailChannel, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.email !== "") {
       writer.uint32(10).string(message.email);
+    }
+    if (message.pendingConfirmation !== false) {
+      writer.uint32(16).bool(message.pendingConfirmation);
     }
     return writer;
   },
@@ -540,6 +548,14 @@ export const EmailChannel: MessageFns<EmailChannel> = {
             message.email = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.pendingConfirmation = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -558,6 +574,7 @@ export const EmailChannel: MessageFns<EmailChannel> = {
   fromPartial(object: DeepPartial<EmailChannel>): EmailChannel {
     const message = createBaseEmailChannel();
     message.email = object.email ?? "";
+    message.pendingConfirmation = object.pendingConfirmation ?? false;
     return message;
   },
 };

@@ -16,16 +16,22 @@ import { Subscription } from "./subscription.js";
 export interface SubscriptionEvent {
   /** UUIDv7, also the ce_id header. */
   eventId: string;
-  /** sub_<random>: the aggregate id and the message key. */
+  /**
+   * The aggregate id and the message key: sub_<random> for a subscription, mbx_<hash> for an email address's
+   * confirmation (double opt-in).
+   */
   subscriptionId: string;
   version: number;
   occurredAtMs: number;
   actor: Actor | undefined;
   correlationId: string;
-  payload: { $case: "created"; value: SubscriptionCreated } | { $case: "deleted"; value: SubscriptionDeleted } | {
-    $case: "webhookSecretRotated";
-    value: WebhookSecretRotated;
-  } | undefined;
+  payload:
+    | { $case: "created"; value: SubscriptionCreated }
+    | { $case: "deleted"; value: SubscriptionDeleted }
+    | { $case: "webhookSecretRotated"; value: WebhookSecretRotated }
+    | { $case: "emailConfirmationRequested"; value: EmailConfirmationRequested }
+    | { $case: "emailAddressConfirmed"; value: EmailAddressConfirmed }
+    | undefined;
 }
 
 /** Someone subscribed to a query. State-carrying: the whole subscription. */
@@ -46,6 +52,28 @@ export interface WebhookSecretRotated {
   secretGeneration: number;
   rotatedAtMs: number;
   previousValidUntilMs: number;
+}
+
+/**
+ * A saved search named an email address that is not confirmed: one confirmation email with a signed single-use
+ * link (request_id inside) was queued. Aggregate mbx_<hash of the normalised mailbox>.
+ */
+export interface EmailConfirmationRequested {
+  /** The mailbox, normalised (lower case, +tag removed): what is confirmed. */
+  mailbox: string;
+  requestId: string;
+  requestedAtMs: number;
+  expiresAtMs: number;
+}
+
+/**
+ * The mailbox's owner confirmed with the link of request_id: matches are emailed to it from now on, for every
+ * saved search that names it.
+ */
+export interface EmailAddressConfirmed {
+  mailbox: string;
+  requestId: string;
+  confirmedAtMs: number;
 }
 
 function createBaseSubscriptionEvent(): SubscriptionEvent {
@@ -89,6 +117,12 @@ export const SubscriptionEvent: MessageFns<SubscriptionEvent> = {
         break;
       case "webhookSecretRotated":
         WebhookSecretRotated.encode(message.payload.value, writer.uint32(98).fork()).join();
+        break;
+      case "emailConfirmationRequested":
+        EmailConfirmationRequested.encode(message.payload.value, writer.uint32(106).fork()).join();
+        break;
+      case "emailAddressConfirmed":
+        EmailAddressConfirmed.encode(message.payload.value, writer.uint32(114).fork()).join();
         break;
     }
     return writer;
@@ -182,6 +216,28 @@ export const SubscriptionEvent: MessageFns<SubscriptionEvent> = {
             };
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.payload = {
+              $case: "emailConfirmationRequested",
+              value: EmailConfirmationRequested.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.payload = {
+              $case: "emailAddressConfirmed",
+              value: EmailAddressConfirmed.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -223,6 +279,24 @@ export const SubscriptionEvent: MessageFns<SubscriptionEvent> = {
           message.payload = {
             $case: "webhookSecretRotated",
             value: WebhookSecretRotated.fromPartial(object.payload.value),
+          };
+        }
+        break;
+      }
+      case "emailConfirmationRequested": {
+        if (object.payload?.value !== undefined && object.payload?.value !== null) {
+          message.payload = {
+            $case: "emailConfirmationRequested",
+            value: EmailConfirmationRequested.fromPartial(object.payload.value),
+          };
+        }
+        break;
+      }
+      case "emailAddressConfirmed": {
+        if (object.payload?.value !== undefined && object.payload?.value !== null) {
+          message.payload = {
+            $case: "emailAddressConfirmed",
+            value: EmailAddressConfirmed.fromPartial(object.payload.value),
           };
         }
         break;
@@ -419,6 +493,176 @@ export const WebhookSecretRotated: MessageFns<WebhookSecretRotated> = {
     message.secretGeneration = object.secretGeneration ?? 0;
     message.rotatedAtMs = object.rotatedAtMs ?? 0;
     message.previousValidUntilMs = object.previousValidUntilMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseEmailConfirmationRequested(): EmailConfirmationRequested {
+  return { mailbox: "", requestId: "", requestedAtMs: 0, expiresAtMs: 0 };
+}
+
+export const EmailConfirmationRequested: MessageFns<EmailConfirmationRequested> = {
+  encode(message: EmailConfirmationRequested, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.mailbox !== "") {
+      writer.uint32(10).string(message.mailbox);
+    }
+    if (message.requestId !== "") {
+      writer.uint32(18).string(message.requestId);
+    }
+    if (message.requestedAtMs !== 0) {
+      writer.uint32(24).int64(message.requestedAtMs);
+    }
+    if (message.expiresAtMs !== 0) {
+      writer.uint32(32).int64(message.expiresAtMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EmailConfirmationRequested {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEmailConfirmationRequested();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.mailbox = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.requestedAtMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.expiresAtMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<EmailConfirmationRequested>): EmailConfirmationRequested {
+    return EmailConfirmationRequested.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EmailConfirmationRequested>): EmailConfirmationRequested {
+    const message = createBaseEmailConfirmationRequested();
+    message.mailbox = object.mailbox ?? "";
+    message.requestId = object.requestId ?? "";
+    message.requestedAtMs = object.requestedAtMs ?? 0;
+    message.expiresAtMs = object.expiresAtMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseEmailAddressConfirmed(): EmailAddressConfirmed {
+  return { mailbox: "", requestId: "", confirmedAtMs: 0 };
+}
+
+export const EmailAddressConfirmed: MessageFns<EmailAddressConfirmed> = {
+  encode(message: EmailAddressConfirmed, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.mailbox !== "") {
+      writer.uint32(10).string(message.mailbox);
+    }
+    if (message.requestId !== "") {
+      writer.uint32(18).string(message.requestId);
+    }
+    if (message.confirmedAtMs !== 0) {
+      writer.uint32(24).int64(message.confirmedAtMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EmailAddressConfirmed {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEmailAddressConfirmed();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.mailbox = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.confirmedAtMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<EmailAddressConfirmed>): EmailAddressConfirmed {
+    return EmailAddressConfirmed.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EmailAddressConfirmed>): EmailAddressConfirmed {
+    const message = createBaseEmailAddressConfirmed();
+    message.mailbox = object.mailbox ?? "";
+    message.requestId = object.requestId ?? "";
+    message.confirmedAtMs = object.confirmedAtMs ?? 0;
     return message;
   },
 };

@@ -162,6 +162,20 @@ export interface RotateWebhookSecretResponse {
   secretGeneration: number;
 }
 
+export interface ConfirmEmailRequest {
+  actor:
+    | Actor
+    | undefined;
+  /** The token of the confirmation link. */
+  token: string;
+  correlationId: string;
+}
+
+export interface ConfirmEmailResponse {
+  /** The confirmed mailbox, normalised. */
+  mailbox: string;
+}
+
 function createBaseSellerWebhook(): SellerWebhook {
   return { endpointId: "", url: "", createdAtMs: 0, deliveries: [] };
 }
@@ -1705,6 +1719,140 @@ export const RotateWebhookSecretResponse: MessageFns<RotateWebhookSecretResponse
   },
 };
 
+function createBaseConfirmEmailRequest(): ConfirmEmailRequest {
+  return { actor: undefined, token: "", correlationId: "" };
+}
+
+export const ConfirmEmailRequest: MessageFns<ConfirmEmailRequest> = {
+  encode(message: ConfirmEmailRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.token !== "") {
+      writer.uint32(18).string(message.token);
+    }
+    if (message.correlationId !== "") {
+      writer.uint32(26).string(message.correlationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmEmailRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseConfirmEmailRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.correlationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ConfirmEmailRequest>): ConfirmEmailRequest {
+    return ConfirmEmailRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ConfirmEmailRequest>): ConfirmEmailRequest {
+    const message = createBaseConfirmEmailRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
+    message.token = object.token ?? "";
+    message.correlationId = object.correlationId ?? "";
+    return message;
+  },
+};
+
+function createBaseConfirmEmailResponse(): ConfirmEmailResponse {
+  return { mailbox: "" };
+}
+
+export const ConfirmEmailResponse: MessageFns<ConfirmEmailResponse> = {
+  encode(message: ConfirmEmailResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.mailbox !== "") {
+      writer.uint32(10).string(message.mailbox);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmEmailResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseConfirmEmailResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.mailbox = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<ConfirmEmailResponse>): ConfirmEmailResponse {
+    return ConfirmEmailResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ConfirmEmailResponse>): ConfirmEmailResponse {
+    const message = createBaseConfirmEmailResponse();
+    message.mailbox = object.mailbox ?? "";
+    return message;
+  },
+};
+
 /**
  * Saved searches. Validation failures are INVALID_ARGUMENT with google.rpc.BadRequest field violations
  * (paths such as query/minPrice or channels/0/url); a subscription that does not exist or belongs to another
@@ -1756,6 +1904,18 @@ export const SubscriptionServiceDefinition = {
       requestType: RotateWebhookSecretRequest as typeof RotateWebhookSecretRequest,
       requestStream: false,
       responseType: RotateWebhookSecretResponse as typeof RotateWebhookSecretResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * Confirms an email address with the token of its confirmation link (double opt-in): INVALID_ARGUMENT on
+     * `token` when forged or expired, a conflict (409) when already used.
+     */
+    confirmEmail: {
+      name: "ConfirmEmail",
+      requestType: ConfirmEmailRequest as typeof ConfirmEmailRequest,
+      requestStream: false,
+      responseType: ConfirmEmailResponse as typeof ConfirmEmailResponse,
       responseStream: false,
       options: {},
     },
@@ -1815,6 +1975,14 @@ export interface SubscriptionServiceImplementation<CallContextExt = {}> {
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<RotateWebhookSecretResponse>>;
   /**
+   * Confirms an email address with the token of its confirmation link (double opt-in): INVALID_ARGUMENT on
+   * `token` when forged or expired, a conflict (409) when already used.
+   */
+  confirmEmail(
+    request: ConfirmEmailRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ConfirmEmailResponse>>;
+  /**
    * A seller's endpoint for order.placed, quote.requested and order.disputed webhooks; its whsec_ secret is
    * answered here only.
    */
@@ -1856,6 +2024,14 @@ export interface SubscriptionServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<RotateWebhookSecretRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<RotateWebhookSecretResponse>;
+  /**
+   * Confirms an email address with the token of its confirmation link (double opt-in): INVALID_ARGUMENT on
+   * `token` when forged or expired, a conflict (409) when already used.
+   */
+  confirmEmail(
+    request: DeepPartial<ConfirmEmailRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ConfirmEmailResponse>;
   /**
    * A seller's endpoint for order.placed, quote.requested and order.disputed webhooks; its whsec_ secret is
    * answered here only.
