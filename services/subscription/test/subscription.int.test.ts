@@ -377,7 +377,11 @@ describe.each(testEngines())('saved searches on $name', ({ create, name }) => {
       { currentSecret: 'whsec_forged' },
       { requesterAccountId: BUYER + 1, currentSecret: webhookSecretOf(SECRET, id, 1) },
       // Another subscription's secret proves nothing about this one.
-      { currentSecret: (await subscribeExample([{ type: 'webhook', url: `${hook.url}/x` }])).webhookSecret },
+      // (Its own receiver: its deliveries of the same listings must not be taken for this one's.)
+      {
+        currentSecret: (await subscribeExample([{ type: 'webhook', url: (await receiver()).url }]))
+          .webhookSecret,
+      },
     ];
     for (const attempt of forged) {
       await expect(
