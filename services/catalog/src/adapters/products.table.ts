@@ -5,9 +5,10 @@ import type { CatalogProduct } from '../domain/catalog-product.js';
 
 export interface ProductsTable {
   find(db: Queryable, id: string): Promise<CatalogProduct | undefined>;
-  /** Reads a product and locks its row until the transaction ends, so two writers of one product queue. */
-  findForUpdate(tx: Queryable, id: string): Promise<CatalogProduct | undefined>;
-  /** Reads the products of `ids` that exist and locks their rows until the transaction ends: one statement. */
+  /**
+   * Reads the products of `ids` that exist and locks their rows until the transaction ends (so two writers of one
+   * product queue), in one statement.
+   */
   findManyForUpdate(tx: Queryable, ids: readonly string[]): Promise<Map<string, CatalogProduct>>;
   /** Inserts or replaces the row; every write takes the next change position (product-change-feed.ts). */
   save(tx: Queryable, product: CatalogProduct): Promise<void>;
@@ -42,13 +43,6 @@ export const productsTable = (schema: string): ProductsTable => {
     async find(db, id) {
       const { rows } = await db.query<{ document: unknown }>(
         `select document from ${table} where product_id = $1`,
-        [id],
-      );
-      return documentsOf(rows)[0];
-    },
-    async findForUpdate(tx, id) {
-      const { rows } = await tx.query<{ document: unknown }>(
-        `select document from ${table} where product_id = $1 for update`,
         [id],
       );
       return documentsOf(rows)[0];
