@@ -19,6 +19,8 @@ export {
   eventIdOf,
   projectionMigrations,
   startProjection,
+  type BatchEvent,
+  type ProjectionApply,
   type ProjectionOptions,
 } from './projection.js';
 export { isActorKind, parseActor } from './actor.js';

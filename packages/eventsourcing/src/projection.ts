@@ -33,7 +33,33 @@ export const DEFAULT_DEDUP_WINDOW_MS = 86_400_000;
 /** How often a projection deletes the ids that left the window (more often if the window is shorter). */
 const PURGE_INTERVAL_MS = 300_000;
 
-export interface ProjectionOptions<E> {
+/** An event of a batch as `applyBatch` receives it: decoded, with the message that carried it. */
+export interface BatchEvent<E> {
+  readonly event: E;
+  readonly message: DeliveredMessage;
+}
+
+/**
+ * How a projection writes its rows, in `tx` only (the batch's transaction): event by event (`apply`), or the
+ * whole batch at once (`applyBatch`, so a read model can read and write all the batch's keys in a constant number
+ * of statements). Either way the events are the batch's new ones (deduplicated, with `supersedes` only the newest
+ * of a key), in offset order.
+ */
+export type ProjectionApply<E> =
+  | {
+      /** Writes the projection's rows for one event. */
+      readonly apply: (tx: Transaction, event: E, message: DeliveredMessage) => Promise<void>;
+      readonly applyBatch?: never;
+    }
+  | {
+      readonly apply?: never;
+      /** Writes the projection's rows for the batch's events (never called with none). */
+      readonly applyBatch: (tx: Transaction, events: readonly BatchEvent<E>[]) => Promise<void>;
+    };
+
+export type ProjectionOptions<E> = ProjectionSettings<E> & ProjectionApply<E>;
+
+interface ProjectionSettings<E> {
   readonly log: EventLog;
   readonly db: Database;
   /** The schema holding the projection's tables (and `projectionMigrations`'). */
@@ -43,8 +69,6 @@ export interface ProjectionOptions<E> {
   readonly group: string;
   /** The event a message carries; throw on a message this version cannot read (the log retries its batch). */
   readonly decode: (message: DeliveredMessage) => E;
-  /** Writes the projection's rows for one event, in `tx` only (the batch's transaction). */
-  readonly apply: (tx: Transaction, event: E, message: DeliveredMessage) => Promise<void>;
   /** Where a new group starts; default `beginning` (a projection needs the whole history). */
   readonly from?: 'beginning' | 'latest';
   /** The most messages applied in one transaction (`ConsumeOptions.maxBatch`). */
@@ -108,7 +132,14 @@ interface DecodedMessage<E> {
  *   afresh, so it re-reads the offset the other member stored. See docs/architecture.md (the batched pipeline).
  */
 export const startProjection = async <E>(options: ProjectionOptions<E>): Promise<LogConsumer> => {
-  const { db, decode, apply, group, topic } = options;
+  const { db, decode, group, topic } = options;
+  const applyEvents = async (tx: Transaction, events: readonly BatchEvent<E>[]): Promise<void> => {
+    if (options.applyBatch !== undefined) {
+      if (events.length > 0) await options.applyBatch(tx, events);
+      return;
+    }
+    for (const entry of events) await options.apply(tx, entry.event, entry.message);
+  };
   const appliedEvents = `${quoteIdent(options.schema)}.projection_applied_events`;
   const offsets = `${quoteIdent(options.schema)}.projection_offsets`;
   const dedupWindowMs = options.dedupWindowMs ?? DEFAULT_DEDUP_WINDOW_MS;
@@ -209,9 +240,7 @@ export const startProjection = async <E>(options: ProjectionOptions<E>): Promise
         fresh.map((entry) => entry.eventId),
       );
       if (!moved) throw new StaleProjectionOwnerError(group, partition, current.epoch);
-      for (const entry of notSuperseded(fresh.filter((candidate) => recorded.has(candidate.eventId)))) {
-        await apply(tx, entry.event, entry.message);
-      }
+      await applyEvents(tx, notSuperseded(fresh.filter((candidate) => recorded.has(candidate.eventId))));
       return { epoch: current.epoch, committedOffset: next };
     });
     claims.set(partition, committed);

@@ -267,6 +267,54 @@ describe.each(testEngines())('batched projection on $name', ({ create }) => {
     expect(await appliedEventIds()).toHaveLength(6);
   });
 
+  it('with applyBatch, hands the batch its new events at once, deduplicated, superseded and in order', async () => {
+    const counting = countingTransactions(db);
+    const { log, member } = handDrivenLog();
+    const handed: string[][] = [];
+    await startProjection<{ quantity: number }>({
+      log,
+      db: counting.db,
+      schema,
+      topic: TOPIC,
+      group,
+      supersedes: ({ quantity }) => quantity !== 0,
+      decode: (delivered) => JSON.parse(new TextDecoder().decode(delivered.value)) as { quantity: number },
+      // One statement for the whole batch: each key's quantities appended in offset order.
+      applyBatch: async (tx, events) => {
+        handed.push(events.map(({ event, message: delivered }) => `${delivered.key}/${event.quantity}`));
+        await tx.query(
+          `insert into ${schema}.stock_history (projection, stream_id, quantities)
+           select $1, stream_id, array_agg(quantity order by n)
+           from unnest($2::text[], $3::int[]) with ordinality as e(stream_id, quantity, n) group by stream_id
+           on conflict (projection, stream_id)
+           do update set quantities = stock_history.quantities || excluded.quantities`,
+          [group, events.map((entry) => entry.message.key), events.map((entry) => entry.event.quantity)],
+        );
+      },
+    });
+    const batches = member();
+    await batches.deliver(0, [message(1, 'stock_a', 1)]);
+    const afterFirst = counting.statements();
+
+    await batches.deliver(0, [
+      message(1, 'stock_a', 1), // at the stored offset: a redelivery
+      message(2, 'stock_a', 1), // a copy published again under a new offset
+      message(3, 'stock_b', 1),
+      message(4, 'stock_a', 2),
+      message(5, 'stock_a', 0),
+      message(6, 'stock_b', 2),
+      message(7, 'stock_c', 5),
+    ]);
+    // A batch with nothing new does not call applyBatch.
+    await batches.deliver(0, [message(7, 'stock_c', 5)]);
+
+    expect(handed).toEqual([['stock_a/1'], ['stock_a/2', 'stock_a/0', 'stock_b/2', 'stock_c/5']]);
+    // The offset with the event ids, then the batch's one statement; the empty batch moves nothing but the offset.
+    expect(counting.statements() - afterFirst).toBe(3);
+    expect(await history()).toEqual({ stock_a: [1, 2, 0], stock_b: [2], stock_c: [5] });
+    expect(await storedOffset()).toEqual({ offset: '7', epoch: '1' });
+  });
+
   it('forgets the ids of events applied longer ago than the dedup window, after a later batch', async () => {
     const member = await startMember({ dedupWindowMs: 300 });
     await member.deliver(0, [message(1, 'stock_a', 1), message(2, 'stock_a', 2)]);

@@ -139,6 +139,55 @@ describe.each(testEngines())('search projection on $name', ({ create }) => {
     expect(await appliedEventCount()).toBe(4);
   });
 
+  it('applies a batch of N listing events in a constant number of statements, not 2N', async () => {
+    const statements: string[] = [];
+    const transaction = db.transaction.bind(db);
+    db.transaction = (work, options) =>
+      transaction((tx) => {
+        const query = tx.query.bind(tx);
+        tx.query = (sql, params) => {
+          statements.push(sql);
+          return query(sql, params);
+        };
+        return work(tx);
+      }, options);
+    const statementsOf = async (
+      ...messages: [ReturnType<typeof delivered>, ...ReturnType<typeof delivered>[]]
+    ): Promise<number> => {
+      statements.length = 0;
+      await log.deliver(...messages);
+      return statements.length;
+    };
+    try {
+      // The first batch also claims the partition.
+      await statementsOf(delivered(listingCreated(listingMessage(1, { name: 'Warm up' }))));
+
+      const one = await statementsOf(delivered(listingCreated(listingMessage(2, { name: 'Single lot' }))));
+      const many = Array.from({ length: 40 }, (_, i) =>
+        delivered(listingCreated(listingMessage(100 + i, { name: `Pallet lot ${i}` }))),
+      );
+      const forty = await statementsOf(many[0]!, ...many.slice(1));
+      // A batch updating products the catalog holds, some twice.
+      const changes = Array.from({ length: 40 }, (_, i) =>
+        delivered(
+          listingChanged(listingMessage(100 + (i % 25), { name: `Pallet lot ${i} v2`, version: 2 + i })),
+        ),
+      );
+      const changed = await statementsOf(changes[0]!, ...changes.slice(1));
+
+      // The offset with the event ids, the products read (locked) in one statement, written in one.
+      expect(one).toBe(3);
+      expect(forty).toBe(3);
+      expect(changed).toBe(3);
+      expect(await row('product_139')).toMatchObject({ title: 'Pallet lot 39', version: 1 });
+      expect(await row('product_114')).toMatchObject({ title: 'Pallet lot 39 v2', version: 41 });
+      expect(await row('product_124')).toMatchObject({ title: 'Pallet lot 24 v2', version: 26 });
+      expect(await index.count()).toBe(42);
+    } finally {
+      db.transaction = transaction;
+    }
+  });
+
   it('keeps a listing that was not promoted in the read model but out of public search', async () => {
     await log.deliver(
       delivered(listingCreated(listingMessage(1, { name: 'Private drill', promotePublicly: false }))),

@@ -5,10 +5,15 @@ import type { CatalogProduct } from '../domain/catalog-product.js';
 
 export interface ProductsTable {
   find(db: Queryable, id: string): Promise<CatalogProduct | undefined>;
-  /** Reads a product and locks its row until the transaction ends, so two writers of one product queue. */
-  findForUpdate(tx: Queryable, id: string): Promise<CatalogProduct | undefined>;
+  /**
+   * Reads the products of `ids` that exist and locks their rows until the transaction ends (so two writers of one
+   * product queue), in one statement.
+   */
+  findManyForUpdate(tx: Queryable, ids: readonly string[]): Promise<Map<string, CatalogProduct>>;
   /** Inserts or replaces the row; every write takes the next change position (product-change-feed.ts). */
   save(tx: Queryable, product: CatalogProduct): Promise<void>;
+  /** `save` of several products (distinct ids) in one statement. */
+  saveMany(tx: Queryable, products: readonly CatalogProduct[]): Promise<void>;
   deleteAll(tx: Queryable): Promise<void>;
   /** Up to `limit` public products whose number is above `afterNumber`, product number ascending. */
   pagePublicByNumber(db: Queryable, afterNumber: number, limit: number): Promise<CatalogProduct[]>;
@@ -42,12 +47,32 @@ export const productsTable = (schema: string): ProductsTable => {
       );
       return documentsOf(rows)[0];
     },
-    async findForUpdate(tx, id) {
+    async findManyForUpdate(tx, ids) {
+      if (ids.length === 0) return new Map();
       const { rows } = await tx.query<{ document: unknown }>(
-        `select document from ${table} where product_id = $1 for update`,
-        [id],
+        `select document from ${table} where product_id = any($1::text[]) order by product_id for update`,
+        [ids],
       );
-      return documentsOf(rows)[0];
+      return new Map(documentsOf(rows).map((product) => [product.id, product]));
+    },
+    async saveMany(tx, products) {
+      if (products.length === 0) return;
+      // Sorted by id, so two transactions writing the same products take their row locks in one order.
+      const sorted = [...products].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      await tx.query(
+        `insert into ${table} (product_id, version, created_at_ms, document)
+         select id, version, created_at_ms, document::jsonb
+         from unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[]) as r(id, version, created_at_ms, document)
+         on conflict (product_id) do update
+           set version = excluded.version, created_at_ms = excluded.created_at_ms, document = excluded.document,
+               projected_at = now(), change_seq = default, transaction_id = default`,
+        [
+          sorted.map((product) => product.id),
+          sorted.map((product) => product.version),
+          sorted.map((product) => product.createdAtMs),
+          sorted.map((product) => JSON.stringify(product)),
+        ],
+      );
     },
     async save(tx, product) {
       await tx.query(

@@ -99,16 +99,26 @@ export const startSearchProjection = async (options: SearchProjectionOptions): P
       // Every listing event carries the whole listing (listing-fact.ts): a product's last event in a batch is
       // the only one to write. An event of an unknown kind replaces nothing.
       supersedes: (fact) => fact !== undefined,
-      apply: async (tx, fact, message) => {
-        if (fact === undefined) {
-          logger.warn(
-            { offset: message.offset, key: message.key },
-            'skipped a listing event of an unknown kind',
-          );
-          return;
+      // The batch's products are read (and locked) in one statement and written in one: a batch of N listing
+      // events costs two statements, not 2N.
+      applyBatch: async (tx, events) => {
+        const facts: ListingFact[] = [];
+        for (const { event: fact, message } of events) {
+          if (fact === undefined) {
+            logger.warn(
+              { offset: message.offset, key: message.key },
+              'skipped a listing event of an unknown kind',
+            );
+          } else {
+            facts.push(fact);
+          }
         }
-        const saved = await applyFact(tx, products, fact);
-        if (saved !== undefined) db.afterCommit(() => written.set(message.key, saved));
+        const saved = await applyFacts(tx, products, facts);
+        if (saved.length > 0) {
+          db.afterCommit(() => {
+            for (const product of saved) written.set(product.id, product);
+          });
+        }
       },
     });
 
@@ -143,15 +153,23 @@ export const startSearchProjection = async (options: SearchProjectionOptions): P
 };
 
 /**
- * Folds a fact into the product's row; the row lock orders two writers of one product. Answers the row written,
- * if any.
+ * Folds the batch's facts into their products' rows: one read of them all (locked, so two writers of one product
+ * queue) and one write of those that changed, whatever the number of facts. Facts of one product fold in order.
+ * Answers the rows written.
  */
-const applyFact = async (
+const applyFacts = async (
   tx: Transaction,
   products: ProductsTable,
-  fact: ListingFact,
-): Promise<CatalogProduct | undefined> => {
-  const next = projectListingFact(await products.findForUpdate(tx, fact.productId), fact);
-  if (next !== undefined) await products.save(tx, next);
-  return next;
+  facts: readonly ListingFact[],
+): Promise<CatalogProduct[]> => {
+  if (facts.length === 0) return [];
+  const current = await products.findManyForUpdate(tx, [...new Set(facts.map((fact) => fact.productId))]);
+  const changed = new Map<string, CatalogProduct>();
+  for (const fact of facts) {
+    const next = projectListingFact(changed.get(fact.productId) ?? current.get(fact.productId), fact);
+    if (next !== undefined) changed.set(fact.productId, next);
+  }
+  const saved = [...changed.values()];
+  await products.saveMany(tx, saved);
+  return saved;
 };

@@ -2,6 +2,7 @@ import type { Database } from '@marketplace/database';
 import type { EventLog, LogConsumer } from '@marketplace/eventlog';
 import { startProjection } from '@marketplace/eventsourcing';
 import { listingV1 } from '@marketplace/proto';
+import type { ListingSnapshot } from '../application/quote.dependencies.js';
 import type { ListingSnapshotsTable } from './listing-snapshots.table.js';
 
 export const LISTING_TOPIC = 'marketplace.listing.v1';
@@ -29,26 +30,32 @@ export const startListingSnapshotsProjection = (options: {
     decode: (message) => listingV1.ListingEvent.decode(message.value),
     // A listing event's listing replaces the snapshot: only a product's last one in a batch is written.
     supersedes: (event) => listingOf(event) !== undefined,
-    apply: async (tx, event) => {
-      const listing = listingOf(event);
-      if (listing === undefined) return;
-      await options.table.upsert(tx, {
-        productId: listing.productId,
-        sellerAccountId: listing.sellerAccountId,
-        name: listing.name,
-        priceCents: listing.priceCents,
-        currency: listing.currency,
-        quantity: listing.quantity,
-        // New quote requests see a withdrawn listing as in-app only; open ones are kept.
-        promotePublicly: listing.promotePublicly && listing.withdrawnAtMs === undefined,
-        version: event.version,
-        shipping: listing.shipping
-          ? {
-              mode: listing.shipping.mode,
-              cents: listing.shipping.cents,
-              shipFromRegion: listing.shipping.shipFromRegion,
-            }
-          : null,
-      });
-    },
+    // The batch's listings are written in one statement, however many the batch holds.
+    applyBatch: (tx, events) =>
+      options.table.upsertMany(
+        tx,
+        events.flatMap(({ event }) => {
+          const listing = listingOf(event);
+          return listing === undefined ? [] : [snapshotOf(listing, event.version)];
+        }),
+      ),
   });
+
+const snapshotOf = (listing: listingV1.Listing, version: number): ListingSnapshot => ({
+  productId: listing.productId,
+  sellerAccountId: listing.sellerAccountId,
+  name: listing.name,
+  priceCents: listing.priceCents,
+  currency: listing.currency,
+  quantity: listing.quantity,
+  // New quote requests see a withdrawn listing as in-app only; open ones are kept.
+  promotePublicly: listing.promotePublicly && listing.withdrawnAtMs === undefined,
+  version,
+  shipping: listing.shipping
+    ? {
+        mode: listing.shipping.mode,
+        cents: listing.shipping.cents,
+        shipFromRegion: listing.shipping.shipFromRegion,
+      }
+    : null,
+});

@@ -76,6 +76,51 @@ export class ListingSnapshotsTable implements ListingSnapshots {
     );
   }
 
+  /**
+   * `upsert` of several listings in one statement, whatever their number: of one product's, the newest version
+   * is written (one statement cannot update a row twice).
+   */
+  async upsertMany(q: Queryable, listings: readonly ListingSnapshot[]): Promise<void> {
+    const newest = new Map<string, ListingSnapshot>();
+    for (const listing of listings) {
+      const held = newest.get(listing.productId);
+      if (held === undefined || held.version < listing.version) newest.set(listing.productId, listing);
+    }
+    if (newest.size === 0) return;
+    // Sorted by id, so two transactions writing the same listings take their row locks in one order.
+    const rows = [...newest.values()].sort((a, b) =>
+      a.productId < b.productId ? -1 : a.productId > b.productId ? 1 : 0,
+    );
+    await q.query(
+      `INSERT INTO ${this.table}
+         (product_id, seller_account_id, name, price_cents, currency, quantity, promote_publicly, version,
+          shipping, shipping_known)
+       SELECT product_id, seller_account_id, name, price_cents, currency, quantity, promote_publicly, version,
+              shipping::jsonb, true
+         FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::boolean[],
+                     $8::bigint[], $9::text[])
+           AS r(product_id, seller_account_id, name, price_cents, currency, quantity, promote_publicly, version,
+                shipping)
+       ON CONFLICT (product_id) DO UPDATE
+         SET seller_account_id = EXCLUDED.seller_account_id, name = EXCLUDED.name,
+             price_cents = EXCLUDED.price_cents, currency = EXCLUDED.currency, quantity = EXCLUDED.quantity,
+             promote_publicly = EXCLUDED.promote_publicly, version = EXCLUDED.version,
+             shipping = EXCLUDED.shipping, shipping_known = true
+         WHERE ${this.table}.version < EXCLUDED.version`,
+      [
+        rows.map((listing) => listing.productId),
+        rows.map((listing) => listing.sellerAccountId),
+        rows.map((listing) => listing.name),
+        rows.map((listing) => listing.priceCents),
+        rows.map((listing) => listing.currency),
+        rows.map((listing) => listing.quantity),
+        rows.map((listing) => listing.promotePublicly),
+        rows.map((listing) => listing.version),
+        rows.map((listing) => (listing.shipping == null ? null : JSON.stringify(listing.shipping))),
+      ],
+    );
+  }
+
   async find(q: Queryable, productId: string): Promise<ListingSnapshot | undefined> {
     const { rows } = await q.query<{
       seller_account_id: string | number;
