@@ -130,7 +130,15 @@ describe('UCP checkout (embedded mode)', () => {
     expect(created.links.map((link) => link.type)).toEqual(['terms_of_service', 'refund_policy']);
     for (const link of created.links) expect((await marketplace.client.request(link.url)).status).toBe(200);
 
-    // Another buyer cannot complete it: 404, as if it did not exist (services/order/README.md, "Sessions").
+    const get = (apiKey?: string) =>
+      marketplace.client.request(`/api/ucp/checkout-sessions/${created.id}`, {
+        headers: apiKey === undefined ? {} : { 'x-mcp-api-key': apiKey },
+      });
+    expect(await ucp(get(buyer.apiKey), 200)).toEqual(created);
+    // Another buyer cannot read or complete it: 404, as if it did not exist (services/order/README.md,
+    // "Sessions"); without a credential, 401.
+    expect((await get(otherBuyer.apiKey)).status).toBe(404);
+    expect((await get()).status).toBe(401);
     const foreign = await post(`/api/ucp/checkout-sessions/${created.id}/complete`, {}, otherBuyer.apiKey);
     expect(foreign.status).toBe(404);
     // Nor can an anonymous caller: invoice terms need an account.
@@ -151,6 +159,8 @@ describe('UCP checkout (embedded mode)', () => {
       ),
     );
     for (const replay of replays) expect(replay.order).toEqual(completed.order);
+    expect(await ucp(get(buyer.apiKey), 200)).toEqual(completed);
+    expect((await get(otherBuyer.apiKey)).status).toBe(404);
     const orders = await marketplace.client.request('/api/orders', {
       headers: { 'x-mcp-api-key': buyer.apiKey },
     });
@@ -205,6 +215,10 @@ describe('UCP checkout (embedded mode)', () => {
     const badId = await post('/api/ucp/checkout-sessions/order_1/complete', {}, buyer.apiKey);
     expect(badId.status).toBe(400);
     expect(JSON.stringify(badId.body)).toContain('id');
+    const badGet = await marketplace.client.request('/api/ucp/checkout-sessions/order_1', {
+      headers: { 'x-mcp-api-key': buyer.apiKey },
+    });
+    expect(badGet.status).toBe(400);
     const asSeller = await post(
       '/api/ucp/checkout-sessions',
       { line_items: [{ item: { id: productId }, quantity: 1 }] },

@@ -43,6 +43,14 @@ export const ucpCheckoutRoutes = (
     })
     .all(methodNotAllowed(problems, ['POST']));
   router
+    .route(`${UCP_CHECKOUT_PATH}/:id`)
+    .get(authenticate(identity, { required: false }), async (req, res) => {
+      const { id } = parseOrThrow(checkoutIdParamsSchema, req.params, 'checkout session id');
+      const { checkout, orders: placed } = await orders.getCheckout(principalOf(req), id);
+      res.json(ucpCheckoutView(publicBaseUrl, checkout, placed));
+    })
+    .all(methodNotAllowed(problems, ['GET']));
+  router
     .route(`${UCP_CHECKOUT_PATH}/:id/complete`)
     // UCP's `payment` member is not read: the one payment method is invoice terms, net 30, decided by the
     // order service (services/order/README.md, "Not done").
@@ -87,6 +95,25 @@ export const ucpCheckoutRouteDocs: readonly RouteDoc[] = [
       400: 'Invalid lines (unknown product, below the minimum order quantity), naming the field',
       401: 'A credential was sent but is not valid',
       403: 'A seller key: sellers do not buy',
+    },
+  },
+  {
+    method: 'get',
+    path: `${UCP_CHECKOUT_PATH}/{id}`,
+    operationId: 'getUcpCheckout',
+    summary: 'Get a UCP checkout session',
+    description:
+      'The buyer’s own session as it is now, with its order once completed. A session priced anonymously is ' +
+      'read by the buyer who completed it, once completed.',
+    tags: ['checkout'],
+    auth: 'api_key_or_agent_token',
+    pathParameters: checkoutIdParamsSchema,
+    responses: {
+      200: { description: 'The UCP checkout', schema: ucpCheckoutDocSchema },
+      400: 'The session id is not a checkout session id',
+      401: 'No buyer credential',
+      403: 'Not a buyer account',
+      404: 'No such session (or another buyer’s)',
     },
   },
   {
