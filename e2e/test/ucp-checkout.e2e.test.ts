@@ -102,9 +102,15 @@ describe('UCP checkout (embedded mode)', () => {
   }, 60_000);
 
   it('creates a session with a freight line and completes it once, replays answering the same orders', async () => {
+    // Found as a platform would: the profile's dev.ucp.shopping REST endpoint, plus the binding's path.
+    const profile = (await marketplace.client.request('/.well-known/ucp')).body as {
+      ucp: { services: Record<string, { transport: string; endpoint: string }[]>; capabilities: object };
+    };
+    expect(profile.ucp.capabilities).toHaveProperty(['dev.ucp.shopping.checkout']);
+    const rest = profile.ucp.services['dev.ucp.shopping']!.find((service) => service.transport === 'rest')!;
     const created = await ucp(
       post(
-        '/api/ucp/checkout-sessions',
+        `${new URL(rest.endpoint).pathname}/checkout-sessions`,
         {
           line_items: [{ item: { id: productId }, quantity: 5 }],
           buyer: { email: 'ucp-buyer@example.com', first_name: 'Ada', last_name: 'Buyer' },
