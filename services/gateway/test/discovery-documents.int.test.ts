@@ -103,7 +103,7 @@ describe('discovery documents', () => {
     expect(manifest.transports['mcp']!.url).toBe(`${PUBLIC_BASE_URL}/mcp`);
   });
 
-  it('serves a UCP business profile naming our REST and MCP services under our own namespace', async () => {
+  it('serves a UCP business profile: our services under our own namespace, and the standard checkout over REST', async () => {
     const answer = await gateway.call('/.well-known/ucp');
     expect(answer.status).toBe(200);
     expectPublicCaching(answer.headers.get('cache-control'));
@@ -121,8 +121,17 @@ describe('discovery documents', () => {
       ['rest', `${PUBLIC_BASE_URL}/api/ucp`],
       ['mcp', `${PUBLIC_BASE_URL}/mcp`],
     ]);
+    // The standard checkout, over REST under /api/ucp (its paths: /checkout-sessions).
+    expect(profile.ucp.services['dev.ucp.shopping']).toEqual([
+      expect.objectContaining({ transport: 'rest', endpoint: `${PUBLIC_BASE_URL}/api/ucp` }),
+    ]);
     expect(profile.ucp.payment_handlers).toEqual({});
-    for (const name of Object.keys(profile.ucp.capabilities)) expect(name).toMatch(/^com\.example\.market\./);
+    for (const name of Object.keys(profile.ucp.capabilities)) {
+      expect(name).toMatch(/^(com\.example\.market\.|dev\.ucp\.shopping\.checkout$)/);
+    }
+    expect(profile.ucp.capabilities['dev.ucp.shopping.checkout']).toEqual([
+      expect.objectContaining({ version: profile.ucp.version }),
+    ]);
   });
 
   it('publishes the signing key in /.well-known/ucp and signs the profile with it (RFC 9421)', async () => {

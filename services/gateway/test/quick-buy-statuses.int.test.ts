@@ -109,6 +109,7 @@ const startStubOrderService = (logger: CapturedLog['logger']): Promise<GrpcServe
     },
     createCheckout: notServed,
     completeCheckout: notServed,
+    getCheckout: notServed,
     getBuyerOrder: notServed,
     confirmOrder: notServed,
     openDispute: notServed,

@@ -17,6 +17,7 @@ import { orderMigrations } from '../src/adapters/order.migrations.js';
 import {
   completeCheckout,
   createCheckout,
+  getCheckout,
   quickBuy,
   recoverInterruptedCompletions,
 } from '../src/application/checkout.js';
@@ -331,6 +332,38 @@ describe.each(testEngines())('order application on $name', ({ create }) => {
       completeCheckout(deps, { ...buyerCall(), checkoutId: session.checkoutId, buyerAccountId: BUYER }),
     ).rejects.toMatchObject({ kind: 'conflict', message: expect.stringMatching(/expired/) });
     expect(listings.stockOf(product.productId)).toBe(50);
+  });
+
+  it('reads a session only for the buyer it is bound to, with its orders once completed', async () => {
+    const product = newProduct();
+    const line = { productId: product.productId, quantity: 1 };
+    const bound = await createCheckout(deps, { ...buyerCall(), lines: [line], buyerAccountId: BUYER });
+    expect(await getCheckout(deps, bound.checkoutId, BUYER)).toEqual({ session: bound, orders: [] });
+    // Another buyer, an unknown id and a session priced anonymously all read as not found.
+    expect(await kindOf(getCheckout(deps, bound.checkoutId, OTHER_BUYER))).toBe('not_found');
+    expect(await kindOf(getCheckout(deps, 'checkout_00000000-0000-4000-8000-000000000000', BUYER))).toBe(
+      'not_found',
+    );
+    const anonymous = await createCheckout(deps, { ...buyerCall(), lines: [line] });
+    expect(await kindOf(getCheckout(deps, anonymous.checkoutId, BUYER))).toBe('not_found');
+    // An order's stream id is not a session id: refused by name, never folded as a session.
+    await expect(getCheckout(deps, 'order_1', BUYER)).rejects.toMatchObject({
+      kind: 'validation',
+      violations: [{ path: 'checkout_id', message: 'must be a checkout session id' }],
+    });
+
+    const { orders } = await completeCheckout(deps, {
+      ...buyerCall(),
+      checkoutId: bound.checkoutId,
+      buyerAccountId: BUYER,
+    });
+    const read = await getCheckout(deps, bound.checkoutId, BUYER);
+    expect(read.session.status).toBe('completed');
+    expect(read.orders).toEqual(orders);
+    // Completed by a buyer, the anonymous session is bound to that buyer and readable by it alone.
+    await completeCheckout(deps, { ...buyerCall(), checkoutId: anonymous.checkoutId, buyerAccountId: BUYER });
+    expect((await getCheckout(deps, anonymous.checkoutId, BUYER)).session.status).toBe('completed');
+    expect(await kindOf(getCheckout(deps, anonymous.checkoutId, OTHER_BUYER))).toBe('not_found');
   });
 
   it('releases the lines already reserved when a later line has run out, and the session can be retried', async () => {
@@ -1067,6 +1100,7 @@ describe.each(testEngines())('order application on $name', ({ create }) => {
           }),
         ],
         ['CompleteCheckout', client.completeCheckout({ ...asOtherBuyer, checkoutId: 'chk_x' })],
+        ['GetCheckout', client.getCheckout({ ...asOtherBuyer, checkoutId: 'chk_x' })],
         [
           'QuickBuy',
           client.quickBuy({

@@ -4,10 +4,10 @@ import type { Transaction } from '@marketplace/database';
 import type { CommandContext, RecordIdempotencyKey } from '@marketplace/eventsourcing';
 import { fold, handleCommand, idempotencyScopeOf, idempotentRequestOf } from '@marketplace/eventsourcing';
 import type { FieldViolation } from '@marketplace/platform';
-import { conflict, isAppError, parseProductId, validationError } from '@marketplace/platform';
+import { conflict, isAppError, notFound, parseProductId, validationError } from '@marketplace/platform';
 import type { CheckoutCommand } from '../domain/checkout.commands.js';
 import type { CheckoutEvent, CheckoutSession } from '../domain/checkout.events.js';
-import { reservationIdOf } from '../domain/checkout.events.js';
+import { isCheckoutId, reservationIdOf } from '../domain/checkout.events.js';
 import type { CheckoutState } from '../domain/checkout.decider.js';
 import { checkoutDecider } from '../domain/checkout.decider.js';
 import type { AgreedQuote, LineToPrice } from '../domain/checkout.rules.js';
@@ -472,6 +472,26 @@ const currentSession = async (
     events.map(({ type, data }) => ({ type, data }) as CheckoutEvent),
   );
   return state.status === 'created' ? state.session : undefined;
+};
+
+/**
+ * The buyer's own session as it is now, with its orders once completed. Only the buyer the session is bound to
+ * reads it (services/order/README.md, "Sessions"): everyone else, and everyone for a session priced anonymously
+ * and not completed yet (nobody can show it is theirs), gets the same NOT_FOUND as for an unknown id.
+ */
+export const getCheckout = async (
+  deps: OrderDependencies,
+  checkoutId: string,
+  buyerAccountId: number,
+): Promise<CompletedCheckout> => {
+  if (!isCheckoutId(checkoutId)) {
+    throw validationError('invalid checkout_id', [
+      { path: 'checkout_id', message: 'must be a checkout session id' },
+    ]);
+  }
+  const session = await currentSession(deps, checkoutId);
+  if (session?.buyerAccountId !== buyerAccountId) throw notFound(`no checkout session ${checkoutId}`);
+  return { session, orders: await ordersOf(deps, session) };
 };
 
 /**

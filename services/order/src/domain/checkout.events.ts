@@ -61,3 +61,7 @@ export type CheckoutEvent =
 
 export const reservationIdOf = (checkoutId: string, attempt: number, lineIndex: number): string =>
   `${checkoutId}:${attempt}:${lineIndex}`;
+
+/** A session's stream id, `checkout_<uuid>`; anything else would read another stream type (an order's). */
+export const isCheckoutId = (id: string): boolean =>
+  /^checkout_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id);

@@ -8,7 +8,7 @@ import {
   toOrderMessage,
   toSessionMessage,
 } from '../adapters/order-proto.mapper.js';
-import { completeCheckout, createCheckout, quickBuy } from '../application/checkout.js';
+import { completeCheckout, createCheckout, getCheckout, quickBuy } from '../application/checkout.js';
 import type { OrderDependencies } from '../application/order.dependencies.js';
 import {
   confirmOrder,
@@ -156,6 +156,14 @@ export const orderGrpcService = (deps: OrderDependencies): GrpcService<orderV1.O
         quoteRequestId: request.quoteRequestId,
       });
       return { checkoutId, order: toOrderMessage(order) };
+    },
+    async getCheckout(request) {
+      const { session, orders } = await getCheckout(
+        deps,
+        request.checkoutId,
+        accountId(request, request.buyerAccountId, 'buyer_account_id'),
+      );
+      return { session: toSessionMessage(session), orders: orders.map((order) => toOrderMessage(order)) };
     },
     async getBuyerOrder(request) {
       const order = await getBuyerOrder(

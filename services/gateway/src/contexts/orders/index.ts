@@ -14,11 +14,13 @@ import { quotePurchaseRouteDocs, quotePurchaseRoutes } from './quote-purchase.ro
 import type { AgreedQuotes } from './quote-purchases.js';
 import { QuotePurchases } from './quote-purchases.js';
 import { ordersRouteDocs, ordersRoutes } from './orders.routes.js';
+import { ucpCheckoutRouteDocs, ucpCheckoutRoutes } from './ucp-checkout.routes.js';
 import { sellerOrdersRouteDocs, sellerOrdersRoutes } from './seller-orders.routes.js';
 
 /** The dispute desk of the operator API is left out of /openapi.json on purpose, as the rest of it. */
 export const routeDocs: readonly RouteDoc[] = [
   ...checkoutRouteDocs,
+  ...ucpCheckoutRouteDocs,
   ...checkoutConfirmationRouteDocs,
   ...ordersRouteDocs,
   ...sellerOrdersRouteDocs,
@@ -43,7 +45,7 @@ export const ordersContext = (
   client: OrderClient,
   ports: OrdersPorts,
 ): ContextSurface & { readonly operations: OrderOperations } => {
-  const { problems, identity, bodyLimitBytes, adminToken } = edge;
+  const { problems, identity, bodyLimitBytes, adminToken, publicBaseUrl } = edge;
   const operations = new OrderOperations(client, ports.pendingQuotes);
   const confirmations = new CheckoutConfirmations(operations, identity, ports.confirmationKey);
   const purchases = new QuotePurchases(ports.agreedQuotes, operations);
@@ -51,6 +53,7 @@ export const ordersContext = (
     operations,
     routes: [
       checkoutRoutes(problems, operations, identity, bodyLimitBytes),
+      ucpCheckoutRoutes(problems, operations, identity, bodyLimitBytes, publicBaseUrl),
       checkoutConfirmationRoutes(problems, confirmations, identity, bodyLimitBytes),
       ordersRoutes(problems, operations, identity, bodyLimitBytes),
       sellerOrdersRoutes(problems, operations, identity, bodyLimitBytes),

@@ -17,7 +17,7 @@ export interface OrderClient {
 }
 
 /** Reads, sent once more when their replica went away (writes only with an idempotency key). */
-const REPEATABLE = ['GetBuyerOrder', 'GetSellerOrders', 'SellerAttention', 'CountOrdersSince'];
+const REPEATABLE = ['GetCheckout', 'GetBuyerOrder', 'GetSellerOrders', 'SellerAttention', 'CountOrdersSince'];
 
 export const createOrderClient = (address: string, options?: GrpcClientOptions): OrderClient => {
   const grpc = createGrpcClient(orderV1.OrderServiceDefinition, address, {

@@ -157,6 +157,18 @@ export class OrderOperations {
     return { checkout: checkoutSessionView(session), orders: orders.map(orderView) };
   }
 
+  /** The buyer's own session and its orders; another caller's, or an anonymously priced one, is a 404. */
+  async getCheckout(principal: Principal | undefined, checkoutId: string) {
+    const buyer = requireBuyer(principal, 'read a checkout session');
+    const { session, orders } = await this.orders.rpc.getCheckout({
+      actor: actorOf(buyer),
+      checkoutId,
+      buyerAccountId: buyer.accountId,
+    });
+    if (!session) throw new Error('GetCheckout answered without a session');
+    return { checkout: checkoutSessionView(session), orders: orders.map(orderView) };
+  }
+
   async quickBuy(
     principal: Principal | undefined,
     input: {

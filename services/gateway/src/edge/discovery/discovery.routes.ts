@@ -35,9 +35,14 @@ export const sendDocument = (
 export const reverseDomainOf = (publicBaseUrl: string): string =>
   new URL(publicBaseUrl).hostname.split('.').reverse().join('.');
 
+/** Where UCP publishes release 2026-04-08's documents (../shared/reference/protocols.md §2.1). */
+const UCP_DEV = `https://ucp.dev/${UCP_VERSION}`;
+
 /**
  * The UCP business profile (UCP overview, "Profile Structure"): our REST and MCP services and the capabilities
- * we actually serve, under our own namespace, since our endpoints are not the dev.ucp.shopping ones.
+ * we actually serve under our own namespace, and the one standard capability we serve in its own shapes,
+ * `dev.ucp.shopping.checkout` over REST at `/api/ucp/checkout-sessions` (create, get, complete; update and
+ * cancel are not served: docs/agents.md, "Protocols").
  */
 export const ucpProfile = (publicBaseUrl: string, signingKeys: readonly SigningJwk[] = []) => {
   const namespace = reverseDomainOf(publicBaseUrl);
@@ -52,6 +57,16 @@ export const ucpProfile = (publicBaseUrl: string, signingKeys: readonly SigningJ
     ucp: {
       version: UCP_VERSION,
       services: {
+        // The REST binding of the standard capabilities: paths such as /checkout-sessions under this endpoint.
+        'dev.ucp.shopping': [
+          {
+            version: UCP_VERSION,
+            spec: `${UCP_DEV}/specification/overview`,
+            transport: 'rest',
+            endpoint: `${publicBaseUrl}/api/ucp`,
+            schema: `${UCP_DEV}/services/shopping/rest.openapi.json`,
+          },
+        ],
         [`${namespace}.marketplace`]: [
           {
             version: UCP_VERSION,
@@ -70,6 +85,13 @@ export const ucpProfile = (publicBaseUrl: string, signingKeys: readonly SigningJ
         ],
       },
       capabilities: {
+        'dev.ucp.shopping.checkout': [
+          {
+            version: UCP_VERSION,
+            spec: `${UCP_DEV}/specification/checkout`,
+            schema: `${UCP_DEV}/schemas/shopping/checkout.json`,
+          },
+        ],
         [`${namespace}.marketplace.catalog`]: capability('catalog'),
         [`${namespace}.marketplace.quotes`]: capability('quotes'),
         [`${namespace}.marketplace.checkout`]: capability('checkout'),

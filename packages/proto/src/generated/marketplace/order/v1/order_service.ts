@@ -165,6 +165,21 @@ export interface QuickBuyResponse {
   checkoutId: string;
 }
 
+export interface GetCheckoutRequest {
+  checkoutId: string;
+  /** The verified buyer; a session bound to another buyer, or to none, is NOT_FOUND. */
+  buyerAccountId: number;
+  actor: Actor | undefined;
+}
+
+export interface GetCheckoutResponse {
+  session:
+    | CheckoutSession
+    | undefined;
+  /** The session's orders once it is completed, empty before. */
+  orders: Order[];
+}
+
 export interface GetBuyerOrderRequest {
   orderId: number;
   buyerAccountId: number;
@@ -1774,6 +1789,154 @@ export const QuickBuyResponse: MessageFns<QuickBuyResponse> = {
   },
 };
 
+function createBaseGetCheckoutRequest(): GetCheckoutRequest {
+  return { checkoutId: "", buyerAccountId: 0, actor: undefined };
+}
+
+export const GetCheckoutRequest: MessageFns<GetCheckoutRequest> = {
+  encode(message: GetCheckoutRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.checkoutId !== "") {
+      writer.uint32(10).string(message.checkoutId);
+    }
+    if (message.buyerAccountId !== 0) {
+      writer.uint32(16).int64(message.buyerAccountId);
+    }
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetCheckoutRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetCheckoutRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.checkoutId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.buyerAccountId = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<GetCheckoutRequest>): GetCheckoutRequest {
+    return GetCheckoutRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetCheckoutRequest>): GetCheckoutRequest {
+    const message = createBaseGetCheckoutRequest();
+    message.checkoutId = object.checkoutId ?? "";
+    message.buyerAccountId = object.buyerAccountId ?? 0;
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
+    return message;
+  },
+};
+
+function createBaseGetCheckoutResponse(): GetCheckoutResponse {
+  return { session: undefined, orders: [] };
+}
+
+export const GetCheckoutResponse: MessageFns<GetCheckoutResponse> = {
+  encode(message: GetCheckoutResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.session !== undefined) {
+      CheckoutSession.encode(message.session, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.orders) {
+      Order.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetCheckoutResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetCheckoutResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.session = CheckoutSession.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.orders.push(Order.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<GetCheckoutResponse>): GetCheckoutResponse {
+    return GetCheckoutResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetCheckoutResponse>): GetCheckoutResponse {
+    const message = createBaseGetCheckoutResponse();
+    message.session = (object.session !== undefined && object.session !== null)
+      ? CheckoutSession.fromPartial(object.session)
+      : undefined;
+    message.orders = object.orders?.map((e) => Order.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 function createBaseGetBuyerOrderRequest(): GetBuyerOrderRequest {
   return { orderId: 0, buyerAccountId: 0, actor: undefined };
 }
@@ -3170,6 +3333,15 @@ export const OrderServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** The buyer's own checkout session as it is now (UCP's get checkout); NOT_FOUND for any other caller. */
+    getCheckout: {
+      name: "GetCheckout",
+      requestType: GetCheckoutRequest as typeof GetCheckoutRequest,
+      requestStream: false,
+      responseType: GetCheckoutResponse as typeof GetCheckoutResponse,
+      responseStream: false,
+      options: {},
+    },
     /** The buyer's own order. */
     getBuyerOrder: {
       name: "GetBuyerOrder",
@@ -3306,6 +3478,11 @@ export interface OrderServiceImplementation<CallContextExt = {}> {
   ): Promise<DeepPartial<CompleteCheckoutResponse>>;
   /** Create and complete in one step, for instant-checkout listings under the bulk threshold. */
   quickBuy(request: QuickBuyRequest, context: CallContext & CallContextExt): Promise<DeepPartial<QuickBuyResponse>>;
+  /** The buyer's own checkout session as it is now (UCP's get checkout); NOT_FOUND for any other caller. */
+  getCheckout(
+    request: GetCheckoutRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<GetCheckoutResponse>>;
   /** The buyer's own order. */
   getBuyerOrder(
     request: GetBuyerOrderRequest,
@@ -3389,6 +3566,11 @@ export interface OrderServiceClient<CallOptionsExt = {}> {
   ): Promise<CompleteCheckoutResponse>;
   /** Create and complete in one step, for instant-checkout listings under the bulk threshold. */
   quickBuy(request: DeepPartial<QuickBuyRequest>, options?: CallOptions & CallOptionsExt): Promise<QuickBuyResponse>;
+  /** The buyer's own checkout session as it is now (UCP's get checkout); NOT_FOUND for any other caller. */
+  getCheckout(
+    request: DeepPartial<GetCheckoutRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<GetCheckoutResponse>;
   /** The buyer's own order. */
   getBuyerOrder(
     request: DeepPartial<GetBuyerOrderRequest>,

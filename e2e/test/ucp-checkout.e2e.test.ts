@@ -1,0 +1,235 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { sharedMarketplace, type E2eMarketplace } from '../src/harness/shared-marketplace.js';
+
+interface Account {
+  readonly accountId: number;
+  readonly apiKey: string;
+}
+
+interface UcpCheckout {
+  readonly id: string;
+  readonly status: string;
+  readonly line_items: { item: { id: string; price: number }; quantity: number; totals: UcpTotal[] }[];
+  readonly totals: UcpTotal[];
+  readonly messages: { type: string; code: string; content: string; severity: string }[];
+  readonly links: { type: string; url: string }[];
+  readonly continue_url?: string;
+  readonly order?: { id: string; order_ids: number[] };
+  readonly ucp: { version: string; capabilities: Record<string, unknown> };
+}
+interface UcpTotal {
+  readonly type: string;
+  readonly amount: number;
+}
+
+/**
+ * UCP's checkout capability through the gateway (../shared/reference/protocols.md §2.3; docs/agents.md,
+ * "Protocols"): create to completion with a freight line, an escalation to a quote, other buyers, a replayed
+ * complete and bad input. Every checkout answer is validated against e2e/schemas/ucp-checkout.schema.json, the
+ * shape encoded from that section.
+ */
+describe('UCP checkout (embedded mode)', () => {
+  let marketplace: E2eMarketplace;
+  let seller: Account;
+  let buyer: Account;
+  let otherBuyer: Account;
+  let productId: string;
+  let validate: ValidateFunction;
+
+  const post = (path: string, body: unknown, apiKey?: string) =>
+    marketplace.client.request(path, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...(apiKey === undefined ? {} : { 'x-mcp-api-key': apiKey }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  /** A UCP answer of the expected status, valid against the encoded schema. */
+  const ucp = async (
+    answer: Promise<{ status: number; body: unknown }>,
+    status: number,
+  ): Promise<UcpCheckout> => {
+    const { status: actual, body } = await answer;
+    expect({ status: actual, body: actual === status ? 'ok' : body }).toEqual({ status, body: 'ok' });
+    const valid = validate(body);
+    expect({ valid, errors: validate.errors ?? null }).toEqual({ valid: true, errors: null });
+    return body as UcpCheckout;
+  };
+  const amountOf = (totals: readonly UcpTotal[], type: string) =>
+    totals.find((total) => total.type === type)?.amount;
+
+  beforeAll(async () => {
+    const ajv = new Ajv2020({ strict: true, strictRequired: false, strictTypes: false, allErrors: true });
+    addFormats.default(ajv);
+    validate = ajv.compile(
+      JSON.parse(
+        readFileSync(new URL('../schemas/ucp-checkout.schema.json', import.meta.url), 'utf8'),
+      ) as object,
+    );
+    marketplace = await sharedMarketplace();
+    [seller, buyer, otherBuyer] = await Promise.all([
+      marketplace.client.createAccount('seller', 'Ucp Seller'),
+      marketplace.client.createAccount('buyer', 'Ucp Buyer'),
+      marketplace.client.createAccount('buyer', 'Ucp Other Buyer'),
+    ]);
+    const published = await marketplace.client.publish(seller.apiKey, {
+      name: 'Boxed LED desk lamps',
+      description: 'Overstock, 60 cartons',
+      imageUrl: marketplace.images.imageUrl('lamps'),
+      price: 20,
+      quantity: 600,
+      condition: 'shelf_pulls',
+      instantCheckout: true,
+      promotePublicly: true,
+    });
+    expect(published.status).toBe(201);
+    productId = published.body.id;
+    const freight = await marketplace.client.request(`/api/products/${productId}/shipping`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', 'x-mcp-api-key': seller.apiKey },
+      body: JSON.stringify({ mode: 'flat_per_order', cents: 7_500 }),
+    });
+    expect(freight.status).toBe(200);
+  }, 300_000);
+
+  afterAll(async () => {
+    await marketplace?.stop();
+  }, 60_000);
+
+  it('creates a session with a freight line and completes it once, replays answering the same orders', async () => {
+    // Found as a platform would: the profile's dev.ucp.shopping REST endpoint, plus the binding's path.
+    const profile = (await marketplace.client.request('/.well-known/ucp')).body as {
+      ucp: { services: Record<string, { transport: string; endpoint: string }[]>; capabilities: object };
+    };
+    expect(profile.ucp.capabilities).toHaveProperty(['dev.ucp.shopping.checkout']);
+    const rest = profile.ucp.services['dev.ucp.shopping']!.find((service) => service.transport === 'rest')!;
+    const created = await ucp(
+      post(
+        `${new URL(rest.endpoint).pathname}/checkout-sessions`,
+        {
+          line_items: [{ item: { id: productId }, quantity: 5 }],
+          buyer: { email: 'ucp-buyer@example.com', first_name: 'Ada', last_name: 'Buyer' },
+          context: { address_country: 'US' },
+          signals: { ignored: true },
+        },
+        buyer.apiKey,
+      ),
+      201,
+    );
+    expect(created).toMatchObject({
+      status: 'ready_for_complete',
+      currency: 'USD',
+      ucp: { version: '2026-04-08', capabilities: { 'dev.ucp.shopping.checkout': expect.any(Array) } },
+      line_items: [{ item: { id: productId, price: 2_000 }, quantity: 5 }],
+    });
+    expect(created.totals).toEqual([
+      { type: 'subtotal', amount: 10_000, display_text: 'Goods' },
+      { type: 'fulfillment', amount: 7_500, display_text: 'Freight' },
+      { type: 'total', amount: 17_500 },
+    ]);
+    expect(amountOf(created.line_items[0]!.totals, 'fulfillment')).toBe(7_500);
+    expect(created.links.map((link) => link.type)).toEqual(['terms_of_service', 'refund_policy']);
+    for (const link of created.links) expect((await marketplace.client.request(link.url)).status).toBe(200);
+
+    const get = (apiKey?: string) =>
+      marketplace.client.request(`/api/ucp/checkout-sessions/${created.id}`, {
+        headers: apiKey === undefined ? {} : { 'x-mcp-api-key': apiKey },
+      });
+    expect(await ucp(get(buyer.apiKey), 200)).toEqual(created);
+    // Another buyer cannot read or complete it: 404, as if it did not exist (services/order/README.md,
+    // "Sessions"); without a credential, 401.
+    expect((await get(otherBuyer.apiKey)).status).toBe(404);
+    expect((await get()).status).toBe(401);
+    const foreign = await post(`/api/ucp/checkout-sessions/${created.id}/complete`, {}, otherBuyer.apiKey);
+    expect(foreign.status).toBe(404);
+    // Nor can an anonymous caller: invoice terms need an account.
+    expect((await post(`/api/ucp/checkout-sessions/${created.id}/complete`, {})).status).toBe(401);
+
+    const completed = await ucp(
+      post(`/api/ucp/checkout-sessions/${created.id}/complete`, { payment: {} }, buyer.apiKey),
+      200,
+    );
+    expect(completed).toMatchObject({ id: created.id, status: 'completed' });
+    expect(completed.order?.order_ids).toHaveLength(1);
+    expect(completed.totals).toEqual(created.totals);
+
+    // A replay, and two more at once: the same order, never a second one.
+    const replays = await Promise.all(
+      [1, 2, 3].map(() =>
+        ucp(post(`/api/ucp/checkout-sessions/${created.id}/complete`, undefined, buyer.apiKey), 200),
+      ),
+    );
+    for (const replay of replays) expect(replay.order).toEqual(completed.order);
+    expect(await ucp(get(buyer.apiKey), 200)).toEqual(completed);
+    expect((await get(otherBuyer.apiKey)).status).toBe(404);
+    const orders = await marketplace.client.request('/api/orders', {
+      headers: { 'x-mcp-api-key': buyer.apiKey },
+    });
+    expect(orders.status).toBe(200);
+    const placed = (orders.body as { orders: { order_id: number; product_id: string }[] }).orders.filter(
+      (order) => order.product_id === productId,
+    );
+    expect(placed.map((order) => order.order_id)).toEqual(completed.order?.order_ids);
+  }, 120_000);
+
+  it('answers requires_escalation with a continue_url over the bulk threshold, and refuses to complete it', async () => {
+    const escalated = await ucp(
+      post(
+        '/api/ucp/checkout-sessions',
+        { line_items: [{ item: { id: productId }, quantity: 150 }], context: { address_country: 'US' } },
+        buyer.apiKey,
+      ),
+      201,
+    );
+    expect(escalated.status).toBe('requires_escalation');
+    // The human step: the product's page, which says how to request a quote.
+    expect(new URL(escalated.continue_url!).pathname).toBe(`/agents/products/${productId}.md`);
+    expect(escalated.messages).toEqual([
+      expect.objectContaining({ type: 'error', code: 'requires_quote', severity: 'requires_buyer_input' }),
+    ]);
+    expect(escalated.messages[0]!.content).toMatch(/request_quote/);
+    const page = await marketplace.client.request(new URL(escalated.continue_url!).pathname);
+    expect(page.status).toBe(200);
+    const refused = await post(`/api/ucp/checkout-sessions/${escalated.id}/complete`, {}, buyer.apiKey);
+    expect(refused.status).toBe(409);
+  }, 60_000);
+
+  it('answers bad input with a 400 naming the field, and a seller with 403', async () => {
+    const cases: [unknown, string][] = [
+      [{ line_items: [{ item: { id: productId }, quantity: 0 }] }, 'line_items/0/quantity'],
+      [{ line_items: [{ item: {}, quantity: 1 }] }, 'line_items/0/item/id'],
+      [{ line_items: [] }, 'line_items'],
+      [
+        { line_items: [{ item: { id: productId }, quantity: 1 }], buyer: { email: 'not-an-email' } },
+        'buyer/email',
+      ],
+      [
+        { line_items: [{ item: { id: productId }, quantity: 1 }], context: { address_country: 'USA' } },
+        'context/address_country',
+      ],
+    ];
+    for (const [body, field] of cases) {
+      const answer = await post('/api/ucp/checkout-sessions', body, buyer.apiKey);
+      expect({ field, status: answer.status }).toEqual({ field, status: 400 });
+      expect(JSON.stringify(answer.body)).toContain(field);
+    }
+    const badId = await post('/api/ucp/checkout-sessions/order_1/complete', {}, buyer.apiKey);
+    expect(badId.status).toBe(400);
+    expect(JSON.stringify(badId.body)).toContain('id');
+    const badGet = await marketplace.client.request('/api/ucp/checkout-sessions/order_1', {
+      headers: { 'x-mcp-api-key': buyer.apiKey },
+    });
+    expect(badGet.status).toBe(400);
+    const asSeller = await post(
+      '/api/ucp/checkout-sessions',
+      { line_items: [{ item: { id: productId }, quantity: 1 }] },
+      seller.apiKey,
+    );
+    expect(asSeller.status).toBe(403);
+  }, 60_000);
+});

@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import { RETURN_POLICY_PATH, TERMS_PATH } from '../../edge/discovery/policies.routes.js';
+import { countryCodeSchema, productIdSchema, quantitySchema } from '../../edge/schemas/fields.schema.js';
+import type { CheckoutBody, CheckoutSessionView } from './checkout.schema.js';
+import { MAX_CHECKOUT_LINES, buyerEmailSchema, buyerNameSchema } from './checkout.schema.js';
+import type { OrderView } from './order.schema.js';
+
+/**
+ * UCP's checkout capability (`dev.ucp.shopping.checkout`, release 2026-04-08; ../shared/reference/protocols.md
+ * §2.3) as a translation of the order service's checkout sessions: every rule (prices, the bulk threshold and its
+ * escalation to a quote, freight, stock) is the order service's, this file only renames.
+ */
+export const UCP_CHECKOUT_VERSION = '2026-04-08';
+export const UCP_CHECKOUT_CAPABILITY = 'dev.ucp.shopping.checkout';
+
+/**
+ * The create request (protocols.md §2.3: `line_items[].item.id` is the catalog variant id, which for us is the
+ * product id: a lot has one variant). Unknown members (`signals`, `attribution`, …) are ignored, as UCP lets a
+ * platform send fields a business does not use.
+ */
+export const ucpCheckoutCreateSchema = z.object({
+  line_items: z
+    .array(
+      z.object({
+        item: z.object({ id: productIdSchema }, { error: 'must be an object with the item id' }),
+        quantity: quantitySchema,
+      }),
+      { error: 'must be an array of line items' },
+    )
+    .min(1, 'must have at least 1 item')
+    .max(MAX_CHECKOUT_LINES, `must have at most ${MAX_CHECKOUT_LINES} items`),
+  buyer: z
+    .object({
+      email: buyerEmailSchema,
+      first_name: buyerNameSchema.optional(),
+      last_name: buyerNameSchema.optional(),
+    })
+    .optional(),
+  context: z.object({ address_country: countryCodeSchema.optional() }).optional(),
+});
+export type UcpCheckoutCreate = z.infer<typeof ucpCheckoutCreateSchema>;
+
+/** The order service's checkout request for a UCP create request. */
+export const checkoutBodyOfUcp = (request: UcpCheckoutCreate): CheckoutBody => {
+  const name = [request.buyer?.first_name, request.buyer?.last_name].filter(Boolean).join(' ');
+  return {
+    line_items: request.line_items.map((line) => ({ product_id: line.item.id, quantity: line.quantity })),
+    ...(request.buyer === undefined
+      ? {}
+      : { buyer: { email: request.buyer.email, ...(name === '' ? {} : { name }) } }),
+    ...(request.context?.address_country === undefined
+      ? {}
+      : { shipping_country: request.context.address_country }),
+  };
+};
+
+/** protocols.md §2.3, `status`: ours `completing` is UCP's `complete_in_progress`; the other names are the same. */
+const STATUS = {
+  ready_for_complete: 'ready_for_complete',
+  requires_escalation: 'requires_escalation',
+  completing: 'complete_in_progress',
+  completed: 'completed',
+} as const satisfies Record<CheckoutSessionView['status'], string>;
+
+interface UcpTotal {
+  readonly type: 'subtotal' | 'fulfillment' | 'total';
+  readonly amount: number;
+  readonly display_text?: string;
+}
+
+const totalsOf = (goods: number, freight: number): UcpTotal[] => [
+  { type: 'subtotal', amount: goods, display_text: 'Goods' },
+  { type: 'fulfillment', amount: freight, display_text: 'Freight' },
+  { type: 'total', amount: goods + freight },
+];
+
+/**
+ * The UCP checkout object of a session (protocols.md §2.3, "Checkout object"). Totals: goods as `subtotal`,
+ * freight as `fulfillment`, and `total`. No `tax` or `discount` line: the order service charges neither (the
+ * seller invoices; docs/agents.md, "Protocols"), and a zero line would state a tax we never computed.
+ */
+export const ucpCheckoutView = (
+  publicBaseUrl: string,
+  session: CheckoutSessionView,
+  orders: readonly OrderView[] = [],
+) => {
+  const escalated = session.status === 'requires_escalation';
+  // The human step of an escalation is a quote request; the product's page says how to ask for one.
+  const escalatedProduct =
+    session.line_items.find((line) => session.messages.some((text) => text.includes(line.product_id))) ??
+    session.line_items[0];
+  return {
+    ucp: {
+      version: UCP_CHECKOUT_VERSION,
+      capabilities: { [UCP_CHECKOUT_CAPABILITY]: [{ version: UCP_CHECKOUT_VERSION }] },
+      payment_handlers: {},
+    },
+    id: session.id,
+    status: STATUS[session.status],
+    currency: session.currency,
+    line_items: session.line_items.map((line, index) => ({
+      id: `line_${index + 1}`,
+      item: { id: line.product_id, title: line.title, price: line.unit_price },
+      quantity: line.quantity,
+      totals: totalsOf(line.line_total, line.freight),
+    })),
+    totals: totalsOf(session.totals.subtotal, session.totals.freight),
+    messages: session.messages.map((content) =>
+      escalated
+        ? {
+            type: 'error' as const,
+            code: 'requires_quote',
+            content,
+            severity: 'requires_buyer_input' as const,
+          }
+        : // Otherwise a message explains why the last completion failed (stock ran out): a new one may succeed.
+          { type: 'error' as const, code: 'completion_failed', content, severity: 'recoverable' as const },
+    ),
+    links: [
+      { type: 'terms_of_service', url: `${publicBaseUrl}${TERMS_PATH}`, title: 'Terms of sale' },
+      { type: 'refund_policy', url: `${publicBaseUrl}${RETURN_POLICY_PATH}`, title: 'Return policy' },
+    ],
+    expires_at: session.expires_at,
+    ...(escalated && escalatedProduct !== undefined
+      ? {
+          continue_url: `${publicBaseUrl}/agents/products/${encodeURIComponent(escalatedProduct.product_id)}.md`,
+        }
+      : {}),
+    ...(orders.length === 0
+      ? {}
+      : {
+          // One order per line (services/order/README.md, "Completing"): `id` is the first, `order_ids` all.
+          order: {
+            id: String(orders[0]!.order_id),
+            order_ids: orders.map((order) => order.order_id),
+            payment_terms: session.payment_terms,
+          },
+        }),
+  };
+};
+export type UcpCheckout = ReturnType<typeof ucpCheckoutView>;
