@@ -16,7 +16,7 @@ export const retryDelayMs = (policy: RetryPolicy, attempt: number): number =>
 
 export interface DeliveryOptions {
   readonly retry: RetryPolicy;
-  /** Aborted when the subscription closes: no further attempt starts (the running one is awaited). */
+  /** Aborted when the consumer closes: no further attempt starts (the running one is awaited). */
   readonly signal: AbortSignal;
   readonly logger: Logger;
   /**
@@ -29,7 +29,7 @@ export interface DeliveryOptions {
 export type DeliveryOutcome = 'handled' | 'abandoned';
 
 /**
- * Calls `handler` until it resolves ('handled') or the subscription closes between attempts ('abandoned': the
+ * Calls `handler` until it resolves ('handled') or the consumer closes between attempts ('abandoned': the
  * caller must not acknowledge, so the log delivers the batch again). Retrying in place, rather than handing
  * the batch back to the broker, keeps the messages behind it waiting, which is what ordering per key needs.
  */

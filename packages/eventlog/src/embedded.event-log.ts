@@ -36,7 +36,7 @@ export interface EmbeddedEventLogOptions {
   readonly pollIntervalMs?: number;
   /** How long a member's claim on a partition lasts unrenewed: a crashed member's partitions move after it. */
   readonly leaseMs?: number;
-  /** Messages read per query, and so the most per batch (a subscription's `maxBatch` may ask for fewer). */
+  /** Messages read per query, and so the most per batch (a consumer's `maxBatch` may ask for fewer). */
   readonly batchSize?: number;
   /**
    * This process is the only one using the log (PGlite: one process per data directory). Partition claims and
@@ -285,7 +285,7 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
     local.emit('wake', messagesNote(topic, touched));
   };
 
-  const subscribe = async (options: ConsumeOptions): Promise<LogConsumer> => {
+  const consume = async (options: ConsumeOptions): Promise<LogConsumer> => {
     assertTopic(options.topic);
     assertGroup(options.group);
     if (closed) throw new Error('the event log is closed');
@@ -296,7 +296,7 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
 
   return {
     publish,
-    consume: subscribe,
+    consume,
     close: async () => {
       if (closed) return;
       closed = true;

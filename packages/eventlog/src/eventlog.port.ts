@@ -37,7 +37,7 @@ export interface DeliveredBatch {
   readonly messages: readonly DeliveredMessage[];
 }
 
-/** Messages per batch unless a subscription asks for fewer (`maxBatch`). */
+/** Messages per batch unless a consumer asks for fewer (`maxBatch`). */
 export const DEFAULT_MAX_BATCH = 256;
 
 export interface ConsumeOptions {
@@ -46,7 +46,7 @@ export interface ConsumeOptions {
   readonly group: string;
   /**
    * Where a group with no committed position starts: the first message (default) or only messages published
-   * after it subscribed. A group with a committed position always resumes after it.
+   * after it started consuming. A group with a committed position always resumes after it.
    */
   readonly from?: 'beginning' | 'latest';
   /** The most messages one batch holds: 1 to 10,000, default `DEFAULT_MAX_BATCH`. */

@@ -91,7 +91,7 @@ const kafkaLogCreator =
 
 /**
  * The EventLog on Kafka, through kafkajs. Partitioning is Kafka's own (murmur2 of the key, like the Java
- * client), a consumer group is a Kafka consumer group, and each subscription is one member. What one fetch
+ * client), a consumer group is a Kafka consumer group, and each consumer is one member. What one fetch
  * returns for a partition is handed over in batches of up to `maxBatch`; each batch's offset is committed
  * explicitly, once, after its handler resolved. A member that dies before that leaves the offset uncommitted,
  * so the partition's next owner gets the batch again.
@@ -123,7 +123,7 @@ export const createKafkaEventLog = async (options: KafkaEventLogOptions): Promis
   await admin.connect();
 
   const topics = new Map<string, Promise<void>>();
-  const subscriptions = new Set<LogConsumer>();
+  const consumers = new Set<LogConsumer>();
   let closed = false;
 
   const ensureTopic = (topic: string): Promise<void> => {
@@ -146,8 +146,8 @@ export const createKafkaEventLog = async (options: KafkaEventLogOptions): Promis
 
   /**
    * kafkajs resolves "latest" only when the member first fetches, which can be after messages published
-   * since subscribe() resolved. A new group starting at 'latest' therefore gets its offsets set to the end of
-   * the topic before it joins, so "published after subscribing" means exactly that.
+   * since consume() resolved. A new group starting at 'latest' therefore gets its offsets set to the end of
+   * the topic before it joins, so "published after consume() resolved" means exactly that.
    */
   const startNewGroupAtEnd = async (topic: string, group: string): Promise<void> => {
     const [committed] = await withTimeout(
@@ -176,7 +176,7 @@ export const createKafkaEventLog = async (options: KafkaEventLogOptions): Promis
     });
   };
 
-  const subscribe = async ({
+  const consume = async ({
     topic,
     group,
     from = 'beginning',
@@ -242,16 +242,16 @@ export const createKafkaEventLog = async (options: KafkaEventLogOptions): Promis
       await consumer.disconnect();
       throw error;
     }
-    const subscription: LogConsumer = {
+    const logConsumer: LogConsumer = {
       close: async () => {
         stopping.abort();
         // Waits for the batch in hand (kafkajs finishes the running eachBatch), then leaves the group.
         await consumer.disconnect();
-        subscriptions.delete(subscription);
+        consumers.delete(logConsumer);
       },
     };
-    subscriptions.add(subscription);
-    return subscription;
+    consumers.add(logConsumer);
+    return logConsumer;
   };
 
   const publish = async (topic: string, messages: readonly LogMessage[]): Promise<void> => {
@@ -269,11 +269,11 @@ export const createKafkaEventLog = async (options: KafkaEventLogOptions): Promis
 
   return {
     publish,
-    consume: subscribe,
+    consume,
     close: async () => {
       if (closed) return;
       closed = true;
-      await Promise.all([...subscriptions].map((subscription) => subscription.close()));
+      await Promise.all([...consumers].map((logConsumer) => logConsumer.close()));
       await Promise.all([producer.disconnect(), admin.disconnect()]);
     },
   };

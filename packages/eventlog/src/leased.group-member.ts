@@ -320,7 +320,7 @@ export class LeasedGroupMember {
   }
 }
 
-/** Joins `member` to its group, tracked in `members` while subscribed; the subscription leaves the group. */
+/** Joins `member` to its group, tracked in `members` while it consumes; closing the consumer leaves the group. */
 export const joinGroup = async (
   members: Set<LeasedGroupMember>,
   member: LeasedGroupMember,

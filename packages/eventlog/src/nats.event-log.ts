@@ -43,8 +43,8 @@ export interface NatsEventLogOptions {
   readonly connection?: NatsConnection;
   /**
    * The consuming service's database: its consumer groups' offsets and partition leases are rows there
-   * (`consumer_offsets`, `group_members` of `schema`, created on first subscribe), so a partition has one
-   * owner. Required to subscribe; a client that only publishes needs none.
+   * (`consumer_offsets`, `group_members` of `schema`, created on first consume), so a partition has one
+   * owner. Required to consume; a client that only publishes needs none.
    */
   readonly db?: Database;
   /** The schema of those tables; default `eventlog` (the embedded log's, whose tables they are). */
@@ -306,9 +306,9 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
 
   const source: PartitionSource = { startOffsets, openReader };
   let migrated: Promise<void> | undefined;
-  /** The group tables, created on first use; subscribing needs the database. */
+  /** The group tables, created on first use; consuming needs the database. */
   const settingsOf = async (): Promise<GroupMemberSettings> => {
-    if (db === undefined) throw new TypeError('subscribing to the NATS event log needs `db`');
+    if (db === undefined) throw new TypeError('consuming the NATS event log needs `db`');
     const ready = (migrated ??= migrate(db, schema, EMBEDDED_EVENT_LOG_MIGRATIONS).then(() => {}));
     ready.catch(() => {
       migrated = undefined;
@@ -340,12 +340,12 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
     },
   });
 
-  const subscribe = async (subscribeOptions: ConsumeOptions): Promise<LogConsumer> => {
-    assertTopic(subscribeOptions.topic);
-    assertGroup(subscribeOptions.group);
+  const consume = async (consumeOptions: ConsumeOptions): Promise<LogConsumer> => {
+    assertTopic(consumeOptions.topic);
+    assertGroup(consumeOptions.group);
     if (closed) throw new Error('the event log is closed');
-    await ensureStream(subscribeOptions.topic);
-    const member = new LeasedGroupMember(await settingsOf(), subscribeOptions);
+    await ensureStream(consumeOptions.topic);
+    const member = new LeasedGroupMember(await settingsOf(), consumeOptions);
     return joinGroup(members, member);
   };
 
@@ -405,7 +405,7 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
 
   return {
     publish,
-    consume: subscribe,
+    consume,
     close: async () => {
       if (closed) return;
       closed = true;

@@ -37,7 +37,7 @@ export const assertPartitions = (partitions: number): void => {
   }
 };
 
-/** The largest batch a subscription asks for (`ConsumeOptions.maxBatch`), default `DEFAULT_MAX_BATCH`. */
+/** The largest batch a consumer asks for (`ConsumeOptions.maxBatch`), default `DEFAULT_MAX_BATCH`. */
 export const maxBatchOf = (maxBatch: number | undefined): number => {
   const value = maxBatch ?? DEFAULT_MAX_BATCH;
   if (!Number.isInteger(value) || value < 1 || value > 10_000) {

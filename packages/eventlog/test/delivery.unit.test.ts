@@ -36,7 +36,7 @@ describe('deliverUntilHandled', () => {
     expect(calls).toBe(3);
   });
 
-  it('abandons the batch when the subscription closes between attempts', async () => {
+  it('abandons the batch when the consumer closes between attempts', async () => {
     const closing = new AbortController();
     let calls = 0;
     const outcome = await deliverUntilHandled(

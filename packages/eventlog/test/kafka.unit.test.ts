@@ -102,7 +102,7 @@ class KafkaDouble implements KafkaClient {
   }
 
   /**
-   * Plays the broker: hands one fetched batch of messages at `offsets` to the eachBatch of subscription number
+   * Plays the broker: hands one fetched batch of messages at `offsets` to the eachBatch of consumer number
    * `index`; `stale` says a rebalance took the partition away meanwhile.
    */
   deliver(index: number, offsets: string | readonly string[], partition = 1, stale = false): Promise<void> {
@@ -333,11 +333,11 @@ describe('Kafka event log (kafkajs test double)', () => {
     expect(kafka.commits).toEqual([[{ topic: 'marketplace.listing.v1', partition: 1, offset: '10' }]]);
   });
 
-  it('does not commit a message whose handler still fails when the subscription closes', async () => {
+  it('does not commit a message whose handler still fails when the consumer closes', async () => {
     const kafka = new KafkaDouble();
     const log = await open(kafka);
     let calls = 0;
-    const subscription = await log.consume({
+    const consumer = await log.consume({
       topic: 'marketplace.listing.v1',
       group: 'catalog',
       handler: async () => {
@@ -348,7 +348,7 @@ describe('Kafka event log (kafkajs test double)', () => {
 
     const delivered = kafka.deliver(0, '5');
     while (calls === 0) await new Promise((resolve) => setImmediate(resolve));
-    await subscription.close();
+    await consumer.close();
     await delivered;
     await kafka.deliver(0, '6');
 

@@ -9,6 +9,7 @@ export {
   cloudEventHeaders,
   cloudEventTypeOf,
   toLogMessage,
+  type DecodedEvent,
   type EncodedEvent,
   type EventEncoder,
 } from './outbox-message.js';

@@ -1,4 +1,5 @@
 import { topicOf, type LogMessage } from '@marketplace/eventlog';
+import type { Actor } from './decider.js';
 import type { RecordedEvent } from './event-store.port.js';
 
 /** An event's payload as the service encodes it for the log (protobuf, for the marketplace's services). */
@@ -9,6 +10,21 @@ export interface EncodedEvent {
 }
 
 export type EventEncoder = (event: RecordedEvent) => EncodedEvent;
+
+/**
+ * What a service's codec reads back from a log message: the event and the envelope its consumers need. One
+ * shape for every service, keyed by `streamId` whatever the stream is (a product, a quote, a saved search), as
+ * `RecordedEvent` is: the log message is keyed by it (`toLogMessage`).
+ */
+export interface DecodedEvent<E> {
+  readonly eventId: string;
+  readonly streamId: string;
+  readonly version: number;
+  readonly occurredAt: number;
+  readonly actor?: Actor;
+  readonly correlationId?: string;
+  readonly event: E;
+}
 
 /** `marketplace.<streamType>.v1.<EventType>`, the CloudEvents type of an event. */
 export const cloudEventTypeOf = (event: Pick<RecordedEvent, 'streamType' | 'type'>): string =>

@@ -40,10 +40,10 @@ export interface CatalogServiceHandle extends ServiceHandle {
 }
 
 /**
- * Starts the catalog: brings its schema up to date, loads the search index from the products table, subscribes
- * to listing events (group `catalog-search-projection`) and to account events (`catalog-seller-projection`),
+ * Starts the catalog: brings its schema up to date, loads the search index from the products table, consumes
+ * listing events (group `catalog-search-projection`) and account events (`catalog-seller-projection`),
  * then serves gRPC. Ready once all of that is done; `stop()` drains the gRPC calls, then closes the
- * subscriptions and the index.
+ * log consumers and the index.
  */
 export const startCatalogService = async (options: CatalogServiceOptions): Promise<CatalogServiceHandle> => {
   const { db, log } = options;
@@ -80,7 +80,7 @@ export const startCatalogService = async (options: CatalogServiceOptions): Promi
   };
   const products = productsTable(schema);
   const sellers = sellersTable(schema);
-  // The server drains first, then the subscriptions close (their messages in hand finish and are committed).
+  // The server drains first, then the log consumers close (their messages in hand finish and are committed).
   const handle = await serveGrpcService({
     host: options.grpc.host,
     port: options.grpc.port,

@@ -54,7 +54,7 @@ describe.each(testEngines())('CatalogService over gRPC on $name', ({ create }) =
     await db.close();
   });
 
-  it('is ready once started, with the schema migrated and the subscription open', () => {
+  it('is ready once started, with the schema migrated and the log consumer open', () => {
     expect(service.isReady()).toBe(true);
     expect(service.name).toBe('catalog');
   });

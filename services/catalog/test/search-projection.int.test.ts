@@ -59,8 +59,8 @@ describe.each(testEngines())('search projection on $name', ({ create }) => {
     await dropSchema(db, schema);
   });
 
-  it('subscribes to the listing topic with the catalog group, from the beginning', () => {
-    expect(log.subscriptions[0]?.options).toMatchObject({
+  it('consumes the listing topic with the catalog group, from the beginning', () => {
+    expect(log.consumers[0]?.options).toMatchObject({
       topic: 'marketplace.listing.v1',
       group: 'catalog-search-projection',
       from: 'beginning',
@@ -224,7 +224,7 @@ describe.each(testEngines())('search projection on $name', ({ create }) => {
 
     projection = await start(2);
 
-    expect(log.subscriptions).toHaveLength(1);
+    expect(log.consumers).toHaveLength(1);
     expect(await index.count()).toBe(5);
     expect(await publicHits('drill')).toEqual([
       'product_5',
@@ -241,7 +241,7 @@ describe.each(testEngines())('search projection on $name', ({ create }) => {
 
     await projection.rebuild();
 
-    expect(log.subscriptions.map(({ options, closed }) => [options.group, options.from, closed])).toEqual([
+    expect(log.consumers.map(({ options, closed }) => [options.group, options.from, closed])).toEqual([
       ['catalog-search-projection', 'beginning', true],
       ['catalog-search-projection-g2', 'beginning', false],
     ]);
@@ -262,6 +262,6 @@ describe.each(testEngines())('search projection on $name', ({ create }) => {
 
     projection = await start();
 
-    expect(log.subscriptions[0]?.options.group).toBe('catalog-search-projection-g3');
+    expect(log.consumers[0]?.options.group).toBe('catalog-search-projection-g3');
   });
 });

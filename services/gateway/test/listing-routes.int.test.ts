@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Database } from '@marketplace/database';
 import { testEngines } from '@marketplace/database/testing';
+import { listingV1 } from '@marketplace/proto';
 import { ADMIN_TOKEN, CapturedLog, TestGateway, type Answer, backendsAt } from './support/gateway-harness.js';
 import { CONFLICTING_IDEMPOTENCY_KEY, InMemoryBackends } from './support/in-memory-backends.js';
 
@@ -215,7 +216,7 @@ describe.each(testEngines())('seller listing routes through the gateway on $name
     });
     expect(backends.bulkRequests.at(-1)).toMatchObject({
       productIds: [productId, 'product_424242'],
-      mode: 'price_percent_decrease',
+      mode: listingV1.BulkUpdateMode.BULK_UPDATE_MODE_PRICE_PERCENT_DECREASE,
       value: 10,
     });
     const moq = await send('POST', '/api/products/bulk-update-moq', {
@@ -223,7 +224,10 @@ describe.each(testEngines())('seller listing routes through the gateway on $name
       minOrderQuantity: 4,
     });
     expect(moq.status).toBe(200);
-    expect(backends.bulkRequests.at(-1)).toMatchObject({ mode: 'moq_set', value: 4 });
+    expect(backends.bulkRequests.at(-1)).toMatchObject({
+      mode: listingV1.BulkUpdateMode.BULK_UPDATE_MODE_MOQ_SET,
+      value: 4,
+    });
     const theirs = await send(
       'POST',
       '/api/products/bulk-update-moq',

@@ -17,6 +17,13 @@ import { decodeListingEvent } from '../src/adapters/listing-event.codec.js';
 import { startListingService } from '../src/index.js';
 import { IMAGE_SERVER_ALLOW_LIST, TestImages } from './support/test-images.js';
 
+const {
+  BULK_UPDATE_MODE_PRICE_SET: PRICE_SET,
+  BULK_UPDATE_MODE_PRICE_PERCENT_INCREASE: PRICE_PERCENT_INCREASE,
+  BULK_UPDATE_MODE_PRICE_PERCENT_DECREASE: PRICE_PERCENT_DECREASE,
+  BULK_UPDATE_MODE_MOQ_SET: MOQ_SET,
+} = listingV1.BulkUpdateMode;
+
 const NOW = Date.UTC(2026, 8, 1, 12, 0, 0);
 const SELLER = 7;
 const OTHER_SELLER = 8;
@@ -459,7 +466,7 @@ describe.each(testEngines())('listing changes and stock over gRPC on $name', ({ 
       actor: actorOf(SELLER),
       sellerAccountId: SELLER,
       productIds: ids,
-      mode: 'price_percent_increase',
+      mode: PRICE_PERCENT_INCREASE,
       value: 10,
       correlationId: '',
     });
@@ -481,7 +488,7 @@ describe.each(testEngines())('listing changes and stock over gRPC on $name', ({ 
       actor: actorOf(SELLER),
       sellerAccountId: SELLER,
       productIds: mine.map(({ productId }) => productId),
-      mode: 'moq_set',
+      mode: MOQ_SET,
       value: 5,
       correlationId: '',
     });
@@ -494,7 +501,7 @@ describe.each(testEngines())('listing changes and stock over gRPC on $name', ({ 
       },
     ]);
 
-    const bulk = (mode: string, value: number, productIds = [mine[0]!.productId]) =>
+    const bulk = (mode: listingV1.BulkUpdateMode, value: number, productIds = [mine[0]!.productId]) =>
       grpc.client.bulkUpdateListings({
         actor: actorOf(SELLER),
         sellerAccountId: SELLER,
@@ -503,20 +510,22 @@ describe.each(testEngines())('listing changes and stock over gRPC on $name', ({ 
         value,
         correlationId: '',
       });
-    expect((await bulk('price_set', 4_200)).updated[0]?.priceCents).toBe(4_200);
-    expect((await bulk('price_percent_decrease', 50)).updated[0]?.priceCents).toBe(2_100);
+    expect((await bulk(PRICE_SET, 4_200)).updated[0]?.priceCents).toBe(4_200);
+    expect((await bulk(PRICE_PERCENT_DECREASE, 50)).updated[0]?.priceCents).toBe(2_100);
     for (const [mode, value] of [
-      ['price_set', 0.5],
-      ['price_percent_decrease', 100],
-      ['price_percent_increase', 0],
-      ['moq_set', 0],
-      ['price_double', 2],
+      [PRICE_SET, 0.5],
+      [PRICE_PERCENT_DECREASE, 100],
+      [PRICE_PERCENT_INCREASE, 0],
+      [MOQ_SET, 0],
+      // No mode (as a sender of the old string field 4 is read) or one this version does not know.
+      [listingV1.BulkUpdateMode.BULK_UPDATE_MODE_UNSPECIFIED, 2],
+      [99 as listingV1.BulkUpdateMode, 2],
     ] as const) {
       expect(await statusOf(bulk(mode, value))).toBe(Status.INVALID_ARGUMENT);
     }
-    expect(await statusOf(bulk('price_set', 100, []))).toBe(Status.INVALID_ARGUMENT);
+    expect(await statusOf(bulk(PRICE_SET, 100, []))).toBe(Status.INVALID_ARGUMENT);
     const tooMany = Array.from({ length: 201 }, (_, i) => `product_${i + 1}`);
-    expect(await statusOf(bulk('price_set', 100, tooMany))).toBe(Status.INVALID_ARGUMENT);
+    expect(await statusOf(bulk(PRICE_SET, 100, tooMany))).toBe(Status.INVALID_ARGUMENT);
   }, 30_000);
 });
 

@@ -56,7 +56,7 @@ describe('listing event codec', () => {
   ])('round-trips ListingCreated through protobuf with %s', (_case, listing) => {
     expect(decodeListingEvent(encodeListingEvent(recorded(listing)).value)).toEqual({
       eventId: '01990000-0000-7000-8000-000000000001',
-      productId: 'product_42',
+      streamId: 'product_42',
       version: 1,
       occurredAt: NOW,
       actor: { kind: 'seller', id: '7' },

@@ -88,7 +88,15 @@ describe('subscription event codec', () => {
       [{ type: 'SubscriptionDeleted', data: { deletedAt: NOW + 1 } } as SubscriptionEvent, 2],
     ] as const) {
       const { value } = encodeSubscriptionEvent(recorded(event, version));
-      expect(decodeSubscriptionEvent(value)).toEqual({ subscriptionId: 'sub_1', version, event });
+      // The envelope every service's codec decodes (DecodedEvent): the stream id is the subscription's.
+      expect(decodeSubscriptionEvent(value)).toEqual({
+        eventId: `e${version}`,
+        streamId: 'sub_1',
+        version,
+        occurredAt: NOW,
+        actor: metadata.actor,
+        event,
+      });
     }
   });
 });

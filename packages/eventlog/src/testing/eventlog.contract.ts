@@ -100,7 +100,7 @@ export const describeEventLogContract = (name: string, target: EventLogContractT
     });
 
     /**
-     * Subscribes `client` as member number `member`, recording every batch and every delivery in it, calling
+     * Starts `client` consuming as member number `member`, recording every batch and every delivery in it, calling
      * `then` after each delivery (a rejection fails the batch).
      */
     const member = (
@@ -289,7 +289,7 @@ export const describeEventLogContract = (name: string, target: EventLogContractT
       expect(of(2)().map((delivery) => delivery.seq)).toEqual(Array.from({ length: 10 }, (_, i) => 30 + i));
     });
 
-    test("a new group subscribed from 'latest' skips the history", async () => {
+    test("a new group consuming from 'latest' skips the history", async () => {
       const topic = uniqueTopic();
       const [client, publisher] = [await open(), await open()];
       await publisher.publish(

@@ -13,9 +13,9 @@ export interface GenerationalProjection {
   /** The consumer group currently consuming. */
   group(): string;
   /**
-   * Closes the subscription (the message in hand finishes), then in one transaction `reset`s the read model,
+   * Closes the log consumer (the message in hand finishes), then in one transaction `reset`s the read model,
    * forgets the old group's applied events and offsets and bumps the generation; then `afterReset` (in-memory state) and a
-   * subscription of the new generation from the beginning. One rebuild at a time.
+   * log consumer of the new generation from the beginning. One rebuild at a time.
    */
   rebuild(): Promise<void>;
   stop(): Promise<void>;
@@ -43,13 +43,13 @@ export const startGenerationalProjection = async (options: {
     [name],
   );
   let group = generationGroup(name, rows[0]?.generation ?? 1);
-  let subscription: LogConsumer | undefined = await options.consume(group);
+  let consumer: LogConsumer | undefined = await options.consume(group);
   let rebuilding: Promise<void> | undefined;
 
   const rebuild = async (): Promise<void> => {
     const previous = group;
-    await subscription?.close();
-    subscription = undefined;
+    await consumer?.close();
+    consumer = undefined;
     const generation = await db.transaction(async (tx) => {
       await options.reset(tx);
       await tx.query(`delete from ${appliedEvents} where projection = $1`, [previous]);
@@ -64,17 +64,17 @@ export const startGenerationalProjection = async (options: {
     });
     await options.afterReset?.();
     group = generationGroup(name, generation);
-    subscription = await options.consume(group);
+    consumer = await options.consume(group);
   };
 
   return {
-    isRunning: () => subscription !== undefined,
+    isRunning: () => consumer !== undefined,
     group: () => group,
     rebuild: () => (rebuilding ??= rebuild().finally(() => (rebuilding = undefined))),
     stop: async () => {
       await rebuilding?.catch(() => undefined);
-      await subscription?.close();
-      subscription = undefined;
+      await consumer?.close();
+      consumer = undefined;
     },
   };
 };

@@ -37,7 +37,7 @@ export interface SearchProjectionOptions {
 /**
  * `rebuild()` empties the products table, the record of applied events and both indexes, then replays the topic
  * from its beginning under the next generation's consumer group; searches see a partial catalog until the
- * replay catches up. `isRunning()` is true once the indexes hold the table and the subscription runs.
+ * replay catches up. `isRunning()` is true once the indexes hold the table and the log consumer runs.
  */
 export type SearchProjection = GenerationalProjection;
 
@@ -48,7 +48,7 @@ export type SearchProjection = GenerationalProjection;
  * rolled back). The consumer group splits the topic's partitions between replicas, so the indexes follow the
  * table, not the log: on start they load every row, then read every row any replica writes
  * (product-change-feed.ts); a row this replica's projection commits is also indexed at once. Then the
- * subscription resumes where the group left off.
+ * log consumer resumes where the group left off.
  */
 export const startSearchProjection = async (options: SearchProjectionOptions): Promise<SearchProjection> => {
   const { db, log, schema, index, semantic } = options;

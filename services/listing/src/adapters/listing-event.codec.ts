@@ -1,5 +1,5 @@
 import { parseActor } from '@marketplace/eventsourcing';
-import type { Actor, EventEncoder, RecordedEvent } from '@marketplace/eventsourcing';
+import type { DecodedEvent, EventEncoder, RecordedEvent } from '@marketplace/eventsourcing';
 import { listingV1 } from '@marketplace/proto';
 import type { ListingEvent } from '../domain/listing.events.js';
 import { fromListingMessage, toListingMessage } from './listing-proto.mapper.js';
@@ -7,16 +7,8 @@ import { fromListingMessage, toListingMessage } from './listing-proto.mapper.js'
 /** Listing events travel on the log as protobuf `marketplace.listing.v1.ListingEvent`. */
 export const LISTING_EVENT_CONTENT_TYPE = 'application/protobuf';
 
-/** What a `ListingEvent` message carries: the event and the envelope fields the log's consumers need. */
-export interface DecodedListingEvent {
-  readonly eventId: string;
-  readonly productId: string;
-  readonly version: number;
-  readonly occurredAt: number;
-  readonly actor?: Actor;
-  readonly correlationId?: string;
-  readonly event: ListingEvent;
-}
+/** What a `ListingEvent` message carries; its `streamId` is the message's `product_id`. */
+export type DecodedListingEvent = DecodedEvent<ListingEvent>;
 
 // A record rather than a list, so the compiler checks it names every listing event.
 const LISTING_EVENT_TYPES: Record<ListingEvent['type'], true> = {
@@ -130,7 +122,7 @@ export const decodeListingEvent = (bytes: Uint8Array): DecodedListingEvent => {
   const message = listingV1.ListingEvent.decode(bytes);
   return {
     eventId: message.eventId,
-    productId: message.productId,
+    streamId: message.productId,
     version: message.version,
     occurredAt: message.occurredAtMs,
     actor: message.actor && parseActor(message.actor),

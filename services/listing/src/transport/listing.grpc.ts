@@ -5,6 +5,7 @@ import { Status, type CallContext } from 'nice-grpc-common';
 import { ErrorInfo, RichServerError } from 'nice-grpc-error-details';
 import { listingV1 } from '@marketplace/proto';
 import type { GrpcService } from '@marketplace/rpc';
+import type { BulkUpdateMode } from '@marketplace/vocabulary';
 import { toListingMessage } from '../adapters/listing-proto.mapper.js';
 import type { BulkUpdateInput, BulkUpdateResult, UpdateListingInput } from '../application/change-listing.js';
 import type { BulkUpsertInput } from '../application/bulk-upsert.js';
@@ -110,6 +111,22 @@ const BULK_UPSERT_MODES: Record<listingV1.BulkUpsertMode, string> = {
   [listingV1.BulkUpsertMode.BULK_UPSERT_MODE_UNSPECIFIED]: '',
   [listingV1.BulkUpsertMode.UNRECOGNIZED]: '',
 };
+
+// Every proto value mapped (`satisfies`), onto @marketplace/vocabulary's BULK_UPDATE_MODES, which the use case
+// checks the mode against.
+const BULK_UPDATE_MODE_OF = {
+  [listingV1.BulkUpdateMode.BULK_UPDATE_MODE_PRICE_SET]: 'price_set',
+  [listingV1.BulkUpdateMode.BULK_UPDATE_MODE_PRICE_PERCENT_INCREASE]: 'price_percent_increase',
+  [listingV1.BulkUpdateMode.BULK_UPDATE_MODE_PRICE_PERCENT_DECREASE]: 'price_percent_decrease',
+  [listingV1.BulkUpdateMode.BULK_UPDATE_MODE_MOQ_SET]: 'moq_set',
+  // Left for the use case to refuse, naming the field.
+  [listingV1.BulkUpdateMode.BULK_UPDATE_MODE_UNSPECIFIED]: '',
+  [listingV1.BulkUpdateMode.UNRECOGNIZED]: '',
+} satisfies Record<listingV1.BulkUpdateMode, BulkUpdateMode | ''>;
+
+/** A number this version has no name for (a newer sender's) is decoded as is: refused as no mode. */
+const bulkUpdateModeOf = (mode: listingV1.BulkUpdateMode): BulkUpdateMode | '' =>
+  (BULK_UPDATE_MODE_OF as Partial<Record<number, BulkUpdateMode | ''>>)[mode] ?? '';
 
 const BULK_UPSERT_STATUSES: Record<BulkUpsertOutcome['status'], listingV1.BulkUpsertStatus> = {
   created: listingV1.BulkUpsertStatus.BULK_UPSERT_STATUS_CREATED,
@@ -232,7 +249,7 @@ export const listingGrpcService = (
       const { updated, failures } = await application.bulkUpdateListings({
         sellerAccountId: request.sellerAccountId,
         productIds: request.productIds,
-        mode: request.mode,
+        mode: bulkUpdateModeOf(request.mode),
         value: request.value,
         ...sellerContextOf(request, context),
       });

@@ -1,4 +1,4 @@
-import type { Actor, EventEncoder, RecordedEvent } from '@marketplace/eventsourcing';
+import type { DecodedEvent, EventEncoder, RecordedEvent } from '@marketplace/eventsourcing';
 import { parseActor } from '@marketplace/eventsourcing';
 import { quoteV1 } from '@marketplace/proto';
 import type { QuoteEvent } from '../domain/quote.events.js';
@@ -7,16 +7,8 @@ import { fromQuoteRequestMessage, toQuoteRequestMessage } from './quote-proto.ma
 /** Quote events travel on the log as protobuf `marketplace.quote.v1.QuoteEvent`. */
 export const QUOTE_EVENT_CONTENT_TYPE = 'application/protobuf';
 
-/** What a `QuoteEvent` message carries: the event and the envelope fields the log's consumers need. */
-export interface DecodedQuoteEvent {
-  readonly eventId: string;
-  readonly streamId: string;
-  readonly version: number;
-  readonly occurredAt: number;
-  readonly actor?: Actor;
-  readonly correlationId?: string;
-  readonly event: QuoteEvent;
-}
+/** What a `QuoteEvent` message carries. */
+export type DecodedQuoteEvent = DecodedEvent<QuoteEvent>;
 
 // A record rather than a list, so the compiler checks it names every quote event.
 const QUOTE_EVENT_TYPES: Record<QuoteEvent['type'], true> = {

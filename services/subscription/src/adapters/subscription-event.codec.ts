@@ -1,4 +1,5 @@
-import type { EventEncoder, RecordedEvent } from '@marketplace/eventsourcing';
+import { parseActor } from '@marketplace/eventsourcing';
+import type { DecodedEvent, EventEncoder, RecordedEvent } from '@marketplace/eventsourcing';
 import { subscriptionV1 } from '@marketplace/proto';
 import type { EmailConfirmationEvent } from '../domain/email-confirmation.js';
 import type { SubscriptionEvent as SavedSearchEvent } from '../domain/subscription.js';
@@ -75,38 +76,23 @@ export const encodeSubscriptionEvent: EventEncoder = (event) => {
   return { value: message.finish(), contentType: SUBSCRIPTION_EVENT_CONTENT_TYPE };
 };
 
-/** Throws on bytes that are not a SubscriptionEvent this version understands. */
-export const decodeSubscriptionEvent = (
-  bytes: Uint8Array,
-): { subscriptionId: string; version: number; event: SubscriptionEvent } => {
-  const message = subscriptionV1.SubscriptionEvent.decode(bytes);
-  const { payload } = message;
-  const base = { subscriptionId: message.subscriptionId, version: message.version };
+const eventOf = (payload: subscriptionV1.SubscriptionEvent['payload']): SubscriptionEvent => {
   switch (payload?.$case) {
     case 'created':
       if (!payload.value.subscription) throw new Error('SubscriptionCreated without a subscription');
       return {
-        ...base,
-        event: {
-          type: 'SubscriptionCreated',
-          data: { subscription: fromSubscriptionMessage(payload.value.subscription) },
-        },
+        type: 'SubscriptionCreated',
+        data: { subscription: fromSubscriptionMessage(payload.value.subscription) },
       };
     case 'deleted':
-      return {
-        ...base,
-        event: { type: 'SubscriptionDeleted', data: { deletedAt: payload.value.deletedAtMs } },
-      };
+      return { type: 'SubscriptionDeleted', data: { deletedAt: payload.value.deletedAtMs } };
     case 'webhookSecretRotated':
       return {
-        ...base,
-        event: {
-          type: 'WebhookSecretRotated',
-          data: {
-            generation: payload.value.secretGeneration,
-            rotatedAt: payload.value.rotatedAtMs,
-            previousValidUntil: payload.value.previousValidUntilMs,
-          },
+        type: 'WebhookSecretRotated',
+        data: {
+          generation: payload.value.secretGeneration,
+          rotatedAt: payload.value.rotatedAtMs,
+          previousValidUntil: payload.value.previousValidUntilMs,
         },
       };
     case 'emailConfirmationRequested':
@@ -137,4 +123,18 @@ export const decodeSubscriptionEvent = (
     case undefined:
       throw new Error('SubscriptionEvent without a payload (written by a newer version?)');
   }
+};
+
+/** Throws on bytes that are not a SubscriptionEvent this version understands. */
+export const decodeSubscriptionEvent = (bytes: Uint8Array): DecodedEvent<SubscriptionEvent> => {
+  const message = subscriptionV1.SubscriptionEvent.decode(bytes);
+  return {
+    eventId: message.eventId,
+    streamId: message.subscriptionId,
+    version: message.version,
+    occurredAt: message.occurredAtMs,
+    actor: message.actor && parseActor(message.actor),
+    correlationId: message.correlationId === '' ? undefined : message.correlationId,
+    event: eventOf(message.payload),
+  };
 };

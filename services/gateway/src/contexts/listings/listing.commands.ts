@@ -1,4 +1,4 @@
-import type { listingV1 } from '@marketplace/proto';
+import { listingV1 } from '@marketplace/proto';
 import type { BulkUpdateMode, BulkUpsertMode } from '@marketplace/vocabulary';
 import { formatProductId, notFound } from '@marketplace/platform';
 import type { ListingClient } from './listing.client.js';
@@ -49,6 +49,14 @@ export const productIdOf = (id: string | number): string =>
   typeof id === 'number' ? formatProductId(id) : id;
 
 /** Seller commands shared by REST and the MCP tools. */
+// Keyed by @marketplace/vocabulary's BULK_UPDATE_MODES, so the compiler checks every mode has its proto value.
+const BULK_UPDATE_MODE_OF: Record<BulkUpdateMode, listingV1.BulkUpdateMode> = {
+  price_set: listingV1.BulkUpdateMode.BULK_UPDATE_MODE_PRICE_SET,
+  price_percent_increase: listingV1.BulkUpdateMode.BULK_UPDATE_MODE_PRICE_PERCENT_INCREASE,
+  price_percent_decrease: listingV1.BulkUpdateMode.BULK_UPDATE_MODE_PRICE_PERCENT_DECREASE,
+  moq_set: listingV1.BulkUpdateMode.BULK_UPDATE_MODE_MOQ_SET,
+};
+
 export class ListingCommands {
   constructor(
     private readonly listing: ListingClient,
@@ -249,7 +257,7 @@ export class ListingCommands {
       actor: sellerActor(seller, 'change listings'),
       sellerAccountId: seller.accountId,
       productIds: request.productIds.map(productIdOf),
-      mode: request.mode,
+      mode: BULK_UPDATE_MODE_OF[request.mode],
       value: request.value,
       correlationId,
     });

@@ -10,6 +10,21 @@ import type { CallContext, CallOptions } from "nice-grpc-common";
 import { Actor } from "../../common/v1/actor.js";
 import { Listing, ListingShipping } from "./listing.js";
 
+/** The one change a BulkUpdateListingsRequest makes to every listing it names. */
+export enum BulkUpdateMode {
+  /** BULK_UPDATE_MODE_UNSPECIFIED - Refused with INVALID_ARGUMENT naming mode. */
+  BULK_UPDATE_MODE_UNSPECIFIED = 0,
+  /** BULK_UPDATE_MODE_PRICE_SET - value: the price in cents per unit. */
+  BULK_UPDATE_MODE_PRICE_SET = 1,
+  /** BULK_UPDATE_MODE_PRICE_PERCENT_INCREASE - value: percent. */
+  BULK_UPDATE_MODE_PRICE_PERCENT_INCREASE = 2,
+  /** BULK_UPDATE_MODE_PRICE_PERCENT_DECREASE - value: percent. */
+  BULK_UPDATE_MODE_PRICE_PERCENT_DECREASE = 3,
+  /** BULK_UPDATE_MODE_MOQ_SET - value: the minimum order quantity in units. */
+  BULK_UPDATE_MODE_MOQ_SET = 4,
+  UNRECOGNIZED = -1,
+}
+
 export enum BulkUpsertMode {
   BULK_UPSERT_MODE_UNSPECIFIED = 0,
   /** BULK_UPSERT_MODE_CREATE - Every item creates a listing. */
@@ -155,11 +170,7 @@ export interface BulkUpdateListingsRequest {
   sellerAccountId: number;
   /** 1 to 200 product ids (product_<n>); repeats count once. */
   productIds: string[];
-  /**
-   * price_set (value: cents per unit), price_percent_increase, price_percent_decrease (value: percent) or
-   * moq_set (value: units).
-   */
-  mode: string;
+  mode: BulkUpdateMode;
   value: number;
   correlationId: string;
 }
@@ -1537,7 +1548,7 @@ export const SetQuantityResponse: MessageFns<SetQuantityResponse> = {
 };
 
 function createBaseBulkUpdateListingsRequest(): BulkUpdateListingsRequest {
-  return { actor: undefined, sellerAccountId: 0, productIds: [], mode: "", value: 0, correlationId: "" };
+  return { actor: undefined, sellerAccountId: 0, productIds: [], mode: 0, value: 0, correlationId: "" };
 }
 
 export const BulkUpdateListingsRequest: MessageFns<BulkUpdateListingsRequest> = {
@@ -1551,8 +1562,8 @@ export const BulkUpdateListingsRequest: MessageFns<BulkUpdateListingsRequest> = 
     for (const v of message.productIds) {
       writer.uint32(26).string(v!);
     }
-    if (message.mode !== "") {
-      writer.uint32(34).string(message.mode);
+    if (message.mode !== 0) {
+      writer.uint32(56).int32(message.mode);
     }
     if (message.value !== 0) {
       writer.uint32(41).double(message.value);
@@ -1600,12 +1611,12 @@ export const BulkUpdateListingsRequest: MessageFns<BulkUpdateListingsRequest> = 
             message.productIds.push(reader.string());
             continue;
           }
-          case 4: {
-            if (tag !== 34) {
+          case 7: {
+            if (tag !== 56) {
               break;
             }
 
-            message.mode = reader.string();
+            message.mode = reader.int32() as any;
             continue;
           }
           case 5: {
@@ -1644,7 +1655,7 @@ export const BulkUpdateListingsRequest: MessageFns<BulkUpdateListingsRequest> = 
     message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
     message.sellerAccountId = object.sellerAccountId ?? 0;
     message.productIds = object.productIds?.map((e) => e) || [];
-    message.mode = object.mode ?? "";
+    message.mode = object.mode ?? 0;
     message.value = object.value ?? 0;
     message.correlationId = object.correlationId ?? "";
     return message;
