@@ -142,6 +142,16 @@ const operationOf = (
           },
         }
       : {}),
+    ...(doc.fileBody
+      ? {
+          requestBody: {
+            required: true,
+            content: Object.fromEntries(
+              doc.fileBody.map((type) => [type, { schema: { type: 'string', contentMediaType: type } }]),
+            ),
+          },
+        }
+      : {}),
     responses: Object.fromEntries(
       Object.entries({
         ...credentialResponses(doc.auth),
