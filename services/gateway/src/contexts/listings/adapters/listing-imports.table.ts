@@ -1,4 +1,5 @@
 import type { Database } from '@marketplace/database';
+import { quoteIdent } from '@marketplace/database';
 import type { BulkUpsertMode } from '@marketplace/vocabulary';
 import type { ImportFormat, RowError } from '../imports/import-file.js';
 import type {
@@ -25,10 +26,14 @@ interface ImportRecord extends Record<string, unknown> {
 
 /** The imports and their rows in PostgreSQL (adapters/listing-imports.migrations.ts). */
 export class ListingImportsTable implements ListingImportStore {
+  private readonly schema: string;
+
   constructor(
     private readonly db: Database,
-    private readonly schema: string,
-  ) {}
+    schema: string,
+  ) {
+    this.schema = quoteIdent(schema);
+  }
 
   async create(input: Parameters<ListingImportStore['create']>[0]): Promise<void> {
     const refused = input.rows.filter((row) => 'errors' in row).length;
