@@ -34,7 +34,7 @@ const run = async (
     fetch: async (url, init) => {
       const headers = new Headers(init?.headers);
       calls.push({
-        url: String(url),
+        url: url instanceof URL ? url.href : typeof url === 'string' ? url : url.url,
         method: init?.method ?? 'GET',
         type: headers.get('content-type'),
         key: headers.get('x-mcp-api-key'),

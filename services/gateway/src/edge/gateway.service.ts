@@ -205,7 +205,7 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
       // Derived from the agent token secret, under a label of its own: no new secret to distribute.
       signingKey: options.signingKey,
       confirmationKey: createHmac('sha256', agentTokenSecret).update('checkout-confirmation').digest(),
-      listingImports: { store: importStore, wake: importWorker.wake },
+      listingImports: { store: importStore, wake: () => importWorker.wake() },
     }),
     publicBaseUrl,
   );

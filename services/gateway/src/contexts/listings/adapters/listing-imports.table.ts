@@ -9,7 +9,6 @@ import type {
   ImportStatus,
   ImportView,
   ListingImportStore,
-  StoredImportRow,
 } from '../imports/import.ports.js';
 
 interface ImportRecord extends Record<string, unknown> {

@@ -162,7 +162,7 @@ const textOfCell = (value: ExcelJS.CellValue): string => {
   if (value === null || value === undefined) return '';
   if (value instanceof Date) return value.toISOString();
   if (typeof value === 'object') {
-    if ('result' in value) return textOfCell(value.result as ExcelJS.CellValue);
+    if ('result' in value) return textOfCell(value.result);
     if ('richText' in value) return value.richText.map((part) => part.text).join('');
     if ('hyperlink' in value) return String(value.text);
     if ('error' in value) return String(value.error);
@@ -183,7 +183,8 @@ const unreadable = (format: ImportFormat, cause: unknown): Error =>
 export const readImportTable = async (format: ImportFormat, bytes: Buffer): Promise<string[][]> => {
   if (format === 'csv') {
     try {
-      return parse(bytes, { bom: true, relax_column_count: true, skip_empty_lines: true }) as string[][];
+      const table: string[][] = parse(bytes, { bom: true, relax_column_count: true, skip_empty_lines: true });
+      return table;
     } catch (error) {
       throw unreadable(format, error);
     }
