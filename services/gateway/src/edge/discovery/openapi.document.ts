@@ -147,7 +147,21 @@ const operationOf = (
           requestBody: {
             required: true,
             content: Object.fromEntries(
-              doc.fileBody.map((type) => [type, { schema: { type: 'string', contentMediaType: type } }]),
+              doc.fileBody.map((type) => [
+                type,
+                {
+                  schema: { type: 'string', contentMediaType: type },
+                  // A binary file (XLSX) cannot be shown as text: its example names what it holds.
+                  examples: {
+                    request: type.startsWith('text/')
+                      ? { value: examples?.body }
+                      : {
+                          summary: 'the rows of the text example as a workbook (binary, not shown)',
+                          value: '',
+                        },
+                  },
+                },
+              ]),
             ),
           },
         }
