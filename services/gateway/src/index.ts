@@ -2,6 +2,7 @@ export { startGateway, IDENTITY_SCHEMA, type GatewayOptions } from './edge/gatew
 export { createGatewayApp, DEFAULT_BODY_LIMIT_BYTES, type GatewayDependencies } from './edge/app.js';
 export { runAccountsCli, ACCOUNTS_USAGE, type CliIo } from './contexts/identity/accounts.cli.js';
 export { runDemoCli, DEMO_USAGE } from './edge/cli/demo.cli.js';
+export { runImportCli, IMPORT_USAGE } from './contexts/listings/imports.cli.js';
 export { gatewayConfigSchema, type GatewayConfig } from './edge/gateway.config.js';
 export { rateLimitConfigSchema, type RateLimitConfig } from './edge/http/rate-limit.config.js';
 export { createIdentityService, type IdentityService } from './contexts/identity/identity.service.js';

@@ -8,6 +8,7 @@ import type { Logger } from '@marketplace/platform';
 import type { IdentityService } from '../contexts/identity/identity.service.js';
 import type { BackendClients } from './contexts.js';
 import { openContexts } from './contexts.js';
+import type { ListingImports } from '../contexts/listings/imports.routes.js';
 import { ProductViews } from './product.views.js';
 import { registryOf } from './mcp/registry.js';
 import { McpDispatcher } from './mcp/dispatcher.js';
@@ -58,6 +59,8 @@ export interface GatewayDependencies extends BackendClients {
   readonly bodyLimitBytes?: number;
   /** Signs checkout confirmation tokens (every replica needs the same); unset: a random one per start. */
   readonly confirmationKey?: Buffer | undefined;
+  /** The spreadsheet imports (docs/imports.md); unset: their routes answer 503. */
+  readonly listingImports?: ListingImports | undefined;
   /** The marketplace signing key published in /.well-known/ucp; unset: a random one per start. */
   readonly signingKey?: SigningKey | undefined;
 }
@@ -112,7 +115,7 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
       adminToken: deps.adminToken,
     },
     deps,
-    { confirmationKey: deps.confirmationKey ?? randomBytes(32) },
+    { confirmationKey: deps.confirmationKey ?? randomBytes(32), listingImports: deps.listingImports },
   );
   for (const context of contexts.surfaces) app.use(...context.routes);
   const tools = registryOf(contexts.surfaces.flatMap((context) => context.tools));

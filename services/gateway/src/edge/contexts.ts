@@ -1,5 +1,6 @@
 import type { Principal } from './account.js';
 import type { ContextSurface, EdgeServices } from './context.js';
+import type { ListingImports } from '../contexts/listings/imports.routes.js';
 import type { RouteDoc } from './discovery/openapi.describe.js';
 import * as catalog from '../contexts/catalog/index.js';
 import type { CatalogClient } from '../contexts/catalog/catalog.client.js';
@@ -51,7 +52,7 @@ export interface OpenedContexts {
 export const openContexts = (
   edge: EdgeServices,
   clients: BackendClients,
-  options: { readonly confirmationKey: Buffer },
+  options: { readonly confirmationKey: Buffer; readonly listingImports?: ListingImports | undefined },
 ): OpenedContexts => {
   const catalogContext = catalog.catalogContext(edge, clients.catalog);
   const quotesContext = quotes.quotesContext(edge, clients.quote);
@@ -61,7 +62,7 @@ export const openContexts = (
     confirmationKey: options.confirmationKey,
   });
   const subscriptionsContext = subscriptions.subscriptionsContext(edge, clients.subscription);
-  const listingsContext = listings.listingsContext(edge, clients.listing);
+  const listingsContext = listings.listingsContext(edge, clients.listing, options.listingImports);
   return {
     surfaces: [
       catalogContext,

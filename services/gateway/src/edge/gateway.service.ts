@@ -16,6 +16,10 @@ import { IdentityRepository } from '../contexts/identity/adapters/identity.repos
 import { createIdentityService } from '../contexts/identity/identity.service.js';
 import { createCatalogClient } from '../contexts/catalog/catalog.client.js';
 import { createListingClient } from '../contexts/listings/listing.client.js';
+import { LISTING_IMPORT_MIGRATIONS } from '../contexts/listings/adapters/listing-imports.migrations.js';
+import { ListingImportsTable } from '../contexts/listings/adapters/listing-imports.table.js';
+import { applyChunkVia } from '../contexts/listings/imports/apply-chunk.js';
+import { startImportWorker } from '../contexts/listings/imports/import.worker.js';
 import { createSubscriptionClient } from '../contexts/subscriptions/subscription.client.js';
 import { createOrderClient } from '../contexts/orders/order.client.js';
 import { createQuoteClient } from '../contexts/quotes/quote.client.js';
@@ -66,6 +70,10 @@ export interface GatewayOptions {
   readonly isBackendReady?: () => boolean;
   /** Schema of accounts and API keys; default `identity`. Tests pass a fresh one. */
   readonly identitySchema?: string;
+  /** Schema of the listing imports (docs/imports.md); default `listing_imports`. Tests pass a fresh one. */
+  readonly importsSchema?: string;
+  /** How often an idle import worker looks for queued imports; default 2 s (an upload wakes it at once). */
+  readonly importPollMs?: number;
   /** Deadline of every gRPC call; default 5 s. */
   readonly grpcDeadlineMs?: number;
   /** How long stop() lets in-flight requests finish before cutting connections; default 10 s. */
@@ -73,6 +81,7 @@ export interface GatewayOptions {
 }
 
 export const IDENTITY_SCHEMA = 'identity';
+export const IMPORTS_SCHEMA = 'listing_imports';
 /**
  * How long a gateway may keep an active API key without reading it again: the bound on a revocation whose
  * notification was lost (docs/security.md, "API key revocation"); a notified revocation takes milliseconds.
@@ -114,6 +123,15 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
   const subscription = createSubscriptionClient(options.services.subscription, clientOptions);
   const order = createOrderClient(options.services.order, clientOptions);
   const quote = createQuoteClient(options.services.quote, clientOptions);
+  const importsSchema = options.importsSchema ?? IMPORTS_SCHEMA;
+  await migrate(db, importsSchema, LISTING_IMPORT_MIGRATIONS);
+  const importStore = new ListingImportsTable(db, importsSchema);
+  const importWorker = startImportWorker({
+    store: importStore,
+    apply: applyChunkVia(listing),
+    logger,
+    pollMs: options.importPollMs,
+  });
   const rateLimits =
     options.rateLimits === undefined
       ? undefined
@@ -160,6 +178,7 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
     subscription.close();
     order.close();
     quote.close();
+    await importWorker.stop();
     await rateLimits?.close();
     await relay.stop();
     await identity.stop();
@@ -186,6 +205,7 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
       // Derived from the agent token secret, under a label of its own: no new secret to distribute.
       signingKey: options.signingKey,
       confirmationKey: createHmac('sha256', agentTokenSecret).update('checkout-confirmation').digest(),
+      listingImports: { store: importStore, wake: () => importWorker.wake() },
     }),
     publicBaseUrl,
   );
@@ -207,6 +227,8 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
     );
     await http.drain();
     clearTimeout(cutOff);
+    // Before the listing client closes: a chunk in flight finishes, or is sent again with its key next start.
+    await importWorker.stop();
     listing.close();
     catalog.close();
     subscription.close();

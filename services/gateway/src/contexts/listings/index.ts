@@ -5,14 +5,17 @@ import type { ListingClient } from './listing.client.js';
 import { ListingCommands } from './listing.commands.js';
 import { listingTools } from './listing.tools.js';
 import { productsRouteDocs, productsRoutes } from './products.routes.js';
+import type { ListingImports } from './imports.routes.js';
+import { importsRouteDocs, importsRoutes } from './imports.routes.js';
 import { SELLER_LISTINGS_MAX_LIMIT } from './seller-listings.schema.js';
 
-export const routeDocs: readonly RouteDoc[] = [...productsRouteDocs];
+export const routeDocs: readonly RouteDoc[] = [...importsRouteDocs, ...productsRouteDocs];
 
 /** A seller's listings over the listing service: create, read back, update, bulk changes. */
 export const listingsContext = (
   edge: EdgeServices,
   client: ListingClient,
+  imports?: ListingImports,
 ): ContextSurface & {
   readonly commands: ListingCommands;
   /** A seller's own product ids (one page of its listings), for completion/complete; none for anyone else. */
@@ -26,7 +29,11 @@ export const listingsContext = (
       const { listings } = await commands.listMine(principal, { limit: SELLER_LISTINGS_MAX_LIMIT });
       return listings.map((listing) => listing.id);
     },
-    routes: [productsRoutes(edge.problems, commands, edge.identity, edge.bodyLimitBytes)],
+    // Imports first: /api/products/imports would otherwise be taken for a product id.
+    routes: [
+      importsRoutes(edge.problems, edge.identity, imports, edge.publicBaseUrl),
+      productsRoutes(edge.problems, commands, edge.identity, edge.bodyLimitBytes),
+    ],
     tools: listingTools(commands),
   };
 };

@@ -52,6 +52,8 @@ export interface RouteDoc {
   /** Query parameters: an object schema (strings in, as Express hands them). */
   readonly query?: z.ZodType;
   readonly body?: z.ZodType;
+  /** A body that is a file, not JSON: the media types it may have (POST /api/products/imports). */
+  readonly fileBody?: readonly string[];
   /** Keyed by status; the 4xx/5xx problem answers the route can give need only a description. */
   readonly responses: Readonly<Record<number, ResponseDoc | string>>;
 }

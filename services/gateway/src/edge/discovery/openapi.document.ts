@@ -142,6 +142,30 @@ const operationOf = (
           },
         }
       : {}),
+    ...(doc.fileBody
+      ? {
+          requestBody: {
+            required: true,
+            content: Object.fromEntries(
+              doc.fileBody.map((type) => [
+                type,
+                {
+                  schema: { type: 'string', contentMediaType: type },
+                  // A binary file (XLSX) cannot be shown as text: its example names what it holds.
+                  examples: {
+                    request: type.startsWith('text/')
+                      ? { value: examples?.body }
+                      : {
+                          summary: 'the rows of the text example as a workbook (binary, not shown)',
+                          value: '',
+                        },
+                  },
+                },
+              ]),
+            ),
+          },
+        }
+      : {}),
     responses: Object.fromEntries(
       Object.entries({
         ...credentialResponses(doc.auth),

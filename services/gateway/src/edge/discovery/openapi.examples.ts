@@ -607,6 +607,38 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
     body: without(SET_LISTING_SHIPPING_EXAMPLES[0], 'product_id'),
     responses: { 200: SELLER_LISTING },
   },
+  importListings: {
+    body:
+      'sku,name,description,category,condition,price,quantity\r\n' +
+      'LAMP-001,Pallet of Brennick desk lamps,"40 LED desk lamps, boxed",office_supplies,customer_returns,18.50,40\r\n',
+    responses: {
+      202: {
+        id: '6f1c2a8e-4d4b-4c52-9a53-0d3f3f7d1c11',
+        status: 'queued',
+        rows_total: 1,
+        location: 'https://marketplace.example/api/products/imports/6f1c2a8e-4d4b-4c52-9a53-0d3f3f7d1c11',
+      },
+    },
+  },
+  getListingImport: {
+    responses: {
+      200: {
+        id: '6f1c2a8e-4d4b-4c52-9a53-0d3f3f7d1c11',
+        status: 'done',
+        mode: 'upsert_by_sku',
+        format: 'csv',
+        progress: { rows_total: 2, rows_processed: 2 },
+        summary: { created: 1, updated: 0, unchanged: 0, error: 1 },
+        results: [
+          { row: 2, status: 'created', product_id: 'product_12' },
+          { row: 3, status: 'error' },
+        ],
+        errors: [{ row: 3, column: 'price', message: 'must be a number, not "ten"' }],
+        created_at: '2026-11-26T23:00:00.000Z',
+        finished_at: '2026-11-26T23:00:02.000Z',
+      },
+    },
+  },
   bulkUpsertListings: {
     body: BULK_UPSERT_LISTINGS_EXAMPLES[0],
     responses: {

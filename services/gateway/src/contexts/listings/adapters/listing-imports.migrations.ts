@@ -1,0 +1,40 @@
+import type { Migration } from '@marketplace/database';
+
+/**
+ * The listings context's own schema (`listing_imports` in production): the imports of spreadsheet and CSV
+ * files and their rows (docs/imports.md). A row's `chunk` is fixed when the file arrives, so a resumed import
+ * sends each chunk again with the same idempotency key; `status` stays null until its chunk is applied.
+ */
+export const LISTING_IMPORT_MIGRATIONS: readonly Migration[] = [
+  {
+    id: '001-imports',
+    sql: (schema) => `
+      CREATE TABLE ${schema}.imports (
+        id uuid PRIMARY KEY,
+        seller_account_id bigint NOT NULL,
+        mode text NOT NULL,
+        format text NOT NULL,
+        status text NOT NULL CHECK (status IN ('queued', 'running', 'done', 'failed')),
+        rows_total integer NOT NULL,
+        rows_processed integer NOT NULL,
+        attempts integer NOT NULL DEFAULT 0,
+        failure text,
+        lease_until timestamptz,
+        created_at timestamptz NOT NULL,
+        finished_at timestamptz
+      );
+      CREATE INDEX imports_pending ON ${schema}.imports (created_at) WHERE status IN ('queued', 'running');
+      CREATE TABLE ${schema}.import_rows (
+        import_id uuid NOT NULL REFERENCES ${schema}.imports (id),
+        row_number integer NOT NULL,
+        chunk integer,
+        body jsonb,
+        status text,
+        product_id text,
+        errors jsonb NOT NULL DEFAULT '[]',
+        PRIMARY KEY (import_id, row_number)
+      );
+      CREATE INDEX import_rows_pending ON ${schema}.import_rows (import_id, chunk) WHERE status IS NULL;
+    `,
+  },
+];

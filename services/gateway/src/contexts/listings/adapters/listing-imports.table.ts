@@ -1,0 +1,175 @@
+import type { Database } from '@marketplace/database';
+import { quoteIdent } from '@marketplace/database';
+import type { BulkUpsertMode } from '@marketplace/vocabulary';
+import type { ImportFormat, RowError } from '../imports/import-file.js';
+import type {
+  ClaimedImport,
+  ImportChunk,
+  ImportRowResult,
+  ImportStatus,
+  ImportView,
+  ListingImportStore,
+} from '../imports/import.ports.js';
+
+interface ImportRecord extends Record<string, unknown> {
+  id: string;
+  mode: BulkUpsertMode;
+  format: ImportFormat;
+  status: ImportStatus;
+  rows_total: number;
+  rows_processed: number;
+  failure: string | null;
+  created_at: Date;
+  finished_at: Date | null;
+}
+
+/** The imports and their rows in PostgreSQL (adapters/listing-imports.migrations.ts). */
+export class ListingImportsTable implements ListingImportStore {
+  private readonly schema: string;
+
+  constructor(
+    private readonly db: Database,
+    schema: string,
+  ) {
+    this.schema = quoteIdent(schema);
+  }
+
+  async create(input: Parameters<ListingImportStore['create']>[0]): Promise<void> {
+    const refused = input.rows.filter((row) => 'errors' in row).length;
+    const rows = input.rows.map((row) =>
+      'errors' in row
+        ? { row_number: row.row, chunk: null, body: null, status: 'error', errors: row.errors }
+        : { row_number: row.row, chunk: row.chunk, body: row.body, status: null, errors: [] },
+    );
+    await this.db.transaction(async (tx) => {
+      await tx.query(
+        `INSERT INTO ${this.schema}.imports
+           (id, seller_account_id, mode, format, status, rows_total, rows_processed, created_at)
+         VALUES ($1, $2, $3, $4, 'queued', $5, $6, now())`,
+        [input.id, input.sellerAccountId, input.mode, input.format, input.rows.length, refused],
+      );
+      // One statement for every row: 10,000 rows are one round trip, not 10,000.
+      await tx.query(
+        `INSERT INTO ${this.schema}.import_rows (import_id, row_number, chunk, body, status, errors)
+         SELECT $1, r.row_number, r.chunk, r.body, r.status, r.errors
+           FROM jsonb_to_recordset($2::jsonb)
+             AS r(row_number integer, chunk integer, body jsonb, status text, errors jsonb)`,
+        [input.id, JSON.stringify(rows)],
+      );
+    });
+  }
+
+  async find(sellerAccountId: number, id: string): Promise<ImportView | undefined> {
+    const { rows } = await this.db.query<ImportRecord>(
+      `SELECT id, mode, format, status, rows_total, rows_processed, failure, created_at, finished_at
+         FROM ${this.schema}.imports WHERE id = $1 AND seller_account_id = $2`,
+      [id, sellerAccountId],
+    );
+    const [found] = rows;
+    if (found === undefined) return undefined;
+    const results = await this.db.query<{
+      row_number: number;
+      status: ImportRowResult['status'];
+      product_id: string | null;
+      errors: RowError[];
+    }>(
+      `SELECT row_number, status, product_id, errors FROM ${this.schema}.import_rows
+        WHERE import_id = $1 AND status IS NOT NULL ORDER BY row_number`,
+      [id],
+    );
+    return {
+      id: found.id,
+      mode: found.mode,
+      format: found.format,
+      status: found.status,
+      rowsTotal: found.rows_total,
+      rowsProcessed: found.rows_processed,
+      failure: found.failure ?? undefined,
+      createdAtMs: found.created_at.getTime(),
+      finishedAtMs: found.finished_at?.getTime(),
+      results: results.rows.map((row) => ({
+        row: row.row_number,
+        status: row.status,
+        productId: row.product_id ?? undefined,
+        errors: row.errors,
+      })),
+    };
+  }
+
+  async claim(leaseMs: number): Promise<ClaimedImport | undefined> {
+    // SKIP LOCKED: gateway replicas claim different imports and never wait on each other.
+    const { rows } = await this.db.query<{ id: string; seller_account_id: string; mode: BulkUpsertMode }>(
+      `UPDATE ${this.schema}.imports SET status = 'running', lease_until = now() + $1 * interval '1 millisecond'
+        WHERE id = (
+          SELECT id FROM ${this.schema}.imports
+           WHERE status IN ('queued', 'running') AND (lease_until IS NULL OR lease_until < now())
+           ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+        RETURNING id, seller_account_id, mode`,
+      [leaseMs],
+    );
+    const [claimed] = rows;
+    return claimed === undefined
+      ? undefined
+      : { id: claimed.id, sellerAccountId: Number(claimed.seller_account_id), mode: claimed.mode };
+  }
+
+  async nextChunk(id: string): Promise<ImportChunk | undefined> {
+    const { rows } = await this.db.query<{
+      row_number: number;
+      chunk: number;
+      body: Record<string, unknown>;
+    }>(
+      `SELECT row_number, chunk, body FROM ${this.schema}.import_rows
+        WHERE import_id = $1 AND chunk = (
+          SELECT min(chunk) FROM ${this.schema}.import_rows WHERE import_id = $1 AND status IS NULL)
+        ORDER BY row_number`,
+      [id],
+    );
+    const [first] = rows;
+    if (first === undefined) return undefined;
+    return { chunk: first.chunk, rows: rows.map((row) => ({ row: row.row_number, body: row.body })) };
+  }
+
+  async recordChunk(id: string, results: readonly ImportRowResult[], leaseMs: number): Promise<void> {
+    const rows = results.map((result) => ({
+      row_number: result.row,
+      status: result.status,
+      product_id: result.productId ?? null,
+      errors: result.errors,
+    }));
+    await this.db.transaction(async (tx) => {
+      const updated = await tx.query(
+        `UPDATE ${this.schema}.import_rows AS target
+            SET status = r.status, product_id = r.product_id, errors = r.errors
+           FROM jsonb_to_recordset($2::jsonb) AS r(row_number integer, status text, product_id text, errors jsonb)
+          WHERE target.import_id = $1 AND target.row_number = r.row_number AND target.status IS NULL`,
+        [id, JSON.stringify(rows)],
+      );
+      await tx.query(
+        `UPDATE ${this.schema}.imports
+            SET rows_processed = rows_processed + $2, attempts = 0,
+                lease_until = now() + $3 * interval '1 millisecond'
+          WHERE id = $1`,
+        [id, updated.rowCount, leaseMs],
+      );
+    });
+  }
+
+  async finish(id: string, failure?: string): Promise<void> {
+    await this.db.query(
+      `UPDATE ${this.schema}.imports SET status = $2, failure = $3, finished_at = now(), lease_until = NULL
+        WHERE id = $1`,
+      [id, failure === undefined ? 'done' : 'failed', failure ?? null],
+    );
+  }
+
+  async release(id: string, delayMs: number): Promise<number> {
+    const { rows } = await this.db.query<{ attempts: number }>(
+      `UPDATE ${this.schema}.imports
+          SET attempts = attempts + 1, lease_until = now() + $2 * interval '1 millisecond'
+        WHERE id = $1 RETURNING attempts`,
+      [id, delayMs],
+    );
+    return rows[0]?.attempts ?? 0;
+  }
+}

@@ -1,0 +1,78 @@
+import type { BulkUpsertMode } from '@marketplace/vocabulary';
+import type { BulkUpsertAnswer } from '../bulk-upsert.js';
+import type { ImportFormat, RowError } from './import-file.js';
+
+export const IMPORT_STATUSES = ['queued', 'running', 'done', 'failed'] as const;
+export type ImportStatus = (typeof IMPORT_STATUSES)[number];
+
+/** A row of an import, as it is stored before it is applied: its body, or the errors that refused it. */
+export type StoredImportRow =
+  | { readonly row: number; readonly chunk: number; readonly body: Record<string, unknown> }
+  | { readonly row: number; readonly errors: readonly RowError[] };
+
+/** What a row came to: the bulk engine's status with its listing, or its errors. */
+export interface ImportRowResult {
+  readonly row: number;
+  readonly status: 'created' | 'updated' | 'unchanged' | 'error';
+  readonly productId?: string | undefined;
+  readonly errors: readonly RowError[];
+}
+
+export interface ImportView {
+  readonly id: string;
+  readonly mode: BulkUpsertMode;
+  readonly format: ImportFormat;
+  readonly status: ImportStatus;
+  readonly rowsTotal: number;
+  readonly rowsProcessed: number;
+  readonly failure: string | undefined;
+  readonly createdAtMs: number;
+  readonly finishedAtMs: number | undefined;
+  /** Every row applied or refused so far, in file order. */
+  readonly results: readonly ImportRowResult[];
+}
+
+/** An import a worker holds the lease of. */
+export interface ClaimedImport {
+  readonly id: string;
+  readonly sellerAccountId: number;
+  readonly mode: BulkUpsertMode;
+}
+
+export interface ImportChunk {
+  readonly chunk: number;
+  readonly rows: readonly { readonly row: number; readonly body: Record<string, unknown> }[];
+}
+
+/** The imports and their rows (adapters/listing-imports.table.ts; docs/imports.md). */
+export interface ListingImportStore {
+  /** Records a queued import and all its rows in one transaction. */
+  create(input: {
+    readonly id: string;
+    readonly sellerAccountId: number;
+    readonly mode: BulkUpsertMode;
+    readonly format: ImportFormat;
+    readonly rows: readonly StoredImportRow[];
+  }): Promise<void>;
+  /** The seller's import, or undefined when there is none with the id or it is another seller's. */
+  find(sellerAccountId: number, id: string): Promise<ImportView | undefined>;
+  /** Takes the lease of the oldest queued import, or of a running one whose lease ran out (a crashed worker). */
+  claim(leaseMs: number): Promise<ClaimedImport | undefined>;
+  /** The import's first chunk with rows not applied yet; undefined when every row is done. */
+  nextChunk(id: string): Promise<ImportChunk | undefined>;
+  /** Records a chunk's results and renews the lease, in one transaction. */
+  recordChunk(id: string, results: readonly ImportRowResult[], leaseMs: number): Promise<void>;
+  /** Ends the import: done, or failed with the reason. */
+  finish(id: string, failure?: string): Promise<void>;
+  /** Lets another attempt take the import after `delayMs`; counts the attempt; answers how many were made. */
+  release(id: string, delayMs: number): Promise<number>;
+}
+
+/** Applies one chunk through the bulk engine (docs/specification.md, "Bulk upsert"). */
+export type ApplyChunk = (input: {
+  readonly sellerAccountId: number;
+  readonly mode: BulkUpsertMode;
+  readonly items: readonly unknown[];
+  readonly idempotencyKey: string;
+  readonly correlationId: string;
+}) => Promise<BulkUpsertAnswer>;

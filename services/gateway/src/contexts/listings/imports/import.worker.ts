@@ -1,0 +1,124 @@
+import type { Logger } from '@marketplace/platform';
+import type { BulkUpsertAnswer } from '../bulk-upsert.js';
+import type {
+  ApplyChunk,
+  ClaimedImport,
+  ImportChunk,
+  ImportRowResult,
+  ListingImportStore,
+} from './import.ports.js';
+
+/** The bulk engine's limit per call (docs/specification.md, "Bulk upsert"). */
+export const IMPORT_CHUNK_ROWS = 1_000;
+/** Longer than one chunk can take (the bulk call's deadline is two minutes), renewed after each chunk. */
+const LEASE_MS = 3 * 60_000;
+/** After this many failed attempts in a row (the listing service down all along), the import fails. */
+const MAX_ATTEMPTS = 5;
+const RETRY_DELAY_MS = 10_000;
+
+/**
+ * The chunk's idempotency key: the same for every attempt at the chunk, so a resumed import answers what the
+ * first attempt did and writes nothing twice (docs/imports.md).
+ */
+export const chunkKeyOf = (importId: string, chunk: number): string => `import-${importId}-chunk-${chunk}`;
+
+/** The bulk answer's results, index by index, as the rows of the chunk; a field at fault is its column. */
+export const chunkResultsOf = (chunk: ImportChunk, answer: BulkUpsertAnswer): ImportRowResult[] =>
+  answer.results.map((result) => {
+    const row = chunk.rows[result.index]?.row ?? -1;
+    if (result.status !== 'error')
+      return { row, status: result.status, productId: result.product_id, errors: [] };
+    const errors = (result.errors ?? []).map(({ field, message }) => ({
+      row,
+      column: field.split('.')[0] ?? field,
+      message,
+    }));
+    return {
+      row,
+      status: 'error',
+      errors: errors.length > 0 ? errors : [{ row, column: '', message: result.message ?? 'refused' }],
+    };
+  });
+
+/** Applies the claimed import chunk by chunk; each chunk is one bulk call, no transaction open across it. */
+export const runImport = async (
+  store: ListingImportStore,
+  apply: ApplyChunk,
+  claimed: ClaimedImport,
+): Promise<void> => {
+  for (let chunk = await store.nextChunk(claimed.id); chunk; chunk = await store.nextChunk(claimed.id)) {
+    const answer = await apply({
+      sellerAccountId: claimed.sellerAccountId,
+      mode: claimed.mode,
+      items: chunk.rows.map((row) => row.body),
+      idempotencyKey: chunkKeyOf(claimed.id, chunk.chunk),
+      correlationId: `import-${claimed.id}`,
+    });
+    await store.recordChunk(claimed.id, chunkResultsOf(chunk, answer), LEASE_MS);
+  }
+  await store.finish(claimed.id);
+};
+
+export interface ImportWorker {
+  /** Looks for work now rather than at the next poll (after an upload). */
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * One import at a time per gateway: claims the oldest queued import (or one whose worker died) and applies it.
+ * A failed chunk is retried later with the same key; after MAX_ATTEMPTS failures in a row the import fails.
+ */
+export const startImportWorker = (options: {
+  readonly store: ListingImportStore;
+  readonly apply: ApplyChunk;
+  readonly logger: Logger;
+  readonly pollMs?: number;
+}): ImportWorker => {
+  const { store, apply, logger } = options;
+  const pollMs = options.pollMs ?? 2_000;
+  let stopped = false;
+  let running: Promise<void> = Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  let busy = false;
+
+  const once = async (): Promise<boolean> => {
+    const claimed = await store.claim(LEASE_MS);
+    if (claimed === undefined) return false;
+    try {
+      await runImport(store, apply, claimed);
+    } catch (error) {
+      const attempts = await store.release(claimed.id, RETRY_DELAY_MS);
+      logger.warn({ err: error, importId: claimed.id, attempts }, 'listing import attempt failed');
+      if (attempts >= MAX_ATTEMPTS) {
+        await store.finish(claimed.id, `the listing service failed ${attempts} times in a row; upload again`);
+      }
+    }
+    return true;
+  };
+
+  const tick = (): void => {
+    if (stopped || busy) return;
+    busy = true;
+    if (timer !== undefined) clearTimeout(timer);
+    running = (async () => {
+      try {
+        while (!stopped && (await once()));
+      } catch (error) {
+        logger.warn({ err: error }, 'listing import worker could not reach its table');
+      } finally {
+        busy = false;
+        if (!stopped) timer = setTimeout(tick, pollMs);
+      }
+    })();
+  };
+  tick();
+  return {
+    wake: tick,
+    stop: async () => {
+      stopped = true;
+      if (timer !== undefined) clearTimeout(timer);
+      await running;
+    },
+  };
+};
