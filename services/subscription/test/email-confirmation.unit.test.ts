@@ -110,8 +110,12 @@ describe('email confirmation decider (double opt-in)', () => {
       };
       const { value } = encodeSubscriptionEvent(recorded);
       expect(decodeSubscriptionEvent(value)).toEqual({
-        subscriptionId: mailboxStreamIdOf(MAILBOX),
+        eventId: `e${version}`,
+        streamId: mailboxStreamIdOf(MAILBOX),
         version,
+        occurredAt: NOW,
+        actor: { kind: 'anonymous', id: '' },
+        correlationId: undefined,
         event,
       });
     }

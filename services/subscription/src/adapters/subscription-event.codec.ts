@@ -97,27 +97,21 @@ const eventOf = (payload: subscriptionV1.SubscriptionEvent['payload']): Subscrip
       };
     case 'emailConfirmationRequested':
       return {
-        ...base,
-        event: {
-          type: 'EmailConfirmationRequested',
-          data: {
-            mailbox: payload.value.mailbox,
-            requestId: payload.value.requestId,
-            requestedAt: payload.value.requestedAtMs,
-            expiresAt: payload.value.expiresAtMs,
-          },
+        type: 'EmailConfirmationRequested',
+        data: {
+          mailbox: payload.value.mailbox,
+          requestId: payload.value.requestId,
+          requestedAt: payload.value.requestedAtMs,
+          expiresAt: payload.value.expiresAtMs,
         },
       };
     case 'emailAddressConfirmed':
       return {
-        ...base,
-        event: {
-          type: 'EmailAddressConfirmed',
-          data: {
-            mailbox: payload.value.mailbox,
-            requestId: payload.value.requestId,
-            confirmedAt: payload.value.confirmedAtMs,
-          },
+        type: 'EmailAddressConfirmed',
+        data: {
+          mailbox: payload.value.mailbox,
+          requestId: payload.value.requestId,
+          confirmedAt: payload.value.confirmedAtMs,
         },
       };
     case undefined:
