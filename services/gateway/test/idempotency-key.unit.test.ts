@@ -29,6 +29,7 @@ const CREATING_OPERATIONS = [
   'POST /api/ucp/quotes',
   'POST /api/ucp/quotes/{id}/accept-and-pay',
   'POST /api/ucp/checkout',
+  'POST /api/ucp/checkout-sessions',
   'POST /api/mcp/invoke',
   'POST /api/mcp/stream',
 ];

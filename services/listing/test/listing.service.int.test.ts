@@ -142,7 +142,7 @@ describe.each(testEngines())('listing service over gRPC on $name', ({ create }) 
       traceparent: TRACEPARENT,
     });
     const decoded = decodeListingEvent(message.value);
-    expect(decoded).toMatchObject({ productId, version: 1, actor: SELLER, correlationId: 'req-1' });
+    expect(decoded).toMatchObject({ streamId: productId, version: 1, actor: SELLER, correlationId: 'req-1' });
     expect(decoded.event.data.listing).toMatchObject({ productId, sku: 'CHG-65', promotePublicly: true });
     expect(message.headers['ce_id']).toBe(decoded.eventId);
   });

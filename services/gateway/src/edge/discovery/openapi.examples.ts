@@ -21,6 +21,9 @@ import {
   RESPOND_TO_QUOTE_EXAMPLES,
 } from '../../contexts/quotes/quote.tools.js';
 import { SUBSCRIBE_TO_QUERY_EXAMPLES } from '../../contexts/subscriptions/subscription.tools.js';
+import type { CheckoutSessionView } from '../../contexts/orders/checkout.schema.js';
+import type { OrderView } from '../../contexts/orders/order.schema.js';
+import { ucpCheckoutView } from '../../contexts/orders/ucp-checkout.js';
 import type { OperationExamples } from './openapi.describe.js';
 
 /**
@@ -488,6 +491,25 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
     responses: { 200: SELLER_QUOTE },
   },
   // checkout
+  // The UCP checkout is the same session translated (contexts/orders/ucp-checkout.ts): built by the translation.
+  createUcpCheckout: {
+    body: {
+      line_items: [{ item: { id: 'product_12' }, quantity: 10 }],
+      buyer: { email: 'purchasing@ridgeway.example', first_name: 'Dana', last_name: 'Ortiz' },
+      context: { address_country: 'US' },
+    },
+    responses: { 201: ucpCheckoutView(BASE, CHECKOUT as CheckoutSessionView) },
+  },
+  getUcpCheckout: { responses: { 200: ucpCheckoutView(BASE, CHECKOUT as CheckoutSessionView) } },
+  completeUcpCheckout: {
+    responses: {
+      200: ucpCheckoutView(
+        BASE,
+        COMPLETED_CHECKOUT.checkout as CheckoutSessionView,
+        COMPLETED_CHECKOUT.orders as OrderView[],
+      ),
+    },
+  },
   createCheckout: {
     body: { line_items: [{ product_id: 'product_12', quantity: 10 }], shipping_country: 'US' },
     responses: { 201: CHECKOUT },
