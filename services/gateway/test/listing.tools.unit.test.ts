@@ -217,7 +217,7 @@ describe('bulk_update_listings', () => {
     expect(sent.bulk[0]).toMatchObject({
       sellerAccountId: 3,
       productIds: ['product_7', 'product_8'],
-      mode: 'price_percent_decrease',
+      mode: listingV1.BulkUpdateMode.BULK_UPDATE_MODE_PRICE_PERCENT_DECREASE,
       value: 15,
     });
     expect(bulkUpdateListingsOutput.parse(outcome)).toEqual({
