@@ -3,3 +3,4 @@ export * from './harness/marketplace-client.js';
 export * from './harness/cluster.js';
 export * from './harness/embedded.js';
 export * from './harness/shared-marketplace.js';
+export * from './harness/mail-store.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   startOtlpReceiver,
@@ -10,6 +10,7 @@ import {
 import pg from 'pg';
 import { BACKEND_SERVICES, Cluster } from '../src/harness/cluster.js';
 import { eventually } from '../src/harness/processes.js';
+import { mailFileNames } from '../src/harness/mail-store.js';
 
 const SPAN_KIND = { server: 2, client: 3, producer: 4, consumer: 5 };
 const CALLER_TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
@@ -62,8 +63,8 @@ const awaitSpans = async <K extends string>(
 };
 
 /** The quote ids of the seller emails in an `.eml` store (file names come from the Message-IDs). */
-const quoteIdsMailed = async (mailDirectory: string): Promise<number[]> =>
-  (await readdir(mailDirectory).catch(() => [] as string[])).flatMap((name) => {
+const quoteIdsMailed = async (dataDir: string): Promise<number[]> =>
+  (await mailFileNames(dataDir)).flatMap((name) => {
     const id = /^_quote-request\.(\d+)\.requested@.*\.eml$/.exec(name)?.[1];
     return id === undefined ? [] : [Number(id)];
   });
@@ -129,9 +130,7 @@ describe('operations in cluster mode', () => {
     );
     await eventually(
       async () =>
-        (await quoteIdsMailed(join(cluster.dataDir, 'mail'))).includes(warmUp.quote_request_id)
-          ? true
-          : undefined,
+        (await quoteIdsMailed(cluster.dataDir)).includes(warmUp.quote_request_id) ? true : undefined,
       { timeoutMs: 20_000, intervalMs: 200, describe: () => cluster.process('quote').logs },
     );
     return published.body.id;
@@ -346,17 +345,16 @@ describe('operations in cluster mode', () => {
             )
           ).rows.map((row) => row.event_id),
         );
-      const mailDirectory = join(cluster.dataDir, 'mail');
       await eventually(
         async () =>
           (await appliedQuoteEventIds()).size >= quoteEventIds.size &&
-          (await quoteIdsMailed(mailDirectory)).length >= committedQuoteIds.size
+          (await quoteIdsMailed(cluster.dataDir)).length >= committedQuoteIds.size
             ? true
             : undefined,
         { timeoutMs: 30_000, intervalMs: 200, describe: () => cluster.process('quote').logs },
       );
       expect(await appliedQuoteEventIds()).toEqual(quoteEventIds);
-      expect(new Set(await quoteIdsMailed(mailDirectory))).toEqual(committedQuoteIds);
+      expect(new Set(await quoteIdsMailed(cluster.dataDir))).toEqual(committedQuoteIds);
       process.stdout.write(
         `rolling restart: ${attempts} requests; acknowledged ${acknowledgedListings.length} listings and ` +
           `${acknowledgedQuotes.length} quote requests; committed ${committedIds.size} listings and ` +

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { readdir, readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import pg from 'pg';
 import { EmbeddedMarketplace } from '../src/harness/embedded.js';
+import { mailText } from '../src/harness/mail-store.js';
 import { eventually } from '../src/harness/processes.js';
 import { WebhookReceiver } from '../src/harness/webhook-receiver.js';
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -454,16 +453,10 @@ describe('checkout and orders (embedded mode on PostgreSQL)', () => {
     const disputed = await invoke('open_dispute', dispute, buyer.apiKey);
     expect(disputed.body).toMatchObject({ status: 'issue_reported', issue: { reason: 'missing_units' } });
 
-    const mail = await eventually(
-      async () => {
-        const directory = join(marketplace.dataDir, 'mail');
-        const file = (await readdir(directory).catch(() => [] as string[])).find((name) =>
-          name.includes(`dispute-order-${id}@`),
-        );
-        return file && (await readFile(join(directory, file), 'utf8')).replace(/=\r?\n/g, '');
-      },
-      { timeoutMs: 45_000, describe: () => `no dispute mail:\n${marketplace.process.logs}` },
-    );
+    const mail = await eventually(() => mailText(marketplace.dataDir, `dispute-order-${id}@`), {
+      timeoutMs: 45_000,
+      describe: () => `no dispute mail:\n${marketplace.process.logs}`,
+    });
     expect(mail).toContain(ADMIN_EMAIL);
     expect(mail).toContain('One pallet missing');
 
@@ -491,16 +484,10 @@ describe('checkout and orders (embedded mode on PostgreSQL)', () => {
 
   /** The .eml file the mail worker kept whose Message-ID contains `key`, once it is there. */
   const mailWith = (key: string) =>
-    eventually(
-      async () => {
-        const directory = join(marketplace.dataDir, 'mail');
-        const file = (await readdir(directory).catch(() => [] as string[])).find((name) =>
-          name.includes(key),
-        );
-        return file && (await readFile(join(directory, file), 'utf8')).replace(/=\r?\n/g, '');
-      },
-      { timeoutMs: 45_000, describe: () => `no mail ${key}:\n${marketplace.process.logs}` },
-    );
+    eventually(() => mailText(marketplace.dataDir, key), {
+      timeoutMs: 45_000,
+      describe: () => `no mail ${key}:\n${marketplace.process.logs}`,
+    });
   const admin = (path: string, init: { method?: string; body?: unknown; token?: string } = {}) =>
     marketplace.client.request(path, {
       method: init.method ?? 'GET',

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { EmbeddedMarketplace } from '../src/harness/embedded.js';
+import { mailText } from '../src/harness/mail-store.js';
 import { eventually } from '../src/harness/processes.js';
 
 interface Answer {
@@ -37,17 +36,10 @@ describe('quote requests (embedded mode)', () => {
   const anonymousQuote = (email: string, product = productId) =>
     quote({ product_id: product, quantity: 50, buyer: { email } });
   const mail = (messageIdPart: string) =>
-    eventually(
-      async () => {
-        const directory = join(marketplace.dataDir, 'mail');
-        const file = (await readdir(directory)).find(
-          (name) => name.includes(messageIdPart) && name.endsWith('.eml'),
-        );
-        // Quoted-printable bodies: joining the soft line breaks is enough for the phrases checked.
-        return file && (await readFile(join(directory, file), 'utf8')).replace(/=\r?\n/g, '');
-      },
-      { timeoutMs: 15_000, describe: () => `no mail ${messageIdPart}:\n${marketplace.process.logs}` },
-    );
+    eventually(() => mailText(marketplace.dataDir, messageIdPart), {
+      timeoutMs: 15_000,
+      describe: () => `no mail ${messageIdPart}:\n${marketplace.process.logs}`,
+    });
 
   beforeAll(async () => {
     marketplace = await EmbeddedMarketplace.start({

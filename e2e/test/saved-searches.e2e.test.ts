@@ -1,8 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { EmbeddedMarketplace } from '../src/harness/embedded.js';
+import { mailFileNames } from '../src/harness/mail-store.js';
 import { eventually } from '../src/harness/processes.js';
 import { WebhookReceiver } from '../src/harness/webhook-receiver.js';
 
@@ -64,9 +65,7 @@ describe('saved searches (embedded mode)', () => {
   /** The emails written to the `.eml` store (DATA_DIR/mail) to `address`, as text (quoted-printable undone). */
   const mailsTo = async (address: string): Promise<{ name: string; text: string }[]> => {
     const directory = join(marketplace.dataDir, 'mail');
-    const names = (await readdir(directory).catch(() => [] as string[])).filter((name) =>
-      name.endsWith('.eml'),
-    );
+    const names = await mailFileNames(marketplace.dataDir);
     const mails = await Promise.all(
       names.map(async (name) => ({
         name,
@@ -179,7 +178,7 @@ describe('saved searches (embedded mode)', () => {
       { matched_at: expect.any(String), product: expect.objectContaining({ id: matching.body.id }) },
     ]);
     expect(resource.deliveries.map((d) => d.status)).toEqual(['delivered', 'delivered']);
-    const mails = await readdir(join(marketplace.dataDir, 'mail'));
+    const mails = await mailFileNames(marketplace.dataDir);
     expect(mails.length).toBeGreaterThanOrEqual(1);
     // Exactly one webhook for one matching lot, even after the others were published.
     expect(receiver.received).toHaveLength(1);
