@@ -1,10 +1,15 @@
 // Shared jest settings: TypeScript through swc into native ESM, workspace packages resolved to their
 // sources (the "source" export condition) so tests never depend on a stale build.
+import { fileURLToPath } from 'node:url';
+
+/** Jest's node environment with an ordinary global object (jest.environment.cjs explains why). */
+const testEnvironment = fileURLToPath(new URL('./jest.environment.cjs', import.meta.url));
+
 /** @param {string} displayName */
 export function jestConfig(displayName) {
   return {
     displayName,
-    testEnvironment: 'node',
+    testEnvironment,
     roots: ['<rootDir>'],
     testPathIgnorePatterns: ['/node_modules/', '/dist/'],
     testMatch: ['**/*.test.ts'],
