@@ -36,7 +36,7 @@ const linkInstalledPackages = async (clone: string): Promise<void> => {
     const target = join(clone, dir, 'node_modules');
     await mkdir(target, { recursive: true });
     for (const entry of await readdir(source)) {
-      if (dir === '.' && entry === '.pnpm') await symlink(join(source, entry), join(target, entry));
+      if (dir === '.' && entry === '.pnpm') await linkStore(join(source, entry), join(target, entry));
       else await cp(join(source, entry), join(target, entry), { recursive: true, verbatimSymlinks: true });
     }
   }
@@ -54,6 +54,20 @@ const carryOverBuild = async (clone: string): Promise<void> => {
     const source = join(repoRoot, dir, 'dist');
     if (await lstat(source).catch(() => undefined))
       await cp(source, join(clone, dir, 'dist'), { recursive: true });
+  }
+};
+
+/**
+ * The clone's `.pnpm` is a folder of its own whose package folders link to the working copy's: pnpm in the clone
+ * may relink its hoisted `.pnpm/node_modules` (links relative to the clone), and with the whole `.pnpm` linked
+ * that rewrote the working copy's links to point into the clone, deleted after the test.
+ */
+const linkStore = async (source: string, target: string): Promise<void> => {
+  await mkdir(target);
+  for (const entry of await readdir(source, { withFileTypes: true })) {
+    const [from, to] = [join(source, entry.name), join(target, entry.name)];
+    if (entry.isDirectory() && entry.name !== 'node_modules') await symlink(from, to);
+    else await cp(from, to, { recursive: true, verbatimSymlinks: true });
   }
 };
 
