@@ -13,6 +13,7 @@ import {
   quoteRequestsEmbedded,
   quoteRequestsEmbeddedSlowSmtp,
 } from './quote/quote-requests.bench.js';
+import { listingImport } from './imports/listing-import.bench.js';
 import { mcpSearch } from './mcp/mcp-search.bench.js';
 import { checkout } from './order/checkout.bench.js';
 import { webhookFanoutCluster, webhookFanoutEmbedded } from './subscription/webhook-fanout.bench.js';
@@ -34,6 +35,11 @@ const bothSearchesOptions = (ratePerSecond: number) => ({
   maxConcurrentPolls: 8,
   maxConcurrentPublishes: 64,
   followEvery: Math.max(1, Math.round(ratePerSecond / 10)),
+});
+const listingImportOptions = () => ({
+  rows: Number(process.env['IMPORT_ROWS'] ?? 10_000),
+  searchesPerSecond: 20,
+  baselineMs: 10_000,
 });
 const mcpSearchOptions = { listings: 100, concurrency: 16, durationMs: 10_000, sampleEveryMs: 5_000 };
 
@@ -67,6 +73,9 @@ const scenarios: Record<string, () => Promise<Record<string, unknown>>> = {
       smtpDelayMs: Number(process.env['SMTP_DELAY_MS'] ?? 150),
     }),
   'rate-limit-store.postgres': async () => ({ concurrency: 16, ...(await postgresStoreCost(16, 10_000)) }),
+  // IMPORT_ROWS another size than the bar's 10,000 rows.
+  'listing-import.cluster-nats': () => listingImport('cluster-nats', listingImportOptions()),
+  'listing-import.embedded': () => listingImport('embedded', listingImportOptions()),
   'checkout.cluster-nats': () => checkout('cluster-nats', checkoutOptions),
   'checkout.embedded': () => checkout('embedded', checkoutOptions),
   'webhook-fanout.cluster-nats': () =>

@@ -30,6 +30,28 @@ const UNIFORM_PARSERS = {
   [types.DATE]: (value: string) => value,
 };
 
+/** The longest run of queries before the event loop gets a turn (see `createEventLoopTurns`). */
+const EVENT_LOOP_TURN_EVERY_MS = 5;
+
+/**
+ * PGlite runs each query synchronously on this thread and starts the next queued one from a promise callback,
+ * so while callers keep its queue full (a bulk import, projections catching up) the event loop never reaches
+ * I/O: no HTTP request was read for 20 s during a 1,000-row import. Before a query, once 5 ms have passed since
+ * the last turn, the caller waits for one (`setImmediate`), and requests are read in between (docs/architecture.md,
+ * "Embedded mode: PGlite and the event loop").
+ */
+const createEventLoopTurns = (): (() => Promise<void> | undefined) => {
+  let lastTurn = performance.now();
+  const turn = () =>
+    new Promise<void>((resolve) =>
+      setImmediate(() => {
+        lastTurn = performance.now();
+        resolve();
+      }),
+    );
+  return () => (performance.now() - lastTurn > EVENT_LOOP_TURN_EVERY_MS ? turn() : undefined);
+};
+
 const runQuery = async <R extends Row>(
   target: PGlite | PGliteTransaction,
   sql: string,
@@ -55,6 +77,15 @@ export const createEmbeddedDatabase = async (options: EmbeddedDatabaseOptions = 
   const pglite = await PGlite.create(dataDir, { parsers: UNIFORM_PARSERS });
   const logger = options.logger ?? createLogger({ service: 'database' });
   const scope = createTransactionScope();
+  const eventLoopTurn = createEventLoopTurns();
+  const run = async <R extends Row>(
+    target: PGlite | PGliteTransaction,
+    sql: string,
+    params: readonly unknown[] | undefined,
+  ): Promise<QueryResult<R>> => {
+    await eventLoopTurn();
+    return runQuery<R>(target, sql, params);
+  };
   const lockMutexes = new Map<string, Mutex>();
   const heldLocks = new Set<AbortController>();
   let closing: Promise<void> | undefined;
@@ -78,7 +109,7 @@ export const createEmbeddedDatabase = async (options: EmbeddedDatabaseOptions = 
 
     async query<R extends Row = Row>(sql: string, params?: readonly unknown[]) {
       scope.assertOutside('query');
-      return runQuery<R>(pglite, sql, params);
+      return run<R>(pglite, sql, params);
     },
 
     async transaction<T>(work: (tx: Transaction) => Promise<T>, txOptions?: { isolation?: IsolationLevel }) {
@@ -89,7 +120,7 @@ export const createEmbeddedDatabase = async (options: EmbeddedDatabaseOptions = 
       const { result, committed } = await pglite.transaction(async (pgliteTx) => {
         if (setIsolation) await pgliteTx.exec(setIsolation);
         // PGlite's handle refuses queries once its transaction has ended.
-        const tx: Transaction = { query: (sql, params) => runQuery(pgliteTx, sql, params) };
+        const tx: Transaction = { query: (sql, params) => run(pgliteTx, sql, params) };
         return scope.run(() => work(tx));
       });
       committed();
