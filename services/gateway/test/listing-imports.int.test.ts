@@ -11,6 +11,7 @@ import { createLogger } from '@marketplace/platform';
 import { LISTING_IMPORT_MIGRATIONS } from '../src/contexts/listings/adapters/listing-imports.migrations.js';
 import { ListingImportsTable } from '../src/contexts/listings/adapters/listing-imports.table.js';
 import { storedRowsOf } from '../src/contexts/listings/imports.routes.js';
+import { importRowsOf } from '../src/contexts/listings/imports/import-file.js';
 import type { ApplyChunk } from '../src/contexts/listings/imports/import.ports.js';
 import { runImport, startImportWorker } from '../src/contexts/listings/imports/import.worker.js';
 
@@ -83,7 +84,7 @@ describe.each(testEngines())('listing imports on $name', ({ create }) => {
       sellerAccountId: SELLER,
       mode: 'upsert_by_sku',
       format: 'csv',
-      rows: storedRowsOf(tableOf(2_500)),
+      rows: storedRowsOf(importRowsOf(tableOf(2_500))),
     });
     expect(await store.find(SELLER + 1, id)).toBeUndefined();
     const queued = await store.find(SELLER, id);
@@ -122,7 +123,7 @@ describe.each(testEngines())('listing imports on $name', ({ create }) => {
       sellerAccountId: SELLER,
       mode: 'create',
       format: 'xlsx',
-      rows: storedRowsOf(tableOf(1_200)),
+      rows: storedRowsOf(importRowsOf(tableOf(1_200))),
     });
     const bulk = fakeBulk();
     let applied = 0;

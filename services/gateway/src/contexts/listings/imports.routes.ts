@@ -12,7 +12,9 @@ import { HttpProblem } from '../../edge/http/problem.js';
 import { parseOrThrow } from '../../edge/schemas/validate.js';
 import type { RouteDoc } from '../../edge/discovery/openapi.describe.js';
 import type { ImportFormat } from './imports/import-file.js';
-import { IMPORT_CONTENT_TYPES, importRowsOf, readImportTable } from './imports/import-file.js';
+import type { ImportRow } from './imports/import-file.js';
+import { IMPORT_CONTENT_TYPES } from './imports/import-file.js';
+import { readImportRows } from './imports/read-import-rows.js';
 import type { ImportView, ListingImportStore, StoredImportRow } from './imports/import.ports.js';
 import { IMPORT_STATUSES } from './imports/import.ports.js';
 import { IMPORT_CHUNK_ROWS } from './imports/import.worker.js';
@@ -101,9 +103,9 @@ const formatOf = (contentType: string | undefined): ImportFormat | undefined => 
  * resumed import sends the same chunks again; rows with bad cells (or text PostgreSQL cannot store) are refused
  * here with their errors.
  */
-export const storedRowsOf = (table: readonly (readonly string[])[]): StoredImportRow[] => {
+export const storedRowsOf = (importRows: readonly ImportRow[]): StoredImportRow[] => {
   let valid = 0;
-  const rows = importRowsOf(table).map((row): StoredImportRow => {
+  const rows = importRows.map((row): StoredImportRow => {
     if ('errors' in row) return row;
     const unstorable = unstorableTextViolations(row.body);
     if (unstorable.length > 0) {
@@ -162,7 +164,7 @@ export const importsRoutes = (
         const { mode } = parseOrThrow(importQuerySchema, req.query, 'import query');
         const format = formatOf(req.get('content-type')) as ImportFormat;
         const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-        const rows = storedRowsOf(await readImportTable(format, bytes));
+        const rows = storedRowsOf(await readImportRows(format, bytes));
         const { store, wake } = available();
         const id = randomUUID();
         await store.create({ id, sellerAccountId: seller.accountId, mode, format, rows });

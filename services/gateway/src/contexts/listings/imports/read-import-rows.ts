@@ -1,0 +1,42 @@
+import type { FieldViolation } from '@marketplace/platform';
+import { validationError } from '@marketplace/platform';
+import { Worker } from 'node:worker_threads';
+import type { ImportFormat, ImportRow } from './import-file.js';
+
+/** What the worker answers: the file's rows, or why the file is refused (a 400 naming `file` or a column). */
+export type ImportFileReply =
+  | { readonly rows: ImportRow[] }
+  | { readonly refused: { readonly message: string; readonly violations: FieldViolation[] } };
+
+/**
+ * The compiled worker: next to this module once compiled; from the TypeScript source (jest), the one under
+ * `dist/`, since a worker thread loads plain JavaScript (build first: `tsc -b`).
+ */
+const workerEntry = (): URL =>
+  import.meta.url.endsWith('.ts')
+    ? new URL('../../../../dist/src/contexts/listings/imports/import-file.worker.js', import.meta.url)
+    : new URL('./import-file.worker.js', import.meta.url);
+
+/**
+ * The rows of an uploaded CSV or XLSX file (docs/imports.md), read in a worker thread of its own: csv-parse and
+ * exceljs are synchronous, and a 50,000-row spreadsheet held the event loop for seconds. One thread per upload,
+ * ended with it; uploads are few, and the body limit bounds each thread's memory.
+ */
+export const readImportRows = async (format: ImportFormat, bytes: Buffer): Promise<ImportRow[]> => {
+  const worker = new Worker(workerEntry());
+  try {
+    const reply = new Promise<ImportFileReply>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+      worker.once('exit', (code) =>
+        reject(new Error(`the import file worker exited (${code}) without an answer`)),
+      );
+    });
+    worker.postMessage({ format, bytes });
+    const answer = await reply;
+    if ('refused' in answer) throw validationError(answer.refused.message, answer.refused.violations);
+    return answer.rows;
+  } finally {
+    await worker.terminate();
+  }
+};
