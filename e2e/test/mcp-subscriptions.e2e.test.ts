@@ -68,7 +68,7 @@ describe('MCP resource subscriptions (embedded mode)', () => {
       promotePublicly: true,
     });
     expect(published.status).toBe(201);
-    return { productId: published.body.id as string, sentAt, at: Date.now() };
+    return { productId: published.body.id, sentAt, at: Date.now() };
   };
 
   const waitFor = async <T>(find: () => T | undefined, timeoutMs: number): Promise<T | undefined> => {

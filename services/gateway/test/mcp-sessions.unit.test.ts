@@ -44,7 +44,11 @@ describe('McpSessions', () => {
     // Another key of the same account, an agent token, no credential, an unknown id: not found.
     expect(sessions.find('s1', keyOf('mk_b'))).toBeUndefined();
     expect(
-      sessions.find('s1', { accountId: 1, role: 'buyer', credential: { kind: 'agent_token', sessionId: 'mk_a' } }),
+      sessions.find('s1', {
+        accountId: 1,
+        role: 'buyer',
+        credential: { kind: 'agent_token', sessionId: 'mk_a' },
+      }),
     ).toBeUndefined();
     expect(sessions.find('s1', undefined)).toBeUndefined();
     expect(sessions.find('s2', keyOf('mk_a'))).toBeUndefined();

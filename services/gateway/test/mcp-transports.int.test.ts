@@ -73,7 +73,11 @@ describe('MCP transports', () => {
           jsonrpc: '2.0',
           id: 1,
           method: 'initialize',
-          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+          params: {
+            protocolVersion: '2025-11-25',
+            capabilities: {},
+            clientInfo: { name: 't', version: '1' },
+          },
         },
         headers,
       );
@@ -92,8 +96,15 @@ describe('MCP transports', () => {
 
     it('answers bad subscribe params with -32602 naming uri, and a stateless subscribe with -32601', async () => {
       const id = (await initialize({ 'x-mcp-api-key': buyerKey })).headers.get('mcp-session-id')!;
-      const inSession = { 'x-mcp-api-key': buyerKey, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' };
-      const noUri = await mcp({ jsonrpc: '2.0', id: 2, method: 'resources/subscribe', params: {} }, inSession);
+      const inSession = {
+        'x-mcp-api-key': buyerKey,
+        'mcp-session-id': id,
+        'mcp-protocol-version': '2025-11-25',
+      };
+      const noUri = await mcp(
+        { jsonrpc: '2.0', id: 2, method: 'resources/subscribe', params: {} },
+        inSession,
+      );
       expect(noUri.body).toMatchObject({ error: { code: -32602, message: expect.stringContaining('uri') } });
       const stats = await mcp(
         { jsonrpc: '2.0', id: 3, method: 'resources/subscribe', params: { uri: 'marketplace://stats' } },
@@ -122,9 +133,9 @@ describe('MCP transports', () => {
       const stolen = await mcp(ping, { 'x-mcp-api-key': sellerKey, 'mcp-session-id': id });
       expect(stolen.status).toBe(404);
       expect(stolen.body).toMatchObject({ error: { code: -32001 } });
-      expect((await mcp(undefined, { 'x-mcp-api-key': sellerKey, 'mcp-session-id': id }, 'DELETE')).status).toBe(
-        404,
-      );
+      expect(
+        (await mcp(undefined, { 'x-mcp-api-key': sellerKey, 'mcp-session-id': id }, 'DELETE')).status,
+      ).toBe(404);
       expect((await mcp(undefined, own, 'DELETE')).status).toBe(200);
       expect((await mcp(ping, own)).status).toBe(404);
     });

@@ -3,2080 +3,2085 @@
 import type { EventDescriptors } from './asyncapi.document.js';
 
 export const EVENT_DESCRIPTORS: EventDescriptors = {
-  "files": [
-    "marketplace/account/v1/account_events.proto",
-    "marketplace/listing/v1/listing_events.proto",
-    "marketplace/order/v1/order_events.proto",
-    "marketplace/quote/v1/quote_events.proto",
-    "marketplace/subscription/v1/subscription_events.proto"
+  files: [
+    'marketplace/account/v1/account_events.proto',
+    'marketplace/listing/v1/listing_events.proto',
+    'marketplace/order/v1/order_events.proto',
+    'marketplace/quote/v1/quote_events.proto',
+    'marketplace/subscription/v1/subscription_events.proto',
   ],
-  "messages": [
+  messages: [
     {
-      "name": "marketplace.common.v1.Actor",
-      "comment": "Who asked for a command; recorded on every event.",
-      "oneofs": [],
-      "fields": [
+      name: 'marketplace.common.v1.Actor',
+      comment: 'Who asked for a command; recorded on every event.',
+      oneofs: [],
+      fields: [
         {
-          "name": "kind",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "seller, buyer, admin, system or anonymous."
+          name: 'kind',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'seller, buyer, admin, system or anonymous.',
         },
         {
-          "name": "id",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "Account id for sellers and buyers; empty for anonymous callers."
-        }
-      ]
-    },
-    {
-      "name": "marketplace.account.v1.AccountEvent",
-      "comment": "The value of every message on topic marketplace.account.v1 (key: account_<id>). CloudEvents headers (ce_id, ce_type, ce_source, ce_time, ce_subject) and traceparent travel beside it.",
-      "oneofs": [
-        "payload"
+          name: 'id',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'Account id for sellers and buyers; empty for anonymous callers.',
+        },
       ],
-      "fields": [
-        {
-          "name": "eventId",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "UUIDv7, also the ce_id header."
-        },
-        {
-          "name": "accountId",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "comment": "The account's numeric id (the identity schema's); the key is account_<id>."
-        },
-        {
-          "name": "version",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "comment": "Version of the account's stream this event produced (1 for AccountCreated)."
-        },
-        {
-          "name": "occurredAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "actor",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.common.v1.Actor"
-        },
-        {
-          "name": "correlationId",
-          "type": "TYPE_STRING",
-          "repeated": false
-        },
-        {
-          "name": "created",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.account.v1.AccountCreated",
-          "oneof": 0
-        }
-      ]
     },
     {
-      "name": "marketplace.account.v1.AccountCreated",
-      "comment": "An operator opened an account. State-carrying: the account's public profile as created.",
-      "oneofs": [],
-      "fields": [
+      name: 'marketplace.account.v1.AccountEvent',
+      comment:
+        'The value of every message on topic marketplace.account.v1 (key: account_<id>). CloudEvents headers (ce_id, ce_type, ce_source, ce_time, ce_subject) and traceparent travel beside it.',
+      oneofs: ['payload'],
+      fields: [
         {
-          "name": "role",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "seller or buyer."
+          name: 'eventId',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'UUIDv7, also the ce_id header.',
         },
         {
-          "name": "name",
-          "type": "TYPE_STRING",
-          "repeated": false
+          name: 'accountId',
+          type: 'TYPE_INT64',
+          repeated: false,
+          comment: "The account's numeric id (the identity schema's); the key is account_<id>.",
         },
         {
-          "name": "email",
-          "type": "TYPE_STRING",
-          "repeated": false
+          name: 'version',
+          type: 'TYPE_INT64',
+          repeated: false,
+          comment: "Version of the account's stream this event produced (1 for AccountCreated).",
         },
         {
-          "name": "company",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "Empty when not given."
+          name: 'occurredAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
         },
         {
-          "name": "country",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "ISO 3166-1 alpha-2, upper case; empty when not given."
-        }
-      ]
-    },
-    {
-      "name": "marketplace.listing.v1.Listing",
-      "comment": "A listing as the listing service stores it: the state of the listing aggregate. Money is integer cents; times are epoch milliseconds.",
-      "oneofs": [
-        "_original_retail_price_cents",
-        "_withdrawn_at_ms"
+          name: 'actor',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.common.v1.Actor',
+        },
+        {
+          name: 'correlationId',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'created',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.account.v1.AccountCreated',
+          oneof: 0,
+        },
       ],
-      "fields": [
-        {
-          "name": "productId",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "product_<n>"
-        },
-        {
-          "name": "sellerAccountId",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "name",
-          "type": "TYPE_STRING",
-          "repeated": false
-        },
-        {
-          "name": "description",
-          "type": "TYPE_STRING",
-          "repeated": false
-        },
-        {
-          "name": "sku",
-          "type": "TYPE_STRING",
-          "repeated": false
-        },
-        {
-          "name": "category",
-          "type": "TYPE_STRING",
-          "repeated": false
-        },
-        {
-          "name": "condition",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "salvage, customer_returns, shelf_pulls, overstock or new_or_refurbished; empty when not given."
-        },
-        {
-          "name": "priceCents",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "currency",
-          "type": "TYPE_STRING",
-          "repeated": false
-        },
-        {
-          "name": "quantity",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "minOrderQuantity",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "minQuoteQuantity",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "brand",
-          "type": "TYPE_STRING",
-          "repeated": false
-        },
-        {
-          "name": "imageUrl",
-          "type": "TYPE_STRING",
-          "repeated": false
-        },
-        {
-          "name": "galleryImageUrls",
-          "type": "TYPE_STRING",
-          "repeated": true
-        },
-        {
-          "name": "promotePublicly",
-          "type": "TYPE_BOOL",
-          "repeated": false
-        },
-        {
-          "name": "originalRetailPriceCents",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "optional": true
-        },
-        {
-          "name": "instantCheckout",
-          "type": "TYPE_BOOL",
-          "repeated": false
-        },
-        {
-          "name": "createdAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "updatedAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "confirmedAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "comment": "Last availability confirmation (create, update or quantity call)."
-        },
-        {
-          "name": "version",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "comment": "Version of the aggregate's stream after the last event."
-        },
-        {
-          "name": "withdrawnAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "optional": true,
-          "comment": "Set while the seller has withdrawn the listing: it is off every agent-facing surface and cannot be bought; open quotes and orders keep it. Absent: listed."
-        },
-        {
-          "name": "imagePlaceholder",
-          "type": "TYPE_BOOL",
-          "repeated": false,
-          "comment": "True while the image is the category's shipped placeholder: no image was sent and no similar listing had one."
-        },
-        {
-          "name": "shipping",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.listing.v1.ListingShipping",
-          "comment": "The lot's freight terms; absent until the seller sets them (no freight is charged)."
-        }
-      ]
     },
     {
-      "name": "marketplace.listing.v1.ListingShipping",
-      "comment": "A lot's freight terms (docs/specification.md, \"Checkout and orders\": freight).",
-      "oneofs": [
-        "_cents",
-        "_ship_from_region"
+      name: 'marketplace.account.v1.AccountCreated',
+      comment: "An operator opened an account. State-carrying: the account's public profile as created.",
+      oneofs: [],
+      fields: [
+        {
+          name: 'role',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'seller or buyer.',
+        },
+        {
+          name: 'name',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'email',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'company',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'Empty when not given.',
+        },
+        {
+          name: 'country',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'ISO 3166-1 alpha-2, upper case; empty when not given.',
+        },
       ],
-      "fields": [
-        {
-          "name": "mode",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "included, flat_per_order, per_unit, buyer_pickup or quoted_on_request."
-        },
-        {
-          "name": "cents",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "optional": true,
-          "comment": "flat_per_order: cents per order; per_unit: cents per unit; absent otherwise."
-        },
-        {
-          "name": "shipFromRegion",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "optional": true,
-          "comment": "buyer_pickup: where the buyer collects the lot; absent otherwise."
-        }
-      ]
     },
     {
-      "name": "marketplace.listing.v1.ListingEvent",
-      "comment": "The value of every message on topic marketplace.listing.v1 (key: the product id). CloudEvents headers (ce_id, ce_type, ce_source, ce_time, ce_subject) and traceparent travel beside it.",
-      "oneofs": [
-        "payload"
+      name: 'marketplace.listing.v1.Listing',
+      comment:
+        'A listing as the listing service stores it: the state of the listing aggregate. Money is integer cents; times are epoch milliseconds.',
+      oneofs: ['_original_retail_price_cents', '_withdrawn_at_ms'],
+      fields: [
+        {
+          name: 'productId',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'product_<n>',
+        },
+        {
+          name: 'sellerAccountId',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'name',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'description',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'sku',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'category',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'condition',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment:
+            'salvage, customer_returns, shelf_pulls, overstock or new_or_refurbished; empty when not given.',
+        },
+        {
+          name: 'priceCents',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'currency',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'quantity',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'minOrderQuantity',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'minQuoteQuantity',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'brand',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'imageUrl',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'galleryImageUrls',
+          type: 'TYPE_STRING',
+          repeated: true,
+        },
+        {
+          name: 'promotePublicly',
+          type: 'TYPE_BOOL',
+          repeated: false,
+        },
+        {
+          name: 'originalRetailPriceCents',
+          type: 'TYPE_INT64',
+          repeated: false,
+          optional: true,
+        },
+        {
+          name: 'instantCheckout',
+          type: 'TYPE_BOOL',
+          repeated: false,
+        },
+        {
+          name: 'createdAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'updatedAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'confirmedAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+          comment: 'Last availability confirmation (create, update or quantity call).',
+        },
+        {
+          name: 'version',
+          type: 'TYPE_INT64',
+          repeated: false,
+          comment: "Version of the aggregate's stream after the last event.",
+        },
+        {
+          name: 'withdrawnAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+          optional: true,
+          comment:
+            'Set while the seller has withdrawn the listing: it is off every agent-facing surface and cannot be bought; open quotes and orders keep it. Absent: listed.',
+        },
+        {
+          name: 'imagePlaceholder',
+          type: 'TYPE_BOOL',
+          repeated: false,
+          comment:
+            "True while the image is the category's shipped placeholder: no image was sent and no similar listing had one.",
+        },
+        {
+          name: 'shipping',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.listing.v1.ListingShipping',
+          comment: "The lot's freight terms; absent until the seller sets them (no freight is charged).",
+        },
       ],
-      "fields": [
-        {
-          "name": "eventId",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "UUIDv7, also the ce_id header."
-        },
-        {
-          "name": "productId",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "product_<n>: the aggregate id and the message key."
-        },
-        {
-          "name": "version",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "comment": "Version of the listing's stream this event produced (1 for ListingCreated)."
-        },
-        {
-          "name": "occurredAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "actor",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.common.v1.Actor"
-        },
-        {
-          "name": "correlationId",
-          "type": "TYPE_STRING",
-          "repeated": false
-        },
-        {
-          "name": "created",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.listing.v1.ListingCreated",
-          "oneof": 0
-        },
-        {
-          "name": "updated",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.listing.v1.ListingUpdated",
-          "oneof": 0
-        },
-        {
-          "name": "quantitySet",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.listing.v1.ListingQuantitySet",
-          "oneof": 0
-        },
-        {
-          "name": "stockReserved",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.listing.v1.StockReserved",
-          "oneof": 0
-        },
-        {
-          "name": "stockReleased",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.listing.v1.StockReleased",
-          "oneof": 0
-        },
-        {
-          "name": "withdrawn",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.listing.v1.ListingWithdrawn",
-          "oneof": 0
-        },
-        {
-          "name": "relisted",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.listing.v1.ListingRelisted",
-          "oneof": 0
-        },
-        {
-          "name": "shippingSet",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.listing.v1.ListingShippingSet",
-          "oneof": 0
-        }
-      ]
     },
     {
-      "name": "marketplace.listing.v1.ListingCreated",
-      "comment": "A seller published a new listing. State-carrying: the whole listing as created.",
-      "oneofs": [],
-      "fields": [
+      name: 'marketplace.listing.v1.ListingShipping',
+      comment: 'A lot\'s freight terms (docs/specification.md, "Checkout and orders": freight).',
+      oneofs: ['_cents', '_ship_from_region'],
+      fields: [
         {
-          "name": "listing",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.listing.v1.Listing"
-        }
-      ]
-    },
-    {
-      "name": "marketplace.listing.v1.ListingUpdated",
-      "comment": "The seller changed the price or details (one PUT or one listing of a bulk update).",
-      "oneofs": [],
-      "fields": [
-        {
-          "name": "listing",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.listing.v1.Listing"
+          name: 'mode',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'included, flat_per_order, per_unit, buyer_pickup or quoted_on_request.',
         },
         {
-          "name": "changedFields",
-          "type": "TYPE_STRING",
-          "repeated": true,
-          "comment": "The REST names of the fields that changed (price, minOrderQuantity, ...)."
-        }
-      ]
-    },
-    {
-      "name": "marketplace.listing.v1.ListingQuantitySet",
-      "comment": "The seller set the units in stock (0: sold out).",
-      "oneofs": [],
-      "fields": [
-        {
-          "name": "listing",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.listing.v1.Listing"
-        }
-      ]
-    },
-    {
-      "name": "marketplace.listing.v1.StockReserved",
-      "comment": "Units taken out of stock for an order.",
-      "oneofs": [],
-      "fields": [
-        {
-          "name": "listing",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.listing.v1.Listing"
+          name: 'cents',
+          type: 'TYPE_INT64',
+          repeated: false,
+          optional: true,
+          comment: 'flat_per_order: cents per order; per_unit: cents per unit; absent otherwise.',
         },
         {
-          "name": "reservationId",
-          "type": "TYPE_STRING",
-          "repeated": false
+          name: 'shipFromRegion',
+          type: 'TYPE_STRING',
+          repeated: false,
+          optional: true,
+          comment: 'buyer_pickup: where the buyer collects the lot; absent otherwise.',
         },
-        {
-          "name": "quantity",
-          "type": "TYPE_INT64",
-          "repeated": false
-        }
-      ]
-    },
-    {
-      "name": "marketplace.listing.v1.StockReleased",
-      "comment": "A reservation's units put back in stock.",
-      "oneofs": [],
-      "fields": [
-        {
-          "name": "listing",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.listing.v1.Listing"
-        },
-        {
-          "name": "reservationId",
-          "type": "TYPE_STRING",
-          "repeated": false
-        },
-        {
-          "name": "quantity",
-          "type": "TYPE_INT64",
-          "repeated": false
-        }
-      ]
-    },
-    {
-      "name": "marketplace.listing.v1.ListingWithdrawn",
-      "comment": "The seller withdrew the listing (DELETE /api/products/{id}): listing.withdrawn_at_ms is set.",
-      "oneofs": [],
-      "fields": [
-        {
-          "name": "listing",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.listing.v1.Listing"
-        }
-      ]
-    },
-    {
-      "name": "marketplace.listing.v1.ListingRelisted",
-      "comment": "The seller listed a withdrawn listing again: withdrawn_at_ms is absent; an availability confirmation.",
-      "oneofs": [],
-      "fields": [
-        {
-          "name": "listing",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.listing.v1.Listing"
-        }
-      ]
-    },
-    {
-      "name": "marketplace.listing.v1.ListingShippingSet",
-      "comment": "The seller set the lot's freight terms: listing.shipping holds them.",
-      "oneofs": [],
-      "fields": [
-        {
-          "name": "listing",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.listing.v1.Listing"
-        }
-      ]
-    },
-    {
-      "name": "marketplace.order.v1.Buyer",
-      "comment": "A buyer's contact as given at checkout.",
-      "oneofs": [],
-      "fields": [
-        {
-          "name": "email",
-          "type": "TYPE_STRING",
-          "repeated": false
-        },
-        {
-          "name": "name",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "Empty when not given."
-        },
-        {
-          "name": "company",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "Empty when not given."
-        }
-      ]
-    },
-    {
-      "name": "marketplace.order.v1.Tracking",
-      "comment": "Shipment details a seller gives when marking an order shipped; empty strings when not given.",
-      "oneofs": [],
-      "fields": [
-        {
-          "name": "trackingNumber",
-          "type": "TYPE_STRING",
-          "repeated": false
-        },
-        {
-          "name": "trackingUrl",
-          "type": "TYPE_STRING",
-          "repeated": false
-        },
-        {
-          "name": "carrierName",
-          "type": "TYPE_STRING",
-          "repeated": false
-        }
-      ]
-    },
-    {
-      "name": "marketplace.order.v1.Issue",
-      "comment": "A buyer's report of a problem with a delivered order (open_dispute).",
-      "oneofs": [],
-      "fields": [
-        {
-          "name": "reason",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "missing_units, quality_issue, damaged, wrong_item or other."
-        },
-        {
-          "name": "description",
-          "type": "TYPE_STRING",
-          "repeated": false
-        },
-        {
-          "name": "requestedAction",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "refund, replacement or partial_refund; empty when not given."
-        },
-        {
-          "name": "photoUrls",
-          "type": "TYPE_STRING",
-          "repeated": true
-        },
-        {
-          "name": "reportedAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false
-        }
-      ]
-    },
-    {
-      "name": "marketplace.order.v1.Cancellation",
-      "comment": "How an order was cancelled (only before shipment).",
-      "oneofs": [],
-      "fields": [
-        {
-          "name": "by",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "buyer or seller."
-        },
-        {
-          "name": "reason",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "Empty when not given."
-        },
-        {
-          "name": "cancelledAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false
-        }
-      ]
-    },
-    {
-      "name": "marketplace.order.v1.Resolution",
-      "comment": "The operator's decision on a disputed order.",
-      "oneofs": [],
-      "fields": [
-        {
-          "name": "resolution",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "refunded, partially_refunded, replaced or rejected."
-        },
-        {
-          "name": "refundCents",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "comment": "Cents refunded: the order total when refunded, 1..total when partially refunded, 0 otherwise."
-        },
-        {
-          "name": "note",
-          "type": "TYPE_STRING",
-          "repeated": false
-        },
-        {
-          "name": "resolvedAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false
-        }
-      ]
-    },
-    {
-      "name": "marketplace.order.v1.Order",
-      "comment": "An order: one line of a completed checkout (one product of one seller). Money is integer cents; times are epoch milliseconds.",
-      "oneofs": [
-        "_quote_request_id",
-        "_shipped_at_ms",
-        "_delivered_at_ms",
-        "_inspection_deadline_ms",
-        "_completed_at_ms"
       ],
-      "fields": [
-        {
-          "name": "orderId",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "comment": "Positive, from a PostgreSQL sequence (the stream id is order_<id>)."
-        },
-        {
-          "name": "checkoutId",
-          "type": "TYPE_STRING",
-          "repeated": false
-        },
-        {
-          "name": "productId",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "product_<n>"
-        },
-        {
-          "name": "productName",
-          "type": "TYPE_STRING",
-          "repeated": false
-        },
-        {
-          "name": "sellerAccountId",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "buyerAccountId",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "buyer",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.order.v1.Buyer"
-        },
-        {
-          "name": "quantity",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "unitPriceCents",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "totalCents",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "comment": "Goods and freight."
-        },
-        {
-          "name": "currency",
-          "type": "TYPE_STRING",
-          "repeated": false
-        },
-        {
-          "name": "quoteRequestId",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "optional": true,
-          "comment": "Set when the order was checked out at a quote's agreed price."
-        },
-        {
-          "name": "shippingCountry",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "ISO 3166-1 alpha-2; empty when not given."
-        },
-        {
-          "name": "paymentTerms",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "net_30 (invoice terms)."
-        },
-        {
-          "name": "status",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "awaiting_shipment, shipped, delivered, issue_reported, resolved, completed or cancelled."
-        },
-        {
-          "name": "placedAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "shipByMs",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "tracking",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.order.v1.Tracking",
-          "comment": "Set once shipped."
-        },
-        {
-          "name": "shippedAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "optional": true
-        },
-        {
-          "name": "deliveredAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "optional": true
-        },
-        {
-          "name": "inspectionDeadlineMs",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "optional": true,
-          "comment": "Set once delivered: the end of the 48 h inspection window."
-        },
-        {
-          "name": "completedAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "optional": true
-        },
-        {
-          "name": "issue",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.order.v1.Issue",
-          "comment": "Set once the buyer opened a dispute."
-        },
-        {
-          "name": "reservationId",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "The listing's stock reservation (idempotency key of ReserveStock)."
-        },
-        {
-          "name": "version",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "comment": "Version of the order's stream after its last event."
-        },
-        {
-          "name": "cancellation",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.order.v1.Cancellation",
-          "comment": "Set once cancelled."
-        },
-        {
-          "name": "resolution",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.order.v1.Resolution",
-          "comment": "Set once the operator resolved the dispute."
-        },
-        {
-          "name": "freightCents",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "comment": "Freight within total_cents (docs/specification.md, \"Checkout and orders\": freight)."
-        }
-      ]
     },
     {
-      "name": "marketplace.order.v1.CheckoutLine",
-      "comment": "One line of a checkout session, priced when the session was created.",
-      "oneofs": [
-        "_quote_request_id"
+      name: 'marketplace.listing.v1.ListingEvent',
+      comment:
+        'The value of every message on topic marketplace.listing.v1 (key: the product id). CloudEvents headers (ce_id, ce_type, ce_source, ce_time, ce_subject) and traceparent travel beside it.',
+      oneofs: ['payload'],
+      fields: [
+        {
+          name: 'eventId',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'UUIDv7, also the ce_id header.',
+        },
+        {
+          name: 'productId',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'product_<n>: the aggregate id and the message key.',
+        },
+        {
+          name: 'version',
+          type: 'TYPE_INT64',
+          repeated: false,
+          comment: "Version of the listing's stream this event produced (1 for ListingCreated).",
+        },
+        {
+          name: 'occurredAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'actor',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.common.v1.Actor',
+        },
+        {
+          name: 'correlationId',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'created',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.listing.v1.ListingCreated',
+          oneof: 0,
+        },
+        {
+          name: 'updated',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.listing.v1.ListingUpdated',
+          oneof: 0,
+        },
+        {
+          name: 'quantitySet',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.listing.v1.ListingQuantitySet',
+          oneof: 0,
+        },
+        {
+          name: 'stockReserved',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.listing.v1.StockReserved',
+          oneof: 0,
+        },
+        {
+          name: 'stockReleased',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.listing.v1.StockReleased',
+          oneof: 0,
+        },
+        {
+          name: 'withdrawn',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.listing.v1.ListingWithdrawn',
+          oneof: 0,
+        },
+        {
+          name: 'relisted',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.listing.v1.ListingRelisted',
+          oneof: 0,
+        },
+        {
+          name: 'shippingSet',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.listing.v1.ListingShippingSet',
+          oneof: 0,
+        },
       ],
-      "fields": [
-        {
-          "name": "productId",
-          "type": "TYPE_STRING",
-          "repeated": false
-        },
-        {
-          "name": "productName",
-          "type": "TYPE_STRING",
-          "repeated": false
-        },
-        {
-          "name": "sellerAccountId",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "quantity",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "unitPriceCents",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "lineTotalCents",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "comment": "Goods only: unit price times quantity."
-        },
-        {
-          "name": "quoteRequestId",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "optional": true
-        },
-        {
-          "name": "freightCents",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "comment": "Freight of this line, apart from the goods (a flat freight is on the first line of its product)."
-        }
-      ]
     },
     {
-      "name": "marketplace.order.v1.CheckoutSession",
-      "comment": "A checkout session (the checkout aggregate's state).",
-      "oneofs": [
-        "_buyer_account_id"
+      name: 'marketplace.listing.v1.ListingCreated',
+      comment: 'A seller published a new listing. State-carrying: the whole listing as created.',
+      oneofs: [],
+      fields: [
+        {
+          name: 'listing',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.listing.v1.Listing',
+        },
       ],
-      "fields": [
-        {
-          "name": "checkoutId",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "checkout_<uuid>"
-        },
-        {
-          "name": "status",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "ready_for_complete, requires_escalation, completing or completed."
-        },
-        {
-          "name": "lines",
-          "type": "TYPE_MESSAGE",
-          "repeated": true,
-          "typeName": "marketplace.order.v1.CheckoutLine"
-        },
-        {
-          "name": "subtotalCents",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "comment": "Goods only."
-        },
-        {
-          "name": "currency",
-          "type": "TYPE_STRING",
-          "repeated": false
-        },
-        {
-          "name": "messages",
-          "type": "TYPE_STRING",
-          "repeated": true,
-          "comment": "Why the session needs escalation, or what happened to the last completion attempt."
-        },
-        {
-          "name": "buyer",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.order.v1.Buyer"
-        },
-        {
-          "name": "buyerAccountId",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "optional": true,
-          "comment": "Absent when the session was created anonymously."
-        },
-        {
-          "name": "shippingCountry",
-          "type": "TYPE_STRING",
-          "repeated": false
-        },
-        {
-          "name": "createdAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "expiresAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "orderIds",
-          "type": "TYPE_INT64",
-          "repeated": true,
-          "comment": "The orders placed by completing the session."
-        },
-        {
-          "name": "version",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "freightCents",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "comment": "Freight of every line; the total is subtotal_cents + freight_cents."
-        }
-      ]
     },
     {
-      "name": "marketplace.order.v1.OrderEvent",
-      "comment": "The value of every message on topic marketplace.order.v1: the events of orders (key order_<id>) and of checkout sessions (key checkout_<uuid>), so analytics can follow the funnel from session to completion. CloudEvents headers (ce_id, ce_type, ce_source, ce_time, ce_subject) and traceparent travel beside it.",
-      "oneofs": [
-        "payload"
+      name: 'marketplace.listing.v1.ListingUpdated',
+      comment: 'The seller changed the price or details (one PUT or one listing of a bulk update).',
+      oneofs: [],
+      fields: [
+        {
+          name: 'listing',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.listing.v1.Listing',
+        },
+        {
+          name: 'changedFields',
+          type: 'TYPE_STRING',
+          repeated: true,
+          comment: 'The REST names of the fields that changed (price, minOrderQuantity, ...).',
+        },
       ],
-      "fields": [
-        {
-          "name": "eventId",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "UUIDv7, also the ce_id header."
-        },
-        {
-          "name": "streamId",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "order_<id> or checkout_<uuid>: the stream id and the message key."
-        },
-        {
-          "name": "version",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "occurredAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "actor",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.common.v1.Actor"
-        },
-        {
-          "name": "correlationId",
-          "type": "TYPE_STRING",
-          "repeated": false
-        },
-        {
-          "name": "checkoutCreated",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.order.v1.CheckoutCreated",
-          "oneof": 0
-        },
-        {
-          "name": "checkoutCompletionStarted",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.order.v1.CheckoutCompletionStarted",
-          "oneof": 0
-        },
-        {
-          "name": "checkoutCompletionFailed",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.order.v1.CheckoutCompletionFailed",
-          "oneof": 0
-        },
-        {
-          "name": "checkoutCompleted",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.order.v1.CheckoutCompleted",
-          "oneof": 0
-        },
-        {
-          "name": "orderPlaced",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.order.v1.OrderPlaced",
-          "oneof": 0
-        },
-        {
-          "name": "orderShipped",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.order.v1.OrderShipped",
-          "oneof": 0
-        },
-        {
-          "name": "orderDelivered",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.order.v1.OrderDelivered",
-          "oneof": 0
-        },
-        {
-          "name": "orderCompleted",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.order.v1.OrderCompleted",
-          "oneof": 0
-        },
-        {
-          "name": "issueReported",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.order.v1.IssueReported",
-          "oneof": 0
-        },
-        {
-          "name": "orderCancelled",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.order.v1.OrderCancelled",
-          "oneof": 0
-        },
-        {
-          "name": "disputeResolved",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.order.v1.DisputeResolved",
-          "oneof": 0
-        }
-      ]
     },
     {
-      "name": "marketplace.order.v1.CheckoutCreated",
-      "comment": "A session was priced. State-carrying: the whole session as created.",
-      "oneofs": [],
-      "fields": [
+      name: 'marketplace.listing.v1.ListingQuantitySet',
+      comment: 'The seller set the units in stock (0: sold out).',
+      oneofs: [],
+      fields: [
         {
-          "name": "session",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.order.v1.CheckoutSession"
-        }
-      ]
-    },
-    {
-      "name": "marketplace.order.v1.CheckoutCompletionStarted",
-      "comment": "Completion began: the stock of each line is being reserved under reservation ids derived from the attempt.",
-      "oneofs": [],
-      "fields": [
-        {
-          "name": "attempt",
-          "type": "TYPE_INT32",
-          "repeated": false
+          name: 'listing',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.listing.v1.Listing',
         },
-        {
-          "name": "buyerAccountId",
-          "type": "TYPE_INT64",
-          "repeated": false
-        }
-      ]
-    },
-    {
-      "name": "marketplace.order.v1.CheckoutCompletionFailed",
-      "comment": "A completion attempt failed for good (e.g. stock ran out); its reservations were released.",
-      "oneofs": [],
-      "fields": [
-        {
-          "name": "attempt",
-          "type": "TYPE_INT32",
-          "repeated": false
-        },
-        {
-          "name": "reason",
-          "type": "TYPE_STRING",
-          "repeated": false
-        }
-      ]
-    },
-    {
-      "name": "marketplace.order.v1.CheckoutCompleted",
-      "oneofs": [],
-      "fields": [
-        {
-          "name": "orderIds",
-          "type": "TYPE_INT64",
-          "repeated": true
-        }
-      ]
-    },
-    {
-      "name": "marketplace.order.v1.OrderPlaced",
-      "comment": "An order was placed. State-carrying: the whole order as placed.",
-      "oneofs": [],
-      "fields": [
-        {
-          "name": "order",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.order.v1.Order"
-        }
-      ]
-    },
-    {
-      "name": "marketplace.order.v1.OrderShipped",
-      "oneofs": [],
-      "fields": [
-        {
-          "name": "tracking",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.order.v1.Tracking"
-        },
-        {
-          "name": "shippedAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false
-        }
-      ]
-    },
-    {
-      "name": "marketplace.order.v1.OrderDelivered",
-      "oneofs": [],
-      "fields": [
-        {
-          "name": "deliveredAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "inspectionDeadlineMs",
-          "type": "TYPE_INT64",
-          "repeated": false
-        }
-      ]
-    },
-    {
-      "name": "marketplace.order.v1.OrderCompleted",
-      "oneofs": [],
-      "fields": [
-        {
-          "name": "completedAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "completion",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "buyer_confirmed or inspection_window_passed."
-        }
-      ]
-    },
-    {
-      "name": "marketplace.order.v1.IssueReported",
-      "oneofs": [],
-      "fields": [
-        {
-          "name": "issue",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.order.v1.Issue"
-        }
-      ]
-    },
-    {
-      "name": "marketplace.order.v1.OrderCancelled",
-      "comment": "Cancelled before shipment; the order's stock reservation is released after the commit.",
-      "oneofs": [],
-      "fields": [
-        {
-          "name": "cancellation",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.order.v1.Cancellation"
-        }
-      ]
-    },
-    {
-      "name": "marketplace.order.v1.DisputeResolved",
-      "comment": "The operator resolved the dispute; the order is resolved.",
-      "oneofs": [],
-      "fields": [
-        {
-          "name": "resolution",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.order.v1.Resolution"
-        }
-      ]
-    },
-    {
-      "name": "marketplace.quote.v1.Buyer",
-      "comment": "A buyer's contact as given with a quote request.",
-      "oneofs": [],
-      "fields": [
-        {
-          "name": "email",
-          "type": "TYPE_STRING",
-          "repeated": false
-        },
-        {
-          "name": "name",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "Empty when not given."
-        },
-        {
-          "name": "company",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "Empty when not given."
-        }
-      ]
-    },
-    {
-      "name": "marketplace.quote.v1.QuoteResponse",
-      "comment": "The seller's answer to a quote request.",
-      "oneofs": [
-        "_counter_price_cents"
       ],
-      "fields": [
-        {
-          "name": "action",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "accept, counter or decline."
-        },
-        {
-          "name": "counterPriceCents",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "optional": true,
-          "comment": "The seller's price per unit in cents; set for counter only."
-        },
-        {
-          "name": "message",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "Empty when not given."
-        },
-        {
-          "name": "respondedAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "respondedByAccountId",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "comment": "The seller account that answered."
-        }
-      ]
     },
     {
-      "name": "marketplace.quote.v1.QuoteStep",
-      "comment": "One step of a negotiation after the request: an answer or a counter-offer of either side.",
-      "oneofs": [
-        "_price_cents",
-        "_expires_at_ms",
-        "_by_account_id"
+      name: 'marketplace.listing.v1.StockReserved',
+      comment: 'Units taken out of stock for an order.',
+      oneofs: [],
+      fields: [
+        {
+          name: 'listing',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.listing.v1.Listing',
+        },
+        {
+          name: 'reservationId',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'quantity',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
       ],
-      "fields": [
-        {
-          "name": "party",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "buyer or seller."
-        },
-        {
-          "name": "action",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "accept, counter or decline."
-        },
-        {
-          "name": "priceCents",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "optional": true,
-          "comment": "counter: the price offered; accept: the price agreed. Cents per unit; absent on decline."
-        },
-        {
-          "name": "message",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "Empty when not given."
-        },
-        {
-          "name": "atMs",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "expiresAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "optional": true,
-          "comment": "counter only: until when the other side may accept it."
-        },
-        {
-          "name": "byAccountId",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "optional": true,
-          "comment": "The account that took the step."
-        }
-      ]
     },
     {
-      "name": "marketplace.quote.v1.QuoteRequest",
-      "comment": "A quote request as the quote service stores it: the state of the quote-request aggregate. Money is integer cents; times are epoch milliseconds.",
-      "oneofs": [
-        "_buyer_account_id",
-        "_target_price_cents",
-        "_agreed_unit_price_cents",
-        "_claimed_at_ms",
-        "_offer_expires_at_ms"
+      name: 'marketplace.listing.v1.StockReleased',
+      comment: "A reservation's units put back in stock.",
+      oneofs: [],
+      fields: [
+        {
+          name: 'listing',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.listing.v1.Listing',
+        },
+        {
+          name: 'reservationId',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'quantity',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
       ],
-      "fields": [
-        {
-          "name": "quoteRequestId",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "comment": "Positive, from a PostgreSQL sequence: the aggregate id (the stream id is quote_<id>)."
-        },
-        {
-          "name": "productId",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "product_<n>"
-        },
-        {
-          "name": "sellerAccountId",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "comment": "The listing's seller: the only account that may see and answer the request."
-        },
-        {
-          "name": "quantity",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "buyer",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.quote.v1.Buyer"
-        },
-        {
-          "name": "buyerAccountId",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "optional": true,
-          "comment": "The buyer account that owns the request: the verified caller that asked (API key or agent token), or the account that claimed an anonymous request with its claim token. Absent for an unclaimed anonymous request."
-        },
-        {
-          "name": "targetPriceCents",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "optional": true,
-          "comment": "What the buyer would pay per unit, in cents; absent when not given."
-        },
-        {
-          "name": "message",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "The buyer's message to the seller; empty when not given."
-        },
-        {
-          "name": "shippingDestination",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "Where the buyer wants the lot shipped (the seller prices freight for it); empty when not given."
-        },
-        {
-          "name": "status",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "pending or responded."
-        },
-        {
-          "name": "response",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.quote.v1.QuoteResponse",
-          "comment": "Set once responded."
-        },
-        {
-          "name": "agreedUnitPriceCents",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "optional": true,
-          "comment": "The unit price a checkout of this quote uses: the counter price, or on accept the buyer's target price (the listed price when none was given). Absent while pending and after a decline."
-        },
-        {
-          "name": "productName",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "Snapshot of the listing when the request was made."
-        },
-        {
-          "name": "listedUnitPriceCents",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "currency",
-          "type": "TYPE_STRING",
-          "repeated": false
-        },
-        {
-          "name": "availableQuantity",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "exceedsAvailableStock",
-          "type": "TYPE_BOOL",
-          "repeated": false
-        },
-        {
-          "name": "createdAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "updatedAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "version",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "comment": "Version of the aggregate's stream after the last event."
-        },
-        {
-          "name": "claimedAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "optional": true,
-          "comment": "When a buyer account claimed this anonymous request; absent when it was asked by an account or is unclaimed."
-        },
-        {
-          "name": "offerExpiresAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "optional": true,
-          "comment": "Until when the open counter-offer (of either side) stands or the agreed price can be checked out: a week after the step that made it; absent after a decline."
-        },
-        {
-          "name": "history",
-          "type": "TYPE_MESSAGE",
-          "repeated": true,
-          "typeName": "marketplace.quote.v1.QuoteStep",
-          "comment": "Every step after the request, oldest first; both sides see it."
-        },
-        {
-          "name": "negotiationState",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "awaiting_seller, awaiting_buyer (a seller counter-offer is open), agreed or declined."
-        },
-        {
-          "name": "listingShipping",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.quote.v1.FreightTerms",
-          "comment": "Snapshot of the listing's freight terms when the request was made (its checkout uses them); absent when the seller had set none (no freight is charged), and on requests recorded before snapshots carried them."
-        },
-        {
-          "name": "listingShippingRecorded",
-          "type": "TYPE_BOOL",
-          "repeated": false,
-          "comment": "True when the snapshot recorded the terms (listing_shipping, or none set); false on requests recorded before, whose checkout uses the listing's terms."
-        }
-      ]
     },
     {
-      "name": "marketplace.quote.v1.FreightTerms",
-      "comment": "A lot's freight terms as the listing carried them (docs/specification.md, \"Checkout and orders\": freight).",
-      "oneofs": [
-        "_cents",
-        "_ship_from_region"
+      name: 'marketplace.listing.v1.ListingWithdrawn',
+      comment: 'The seller withdrew the listing (DELETE /api/products/{id}): listing.withdrawn_at_ms is set.',
+      oneofs: [],
+      fields: [
+        {
+          name: 'listing',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.listing.v1.Listing',
+        },
       ],
-      "fields": [
-        {
-          "name": "mode",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "included, flat_per_order, per_unit, buyer_pickup or quoted_on_request."
-        },
-        {
-          "name": "cents",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "optional": true,
-          "comment": "flat_per_order: cents per order; per_unit: cents per unit; absent otherwise."
-        },
-        {
-          "name": "shipFromRegion",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "optional": true,
-          "comment": "buyer_pickup: where the buyer collects the lot; absent otherwise."
-        }
-      ]
     },
     {
-      "name": "marketplace.quote.v1.QuoteEvent",
-      "comment": "The value of every message on topic marketplace.quote.v1 (key: quote_<id>). CloudEvents headers (ce_id, ce_type, ce_source, ce_time, ce_subject) and traceparent travel beside it.",
-      "oneofs": [
-        "payload"
+      name: 'marketplace.listing.v1.ListingRelisted',
+      comment:
+        'The seller listed a withdrawn listing again: withdrawn_at_ms is absent; an availability confirmation.',
+      oneofs: [],
+      fields: [
+        {
+          name: 'listing',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.listing.v1.Listing',
+        },
       ],
-      "fields": [
-        {
-          "name": "eventId",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "UUIDv7, also the ce_id header."
-        },
-        {
-          "name": "streamId",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "quote_<id>: the stream id and the message key."
-        },
-        {
-          "name": "version",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "comment": "Version of the quote request's stream this event produced (1 for QuoteRequested)."
-        },
-        {
-          "name": "occurredAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "actor",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.common.v1.Actor"
-        },
-        {
-          "name": "correlationId",
-          "type": "TYPE_STRING",
-          "repeated": false
-        },
-        {
-          "name": "requested",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.quote.v1.QuoteRequested",
-          "oneof": 0
-        },
-        {
-          "name": "responded",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.quote.v1.QuoteResponded",
-          "oneof": 0
-        },
-        {
-          "name": "claimed",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.quote.v1.QuoteClaimed",
-          "oneof": 0
-        },
-        {
-          "name": "buyerResponded",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.quote.v1.QuoteBuyerResponded",
-          "oneof": 0
-        }
-      ]
     },
     {
-      "name": "marketplace.quote.v1.QuoteRequested",
-      "comment": "A buyer asked a seller for a quote. State-carrying: the whole quote request as created.",
-      "oneofs": [],
-      "fields": [
+      name: 'marketplace.listing.v1.ListingShippingSet',
+      comment: "The seller set the lot's freight terms: listing.shipping holds them.",
+      oneofs: [],
+      fields: [
         {
-          "name": "quoteRequest",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.quote.v1.QuoteRequest"
-        }
-      ]
-    },
-    {
-      "name": "marketplace.quote.v1.QuoteResponded",
-      "comment": "The seller accepted, countered or declined (the request or a buyer counter-offer). State-carrying: the whole quote request after the response.",
-      "oneofs": [],
-      "fields": [
-        {
-          "name": "quoteRequest",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.quote.v1.QuoteRequest"
-        }
-      ]
-    },
-    {
-      "name": "marketplace.quote.v1.QuoteClaimed",
-      "comment": "A buyer account claimed an anonymous quote request with its claim token. State-carrying: the whole quote request, now owned by that account.",
-      "oneofs": [],
-      "fields": [
-        {
-          "name": "quoteRequest",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.quote.v1.QuoteRequest"
-        }
-      ]
-    },
-    {
-      "name": "marketplace.quote.v1.QuoteBuyerResponded",
-      "comment": "The buyer accepted, countered or declined a seller's counter-offer. State-carrying: the whole quote request after the answer (its history ends with the buyer's step).",
-      "oneofs": [],
-      "fields": [
-        {
-          "name": "quoteRequest",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.quote.v1.QuoteRequest"
-        }
-      ]
-    },
-    {
-      "name": "marketplace.subscription.v1.Subscription",
-      "comment": "A saved search (docs/specification.md, \"Saved searches\", docs/specification.md, \"Saved searches\"): the filter of subscribe_to_query, the channels a match is delivered to and the account it belongs to. Money is integer cents; times are epoch milliseconds.",
-      "oneofs": [],
-      "fields": [
-        {
-          "name": "subscriptionId",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "sub_<random>"
+          name: 'listing',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.listing.v1.Listing',
         },
-        {
-          "name": "ownerAccountId",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "comment": "The owning account (API key account or agent-token buyer); 0 for an anonymous subscription."
-        },
-        {
-          "name": "query",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.subscription.v1.SavedSearchQuery"
-        },
-        {
-          "name": "channels",
-          "type": "TYPE_MESSAGE",
-          "repeated": true,
-          "typeName": "marketplace.subscription.v1.Channel"
-        },
-        {
-          "name": "createdAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false
-        }
-      ]
-    },
-    {
-      "name": "marketplace.subscription.v1.SavedSearchQuery",
-      "comment": "The filter keys the matcher understands; absent means \"any\".",
-      "oneofs": [
-        "_category",
-        "_condition",
-        "_search",
-        "_min_price_cents",
-        "_max_price_cents",
-        "_min_quantity",
-        "_seller_country",
-        "_moq_min",
-        "_moq_max"
       ],
-      "fields": [
-        {
-          "name": "category",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "optional": true
-        },
-        {
-          "name": "condition",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "optional": true
-        },
-        {
-          "name": "search",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "optional": true
-        },
-        {
-          "name": "minPriceCents",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "optional": true
-        },
-        {
-          "name": "maxPriceCents",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "optional": true
-        },
-        {
-          "name": "minQuantity",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "optional": true
-        },
-        {
-          "name": "sellerCountry",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "optional": true,
-          "comment": "ISO 3166-1 alpha-2, upper case."
-        },
-        {
-          "name": "moqMin",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "optional": true,
-          "comment": "Bounds on the listing's minimum order quantity (moqRange)."
-        },
-        {
-          "name": "moqMax",
-          "type": "TYPE_INT64",
-          "repeated": false,
-          "optional": true
-        },
-        {
-          "name": "bulkDealsOnly",
-          "type": "TYPE_BOOL",
-          "repeated": false
-        },
-        {
-          "name": "originalJson",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "The query object exactly as the subscriber sent it, unknown keys included (stored and echoed, not matched)."
-        }
-      ]
     },
     {
-      "name": "marketplace.subscription.v1.Channel",
-      "oneofs": [
-        "kind"
+      name: 'marketplace.order.v1.Buyer',
+      comment: "A buyer's contact as given at checkout.",
+      oneofs: [],
+      fields: [
+        {
+          name: 'email',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'name',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'Empty when not given.',
+        },
+        {
+          name: 'company',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'Empty when not given.',
+        },
       ],
-      "fields": [
+    },
+    {
+      name: 'marketplace.order.v1.Tracking',
+      comment: 'Shipment details a seller gives when marking an order shipped; empty strings when not given.',
+      oneofs: [],
+      fields: [
         {
-          "name": "webhook",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.subscription.v1.WebhookChannel",
-          "oneof": 0
+          name: 'trackingNumber',
+          type: 'TYPE_STRING',
+          repeated: false,
         },
         {
-          "name": "email",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.subscription.v1.EmailChannel",
-          "oneof": 0
+          name: 'trackingUrl',
+          type: 'TYPE_STRING',
+          repeated: false,
         },
         {
-          "name": "mcpResource",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.subscription.v1.McpResourceChannel",
-          "oneof": 0
-        }
-      ]
-    },
-    {
-      "name": "marketplace.subscription.v1.WebhookChannel",
-      "oneofs": [],
-      "fields": [
-        {
-          "name": "url",
-          "type": "TYPE_STRING",
-          "repeated": false
-        }
-      ]
-    },
-    {
-      "name": "marketplace.subscription.v1.EmailChannel",
-      "oneofs": [],
-      "fields": [
-        {
-          "name": "email",
-          "type": "TYPE_STRING",
-          "repeated": false
+          name: 'carrierName',
+          type: 'TYPE_STRING',
+          repeated: false,
         },
-        {
-          "name": "pendingConfirmation",
-          "type": "TYPE_BOOL",
-          "repeated": false,
-          "comment": "In answers only (never in events): the address is not confirmed yet (double opt-in, docs/security.md, API6), so no match is emailed to it."
-        }
-      ]
-    },
-    {
-      "name": "marketplace.subscription.v1.McpResourceChannel",
-      "comment": "Matches are kept (the last 100) on the subscription's resource.",
-      "oneofs": [],
-      "fields": []
-    },
-    {
-      "name": "marketplace.subscription.v1.SubscriptionEvent",
-      "comment": "The value of every message on topic marketplace.subscription.v1 (key: the subscription id). CloudEvents headers (ce_id, ce_type, ce_source, ce_time, ce_subject) and traceparent travel beside it.",
-      "oneofs": [
-        "payload"
       ],
-      "fields": [
-        {
-          "name": "eventId",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "UUIDv7, also the ce_id header."
-        },
-        {
-          "name": "subscriptionId",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "The aggregate id and the message key: sub_<random> for a subscription, mbx_<hash> for an email address's confirmation (double opt-in), match_<product id> for the saved searches a new listing matched."
-        },
-        {
-          "name": "version",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "occurredAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false
-        },
-        {
-          "name": "actor",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.common.v1.Actor"
-        },
-        {
-          "name": "correlationId",
-          "type": "TYPE_STRING",
-          "repeated": false
-        },
-        {
-          "name": "created",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.subscription.v1.SubscriptionCreated",
-          "oneof": 0
-        },
-        {
-          "name": "deleted",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.subscription.v1.SubscriptionDeleted",
-          "oneof": 0
-        },
-        {
-          "name": "webhookSecretRotated",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.subscription.v1.WebhookSecretRotated",
-          "oneof": 0
-        },
-        {
-          "name": "emailConfirmationRequested",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.subscription.v1.EmailConfirmationRequested",
-          "oneof": 0
-        },
-        {
-          "name": "emailAddressConfirmed",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.subscription.v1.EmailAddressConfirmed",
-          "oneof": 0
-        },
-        {
-          "name": "savedSearchesMatched",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.subscription.v1.SavedSearchesMatched",
-          "oneof": 0
-        }
-      ]
     },
     {
-      "name": "marketplace.subscription.v1.SubscriptionCreated",
-      "comment": "Someone subscribed to a query. State-carrying: the whole subscription.",
-      "oneofs": [],
-      "fields": [
+      name: 'marketplace.order.v1.Issue',
+      comment: "A buyer's report of a problem with a delivered order (open_dispute).",
+      oneofs: [],
+      fields: [
         {
-          "name": "subscription",
-          "type": "TYPE_MESSAGE",
-          "repeated": false,
-          "typeName": "marketplace.subscription.v1.Subscription"
-        }
-      ]
+          name: 'reason',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'missing_units, quality_issue, damaged, wrong_item or other.',
+        },
+        {
+          name: 'description',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'requestedAction',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'refund, replacement or partial_refund; empty when not given.',
+        },
+        {
+          name: 'photoUrls',
+          type: 'TYPE_STRING',
+          repeated: true,
+        },
+        {
+          name: 'reportedAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+      ],
     },
     {
-      "name": "marketplace.subscription.v1.SubscriptionDeleted",
-      "comment": "The owner (or an unsubscribe link) ended the subscription; nothing is matched or delivered for it afterwards.",
-      "oneofs": [],
-      "fields": [
+      name: 'marketplace.order.v1.Cancellation',
+      comment: 'How an order was cancelled (only before shipment).',
+      oneofs: [],
+      fields: [
         {
-          "name": "deletedAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false
-        }
-      ]
+          name: 'by',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'buyer or seller.',
+        },
+        {
+          name: 'reason',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'Empty when not given.',
+        },
+        {
+          name: 'cancelledAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+      ],
     },
     {
-      "name": "marketplace.subscription.v1.WebhookSecretRotated",
-      "comment": "The subscription's webhook signing secret moved to a new generation (each derives from the marketplace's key; no secret is in the event). Deliveries are signed with the previous generation too until previous_valid_until_ms.",
-      "oneofs": [],
-      "fields": [
+      name: 'marketplace.order.v1.Resolution',
+      comment: "The operator's decision on a disputed order.",
+      oneofs: [],
+      fields: [
         {
-          "name": "secretGeneration",
-          "type": "TYPE_INT64",
-          "repeated": false
+          name: 'resolution',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'refunded, partially_refunded, replaced or rejected.',
         },
         {
-          "name": "rotatedAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false
+          name: 'refundCents',
+          type: 'TYPE_INT64',
+          repeated: false,
+          comment:
+            'Cents refunded: the order total when refunded, 1..total when partially refunded, 0 otherwise.',
         },
         {
-          "name": "previousValidUntilMs",
-          "type": "TYPE_INT64",
-          "repeated": false
-        }
-      ]
+          name: 'note',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'resolvedAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+      ],
     },
     {
-      "name": "marketplace.subscription.v1.EmailConfirmationRequested",
-      "comment": "A saved search named an email address that is not confirmed: one confirmation email with a signed single-use link (request_id inside) was queued. Aggregate mbx_<hash of the normalised mailbox>.",
-      "oneofs": [],
-      "fields": [
+      name: 'marketplace.order.v1.Order',
+      comment:
+        'An order: one line of a completed checkout (one product of one seller). Money is integer cents; times are epoch milliseconds.',
+      oneofs: [
+        '_quote_request_id',
+        '_shipped_at_ms',
+        '_delivered_at_ms',
+        '_inspection_deadline_ms',
+        '_completed_at_ms',
+      ],
+      fields: [
         {
-          "name": "mailbox",
-          "type": "TYPE_STRING",
-          "repeated": false,
-          "comment": "The mailbox, normalised (lower case, +tag removed): what is confirmed."
+          name: 'orderId',
+          type: 'TYPE_INT64',
+          repeated: false,
+          comment: 'Positive, from a PostgreSQL sequence (the stream id is order_<id>).',
         },
         {
-          "name": "requestId",
-          "type": "TYPE_STRING",
-          "repeated": false
+          name: 'checkoutId',
+          type: 'TYPE_STRING',
+          repeated: false,
         },
         {
-          "name": "requestedAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false
+          name: 'productId',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'product_<n>',
         },
         {
-          "name": "expiresAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false
-        }
-      ]
+          name: 'productName',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'sellerAccountId',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'buyerAccountId',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'buyer',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.order.v1.Buyer',
+        },
+        {
+          name: 'quantity',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'unitPriceCents',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'totalCents',
+          type: 'TYPE_INT64',
+          repeated: false,
+          comment: 'Goods and freight.',
+        },
+        {
+          name: 'currency',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'quoteRequestId',
+          type: 'TYPE_INT64',
+          repeated: false,
+          optional: true,
+          comment: "Set when the order was checked out at a quote's agreed price.",
+        },
+        {
+          name: 'shippingCountry',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'ISO 3166-1 alpha-2; empty when not given.',
+        },
+        {
+          name: 'paymentTerms',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'net_30 (invoice terms).',
+        },
+        {
+          name: 'status',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'awaiting_shipment, shipped, delivered, issue_reported, resolved, completed or cancelled.',
+        },
+        {
+          name: 'placedAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'shipByMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'tracking',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.order.v1.Tracking',
+          comment: 'Set once shipped.',
+        },
+        {
+          name: 'shippedAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+          optional: true,
+        },
+        {
+          name: 'deliveredAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+          optional: true,
+        },
+        {
+          name: 'inspectionDeadlineMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+          optional: true,
+          comment: 'Set once delivered: the end of the 48 h inspection window.',
+        },
+        {
+          name: 'completedAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+          optional: true,
+        },
+        {
+          name: 'issue',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.order.v1.Issue',
+          comment: 'Set once the buyer opened a dispute.',
+        },
+        {
+          name: 'reservationId',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: "The listing's stock reservation (idempotency key of ReserveStock).",
+        },
+        {
+          name: 'version',
+          type: 'TYPE_INT64',
+          repeated: false,
+          comment: "Version of the order's stream after its last event.",
+        },
+        {
+          name: 'cancellation',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.order.v1.Cancellation',
+          comment: 'Set once cancelled.',
+        },
+        {
+          name: 'resolution',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.order.v1.Resolution',
+          comment: 'Set once the operator resolved the dispute.',
+        },
+        {
+          name: 'freightCents',
+          type: 'TYPE_INT64',
+          repeated: false,
+          comment: 'Freight within total_cents (docs/specification.md, "Checkout and orders": freight).',
+        },
+      ],
     },
     {
-      "name": "marketplace.subscription.v1.EmailAddressConfirmed",
-      "comment": "The mailbox's owner confirmed with the link of request_id: matches are emailed to it from now on, for every saved search that names it.",
-      "oneofs": [],
-      "fields": [
+      name: 'marketplace.order.v1.CheckoutLine',
+      comment: 'One line of a checkout session, priced when the session was created.',
+      oneofs: ['_quote_request_id'],
+      fields: [
         {
-          "name": "mailbox",
-          "type": "TYPE_STRING",
-          "repeated": false
+          name: 'productId',
+          type: 'TYPE_STRING',
+          repeated: false,
         },
         {
-          "name": "requestId",
-          "type": "TYPE_STRING",
-          "repeated": false
+          name: 'productName',
+          type: 'TYPE_STRING',
+          repeated: false,
         },
         {
-          "name": "confirmedAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false
-        }
-      ]
+          name: 'sellerAccountId',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'quantity',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'unitPriceCents',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'lineTotalCents',
+          type: 'TYPE_INT64',
+          repeated: false,
+          comment: 'Goods only: unit price times quantity.',
+        },
+        {
+          name: 'quoteRequestId',
+          type: 'TYPE_INT64',
+          repeated: false,
+          optional: true,
+        },
+        {
+          name: 'freightCents',
+          type: 'TYPE_INT64',
+          repeated: false,
+          comment:
+            'Freight of this line, apart from the goods (a flat freight is on the first line of its product).',
+        },
+      ],
     },
     {
-      "name": "marketplace.subscription.v1.SavedSearchesMatched",
-      "comment": "A new listing matched saved searches with an mcp_resource channel for the first time: their resources (marketplace://subscriptions/<id>) now list it. The gateway tells the MCP sessions subscribed to those resources (notifications/resources/updated). Aggregate match_<product id>; webhook and email channels are deliveries, not events.",
-      "oneofs": [],
-      "fields": [
+      name: 'marketplace.order.v1.CheckoutSession',
+      comment: "A checkout session (the checkout aggregate's state).",
+      oneofs: ['_buyer_account_id'],
+      fields: [
         {
-          "name": "productId",
-          "type": "TYPE_STRING",
-          "repeated": false
+          name: 'checkoutId',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'checkout_<uuid>',
         },
         {
-          "name": "subscriptionIds",
-          "type": "TYPE_STRING",
-          "repeated": true,
-          "comment": "The saved searches whose resources gained the listing."
+          name: 'status',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'ready_for_complete, requires_escalation, completing or completed.',
         },
         {
-          "name": "matchedAtMs",
-          "type": "TYPE_INT64",
-          "repeated": false
-        }
-      ]
-    }
+          name: 'lines',
+          type: 'TYPE_MESSAGE',
+          repeated: true,
+          typeName: 'marketplace.order.v1.CheckoutLine',
+        },
+        {
+          name: 'subtotalCents',
+          type: 'TYPE_INT64',
+          repeated: false,
+          comment: 'Goods only.',
+        },
+        {
+          name: 'currency',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'messages',
+          type: 'TYPE_STRING',
+          repeated: true,
+          comment: 'Why the session needs escalation, or what happened to the last completion attempt.',
+        },
+        {
+          name: 'buyer',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.order.v1.Buyer',
+        },
+        {
+          name: 'buyerAccountId',
+          type: 'TYPE_INT64',
+          repeated: false,
+          optional: true,
+          comment: 'Absent when the session was created anonymously.',
+        },
+        {
+          name: 'shippingCountry',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'createdAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'expiresAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'orderIds',
+          type: 'TYPE_INT64',
+          repeated: true,
+          comment: 'The orders placed by completing the session.',
+        },
+        {
+          name: 'version',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'freightCents',
+          type: 'TYPE_INT64',
+          repeated: false,
+          comment: 'Freight of every line; the total is subtotal_cents + freight_cents.',
+        },
+      ],
+    },
+    {
+      name: 'marketplace.order.v1.OrderEvent',
+      comment:
+        'The value of every message on topic marketplace.order.v1: the events of orders (key order_<id>) and of checkout sessions (key checkout_<uuid>), so analytics can follow the funnel from session to completion. CloudEvents headers (ce_id, ce_type, ce_source, ce_time, ce_subject) and traceparent travel beside it.',
+      oneofs: ['payload'],
+      fields: [
+        {
+          name: 'eventId',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'UUIDv7, also the ce_id header.',
+        },
+        {
+          name: 'streamId',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'order_<id> or checkout_<uuid>: the stream id and the message key.',
+        },
+        {
+          name: 'version',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'occurredAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'actor',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.common.v1.Actor',
+        },
+        {
+          name: 'correlationId',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'checkoutCreated',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.order.v1.CheckoutCreated',
+          oneof: 0,
+        },
+        {
+          name: 'checkoutCompletionStarted',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.order.v1.CheckoutCompletionStarted',
+          oneof: 0,
+        },
+        {
+          name: 'checkoutCompletionFailed',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.order.v1.CheckoutCompletionFailed',
+          oneof: 0,
+        },
+        {
+          name: 'checkoutCompleted',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.order.v1.CheckoutCompleted',
+          oneof: 0,
+        },
+        {
+          name: 'orderPlaced',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.order.v1.OrderPlaced',
+          oneof: 0,
+        },
+        {
+          name: 'orderShipped',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.order.v1.OrderShipped',
+          oneof: 0,
+        },
+        {
+          name: 'orderDelivered',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.order.v1.OrderDelivered',
+          oneof: 0,
+        },
+        {
+          name: 'orderCompleted',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.order.v1.OrderCompleted',
+          oneof: 0,
+        },
+        {
+          name: 'issueReported',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.order.v1.IssueReported',
+          oneof: 0,
+        },
+        {
+          name: 'orderCancelled',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.order.v1.OrderCancelled',
+          oneof: 0,
+        },
+        {
+          name: 'disputeResolved',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.order.v1.DisputeResolved',
+          oneof: 0,
+        },
+      ],
+    },
+    {
+      name: 'marketplace.order.v1.CheckoutCreated',
+      comment: 'A session was priced. State-carrying: the whole session as created.',
+      oneofs: [],
+      fields: [
+        {
+          name: 'session',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.order.v1.CheckoutSession',
+        },
+      ],
+    },
+    {
+      name: 'marketplace.order.v1.CheckoutCompletionStarted',
+      comment:
+        'Completion began: the stock of each line is being reserved under reservation ids derived from the attempt.',
+      oneofs: [],
+      fields: [
+        {
+          name: 'attempt',
+          type: 'TYPE_INT32',
+          repeated: false,
+        },
+        {
+          name: 'buyerAccountId',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+      ],
+    },
+    {
+      name: 'marketplace.order.v1.CheckoutCompletionFailed',
+      comment: 'A completion attempt failed for good (e.g. stock ran out); its reservations were released.',
+      oneofs: [],
+      fields: [
+        {
+          name: 'attempt',
+          type: 'TYPE_INT32',
+          repeated: false,
+        },
+        {
+          name: 'reason',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+      ],
+    },
+    {
+      name: 'marketplace.order.v1.CheckoutCompleted',
+      oneofs: [],
+      fields: [
+        {
+          name: 'orderIds',
+          type: 'TYPE_INT64',
+          repeated: true,
+        },
+      ],
+    },
+    {
+      name: 'marketplace.order.v1.OrderPlaced',
+      comment: 'An order was placed. State-carrying: the whole order as placed.',
+      oneofs: [],
+      fields: [
+        {
+          name: 'order',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.order.v1.Order',
+        },
+      ],
+    },
+    {
+      name: 'marketplace.order.v1.OrderShipped',
+      oneofs: [],
+      fields: [
+        {
+          name: 'tracking',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.order.v1.Tracking',
+        },
+        {
+          name: 'shippedAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+      ],
+    },
+    {
+      name: 'marketplace.order.v1.OrderDelivered',
+      oneofs: [],
+      fields: [
+        {
+          name: 'deliveredAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'inspectionDeadlineMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+      ],
+    },
+    {
+      name: 'marketplace.order.v1.OrderCompleted',
+      oneofs: [],
+      fields: [
+        {
+          name: 'completedAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'completion',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'buyer_confirmed or inspection_window_passed.',
+        },
+      ],
+    },
+    {
+      name: 'marketplace.order.v1.IssueReported',
+      oneofs: [],
+      fields: [
+        {
+          name: 'issue',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.order.v1.Issue',
+        },
+      ],
+    },
+    {
+      name: 'marketplace.order.v1.OrderCancelled',
+      comment: "Cancelled before shipment; the order's stock reservation is released after the commit.",
+      oneofs: [],
+      fields: [
+        {
+          name: 'cancellation',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.order.v1.Cancellation',
+        },
+      ],
+    },
+    {
+      name: 'marketplace.order.v1.DisputeResolved',
+      comment: 'The operator resolved the dispute; the order is resolved.',
+      oneofs: [],
+      fields: [
+        {
+          name: 'resolution',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.order.v1.Resolution',
+        },
+      ],
+    },
+    {
+      name: 'marketplace.quote.v1.Buyer',
+      comment: "A buyer's contact as given with a quote request.",
+      oneofs: [],
+      fields: [
+        {
+          name: 'email',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'name',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'Empty when not given.',
+        },
+        {
+          name: 'company',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'Empty when not given.',
+        },
+      ],
+    },
+    {
+      name: 'marketplace.quote.v1.QuoteResponse',
+      comment: "The seller's answer to a quote request.",
+      oneofs: ['_counter_price_cents'],
+      fields: [
+        {
+          name: 'action',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'accept, counter or decline.',
+        },
+        {
+          name: 'counterPriceCents',
+          type: 'TYPE_INT64',
+          repeated: false,
+          optional: true,
+          comment: "The seller's price per unit in cents; set for counter only.",
+        },
+        {
+          name: 'message',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'Empty when not given.',
+        },
+        {
+          name: 'respondedAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'respondedByAccountId',
+          type: 'TYPE_INT64',
+          repeated: false,
+          comment: 'The seller account that answered.',
+        },
+      ],
+    },
+    {
+      name: 'marketplace.quote.v1.QuoteStep',
+      comment: 'One step of a negotiation after the request: an answer or a counter-offer of either side.',
+      oneofs: ['_price_cents', '_expires_at_ms', '_by_account_id'],
+      fields: [
+        {
+          name: 'party',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'buyer or seller.',
+        },
+        {
+          name: 'action',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'accept, counter or decline.',
+        },
+        {
+          name: 'priceCents',
+          type: 'TYPE_INT64',
+          repeated: false,
+          optional: true,
+          comment: 'counter: the price offered; accept: the price agreed. Cents per unit; absent on decline.',
+        },
+        {
+          name: 'message',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'Empty when not given.',
+        },
+        {
+          name: 'atMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'expiresAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+          optional: true,
+          comment: 'counter only: until when the other side may accept it.',
+        },
+        {
+          name: 'byAccountId',
+          type: 'TYPE_INT64',
+          repeated: false,
+          optional: true,
+          comment: 'The account that took the step.',
+        },
+      ],
+    },
+    {
+      name: 'marketplace.quote.v1.QuoteRequest',
+      comment:
+        'A quote request as the quote service stores it: the state of the quote-request aggregate. Money is integer cents; times are epoch milliseconds.',
+      oneofs: [
+        '_buyer_account_id',
+        '_target_price_cents',
+        '_agreed_unit_price_cents',
+        '_claimed_at_ms',
+        '_offer_expires_at_ms',
+      ],
+      fields: [
+        {
+          name: 'quoteRequestId',
+          type: 'TYPE_INT64',
+          repeated: false,
+          comment: 'Positive, from a PostgreSQL sequence: the aggregate id (the stream id is quote_<id>).',
+        },
+        {
+          name: 'productId',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'product_<n>',
+        },
+        {
+          name: 'sellerAccountId',
+          type: 'TYPE_INT64',
+          repeated: false,
+          comment: "The listing's seller: the only account that may see and answer the request.",
+        },
+        {
+          name: 'quantity',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'buyer',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.quote.v1.Buyer',
+        },
+        {
+          name: 'buyerAccountId',
+          type: 'TYPE_INT64',
+          repeated: false,
+          optional: true,
+          comment:
+            'The buyer account that owns the request: the verified caller that asked (API key or agent token), or the account that claimed an anonymous request with its claim token. Absent for an unclaimed anonymous request.',
+        },
+        {
+          name: 'targetPriceCents',
+          type: 'TYPE_INT64',
+          repeated: false,
+          optional: true,
+          comment: 'What the buyer would pay per unit, in cents; absent when not given.',
+        },
+        {
+          name: 'message',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: "The buyer's message to the seller; empty when not given.",
+        },
+        {
+          name: 'shippingDestination',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment:
+            'Where the buyer wants the lot shipped (the seller prices freight for it); empty when not given.',
+        },
+        {
+          name: 'status',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'pending or responded.',
+        },
+        {
+          name: 'response',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.quote.v1.QuoteResponse',
+          comment: 'Set once responded.',
+        },
+        {
+          name: 'agreedUnitPriceCents',
+          type: 'TYPE_INT64',
+          repeated: false,
+          optional: true,
+          comment:
+            "The unit price a checkout of this quote uses: the counter price, or on accept the buyer's target price (the listed price when none was given). Absent while pending and after a decline.",
+        },
+        {
+          name: 'productName',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'Snapshot of the listing when the request was made.',
+        },
+        {
+          name: 'listedUnitPriceCents',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'currency',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'availableQuantity',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'exceedsAvailableStock',
+          type: 'TYPE_BOOL',
+          repeated: false,
+        },
+        {
+          name: 'createdAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'updatedAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'version',
+          type: 'TYPE_INT64',
+          repeated: false,
+          comment: "Version of the aggregate's stream after the last event.",
+        },
+        {
+          name: 'claimedAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+          optional: true,
+          comment:
+            'When a buyer account claimed this anonymous request; absent when it was asked by an account or is unclaimed.',
+        },
+        {
+          name: 'offerExpiresAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+          optional: true,
+          comment:
+            'Until when the open counter-offer (of either side) stands or the agreed price can be checked out: a week after the step that made it; absent after a decline.',
+        },
+        {
+          name: 'history',
+          type: 'TYPE_MESSAGE',
+          repeated: true,
+          typeName: 'marketplace.quote.v1.QuoteStep',
+          comment: 'Every step after the request, oldest first; both sides see it.',
+        },
+        {
+          name: 'negotiationState',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'awaiting_seller, awaiting_buyer (a seller counter-offer is open), agreed or declined.',
+        },
+        {
+          name: 'listingShipping',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.quote.v1.FreightTerms',
+          comment:
+            "Snapshot of the listing's freight terms when the request was made (its checkout uses them); absent when the seller had set none (no freight is charged), and on requests recorded before snapshots carried them.",
+        },
+        {
+          name: 'listingShippingRecorded',
+          type: 'TYPE_BOOL',
+          repeated: false,
+          comment:
+            "True when the snapshot recorded the terms (listing_shipping, or none set); false on requests recorded before, whose checkout uses the listing's terms.",
+        },
+      ],
+    },
+    {
+      name: 'marketplace.quote.v1.FreightTerms',
+      comment:
+        'A lot\'s freight terms as the listing carried them (docs/specification.md, "Checkout and orders": freight).',
+      oneofs: ['_cents', '_ship_from_region'],
+      fields: [
+        {
+          name: 'mode',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'included, flat_per_order, per_unit, buyer_pickup or quoted_on_request.',
+        },
+        {
+          name: 'cents',
+          type: 'TYPE_INT64',
+          repeated: false,
+          optional: true,
+          comment: 'flat_per_order: cents per order; per_unit: cents per unit; absent otherwise.',
+        },
+        {
+          name: 'shipFromRegion',
+          type: 'TYPE_STRING',
+          repeated: false,
+          optional: true,
+          comment: 'buyer_pickup: where the buyer collects the lot; absent otherwise.',
+        },
+      ],
+    },
+    {
+      name: 'marketplace.quote.v1.QuoteEvent',
+      comment:
+        'The value of every message on topic marketplace.quote.v1 (key: quote_<id>). CloudEvents headers (ce_id, ce_type, ce_source, ce_time, ce_subject) and traceparent travel beside it.',
+      oneofs: ['payload'],
+      fields: [
+        {
+          name: 'eventId',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'UUIDv7, also the ce_id header.',
+        },
+        {
+          name: 'streamId',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'quote_<id>: the stream id and the message key.',
+        },
+        {
+          name: 'version',
+          type: 'TYPE_INT64',
+          repeated: false,
+          comment: "Version of the quote request's stream this event produced (1 for QuoteRequested).",
+        },
+        {
+          name: 'occurredAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'actor',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.common.v1.Actor',
+        },
+        {
+          name: 'correlationId',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'requested',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.quote.v1.QuoteRequested',
+          oneof: 0,
+        },
+        {
+          name: 'responded',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.quote.v1.QuoteResponded',
+          oneof: 0,
+        },
+        {
+          name: 'claimed',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.quote.v1.QuoteClaimed',
+          oneof: 0,
+        },
+        {
+          name: 'buyerResponded',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.quote.v1.QuoteBuyerResponded',
+          oneof: 0,
+        },
+      ],
+    },
+    {
+      name: 'marketplace.quote.v1.QuoteRequested',
+      comment: 'A buyer asked a seller for a quote. State-carrying: the whole quote request as created.',
+      oneofs: [],
+      fields: [
+        {
+          name: 'quoteRequest',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.quote.v1.QuoteRequest',
+        },
+      ],
+    },
+    {
+      name: 'marketplace.quote.v1.QuoteResponded',
+      comment:
+        'The seller accepted, countered or declined (the request or a buyer counter-offer). State-carrying: the whole quote request after the response.',
+      oneofs: [],
+      fields: [
+        {
+          name: 'quoteRequest',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.quote.v1.QuoteRequest',
+        },
+      ],
+    },
+    {
+      name: 'marketplace.quote.v1.QuoteClaimed',
+      comment:
+        'A buyer account claimed an anonymous quote request with its claim token. State-carrying: the whole quote request, now owned by that account.',
+      oneofs: [],
+      fields: [
+        {
+          name: 'quoteRequest',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.quote.v1.QuoteRequest',
+        },
+      ],
+    },
+    {
+      name: 'marketplace.quote.v1.QuoteBuyerResponded',
+      comment:
+        "The buyer accepted, countered or declined a seller's counter-offer. State-carrying: the whole quote request after the answer (its history ends with the buyer's step).",
+      oneofs: [],
+      fields: [
+        {
+          name: 'quoteRequest',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.quote.v1.QuoteRequest',
+        },
+      ],
+    },
+    {
+      name: 'marketplace.subscription.v1.Subscription',
+      comment:
+        'A saved search (docs/specification.md, "Saved searches", docs/specification.md, "Saved searches"): the filter of subscribe_to_query, the channels a match is delivered to and the account it belongs to. Money is integer cents; times are epoch milliseconds.',
+      oneofs: [],
+      fields: [
+        {
+          name: 'subscriptionId',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'sub_<random>',
+        },
+        {
+          name: 'ownerAccountId',
+          type: 'TYPE_INT64',
+          repeated: false,
+          comment:
+            'The owning account (API key account or agent-token buyer); 0 for an anonymous subscription.',
+        },
+        {
+          name: 'query',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.subscription.v1.SavedSearchQuery',
+        },
+        {
+          name: 'channels',
+          type: 'TYPE_MESSAGE',
+          repeated: true,
+          typeName: 'marketplace.subscription.v1.Channel',
+        },
+        {
+          name: 'createdAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+      ],
+    },
+    {
+      name: 'marketplace.subscription.v1.SavedSearchQuery',
+      comment: 'The filter keys the matcher understands; absent means "any".',
+      oneofs: [
+        '_category',
+        '_condition',
+        '_search',
+        '_min_price_cents',
+        '_max_price_cents',
+        '_min_quantity',
+        '_seller_country',
+        '_moq_min',
+        '_moq_max',
+      ],
+      fields: [
+        {
+          name: 'category',
+          type: 'TYPE_STRING',
+          repeated: false,
+          optional: true,
+        },
+        {
+          name: 'condition',
+          type: 'TYPE_STRING',
+          repeated: false,
+          optional: true,
+        },
+        {
+          name: 'search',
+          type: 'TYPE_STRING',
+          repeated: false,
+          optional: true,
+        },
+        {
+          name: 'minPriceCents',
+          type: 'TYPE_INT64',
+          repeated: false,
+          optional: true,
+        },
+        {
+          name: 'maxPriceCents',
+          type: 'TYPE_INT64',
+          repeated: false,
+          optional: true,
+        },
+        {
+          name: 'minQuantity',
+          type: 'TYPE_INT64',
+          repeated: false,
+          optional: true,
+        },
+        {
+          name: 'sellerCountry',
+          type: 'TYPE_STRING',
+          repeated: false,
+          optional: true,
+          comment: 'ISO 3166-1 alpha-2, upper case.',
+        },
+        {
+          name: 'moqMin',
+          type: 'TYPE_INT64',
+          repeated: false,
+          optional: true,
+          comment: "Bounds on the listing's minimum order quantity (moqRange).",
+        },
+        {
+          name: 'moqMax',
+          type: 'TYPE_INT64',
+          repeated: false,
+          optional: true,
+        },
+        {
+          name: 'bulkDealsOnly',
+          type: 'TYPE_BOOL',
+          repeated: false,
+        },
+        {
+          name: 'originalJson',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment:
+            'The query object exactly as the subscriber sent it, unknown keys included (stored and echoed, not matched).',
+        },
+      ],
+    },
+    {
+      name: 'marketplace.subscription.v1.Channel',
+      oneofs: ['kind'],
+      fields: [
+        {
+          name: 'webhook',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.subscription.v1.WebhookChannel',
+          oneof: 0,
+        },
+        {
+          name: 'email',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.subscription.v1.EmailChannel',
+          oneof: 0,
+        },
+        {
+          name: 'mcpResource',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.subscription.v1.McpResourceChannel',
+          oneof: 0,
+        },
+      ],
+    },
+    {
+      name: 'marketplace.subscription.v1.WebhookChannel',
+      oneofs: [],
+      fields: [
+        {
+          name: 'url',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+      ],
+    },
+    {
+      name: 'marketplace.subscription.v1.EmailChannel',
+      oneofs: [],
+      fields: [
+        {
+          name: 'email',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'pendingConfirmation',
+          type: 'TYPE_BOOL',
+          repeated: false,
+          comment:
+            'In answers only (never in events): the address is not confirmed yet (double opt-in, docs/security.md, API6), so no match is emailed to it.',
+        },
+      ],
+    },
+    {
+      name: 'marketplace.subscription.v1.McpResourceChannel',
+      comment: "Matches are kept (the last 100) on the subscription's resource.",
+      oneofs: [],
+      fields: [],
+    },
+    {
+      name: 'marketplace.subscription.v1.SubscriptionEvent',
+      comment:
+        'The value of every message on topic marketplace.subscription.v1 (key: the subscription id). CloudEvents headers (ce_id, ce_type, ce_source, ce_time, ce_subject) and traceparent travel beside it.',
+      oneofs: ['payload'],
+      fields: [
+        {
+          name: 'eventId',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'UUIDv7, also the ce_id header.',
+        },
+        {
+          name: 'subscriptionId',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment:
+            "The aggregate id and the message key: sub_<random> for a subscription, mbx_<hash> for an email address's confirmation (double opt-in), match_<product id> for the saved searches a new listing matched.",
+        },
+        {
+          name: 'version',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'occurredAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'actor',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.common.v1.Actor',
+        },
+        {
+          name: 'correlationId',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'created',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.subscription.v1.SubscriptionCreated',
+          oneof: 0,
+        },
+        {
+          name: 'deleted',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.subscription.v1.SubscriptionDeleted',
+          oneof: 0,
+        },
+        {
+          name: 'webhookSecretRotated',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.subscription.v1.WebhookSecretRotated',
+          oneof: 0,
+        },
+        {
+          name: 'emailConfirmationRequested',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.subscription.v1.EmailConfirmationRequested',
+          oneof: 0,
+        },
+        {
+          name: 'emailAddressConfirmed',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.subscription.v1.EmailAddressConfirmed',
+          oneof: 0,
+        },
+        {
+          name: 'savedSearchesMatched',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.subscription.v1.SavedSearchesMatched',
+          oneof: 0,
+        },
+      ],
+    },
+    {
+      name: 'marketplace.subscription.v1.SubscriptionCreated',
+      comment: 'Someone subscribed to a query. State-carrying: the whole subscription.',
+      oneofs: [],
+      fields: [
+        {
+          name: 'subscription',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.subscription.v1.Subscription',
+        },
+      ],
+    },
+    {
+      name: 'marketplace.subscription.v1.SubscriptionDeleted',
+      comment:
+        'The owner (or an unsubscribe link) ended the subscription; nothing is matched or delivered for it afterwards.',
+      oneofs: [],
+      fields: [
+        {
+          name: 'deletedAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+      ],
+    },
+    {
+      name: 'marketplace.subscription.v1.WebhookSecretRotated',
+      comment:
+        "The subscription's webhook signing secret moved to a new generation (each derives from the marketplace's key; no secret is in the event). Deliveries are signed with the previous generation too until previous_valid_until_ms.",
+      oneofs: [],
+      fields: [
+        {
+          name: 'secretGeneration',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'rotatedAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'previousValidUntilMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+      ],
+    },
+    {
+      name: 'marketplace.subscription.v1.EmailConfirmationRequested',
+      comment:
+        'A saved search named an email address that is not confirmed: one confirmation email with a signed single-use link (request_id inside) was queued. Aggregate mbx_<hash of the normalised mailbox>.',
+      oneofs: [],
+      fields: [
+        {
+          name: 'mailbox',
+          type: 'TYPE_STRING',
+          repeated: false,
+          comment: 'The mailbox, normalised (lower case, +tag removed): what is confirmed.',
+        },
+        {
+          name: 'requestId',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'requestedAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+        {
+          name: 'expiresAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+      ],
+    },
+    {
+      name: 'marketplace.subscription.v1.EmailAddressConfirmed',
+      comment:
+        "The mailbox's owner confirmed with the link of request_id: matches are emailed to it from now on, for every saved search that names it.",
+      oneofs: [],
+      fields: [
+        {
+          name: 'mailbox',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'requestId',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'confirmedAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+      ],
+    },
+    {
+      name: 'marketplace.subscription.v1.SavedSearchesMatched',
+      comment:
+        'A new listing matched saved searches with an mcp_resource channel for the first time: their resources (marketplace://subscriptions/<id>) now list it. The gateway tells the MCP sessions subscribed to those resources (notifications/resources/updated). Aggregate match_<product id>; webhook and email channels are deliveries, not events.',
+      oneofs: [],
+      fields: [
+        {
+          name: 'productId',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'subscriptionIds',
+          type: 'TYPE_STRING',
+          repeated: true,
+          comment: 'The saved searches whose resources gained the listing.',
+        },
+        {
+          name: 'matchedAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+      ],
+    },
   ],
-  "enums": []
+  enums: [],
 };

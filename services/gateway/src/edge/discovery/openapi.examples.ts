@@ -291,7 +291,6 @@ const MARKDOWN_PAGE =
   '- Available: 120 units, minimum order 10\n- Freight: $150.00 per order\n\n' +
   'Ask for a bulk price with request_quote, or buy with preview_checkout and confirm_purchase.\n';
 
-
 const SESSION_NOT_FOUND = jsonRpcError(
   -32001,
   'Session not found: it expired, was ended, lives on another replica or belongs to another credential; initialize again',

@@ -238,7 +238,8 @@ export const mcpRouteDocs: readonly RouteDoc[] = [
     method: 'post',
     path: '/mcp',
     operationId: 'mcpStreamableHttp',
-    summary: 'MCP Streamable HTTP endpoint (JSON responses; stateless, or a session for resource subscriptions)',
+    summary:
+      'MCP Streamable HTTP endpoint (JSON responses; stateless, or a session for resource subscriptions)',
     description:
       'Protocol 2025-11-25 and the earlier revisions of the official SDK. Send Accept: application/json, ' +
       'text/event-stream. An initialize with X-MCP-API-Key or X-Agent-Token opens a session (Mcp-Session-Id ' +
