@@ -52,6 +52,95 @@ describe('MCP transports', () => {
     await db?.close();
   });
 
+  describe('/mcp sessions (resource subscriptions)', () => {
+    const mcp = (
+      body: unknown,
+      headers: Record<string, string>,
+      method = 'POST',
+    ): ReturnType<TestGateway['call']> =>
+      gateway.call('/mcp', {
+        method,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+        ...(method === 'POST' ? { body: JSON.stringify(body) } : {}),
+      });
+    const initialize = (headers: Record<string, string>) =>
+      mcp(
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-11-25',
+            capabilities: {},
+            clientInfo: { name: 't', version: '1' },
+          },
+        },
+        headers,
+      );
+
+    it('opens a session for an authenticated initialize only, advertising resources.subscribe there', async () => {
+      const keyed = await initialize({ 'x-mcp-api-key': buyerKey });
+      expect(keyed.headers.get('mcp-session-id')).toMatch(/^[0-9a-f-]{36}$/);
+      expect(keyed.body).toMatchObject({ result: { capabilities: { resources: { subscribe: true } } } });
+      const anonymous = await initialize({});
+      expect(anonymous.headers.get('mcp-session-id')).toBeNull();
+      expect(anonymous.body).toMatchObject({ result: { capabilities: { resources: { subscribe: false } } } });
+      const client = await connect({ 'x-mcp-api-key': buyerKey });
+      expect(client.getServerCapabilities()?.resources).toEqual({ subscribe: true, listChanged: false });
+      await client.close();
+    });
+
+    it('answers bad subscribe params with -32602 naming uri, and a stateless subscribe with -32601', async () => {
+      const id = (await initialize({ 'x-mcp-api-key': buyerKey })).headers.get('mcp-session-id')!;
+      const inSession = {
+        'x-mcp-api-key': buyerKey,
+        'mcp-session-id': id,
+        'mcp-protocol-version': '2025-11-25',
+      };
+      const noUri = await mcp(
+        { jsonrpc: '2.0', id: 2, method: 'resources/subscribe', params: {} },
+        inSession,
+      );
+      expect(noUri.body).toMatchObject({ error: { code: -32602, message: expect.stringContaining('uri') } });
+      const stats = await mcp(
+        { jsonrpc: '2.0', id: 3, method: 'resources/subscribe', params: { uri: 'marketplace://stats' } },
+        inSession,
+      );
+      expect(stats.body).toMatchObject({ error: { code: -32602, message: expect.stringContaining('uri') } });
+      const unknown = await mcp(
+        { jsonrpc: '2.0', id: 4, method: 'resources/subscribe', params: { uri: 'marketplace://nothing' } },
+        inSession,
+      );
+      expect(unknown.body).toMatchObject({ error: { code: -32002 } });
+      const stateless = await mcp(
+        { jsonrpc: '2.0', id: 5, method: 'resources/subscribe', params: { uri: 'marketplace://stats' } },
+        { 'x-mcp-api-key': buyerKey },
+      );
+      expect(stateless.body).toMatchObject({
+        error: { code: -32601, message: expect.stringContaining('Mcp-Session-Id') },
+      });
+    });
+
+    it("is 404 for another credential's or an ended session, which DELETE ends", async () => {
+      const id = (await initialize({ 'x-mcp-api-key': buyerKey })).headers.get('mcp-session-id')!;
+      const ping = { jsonrpc: '2.0', id: 2, method: 'ping' };
+      const own = { 'x-mcp-api-key': buyerKey, 'mcp-session-id': id };
+      expect((await mcp(ping, own)).status).toBe(200);
+      const stolen = await mcp(ping, { 'x-mcp-api-key': sellerKey, 'mcp-session-id': id });
+      expect(stolen.status).toBe(404);
+      expect(stolen.body).toMatchObject({ error: { code: -32001 } });
+      expect(
+        (await mcp(undefined, { 'x-mcp-api-key': sellerKey, 'mcp-session-id': id }, 'DELETE')).status,
+      ).toBe(404);
+      expect((await mcp(undefined, own, 'DELETE')).status).toBe(200);
+      expect((await mcp(ping, own)).status).toBe(404);
+    });
+  });
+
   describe('/mcp through the SDK client', () => {
     it('initializes at 2025-11-25 without a session and lists tools with schemas and annotations', async () => {
       const client = await connect();

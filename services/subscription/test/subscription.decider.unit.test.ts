@@ -4,6 +4,8 @@ import {
   decodeSubscriptionEvent,
   encodeSubscriptionEvent,
 } from '../src/adapters/subscription-event.codec.js';
+import type { SavedSearchesMatched } from '../src/domain/match-notification.js';
+import { matchStreamIdOf } from '../src/domain/match-notification.js';
 import { subscriptionDecider } from '../src/domain/subscription.decider.js';
 import type { SubscriptionCommand, SubscriptionEvent } from '../src/domain/subscription.js';
 
@@ -98,5 +100,31 @@ describe('subscription event codec', () => {
         event,
       });
     }
+  });
+
+  it('round-trips a listing’s SavedSearchesMatched event (stream match_<product id>)', () => {
+    const event: SavedSearchesMatched = {
+      type: 'SavedSearchesMatched',
+      data: { productId: 'product_7', subscriptionIds: ['sub_1', 'sub_2'], matchedAt: NOW },
+    };
+    const { value } = encodeSubscriptionEvent({
+      eventId: 'e1',
+      streamId: matchStreamIdOf('product_7'),
+      streamType: 'subscription',
+      version: 1,
+      type: event.type,
+      data: event.data,
+      metadata: { actor: { kind: 'system', id: 'saved-search-matcher' } },
+      occurredAt: NOW,
+      globalPosition: '1',
+    });
+    expect(decodeSubscriptionEvent(value)).toEqual({
+      eventId: 'e1',
+      streamId: 'match_product_7',
+      version: 1,
+      occurredAt: NOW,
+      actor: { kind: 'system', id: 'saved-search-matcher' },
+      event,
+    });
   });
 });

@@ -324,6 +324,16 @@ describe.each(testEngines())('saved searches on $name', ({ create, name }) => {
     expect(mailer.sent[0]?.text).toContain('/unsubscribe?token=');
     const resource = await subscriptionResource(deps, subscription.subscriptionId, BUYER);
     expect(resource.matches.map((m) => m.productId)).toEqual(['product_1']);
+    // The resource that gained the listing is named in one event, for the gateway's MCP sessions; the
+    // redelivery appended nothing, and neither did the listings no resource gained.
+    const matched = await deps.store.readStream('match_product_1');
+    expect(matched.events.map((event) => [event.type, event.data])).toEqual([
+      [
+        'SavedSearchesMatched',
+        { productId: 'product_1', subscriptionIds: [subscription.subscriptionId], matchedAt: clock.now() },
+      ],
+    ]);
+    expect((await deps.store.readStream('match_product_2')).version).toBe(0);
     expect(resource.deliveries.map((d) => [d.channelType, d.status, d.attempts])).toEqual(
       expect.arrayContaining([
         ['webhook', 'delivered', 1],

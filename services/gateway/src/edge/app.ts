@@ -14,6 +14,7 @@ import { registryOf } from './mcp/registry.js';
 import { McpDispatcher } from './mcp/dispatcher.js';
 import { marketplaceResources } from './mcp/marketplace.resources.js';
 import { mcpRoutes } from './mcp/mcp.routes.js';
+import type { McpSessions } from './mcp/mcp-sessions.js';
 import { notFoundFallback, problemErrorHandler } from './http/error-handler.js';
 import { Problems } from './http/problem.js';
 import { requestLog } from './http/request-log.js';
@@ -63,6 +64,8 @@ export interface GatewayDependencies extends BackendClients {
   readonly listingImports?: ListingImports | undefined;
   /** The marketplace signing key published in /.well-known/ucp; unset: a random one per start. */
   readonly signingKey?: SigningKey | undefined;
+  /** The MCP sessions of this replica (resource subscriptions); unset: /mcp is stateless only. */
+  readonly mcpSessions?: McpSessions | undefined;
 }
 
 /**
@@ -141,6 +144,7 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
       logger: deps.logger,
       publicBaseUrl,
       behindProxy: (deps.trustProxyHops ?? 0) > 0,
+      sessions: deps.mcpSessions,
       rateLimit: rateLimit(rateLimiter, (req) =>
         rateLimiter.catalogChecks(principalOf(req), clientAddressOfRequest(req)),
       ),

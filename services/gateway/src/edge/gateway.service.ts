@@ -21,12 +21,15 @@ import { ListingImportsTable } from '../contexts/listings/adapters/listing-impor
 import { applyChunkVia } from '../contexts/listings/imports/apply-chunk.js';
 import { startImportWorker } from '../contexts/listings/imports/import.worker.js';
 import { createSubscriptionClient } from '../contexts/subscriptions/subscription.client.js';
+import { startSavedSearchMatchFeed } from '../contexts/subscriptions/saved-search-matches.js';
 import { createOrderClient } from '../contexts/orders/order.client.js';
 import { createQuoteClient } from '../contexts/quotes/quote.client.js';
 import type { RateLimitConfig } from './http/rate-limit.config.js';
 import { openRateLimiter } from './http/rate-limit.js';
 import { createGatewayApp } from './app.js';
 import { createHttpDrain } from './http/drain.js';
+import type { McpSessionLimits } from './mcp/mcp-sessions.js';
+import { DEFAULT_MCP_SESSION_LIMITS, McpSessions } from './mcp/mcp-sessions.js';
 import type { ReadinessCheck } from './readiness.js';
 import { Readiness } from './readiness.js';
 
@@ -78,6 +81,8 @@ export interface GatewayOptions {
   readonly grpcDeadlineMs?: number;
   /** How long stop() lets in-flight requests finish before cutting connections; default 10 s. */
   readonly drainTimeoutMs?: number;
+  /** Bounds of the MCP sessions (docs/agents.md, "MCP resource subscriptions"); default DEFAULT_MCP_SESSION_LIMITS. */
+  readonly mcpSessionLimits?: Partial<McpSessionLimits>;
 }
 
 export const IDENTITY_SCHEMA = 'identity';
@@ -144,6 +149,21 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
     encode: encodeAccountEvent,
     logger,
   });
+  // MCP sessions and their resource subscriptions live in this replica; its own consumer group hands it every
+  // saved-search match (docs/agents.md, "MCP resource subscriptions").
+  const mcpSessions = new McpSessions({ ...DEFAULT_MCP_SESSION_LIMITS, ...options.mcpSessionLimits }, () =>
+    clock.now(),
+  );
+  const sweepSessions = setInterval(
+    () => mcpSessions.sweep(),
+    Math.min(60_000, Math.max(1_000, mcpSessions.limits.idleMs / 2)),
+  );
+  sweepSessions.unref();
+  const matchFeed = await startSavedSearchMatchFeed({
+    log: options.log,
+    onUpdated: (uris) => mcpSessions.notifyUpdated(uris),
+    logger,
+  });
 
   const grpcServing =
     (address: string): ReadinessCheck =>
@@ -173,6 +193,8 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
     server.listen(options.http.port, options.http.host);
     await once(server, 'listening');
   } catch (error) {
+    clearInterval(sweepSessions);
+    await matchFeed.close();
     listing.close();
     catalog.close();
     subscription.close();
@@ -206,6 +228,7 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
       signingKey: options.signingKey,
       confirmationKey: createHmac('sha256', agentTokenSecret).update('checkout-confirmation').digest(),
       listingImports: { store: importStore, wake: () => importWorker.wake() },
+      mcpSessions,
     }),
     publicBaseUrl,
   );
@@ -221,12 +244,17 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
   let stopped: Promise<void> | undefined;
   const drain = async (): Promise<void> => {
     clearInterval(refresh);
+    // Session streams never end by themselves: closed first, so draining waits only for ordinary requests.
+    clearInterval(sweepSessions);
+    mcpSessions.closeAll();
     const cutOff = setTimeout(
       () => server.closeAllConnections(),
       options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
     );
     await http.drain();
     clearTimeout(cutOff);
+    mcpSessions.closeAll();
+    await matchFeed.close();
     // Before the listing client closes: a chunk in flight finishes, or is sent again with its key next start.
     await importWorker.stop();
     listing.close();

@@ -2,11 +2,15 @@ import { parseActor } from '@marketplace/eventsourcing';
 import type { DecodedEvent, EventEncoder, RecordedEvent } from '@marketplace/eventsourcing';
 import { subscriptionV1 } from '@marketplace/proto';
 import type { EmailConfirmationEvent } from '../domain/email-confirmation.js';
+import type { SavedSearchesMatched } from '../domain/match-notification.js';
 import type { SubscriptionEvent as SavedSearchEvent } from '../domain/subscription.js';
 import { fromSubscriptionMessage, toSubscriptionMessage } from './subscription-proto.mapper.js';
 
-/** The events of the store: a saved search's, and an email address's confirmation (the same topic). */
-type SubscriptionEvent = SavedSearchEvent | EmailConfirmationEvent;
+/**
+ * The events of the store: a saved search's, an email address's confirmation and a listing's matches (the same
+ * topic).
+ */
+type SubscriptionEvent = SavedSearchEvent | EmailConfirmationEvent | SavedSearchesMatched;
 
 /** Subscription events travel on the log as protobuf `marketplace.subscription.v1.SubscriptionEvent`. */
 export const SUBSCRIPTION_EVENT_CONTENT_TYPE = 'application/protobuf';
@@ -17,6 +21,7 @@ const SUBSCRIPTION_EVENT_TYPES: Record<SubscriptionEvent['type'], true> = {
   WebhookSecretRotated: true,
   EmailConfirmationRequested: true,
   EmailAddressConfirmed: true,
+  SavedSearchesMatched: true,
 };
 
 const isSubscriptionEvent = (event: RecordedEvent): event is RecordedEvent<SubscriptionEvent> =>
@@ -55,6 +60,15 @@ const payloadOf = (event: RecordedEvent<SubscriptionEvent>): subscriptionV1.Subs
           mailbox: typed.data.mailbox,
           requestId: typed.data.requestId,
           confirmedAtMs: typed.data.confirmedAt,
+        },
+      };
+    case 'SavedSearchesMatched':
+      return {
+        $case: 'savedSearchesMatched',
+        value: {
+          productId: typed.data.productId,
+          subscriptionIds: [...typed.data.subscriptionIds],
+          matchedAtMs: typed.data.matchedAt,
         },
       };
   }
@@ -112,6 +126,15 @@ const eventOf = (payload: subscriptionV1.SubscriptionEvent['payload']): Subscrip
           mailbox: payload.value.mailbox,
           requestId: payload.value.requestId,
           confirmedAt: payload.value.confirmedAtMs,
+        },
+      };
+    case 'savedSearchesMatched':
+      return {
+        type: 'SavedSearchesMatched',
+        data: {
+          productId: payload.value.productId,
+          subscriptionIds: payload.value.subscriptionIds,
+          matchedAt: payload.value.matchedAtMs,
         },
       };
     case undefined:

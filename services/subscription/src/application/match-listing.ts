@@ -1,12 +1,17 @@
 import type { Queryable } from '@marketplace/database';
+import type { EventStore } from '@marketplace/eventsourcing';
 import { mailboxOf, newEventId } from '@marketplace/platform';
-import { matchedProductOf, matchPayloadOf } from '../domain/match-notification.js';
+import type { SavedSearchesMatched } from '../domain/match-notification.js';
+import { matchedProductOf, matchPayloadOf, matchStreamIdOf } from '../domain/match-notification.js';
 import type { ListingFacts } from '../domain/saved-search.match.js';
 import { listingTermsOf, matchesQuery } from '../domain/saved-search.match.js';
 import type { ConfirmedMailboxes, NewDelivery, NewListing } from './ports.js';
 import type { Deliveries } from './ports.js';
 import type { SearchMatches } from './ports.js';
 import type { SavedSearches } from './ports.js';
+import { SUBSCRIPTION_STREAM_TYPE } from './subscriptions.js';
+
+const MATCHER_ACTOR = { kind: 'system', id: 'saved-search-matcher' } as const;
 
 /**
  * Delivery ids: the notification event's id (a UUIDv7, like every event id: docs/specification.md, "Money, units and ids"),
@@ -34,6 +39,8 @@ export interface MatchDependencies {
   readonly matching: SearchMatches;
   readonly deliveries: Deliveries;
   readonly mailboxes: ConfirmedMailboxes;
+  /** Where the SavedSearchesMatched event of the resources that gained the listing is appended. */
+  readonly store: EventStore;
   /** `{base_url}` of product links in notifications. */
   readonly publicBaseUrl: string;
 }
@@ -41,7 +48,8 @@ export interface MatchDependencies {
 /**
  * Matches a new listing against the saved searches, in the transaction that records the listing event as
  * applied: candidates come from the match index, the other filters run on them, and each subscription that
- * matches for the first time gets its webhook and email deliveries enqueued and its resource updated. Returns
+ * matches for the first time gets its webhook and email deliveries enqueued and its resource updated, the
+ * resources that gained it in one SavedSearchesMatched event (for the MCP sessions subscribed to them). Returns
  * how many deliveries were enqueued.
  */
 export const matchNewListing = async (
@@ -110,5 +118,25 @@ export const matchNewListing = async (
     matchedAt: now,
     product,
   });
+  if (resources.length > 0) {
+    // One statement, only when a resource gained the listing: publications nobody watches cost nothing more.
+    await deps.store.append<SavedSearchesMatched>(
+      {
+        streamId: matchStreamIdOf(listing.productId),
+        streamType: SUBSCRIPTION_STREAM_TYPE,
+        // A later event of the same listing (a redelivery is stopped by recordNew) follows whatever is there.
+        expectedVersion: 'any',
+        events: [
+          {
+            type: 'SavedSearchesMatched',
+            data: { productId: listing.productId, subscriptionIds: resources, matchedAt: now },
+          },
+        ],
+        metadata: { actor: MATCHER_ACTOR },
+        now,
+      },
+      tx,
+    );
+  }
   return deliveries.length;
 };

@@ -1,9 +1,23 @@
+import type { DomainEvent } from '@marketplace/eventsourcing';
 import { escapeHtml } from '@marketplace/platform';
 import type { ListingFacts } from './saved-search.match.js';
 import type { Subscription } from './subscription.js';
 
 /** The event type of every saved-search notification (docs/specification.md, "Saved searches"). */
 export const SAVED_SEARCH_MATCH = 'saved_search.match';
+
+/**
+ * A new listing matched saved searches with an `mcp_resource` channel for the first time, so their resources
+ * list it: the gateway tells the MCP sessions subscribed to them (docs/agents.md, "MCP resource subscriptions").
+ * Stream `match_<product id>` on the subscription topic; webhooks and emails are deliveries, not events.
+ */
+export type SavedSearchesMatched = DomainEvent<
+  'SavedSearchesMatched',
+  { readonly productId: string; readonly subscriptionIds: readonly string[]; readonly matchedAt: number }
+>;
+
+/** The stream of a listing's match events. */
+export const matchStreamIdOf = (productId: string): string => `match_${productId}`;
 
 /** A matched product as notifications show it: the docs/specification.md, "Products and pagination" summary fields plus what the filter looked at. */
 export interface MatchedProduct {

@@ -1,4 +1,4 @@
-import { unauthenticated } from '@marketplace/platform';
+import { unauthenticated, validationError } from '@marketplace/platform';
 import type { subscriptionV1 } from '@marketplace/proto';
 import { toIso } from '@marketplace/platform';
 import type { SubscriptionClient } from './subscription.client.js';
@@ -13,6 +13,10 @@ import type {
 } from './subscription.schema.js';
 
 const RESOURCE_URI_PREFIX = 'marketplace://subscriptions/';
+
+/** The MCP resource of a saved search: `marketplace://subscriptions/{id}`. */
+export const savedSearchResourceUri = (subscriptionId: string): string =>
+  `${RESOURCE_URI_PREFIX}${subscriptionId}`;
 
 const isoOrNull = (epochMs: number): string | null => (epochMs > 0 ? toIso(epochMs) : null);
 
@@ -58,7 +62,7 @@ export class SubscriptionCommands {
   ) {}
 
   resourceUri(subscriptionId: string): string {
-    return `${RESOURCE_URI_PREFIX}${subscriptionId}`;
+    return savedSearchResourceUri(subscriptionId);
   }
 
   private view(subscription: subscriptionV1.Subscription): SubscriptionView {
@@ -188,6 +192,32 @@ export class SubscriptionCommands {
         delivered_at: isoOrNull(delivery.deliveredAtMs),
       })),
     };
+  }
+
+  /**
+   * MCP `resources/subscribe` on marketplace://subscriptions/{id} (docs/agents.md, "MCP resource subscriptions"):
+   * the owner's only, like reading it (anyone else: 404), and only for a saved search with an `mcp_resource`
+   * channel, the only kind whose resource gains matches.
+   */
+  async checkWatchable(caller: Principal | undefined, subscriptionId: string): Promise<void> {
+    const owner = this.owner(caller);
+    // Another account's saved search is not found, as when reading it.
+    const { subscription } = await this.subscriptions.getSubscriptionResource({
+      actor: actorOf(owner),
+      subscriptionId,
+      ownerAccountId: owner.accountId,
+    });
+    if (!subscription) throw new Error('GetSubscriptionResource answered without a subscription');
+    if (!subscription.channels.some((channel) => channel.kind?.$case === 'mcpResource')) {
+      throw validationError(`saved search ${subscriptionId} has no mcp_resource channel`, [
+        {
+          path: 'uri',
+          message:
+            'names a saved search without an mcp_resource channel: its resource never gains matches; ' +
+            'subscribe_to_query with channels [{type: "mcp_resource"}] creates one that does',
+        },
+      ]);
+    }
   }
 
   private owner(caller: Principal | undefined): Principal {

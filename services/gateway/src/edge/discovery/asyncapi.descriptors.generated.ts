@@ -1890,7 +1890,7 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           type: 'TYPE_STRING',
           repeated: false,
           comment:
-            "The aggregate id and the message key: sub_<random> for a subscription, mbx_<hash> for an email address's confirmation (double opt-in).",
+            "The aggregate id and the message key: sub_<random> for a subscription, mbx_<hash> for an email address's confirmation (double opt-in), match_<product id> for the saved searches a new listing matched.",
         },
         {
           name: 'version',
@@ -1946,6 +1946,13 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           type: 'TYPE_MESSAGE',
           repeated: false,
           typeName: 'marketplace.subscription.v1.EmailAddressConfirmed',
+          oneof: 0,
+        },
+        {
+          name: 'savedSearchesMatched',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.subscription.v1.SavedSearchesMatched',
           oneof: 0,
         },
       ],
@@ -2046,6 +2053,30 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
         },
         {
           name: 'confirmedAtMs',
+          type: 'TYPE_INT64',
+          repeated: false,
+        },
+      ],
+    },
+    {
+      name: 'marketplace.subscription.v1.SavedSearchesMatched',
+      comment:
+        'A new listing matched saved searches with an mcp_resource channel for the first time: their resources (marketplace://subscriptions/<id>) now list it. The gateway tells the MCP sessions subscribed to those resources (notifications/resources/updated). Aggregate match_<product id>; webhook and email channels are deliveries, not events.',
+      oneofs: [],
+      fields: [
+        {
+          name: 'productId',
+          type: 'TYPE_STRING',
+          repeated: false,
+        },
+        {
+          name: 'subscriptionIds',
+          type: 'TYPE_STRING',
+          repeated: true,
+          comment: 'The saved searches whose resources gained the listing.',
+        },
+        {
+          name: 'matchedAtMs',
           type: 'TYPE_INT64',
           repeated: false,
         },

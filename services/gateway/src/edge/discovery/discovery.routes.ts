@@ -137,7 +137,8 @@ export const llmsTxt = (dispatcher: McpDispatcher, publicBaseUrl: string): strin
 > B2B marketplace for surplus, overstock and customer-return lots. Buyers search, request bulk quotes and buy;
 > sellers publish and maintain listings. Readable anonymously; prices are integer cents (USD).
 
-Agents use the MCP endpoint (Streamable HTTP, stateless, JSON responses) or the REST API. Seller tools need
+Agents use the MCP endpoint (Streamable HTTP, JSON responses; stateless, or a session opened by an
+authenticated initialize, in which saved-search resources can be subscribed to) or the REST API. Seller tools need
 the seller's X-MCP-API-Key header; buyer order tools need the buyer's key or an X-Agent-Token.
 
 ## Agent endpoints

@@ -291,6 +291,17 @@ const MARKDOWN_PAGE =
   '- Available: 120 units, minimum order 10\n- Freight: $150.00 per order\n\n' +
   'Ask for a bulk price with request_quote, or buy with preview_checkout and confirm_purchase.\n';
 
+const SESSION_NOT_FOUND = jsonRpcError(
+  -32001,
+  'Session not found: it expired, was ended, lives on another replica or belongs to another credential; initialize again',
+);
+const NO_SESSION_405 = (method: string) =>
+  jsonRpcError(
+    -32000,
+    `Method not allowed: ${method} without an Mcp-Session-Id. Without a session this MCP endpoint is stateless ` +
+      'and takes POST only; initialize with a credential to open a session.',
+  );
+
 export const ROUTE_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
   // catalog
   searchProducts: { responses: { 200: PRODUCT_PAGE } },
@@ -320,8 +331,20 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
         -32000,
         'Not Acceptable: Client must accept both application/json and text/event-stream',
       ),
+      404: SESSION_NOT_FOUND,
     },
   },
+  mcpSessionStream: {
+    responses: {
+      200:
+        'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/resources/updated",' +
+        '"params":{"uri":"marketplace://subscriptions/sub_0123456789abcdef01234567"}}\n\n',
+      404: SESSION_NOT_FOUND,
+      405: NO_SESSION_405('GET'),
+      409: jsonRpcError(-32000, 'Conflict: Only one SSE stream is allowed per session'),
+    },
+  },
+  mcpEndSession: { responses: { 404: SESSION_NOT_FOUND, 405: NO_SESSION_405('DELETE') } },
   mcpStreamable: { body: JSON_RPC_CALL, responses: { 200: JSON_RPC_RESULT, ...JSON_RPC_REFUSALS } },
   invokeMcpTool: { body: SEARCH_CALL, responses: { 200: PRODUCT_PAGE } },
   streamMcpTool: {

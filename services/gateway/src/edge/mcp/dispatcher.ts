@@ -141,18 +141,54 @@ export class McpDispatcher {
       const value = await read(principal);
       return { contents: [{ uri, mimeType: RESOURCE_MIME_TYPE, text: JSON.stringify(value) }] };
     } catch (error) {
-      if (!isAppError(error)) {
-        this.logger.error({ err: error, uri }, 'MCP resource read failed');
-        throw new JsonRpcError(JSON_RPC.internalError, 'Internal error while reading the resource');
-      }
-      if (error.kind === 'not_found') {
-        throw new JsonRpcError(JSON_RPC.resourceNotFound, `Resource not found: ${uri}`, { uri });
-      }
-      if (error.kind === 'validation') throw new JsonRpcError(JSON_RPC.invalidParams, error.message);
-      throw new JsonRpcError(JSON_RPC.serverError, `${error.message}${HINTS[error.kind] ?? ''}`, {
-        kind: error.kind,
-      });
+      throw this.resourceFailure(error, uri, 'reading');
     }
+  }
+
+  /**
+   * MCP `resources/subscribe` in a session: resolves when `principal` may watch `uri` (its own saved search with an
+   * mcp_resource channel). An unknown URI, or another account's saved search, is -32002; a resource that cannot
+   * be watched is -32602 naming `uri`.
+   */
+  async checkSubscribable(principal: Principal | undefined, uri: string): Promise<void> {
+    const check = this.resources.subscribable(uri);
+    if (check === 'unknown') {
+      throw new JsonRpcError(JSON_RPC.resourceNotFound, `Resource not found: ${uri}`, { uri });
+    }
+    if (check === 'not_subscribable') {
+      throw new JsonRpcError(
+        JSON_RPC.invalidParams,
+        `Invalid params: uri ${uri} cannot be subscribed to; only saved searches (marketplace://subscriptions/{id}) can`,
+        { uri },
+      );
+    }
+    try {
+      await check(principal);
+    } catch (error) {
+      throw this.resourceFailure(error, uri, 'subscribing to');
+    }
+  }
+
+  /** A failure reading or watching a resource as a JSON-RPC error: -32002, -32602, or -32000 with the kind. */
+  private resourceFailure(error: unknown, uri: string, doing: string): JsonRpcError {
+    if (!isAppError(error)) {
+      this.logger.error({ err: error, uri }, `MCP resource ${doing} failed`);
+      return new JsonRpcError(JSON_RPC.internalError, `Internal error while ${doing} the resource`);
+    }
+    if (error.kind === 'not_found') {
+      return new JsonRpcError(JSON_RPC.resourceNotFound, `Resource not found: ${uri}`, { uri });
+    }
+    if (error.kind === 'validation') {
+      // Reads answer the service's message as before; a refused subscription names the param (uri).
+      const violations = error.violations.map(({ path, message }) => `${path} ${message}`).join('; ');
+      if (doing === 'reading' || violations === '') {
+        return new JsonRpcError(JSON_RPC.invalidParams, error.message);
+      }
+      return new JsonRpcError(JSON_RPC.invalidParams, `Invalid params: ${violations}`, { uri });
+    }
+    return new JsonRpcError(JSON_RPC.serverError, `${error.message}${HINTS[error.kind] ?? ''}`, {
+      kind: error.kind,
+    });
   }
 
   /** The text of an `isError` result: what failed, each offending argument, and what to do about it. */

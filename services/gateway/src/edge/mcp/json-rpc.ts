@@ -180,6 +180,9 @@ const resultOf = async (
 const PARAMS_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   'tools/call': callToolParams,
   'resources/read': readResourceParams,
+  // Served by POST /mcp in a session only (docs/agents.md, "MCP resource subscriptions").
+  'resources/subscribe': readResourceParams,
+  'resources/unsubscribe': readResourceParams,
   'prompts/get': getPromptParams,
   'completion/complete': completeParams,
   'logging/setLevel': setLevelParams,

@@ -14,9 +14,8 @@ export const LOG_LEVELS = [
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /**
- * `logging/setLevel` on a stateless server (docs/agents.md, "MCP logging"): no session exists to keep the level
- * in and no `notifications/message` is ever sent, so a valid level is acknowledged and nothing is stored; an
- * unknown level is -32602.
+ * `logging/setLevel` (docs/agents.md, "Prompts, completions, logging"): no `notifications/message` is ever sent,
+ * in a session or not, so a valid level is acknowledged and nothing is stored; an unknown level is -32602.
  */
 export const setLogLevel = (level: unknown): Record<string, never> => {
   if (typeof level !== 'string' || !(LOG_LEVELS as readonly string[]).includes(level)) {

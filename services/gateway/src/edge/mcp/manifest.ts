@@ -1,6 +1,6 @@
 import type { McpDispatcher } from './dispatcher.js';
 import { RESOURCE_MIME_TYPE } from './resources.js';
-import { MCP_PROTOCOL_VERSIONS, MCP_SERVER_INFO } from './server-info.js';
+import { MCP_PROTOCOL_VERSIONS, MCP_SERVER_INFO, MCP_SESSION_CAPABILITIES } from './server-info.js';
 
 /** The tool manifest's format version (docs/specification.md, "Versioning"). */
 export const MANIFEST_SCHEMA_VERSION = '1.0';
@@ -44,7 +44,17 @@ export const mcpManifest = (dispatcher: McpDispatcher, publicBaseUrl: string) =>
       url: `${publicBaseUrl}/mcp`,
       kind: 'streamable-http',
       protocol_versions: MCP_PROTOCOL_VERSIONS,
+      // Without Mcp-Session-Id; an authenticated initialize opens a session (docs/agents.md, "MCP resource
+      // subscriptions").
       stateless: true,
+      sessions: {
+        opened_by: 'initialize with X-MCP-API-Key or X-Agent-Token',
+        header: 'Mcp-Session-Id',
+        stream: 'GET',
+        resource_subscriptions: MCP_SESSION_CAPABILITIES.resources.subscribe,
+        subscribable: ['marketplace://subscriptions/{id}'],
+        notifications: ['notifications/resources/updated'],
+      },
     },
     streamable: { url: `${publicBaseUrl}/api/mcp/streamable`, kind: 'json-rpc-2.0' },
     invoke: { url: `${publicBaseUrl}/api/mcp/invoke`, kind: 'http-json', body: '{tool, parameters}' },

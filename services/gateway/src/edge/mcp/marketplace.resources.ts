@@ -67,6 +67,8 @@ export const marketplaceResources = (sources: ResourceSources): McpResources => 
         'A subscription created by subscribe_to_query, for its owner only: the query, the channels, the last ' +
         '100 matches (newest first) and the state of every webhook and email delivery, failures included.',
       read: (principal, id) => subscriptions.resource(principal, id),
+      // resources/subscribe in an MCP session: notifications/resources/updated when a listing matches.
+      checkSubscribable: (principal, id) => subscriptions.checkWatchable(principal, id),
     },
   ];
   return new McpResources(fixed, templated);

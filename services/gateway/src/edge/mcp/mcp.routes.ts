@@ -17,6 +17,7 @@ import type { RouteDoc } from '../discovery/openapi.describe.js';
 import { answerJsonRpc, batchRefusal, jsonRpcEnvelopeSchema } from './json-rpc.js';
 import { JSON_RPC, jsonRpcErrorResponse } from './json-rpc-error.js';
 import { originGuard } from './origin-guard.js';
+import type { McpSessions } from './mcp-sessions.js';
 import { sdkStreamableHttp } from './sdk-transport.js';
 
 /**
@@ -41,6 +42,11 @@ export interface McpRoutesDependencies {
   readonly behindProxy?: boolean;
   /** Applied on every MCP route after authentication, so a key's allowance counts on all transports alike. */
   readonly rateLimit?: RequestHandler;
+  /**
+   * The MCP sessions of this replica (docs/agents.md, "MCP resource subscriptions"); absent: /mcp is stateless
+   * only, and GET and DELETE answer 405.
+   */
+  readonly sessions?: McpSessions | undefined;
 }
 
 /**
@@ -70,10 +76,14 @@ export const mcpRoutes = (deps: McpRoutesDependencies): Router => {
   // argument; the body's depth is capped here.
   const mcpJsonBody = jsonBody(MCP_BODY_LIMIT_BYTES, { checkText: false });
 
+  const sdk = sdkStreamableHttp(dispatcher, deps.logger, deps.sessions);
   router
     .route('/mcp')
-    .post(...front, ...mcpJsonBody, refuseBatches, sdkStreamableHttp(dispatcher, deps.logger))
-    // Stateless: no server-initiated stream to GET, no session to DELETE (MCP transports, 2025-11-25).
+    .post(...front, ...mcpJsonBody, refuseBatches, sdk.post)
+    // A session's stream and its end; without an Mcp-Session-Id the exchange is stateless: 405 (MCP transports,
+    // 2025-11-25).
+    .get(...front, sdk.get(statelessMethodNotAllowed))
+    .delete(...front, sdk.delete(statelessMethodNotAllowed))
     .all(statelessMethodNotAllowed);
   router.use('/mcp', jsonRpcErrors);
 
@@ -157,7 +167,8 @@ const statelessMethodNotAllowed: RequestHandler = (req, res) => {
       jsonRpcErrorResponse(
         null,
         JSON_RPC.serverError,
-        `Method not allowed: ${req.method}. This stateless MCP endpoint takes POST only.`,
+        `Method not allowed: ${req.method} without an Mcp-Session-Id. Without a session this MCP endpoint is ` +
+          'stateless and takes POST only; initialize with a credential to open a session.',
       ),
     );
 };
@@ -227,10 +238,13 @@ export const mcpRouteDocs: readonly RouteDoc[] = [
     method: 'post',
     path: '/mcp',
     operationId: 'mcpStreamableHttp',
-    summary: 'MCP Streamable HTTP endpoint (stateless, JSON responses)',
+    summary:
+      'MCP Streamable HTTP endpoint (JSON responses; stateless, or a session for resource subscriptions)',
     description:
       'Protocol 2025-11-25 and the earlier revisions of the official SDK. Send Accept: application/json, ' +
-      'text/event-stream. GET and DELETE answer 405. Tools: /api/mcp/schema.json.',
+      'text/event-stream. An initialize with X-MCP-API-Key or X-Agent-Token opens a session (Mcp-Session-Id ' +
+      'header), whose GET stream carries notifications/resources/updated of subscribed saved searches; ' +
+      'anonymous callers and requests without Mcp-Session-Id are stateless. Tools: /api/mcp/schema.json.',
     tags: ['mcp'],
     auth: 'api_key_or_agent_token_optional',
     body: jsonRpcEnvelopeSchema,
@@ -255,6 +269,64 @@ export const mcpRouteDocs: readonly RouteDoc[] = [
       },
       406: {
         description: 'Accept lacks a media type',
+        schema: jsonRpcResponseSchema,
+        contentType: 'application/json',
+      },
+      404: {
+        description:
+          'Mcp-Session-Id names no session of this replica for this credential (-32001): initialize again',
+        schema: jsonRpcResponseSchema,
+        contentType: 'application/json',
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/mcp',
+    operationId: 'mcpSessionStream',
+    summary: "Open an MCP session's stream of server notifications (SSE)",
+    description:
+      'With the Mcp-Session-Id an initialize answered and the same credential: an SSE stream carrying ' +
+      'notifications/resources/updated for the saved searches the session subscribed to (one stream per ' +
+      'session). Without Mcp-Session-Id: 405, the endpoint being stateless.',
+    tags: ['mcp'],
+    auth: 'api_key_or_agent_token_optional',
+    responses: {
+      200: { description: 'The session stream', contentType: 'text/event-stream', text: true },
+      404: {
+        description: 'No such session for this credential on this replica (-32001): initialize again',
+        schema: jsonRpcResponseSchema,
+        contentType: 'application/json',
+      },
+      405: {
+        description: 'No Mcp-Session-Id: stateless, POST only',
+        schema: jsonRpcResponseSchema,
+        contentType: 'application/json',
+      },
+      409: {
+        description: 'The session already has an open stream',
+        schema: jsonRpcResponseSchema,
+        contentType: 'application/json',
+      },
+    },
+  },
+  {
+    method: 'delete',
+    path: '/mcp',
+    operationId: 'mcpEndSession',
+    summary: 'End an MCP session',
+    description: 'With its Mcp-Session-Id and credential; its stream closes and its subscriptions end.',
+    tags: ['mcp'],
+    auth: 'api_key_or_agent_token_optional',
+    responses: {
+      200: 'The session ended',
+      404: {
+        description: 'No such session for this credential on this replica (-32001)',
+        schema: jsonRpcResponseSchema,
+        contentType: 'application/json',
+      },
+      405: {
+        description: 'No Mcp-Session-Id: stateless, POST only',
         schema: jsonRpcResponseSchema,
         contentType: 'application/json',
       },

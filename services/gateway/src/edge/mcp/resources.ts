@@ -16,6 +16,11 @@ export interface TemplatedResource {
   readonly title: string;
   readonly description: string;
   read(principal: Principal | undefined, id: string): Promise<unknown>;
+  /**
+   * Present when `resources/subscribe` may watch these resources (docs/agents.md, "MCP resource subscriptions"):
+   * resolves when `principal` may, throws an AppError otherwise.
+   */
+  checkSubscribable?(principal: Principal | undefined, id: string): Promise<void>;
 }
 
 export const RESOURCE_MIME_TYPE = 'application/json';
@@ -44,6 +49,23 @@ export class McpResources {
       if (id !== undefined) return (principal) => resource.read(principal, decodeURIComponent(id));
     }
     return undefined;
+  }
+
+  /**
+   * What `resources/subscribe` on `uri` checks: `unknown` when no resource has this URI, `fixed` when it names
+   * one that cannot be watched, else the check of the caller.
+   */
+  subscribable(
+    uri: string,
+  ): 'unknown' | 'not_subscribable' | ((principal: Principal | undefined) => Promise<void>) {
+    if (this.fixed.some((resource) => resource.uri === uri)) return 'not_subscribable';
+    for (const { resource, pattern } of this.templates) {
+      const id = pattern.exec(uri)?.[1];
+      if (id === undefined) continue;
+      const check = resource.checkSubscribable?.bind(resource);
+      return check ? (principal) => check(principal, decodeURIComponent(id)) : 'not_subscribable';
+    }
+    return 'unknown';
   }
 }
 

@@ -7,12 +7,26 @@ export const MCP_SERVER_INFO = {
   version: '1.0.0',
 } as const;
 
+/**
+ * What a stateless `initialize` answers (/api/mcp/streamable, and POST /mcp without a session): no stream to
+ * carry `notifications/resources/updated`, so no resource subscriptions.
+ */
 export const MCP_CAPABILITIES = {
   tools: { listChanged: false },
   resources: { subscribe: false, listChanged: false },
   prompts: { listChanged: false },
   completions: {},
   logging: {},
+} as const;
+
+/**
+ * What `initialize` answers when it opens a session on POST /mcp (an authenticated caller): saved-search resources
+ * can be subscribed to, their updates arriving on the session's GET stream (docs/agents.md, "MCP resource
+ * subscriptions").
+ */
+export const MCP_SESSION_CAPABILITIES = {
+  ...MCP_CAPABILITIES,
+  resources: { subscribe: true, listChanged: false },
 } as const;
 
 export const MCP_INSTRUCTIONS =

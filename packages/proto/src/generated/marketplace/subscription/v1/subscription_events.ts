@@ -18,7 +18,7 @@ export interface SubscriptionEvent {
   eventId: string;
   /**
    * The aggregate id and the message key: sub_<random> for a subscription, mbx_<hash> for an email address's
-   * confirmation (double opt-in).
+   * confirmation (double opt-in), match_<product id> for the saved searches a new listing matched.
    */
   subscriptionId: string;
   version: number;
@@ -31,6 +31,7 @@ export interface SubscriptionEvent {
     | { $case: "webhookSecretRotated"; value: WebhookSecretRotated }
     | { $case: "emailConfirmationRequested"; value: EmailConfirmationRequested }
     | { $case: "emailAddressConfirmed"; value: EmailAddressConfirmed }
+    | { $case: "savedSearchesMatched"; value: SavedSearchesMatched }
     | undefined;
 }
 
@@ -74,6 +75,19 @@ export interface EmailAddressConfirmed {
   mailbox: string;
   requestId: string;
   confirmedAtMs: number;
+}
+
+/**
+ * A new listing matched saved searches with an mcp_resource channel for the first time: their resources
+ * (marketplace://subscriptions/<id>) now list it. The gateway tells the MCP sessions subscribed to those resources
+ * (notifications/resources/updated). Aggregate match_<product id>; webhook and email channels are deliveries, not
+ * events.
+ */
+export interface SavedSearchesMatched {
+  productId: string;
+  /** The saved searches whose resources gained the listing. */
+  subscriptionIds: string[];
+  matchedAtMs: number;
 }
 
 function createBaseSubscriptionEvent(): SubscriptionEvent {
@@ -123,6 +137,9 @@ export const SubscriptionEvent: MessageFns<SubscriptionEvent> = {
         break;
       case "emailAddressConfirmed":
         EmailAddressConfirmed.encode(message.payload.value, writer.uint32(114).fork()).join();
+        break;
+      case "savedSearchesMatched":
+        SavedSearchesMatched.encode(message.payload.value, writer.uint32(122).fork()).join();
         break;
     }
     return writer;
@@ -238,6 +255,17 @@ export const SubscriptionEvent: MessageFns<SubscriptionEvent> = {
             };
             continue;
           }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.payload = {
+              $case: "savedSearchesMatched",
+              value: SavedSearchesMatched.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -297,6 +325,15 @@ export const SubscriptionEvent: MessageFns<SubscriptionEvent> = {
           message.payload = {
             $case: "emailAddressConfirmed",
             value: EmailAddressConfirmed.fromPartial(object.payload.value),
+          };
+        }
+        break;
+      }
+      case "savedSearchesMatched": {
+        if (object.payload?.value !== undefined && object.payload?.value !== null) {
+          message.payload = {
+            $case: "savedSearchesMatched",
+            value: SavedSearchesMatched.fromPartial(object.payload.value),
           };
         }
         break;
@@ -663,6 +700,85 @@ export const EmailAddressConfirmed: MessageFns<EmailAddressConfirmed> = {
     message.mailbox = object.mailbox ?? "";
     message.requestId = object.requestId ?? "";
     message.confirmedAtMs = object.confirmedAtMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseSavedSearchesMatched(): SavedSearchesMatched {
+  return { productId: "", subscriptionIds: [], matchedAtMs: 0 };
+}
+
+export const SavedSearchesMatched: MessageFns<SavedSearchesMatched> = {
+  encode(message: SavedSearchesMatched, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.productId !== "") {
+      writer.uint32(10).string(message.productId);
+    }
+    for (const v of message.subscriptionIds) {
+      writer.uint32(18).string(v!);
+    }
+    if (message.matchedAtMs !== 0) {
+      writer.uint32(24).int64(message.matchedAtMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SavedSearchesMatched {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSavedSearchesMatched();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.subscriptionIds.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.matchedAtMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<SavedSearchesMatched>): SavedSearchesMatched {
+    return SavedSearchesMatched.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SavedSearchesMatched>): SavedSearchesMatched {
+    const message = createBaseSavedSearchesMatched();
+    message.productId = object.productId ?? "";
+    message.subscriptionIds = object.subscriptionIds?.map((e) => e) || [];
+    message.matchedAtMs = object.matchedAtMs ?? 0;
     return message;
   },
 };
