@@ -24,6 +24,7 @@ import { SUBSCRIBE_TO_QUERY_EXAMPLES } from '../../contexts/subscriptions/subscr
 import type { CheckoutSessionView } from '../../contexts/orders/checkout.schema.js';
 import type { OrderView } from '../../contexts/orders/order.schema.js';
 import { ucpCheckoutView } from '../../contexts/orders/ucp-checkout.js';
+import { acpCheckoutView } from '../../contexts/orders/acp-checkout.js';
 import type { OperationExamples } from './openapi.describe.js';
 
 /**
@@ -507,6 +508,58 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
         BASE,
         COMPLETED_CHECKOUT.checkout as CheckoutSessionView,
         COMPLETED_CHECKOUT.orders as OrderView[],
+      ),
+    },
+  },
+  updateUcpCheckout: {
+    body: {
+      line_items: [{ item: { id: 'product_12' }, quantity: 10 }],
+      context: { address_country: 'US' },
+    },
+    responses: { 200: ucpCheckoutView(BASE, CHECKOUT as CheckoutSessionView) },
+  },
+  cancelUcpCheckout: {
+    responses: { 200: ucpCheckoutView(BASE, { ...CHECKOUT, status: 'canceled' } as CheckoutSessionView) },
+  },
+  createAcpCheckoutSession: {
+    body: {
+      line_items: [{ id: 'product_12', quantity: 10 }],
+      currency: 'usd',
+      capabilities: {},
+      buyer: { email: 'purchasing@ridgeway.example', first_name: 'Dana', last_name: 'Ortiz' },
+      fulfillment_details: { address: { country: 'US' } },
+    },
+    responses: { 201: acpCheckoutView(BASE, CHECKOUT as CheckoutSessionView, [], Date.parse(PLACED_AT)) },
+  },
+  getAcpCheckoutSession: {
+    responses: { 200: acpCheckoutView(BASE, CHECKOUT as CheckoutSessionView, [], Date.parse(PLACED_AT)) },
+  },
+  updateAcpCheckoutSession: {
+    body: {
+      line_items: [{ id: 'product_12', quantity: 10 }],
+      fulfillment_details: { address: { country: 'US' } },
+    },
+    responses: { 200: acpCheckoutView(BASE, CHECKOUT as CheckoutSessionView, [], Date.parse(PLACED_AT)) },
+  },
+  completeAcpCheckoutSession: {
+    body: { payment_data: { payment_terms: 'net_30', purchase_order_number: 'PO-2026-118' } },
+    responses: {
+      200: acpCheckoutView(
+        BASE,
+        COMPLETED_CHECKOUT.checkout as CheckoutSessionView,
+        COMPLETED_CHECKOUT.orders as OrderView[],
+        Date.parse(PLACED_AT),
+      ),
+    },
+  },
+  cancelAcpCheckoutSession: {
+    body: { intent_trace: { reason_code: 'buyer_cancelled' } },
+    responses: {
+      200: acpCheckoutView(
+        BASE,
+        { ...CHECKOUT, status: 'canceled' } as CheckoutSessionView,
+        [],
+        Date.parse(PLACED_AT),
       ),
     },
   },
