@@ -424,6 +424,7 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
   },
   getServiceIndex: { responses: { 200: SERVICE_INDEX } },
   getUcpServiceIndex: { responses: { 200: SERVICE_INDEX } },
+  getAcpServiceIndex: { responses: { 200: SERVICE_INDEX } },
   // quotes, buyer side
   requestQuote: {
     body: {
