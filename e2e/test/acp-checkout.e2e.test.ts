@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import fc from 'fast-check';
 import { sharedMarketplace, type E2eMarketplace } from '../src/harness/shared-marketplace.js';
 
 interface Account {
@@ -428,4 +429,43 @@ describe('ACP checkout (embedded mode)', () => {
     await error(call('POST', '/checkout_sessions/order_1/cancel'), 400, 'invalid');
     await error(call('GET', '/checkout_sessions'), 405, 'method_not_allowed');
   }, 60_000);
+
+  it('answers any body on every POST with a session or an ACP Error, never a 5xx', async () => {
+    const open = await session(create(lines(1)), 201);
+    const member = fc.oneof(
+      fc.jsonValue(),
+      fc.string({ unit: 'binary' }),
+      fc.constantFrom(productId, 'product_0', 1e308, -1, 2 ** 53, null, 'net_30', 'usd', '\u0000'),
+    );
+    const body = fc.oneof(
+      fc.jsonValue(),
+      fc.record(
+        {
+          line_items: fc.oneof(
+            member,
+            fc.array(fc.record({ id: member, quantity: member }, { requiredKeys: [] })),
+          ),
+          currency: member,
+          buyer: fc.oneof(member, fc.record({ email: member, full_name: member }, { requiredKeys: [] })),
+          fulfillment_details: fc.oneof(member, fc.record({ address: fc.record({ country: member }) })),
+          quote_id: member,
+          payment_data: fc.oneof(member, fc.record({ payment_terms: member, handler_id: member })),
+        },
+        { requiredKeys: [] },
+      ),
+    );
+    const paths = [
+      '/checkout_sessions',
+      `/checkout_sessions/${open.id}`,
+      `/checkout_sessions/${open.id}/cancel`,
+    ];
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...paths), body, async (path, input) => {
+        const answer = await call('POST', path, { body: input });
+        expect(answer.status).toBeLessThan(500);
+        checked(answer.status < 300 ? validateSession : validateError, answer.body);
+      }),
+      { numRuns: 60, seed: 20_261_127 },
+    );
+  }, 120_000);
 });

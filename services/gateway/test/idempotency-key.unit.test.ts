@@ -79,9 +79,16 @@ describe('/openapi.json on idempotency keys', () => {
           schema: { type: 'string', minLength: 1, maxLength: 255 },
         },
       });
+      // ACP answers its own Error object (protocols.md §3.2), the other operations a problem document.
       expect({ name, conflict: operation.responses['422'] }).toMatchObject({
         conflict: {
-          content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+          content: REQUIRING_OPERATIONS.includes(name)
+            ? {
+                'application/json': {
+                  schema: expect.objectContaining({ required: ['type', 'code', 'message'] }),
+                },
+              }
+            : { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
         },
       });
       const success = Object.entries(operation.responses).filter(([status]) => status.startsWith('2'));

@@ -286,12 +286,59 @@ const ERRORS =
   `${ACP_CHECKOUT_VERSION} (400 missing_api_version / unsupported_api_version), Authorization: Bearer <buyer API ` +
   'key or agent token>, Idempotency-Key on every POST (400 idempotency_key_required; 422 idempotency_conflict).';
 const idParams = checkoutIdParamsSchema;
-const COMMON_ERRORS = {
-  400: 'Invalid input, naming the field in param (JSONPath); API-Version or Idempotency-Key missing',
-  401: 'No valid buyer credential',
-  403: 'Not a buyer account',
-  404: 'No such session (or another buyer’s)',
+
+/** ACP's `Error` (protocols.md §3.2): every 4xx of these routes, as JSON rather than problem+json. */
+const acpErrorSchema = z
+  .object({
+    type: z.enum(['invalid_request', 'processing_error', 'service_unavailable']),
+    code: z
+      .string()
+      .describe('missing_api_version, idempotency_key_required, idempotency_conflict, invalid, …'),
+    message: z.string(),
+    param: z.string().optional().describe('the offending field, as an RFC 9535 JSONPath'),
+    supported_versions: z.array(z.string()).optional().describe('on API-Version errors'),
+  })
+  .describe('An ACP Error (ACP 2026-04-17)');
+const acpError = (description: string) => ({
+  description,
+  schema: acpErrorSchema,
+  contentType: 'application/json',
+});
+/** The errors of every ACP route, keyed by status: each is documented with an example of its code. */
+export const ACP_ERROR_EXAMPLES = {
+  400: {
+    code: 'missing_api_version',
+    message: 'the API-Version header is required, e.g. API-Version: 2026-04-17',
+  },
+  401: { code: 'unauthenticated', message: 'Authorization must be Bearer <API key or agent token>' },
+  403: { code: 'forbidden', message: 'only buyer accounts check out' },
+  404: { code: 'not_found', message: 'no checkout session checkout_0193a4f2-7c1e-7b4a-9d2e-5f6a7b8c9d0e' },
+  405: { code: 'method_not_allowed', message: 'PUT is not allowed here; use POST' },
+  409: { code: 'conflict', message: 'checkout checkout_0193a4f2-7c1e-7b4a-9d2e-5f6a7b8c9d0e was canceled' },
+  413: { code: 'payload_too_large', message: 'request entity too large' },
+  415: { code: 'unsupported_media_type', message: 'send the request body as application/json' },
+  422: {
+    code: 'idempotency_conflict',
+    message: 'the idempotency key was already used for a different request',
+  },
 } as const;
+const READ_ERRORS = {
+  400: acpError('Invalid id; API-Version missing or unsupported (supported_versions lists ours)'),
+  401: acpError('No valid buyer credential'),
+  403: acpError('Not a buyer account'),
+  404: acpError('No such session (or another buyer’s)'),
+  405: acpError('Another method'),
+};
+const COMMON_ERRORS = {
+  ...READ_ERRORS,
+  400: acpError(
+    'Invalid input, naming the field in param (JSONPath); API-Version missing or unsupported; Idempotency-Key ' +
+      'missing (idempotency_key_required) or malformed',
+  ),
+  413: acpError('The body is too large'),
+  415: acpError('The body is not application/json'),
+  422: acpError('The Idempotency-Key was used for another request (idempotency_conflict)'),
+};
 
 export const acpCheckoutRouteDocs: readonly RouteDoc[] = [
   {
@@ -326,7 +373,7 @@ export const acpCheckoutRouteDocs: readonly RouteDoc[] = [
     pathParameters: idParams,
     responses: {
       200: { description: 'The checkout session', schema: acpSessionDocSchema },
-      ...COMMON_ERRORS,
+      ...READ_ERRORS,
     },
   },
   {
@@ -346,7 +393,7 @@ export const acpCheckoutRouteDocs: readonly RouteDoc[] = [
     responses: {
       200: { description: 'The checkout session', schema: acpSessionDocSchema },
       ...COMMON_ERRORS,
-      409: 'The session is completing, completed, canceled or expired',
+      409: acpError('The session is completing, completed, canceled or expired'),
     },
   },
   {
@@ -367,7 +414,7 @@ export const acpCheckoutRouteDocs: readonly RouteDoc[] = [
     responses: {
       200: { description: 'The completed checkout session', schema: acpSessionDocSchema },
       ...COMMON_ERRORS,
-      409: 'The session needs a quote, was canceled, expired, or the stock ran out',
+      409: acpError('The session needs a quote, was canceled, expired, or the stock ran out'),
     },
   },
   {
@@ -386,7 +433,7 @@ export const acpCheckoutRouteDocs: readonly RouteDoc[] = [
     responses: {
       200: { description: 'The canceled checkout session', schema: acpSessionDocSchema },
       ...COMMON_ERRORS,
-      405: 'The session is completing or completed: it can no longer be canceled',
+      405: acpError('The session is completing or completed: it can no longer be canceled (not_cancelable)'),
     },
   },
 ];
