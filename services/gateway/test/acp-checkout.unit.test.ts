@@ -215,7 +215,17 @@ describe('ACP checkout: the session of an order-service session', () => {
   });
 
   it('says expired past expires_at, and carries the order once completed', () => {
-    expect(acpCheckoutView(BASE, session, [], Date.parse('2026-11-26T16:00:00.000Z')).status).toBe('expired');
+    const expired = acpCheckoutView(
+      BASE,
+      { ...session, status: 'requires_escalation', messages: ['product_12: use request_quote'] },
+      [],
+      Date.parse('2026-11-26T16:00:00.000Z'),
+    );
+    expect(expired).toMatchObject({
+      status: 'expired',
+      messages: [{ code: 'expired', resolution: 'recoverable' }],
+    });
+    expect(expired).not.toHaveProperty('continue_url');
     const orders = [{ order_id: 41 }, { order_id: 42 }] as OrderView[];
     const completed = acpCheckoutView(
       BASE,

@@ -324,7 +324,17 @@ export const acpCheckoutView = (
       ? {}
       : { fulfillment_details: { address: { country: session.shipping_country } } }),
     totals: totalsOf(session.totals.subtotal, session.totals.freight),
-    messages: messagesOf(session, escalated, escalatedIndex),
+    messages: expired
+      ? [
+          {
+            type: 'error' as const,
+            code: 'expired' as const,
+            content_type: 'plain' as const,
+            content: `the session expired at ${session.expires_at}; create a new checkout session`,
+            resolution: 'recoverable' as const,
+          },
+        ]
+      : messagesOf(session, escalated, escalatedIndex),
     links: [
       { type: 'terms_of_use' as const, url: `${publicBaseUrl}${TERMS_PATH}`, title: 'Terms of sale' },
       {
