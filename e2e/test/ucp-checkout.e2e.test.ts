@@ -199,6 +199,55 @@ describe('UCP checkout (embedded mode)', () => {
     expect(refused.status).toBe(409);
   }, 60_000);
 
+  it('updates an open session (PUT), priced again, and cancels it once; a completed one is not canceled', async () => {
+    const put = (id: string, body: unknown, apiKey: string) =>
+      marketplace.client.request(`/api/ucp/checkout-sessions/${id}`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json', 'x-mcp-api-key': apiKey },
+        body: JSON.stringify(body),
+      });
+    const escalated = await ucp(
+      post(
+        '/api/ucp/checkout-sessions',
+        { line_items: [{ item: { id: productId }, quantity: 150 }] },
+        buyer.apiKey,
+      ),
+      201,
+    );
+    expect(escalated.status).toBe('requires_escalation');
+    const fewer = {
+      line_items: [{ item: { id: productId }, quantity: 20 }],
+      context: { address_country: 'US' },
+    };
+    expect((await put(escalated.id, fewer, otherBuyer.apiKey)).status).toBe(404);
+    const updated = await ucp(put(escalated.id, fewer, buyer.apiKey), 200);
+    expect(updated).toMatchObject({ id: escalated.id, status: 'ready_for_complete', messages: [] });
+    expect(amountOf(updated.totals, 'subtotal')).toBe(40_000);
+    expect(updated).not.toHaveProperty('continue_url');
+
+    const cancel = (id: string, apiKey: string) =>
+      post(`/api/ucp/checkout-sessions/${id}/cancel`, undefined, apiKey);
+    expect((await cancel(escalated.id, otherBuyer.apiKey)).status).toBe(404);
+    const canceled = await ucp(cancel(escalated.id, buyer.apiKey), 200);
+    expect(canceled.status).toBe('canceled');
+    expect(await ucp(cancel(escalated.id, buyer.apiKey), 200)).toEqual(canceled);
+    expect((await post(`/api/ucp/checkout-sessions/${escalated.id}/complete`, {}, buyer.apiKey)).status).toBe(
+      409,
+    );
+    expect((await put(escalated.id, fewer, buyer.apiKey)).status).toBe(409);
+
+    const bought = await ucp(
+      post(
+        '/api/ucp/checkout-sessions',
+        { line_items: [{ item: { id: productId }, quantity: 1 }] },
+        buyer.apiKey,
+      ),
+      201,
+    );
+    await ucp(post(`/api/ucp/checkout-sessions/${bought.id}/complete`, {}, buyer.apiKey), 200);
+    expect((await cancel(bought.id, buyer.apiKey)).status).toBe(409);
+  }, 60_000);
+
   it('answers bad input with a 400 naming the field, and a seller with 403', async () => {
     const cases: [unknown, string][] = [
       [{ line_items: [{ item: { id: productId }, quantity: 0 }] }, 'line_items/0/quantity'],

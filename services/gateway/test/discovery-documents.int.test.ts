@@ -163,9 +163,10 @@ describe('discovery documents', () => {
     expectPublicCaching(plain.headers.get('cache-control'));
     expect(json.body).toEqual(plain.body);
     expect(plain.body).toMatchObject({
-      protocol: { name: 'acp', version: '2026-04-17' },
-      api_base_url: PUBLIC_BASE_URL,
-      transports: ['rest', 'mcp'],
+      protocol: { name: 'acp', version: '2026-04-17', supported_versions: ['2026-04-17'] },
+      api_base_url: `${PUBLIC_BASE_URL}/api/acp`,
+      transports: ['rest'],
+      capabilities: { services: ['checkout'] },
     });
   });
 

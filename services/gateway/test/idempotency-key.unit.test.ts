@@ -30,8 +30,17 @@ const CREATING_OPERATIONS = [
   'POST /api/ucp/quotes/{id}/accept-and-pay',
   'POST /api/ucp/checkout',
   'POST /api/ucp/checkout-sessions',
+  'PUT /api/ucp/checkout-sessions/{id}',
+  'POST /api/ucp/checkout-sessions/{id}/cancel',
   'POST /api/mcp/invoke',
   'POST /api/mcp/stream',
+];
+/** ACP takes a key on every POST, and requires it (../shared/reference/protocols.md §3.2). */
+const REQUIRING_OPERATIONS = [
+  'POST /api/acp/checkout_sessions',
+  'POST /api/acp/checkout_sessions/{id}',
+  'POST /api/acp/checkout_sessions/{id}/complete',
+  'POST /api/acp/checkout_sessions/{id}/cancel',
 ];
 
 const tools = everyTool();
@@ -54,19 +63,32 @@ describe('the gateway checks idempotency keys by the services’ rule', () => {
 });
 
 describe('/openapi.json on idempotency keys', () => {
-  it('documents the optional Idempotency-Key header, its echo and the 422 on the creating operations only', () => {
+  it('documents the Idempotency-Key header (required on ACP), its echo and the 422 on the creating operations only', () => {
     const documented = operations.filter(({ operation }) =>
       (operation.parameters ?? []).some((parameter) => parameter.name === 'Idempotency-Key'),
     );
-    expect(documented.map(({ name }) => name).sort()).toEqual([...CREATING_OPERATIONS].sort());
+    expect(documented.map(({ name }) => name).sort()).toEqual(
+      [...CREATING_OPERATIONS, ...REQUIRING_OPERATIONS].sort(),
+    );
     for (const { name, operation } of documented) {
       const header = operation.parameters?.find((parameter) => parameter.name === 'Idempotency-Key');
       expect({ name, header }).toMatchObject({
-        header: { in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } },
+        header: {
+          in: 'header',
+          required: REQUIRING_OPERATIONS.includes(name),
+          schema: { type: 'string', minLength: 1, maxLength: 255 },
+        },
       });
+      // ACP answers its own Error object (protocols.md §3.2), the other operations a problem document.
       expect({ name, conflict: operation.responses['422'] }).toMatchObject({
         conflict: {
-          content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+          content: REQUIRING_OPERATIONS.includes(name)
+            ? {
+                'application/json': {
+                  schema: expect.objectContaining({ required: ['type', 'code', 'message'] }),
+                },
+              }
+            : { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
         },
       });
       const success = Object.entries(operation.responses).filter(([status]) => status.startsWith('2'));

@@ -110,6 +110,8 @@ const startStubOrderService = (logger: CapturedLog['logger']): Promise<GrpcServe
     createCheckout: notServed,
     completeCheckout: notServed,
     getCheckout: notServed,
+    updateCheckout: notServed,
+    cancelCheckout: notServed,
     getBuyerOrder: notServed,
     confirmOrder: notServed,
     openDispute: notServed,

@@ -1101,6 +1101,8 @@ describe.each(testEngines())('order application on $name', ({ create }) => {
         ],
         ['CompleteCheckout', client.completeCheckout({ ...asOtherBuyer, checkoutId: 'chk_x' })],
         ['GetCheckout', client.getCheckout({ ...asOtherBuyer, checkoutId: 'chk_x' })],
+        ['UpdateCheckout', client.updateCheckout({ ...asOtherBuyer, checkoutId: 'chk_x' })],
+        ['CancelCheckout', client.cancelCheckout({ ...asOtherBuyer, checkoutId: 'chk_x' })],
         [
           'QuickBuy',
           client.quickBuy({

@@ -23,6 +23,8 @@ const EVENT_TYPES: Record<StoredEvent['type'], true> = {
   CheckoutCompletionStarted: true,
   CheckoutCompletionFailed: true,
   CheckoutCompleted: true,
+  CheckoutUpdated: true,
+  CheckoutCanceled: true,
   OrderPlaced: true,
   OrderShipped: true,
   OrderDelivered: true,
@@ -45,6 +47,10 @@ const payloadOf = (event: StoredEvent, version: number): orderV1.OrderEvent['pay
       return { $case: 'checkoutCompletionFailed', value: event.data };
     case 'CheckoutCompleted':
       return { $case: 'checkoutCompleted', value: { orderIds: [...event.data.orderIds] } };
+    case 'CheckoutUpdated':
+      return { $case: 'checkoutUpdated', value: { session: toSessionMessage(event.data.session, version) } };
+    case 'CheckoutCanceled':
+      return { $case: 'checkoutCanceled', value: {} };
     case 'OrderPlaced':
       return {
         $case: 'orderPlaced',

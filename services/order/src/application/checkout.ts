@@ -201,27 +201,16 @@ export const createCheckout = async (
   });
 };
 
-const priceCheckoutSession = async (
+/** A new session as `priced` decided it, from the request's buyer and shipping country. */
+const sessionOfPricing = (
   deps: OrderDependencies,
-  input: CreateCheckoutInput,
-  instantOnly: boolean,
-  recordKey: RecordIdempotencyKey | undefined,
-): Promise<CheckoutSession> => {
-  const toPrice = await linesToPrice(deps, input);
-  const priced = priceCheckout(deps.bulkThreshold, toPrice);
-  if (instantOnly) {
-    // A quoted line needs no instant checkout: the seller agreed to that sale when answering the quote.
-    const notInstant = toPrice.find(({ listing, quote }) => !listing.instantCheckout && quote === undefined);
-    if (notInstant) {
-      throw conflict(
-        `the seller of ${notInstant.listing.productId} has not enabled instant checkout; ask for a price with request_quote`,
-      );
-    }
-    if (priced.escalations.length > 0) throw conflict(priced.escalations.join(' '));
-  }
+  checkoutId: string,
+  input: Pick<CreateCheckoutInput, 'buyer' | 'buyerAccountId' | 'shippingCountry'>,
+  toPrice: readonly LineToPrice[],
+  priced: ReturnType<typeof priceCheckout>,
+): CheckoutSession => {
   const now = deps.clock.now();
-  const checkoutId = `checkout_${randomUUID()}`;
-  const session: CheckoutSession = {
+  return {
     checkoutId,
     status: priced.escalations.length > 0 ? 'requires_escalation' : 'ready_for_complete',
     lines: priced.lines,
@@ -241,6 +230,28 @@ const priceCheckoutSession = async (
     attempt: 0,
     orderIds: [],
   };
+};
+
+const priceCheckoutSession = async (
+  deps: OrderDependencies,
+  input: CreateCheckoutInput,
+  instantOnly: boolean,
+  recordKey: RecordIdempotencyKey | undefined,
+): Promise<CheckoutSession> => {
+  const toPrice = await linesToPrice(deps, input);
+  const priced = priceCheckout(deps.bulkThreshold, toPrice);
+  if (instantOnly) {
+    // A quoted line needs no instant checkout: the seller agreed to that sale when answering the quote.
+    const notInstant = toPrice.find(({ listing, quote }) => !listing.instantCheckout && quote === undefined);
+    if (notInstant) {
+      throw conflict(
+        `the seller of ${notInstant.listing.productId} has not enabled instant checkout; ask for a price with request_quote`,
+      );
+    }
+    if (priced.escalations.length > 0) throw conflict(priced.escalations.join(' '));
+  }
+  const checkoutId = `checkout_${randomUUID()}`;
+  const session = sessionOfPricing(deps, checkoutId, input, toPrice, priced);
   const command = { type: 'CreateCheckout', data: { session } } as const;
   if (recordKey === undefined) {
     await runCheckoutCommand(deps, input, checkoutId, command);
@@ -296,9 +307,33 @@ const ordersOf = async (deps: OrderDependencies, session: CheckoutSession): Prom
  */
 export const completeCheckout = async (
   deps: OrderDependencies,
-  input: CommandContext & { readonly checkoutId: string; readonly buyerAccountId: number },
+  input: CommandContext & {
+    readonly checkoutId: string;
+    readonly buyerAccountId: number;
+    /** Recorded with the attempt's start; a repeat completes again, which answers the orders (docs/idempotency.md). */
+    readonly idempotencyKey?: string | undefined;
+  },
 ): Promise<CompletedCheckout> => {
+  const idempotent = idempotentRequestOf(input.idempotencyKey, {
+    path: 'idempotency_key',
+    scope: idempotencyScopeOf({ accountId: input.buyerAccountId }),
+    operation: 'CompleteCheckout',
+    request: { checkoutId: input.checkoutId, buyerAccountId: input.buyerAccountId },
+  });
+  return deps.idempotencyKeys.createOnce(idempotent, {
+    create: (recordKey) => completeOnce(deps, input, recordKey),
+    replay: () => completeOnce(deps, input, undefined),
+  });
+};
+
+const completeOnce = async (
+  deps: OrderDependencies,
+  input: CommandContext & { readonly checkoutId: string; readonly buyerAccountId: number },
+  recordKey: RecordIdempotencyKey | undefined,
+): Promise<CompletedCheckout> => {
+  if (!isCheckoutId(input.checkoutId)) throw invalidCheckoutId();
   const { session } = await deps.db.transaction(async (tx) => {
+    await recordKey?.(tx, input.checkoutId);
     const started = await runCheckoutCommand(
       deps,
       input,
@@ -474,6 +509,127 @@ const currentSession = async (
   return state.status === 'created' ? state.session : undefined;
 };
 
+const invalidCheckoutId = () =>
+  validationError('invalid checkout_id', [{ path: 'checkout_id', message: 'must be a checkout session id' }]);
+
+export interface UpdateCheckoutInput extends CommandContext {
+  readonly checkoutId: string;
+  readonly buyerAccountId: number;
+  /** The new lines; absent keeps the session's own (priced again all the same). */
+  readonly lines?: readonly CheckoutLineInput[] | undefined;
+  /** Replaces the buyer's contact when given. */
+  readonly buyer?: BuyerContact | undefined;
+  /** Replaces the shipping country when given. */
+  readonly shippingCountry?: string | undefined;
+  readonly idempotencyKey?: string | undefined;
+}
+
+/**
+ * The buyer's own open session priced again, by the rules of createCheckout (listing prices or agreed quotes, the
+ * bulk threshold, freight to the shipping country), with a new expiry. Only the buyer the session is bound to
+ * changes it; it fails once completion started, or when the session was canceled or expired.
+ */
+export const updateCheckout = async (
+  deps: OrderDependencies,
+  input: UpdateCheckoutInput,
+): Promise<CheckoutSession> => {
+  if (!isCheckoutId(input.checkoutId)) throw invalidCheckoutId();
+  const idempotent = idempotentRequestOf(input.idempotencyKey, {
+    path: 'idempotency_key',
+    scope: idempotencyScopeOf({ accountId: input.buyerAccountId }),
+    operation: 'UpdateCheckout',
+    request: {
+      checkoutId: input.checkoutId,
+      buyerAccountId: input.buyerAccountId,
+      lines: input.lines,
+      buyer: input.buyer,
+      shippingCountry: input.shippingCountry,
+    },
+  });
+  return deps.idempotencyKeys.createOnce(idempotent, {
+    create: async (recordKey) => {
+      const current = await currentSession(deps, input.checkoutId);
+      if (current?.buyerAccountId !== input.buyerAccountId) {
+        throw notFound(`no checkout session ${input.checkoutId}`);
+      }
+      const request: CreateCheckoutInput = {
+        ...input,
+        lines:
+          input.lines ??
+          current.lines.map(({ productId, quantity, quoteRequestId }) => ({
+            productId,
+            quantity,
+            quoteRequestId,
+          })),
+        buyer: input.buyer ?? current.buyer,
+        buyerAccountId: input.buyerAccountId,
+        shippingCountry: input.shippingCountry ?? current.shippingCountry,
+      };
+      validateInput(request);
+      const toPrice = await linesToPrice(deps, request);
+      const priced = priceCheckout(deps.bulkThreshold, toPrice);
+      const session = sessionOfPricing(deps, input.checkoutId, request, toPrice, priced);
+      const command = {
+        type: 'UpdateCheckout',
+        data: { buyerAccountId: input.buyerAccountId, session },
+      } as const;
+      const updated = await deps.db.transaction(async (tx) => {
+        await recordKey?.(tx, input.checkoutId);
+        return runCheckoutCommand(deps, input, input.checkoutId, command, { tx });
+      });
+      return updated.session;
+    },
+    replay: (checkoutId) => ownSession(deps, checkoutId, input.buyerAccountId),
+  });
+};
+
+/**
+ * Cancels the buyer's own open session; canceling a canceled session answers it unchanged. A session that is
+ * completing or completed is a conflict: its orders are cancelled one by one (CancelOrder).
+ */
+export const cancelCheckout = async (
+  deps: OrderDependencies,
+  input: CommandContext & {
+    readonly checkoutId: string;
+    readonly buyerAccountId: number;
+    readonly idempotencyKey?: string | undefined;
+  },
+): Promise<CheckoutSession> => {
+  if (!isCheckoutId(input.checkoutId)) throw invalidCheckoutId();
+  const idempotent = idempotentRequestOf(input.idempotencyKey, {
+    path: 'idempotency_key',
+    scope: idempotencyScopeOf({ accountId: input.buyerAccountId }),
+    operation: 'CancelCheckout',
+    request: { checkoutId: input.checkoutId, buyerAccountId: input.buyerAccountId },
+  });
+  return deps.idempotencyKeys.createOnce(idempotent, {
+    create: async (recordKey) => {
+      const canceled = await deps.db.transaction(async (tx) => {
+        await recordKey?.(tx, input.checkoutId);
+        return runCheckoutCommand(
+          deps,
+          input,
+          input.checkoutId,
+          { type: 'CancelCheckout', data: { buyerAccountId: input.buyerAccountId } },
+          { tx },
+        );
+      });
+      return canceled.session;
+    },
+    replay: (checkoutId) => ownSession(deps, checkoutId, input.buyerAccountId),
+  });
+};
+
+const ownSession = async (
+  deps: OrderDependencies,
+  checkoutId: string,
+  buyerAccountId: number,
+): Promise<CheckoutSession> => {
+  const session = await currentSession(deps, checkoutId);
+  if (session?.buyerAccountId !== buyerAccountId) throw notFound(`no checkout session ${checkoutId}`);
+  return session;
+};
+
 /**
  * The buyer's own session as it is now, with its orders once completed. Only the buyer the session is bound to
  * reads it (services/order/README.md, "Sessions"): everyone else, and everyone for a session priced anonymously
@@ -484,11 +640,7 @@ export const getCheckout = async (
   checkoutId: string,
   buyerAccountId: number,
 ): Promise<CompletedCheckout> => {
-  if (!isCheckoutId(checkoutId)) {
-    throw validationError('invalid checkout_id', [
-      { path: 'checkout_id', message: 'must be a checkout session id' },
-    ]);
-  }
+  if (!isCheckoutId(checkoutId)) throw invalidCheckoutId();
   const session = await currentSession(deps, checkoutId);
   if (session?.buyerAccountId !== buyerAccountId) throw notFound(`no checkout session ${checkoutId}`);
   return { session, orders: await ordersOf(deps, session) };
@@ -548,8 +700,10 @@ export const quickBuy = async (
     },
     { instantOnly: true },
   );
+  // The key is quick_buy's, recorded with the session: the completion takes none of its own.
   const { orders } = await completeCheckout(deps, {
     ...input,
+    idempotencyKey: undefined,
     checkoutId: session.checkoutId,
     buyerAccountId: input.buyerAccountId,
   });

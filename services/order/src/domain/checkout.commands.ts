@@ -9,4 +9,12 @@ export type FinishCompletion = Command<
   { readonly attempt: number; readonly orderIds: readonly number[] }
 >;
 
-export type CheckoutCommand = CreateCheckout | StartCompletion | FailCompletion | FinishCompletion;
+/** The buyer's session priced again: `session` is what the new pricing decided (lines, totals, status, expiry). */
+export type UpdateCheckout = Command<
+  'UpdateCheckout',
+  { readonly buyerAccountId: number; readonly session: CheckoutSession }
+>;
+export type CancelCheckout = Command<'CancelCheckout', { readonly buyerAccountId: number }>;
+
+export type CheckoutCommand =
+  CreateCheckout | StartCompletion | FailCompletion | FinishCompletion | UpdateCheckout | CancelCheckout;

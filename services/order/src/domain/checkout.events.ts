@@ -16,7 +16,8 @@ export interface CheckoutLine {
   readonly quoteRequestId?: number | undefined;
 }
 
-export type CheckoutStatus = 'ready_for_complete' | 'requires_escalation' | 'completing' | 'completed';
+export type CheckoutStatus =
+  'ready_for_complete' | 'requires_escalation' | 'completing' | 'completed' | 'canceled';
 
 export interface CheckoutSession {
   /** `checkout_<uuid>`: the stream id. */
@@ -56,8 +57,18 @@ export type CheckoutCompletionFailed = DomainEvent<
 >;
 export type CheckoutCompleted = DomainEvent<'CheckoutCompleted', { readonly orderIds: readonly number[] }>;
 
+/** The buyer changed an open session, which was priced again: the whole session as priced. */
+export type CheckoutUpdated = DomainEvent<'CheckoutUpdated', { readonly session: CheckoutSession }>;
+/** The buyer canceled an open session (nothing was reserved: stock is reserved only while completing). */
+export type CheckoutCanceled = DomainEvent<'CheckoutCanceled', Record<string, never>>;
+
 export type CheckoutEvent =
-  CheckoutCreated | CheckoutCompletionStarted | CheckoutCompletionFailed | CheckoutCompleted;
+  | CheckoutCreated
+  | CheckoutCompletionStarted
+  | CheckoutCompletionFailed
+  | CheckoutCompleted
+  | CheckoutUpdated
+  | CheckoutCanceled;
 
 export const reservationIdOf = (checkoutId: string, attempt: number, lineIndex: number): string =>
   `${checkoutId}:${attempt}:${lineIndex}`;

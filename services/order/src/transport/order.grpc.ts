@@ -8,7 +8,14 @@ import {
   toOrderMessage,
   toSessionMessage,
 } from '../adapters/order-proto.mapper.js';
-import { completeCheckout, createCheckout, getCheckout, quickBuy } from '../application/checkout.js';
+import {
+  cancelCheckout,
+  completeCheckout,
+  createCheckout,
+  getCheckout,
+  quickBuy,
+  updateCheckout,
+} from '../application/checkout.js';
 import type { OrderDependencies } from '../application/order.dependencies.js';
 import {
   confirmOrder,
@@ -138,8 +145,37 @@ export const orderGrpcService = (deps: OrderDependencies): GrpcService<orderV1.O
         ...contextOf(request, context.metadata.get('traceparent')),
         checkoutId: request.checkoutId,
         buyerAccountId: accountId(request, request.buyerAccountId, 'buyer_account_id'),
+        idempotencyKey: request.idempotencyKey,
       });
       return { session: toSessionMessage(session), orders: orders.map((order) => toOrderMessage(order)) };
+    },
+    async updateCheckout(request, context) {
+      const session = await updateCheckout(deps, {
+        ...contextOf(request, context.metadata.get('traceparent')),
+        checkoutId: request.checkoutId,
+        buyerAccountId: accountId(request, request.buyerAccountId, 'buyer_account_id'),
+        lines:
+          request.lines.length === 0
+            ? undefined
+            : request.lines.map((line) => ({
+                productId: line.productId,
+                quantity: line.quantity,
+                quoteRequestId: line.quoteRequestId,
+              })),
+        buyer: fromBuyerMessage(request.buyer),
+        shippingCountry: request.shippingCountry === '' ? undefined : request.shippingCountry,
+        idempotencyKey: request.idempotencyKey,
+      });
+      return { session: toSessionMessage(session) };
+    },
+    async cancelCheckout(request, context) {
+      const session = await cancelCheckout(deps, {
+        ...contextOf(request, context.metadata.get('traceparent')),
+        checkoutId: request.checkoutId,
+        buyerAccountId: accountId(request, request.buyerAccountId, 'buyer_account_id'),
+        idempotencyKey: request.idempotencyKey,
+      });
+      return { session: toSessionMessage(session) };
     },
     async quickBuy(request, context) {
       const buyer = fromBuyerMessage(request.buyer);

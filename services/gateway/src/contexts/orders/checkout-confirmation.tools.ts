@@ -9,7 +9,7 @@ export const previewCheckoutInput = checkoutBodySchema.pick({ line_items: true, 
 
 export const previewCheckoutOutput = z.object({
   status: z
-    .enum(['ready_for_complete', 'requires_escalation', 'completing', 'completed'])
+    .enum(['ready_for_complete', 'requires_escalation', 'completing', 'completed', 'canceled'])
     .describe('ready_for_complete: confirm it; requires_escalation: see escalations'),
   line_items: z.array(
     checkoutLineViewSchema.extend({

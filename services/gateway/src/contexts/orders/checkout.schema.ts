@@ -73,7 +73,7 @@ export const checkoutLineViewSchema = z.object({
 /** The checkout session (docs/specification.md, "Checkout and orders"): amounts in integer cents. */
 export const checkoutSessionSchema = z.object({
   id: z.string(),
-  status: z.enum(['ready_for_complete', 'requires_escalation', 'completing', 'completed']),
+  status: z.enum(['ready_for_complete', 'requires_escalation', 'completing', 'completed', 'canceled']),
   line_items: z.array(checkoutLineViewSchema),
   totals: z
     .object({

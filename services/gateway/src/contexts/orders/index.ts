@@ -15,12 +15,14 @@ import type { AgreedQuotes } from './quote-purchases.js';
 import { QuotePurchases } from './quote-purchases.js';
 import { ordersRouteDocs, ordersRoutes } from './orders.routes.js';
 import { ucpCheckoutRouteDocs, ucpCheckoutRoutes } from './ucp-checkout.routes.js';
+import { acpCheckoutRouteDocs, acpCheckoutRoutes } from './acp-checkout.routes.js';
 import { sellerOrdersRouteDocs, sellerOrdersRoutes } from './seller-orders.routes.js';
 
 /** The dispute desk of the operator API is left out of /openapi.json on purpose, as the rest of it. */
 export const routeDocs: readonly RouteDoc[] = [
   ...checkoutRouteDocs,
   ...ucpCheckoutRouteDocs,
+  ...acpCheckoutRouteDocs,
   ...checkoutConfirmationRouteDocs,
   ...ordersRouteDocs,
   ...sellerOrdersRouteDocs,
@@ -45,7 +47,7 @@ export const ordersContext = (
   client: OrderClient,
   ports: OrdersPorts,
 ): ContextSurface & { readonly operations: OrderOperations } => {
-  const { problems, identity, bodyLimitBytes, adminToken, publicBaseUrl } = edge;
+  const { problems, identity, bodyLimitBytes, adminToken, publicBaseUrl, logger } = edge;
   const operations = new OrderOperations(client, ports.pendingQuotes);
   const confirmations = new CheckoutConfirmations(operations, identity, ports.confirmationKey);
   const purchases = new QuotePurchases(ports.agreedQuotes, operations);
@@ -54,6 +56,15 @@ export const ordersContext = (
     routes: [
       checkoutRoutes(problems, operations, identity, bodyLimitBytes),
       ucpCheckoutRoutes(problems, operations, identity, bodyLimitBytes, publicBaseUrl),
+      acpCheckoutRoutes(
+        problems,
+        operations,
+        ports.agreedQuotes,
+        identity,
+        bodyLimitBytes,
+        publicBaseUrl,
+        logger,
+      ),
       checkoutConfirmationRoutes(problems, confirmations, identity, bodyLimitBytes),
       ordersRoutes(problems, operations, identity, bodyLimitBytes),
       sellerOrdersRoutes(problems, operations, identity, bodyLimitBytes),

@@ -145,16 +145,78 @@ export class OrderOperations {
   }
 
   /** Placing orders commits the buyer to pay on invoice terms, so it needs a verified buyer. */
-  async completeCheckout(principal: Principal | undefined, checkoutId: string, correlationId: string) {
+  async completeCheckout(
+    principal: Principal | undefined,
+    checkoutId: string,
+    correlationId: string,
+    idempotencyKey?: string,
+  ) {
     const buyer = requireBuyer(principal, 'complete a checkout');
     const { session, orders } = await this.orders.completeCheckout({
       actor: actorOf(buyer),
       checkoutId,
       buyerAccountId: buyer.accountId,
       correlationId,
+      idempotencyKey,
     });
     if (!session) throw new Error('CompleteCheckout answered without a session');
     return { checkout: checkoutSessionView(session), orders: orders.map(orderView) };
+  }
+
+  /**
+   * The buyer's own open session priced again: new lines, buyer or shipping country, each kept when absent. A
+   * session of another caller, or priced anonymously, is a 404; one completing, completed, canceled or expired a 409.
+   */
+  async updateCheckout(
+    principal: Principal | undefined,
+    checkoutId: string,
+    changes: Partial<CheckoutBody>,
+    correlationId: string,
+    idempotencyKey?: string,
+  ) {
+    const buyer = requireBuyer(principal, 'change a checkout session');
+    const { session } = await this.orders.rpc.updateCheckout({
+      actor: actorOf(buyer),
+      checkoutId,
+      buyerAccountId: buyer.accountId,
+      lines: (changes.line_items ?? []).map((line) => ({
+        productId: line.product_id,
+        quantity: line.quantity,
+        quoteRequestId: line.quote_request_id,
+      })),
+      buyer:
+        changes.buyer === undefined
+          ? undefined
+          : {
+              email: changes.buyer.email,
+              name: changes.buyer.name ?? '',
+              company: changes.buyer.company ?? '',
+            },
+      shippingCountry: changes.shipping_country ?? '',
+      correlationId,
+      idempotencyKey,
+    });
+    if (!session) throw new Error('UpdateCheckout answered without a session');
+    return checkoutSessionView(session);
+  }
+
+  /** Cancels the buyer's own open session; a 409 once it is completing or completed. */
+  async cancelCheckout(
+    principal: Principal | undefined,
+    checkoutId: string,
+    correlationId: string,
+    idempotencyKey?: string,
+  ) {
+    const buyer = requireBuyer(principal, 'cancel a checkout session');
+    const { session } = await this.orders.rpc.cancelCheckout({
+      actor: actorOf(buyer),
+      checkoutId,
+      buyerAccountId: buyer.accountId,
+      correlationId,
+      idempotencyKey,
+    });
+    if (!session) throw new Error('CancelCheckout answered without a session');
+    return checkoutSessionView(session);
   }
 
   /** The buyer's own session and its orders; another caller's, or an anonymously priced one, is a 404. */

@@ -49,7 +49,34 @@ export const ucpCheckoutRoutes = (
       const { checkout, orders: placed } = await orders.getCheckout(principalOf(req), id);
       res.json(ucpCheckoutView(publicBaseUrl, checkout, placed));
     })
-    .all(methodNotAllowed(problems, ['GET']));
+    // UCP's update replaces what the platform sends (lines, buyer, context); the session is priced again.
+    .put(authenticate(identity, { required: false }), ...jsonBody(bodyLimitBytes), async (req, res) => {
+      const idempotencyKey = idempotencyKeyOf(req, res);
+      const { id } = parseOrThrow(checkoutIdParamsSchema, req.params, 'checkout session id');
+      const request = parseOrThrow(ucpCheckoutCreateSchema, req.body, 'checkout');
+      const session = await orders.updateCheckout(
+        principalOf(req),
+        id,
+        checkoutBodyOfUcp(request),
+        requestIdOf(req),
+        idempotencyKey,
+      );
+      res.json(ucpCheckoutView(publicBaseUrl, session));
+    })
+    .all(methodNotAllowed(problems, ['GET', 'PUT']));
+  router
+    .route(`${UCP_CHECKOUT_PATH}/:id/cancel`)
+    .post(
+      authenticate(identity, { required: false }),
+      ...jsonBody(bodyLimitBytes, { optional: true }),
+      async (req, res) => {
+        const idempotencyKey = idempotencyKeyOf(req, res);
+        const { id } = parseOrThrow(checkoutIdParamsSchema, req.params, 'checkout session id');
+        const session = await orders.cancelCheckout(principalOf(req), id, requestIdOf(req), idempotencyKey);
+        res.json(ucpCheckoutView(publicBaseUrl, session));
+      },
+    )
+    .all(methodNotAllowed(problems, ['POST']));
   router
     .route(`${UCP_CHECKOUT_PATH}/:id/complete`)
     // UCP's `payment` member is not read: the one payment method is invoice terms, net 30, decided by the
@@ -114,6 +141,50 @@ export const ucpCheckoutRouteDocs: readonly RouteDoc[] = [
       401: 'No buyer credential',
       403: 'Not a buyer account',
       404: 'No such session (or another buyer’s)',
+    },
+  },
+  {
+    method: 'put',
+    path: `${UCP_CHECKOUT_PATH}/{id}`,
+    operationId: 'updateUcpCheckout',
+    summary: 'Update a UCP checkout session',
+    description:
+      'Replaces the lines, buyer and context of the buyer’s open session and prices it again by the rules of ' +
+      'create (status, messages, totals, a new expires_at). Needs the buyer’s key or agent token; an ' +
+      'Idempotency-Key makes a repeat answer the session as it is now.',
+    tags: ['checkout'],
+    auth: 'api_key_or_agent_token',
+    idempotencyKey: true,
+    pathParameters: checkoutIdParamsSchema,
+    body: ucpCheckoutCreateSchema,
+    responses: {
+      200: { description: 'The UCP checkout', schema: ucpCheckoutDocSchema },
+      400: 'Invalid lines (unknown product, below the minimum order quantity), naming the field',
+      401: 'No buyer credential',
+      403: 'Not a buyer account',
+      404: 'No such session (or another buyer’s)',
+      409: 'The session is completing, completed, canceled or expired',
+    },
+  },
+  {
+    method: 'post',
+    path: `${UCP_CHECKOUT_PATH}/{id}/cancel`,
+    operationId: 'cancelUcpCheckout',
+    summary: 'Cancel a UCP checkout session',
+    description:
+      'Cancels the buyer’s open session (status canceled); canceling a canceled session answers it. Needs the ' +
+      'buyer’s key or agent token.',
+    tags: ['checkout'],
+    auth: 'api_key_or_agent_token',
+    idempotencyKey: true,
+    pathParameters: checkoutIdParamsSchema,
+    responses: {
+      200: { description: 'The canceled UCP checkout', schema: ucpCheckoutDocSchema },
+      400: 'The session id is not a checkout session id',
+      401: 'No buyer credential',
+      403: 'Not a buyer account',
+      404: 'No such session (or another buyer’s)',
+      409: 'The session is completing or completed',
     },
   },
   {

@@ -60,6 +60,7 @@ const STATUS = {
   requires_escalation: 'requires_escalation',
   completing: 'complete_in_progress',
   completed: 'completed',
+  canceled: 'canceled',
 } as const satisfies Record<CheckoutSessionView['status'], string>;
 
 interface UcpTotal {

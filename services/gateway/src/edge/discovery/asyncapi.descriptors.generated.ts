@@ -895,7 +895,7 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           name: 'status',
           type: 'TYPE_STRING',
           repeated: false,
-          comment: 'ready_for_complete, requires_escalation, completing or completed.',
+          comment: 'ready_for_complete, requires_escalation, completing, completed or canceled.',
         },
         {
           name: 'lines',
@@ -1035,6 +1035,20 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           oneof: 0,
         },
         {
+          name: 'checkoutUpdated',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.order.v1.CheckoutUpdated',
+          oneof: 0,
+        },
+        {
+          name: 'checkoutCanceled',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.order.v1.CheckoutCanceled',
+          oneof: 0,
+        },
+        {
           name: 'orderPlaced',
           type: 'TYPE_MESSAGE',
           repeated: false,
@@ -1143,6 +1157,27 @@ export const EVENT_DESCRIPTORS: EventDescriptors = {
           repeated: true,
         },
       ],
+    },
+    {
+      name: 'marketplace.order.v1.CheckoutUpdated',
+      comment:
+        'The buyer changed an open session, which was priced again. State-carrying: the whole session as priced.',
+      oneofs: [],
+      fields: [
+        {
+          name: 'session',
+          type: 'TYPE_MESSAGE',
+          repeated: false,
+          typeName: 'marketplace.order.v1.CheckoutSession',
+        },
+      ],
+    },
+    {
+      name: 'marketplace.order.v1.CheckoutCanceled',
+      comment:
+        'The buyer canceled an open session: it can no longer be completed (nothing was reserved yet).',
+      oneofs: [],
+      fields: [],
     },
     {
       name: 'marketplace.order.v1.OrderPlaced',

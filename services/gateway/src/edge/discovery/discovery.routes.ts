@@ -18,8 +18,13 @@ export const DISCOVERY_CACHE_CONTROL = 'public, max-age=300';
 
 /** UCP release whose profile format /.well-known/ucp follows. */
 export const UCP_VERSION = '2026-04-08';
-/** ACP releases whose discovery format /.well-known/acp follows, oldest first. */
-export const ACP_VERSIONS = ['2026-01-30', '2026-04-17'] as const;
+/**
+ * ACP releases /.well-known/acp advertises, oldest first: the ones the checkout under `api_base_url` answers
+ * (contexts/orders/acp-checkout.ts, ACP_SUPPORTED_VERSIONS).
+ */
+export const ACP_VERSIONS = ['2026-04-17'] as const;
+/** ACP's `api_base_url`: the checkout's paths (/checkout_sessions) are under it. */
+export const ACP_API_BASE_PATH = '/api/acp';
 
 /** Sends a document serialised once at start-up. */
 export const sendDocument = (
@@ -41,8 +46,7 @@ const UCP_DEV = `https://ucp.dev/${UCP_VERSION}`;
 /**
  * The UCP business profile (UCP overview, "Profile Structure"): our REST and MCP services and the capabilities
  * we actually serve under our own namespace, and the one standard capability we serve in its own shapes,
- * `dev.ucp.shopping.checkout` over REST at `/api/ucp/checkout-sessions` (create, get, complete; update and
- * cancel are not served: docs/agents.md, "Protocols").
+ * `dev.ucp.shopping.checkout` over REST at `/api/ucp/checkout-sessions` (create, get, update, complete, cancel).
  */
 export const ucpProfile = (publicBaseUrl: string, signingKeys: readonly SigningJwk[] = []) => {
   const namespace = reverseDomainOf(publicBaseUrl);
@@ -105,9 +109,9 @@ export const ucpProfile = (publicBaseUrl: string, signingKeys: readonly SigningJ
 };
 
 /**
- * The ACP discovery document (ACP rfc.discovery): protocol versions, base URL and transports. Our checkout is
- * the marketplace's own (/api/ucp/checkout), not ACP's checkout_sessions API, so no ACP service is claimed;
- * the product feed is where ACP agents find our lots.
+ * The ACP discovery document (ACP rfc.discovery; ../shared/reference/protocols.md §3.3): protocol versions, the
+ * base URL of the checkout service (`/checkout_sessions` under it) and transports. `rest` only: the checkout has
+ * no MCP binding. The product feed is where ACP agents find our lots.
  */
 export const acpDiscovery = (publicBaseUrl: string) => ({
   protocol: {
@@ -116,10 +120,10 @@ export const acpDiscovery = (publicBaseUrl: string) => ({
     supported_versions: ACP_VERSIONS,
     documentation_url: `${publicBaseUrl}/llms.txt`,
   },
-  api_base_url: publicBaseUrl,
-  transports: ['rest', 'mcp'],
+  api_base_url: `${publicBaseUrl}${ACP_API_BASE_PATH}`,
+  transports: ['rest'],
   capabilities: {
-    services: [],
+    services: ['checkout'],
     supported_currencies: [DEFAULT_CURRENCY.toLowerCase()],
     supported_locales: ['en-US'],
   },

@@ -44,9 +44,9 @@ export interface RouteDoc {
   readonly rateLimited?: true;
   /**
    * Takes an Idempotency-Key header (docs/idempotency.md): the header, its echo on success and the 422
-   * idempotency conflict are documented once, in openapi.document.
+   * idempotency conflict are documented once, in openapi.document. `required`: a POST without one is a 400 (ACP).
    */
-  readonly idempotencyKey?: true;
+  readonly idempotencyKey?: true | 'required';
   /** Path parameters: an object schema whose keys are the `{name}`s of the path. */
   readonly pathParameters?: z.ZodObject;
   /** Query parameters: an object schema (strings in, as Express hands them). */

@@ -101,6 +101,10 @@ const IDEMPOTENCY_KEY_PARAMETERS = parametersOf(
   z.object({ [IDEMPOTENCY_KEY_HEADER]: idempotencyKeySchema.optional() }),
   'header',
 );
+const REQUIRED_IDEMPOTENCY_KEY_PARAMETERS = parametersOf(
+  z.object({ [IDEMPOTENCY_KEY_HEADER]: idempotencyKeySchema }),
+  'header',
+);
 const IDEMPOTENCY_CONFLICT = {
   422: 'The Idempotency-Key was used before with a different request (code idempotency_conflict); a malformed key is a 400',
 };
@@ -120,7 +124,11 @@ const operationOf = (
   const parameters = [
     ...(doc.pathParameters ? parametersOf(doc.pathParameters, 'path') : []),
     ...(doc.query ? parametersOf(doc.query, 'query') : []),
-    ...(doc.idempotencyKey ? IDEMPOTENCY_KEY_PARAMETERS : []),
+    ...(doc.idempotencyKey === 'required'
+      ? REQUIRED_IDEMPOTENCY_KEY_PARAMETERS
+      : doc.idempotencyKey
+        ? IDEMPOTENCY_KEY_PARAMETERS
+        : []),
   ];
   return {
     operationId: doc.operationId,

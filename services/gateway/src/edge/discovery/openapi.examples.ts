@@ -24,6 +24,8 @@ import { SUBSCRIBE_TO_QUERY_EXAMPLES } from '../../contexts/subscriptions/subscr
 import type { CheckoutSessionView } from '../../contexts/orders/checkout.schema.js';
 import type { OrderView } from '../../contexts/orders/order.schema.js';
 import { ucpCheckoutView } from '../../contexts/orders/ucp-checkout.js';
+import { acpCheckoutView } from '../../contexts/orders/acp-checkout.js';
+import { ACP_ERROR_EXAMPLES } from '../../contexts/orders/acp-checkout.routes.js';
 import type { OperationExamples } from './openapi.describe.js';
 
 /**
@@ -207,6 +209,15 @@ const COMPLETED_CHECKOUT = {
   checkout: { ...CHECKOUT, status: 'completed', order_ids: [41] },
   orders: [ORDER],
 };
+
+/** ACP's Error answers of an operation, one per status it documents. */
+const acpErrors = (statuses: readonly (keyof typeof ACP_ERROR_EXAMPLES)[]) =>
+  Object.fromEntries(
+    statuses.map((status) => [status, { type: 'invalid_request', ...ACP_ERROR_EXAMPLES[status] }]),
+  );
+const ACP_READ_ERRORS = acpErrors([400, 401, 403, 404, 405]);
+const ACP_WRITE_ERRORS = acpErrors([400, 401, 403, 404, 405, 413, 415, 422]);
+const ACP_CHANGE_ERRORS = acpErrors([400, 401, 403, 404, 405, 409, 413, 415, 422]);
 
 const SUBSCRIPTION = {
   id: 'sub_0123456789abcdef01234567',
@@ -446,6 +457,7 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
   },
   getServiceIndex: { responses: { 200: SERVICE_INDEX } },
   getUcpServiceIndex: { responses: { 200: SERVICE_INDEX } },
+  getAcpServiceIndex: { responses: { 200: SERVICE_INDEX } },
   // quotes, buyer side
   requestQuote: {
     body: {
@@ -531,6 +543,74 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
         COMPLETED_CHECKOUT.checkout as CheckoutSessionView,
         COMPLETED_CHECKOUT.orders as OrderView[],
       ),
+    },
+  },
+  updateUcpCheckout: {
+    body: {
+      line_items: [{ item: { id: 'product_12' }, quantity: 10 }],
+      context: { address_country: 'US' },
+    },
+    responses: { 200: ucpCheckoutView(BASE, CHECKOUT as CheckoutSessionView) },
+  },
+  cancelUcpCheckout: {
+    responses: { 200: ucpCheckoutView(BASE, { ...CHECKOUT, status: 'canceled' } as CheckoutSessionView) },
+  },
+  createAcpCheckoutSession: {
+    body: {
+      line_items: [{ id: 'product_12', quantity: 10 }],
+      currency: 'usd',
+      capabilities: {},
+      buyer: { email: 'purchasing@ridgeway.example', first_name: 'Dana', last_name: 'Ortiz' },
+      fulfillment_details: { address: { country: 'US' } },
+    },
+    responses: {
+      201: acpCheckoutView(BASE, CHECKOUT as CheckoutSessionView, [], Date.parse(PLACED_AT)),
+      ...ACP_WRITE_ERRORS,
+    },
+  },
+  getAcpCheckoutSession: {
+    responses: {
+      200: acpCheckoutView(BASE, CHECKOUT as CheckoutSessionView, [], Date.parse(PLACED_AT)),
+      ...ACP_READ_ERRORS,
+    },
+  },
+  updateAcpCheckoutSession: {
+    body: {
+      line_items: [{ id: 'product_12', quantity: 10 }],
+      fulfillment_details: { address: { country: 'US' } },
+    },
+    responses: {
+      200: acpCheckoutView(BASE, CHECKOUT as CheckoutSessionView, [], Date.parse(PLACED_AT)),
+      ...ACP_CHANGE_ERRORS,
+    },
+  },
+  completeAcpCheckoutSession: {
+    body: { payment_data: { payment_terms: 'net_30', purchase_order_number: 'PO-2026-118' } },
+    responses: {
+      200: acpCheckoutView(
+        BASE,
+        COMPLETED_CHECKOUT.checkout as CheckoutSessionView,
+        COMPLETED_CHECKOUT.orders as OrderView[],
+        Date.parse(PLACED_AT),
+      ),
+      ...ACP_CHANGE_ERRORS,
+    },
+  },
+  cancelAcpCheckoutSession: {
+    body: { intent_trace: { reason_code: 'buyer_cancelled' } },
+    responses: {
+      200: acpCheckoutView(
+        BASE,
+        { ...CHECKOUT, status: 'canceled' } as CheckoutSessionView,
+        [],
+        Date.parse(PLACED_AT),
+      ),
+      ...ACP_WRITE_ERRORS,
+      405: {
+        type: 'invalid_request',
+        code: 'not_cancelable',
+        message: 'checkout … is completed: it can no longer be canceled',
+      },
     },
   },
   createCheckout: {

@@ -23,7 +23,7 @@ export const serviceIndexOf = (publicBaseUrl: string) => ({
 export const serviceIndexRoutes = (problems: Problems, publicBaseUrl: string): Router => {
   const router = Router();
   const index = serviceIndexOf(publicBaseUrl);
-  for (const path of ['/', '/api/ucp']) {
+  for (const path of ['/', '/api/ucp', '/api/acp']) {
     router
       .route(path)
       .get((_req, res) => {
@@ -46,7 +46,16 @@ export const serviceIndexRouteDocs: readonly RouteDoc[] = [
     method: 'get',
     path: '/',
     operationId: 'getServiceIndex',
-    summary: 'Links to the documents and APIs (the ACP api_base_url)',
+    summary: 'Links to the documents and APIs',
+    tags: ['discovery'],
+    auth: 'none',
+    responses: indexResponse,
+  },
+  {
+    method: 'get',
+    path: '/api/acp',
+    operationId: 'getAcpServiceIndex',
+    summary: 'Links to the documents and APIs (the ACP api_base_url; the checkout is at /checkout_sessions)',
     tags: ['discovery'],
     auth: 'none',
     responses: indexResponse,

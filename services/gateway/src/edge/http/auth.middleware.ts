@@ -2,7 +2,7 @@ import type { Request, RequestHandler } from 'express';
 import { unauthenticated } from '@marketplace/platform';
 import type { IdentityService } from '../../contexts/identity/identity.service.js';
 import type { Principal } from '../account.js';
-import { secretsEqual } from '../../contexts/identity/domain/api-key.js';
+import { API_KEY_BRAND, secretsEqual } from '../../contexts/identity/domain/api-key.js';
 
 /**
  * The identity context's service, as every context sees it: the one way to authenticate a caller. Contexts take
@@ -54,6 +54,37 @@ export const authenticatedPrincipalOf = (req: Request): Principal => {
 };
 
 const BEARER = /^Bearer (\S+)$/i;
+
+/**
+ * ACP's `Authorization: Bearer <credential>` (../shared/reference/protocols.md §3.2): the credential is the buyer's
+ * API key (`lmk_…`) or an agent token, authenticated as `authenticate` does with X-MCP-API-Key or X-Agent-Token,
+ * which are also taken. A request with no credential at all is a 401.
+ */
+export const authenticateBearer =
+  (identity: IdentityService): RequestHandler =>
+  async (req, res, next) => {
+    const authorization = req.get('authorization');
+    if (authorization === undefined || authorization === '') {
+      await authenticate(identity, { required: true })(req, res, next);
+      return;
+    }
+    if (
+      presentedHeader(req, API_KEY_HEADER) !== undefined ||
+      presentedHeader(req, AGENT_TOKEN_HEADER) !== undefined
+    ) {
+      throw unauthenticated(`send one credential: Authorization, ${API_KEY_HEADER} or ${AGENT_TOKEN_HEADER}`);
+    }
+    const credential = BEARER.exec(authorization)?.[1];
+    if (credential === undefined)
+      throw unauthenticated('Authorization must be Bearer <API key or agent token>');
+    principals.set(
+      req,
+      credential.startsWith(`${API_KEY_BRAND}_`)
+        ? await identity.authenticate(credential)
+        : await identity.authenticateAgentToken(credential),
+    );
+    next();
+  };
 
 /** `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time. */
 export const requireAdminToken =

@@ -135,7 +135,7 @@ export interface CheckoutLine {
 export interface CheckoutSession {
   /** checkout_<uuid> */
   checkoutId: string;
-  /** ready_for_complete, requires_escalation, completing or completed. */
+  /** ready_for_complete, requires_escalation, completing, completed or canceled. */
   status: string;
   lines: CheckoutLine[];
   /** Goods only. */

@@ -28,6 +28,8 @@ export interface OrderEvent {
     | { $case: "checkoutCompletionStarted"; value: CheckoutCompletionStarted }
     | { $case: "checkoutCompletionFailed"; value: CheckoutCompletionFailed }
     | { $case: "checkoutCompleted"; value: CheckoutCompleted }
+    | { $case: "checkoutUpdated"; value: CheckoutUpdated }
+    | { $case: "checkoutCanceled"; value: CheckoutCanceled }
     | { $case: "orderPlaced"; value: OrderPlaced }
     | { $case: "orderShipped"; value: OrderShipped }
     | { $case: "orderDelivered"; value: OrderDelivered }
@@ -57,6 +59,15 @@ export interface CheckoutCompletionFailed {
 
 export interface CheckoutCompleted {
   orderIds: number[];
+}
+
+/** The buyer changed an open session, which was priced again. State-carrying: the whole session as priced. */
+export interface CheckoutUpdated {
+  session: CheckoutSession | undefined;
+}
+
+/** The buyer canceled an open session: it can no longer be completed (nothing was reserved yet). */
+export interface CheckoutCanceled {
 }
 
 /** An order was placed. State-carrying: the whole order as placed. */
@@ -138,6 +149,12 @@ export const OrderEvent: MessageFns<OrderEvent> = {
         break;
       case "checkoutCompleted":
         CheckoutCompleted.encode(message.payload.value, writer.uint32(106).fork()).join();
+        break;
+      case "checkoutUpdated":
+        CheckoutUpdated.encode(message.payload.value, writer.uint32(114).fork()).join();
+        break;
+      case "checkoutCanceled":
+        CheckoutCanceled.encode(message.payload.value, writer.uint32(122).fork()).join();
         break;
       case "orderPlaced":
         OrderPlaced.encode(message.payload.value, writer.uint32(162).fork()).join();
@@ -263,6 +280,22 @@ export const OrderEvent: MessageFns<OrderEvent> = {
             message.payload = { $case: "checkoutCompleted", value: CheckoutCompleted.decode(reader, reader.uint32()) };
             continue;
           }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.payload = { $case: "checkoutUpdated", value: CheckoutUpdated.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.payload = { $case: "checkoutCanceled", value: CheckoutCanceled.decode(reader, reader.uint32()) };
+            continue;
+          }
           case 20: {
             if (tag !== 162) {
               break;
@@ -370,6 +403,18 @@ export const OrderEvent: MessageFns<OrderEvent> = {
       case "checkoutCompleted": {
         if (object.payload?.value !== undefined && object.payload?.value !== null) {
           message.payload = { $case: "checkoutCompleted", value: CheckoutCompleted.fromPartial(object.payload.value) };
+        }
+        break;
+      }
+      case "checkoutUpdated": {
+        if (object.payload?.value !== undefined && object.payload?.value !== null) {
+          message.payload = { $case: "checkoutUpdated", value: CheckoutUpdated.fromPartial(object.payload.value) };
+        }
+        break;
+      }
+      case "checkoutCanceled": {
+        if (object.payload?.value !== undefined && object.payload?.value !== null) {
+          message.payload = { $case: "checkoutCanceled", value: CheckoutCanceled.fromPartial(object.payload.value) };
         }
         break;
       }
@@ -676,6 +721,106 @@ export const CheckoutCompleted: MessageFns<CheckoutCompleted> = {
   fromPartial(object: DeepPartial<CheckoutCompleted>): CheckoutCompleted {
     const message = createBaseCheckoutCompleted();
     message.orderIds = object.orderIds?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseCheckoutUpdated(): CheckoutUpdated {
+  return { session: undefined };
+}
+
+export const CheckoutUpdated: MessageFns<CheckoutUpdated> = {
+  encode(message: CheckoutUpdated, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.session !== undefined) {
+      CheckoutSession.encode(message.session, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckoutUpdated {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckoutUpdated();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.session = CheckoutSession.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<CheckoutUpdated>): CheckoutUpdated {
+    return CheckoutUpdated.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CheckoutUpdated>): CheckoutUpdated {
+    const message = createBaseCheckoutUpdated();
+    message.session = (object.session !== undefined && object.session !== null)
+      ? CheckoutSession.fromPartial(object.session)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCheckoutCanceled(): CheckoutCanceled {
+  return {};
+}
+
+export const CheckoutCanceled: MessageFns<CheckoutCanceled> = {
+  encode(_: CheckoutCanceled, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckoutCanceled {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckoutCanceled();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<CheckoutCanceled>): CheckoutCanceled {
+    return CheckoutCanceled.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<CheckoutCanceled>): CheckoutCanceled {
+    const message = createBaseCheckoutCanceled();
     return message;
   },
 };

@@ -129,6 +129,11 @@ export interface CompleteCheckoutRequest {
   /** The verified buyer completing the session. */
   buyerAccountId: number;
   correlationId: string;
+  /**
+   * The client's idempotency key: a repeat with the same key and session completes it again (which answers its
+   * orders); the same key used for another request fails ALREADY_EXISTS (IDEMPOTENCY_CONFLICT).
+   */
+  idempotencyKey?: string | undefined;
 }
 
 export interface CompleteCheckoutResponse {
@@ -170,6 +175,45 @@ export interface GetCheckoutRequest {
   /** The verified buyer; a session bound to another buyer, or to none, is NOT_FOUND. */
   buyerAccountId: number;
   actor: Actor | undefined;
+}
+
+export interface UpdateCheckoutRequest {
+  actor: Actor | undefined;
+  checkoutId: string;
+  /** The verified buyer the session is bound to; a session bound to another buyer, or to none, is NOT_FOUND. */
+  buyerAccountId: number;
+  /** The session's new lines; empty keeps its lines (priced again all the same). */
+  lines: CheckoutLineRequest[];
+  /** Replaces the buyer's contact when set. */
+  buyer:
+    | Buyer
+    | undefined;
+  /** ISO 3166-1 alpha-2, upper case; replaces the shipping country when not empty. */
+  shippingCountry: string;
+  correlationId: string;
+  /**
+   * The client's idempotency key: a repeat with the same key and request answers the session as it is now; the
+   * same key used for another request fails ALREADY_EXISTS (IDEMPOTENCY_CONFLICT). See docs/idempotency.md.
+   */
+  idempotencyKey?: string | undefined;
+}
+
+export interface UpdateCheckoutResponse {
+  session: CheckoutSession | undefined;
+}
+
+export interface CancelCheckoutRequest {
+  actor: Actor | undefined;
+  checkoutId: string;
+  /** The verified buyer the session is bound to; a session bound to another buyer, or to none, is NOT_FOUND. */
+  buyerAccountId: number;
+  correlationId: string;
+  /** As UpdateCheckoutRequest.idempotency_key. */
+  idempotencyKey?: string | undefined;
+}
+
+export interface CancelCheckoutResponse {
+  session: CheckoutSession | undefined;
 }
 
 export interface GetCheckoutResponse {
@@ -1402,7 +1446,7 @@ export const CreateCheckoutResponse: MessageFns<CreateCheckoutResponse> = {
 };
 
 function createBaseCompleteCheckoutRequest(): CompleteCheckoutRequest {
-  return { actor: undefined, checkoutId: "", buyerAccountId: 0, correlationId: "" };
+  return { actor: undefined, checkoutId: "", buyerAccountId: 0, correlationId: "", idempotencyKey: undefined };
 }
 
 export const CompleteCheckoutRequest: MessageFns<CompleteCheckoutRequest> = {
@@ -1418,6 +1462,9 @@ export const CompleteCheckoutRequest: MessageFns<CompleteCheckoutRequest> = {
     }
     if (message.correlationId !== "") {
       writer.uint32(34).string(message.correlationId);
+    }
+    if (message.idempotencyKey !== undefined) {
+      writer.uint32(42).string(message.idempotencyKey);
     }
     return writer;
   },
@@ -1467,6 +1514,14 @@ export const CompleteCheckoutRequest: MessageFns<CompleteCheckoutRequest> = {
             message.correlationId = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1488,6 +1543,7 @@ export const CompleteCheckoutRequest: MessageFns<CompleteCheckoutRequest> = {
     message.checkoutId = object.checkoutId ?? "";
     message.buyerAccountId = object.buyerAccountId ?? 0;
     message.correlationId = object.correlationId ?? "";
+    message.idempotencyKey = object.idempotencyKey ?? undefined;
     return message;
   },
 };
@@ -1864,6 +1920,371 @@ export const GetCheckoutRequest: MessageFns<GetCheckoutRequest> = {
     message.checkoutId = object.checkoutId ?? "";
     message.buyerAccountId = object.buyerAccountId ?? 0;
     message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateCheckoutRequest(): UpdateCheckoutRequest {
+  return {
+    actor: undefined,
+    checkoutId: "",
+    buyerAccountId: 0,
+    lines: [],
+    buyer: undefined,
+    shippingCountry: "",
+    correlationId: "",
+    idempotencyKey: undefined,
+  };
+}
+
+export const UpdateCheckoutRequest: MessageFns<UpdateCheckoutRequest> = {
+  encode(message: UpdateCheckoutRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.checkoutId !== "") {
+      writer.uint32(18).string(message.checkoutId);
+    }
+    if (message.buyerAccountId !== 0) {
+      writer.uint32(24).int64(message.buyerAccountId);
+    }
+    for (const v of message.lines) {
+      CheckoutLineRequest.encode(v!, writer.uint32(34).fork()).join();
+    }
+    if (message.buyer !== undefined) {
+      Buyer.encode(message.buyer, writer.uint32(42).fork()).join();
+    }
+    if (message.shippingCountry !== "") {
+      writer.uint32(50).string(message.shippingCountry);
+    }
+    if (message.correlationId !== "") {
+      writer.uint32(58).string(message.correlationId);
+    }
+    if (message.idempotencyKey !== undefined) {
+      writer.uint32(66).string(message.idempotencyKey);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateCheckoutRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateCheckoutRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.checkoutId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.buyerAccountId = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.lines.push(CheckoutLineRequest.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.buyer = Buyer.decode(reader, reader.uint32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.shippingCountry = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.correlationId = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<UpdateCheckoutRequest>): UpdateCheckoutRequest {
+    return UpdateCheckoutRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UpdateCheckoutRequest>): UpdateCheckoutRequest {
+    const message = createBaseUpdateCheckoutRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
+    message.checkoutId = object.checkoutId ?? "";
+    message.buyerAccountId = object.buyerAccountId ?? 0;
+    message.lines = object.lines?.map((e) => CheckoutLineRequest.fromPartial(e)) || [];
+    message.buyer = (object.buyer !== undefined && object.buyer !== null) ? Buyer.fromPartial(object.buyer) : undefined;
+    message.shippingCountry = object.shippingCountry ?? "";
+    message.correlationId = object.correlationId ?? "";
+    message.idempotencyKey = object.idempotencyKey ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateCheckoutResponse(): UpdateCheckoutResponse {
+  return { session: undefined };
+}
+
+export const UpdateCheckoutResponse: MessageFns<UpdateCheckoutResponse> = {
+  encode(message: UpdateCheckoutResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.session !== undefined) {
+      CheckoutSession.encode(message.session, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateCheckoutResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateCheckoutResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.session = CheckoutSession.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<UpdateCheckoutResponse>): UpdateCheckoutResponse {
+    return UpdateCheckoutResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UpdateCheckoutResponse>): UpdateCheckoutResponse {
+    const message = createBaseUpdateCheckoutResponse();
+    message.session = (object.session !== undefined && object.session !== null)
+      ? CheckoutSession.fromPartial(object.session)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCancelCheckoutRequest(): CancelCheckoutRequest {
+  return { actor: undefined, checkoutId: "", buyerAccountId: 0, correlationId: "", idempotencyKey: undefined };
+}
+
+export const CancelCheckoutRequest: MessageFns<CancelCheckoutRequest> = {
+  encode(message: CancelCheckoutRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.actor !== undefined) {
+      Actor.encode(message.actor, writer.uint32(10).fork()).join();
+    }
+    if (message.checkoutId !== "") {
+      writer.uint32(18).string(message.checkoutId);
+    }
+    if (message.buyerAccountId !== 0) {
+      writer.uint32(24).int64(message.buyerAccountId);
+    }
+    if (message.correlationId !== "") {
+      writer.uint32(34).string(message.correlationId);
+    }
+    if (message.idempotencyKey !== undefined) {
+      writer.uint32(42).string(message.idempotencyKey);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelCheckoutRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelCheckoutRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actor = Actor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.checkoutId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.buyerAccountId = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.correlationId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<CancelCheckoutRequest>): CancelCheckoutRequest {
+    return CancelCheckoutRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CancelCheckoutRequest>): CancelCheckoutRequest {
+    const message = createBaseCancelCheckoutRequest();
+    message.actor = (object.actor !== undefined && object.actor !== null) ? Actor.fromPartial(object.actor) : undefined;
+    message.checkoutId = object.checkoutId ?? "";
+    message.buyerAccountId = object.buyerAccountId ?? 0;
+    message.correlationId = object.correlationId ?? "";
+    message.idempotencyKey = object.idempotencyKey ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCancelCheckoutResponse(): CancelCheckoutResponse {
+  return { session: undefined };
+}
+
+export const CancelCheckoutResponse: MessageFns<CancelCheckoutResponse> = {
+  encode(message: CancelCheckoutResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.session !== undefined) {
+      CheckoutSession.encode(message.session, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelCheckoutResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelCheckoutResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.session = CheckoutSession.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<CancelCheckoutResponse>): CancelCheckoutResponse {
+    return CancelCheckoutResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CancelCheckoutResponse>): CancelCheckoutResponse {
+    const message = createBaseCancelCheckoutResponse();
+    message.session = (object.session !== undefined && object.session !== null)
+      ? CheckoutSession.fromPartial(object.session)
+      : undefined;
     return message;
   },
 };
@@ -3342,6 +3763,31 @@ export const OrderServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * The buyer's own open session priced again with new lines, buyer or shipping country (UCP's update checkout,
+     * ACP's update session): the same rules as CreateCheckout. FAILED_PRECONDITION once it is completing, completed,
+     * canceled or expired.
+     */
+    updateCheckout: {
+      name: "UpdateCheckout",
+      requestType: UpdateCheckoutRequest as typeof UpdateCheckoutRequest,
+      requestStream: false,
+      responseType: UpdateCheckoutResponse as typeof UpdateCheckoutResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * The buyer's own open session canceled: it can no longer be completed. Idempotent: canceling a canceled session
+     * answers it unchanged; FAILED_PRECONDITION once it is completing or completed.
+     */
+    cancelCheckout: {
+      name: "CancelCheckout",
+      requestType: CancelCheckoutRequest as typeof CancelCheckoutRequest,
+      requestStream: false,
+      responseType: CancelCheckoutResponse as typeof CancelCheckoutResponse,
+      responseStream: false,
+      options: {},
+    },
     /** The buyer's own order. */
     getBuyerOrder: {
       name: "GetBuyerOrder",
@@ -3483,6 +3929,23 @@ export interface OrderServiceImplementation<CallContextExt = {}> {
     request: GetCheckoutRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<GetCheckoutResponse>>;
+  /**
+   * The buyer's own open session priced again with new lines, buyer or shipping country (UCP's update checkout,
+   * ACP's update session): the same rules as CreateCheckout. FAILED_PRECONDITION once it is completing, completed,
+   * canceled or expired.
+   */
+  updateCheckout(
+    request: UpdateCheckoutRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<UpdateCheckoutResponse>>;
+  /**
+   * The buyer's own open session canceled: it can no longer be completed. Idempotent: canceling a canceled session
+   * answers it unchanged; FAILED_PRECONDITION once it is completing or completed.
+   */
+  cancelCheckout(
+    request: CancelCheckoutRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<CancelCheckoutResponse>>;
   /** The buyer's own order. */
   getBuyerOrder(
     request: GetBuyerOrderRequest,
@@ -3571,6 +4034,23 @@ export interface OrderServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<GetCheckoutRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<GetCheckoutResponse>;
+  /**
+   * The buyer's own open session priced again with new lines, buyer or shipping country (UCP's update checkout,
+   * ACP's update session): the same rules as CreateCheckout. FAILED_PRECONDITION once it is completing, completed,
+   * canceled or expired.
+   */
+  updateCheckout(
+    request: DeepPartial<UpdateCheckoutRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<UpdateCheckoutResponse>;
+  /**
+   * The buyer's own open session canceled: it can no longer be completed. Idempotent: canceling a canceled session
+   * answers it unchanged; FAILED_PRECONDITION once it is completing or completed.
+   */
+  cancelCheckout(
+    request: DeepPartial<CancelCheckoutRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<CancelCheckoutResponse>;
   /** The buyer's own order. */
   getBuyerOrder(
     request: DeepPartial<GetBuyerOrderRequest>,
