@@ -47,7 +47,7 @@ type Answer = { status: number; body: unknown; headers: Headers };
 const VERSION = '2026-04-17';
 
 /**
- * ACP's Agentic Checkout API through the gateway (../shared/reference/protocols.md §3.2 and §3.3; docs/agents.md,
+ * ACP's Agentic Checkout API through the gateway (docs/protocols.md §3.2 and §3.3; docs/agents.md,
  * "Protocols"): discovery, a session with a freight line from creation to completion, an escalation to a quote
  * and a session bought at the quote's price, update and cancel, and the adversarial cases (another buyer's
  * session, a replayed Idempotency-Key with another body, missing headers, completing twice, bad input). Every

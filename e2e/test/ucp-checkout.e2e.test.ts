@@ -27,7 +27,7 @@ interface UcpTotal {
 }
 
 /**
- * UCP's checkout capability through the gateway (../shared/reference/protocols.md §2.3; docs/agents.md,
+ * UCP's checkout capability through the gateway (docs/protocols.md §2.3; docs/agents.md,
  * "Protocols"): create to completion with a freight line, an escalation to a quote, other buyers, a replayed
  * complete and bad input. Every checkout answer is validated against e2e/schemas/ucp-checkout.schema.json, the
  * shape encoded from that section.

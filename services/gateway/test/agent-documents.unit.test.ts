@@ -154,7 +154,7 @@ describe('ACP feed items', () => {
       inventory_quantity: 200,
       seller_name: 'Acme Surplus',
       seller_url: BASE,
-      // protocols.md §3.1 (Merchant, Returns): seller_tos, return_policy (URL) and return_window (days).
+      // docs/protocols.md §3.1 (Merchant, Returns): seller_tos, return_policy (URL) and return_window (days).
       seller_tos: `${BASE}/agents/terms.md`,
       return_policy: `${BASE}/agents/returns.md`,
       return_window: 2,

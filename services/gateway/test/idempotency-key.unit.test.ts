@@ -35,7 +35,7 @@ const CREATING_OPERATIONS = [
   'POST /api/mcp/invoke',
   'POST /api/mcp/stream',
 ];
-/** ACP takes a key on every POST, and requires it (../shared/reference/protocols.md §3.2). */
+/** ACP takes a key on every POST, and requires it (docs/protocols.md §3.2). */
 const REQUIRING_OPERATIONS = [
   'POST /api/acp/checkout_sessions',
   'POST /api/acp/checkout_sessions/{id}',
@@ -79,7 +79,7 @@ describe('/openapi.json on idempotency keys', () => {
           schema: { type: 'string', minLength: 1, maxLength: 255 },
         },
       });
-      // ACP answers its own Error object (protocols.md §3.2), the other operations a problem document.
+      // ACP answers its own Error object (docs/protocols.md §3.2), the other operations a problem document.
       expect({ name, conflict: operation.responses['422'] }).toMatchObject({
         conflict: {
           content: REQUIRING_OPERATIONS.includes(name)

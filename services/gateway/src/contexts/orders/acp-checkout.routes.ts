@@ -32,7 +32,7 @@ import type { OrderOperations } from './order.operations.js';
 import type { AgreedQuotes } from './quote-purchases.js';
 import { validationError } from '@marketplace/platform';
 
-/** ACP's `api_base_url` (/.well-known/acp.json) and the checkout's paths under it (protocols.md §3.2). */
+/** ACP's `api_base_url` (/.well-known/acp.json) and the checkout's paths under it (docs/protocols.md §3.2). */
 export const ACP_BASE_PATH = '/api/acp';
 export const ACP_CHECKOUT_PATH = `${ACP_BASE_PATH}/checkout_sessions`;
 
@@ -46,7 +46,7 @@ const sendAcpError = (res: Response, { status, body }: AcpError): void => {
 };
 
 /**
- * ACP's request headers (protocols.md §3.2): `API-Version` on every request (400 `missing_api_version` or
+ * ACP's request headers (docs/protocols.md §3.2): `API-Version` on every request (400 `missing_api_version` or
  * `unsupported_api_version`, with the versions we answer), `Request-Id` echoed when it is sent.
  */
 const acpHeaders: RequestHandler = (req, res, next) => {
@@ -136,7 +136,7 @@ const acpErrors =
   };
 
 /**
- * ACP's Agentic Checkout API (protocols.md §3.2) over the same OrderOperations as /api/ucp/checkout and UCP's
+ * ACP's Agentic Checkout API (docs/protocols.md §3.2) over the same OrderOperations as /api/ucp/checkout and UCP's
  * /api/ucp/checkout-sessions, so the three answer one session alike; only the shapes differ.
  */
 export const acpCheckoutRoutes = (
@@ -287,7 +287,7 @@ const ERRORS =
   'key or agent token>, Idempotency-Key on every POST (400 idempotency_key_required; 422 idempotency_conflict).';
 const idParams = checkoutIdParamsSchema;
 
-/** ACP's `Error` (protocols.md §3.2): every 4xx of these routes, as JSON rather than problem+json. */
+/** ACP's `Error` (docs/protocols.md §3.2): every 4xx of these routes, as JSON rather than problem+json. */
 const acpErrorSchema = z
   .object({
     type: z.enum(['invalid_request', 'processing_error', 'service_unavailable']),

@@ -14,14 +14,14 @@ import {
 import type { OrderView } from './order.schema.js';
 
 /**
- * ACP's Agentic Checkout API (release 2026-04-17; ../shared/reference/protocols.md §3.2) as a translation of the
+ * ACP's Agentic Checkout API (release 2026-04-17; docs/protocols.md §3.2) as a translation of the
  * order service's checkout sessions, as ucp-checkout.ts is for UCP: prices, the bulk threshold and its escalation
  * to a quote, freight, expiry and stock are the order service's; this file only renames.
  */
 export const ACP_CHECKOUT_VERSION = '2026-04-17';
 /** The API-Version values the checkout answers, newest first (ACP's `supported_versions`). */
 export const ACP_SUPPORTED_VERSIONS: readonly string[] = [ACP_CHECKOUT_VERSION];
-/** ACP amounts and currencies are lower-case ISO 4217 (protocols.md §3.3, `supported_currencies`). */
+/** ACP amounts and currencies are lower-case ISO 4217 (docs/protocols.md §3.3, `supported_currencies`). */
 const CURRENCY = DEFAULT_CURRENCY.toLowerCase();
 
 /** The one payment handler: invoice terms, net 30, decided by the order service (docs/agents.md, "ACP"). */
@@ -75,7 +75,7 @@ const fulfillmentDetailsSchema = z.looseObject(
 const capabilitiesSchema = z.looseObject({}, { error: 'must be an object' });
 
 /**
- * The create request (protocols.md §3.2: `line_items`, `currency` and `capabilities`, of which `capabilities` is
+ * The create request (docs/protocols.md §3.2: `line_items`, `currency` and `capabilities`, of which `capabilities` is
  * taken as sent and not required). Unknown members are ignored, as ACP asks of a seller (forward compatibility).
  */
 export const acpCreateSchema = z.looseObject(
@@ -98,7 +98,7 @@ export const acpCreateSchema = z.looseObject(
 );
 export type AcpCreate = z.infer<typeof acpCreateSchema>;
 
-/** The update request: each member replaces the session's, the rest stays (protocols.md §3.2, "Update"). */
+/** The update request: each member replaces the session's, the rest stays (docs/protocols.md §3.2, "Update"). */
 export const acpUpdateSchema = z.looseObject(
   {
     line_items: lineItemsSchema.optional(),
@@ -227,7 +227,7 @@ export const checkoutChangesOfAcp = (
 };
 
 /**
- * protocols.md §3.2, `status`: ready_for_complete is ACP's ready_for_payment (payment is the invoice, nothing to
+ * docs/protocols.md §3.2, `status`: ready_for_complete is ACP's ready_for_payment (payment is the invoice, nothing to
  * collect), completing is complete_in_progress; an open session past its expiry is `expired`.
  */
 const STATUS = {
@@ -258,7 +258,7 @@ const totalsOf = (goods: number, freight: number): AcpTotal[] => [
   { type: 'total', display_text: 'Total', amount: goods + freight },
 ];
 
-/** The one payment handler, as ACP's `capabilities.payment.handlers[]` declares one (protocols.md §3.2). */
+/** The one payment handler, as ACP's `capabilities.payment.handlers[]` declares one (docs/protocols.md §3.2). */
 export const acpInvoiceHandler = (publicBaseUrl: string) => ({
   id: ACP_INVOICE_HANDLER_ID,
   name: `${new URL(publicBaseUrl).hostname.split('.').reverse().join('.')}.invoice`,
@@ -275,7 +275,7 @@ export const acpInvoiceHandler = (publicBaseUrl: string) => ({
 
 const lineIdOf = (index: number) => `line_${index + 1}`;
 
-/** The ACP CheckoutSession of an order-service session (protocols.md §3.2, "CheckoutSession"). */
+/** The ACP CheckoutSession of an order-service session (docs/protocols.md §3.2, "CheckoutSession"). */
 export const acpCheckoutView = (
   publicBaseUrl: string,
   session: CheckoutSessionView,
@@ -413,7 +413,7 @@ export const acpParamOf = (path: string): string | undefined => {
     .join('')}`;
 };
 
-/** ACP's protocol-level `Error` (protocols.md §3.2), with the status it is sent with. */
+/** ACP's protocol-level `Error` (docs/protocols.md §3.2), with the status it is sent with. */
 export interface AcpError {
   readonly status: number;
   readonly body: {

@@ -13,11 +13,11 @@ import { checkoutIdParamsSchema } from './checkout.schema.js';
 import type { OrderOperations } from './order.operations.js';
 import { checkoutBodyOfUcp, ucpCheckoutCreateSchema, ucpCheckoutView } from './ucp-checkout.js';
 
-/** The REST binding's paths under our UCP service endpoint, /api/ucp (protocols.md §2.3, "REST"). */
+/** The REST binding's paths under our UCP service endpoint, /api/ucp (docs/protocols.md §2.3, "REST"). */
 export const UCP_CHECKOUT_PATH = '/api/ucp/checkout-sessions';
 
 /**
- * UCP's checkout (protocols.md §2.3) over the same OrderOperations as our own /api/ucp/checkout, so the two
+ * UCP's checkout (docs/protocols.md §2.3) over the same OrderOperations as our own /api/ucp/checkout, so the two
  * answer one session alike; only the shapes differ.
  */
 export const ucpCheckoutRoutes = (

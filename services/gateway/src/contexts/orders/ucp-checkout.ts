@@ -6,7 +6,7 @@ import { MAX_CHECKOUT_LINES, buyerEmailSchema, buyerNameSchema } from './checkou
 import type { OrderView } from './order.schema.js';
 
 /**
- * UCP's checkout capability (`dev.ucp.shopping.checkout`, release 2026-04-08; ../shared/reference/protocols.md
+ * UCP's checkout capability (`dev.ucp.shopping.checkout`, release 2026-04-08; docs/protocols.md
  * §2.3) as a translation of the order service's checkout sessions: every rule (prices, the bulk threshold and its
  * escalation to a quote, freight, stock) is the order service's, this file only renames.
  */
@@ -14,7 +14,7 @@ export const UCP_CHECKOUT_VERSION = '2026-04-08';
 export const UCP_CHECKOUT_CAPABILITY = 'dev.ucp.shopping.checkout';
 
 /**
- * The create request (protocols.md §2.3: `line_items[].item.id` is the catalog variant id, which for us is the
+ * The create request (docs/protocols.md §2.3: `line_items[].item.id` is the catalog variant id, which for us is the
  * product id: a lot has one variant). Unknown members (`signals`, `attribution`, …) are ignored, as UCP lets a
  * platform send fields a business does not use.
  */
@@ -54,7 +54,7 @@ export const checkoutBodyOfUcp = (request: UcpCheckoutCreate): CheckoutBody => {
   };
 };
 
-/** protocols.md §2.3, `status`: ours `completing` is UCP's `complete_in_progress`; the other names are the same. */
+/** docs/protocols.md §2.3, `status`: ours `completing` is UCP's `complete_in_progress`; the other names are the same. */
 const STATUS = {
   ready_for_complete: 'ready_for_complete',
   requires_escalation: 'requires_escalation',
@@ -76,7 +76,7 @@ const totalsOf = (goods: number, freight: number): UcpTotal[] => [
 ];
 
 /**
- * The UCP checkout object of a session (protocols.md §2.3, "Checkout object"). Totals: goods as `subtotal`,
+ * The UCP checkout object of a session (docs/protocols.md §2.3, "Checkout object"). Totals: goods as `subtotal`,
  * freight as `fulfillment`, and `total`. No `tax` or `discount` line: the order service charges neither (the
  * seller invoices; docs/agents.md, "Protocols"), and a zero line would state a tax we never computed.
  */

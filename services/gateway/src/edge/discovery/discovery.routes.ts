@@ -40,7 +40,7 @@ export const sendDocument = (
 export const reverseDomainOf = (publicBaseUrl: string): string =>
   new URL(publicBaseUrl).hostname.split('.').reverse().join('.');
 
-/** Where UCP publishes release 2026-04-08's documents (../shared/reference/protocols.md §2.1). */
+/** Where UCP publishes release 2026-04-08's documents (docs/protocols.md §2.1). */
 const UCP_DEV = `https://ucp.dev/${UCP_VERSION}`;
 
 /**
@@ -109,7 +109,7 @@ export const ucpProfile = (publicBaseUrl: string, signingKeys: readonly SigningJ
 };
 
 /**
- * The ACP discovery document (ACP rfc.discovery; ../shared/reference/protocols.md §3.3): protocol versions, the
+ * The ACP discovery document (ACP rfc.discovery; docs/protocols.md §3.3): protocol versions, the
  * base URL of the checkout service (`/checkout_sessions` under it) and transports. `rest` only: the checkout has
  * no MCP binding. The product feed is where ACP agents find our lots.
  */

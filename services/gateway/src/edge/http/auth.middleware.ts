@@ -56,7 +56,7 @@ export const authenticatedPrincipalOf = (req: Request): Principal => {
 const BEARER = /^Bearer (\S+)$/i;
 
 /**
- * ACP's `Authorization: Bearer <credential>` (../shared/reference/protocols.md §3.2): the credential is the buyer's
+ * ACP's `Authorization: Bearer <credential>` (docs/protocols.md §3.2): the credential is the buyer's
  * API key (`lmk_…`) or an agent token, authenticated as `authenticate` does with X-MCP-API-Key or X-Agent-Token,
  * which are also taken. A request with no credential at all is a 401.
  */
