@@ -75,6 +75,21 @@ const requestInFlight = async (port: number): Promise<RawConnection> => {
 };
 
 /** Signals are the drain's subject, so these tests keep the process to themselves. */
+/** Whether a new connection to `port` is refused (ECONNREFUSED) within `timeoutMs`; accepted ones are dropped. */
+const refusedWithin = async (port: number, timeoutMs: number): Promise<boolean> => {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      (await RawConnection.open(port)).destroy();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ECONNREFUSED') return true;
+      throw error;
+    }
+    await sleep(50);
+  }
+  return false;
+};
+
 describe('running it safely (pnpm start)', () => {
   let marketplace: EmbeddedMarketplace;
   let port: number;
@@ -114,7 +129,9 @@ describe('running it safely (pnpm start)', () => {
     marketplace.process.signal('SIGTERM');
     await idle.closed;
     expect(idle.text.match(/HTTP\/1\.1 /g)).toHaveLength(1);
-    await expect(RawConnection.open(port)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    // The listening socket closes as the drain starts. On a loaded machine the idle connection can reach the
+    // server's keep-alive timeout before the signal is handled, so the refusal is awaited, not assumed at once.
+    expect(await refusedWithin(port, 10_000)).toBe(true);
 
     arriving.write('\r\n');
     await arriving.closed;

@@ -90,16 +90,16 @@ describe('the embedded adapter under a full queue', () => {
         longestGapMs.value = Math.max(longestGapMs.value, now - last);
         last = now;
       }, 1);
-      // 400 writers at once, as a bulk import and catching-up projections queue them: each query runs on this
+      // 300 writers at once, as a bulk import and catching-up projections queue them: each query runs on this
       // thread, and without turns the timer (like an HTTP request) waited for the whole queue.
       const started = performance.now();
       let timerFiredAt: number | undefined;
       setTimeout(() => (timerFiredAt = performance.now()), 1);
       await Promise.all(
-        Array.from({ length: 400 }, (_, n) =>
+        Array.from({ length: 300 }, (_, n) =>
           db.transaction(async (tx) => {
-            await tx.query('insert into queued values ($1, $2)', [n, 'x'.repeat(2_000)]);
-            await tx.query('select count(*) from queued where payload like $1', ['%y%']);
+            await tx.query('insert into queued values ($1, $2)', [n, 'x'.repeat(200)]);
+            await tx.query('select payload from queued where id = $1', [n]);
           }),
         ),
       );

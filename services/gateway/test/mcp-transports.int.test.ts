@@ -243,6 +243,10 @@ describe('MCP transports', () => {
         expect(answer.headers.get('allow')).toBe('POST, OPTIONS');
         expect(answer.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
       }
+      // OPTIONS lists what the path serves: GET and DELETE too, with a session.
+      const options = await gateway.call('/mcp', { method: 'OPTIONS' });
+      expect(options.status).toBe(204);
+      expect(options.headers.get('allow')).toBe('GET, DELETE, POST, OPTIONS');
     });
 
     it('answers JSON, not SSE, and mints no session id', async () => {

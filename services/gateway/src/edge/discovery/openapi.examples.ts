@@ -350,12 +350,15 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
       200:
         'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/resources/updated",' +
         '"params":{"uri":"marketplace://subscriptions/sub_0123456789abcdef01234567"}}\n\n',
+      401: JSON_RPC_REFUSALS[401],
       404: SESSION_NOT_FOUND,
       405: NO_SESSION_405('GET'),
       409: jsonRpcError(-32000, 'Conflict: Only one SSE stream is allowed per session'),
     },
   },
-  mcpEndSession: { responses: { 404: SESSION_NOT_FOUND, 405: NO_SESSION_405('DELETE') } },
+  mcpEndSession: {
+    responses: { 401: JSON_RPC_REFUSALS[401], 404: SESSION_NOT_FOUND, 405: NO_SESSION_405('DELETE') },
+  },
   mcpStreamable: { body: JSON_RPC_CALL, responses: { 200: JSON_RPC_RESULT, ...JSON_RPC_REFUSALS } },
   invokeMcpTool: { body: SEARCH_CALL, responses: { 200: PRODUCT_PAGE } },
   streamMcpTool: {

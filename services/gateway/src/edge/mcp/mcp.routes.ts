@@ -155,12 +155,16 @@ const refuseBatches: RequestHandler = (req, res, next) => {
   res.status(refusal.status).json(refusal.body);
 };
 
+/**
+ * OPTIONS lists what the path serves (GET and DELETE with a session); any other method, or GET and DELETE without
+ * an Mcp-Session-Id, is a 405 whose Allow lists what that request could have been: POST.
+ */
 const statelessMethodNotAllowed: RequestHandler = (req, res) => {
-  res.set('Allow', 'POST, OPTIONS');
   if (req.method === 'OPTIONS') {
-    res.status(204).end();
+    res.set('Allow', 'GET, DELETE, POST, OPTIONS').status(204).end();
     return;
   }
+  res.set('Allow', 'POST, OPTIONS');
   res
     .status(405)
     .json(
@@ -293,6 +297,11 @@ export const mcpRouteDocs: readonly RouteDoc[] = [
     auth: 'api_key_or_agent_token_optional',
     responses: {
       200: { description: 'The session stream', contentType: 'text/event-stream', text: true },
+      401: {
+        description: 'Invalid credential (a JSON-RPC error carrying the problem document in `data`)',
+        schema: jsonRpcResponseSchema,
+        contentType: 'application/json',
+      },
       404: {
         description: 'No such session for this credential on this replica (-32001): initialize again',
         schema: jsonRpcResponseSchema,
@@ -320,6 +329,11 @@ export const mcpRouteDocs: readonly RouteDoc[] = [
     auth: 'api_key_or_agent_token_optional',
     responses: {
       200: 'The session ended',
+      401: {
+        description: 'Invalid credential (a JSON-RPC error carrying the problem document in `data`)',
+        schema: jsonRpcResponseSchema,
+        contentType: 'application/json',
+      },
       404: {
         description: 'No such session for this credential on this replica (-32001)',
         schema: jsonRpcResponseSchema,
