@@ -5,6 +5,7 @@ import type { Logger } from '@marketplace/platform';
 import { isAppError } from '@marketplace/platform';
 import type { IdentityService } from '../../edge/http/auth.middleware.js';
 import { authenticateBearer, principalOf } from '../../edge/http/auth.middleware.js';
+import { errorHandler } from '../../edge/http/error-handler.js';
 import { idempotencyKeyOf } from '../../edge/http/idempotency-key.js';
 import { jsonBody } from '../../edge/http/json-body.js';
 import type { Problems } from '../../edge/http/problem.js';
@@ -105,16 +106,17 @@ const otherMethods =
   };
 
 /** Errors under the ACP base as ACP's `Error` object; a fault is logged and answered as processing_error. */
-const acpErrors =
-  (problems: Problems, logger: Logger): ErrorRequestHandler =>
-  (error: unknown, req, res, next) => {
-    if (res.headersSent) {
-      next(error);
-      return;
-    }
-    const problem = problems.fromError(error);
-    if (problem === undefined) {
-      logger.error({ err: error, requestId: requestIdOf(req) }, 'unexpected error while handling a request');
+const acpErrors = (problems: Problems, logger: Logger): ErrorRequestHandler =>
+  errorHandler(problems, logger, {
+    problem: (res, problem, error) => {
+      const answer = acpErrorOfProblem(problem);
+      const code =
+        typeof error === 'object' && error !== null && 'acpCode' in error && typeof error.acpCode === 'string'
+          ? error.acpCode
+          : answer.body.code;
+      sendAcpError(res, { ...answer, body: { ...answer.body, code } });
+    },
+    fault: (req, res) =>
       sendAcpError(res, {
         status: 500,
         body: {
@@ -122,18 +124,8 @@ const acpErrors =
           code: 'internal_error',
           message: `mention request id ${requestIdOf(req)} when reporting this`,
         },
-      });
-      return;
-    }
-    if (problem.status >= 500)
-      logger.warn({ requestId: requestIdOf(req), detail: problem.detail }, problem.title);
-    const answer = acpErrorOfProblem(problem);
-    const code =
-      typeof error === 'object' && error !== null && 'acpCode' in error && typeof error.acpCode === 'string'
-        ? error.acpCode
-        : answer.body.code;
-    sendAcpError(res, { ...answer, body: { ...answer.body, code } });
-  };
+      }),
+  });
 
 /**
  * ACP's Agentic Checkout API (docs/protocols.md §3.2) over the same OrderOperations as /api/ucp/checkout and UCP's

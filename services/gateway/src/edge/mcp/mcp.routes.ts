@@ -6,11 +6,11 @@ import { validationError } from '@marketplace/platform';
 import type { IdentityService } from '../../contexts/identity/identity.service.js';
 import { authenticate, principalOf } from '../http/auth.middleware.js';
 import { idempotencyKeyOf } from '../http/idempotency-key.js';
+import { errorHandler } from '../http/error-handler.js';
 import { jsonBody } from '../http/json-body.js';
 import { methodNotAllowed } from '../http/method-not-allowed.js';
 import type { Problems } from '../http/problem.js';
 import { sendProblem } from '../http/problem.js';
-import { requestIdOf } from '../http/request-log.js';
 import { parseOrThrow } from '../schemas/validate.js';
 import type { McpDispatcher } from './dispatcher.js';
 import type { RouteDoc } from '../discovery/openapi.describe.js';
@@ -182,24 +182,18 @@ const statelessMethodNotAllowed: RequestHandler = (req, res) => {
  * an oversized body) answer as JSON-RPC errors with the HTTP status of the equivalent problem document, which
  * rides along in `data`.
  */
-const jsonRpcErrorHandler =
-  (problems: Problems, logger: Logger): ErrorRequestHandler =>
-  (error: unknown, req, res, next) => {
-    if (res.headersSent) {
-      next(error);
-      return;
-    }
-    const problem = problems.fromError(error);
-    if (!problem) {
-      logger.error({ err: error, requestId: requestIdOf(req) }, 'unexpected error on an MCP route');
+const jsonRpcErrorHandler = (problems: Problems, logger: Logger): ErrorRequestHandler =>
+  errorHandler(problems, logger, {
+    problem: (res, problem) => {
+      const code = problem.type.endsWith('/malformed-json') ? JSON_RPC.parseError : JSON_RPC.serverError;
+      res
+        .status(problem.status)
+        .json(jsonRpcErrorResponse(null, code, problem.detail ?? problem.title, problem));
+    },
+    fault: (_req, res) => {
       res.status(500).json(jsonRpcErrorResponse(null, JSON_RPC.internalError, 'Internal error'));
-      return;
-    }
-    const code = problem.type.endsWith('/malformed-json') ? JSON_RPC.parseError : JSON_RPC.serverError;
-    res
-      .status(problem.status)
-      .json(jsonRpcErrorResponse(null, code, problem.detail ?? problem.title, problem));
-  };
+    },
+  });
 
 const jsonRpcResponseSchema = z.object({
   jsonrpc: z.literal('2.0'),
