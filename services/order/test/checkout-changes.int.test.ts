@@ -181,6 +181,29 @@ describe.each(testEngines())('checkout changes on $name', ({ create }) => {
     expect((await cancelCheckout(deps, mine(later.checkoutId))).status).toBe('canceled');
   });
 
+  it('races a cancel against a completion: one wins, never a canceled session with orders or held stock', async () => {
+    for (let round = 0; round < 5; round++) {
+      const product = newProduct();
+      const created = await session(product.productId);
+      const [completed, canceled] = await Promise.allSettled([
+        completeCheckout(deps, mine(created.checkoutId)),
+        cancelCheckout(deps, mine(created.checkoutId)),
+      ]);
+      const { session: now, orders } = await getCheckout(deps, created.checkoutId, BUYER);
+      if (now.status === 'canceled') {
+        expect(completed.status).toBe('rejected');
+        expect(orders).toEqual([]);
+        expect(listings.stockOf(product.productId)).toBe(50);
+      } else {
+        expect(now.status).toBe('completed');
+        expect(completed.status).toBe('fulfilled');
+        expect(canceled.status).toBe('rejected');
+        expect(orders).toHaveLength(1);
+        expect(listings.stockOf(product.productId)).toBe(48);
+      }
+    }
+  });
+
   describe('with an idempotency key', () => {
     it('answers a repeated update as the session is now, and refuses the key with another change', async () => {
       const product = newProduct();
