@@ -51,6 +51,13 @@ describe('readImportRows', () => {
     expect(await readImportRows('csv', Buffer.from('name,description\r\nA,B'))).toHaveLength(1);
   });
 
+  it('refuses a file it cannot read in time, naming the file', async () => {
+    await expect(readImportRows('xlsx', await spreadsheetOf(2_000), 1)).rejects.toMatchObject({
+      kind: 'validation',
+      violations: [{ path: 'file', message: expect.stringContaining('could not be read within') }],
+    });
+  });
+
   it('keeps the event loop free while a large spreadsheet is read', async () => {
     const bytes = await spreadsheetOf(8_000);
     let longestGapMs = 0;

@@ -17,13 +17,21 @@ const workerEntry = (): URL =>
     ? new URL('../../../../dist/src/contexts/listings/imports/import-file.worker.js', import.meta.url)
     : new URL('./import-file.worker.js', import.meta.url);
 
+/** Far above what the largest accepted file takes (a 50,000-row XLSX reads in about 9 s on 2 cores). */
+const READ_TIMEOUT_MS = 60_000;
+
 /**
  * The rows of an uploaded CSV or XLSX file (docs/imports.md), read in a worker thread of its own: csv-parse and
  * exceljs are synchronous, and a 50,000-row spreadsheet held the event loop for seconds. One thread per upload,
  * ended with it; uploads are few, and the body limit bounds each thread's memory.
  */
-export const readImportRows = async (format: ImportFormat, bytes: Buffer): Promise<ImportRow[]> => {
+export const readImportRows = async (
+  format: ImportFormat,
+  bytes: Buffer,
+  timeoutMs = READ_TIMEOUT_MS,
+): Promise<ImportRow[]> => {
   const worker = new Worker(workerEntry());
+  let timer: NodeJS.Timeout | undefined;
   try {
     const reply = new Promise<ImportFileReply>((resolve, reject) => {
       worker.once('message', resolve);
@@ -31,12 +39,23 @@ export const readImportRows = async (format: ImportFormat, bytes: Buffer): Promi
       worker.once('exit', (code) =>
         reject(new Error(`the import file worker exited (${code}) without an answer`)),
       );
+      // A file the parsers take minutes over (a crafted spreadsheet) is refused rather than awaited for ever.
+      timer = setTimeout(
+        () =>
+          reject(
+            validationError('unreadable import file', [
+              { path: 'file', message: `could not be read within ${timeoutMs / 1000} s` },
+            ]),
+          ),
+        timeoutMs,
+      );
     });
     worker.postMessage({ format, bytes });
     const answer = await reply;
     if ('refused' in answer) throw validationError(answer.refused.message, answer.refused.violations);
     return answer.rows;
   } finally {
+    clearTimeout(timer);
     await worker.terminate();
   }
 };
