@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 
-// testTimeout and maxWorkers are global options: jest ignores them in the projects, so they are set here once.
+// testTimeout, maxWorkers and testSequencer are global options: jest ignores them in the projects, so they are set here once.
 // The layers are the file names (*.unit.test.ts, *.int.test.ts, *.e2e.test.ts) and, for the tools layer, the
 // projects `bench` and `faults`: the root package.json's test:* scripts select them (docs/testing.md).
 export default {
@@ -17,4 +17,5 @@ export default {
   // Jest's default, one worker less than the cores, is a single worker on two cores. Integration and end-to-end
   // files spend much of their time waiting on PostgreSQL, NATS and child processes, so one worker per core.
   maxWorkers: Math.max(2, availableParallelism()),
+  testSequencer: '<rootDir>/jest.sequencer.js',
 };
