@@ -143,6 +143,55 @@ describe('MCP resource subscriptions (embedded mode)', () => {
     expect(otherBuyer.updates).toEqual([]);
   });
 
+  it("ends a session's open stream when its key is revoked, and the key reaches the session no more", async () => {
+    const account = await marketplace.client.createAccount('buyer', 'Subscription Revoked Buyer');
+    let streamEnded: () => void = () => {};
+    const ended = new Promise<void>((resolve) => (streamEnded = resolve));
+    const client = new Client({ name: 'subscriptions-e2e-revoked', version: '1.0.0' });
+    let opened: () => void = () => {};
+    const streamOpen = new Promise<void>((resolve) => (opened = resolve));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL('/mcp', marketplace.client.baseUrl), {
+        requestInit: { headers: { 'x-mcp-api-key': account.apiKey } },
+        // Reconnecting would only meet the revoked key (401): the test watches the first stream end.
+        reconnectionOptions: {
+          maxRetries: 0,
+          initialReconnectionDelay: 1,
+          maxReconnectionDelay: 1,
+          reconnectionDelayGrowFactor: 1,
+        },
+        fetch: async (input, init) => {
+          const answer = await fetch(input, init);
+          if ((init?.method ?? 'GET') !== 'GET' || !answer.ok || answer.body === null) return answer;
+          opened();
+          // The same bytes go on to the SDK; the copy tells the test when the server ended the stream.
+          const [forSdk, forTest] = answer.body.tee();
+          void forTest
+            .pipeTo(new WritableStream())
+            .catch(() => undefined)
+            .finally(streamEnded);
+          return new Response(forSdk, { status: answer.status, headers: answer.headers });
+        },
+      }),
+    );
+    clients.push(client);
+    await streamOpen;
+    await client.subscribeResource({ uri: savedSearchUri }).catch(() => undefined);
+
+    const prefix = account.apiKey.split('_').slice(0, 2).join('_');
+    const revoked = await marketplace.client.request(`/api/admin/api-keys/${prefix}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${marketplace.adminToken}` },
+    });
+    expect(revoked.status).toBe(204);
+    const outcome = await Promise.race([
+      ended.then(() => 'ended'),
+      new Promise((resolve) => setTimeout(() => resolve('still open'), 5_000)),
+    ]);
+    expect(outcome).toBe('ended');
+    await expect(client.listResources()).rejects.toThrow();
+  });
+
   it('stops notifying once unsubscribed', async () => {
     await buyer.client.unsubscribeResource({ uri: savedSearchUri });
     const before = buyer.updates.length;

@@ -23,6 +23,8 @@ describe.each(testEngines())('the API-key cache on $name', ({ create }) => {
   let first: IdentityService;
   let second: IdentityService;
   let reads = 0;
+  /** The prefixes each gateway was told were revoked (onKeyRevoked). */
+  const told: Record<'first' | 'second', string[]> = { first: [], second: [] };
 
   const isAccepted = (identity: IdentityService, key: string): Promise<boolean> =>
     identity.authenticate(key).then(
@@ -52,7 +54,7 @@ describe.each(testEngines())('the API-key cache on $name', ({ create }) => {
       afterCommit: (callback) => db.afterCommit(callback),
       close: () => db.close(),
     };
-    const gateway = () =>
+    const gateway = (name: keyof typeof told) =>
       createIdentityService({
         db: counted,
         schema,
@@ -60,9 +62,10 @@ describe.each(testEngines())('the API-key cache on $name', ({ create }) => {
         clock,
         agentTokenSecret: SECRET,
         keyCache: { ttlMs: TTL_MS },
+        onKeyRevoked: (prefix) => told[name].push(prefix),
       });
-    first = gateway();
-    second = gateway();
+    first = gateway('first');
+    second = gateway('second');
     await first.start();
     await second.start();
   }, TEST_ENGINE_CREATE_TIMEOUT_MS);
@@ -103,6 +106,23 @@ describe.each(testEngines())('the API-key cache on $name', ({ create }) => {
       console.info(`revocation delay ${delayMs.toFixed(1)} ms`);
     expect(delayMs).toBeLessThan(5_000);
     expect(await isAccepted(first, apiKey)).toBe(false);
+    // Both are told, so each can end the MCP sessions of the key (docs/security.md).
+    expect(told.first).toContain(apiKeyPrefix);
+    expect(told.second).toContain(apiKeyPrefix);
+  });
+
+  it("names the key an agent token was issued for, so the key's revocation reaches the token's sessions", async () => {
+    const buyer = await first.createAccount({
+      role: 'buyer',
+      name: 'Token Buyer',
+      email: 'token@buyer.example',
+    });
+    const principal = await first.authenticate(buyer.apiKey);
+    const { token } = await first.issueAgentToken(principal);
+    expect((await second.authenticateAgentToken(token)).credential).toMatchObject({
+      kind: 'agent_token',
+      apiKeyPrefix: buyer.apiKeyPrefix,
+    });
   });
 
   it('forgets a key revoked without a notification once its entry expires (the backstop)', async () => {

@@ -47,7 +47,7 @@ describe('McpSessions', () => {
       sessions.find('s1', {
         accountId: 1,
         role: 'buyer',
-        credential: { kind: 'agent_token', sessionId: 'mk_a' },
+        credential: { kind: 'agent_token', sessionId: 'mk_a', apiKeyPrefix: 'mk_k' },
       }),
     ).toBeUndefined();
     expect(sessions.find('s1', undefined)).toBeUndefined();
@@ -69,6 +69,27 @@ describe('McpSessions', () => {
     sessions.add('s4', keyOf('mk_b'), new FakeSession());
     expect(sessions.size).toBe(3);
     expect(sessions.hasRoom()).toBe(false);
+  });
+
+  it("ends the sessions of a revoked key and of the agent tokens issued for it, and no one else's", () => {
+    const { sessions } = table();
+    const tokenOf = (sessionId: string, apiKeyPrefix: string): Principal => ({
+      accountId: 1,
+      role: 'buyer',
+      credential: { kind: 'agent_token', sessionId, apiKeyPrefix },
+    });
+    const [byKey, byToken, byOtherKey] = [new FakeSession(), new FakeSession(), new FakeSession()];
+    sessions.add('s1', keyOf('mk_a'), byKey);
+    sessions.add('s2', tokenOf('t1', 'mk_a'), byToken);
+    sessions.add('s3', keyOf('mk_b'), byOtherKey);
+    sessions.subscribe('s1', 'marketplace://subscriptions/sub_1');
+
+    expect(sessions.endKey('mk_a')).toBe(2);
+    expect([byKey.closed, byToken.closed, byOtherKey.closed]).toEqual([true, true, false]);
+    expect(sessions.find('s1', keyOf('mk_a'))).toBeUndefined();
+    expect(sessions.notifyUpdated(['marketplace://subscriptions/sub_1'])).toBe(0);
+    expect(sessions.endKey('mk_a')).toBe(0);
+    expect(sessions.size).toBe(1);
   });
 
   it('notifies the sessions subscribed to a resource, once each, until they unsubscribe', () => {

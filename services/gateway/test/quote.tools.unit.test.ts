@@ -28,7 +28,7 @@ const SELLER: Principal = {
 const BUYER: Principal = {
   accountId: 21,
   role: 'buyer',
-  credential: { kind: 'agent_token', sessionId: 's' },
+  credential: { kind: 'agent_token', sessionId: 's', apiKeyPrefix: 'mk_k' },
 };
 
 const stored = (request: Partial<quoteV1.QuoteRequest> = {}): quoteV1.QuoteRequest => ({

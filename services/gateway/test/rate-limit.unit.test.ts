@@ -16,7 +16,7 @@ const KEYED: Principal = {
 const TOKEN: Principal = {
   accountId: 21,
   role: 'buyer',
-  credential: { kind: 'agent_token', sessionId: 's1' },
+  credential: { kind: 'agent_token', sessionId: 's1', apiKeyPrefix: 'mk_k' },
 };
 
 describe('gateway rate limiter', () => {

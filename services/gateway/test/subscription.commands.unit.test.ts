@@ -9,7 +9,7 @@ import { violationsOf } from '../src/edge/schemas/validate.js';
 const BUYER: Principal = {
   accountId: 42,
   role: 'buyer',
-  credential: { kind: 'agent_token', sessionId: 's1' },
+  credential: { kind: 'agent_token', sessionId: 's1', apiKeyPrefix: 'mk_k' },
 };
 const subscription: subscriptionV1.Subscription = {
   subscriptionId: 'sub_0123456789abcdef01234567',

@@ -20,10 +20,17 @@ export interface AccountContact {
   readonly company?: string | undefined;
 }
 
-/** How a caller proved who it is: an API key (named by its prefix) or a buyer's agent token (by its session). */
+/**
+ * How a caller proved who it is: an API key (named by its prefix) or a buyer's agent token (by its session, with
+ * the prefix of the key it was issued for: revoking that key ends the token too).
+ */
 export type Credential =
   | { readonly kind: 'api_key'; readonly keyPrefix: string }
-  | { readonly kind: 'agent_token'; readonly sessionId: string };
+  | { readonly kind: 'agent_token'; readonly sessionId: string; readonly apiKeyPrefix: string };
+
+/** The API key behind a credential: the key itself, or the one an agent token was issued for. */
+export const apiKeyPrefixOfCredential = (credential: Credential): string =>
+  credential.kind === 'api_key' ? credential.keyPrefix : credential.apiKeyPrefix;
 
 /**
  * The caller behind a valid API key or agent token. Logged by account id, key prefix or session id, never by

@@ -113,6 +113,11 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
   const schema = options.identitySchema ?? IDENTITY_SCHEMA;
   await migrate(db, schema, IDENTITY_MIGRATIONS);
   const agentTokenSecret = options.agentTokenSecret ?? randomBytes(32).toString('base64url');
+  // MCP sessions and their resource subscriptions live in this replica; its own consumer group hands it every
+  // saved-search match (docs/agents.md, "MCP resource subscriptions"). A revoked key ends its sessions.
+  const mcpSessions = new McpSessions({ ...DEFAULT_MCP_SESSION_LIMITS, ...options.mcpSessionLimits }, () =>
+    clock.now(),
+  );
   const identity = createIdentityService({
     db,
     schema,
@@ -120,6 +125,7 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
     clock,
     agentTokenSecret,
     keyCache: { ttlMs: API_KEY_CACHE_TTL_MS },
+    onKeyRevoked: (prefix) => mcpSessions.endKey(prefix),
   });
   await identity.start();
   const clientOptions = { deadlineMs: options.grpcDeadlineMs };
@@ -149,11 +155,6 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
     encode: encodeAccountEvent,
     logger,
   });
-  // MCP sessions and their resource subscriptions live in this replica; its own consumer group hands it every
-  // saved-search match (docs/agents.md, "MCP resource subscriptions").
-  const mcpSessions = new McpSessions({ ...DEFAULT_MCP_SESSION_LIMITS, ...options.mcpSessionLimits }, () =>
-    clock.now(),
-  );
   const sweepSessions = setInterval(
     () => mcpSessions.sweep(),
     Math.min(60_000, Math.max(1_000, mcpSessions.limits.idleMs / 2)),

@@ -33,10 +33,11 @@ export interface IdentityStore {
   /** False when no unrevoked key has this prefix. */
   revokeKey(q: Queryable, prefix: string, revokedAtMs: number): Promise<boolean>;
   insertAgentTokenSession(q: Queryable, session: AgentTokenSession, nowMs: number): Promise<void>;
+  /** The role of the token's account and the prefix of the key it was issued for, while that key is active. */
   roleOfAgentTokenSession(
     q: Queryable,
     sessionId: string,
     accountId: number,
-  ): Promise<AccountRole | undefined>;
+  ): Promise<{ readonly role: AccountRole; readonly apiKeyPrefix: string } | undefined>;
   probe(q: Queryable): Promise<void>;
 }

@@ -34,8 +34,9 @@ export interface IdentityService {
   /** Throws unless the identity tables exist and the database answers. */
   probe(): Promise<void>;
   /**
-   * With `keyCache`: listens for revocations (from any gateway or the CLI), so cached keys are forgotten within
-   * the notification delay. Call once before serving; without `keyCache` there is nothing to listen for.
+   * With `keyCache` or `onKeyRevoked`: listens for revocations (from any gateway or the CLI), so cached keys are
+   * forgotten, and sessions ended, within the notification delay. Call once before serving; without either there
+   * is nothing to listen for.
    */
   start(): Promise<void>;
   /** Stops listening. */
@@ -58,6 +59,11 @@ export interface IdentityServiceOptions {
    * every authentication reads the table (the CLI, which authenticates nobody).
    */
   readonly keyCache?: { readonly ttlMs: number };
+  /**
+   * Told the prefix of every key revoked, here or by any other gateway or the CLI (within the notification
+   * delay): the gateway ends the MCP sessions opened with that key or its agent tokens (docs/security.md).
+   */
+  readonly onKeyRevoked?: (prefix: string) => void;
 }
 
 const TOKEN_REJECTIONS: Record<AgentTokenRejection, string> = {
@@ -78,10 +84,15 @@ export const createIdentityService = ({
   random,
   agentTokenSecret,
   keyCache,
+  onKeyRevoked,
 }: IdentityServiceOptions): IdentityService => {
   const store = createPostgresEventStore({ db, schema });
   const cache = keyCache === undefined ? undefined : new ActiveKeyCache(keyCache.ttlMs);
   let unlisten: (() => Promise<void>) | undefined;
+  const keyRevoked = (prefix: string): void => {
+    cache?.forget(prefix);
+    onKeyRevoked?.(prefix);
+  };
 
   const findActiveKey = async (prefix: string): Promise<StoredApiKey | undefined> => {
     const now = clock.now();
@@ -137,7 +148,7 @@ export const createIdentityService = ({
       const revoked = isApiKeyPrefix(prefix) && (await repository.revokeKey(db, prefix, clock.now()));
       if (!revoked) throw notFound('no API key has this prefix');
       // At once here; other gateways hear it from the notification.
-      cache?.forget(prefix);
+      keyRevoked(prefix);
     },
 
     authenticate: async (presentedKey) => {
@@ -168,21 +179,25 @@ export const createIdentityService = ({
 
     authenticateAgentToken: async (presentedToken) => {
       const verified = verifyAgentToken(agentTokenSecret, presentedToken, clock.now());
-      const role = verified.ok
+      const session = verified.ok
         ? await repository.roleOfAgentTokenSession(
             db,
             verified.claims.sessionId,
             verified.claims.buyerAccountId,
           )
         : undefined;
-      if (!verified.ok || role !== 'buyer') {
+      if (!verified.ok || session?.role !== 'buyer') {
         const why = verified.ok
           ? 'was issued for an API key that is revoked, or for no buyer account'
           : TOKEN_REJECTIONS[verified.rejection];
         throw unauthenticated(`the X-Agent-Token header does not carry a valid agent token: it ${why}`);
       }
       const { buyerAccountId, sessionId } = verified.claims;
-      return { accountId: buyerAccountId, role, credential: { kind: 'agent_token', sessionId } };
+      return {
+        accountId: buyerAccountId,
+        role: session.role,
+        credential: { kind: 'agent_token', sessionId, apiKeyPrefix: session.apiKeyPrefix },
+      };
     },
 
     contactOf: async (accountId) => {
@@ -194,8 +209,8 @@ export const createIdentityService = ({
     probe: () => repository.probe(db),
 
     start: async () => {
-      if (cache === undefined || unlisten !== undefined) return;
-      unlisten = await db.listen(repository.revokedKeysChannel, (prefix) => cache.forget(prefix));
+      if ((cache === undefined && onKeyRevoked === undefined) || unlisten !== undefined) return;
+      unlisten = await db.listen(repository.revokedKeysChannel, keyRevoked);
     },
 
     stop: async () => {

@@ -1,4 +1,5 @@
 import type { Principal } from '../account.js';
+import { apiKeyPrefixOfCredential } from '../account.js';
 
 /**
  * What the session table needs of one MCP session (docs/agents.md, "MCP resource subscriptions"): a way to tell
@@ -48,6 +49,8 @@ export class SubscriptionLimitError extends Error {
 interface Session {
   readonly id: string;
   readonly credential: string;
+  /** The API key behind the credential: its revocation ends the session. */
+  readonly apiKeyPrefix: string;
   readonly handle: SessionHandle;
   readonly subscriptions: Set<string>;
   lastActiveAt: number;
@@ -92,6 +95,7 @@ export class McpSessions {
     this.sessions.set(id, {
       id,
       credential,
+      apiKeyPrefix: apiKeyPrefixOfCredential(principal.credential),
       handle,
       subscriptions: new Set(),
       lastActiveAt: this.now(),
@@ -177,6 +181,16 @@ export class McpSessions {
     );
     idle.forEach((session) => this.end(session.id));
     return idle.length;
+  }
+
+  /**
+   * Ends the sessions opened with the key `apiKeyPrefix` or with an agent token issued for it (the key was revoked:
+   * an open stream must not outlive it); returns how many.
+   */
+  endKey(apiKeyPrefix: string): number {
+    const revoked = [...this.sessions.values()].filter((session) => session.apiKeyPrefix === apiKeyPrefix);
+    revoked.forEach((session) => this.end(session.id));
+    return revoked.length;
   }
 
   /** Ends every session (the gateway stops: their clients re-initialize elsewhere). */

@@ -102,16 +102,17 @@ export class IdentityRepository implements IdentityStore {
     q: Queryable,
     sessionId: string,
     accountId: number,
-  ): Promise<AccountRole | undefined> {
-    const { rows } = await q.query<{ role: AccountRole }>(
-      `SELECT a.role
+  ): Promise<{ readonly role: AccountRole; readonly apiKeyPrefix: string } | undefined> {
+    const { rows } = await q.query<{ role: AccountRole; api_key_prefix: string }>(
+      `SELECT a.role, s.api_key_prefix
          FROM ${this.agentTokenSessions} s
          JOIN ${this.apiKeys} k ON k.prefix = s.api_key_prefix
          JOIN ${this.accounts} a ON a.id = k.account_id
         WHERE s.session_id = $1 AND k.account_id = $2 AND k.revoked_at IS NULL`,
       [sessionId, accountId],
     );
-    return rows[0]?.role;
+    const row = rows[0];
+    return row && { role: row.role, apiKeyPrefix: row.api_key_prefix };
   }
 
   /** Cheap probe that the tables exist and the database answers; used by readiness. */
