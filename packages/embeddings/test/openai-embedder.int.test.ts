@@ -106,10 +106,15 @@ describe('OpenAI-compatible embedder', () => {
     const { url, received } = await serve(() => {
       // never answers
     });
-    const embedder = createOpenAiEmbedder({ url, model: 'm', timeoutMs: 50, attempts: 2, retryDelayMs: 1 });
+    // Long enough for each attempt's request to reach the server even on a loaded machine, far below the bound.
+    const embedder = createOpenAiEmbedder({ url, model: 'm', timeoutMs: 250, attempts: 2, retryDelayMs: 1 });
     const started = Date.now();
     await expect(embedder.embed(['x'])).rejects.toThrow(EmbeddingProviderError);
     expect(Date.now() - started).toBeLessThan(2_000);
+    // The server reads the second request's body after the client gave up on it: wait for it, briefly.
+    for (let waited = 0; received.length < 2 && waited < 1_000; waited += 10) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
     expect(received).toHaveLength(2);
   });
 
