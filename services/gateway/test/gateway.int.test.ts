@@ -50,6 +50,11 @@ describe.each(testEngines())('gateway HTTP API on $name', ({ create }) => {
     await db?.close();
   });
 
+  it('keeps an idle connection 65 s and says so, longer than the 60 s idle timeout of common load balancers', async () => {
+    const answer = await gateway.call('/healthz');
+    expect(answer.headers.get('keep-alive')).toBe('timeout=65');
+  });
+
   describe('admin API', () => {
     it('opens an account with a first key, shown once and never cached', async () => {
       const answer = await gateway.postJson(

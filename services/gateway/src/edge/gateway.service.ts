@@ -101,6 +101,13 @@ const REQUEST_TIMEOUT_MS = 30_000;
 /** A client trickling its headers (slowloris) is cut off after this; checked every CONNECTIONS_CHECK_MS. */
 const HEADERS_TIMEOUT_MS = 10_000;
 const CONNECTIONS_CHECK_MS = 1_000;
+/**
+ * An idle connection is kept this long, and clients are told so (`Keep-Alive: timeout=65`). Longer than the 60 s
+ * idle timeout of common load balancers and than what HTTP clients keep (they close first, allowing for the
+ * hint's rounding), so nobody sends a request on a connection the gateway is closing. Node's 5 s default left a
+ * 2 s margin, which a busy client's event loop can exceed: its request then met "other side closed".
+ */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
 
 /**
@@ -188,6 +195,7 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
   const server = createServer({
     requestTimeout: REQUEST_TIMEOUT_MS,
     headersTimeout: HEADERS_TIMEOUT_MS,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
   });
   try {
