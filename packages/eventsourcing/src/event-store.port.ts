@@ -67,6 +67,16 @@ export interface AppendRequest<E extends DomainEvent = DomainEvent> {
   readonly companion?: CompanionWrite;
 }
 
+/** One stream's part of a multi-stream append: an append request without a companion of its own. */
+export type StreamAppend<E extends DomainEvent = DomainEvent> = Omit<AppendRequest<E>, 'companion'>;
+
+export interface MultiStreamAppendRequest<E extends DomainEvent = DomainEvent> {
+  /** Each stream at most once; every stream's expectation must hold, or nothing is appended. */
+  readonly streams: readonly StreamAppend<E>[];
+  /** Written in the same statement as the events, only when every event of every stream went in. */
+  readonly companion?: CompanionWrite;
+}
+
 export interface EventStore {
   /** All events of a stream in version order; `version` 0 when the stream does not exist. */
   readStream<E extends DomainEvent>(
@@ -79,4 +89,15 @@ export interface EventStore {
    * Throws WrongExpectedVersionError when the expectation fails (detected by a unique constraint).
    */
   append<E extends DomainEvent>(request: AppendRequest<E>, tx?: Queryable): Promise<RecordedEvent<E>[]>;
+  /**
+   * Appends to several streams at once, all or nothing: one statement (in `tx` when given), so a batch of
+   * writes (a bulk upsert's creates) costs one round trip and one commit instead of one each. Answers each
+   * stream's recorded events in the order of `streams` (a stream sent with no events is not checked, as with
+   * `append`). Throws WrongExpectedVersionError naming a stream whose
+   * expectation failed, and then appends nothing (in `tx`, the transaction stays usable, as with `append`).
+   */
+  appendMany<E extends DomainEvent>(
+    request: MultiStreamAppendRequest<E>,
+    tx?: Queryable,
+  ): Promise<RecordedEvent<E>[][]>;
 }

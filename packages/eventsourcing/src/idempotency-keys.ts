@@ -1,6 +1,6 @@
 import type { Database, Migration, Queryable, Transaction } from '@marketplace/database';
 import { quoteIdent } from '@marketplace/database';
-import type { Clock } from '@marketplace/platform';
+import type { AppError, Clock } from '@marketplace/platform';
 import type { IdempotentRequest } from './idempotency.js';
 import { IDEMPOTENCY_KEY_RETENTION_MS, idempotencyConflict } from './idempotency.js';
 
@@ -44,6 +44,23 @@ class KeyRecordedFirst extends Error {
     super(`the idempotency key already created ${streamId}`);
     this.name = 'KeyRecordedFirst';
   }
+}
+
+/**
+ * Thrown by `recordMany` when concurrent requests recorded some of the batch's keys first: the caller's
+ * transaction must roll back (its creates are duplicates of theirs), and `findMany` then finds those keys.
+ */
+export class IdempotencyKeysTaken extends Error {
+  constructor(readonly keys: readonly string[]) {
+    super(`${keys.length} idempotency keys were recorded by another request first`);
+    this.name = 'IdempotencyKeysTaken';
+  }
+}
+
+/** One key of a batch of creates, and the stream it creates. */
+export interface IdempotencyKeyEntry {
+  readonly request: IdempotentRequest;
+  readonly streamId: string;
 }
 
 /**
@@ -98,6 +115,59 @@ export class IdempotencyKeys {
     if (row === undefined) return undefined;
     if (row.request_hash !== request.requestHash) throw idempotencyConflict(request.key);
     return row.stream_id;
+  }
+
+  /**
+   * `find` for a batch of creates (a bulk upsert's items) in one statement: for each request in order, the stream
+   * its key created, undefined when unseen, or the idempotency conflict when it was for another request.
+   */
+  async findMany(
+    q: Queryable,
+    requests: readonly IdempotentRequest[],
+  ): Promise<(string | AppError | undefined)[]> {
+    if (requests.length === 0) return [];
+    const { rows } = await q.query<{ scope: string; key: string; request_hash: string; stream_id: string }>(
+      `select k.scope, k.key, k.request_hash, k.stream_id
+         from unnest($1::text[], $2::text[]) as wanted (scope, key)
+         join ${this.table} k on k.scope = wanted.scope and k.key = wanted.key`,
+      [requests.map((request) => request.scope), requests.map((request) => request.key)],
+    );
+    const found = new Map(rows.map((row) => [`${row.scope}\n${row.key}`, row]));
+    return requests.map((request) => {
+      const row = found.get(`${request.scope}\n${request.key}`);
+      if (row === undefined) return undefined;
+      return row.request_hash === request.requestHash ? row.stream_id : idempotencyConflict(request.key);
+    });
+  }
+
+  /**
+   * Records a batch's keys in the transaction that appends the created streams' first events, in one statement.
+   * A key a concurrent request is recording makes this wait for its transaction; if it committed, this throws
+   * IdempotencyKeysTaken, and the caller rolls back and looks the keys up again (`findMany`).
+   */
+  async recordMany(tx: Transaction, entries: readonly IdempotencyKeyEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    const { rows } = await tx.query<{ scope: string; key: string }>(
+      `insert into ${this.table} (scope, key, request_hash, stream_id, created_at)
+       select scope, key, request_hash, stream_id, $5
+         from unnest($1::text[], $2::text[], $3::text[], $4::text[]) as entry (scope, key, request_hash, stream_id)
+       on conflict (scope, key) do nothing
+       returning scope, key`,
+      [
+        entries.map(({ request }) => request.scope),
+        entries.map(({ request }) => request.key),
+        entries.map(({ request }) => request.requestHash),
+        entries.map(({ streamId }) => streamId),
+        new Date(this.clock.now()),
+      ],
+    );
+    if (rows.length === entries.length) return;
+    const recorded = new Set(rows.map((row) => `${row.scope}\n${row.key}`));
+    throw new IdempotencyKeysTaken(
+      entries
+        .filter(({ request }) => !recorded.has(`${request.scope}\n${request.key}`))
+        .map(({ request }) => request.key),
+    );
   }
 
   /** Deletes the keys recorded more than IDEMPOTENCY_KEY_RETENTION_MS ago; resolves to how many. */

@@ -41,7 +41,9 @@ export {
 } from './idempotency.js';
 export {
   IdempotencyKeys,
+  IdempotencyKeysTaken,
   idempotencyKeysMigration,
+  type IdempotencyKeyEntry,
   type CreateOnceSteps,
   type RecordIdempotencyKey,
 } from './idempotency-keys.js';

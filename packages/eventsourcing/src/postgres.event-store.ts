@@ -14,7 +14,9 @@ import {
   WrongExpectedVersionError,
   type AppendRequest,
   type EventStore,
+  type MultiStreamAppendRequest,
   type RecordedEvent,
+  type StreamAppend,
 } from './event-store.port.js';
 
 export interface PostgresEventStoreOptions {
@@ -130,6 +132,149 @@ export const createPostgresEventStore = ({ db, schema }: PostgresEventStoreOptio
     throw new WrongExpectedVersionError(request.streamId, request.expectedVersion);
   };
 
+  /**
+   * The statement of a multi-stream append: one row per event, its version computed from its stream's
+   * expectation (`any`: after the stream's last version, read by the statement), inserted only when every
+   * stream expected at a version has that version (one guard for all, so a failed one appends nothing).
+   */
+  const insertManyStatement = (request: MultiStreamAppendRequest, onConflict: string) => {
+    const rows = request.streams.flatMap((stream) =>
+      stream.events.map((event, index) => ({
+        streamId: stream.streamId,
+        streamType: stream.streamType,
+        // -1: after the stream's last version (expected version any).
+        base:
+          stream.expectedVersion === 'any'
+            ? -1
+            : stream.expectedVersion === 'no_stream'
+              ? 0
+              : stream.expectedVersion,
+        offset: index + 1,
+        type: event.type,
+        data: JSON.stringify(event.data),
+        metadata: JSON.stringify(stream.metadata),
+        occurredAt: new Date(stream.now),
+      })),
+    );
+    const guarded = request.streams.filter(
+      (stream): stream is StreamAppend & { expectedVersion: number } =>
+        typeof stream.expectedVersion === 'number' && stream.expectedVersion > 0,
+    );
+    const insert = `insert into ${events} (stream_id, stream_type, version, event_id, type, data, metadata, occurred_at)
+         select a.stream_id, a.stream_type,
+                case when a.base < 0
+                  then (select coalesce(max(version), 0) from ${events} e where e.stream_id = a.stream_id)
+                  else a.base end + a.version_offset,
+                a.event_id, a.type, a.data, a.metadata, a.occurred_at
+         from unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::uuid[], $6::text[], $7::jsonb[],
+                     $8::jsonb[], $9::timestamptz[]) with ordinality
+           as a (stream_id, stream_type, base, version_offset, event_id, type, data, metadata, occurred_at, n)
+         where not exists (
+           select 1 from unnest($10::text[], $11::int[]) as g (stream_id, version)
+            where not exists (select 1 from ${events} e where e.stream_id = g.stream_id and e.version = g.version))
+         order by a.n
+         ${onConflict}
+         returning ${EVENT_COLUMNS}`;
+    const params: unknown[] = [
+      rows.map((row) => row.streamId),
+      rows.map((row) => row.streamType),
+      rows.map((row) => row.base),
+      rows.map((row) => row.offset),
+      rows.map(() => newEventId()),
+      rows.map((row) => row.type),
+      rows.map((row) => row.data),
+      rows.map((row) => row.metadata),
+      rows.map((row) => row.occurredAt),
+      guarded.map((stream) => stream.streamId),
+      guarded.map((stream) => stream.expectedVersion),
+    ];
+    const { companion } = request;
+    if (companion === undefined) return { sql: insert, params, total: rows.length };
+    const companionSql = companion.sql({
+      whenAppended: `(select count(*) from appended_events) = ${rows.length}`,
+      firstParam: params.length + 1,
+    });
+    return {
+      sql: `with appended_events as (${insert}), companion as (${companionSql})
+            select ${EVENT_COLUMNS} from appended_events`,
+      params: [...params, ...companion.params],
+      total: rows.length,
+    };
+  };
+
+  /**
+   * After a refused multi-stream append (nothing of it in the table): the first stream whose expectation does
+   * not hold now, to name in the error; the first stream when a concurrent writer's append is not visible.
+   */
+  const streamOffExpectation = async (
+    q: Queryable,
+    streams: readonly StreamAppend[],
+  ): Promise<StreamAppend> => {
+    const { rows } = await q.query<{ stream_id: string; version: number }>(
+      `select stream_id, max(version)::int as version from ${events} where stream_id = any($1::text[])
+        group by stream_id`,
+      [streams.map((stream) => stream.streamId)],
+    );
+    const versions = new Map(rows.map((row) => [row.stream_id, row.version]));
+    const holds = ({ streamId, expectedVersion }: StreamAppend): boolean => {
+      const version = versions.get(streamId) ?? 0;
+      if (expectedVersion === 'any') return true;
+      return expectedVersion === 'no_stream' ? version === 0 : version === expectedVersion;
+    };
+    return streams.find((stream) => !holds(stream)) ?? (streams[0] as StreamAppend);
+  };
+
+  const byStream = <E extends DomainEvent>(
+    streams: readonly StreamAppend<E>[],
+    rows: EventRow[],
+  ): RecordedEvent<E>[][] => {
+    const recordedOf = new Map<string, EventRow[]>(streams.map((stream) => [stream.streamId, []]));
+    for (const row of rows) recordedOf.get(row.stream_id)?.push(row);
+    return streams.map((stream) => recorded<E>(recordedOf.get(stream.streamId) ?? []));
+  };
+
+  const conflictOf = (stream: StreamAppend) =>
+    new WrongExpectedVersionError(stream.streamId, stream.expectedVersion);
+
+  /** Alone: one statement, atomic without a transaction; a taken version fails the whole statement. */
+  const insertManyAlone = async <E extends DomainEvent>(
+    request: MultiStreamAppendRequest<E>,
+  ): Promise<RecordedEvent<E>[][]> => {
+    const { sql, params, total } = insertManyStatement(request, '');
+    let rows: EventRow[];
+    try {
+      ({ rows } = await db.query<EventRow>(sql, params));
+    } catch (error) {
+      if (sqlStateOf(error) !== PG_UNIQUE_VIOLATION) throw error;
+      throw conflictOf(await streamOffExpectation(db, request.streams));
+    }
+    if (rows.length !== total) throw conflictOf(await streamOffExpectation(db, request.streams));
+    eventsAppended(schema);
+    return byStream(request.streams, rows);
+  };
+
+  /** In the caller's transaction: taken versions are skipped and what went in is deleted again (see above). */
+  const insertManyInTransaction = async <E extends DomainEvent>(
+    tx: Queryable,
+    request: MultiStreamAppendRequest<E>,
+  ): Promise<RecordedEvent<E>[][]> => {
+    const { sql, params, total } = insertManyStatement(
+      request,
+      'on conflict (stream_id, version) do nothing',
+    );
+    const { rows } = await tx.query<EventRow>(sql, params);
+    if (rows.length === total) {
+      db.afterCommit(() => eventsAppended(schema));
+      return byStream(request.streams, rows);
+    }
+    if (rows.length > 0) {
+      await tx.query(`delete from ${events} where event_id = any($1::uuid[])`, [
+        rows.map((row) => row.event_id),
+      ]);
+    }
+    throw conflictOf(await streamOffExpectation(tx, request.streams));
+  };
+
   return {
     async readStream<E extends DomainEvent>(streamId: string, tx?: Queryable) {
       const { rows } = await (tx ?? db).query<EventRow>(
@@ -146,6 +291,33 @@ export const createPostgresEventStore = ({ db, schema }: PostgresEventStoreOptio
       for (let attempt = 1; ; attempt++) {
         try {
           return tx ? await insertInTransaction(tx, request) : await insertAlone(request);
+        } catch (error) {
+          if (!(error instanceof WrongExpectedVersionError) || attempt >= attempts) throw error;
+        }
+      }
+    },
+
+    async appendMany<E extends DomainEvent>(request: MultiStreamAppendRequest<E>, tx?: Queryable) {
+      const seen = new Set<string>();
+      for (const stream of request.streams) {
+        assertValidAppend(stream);
+        if (seen.has(stream.streamId)) {
+          throw new TypeError(`stream ${stream.streamId} appears twice in one multi-stream append`);
+        }
+        seen.add(stream.streamId);
+      }
+      const appending = request.streams.filter((stream) => stream.events.length > 0);
+      if (appending.length === 0) return request.streams.map(() => []);
+      const appended = { ...request, streams: appending };
+      const attempts = appending.some((stream) => stream.expectedVersion === 'any')
+        ? ANY_VERSION_ATTEMPTS
+        : 1;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const recordedOf = new Map<string, RecordedEvent<E>[]>();
+          const results = tx ? await insertManyInTransaction(tx, appended) : await insertManyAlone(appended);
+          appending.forEach((stream, index) => recordedOf.set(stream.streamId, results[index] ?? []));
+          return request.streams.map((stream) => recordedOf.get(stream.streamId) ?? []);
         } catch (error) {
           if (!(error instanceof WrongExpectedVersionError) || attempt >= attempts) throw error;
         }

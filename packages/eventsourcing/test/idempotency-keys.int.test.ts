@@ -14,6 +14,7 @@ import {
   eventStoreMigrations,
   IDEMPOTENCY_KEY_RETENTION_MS,
   IdempotencyKeys,
+  IdempotencyKeysTaken,
   idempotencyKeysMigration,
   requestHashOf,
 } from '../src/index.js';
@@ -175,6 +176,54 @@ describe.each(testEngines())('idempotency keys on $name', ({ create }) => {
     await expect(
       keys.createOnce(requestOf(freshKey(), 1), { create: () => addStock(1)(undefined), replay: replayed }),
     ).rejects.toThrow('did not record it');
+  });
+
+  it('finds and records a batch of keys in one statement each: seen, unseen, conflicting, other scope', async () => {
+    const [seen, unseen, conflicting, otherScope] = [freshKey(), freshKey(), freshKey(), freshKey()];
+    const created = await keys.createOnce(requestOf(seen, 1), { create: addStock(1), replay: replayed });
+    await keys.createOnce(requestOf(conflicting, 1), { create: addStock(1), replay: replayed });
+    await keys.createOnce(requestOf(otherScope, 1, 'account:2'), { create: addStock(1), replay: replayed });
+
+    const found = await keys.findMany(db, [
+      requestOf(seen, 1),
+      requestOf(unseen, 1),
+      requestOf(conflicting, 2),
+      requestOf(otherScope, 1),
+    ]);
+    expect(found.slice(0, 2)).toEqual([created, undefined]);
+    expect(found[2]).toMatchObject({ kind: 'idempotency_conflict' });
+    expect(found[3]).toBeUndefined();
+
+    await db.transaction((tx) =>
+      keys.recordMany(tx, [
+        { request: requestOf(unseen, 1), streamId: 'stock_batch_1' },
+        { request: requestOf(otherScope, 1), streamId: 'stock_batch_2' },
+      ]),
+    );
+    expect(await keys.findMany(db, [requestOf(unseen, 1), requestOf(otherScope, 1)])).toEqual([
+      'stock_batch_1',
+      'stock_batch_2',
+    ]);
+  });
+
+  it('refuses a batch whose keys a concurrent request recorded first, naming them; the batch writes nothing', async () => {
+    const [raced, free] = [freshKey(), freshKey()];
+    // The single create holds its transaction open after recording `raced`: the batch waits, then finds it taken.
+    const single = keys.createOnce(requestOf(raced, 7), {
+      create: addStock(7, { delayMs: 100 }),
+      replay: replayed,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const batch = db.transaction((tx) =>
+      keys.recordMany(tx, [
+        { request: requestOf(free, 7), streamId: 'stock_free' },
+        { request: requestOf(raced, 7), streamId: 'stock_raced' },
+      ]),
+    );
+    await expect(batch).rejects.toBeInstanceOf(IdempotencyKeysTaken);
+    await expect(batch).rejects.toMatchObject({ keys: [raced] });
+    const created = await single;
+    expect(await keys.findMany(db, [requestOf(free, 7), requestOf(raced, 7)])).toEqual([undefined, created]);
   });
 
   it(`keeps keys for ${IDEMPOTENCY_KEY_RETENTION_MS / 3_600_000} hours, then the purge forgets them`, async () => {

@@ -13,7 +13,11 @@ import { ListingImportsTable } from '../src/contexts/listings/adapters/listing-i
 import { storedRowsOf } from '../src/contexts/listings/imports.routes.js';
 import { importRowsOf } from '../src/contexts/listings/imports/import-file.js';
 import type { ApplyChunk } from '../src/contexts/listings/imports/import.ports.js';
-import { runImport, startImportWorker } from '../src/contexts/listings/imports/import.worker.js';
+import {
+  IMPORT_CHUNK_ROWS,
+  runImport,
+  startImportWorker,
+} from '../src/contexts/listings/imports/import.worker.js';
 
 const SELLER = 7;
 
@@ -77,7 +81,7 @@ describe.each(testEngines())('listing imports on $name', ({ create }) => {
     await db.close();
   });
 
-  it('applies 2,500 rows in chunks of 1,000, reports bad cells by row and column, shows only to its seller', async () => {
+  it(`applies 2,500 rows in chunks of ${IMPORT_CHUNK_ROWS}, paced, reports bad cells by row and column, shows only to its seller`, async () => {
     const id = randomUUID();
     await store.create({
       id,
@@ -94,13 +98,20 @@ describe.each(testEngines())('listing imports on $name', ({ create }) => {
     const claimed = await store.claim(60_000);
     expect(claimed).toEqual({ id, sellerAccountId: SELLER, mode: 'upsert_by_sku' });
     expect(await store.claim(60_000)).toBeUndefined();
-    await runImport(store, bulk.apply, claimed!);
+    const paced: number[] = [];
+    await runImport(store, bulk.apply, claimed!, async () => {
+      paced.push(bulk.calls.length);
+    });
 
-    expect(bulk.calls).toEqual([
-      { key: `import-${id}-chunk-0`, items: 1_000 },
-      { key: `import-${id}-chunk-1`, items: 1_000 },
-      { key: `import-${id}-chunk-2`, items: 495 },
-    ]);
+    // 2,495 valid rows (5 bad prices): full chunks, then the rest; the pace is asked before every chunk.
+    const chunks = Math.ceil(2_495 / IMPORT_CHUNK_ROWS);
+    expect(bulk.calls).toEqual(
+      Array.from({ length: chunks }, (_, chunk) => ({
+        key: `import-${id}-chunk-${chunk}`,
+        items: chunk < chunks - 1 ? IMPORT_CHUNK_ROWS : 2_495 - (chunks - 1) * IMPORT_CHUNK_ROWS,
+      })),
+    );
+    expect(paced).toEqual(Array.from({ length: chunks }, (_, chunk) => chunk));
     const done = await store.find(SELLER, id);
     expect(done).toMatchObject({ status: 'done', rowsTotal: 2_500, rowsProcessed: 2_500 });
     expect(done?.results).toHaveLength(2_500);
@@ -153,11 +164,13 @@ describe.each(testEngines())('listing imports on $name', ({ create }) => {
     } finally {
       await worker.stop();
     }
-    expect(bulk.calls.map((call) => call.key)).toEqual([
-      `import-${id}-chunk-0`,
-      `import-${id}-chunk-1`,
-      `import-${id}-chunk-1`,
-    ]);
+    // 1,198 valid rows; the second chunk's first call failed and was sent again with its key.
+    const chunks = Math.ceil(1_198 / IMPORT_CHUNK_ROWS);
+    expect(bulk.calls.map((call) => call.key)).toEqual(
+      [0, 1, ...Array.from({ length: chunks - 1 }, (_, at) => at + 1)].map(
+        (chunk) => `import-${id}-chunk-${chunk}`,
+      ),
+    );
     expect(await store.find(SELLER, id)).toMatchObject({ status: 'done', rowsProcessed: 1_200 });
   });
 });

@@ -12,6 +12,7 @@ import { AppError, createLogger, ManualClock } from '@marketplace/platform';
 import { listingV1 } from '@marketplace/proto';
 import { createGrpcClient, type GrpcClient } from '@marketplace/rpc';
 import { BULK_UPSERT_LIMITS } from '@marketplace/vocabulary';
+import { CREATES_PER_TRANSACTION } from '../src/application/create-listing.js';
 import { startListingService } from '../src/index.js';
 import { IMAGE_SERVER_ALLOW_LIST, TestImages } from './support/test-images.js';
 
@@ -105,6 +106,14 @@ describe.each(testEngines())('BulkUpsertListings on $name', ({ create }) => {
     const items = [record(0, 'SYNC-1'), record(1, 'SYNC-2', { imageUrl: images.server.imageUrl('charger') })];
     const first = await bulk({ items });
     expect(statuses(first)).toEqual([S.BULK_UPSERT_STATUS_CREATED, S.BULK_UPSERT_STATUS_CREATED]);
+    // The image a seller sent teaches the library, in the transaction of its listing; a borrowed one does not.
+    const library = await db.query<{ product_id: string; title_words: string[] }>(
+      `SELECT product_id, title_words FROM ${schema}.image_library WHERE product_id = ANY($1::text[])`,
+      [first.outcomes.map((outcome) => outcome.productId)],
+    );
+    expect(library.rows).toEqual([
+      { product_id: first.outcomes[1]?.productId, title_words: expect.arrayContaining(['chargers']) },
+    ]);
     const events = await eventCount();
     const again = await bulk({ items });
     expect(statuses(again)).toEqual([S.BULK_UPSERT_STATUS_UNCHANGED, S.BULK_UPSERT_STATUS_UNCHANGED]);
@@ -195,6 +204,22 @@ describe.each(testEngines())('BulkUpsertListings on $name', ({ create }) => {
     });
   });
 
+  it('after a call that created its items but never recorded its answer, a retry creates nothing again', async () => {
+    const items = [record(0, 'CRASH-1'), record(1, 'CRASH-2', { priceCents: -1 }), record(2, 'CRASH-3')];
+    const first = await bulk({ mode: CREATE, items, idempotencyKey: 'crashed-call' });
+    // As if the service died between the creates' commits and the answer's (docs/idempotency.md).
+    await db.query(`DELETE FROM ${schema}.bulk_upsert_answers WHERE key = 'crashed-call'`);
+    const events = await eventCount();
+    const retried = await bulk({ mode: CREATE, items, idempotencyKey: 'crashed-call' });
+    expect(retried).toEqual(first);
+    expect(statuses(retried)).toEqual([
+      S.BULK_UPSERT_STATUS_CREATED,
+      S.BULK_UPSERT_STATUS_ERROR,
+      S.BULK_UPSERT_STATUS_CREATED,
+    ]);
+    expect(await eventCount()).toBe(events);
+  });
+
   it('creates each item once when two calls with one key race', async () => {
     const items = [record(0, 'RACE-1'), record(1, 'RACE-2')];
     const [a, b] = await Promise.all([
@@ -214,6 +239,17 @@ describe.each(testEngines())('BulkUpsertListings on $name', ({ create }) => {
     expect(response.outcomes).toHaveLength(1_000);
     expect(response.outcomes.every((outcome) => outcome.status === S.BULK_UPSERT_STATUS_CREATED)).toBe(true);
     expect(response.outcomes.map((outcome) => outcome.index)).toEqual(thousand.map((item) => item.index));
+    // The creates share transactions (a multi-stream append per group), not one transaction per listing.
+    const { rows } = await db.query<{ transactions: string }>(
+      `SELECT count(DISTINCT transaction_id)::text AS transactions FROM ${schema}.events
+        WHERE stream_id = ANY($1::text[])`,
+      [response.outcomes.map((outcome) => outcome.productId)],
+    );
+    expect(Number(rows[0]?.transactions)).toBeLessThanOrEqual(1_000 / CREATES_PER_TRANSACTION);
+    const listed = await db.query<{ n: string }>(
+      `SELECT count(*)::text AS n FROM ${schema}.seller_listings WHERE sku LIKE 'BIG-%' AND version = 1`,
+    );
+    expect(listed.rows).toEqual([{ n: '1000' }]);
     for (const [request, field] of [
       [{ items: [...thousand, record(1_000, 'BIG-1000')] }, 'items'],
       [{ items: [] }, 'items'],

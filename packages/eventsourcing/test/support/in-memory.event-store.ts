@@ -3,6 +3,7 @@ import {
   type AppendRequest,
   type DomainEvent,
   type EventStore,
+  type MultiStreamAppendRequest,
   type RecordedEvent,
 } from '../../src/index.js';
 
@@ -44,6 +45,21 @@ export class InMemoryEventStore implements EventStore {
       globalPosition: String(this.#position),
     }));
     this.streams.set(request.streamId, [...stream, ...recorded]);
+    return recorded;
+  }
+
+  async appendMany<E extends DomainEvent>(
+    request: MultiStreamAppendRequest<E>,
+  ): Promise<RecordedEvent<E>[][]> {
+    for (const stream of request.streams) {
+      const length = this.streams.get(stream.streamId)?.length ?? 0;
+      const expected = stream.expectedVersion === 'no_stream' ? 0 : stream.expectedVersion;
+      if (stream.events.length > 0 && expected !== 'any' && expected !== length) {
+        throw new WrongExpectedVersionError(stream.streamId, stream.expectedVersion);
+      }
+    }
+    const recorded: RecordedEvent<E>[][] = [];
+    for (const stream of request.streams) recorded.push(await this.append(stream));
     return recorded;
   }
 }

@@ -20,6 +20,7 @@ import { LISTING_IMPORT_MIGRATIONS } from '../contexts/listings/adapters/listing
 import { ListingImportsTable } from '../contexts/listings/adapters/listing-imports.table.js';
 import { applyChunkVia } from '../contexts/listings/imports/apply-chunk.js';
 import { startImportWorker } from '../contexts/listings/imports/import.worker.js';
+import { paceByEventLoopDelay } from '../contexts/listings/imports/pace-import.js';
 import { createSubscriptionClient } from '../contexts/subscriptions/subscription.client.js';
 import { startSavedSearchMatchFeed } from '../contexts/subscriptions/saved-search-matches.js';
 import { createOrderClient } from '../contexts/orders/order.client.js';
@@ -149,6 +150,7 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
     apply: applyChunkVia(listing),
     logger,
     pollMs: options.importPollMs,
+    pace: paceByEventLoopDelay(),
   });
   const rateLimits =
     options.rateLimits === undefined

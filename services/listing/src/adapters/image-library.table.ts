@@ -75,6 +75,27 @@ export class ImageLibraryTable implements ImageLibraryRecord {
     );
   }
 
+  async addMany(q: Queryable, entries: readonly ImageLibraryEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    // Each entry's title words travel as one JSON array: unnest would flatten an array of arrays.
+    await q.query(
+      `INSERT INTO ${this.table} (product_id, category, title_words, image_path, added_at)
+       SELECT product_id, category, ARRAY(SELECT jsonb_array_elements_text(words)), image_path,
+              to_timestamp(added_at_ms / 1000.0)
+         FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::text[], $5::float8[])
+           AS entry (product_id, category, words, image_path, added_at_ms)
+       ON CONFLICT (product_id) DO UPDATE
+         SET category = EXCLUDED.category, title_words = EXCLUDED.title_words, image_path = EXCLUDED.image_path`,
+      [
+        entries.map((entry) => entry.productId),
+        entries.map((entry) => entry.category),
+        entries.map((entry) => JSON.stringify(entry.titleWords)),
+        entries.map((entry) => entry.imagePath),
+        entries.map((entry) => entry.addedAtMs),
+      ],
+    );
+  }
+
   /** The newest `perCategory` entries of every category, newest first: what a replica loads at start. */
   async newestPerCategory(q: Queryable, perCategory: number): Promise<ImageLibraryEntry[]> {
     const { rows } = await q.query<EntryRow>(

@@ -6,6 +6,7 @@ import type { Listing } from '../domain/listing.events.js';
 import type { SellerListingsQuery } from '../domain/seller-listings.query.js';
 import { statusOf } from '../domain/seller-listings.query.js';
 import type {
+  SellerListingsByProductId,
   SellerListingRow,
   SellerListingsPage,
   SellerListingsStore,
@@ -66,7 +67,7 @@ export const sellerListingsFromEventsMigration: Migration = {
   `,
 };
 
-export class SellerListingsTable implements SellerListingsStore {
+export class SellerListingsTable implements SellerListingsStore, SellerListingsByProductId {
   private readonly table: string;
 
   constructor(schema: string) {
@@ -103,6 +104,49 @@ export class SellerListingsTable implements SellerListingsStore {
         JSON.stringify(listing),
       ],
     };
+  }
+
+  /** `rowOf` for the listings of a multi-stream append: one multi-row insert, each row as `rowOf` writes it. */
+  rowsOf(rows: readonly SellerListingRow[]): CompanionWrite {
+    const column = <T>(value: (row: SellerListingRow) => T): T[] => rows.map(value);
+    return {
+      sql: ({ whenAppended, firstParam: p }) => `INSERT INTO ${this.table}
+         (product_id, product_number, seller_account_id, status, promote_publicly, category, sku, updated_at_ms,
+          version, listing)
+       SELECT * FROM unnest($${p}::text[], $${p + 1}::bigint[], $${p + 2}::bigint[], $${p + 3}::text[],
+                            $${p + 4}::boolean[], $${p + 5}::text[], $${p + 6}::text[], $${p + 7}::bigint[],
+                            $${p + 8}::bigint[], $${p + 9}::jsonb[])
+        WHERE ${whenAppended}
+       ON CONFLICT (product_id) DO UPDATE
+         SET seller_account_id = EXCLUDED.seller_account_id, status = EXCLUDED.status,
+             promote_publicly = EXCLUDED.promote_publicly, category = EXCLUDED.category, sku = EXCLUDED.sku,
+             updated_at_ms = EXCLUDED.updated_at_ms, version = EXCLUDED.version, listing = EXCLUDED.listing
+         WHERE ${this.table}.version < EXCLUDED.version`,
+      params: [
+        column(({ listing }) => listing.productId),
+        column(({ listing }) => parseProductId(listing.productId) ?? 0),
+        column(({ listing }) => listing.sellerAccountId),
+        column(({ listing }) => statusOf(listing)),
+        column(({ listing }) => listing.promotePublicly),
+        column(({ listing }) => listing.category),
+        column(({ listing }) => listing.sku),
+        column(({ listing }) => listing.updatedAt),
+        column(({ version }) => version),
+        column(({ listing }) => JSON.stringify(listing)),
+      ],
+    };
+  }
+
+  /** The listings with these product ids, by id (any seller's: the caller knows they are its own). */
+  async byProductIds(q: Queryable, productIds: readonly string[]): Promise<Map<string, SellerListingRow>> {
+    if (productIds.length === 0) return new Map();
+    const { rows } = await q.query<{ listing: Listing; version: string }>(
+      `SELECT listing, version FROM ${this.table} WHERE product_id = ANY($1::text[])`,
+      [productIds],
+    );
+    return new Map(
+      rows.map((row) => [row.listing.productId, { listing: row.listing, version: Number(row.version) }]),
+    );
   }
 
   /** The seller's listings with each of these skus (withdrawn ones too), by sku: one query for a whole bulk upsert. */

@@ -9,9 +9,13 @@ import type { BulkUpsertItem, BulkUpsertOutcome, BulkUpsertStep } from '../domai
 import { planBulkUpsert } from '../domain/bulk-upsert.js';
 import type { ListingWriteDependencies } from './change-listing.js';
 import { updateListingIfChanged } from './change-listing.js';
-import type { ListingDependencies } from './create-listing.js';
-import { createListing } from './create-listing.js';
-import type { SellerListingRows, SellerListingsStore } from './list-seller-listings.js';
+import type { BatchCreateDependencies } from './create-listing.js';
+import { createListings, mapInPool } from './create-listing.js';
+import type {
+  SellerListingRows,
+  SellerListingsByProductId,
+  SellerListingsStore,
+} from './list-seller-listings.js';
 
 /** The recorded answers of keyed bulk upserts (adapters/bulk-upsert-answers.table.ts). */
 export interface BulkUpsertAnswers {
@@ -25,9 +29,9 @@ export interface BulkUpsertAnswers {
   ): Promise<BulkUpsertOutcome[]>;
 }
 
-export type BulkUpsertDependencies = ListingDependencies &
+export type BulkUpsertDependencies = BatchCreateDependencies &
   ListingWriteDependencies & {
-    readonly sellerListings: SellerListingsStore & SellerListingRows;
+    readonly sellerListings: SellerListingsStore & SellerListingRows & SellerListingsByProductId;
     readonly bulkAnswers: BulkUpsertAnswers;
   };
 
@@ -39,10 +43,10 @@ export interface BulkUpsertInput extends CommandContext {
 }
 
 /**
- * Items run a few at a time: each fetches its images with no transaction open, and the pool's other callers
+ * Updates run a few at a time: each fetches its images with no transaction open, and the pool's other callers
  * keep their connections (docs/specification.md, "Bulk upsert").
  */
-const ITEMS_AT_ONCE = 8;
+const UPDATES_AT_ONCE = 8;
 
 const isBulkUpsertMode = (mode: string): mode is BulkUpsertMode =>
   (BULK_UPSERT_MODES as readonly string[]).includes(mode);
@@ -73,64 +77,58 @@ const outcomeOfError = (index: number, error: unknown): BulkUpsertOutcome => {
   return { index, status: 'error', message: error.message, violations: error.violations };
 };
 
-const runStep = async (
+/** An update runs alone: under its listing's lock, in its own transaction (a sync's updates are few). */
+const runUpdate = async (
   deps: BulkUpsertDependencies,
   input: BulkUpsertInput,
-  step: BulkUpsertStep,
+  step: Extract<BulkUpsertStep, { kind: 'update' }>,
 ): Promise<BulkUpsertOutcome> => {
   const { index } = step;
-  const context = { actor: input.actor, correlationId: input.correlationId, traceparent: input.traceparent };
   try {
-    switch (step.kind) {
-      case 'refused':
-        return { index, status: 'error', message: 'invalid item', violations: step.violations };
-      case 'create': {
-        const { listing, version } = await createListing(deps, {
-          ...context,
-          sellerAccountId: input.sellerAccountId,
-          draft: step.draft,
-          idempotencyKey:
-            input.idempotencyKey === undefined ? undefined : itemKeyOf(input.idempotencyKey, index),
-        });
-        return { index, status: 'created', productId: listing.productId, version };
-      }
-      case 'update': {
-        const { listing, version, changed } = await updateListingIfChanged(deps, {
-          ...context,
-          sellerAccountId: input.sellerAccountId,
-          productId: step.productId,
-          changes: step.changes,
-        });
-        return { index, status: changed ? 'updated' : 'unchanged', productId: listing.productId, version };
-      }
-    }
+    const { listing, version, changed } = await updateListingIfChanged(deps, {
+      actor: input.actor,
+      correlationId: input.correlationId,
+      traceparent: input.traceparent,
+      sellerAccountId: input.sellerAccountId,
+      productId: step.productId,
+      changes: step.changes,
+    });
+    return { index, status: changed ? 'updated' : 'unchanged', productId: listing.productId, version };
   } catch (error) {
     return outcomeOfError(index, error);
   }
 };
 
-/** Runs `work` on every element, at most `limit` at a time, keeping the order of `elements` in the results. */
-const mapInPool = async <T, R>(
-  elements: readonly T[],
-  limit: number,
-  work: (element: T) => Promise<R>,
-): Promise<R[]> => {
-  const results = new Array<R>(elements.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < elements.length) {
-      const at = next++;
-      results[at] = await work(elements[at] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, elements.length) }, worker));
-  return results;
+/** The creates of the request, decided together and appended a group per transaction (`createListings`). */
+const runCreates = async (
+  deps: BulkUpsertDependencies,
+  input: BulkUpsertInput,
+  steps: readonly Extract<BulkUpsertStep, { kind: 'create' }>[],
+): Promise<BulkUpsertOutcome[]> => {
+  if (steps.length === 0) return [];
+  const created = await createListings(deps, {
+    sellerAccountId: input.sellerAccountId,
+    actor: input.actor,
+    correlationId: input.correlationId,
+    traceparent: input.traceparent,
+    items: steps.map(({ index, draft }) => ({
+      index,
+      draft,
+      idempotencyKey: input.idempotencyKey === undefined ? undefined : itemKeyOf(input.idempotencyKey, index),
+    })),
+  });
+  return created.map((outcome): BulkUpsertOutcome => {
+    if ('error' in outcome) return outcomeOfError(outcome.index, outcome.error);
+    const { listing, version } = outcome.created;
+    return { index: outcome.index, status: 'created', productId: listing.productId, version };
+  });
 };
 
 /**
  * Creates or updates up to 1,000 of the seller's listings (docs/specification.md, "Bulk upsert"). The request
  * as a whole is checked first (400 for a bad mode or item count); then each item is created, updated, left
- * unchanged or refused on its own, in its own statement or transaction, so one bad item never fails the others.
+ * unchanged or refused on its own, so one bad item never fails the others: the creates are decided together and
+ * appended a group per transaction (`createListings`), each update in its own transaction.
  * With an idempotency key, a repeat answers what the first call answered and writes nothing.
  */
 export const bulkUpsertListings = async (
@@ -152,6 +150,23 @@ export const bulkUpsertListings = async (
       : [];
   const existing = await deps.sellerListings.bySkus(deps.db, input.sellerAccountId, skus);
   const steps = planBulkUpsert(mode, input.items, existing);
-  const outcomes = await mapInPool(steps, ITEMS_AT_ONCE, (step) => runStep(deps, input, step));
+  const refused = steps.flatMap((step): BulkUpsertOutcome[] =>
+    step.kind === 'refused'
+      ? [{ index: step.index, status: 'error', message: 'invalid item', violations: step.violations }]
+      : [],
+  );
+  const [created, updated] = await Promise.all([
+    runCreates(
+      deps,
+      input,
+      steps.filter((step) => step.kind === 'create'),
+    ),
+    mapInPool(
+      steps.filter((step) => step.kind === 'update'),
+      UPDATES_AT_ONCE,
+      (step) => runUpdate(deps, input, step),
+    ),
+  ]);
+  const outcomes = [...refused, ...created, ...updated].sort((a, b) => a.index - b.index);
   return keyed === undefined ? outcomes : deps.bulkAnswers.record(deps.db, keyed, outcomes);
 };

@@ -1,9 +1,20 @@
 import type { Database, Queryable, Transaction } from '@marketplace/database';
-import type { Actor, EventStore, IdempotencyKeys, RecordIdempotencyKey } from '@marketplace/eventsourcing';
-import { fold, idempotencyScopeOf, idempotentRequestOf } from '@marketplace/eventsourcing';
+import type {
+  Actor,
+  EventStore,
+  IdempotencyKeys,
+  IdempotentRequest,
+  RecordIdempotencyKey,
+} from '@marketplace/eventsourcing';
+import {
+  fold,
+  IdempotencyKeysTaken,
+  idempotencyScopeOf,
+  idempotentRequestOf,
+} from '@marketplace/eventsourcing';
 import type { Clock } from '@marketplace/platform';
 import { formatProductId } from '@marketplace/platform';
-import type { ListingDraft } from '../domain/listing.commands.js';
+import type { HostedImages, ListingDraft } from '../domain/listing.commands.js';
 import { titleWords } from '../domain/listing-images.js';
 import type { ListingState } from '../domain/listing.decider.js';
 import { listingDecider } from '../domain/listing.decider.js';
@@ -12,7 +23,7 @@ import type { ValidNewListing } from '../domain/listing.rules.js';
 import { validateNewListing } from '../domain/listing.rules.js';
 import type { ImageHostingDependencies } from './host-images.js';
 import { hostListingImages } from './host-images.js';
-import type { SellerListingRows } from './list-seller-listings.js';
+import type { SellerListingRows, SellerListingsByProductId } from './list-seller-listings.js';
 
 /** The stream type of listings: selects the topic `marketplace.listing.v1`. */
 export const LISTING_STREAM_TYPE = 'listing';
@@ -32,6 +43,8 @@ export interface ImageLibraryEntry {
 /** The library's durable record, written in the listing's transaction. */
 export interface ImageLibraryRecord {
   add(q: Queryable, entry: ImageLibraryEntry): Promise<void>;
+  /** `add` for the listings of a batch, in one statement. */
+  addMany(q: Queryable, entries: readonly ImageLibraryEntry[]): Promise<void>;
 }
 
 /** The library as publications read it. */
@@ -133,17 +146,13 @@ const publishListing = async (
   const hostedImages = await hostListingImages(deps.images, accepted);
   const productId = formatProductId(await deps.allocateProductNumber(deps.db));
   const now = deps.clock.now();
-  const decided = listingDecider.decide(
-    {
-      type: 'CreateListing',
-      data: { productId, accepted, hostedImages },
-      metadata: { now, actor: input.actor },
-    },
-    listingDecider.initialState(),
-  );
-  const state = fold(listingDecider, decided);
-  if (state.status !== 'listed') throw new Error(`CreateListing left ${productId} without a listing`);
-  const { listing } = state;
+  const { decided, listing } = decideNewListing({
+    productId,
+    accepted,
+    hostedImages,
+    now,
+    actor: input.actor,
+  });
   const append = (tx?: Transaction) =>
     deps.store.append(
       {
@@ -157,24 +166,262 @@ const publishListing = async (
       },
       tx,
     );
-  // Only images a seller sent teach the library; a borrowed one is already in it.
-  const learnsImage = accepted.imageUrl !== undefined && listing.imageUrl !== undefined;
-  if (!learnsImage && recordKey === undefined) {
+  const learned = learnedImageOf(accepted, listing);
+  if (learned === undefined && recordKey === undefined) {
     await append();
     return { listing, version: 1 };
   }
-  const learned = {
-    productId,
-    category: listing.category,
-    titleWords: titleWords(listing.name),
-    imagePath: listing.imageUrl ?? '',
-    addedAtMs: listing.createdAt,
-  };
   await deps.db.transaction(async (tx) => {
     await recordKey?.(tx, productId);
     await append(tx);
-    if (learnsImage) await deps.imageLibrary.add(tx, learned);
+    if (learned !== undefined) await deps.imageLibrary.add(tx, learned);
   });
-  if (learnsImage) deps.recentImages.remember(learned);
+  if (learned !== undefined) deps.recentImages.remember(learned);
   return { listing, version: 1 };
+};
+
+/** A new listing's events, decided on the initial state (a fresh product number has no stream). */
+const decideNewListing = (input: {
+  readonly productId: string;
+  readonly accepted: ValidNewListing;
+  readonly hostedImages: HostedImages;
+  readonly now: number;
+  readonly actor: Actor;
+}): { decided: readonly ListingEvent[]; listing: Listing } => {
+  const { productId, accepted, hostedImages, now, actor } = input;
+  const decided = listingDecider.decide(
+    { type: 'CreateListing', data: { productId, accepted, hostedImages }, metadata: { now, actor } },
+    listingDecider.initialState(),
+  );
+  const state = fold(listingDecider, decided);
+  if (state.status !== 'listed') throw new Error(`CreateListing left ${productId} without a listing`);
+  return { decided, listing: state.listing };
+};
+
+/** The library's entry for a listing whose seller sent an image; a borrowed one is already in it. */
+const learnedImageOf = (accepted: ValidNewListing, listing: Listing): ImageLibraryEntry | undefined =>
+  accepted.imageUrl !== undefined && listing.imageUrl !== undefined
+    ? {
+        productId: listing.productId,
+        category: listing.category,
+        titleWords: titleWords(listing.name),
+        imagePath: listing.imageUrl,
+        addedAtMs: listing.createdAt,
+      }
+    : undefined;
+
+/** One item of a batch of creates (a bulk upsert's creates): its place in the request and its draft. */
+export interface BatchCreateItem {
+  readonly index: number;
+  readonly draft: ListingDraft;
+  /** The item's own key (derived from the call's, docs/idempotency.md); undefined when the call has none. */
+  readonly idempotencyKey?: string | undefined;
+}
+
+/** What one item of a batch came to: its listing, or the error that refused it alone. */
+export type BatchCreateOutcome =
+  | { readonly index: number; readonly created: VersionedListing }
+  | { readonly index: number; readonly error: unknown };
+
+export interface BatchCreateDependencies extends ListingDependencies {
+  readonly sellerListings: SellerListingRows & SellerListingsByProductId;
+}
+
+export interface CreateListingsInput {
+  readonly sellerAccountId: number;
+  readonly items: readonly BatchCreateItem[];
+  readonly actor: Actor;
+  readonly correlationId?: string;
+  readonly traceparent?: string;
+}
+
+/**
+ * How many listings one transaction of a batch creates. Each transaction costs a fixed few statements (the
+ * keys, the append with the seller's rows, the image library, the commit), so larger groups are cheaper per
+ * listing; smaller ones hold the database (on the embedded engine, the process's one thread) for less at a time,
+ * so other requests get their turn between them (docs/architecture.md, "Embedded mode: PGlite and the event loop").
+ */
+export const CREATES_PER_TRANSACTION = 100;
+/** Images are fetched a few at a time, with no transaction open (docs/specification.md, "Bulk upsert"). */
+const IMAGE_FETCHES_AT_ONCE = 8;
+/** Keys a concurrent twin of the call recorded first are looked up again this often before giving up. */
+const KEY_RACE_ATTEMPTS = 3;
+
+interface PendingCreate {
+  readonly item: BatchCreateItem;
+  readonly accepted: ValidNewListing;
+  readonly key: IdempotentRequest | undefined;
+}
+
+interface DecidedCreate extends PendingCreate {
+  readonly productId: string;
+  readonly decided: readonly ListingEvent[];
+  readonly listing: Listing;
+  readonly learned: ImageLibraryEntry | undefined;
+}
+
+/**
+ * Creates a batch of listings, each as `createListing` would, but in a few transactions rather than one per
+ * listing (docs/specification.md, "Bulk upsert"): each item is checked by the rules on its own; keyed items seen
+ * before answer the listing they created (one lookup for the batch); the images of the rest are fetched with no
+ * transaction open; then each group of CREATES_PER_TRANSACTION listings is appended by one multi-stream append,
+ * with the seller's rows in its statement and the keys and image library in its transaction. An item the rules
+ * or its images refuse is that item's error alone. Answers in the order of `items`.
+ */
+export const createListings = async (
+  deps: BatchCreateDependencies,
+  input: CreateListingsInput,
+): Promise<BatchCreateOutcome[]> => {
+  const outcomes = new Map<number, BatchCreateOutcome>();
+  const pending: PendingCreate[] = [];
+  for (const item of input.items) {
+    try {
+      const accepted = validateNewListing(input.sellerAccountId, item.draft);
+      const key = idempotentRequestOf(item.idempotencyKey, {
+        path: 'idempotency_key',
+        scope: idempotencyScopeOf({ accountId: input.sellerAccountId }),
+        operation: 'CreateListing',
+        request: { sellerAccountId: input.sellerAccountId, draft: item.draft },
+      });
+      pending.push({ item, accepted, key });
+    } catch (error) {
+      outcomes.set(item.index, { index: item.index, error });
+    }
+  }
+  // Checked before the images are fetched, so a repeated call skips the slow part.
+  const unseen = await replaySeen(deps, pending, outcomes);
+  const hosted = await mapInPool(unseen, IMAGE_FETCHES_AT_ONCE, async (create) => {
+    try {
+      return { create, hostedImages: await hostListingImages(deps.images, create.accepted) };
+    } catch (error) {
+      outcomes.set(create.item.index, { index: create.item.index, error });
+      return undefined;
+    }
+  });
+  const now = deps.clock.now();
+  const decided: DecidedCreate[] = [];
+  for (const entry of hosted) {
+    if (entry === undefined) continue;
+    const productId = formatProductId(await deps.allocateProductNumber(deps.db));
+    const { decided: events, listing } = decideNewListing({
+      productId,
+      accepted: entry.create.accepted,
+      hostedImages: entry.hostedImages,
+      now,
+      actor: input.actor,
+    });
+    decided.push({
+      ...entry.create,
+      productId,
+      decided: events,
+      listing,
+      learned: learnedImageOf(entry.create.accepted, listing),
+    });
+  }
+  for (let start = 0; start < decided.length; start += CREATES_PER_TRANSACTION) {
+    await appendGroup(deps, input, decided.slice(start, start + CREATES_PER_TRANSACTION), outcomes);
+  }
+  return input.items.map(
+    (item) => outcomes.get(item.index) ?? { index: item.index, error: new Error(`item ${item.index} lost`) },
+  );
+};
+
+/**
+ * Answers the keyed items whose key created a listing before (the listing as it is now) and refuses those whose
+ * key was used for another request; answers the rest, still to create.
+ */
+const replaySeen = async <T extends PendingCreate>(
+  deps: BatchCreateDependencies,
+  creates: readonly T[],
+  outcomes: Map<number, BatchCreateOutcome>,
+): Promise<T[]> => {
+  const keyed = creates.filter((create) => create.key !== undefined);
+  if (keyed.length === 0) return [...creates];
+  const found = await deps.idempotencyKeys.findMany(
+    deps.db,
+    keyed.map((create) => create.key as IdempotentRequest),
+  );
+  const earlier = new Map<number, string>();
+  keyed.forEach((create, at) => {
+    const answer = found[at];
+    if (typeof answer === 'string') earlier.set(create.item.index, answer);
+    else if (answer !== undefined)
+      outcomes.set(create.item.index, { index: create.item.index, error: answer });
+  });
+  if (earlier.size > 0) {
+    const rows = await deps.sellerListings.byProductIds(deps.db, [...earlier.values()]);
+    for (const [index, productId] of earlier) {
+      const row = rows.get(productId);
+      if (row === undefined) throw new Error(`idempotency key of ${productId}, which has no listing`);
+      outcomes.set(index, { index, created: row });
+    }
+  }
+  return creates.filter((create) => !outcomes.has(create.item.index));
+};
+
+/**
+ * One transaction of a batch: the keys, the events of every listing with the seller's rows, the image library.
+ * When a concurrent twin of the call recorded some keys first, the transaction rolls back and the group is
+ * looked up again: those items answer the twin's listings, the rest are appended anew.
+ */
+const appendGroup = async (
+  deps: BatchCreateDependencies,
+  input: CreateListingsInput,
+  group: readonly DecidedCreate[],
+  outcomes: Map<number, BatchCreateOutcome>,
+): Promise<void> => {
+  let creates: readonly DecidedCreate[] = group;
+  for (let attempt = 1; creates.length > 0; attempt++) {
+    const request = {
+      streams: creates.map((create) => ({
+        streamId: create.productId,
+        streamType: LISTING_STREAM_TYPE,
+        expectedVersion: 'no_stream' as const,
+        events: create.decided,
+        metadata: { actor: input.actor, correlationId: input.correlationId, traceparent: input.traceparent },
+        now: create.listing.createdAt,
+      })),
+      companion: deps.sellerListings.rowsOf(creates.map(({ listing }) => ({ listing, version: 1 }))),
+    };
+    const keyed = creates.flatMap(({ key, productId }) =>
+      key === undefined ? [] : [{ request: key, streamId: productId }],
+    );
+    const learned = creates.flatMap(({ learned: entry }) => (entry === undefined ? [] : [entry]));
+    try {
+      if (keyed.length === 0 && learned.length === 0) await deps.store.appendMany(request);
+      else {
+        await deps.db.transaction(async (tx) => {
+          await deps.idempotencyKeys.recordMany(tx, keyed);
+          await deps.store.appendMany(request, tx);
+          if (learned.length > 0) await deps.imageLibrary.addMany(tx, learned);
+        });
+      }
+    } catch (error) {
+      if (!(error instanceof IdempotencyKeysTaken) || attempt >= KEY_RACE_ATTEMPTS) throw error;
+      creates = await replaySeen(deps, creates, outcomes);
+      continue;
+    }
+    for (const entry of learned) deps.recentImages.remember(entry);
+    for (const { item, listing } of creates)
+      outcomes.set(item.index, { index: item.index, created: { listing, version: 1 } });
+    return;
+  }
+};
+
+/** Runs `work` on every element, at most `limit` at a time, keeping the order of `elements` in the results. */
+export const mapInPool = async <T, R>(
+  elements: readonly T[],
+  limit: number,
+  work: (element: T) => Promise<R>,
+): Promise<R[]> => {
+  const results = new Array<R>(elements.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < elements.length) {
+      const at = next++;
+      results[at] = await work(elements[at] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, elements.length) }, worker));
+  return results;
 };

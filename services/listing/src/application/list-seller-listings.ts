@@ -16,6 +16,13 @@ export interface SellerListingRow {
 /** Every append to a listing's stream carries its row in the seller's list, in the same statement. */
 export interface SellerListingRows {
   rowOf(row: SellerListingRow): CompanionWrite;
+  /** The rows of a batch's listings, as the companion of one multi-stream append. */
+  rowsOf(rows: readonly SellerListingRow[]): CompanionWrite;
+}
+
+/** The rows of listings by product id: what a repeated bulk create answers. */
+export interface SellerListingsByProductId {
+  byProductIds(q: Queryable, productIds: readonly string[]): Promise<Map<string, SellerListingRow>>;
 }
 
 export interface SellerListingsPage {

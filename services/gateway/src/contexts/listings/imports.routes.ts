@@ -204,7 +204,7 @@ export const importsRouteDocs: readonly RouteDoc[] = [
       'and 50,000 rows. The header row names the columns: the fields of POST /api/products, price in dollars ' +
       '(docs/imports.md has the template and a sample). A column the template does not know is a 400 naming ' +
       'it. An empty cell sends no field, so an update keeps the stored value. Rows are applied in chunks of ' +
-      '1,000 through the bulk upsert (mode upsert_by_sku by default). Answers 202 with the import id and its ' +
+      '250 through the bulk upsert (mode upsert_by_sku by default). Answers 202 with the import id and its ' +
       'Location; GET it for progress and per-row results.',
     tags: ['listings'],
     auth: 'api_key',

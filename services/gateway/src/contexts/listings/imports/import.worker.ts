@@ -8,8 +8,12 @@ import type {
   ListingImportStore,
 } from './import.ports.js';
 
-/** The bulk engine's limit per call (docs/specification.md, "Bulk upsert"). */
-export const IMPORT_CHUNK_ROWS = 1_000;
+/**
+ * Rows per bulk call (the engine takes up to 1,000, docs/specification.md, "Bulk upsert"): a chunk's creates are
+ * a couple of transactions of the listing service, and the burst of events its consumers then apply stays short,
+ * so the pause before the next chunk (`PaceImport`) comes often.
+ */
+export const IMPORT_CHUNK_ROWS = 250;
 /** Longer than one chunk can take (the bulk call's deadline is two minutes), renewed after each chunk. */
 const LEASE_MS = 3 * 60_000;
 /** After this many failed attempts in a row (the listing service down all along), the import fails. */
@@ -40,13 +44,18 @@ export const chunkResultsOf = (chunk: ImportChunk, answer: BulkUpsertAnswer): Im
     };
   });
 
+/** Waits before each chunk until other traffic has had its turn (`pace-import.ts`). */
+export type PaceImport = () => Promise<void>;
+
 /** Applies the claimed import chunk by chunk; each chunk is one bulk call, no transaction open across it. */
 export const runImport = async (
   store: ListingImportStore,
   apply: ApplyChunk,
   claimed: ClaimedImport,
+  pace: PaceImport = async () => undefined,
 ): Promise<void> => {
   for (let chunk = await store.nextChunk(claimed.id); chunk; chunk = await store.nextChunk(claimed.id)) {
+    await pace();
     const answer = await apply({
       sellerAccountId: claimed.sellerAccountId,
       mode: claimed.mode,
@@ -74,8 +83,10 @@ export const startImportWorker = (options: {
   readonly apply: ApplyChunk;
   readonly logger: Logger;
   readonly pollMs?: number;
+  /** Before each chunk; default: no wait. */
+  readonly pace?: PaceImport;
 }): ImportWorker => {
-  const { store, apply, logger } = options;
+  const { store, apply, logger, pace } = options;
   const pollMs = options.pollMs ?? 2_000;
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
@@ -86,7 +97,7 @@ export const startImportWorker = (options: {
     const claimed = await store.claim(LEASE_MS);
     if (claimed === undefined) return false;
     try {
-      await runImport(store, apply, claimed);
+      await runImport(store, apply, claimed, pace);
     } catch (error) {
       const attempts = await store.release(claimed.id, RETRY_DELAY_MS);
       logger.warn({ err: error, importId: claimed.id, attempts }, 'listing import attempt failed');
