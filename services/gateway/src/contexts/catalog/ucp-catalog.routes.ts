@@ -75,7 +75,8 @@ export const ucpCatalogRouteDocs: readonly RouteDoc[] = [
       'filters.condition; pagination {cursor, limit 1-100, default 10}. A query or a filter is required. Each ' +
       'lot is a product with one variant whose id is the product id.',
     tags: ['catalog'],
-    auth: 'none',
+    // Anonymous; a credential sent is checked by the catalog-read allowance (edge/app.ts), which counts per key.
+    auth: 'api_key_optional',
     rateLimited: true,
     body: ucpSearchRequestSchema,
     responses: {
@@ -94,7 +95,8 @@ export const ucpCatalogRouteDocs: readonly RouteDoc[] = [
       'ids, deduplicated; each public lot found once with inputs [{id, match: exact}], an info message not_found ' +
       'per other id. filters are not supported here (400).',
     tags: ['catalog'],
-    auth: 'none',
+    // Anonymous; a credential sent is checked by the catalog-read allowance (edge/app.ts), which counts per key.
+    auth: 'api_key_optional',
     rateLimited: true,
     body: ucpLookupRequestSchema,
     responses: {
@@ -112,7 +114,8 @@ export const ucpCatalogRouteDocs: readonly RouteDoc[] = [
       'UCP 2026-04-08 get_product (dev.ucp.shopping.catalog.lookup): one product (= variant) id. An unknown id ' +
       'answers 200 with ucp.status error and a not_found message, as UCP specifies.',
     tags: ['catalog'],
-    auth: 'none',
+    // Anonymous; a credential sent is checked by the catalog-read allowance (edge/app.ts), which counts per key.
+    auth: 'api_key_optional',
     rateLimited: true,
     body: ucpGetProductRequestSchema,
     responses: {
