@@ -4,9 +4,9 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import type { Database } from '@marketplace/database';
 import { testEngines } from '@marketplace/database/testing';
 import { TestGateway, backendsAt } from './support/gateway-harness.js';
-import { verifyWithJwk } from '../src/edge/signing/signing-key.js';
-import type { SigningJwk } from '../src/edge/signing/signing-key.js';
-import { contentDigest, signatureBase } from '../src/edge/signing/signed-answer.js';
+import { contentDigest, verifyWithJwk } from '@marketplace/platform';
+import type { SigningJwk } from '@marketplace/platform';
+import { signatureBase } from '../src/edge/signing/signed-answer.js';
 
 const [engine] = testEngines();
 const PUBLIC_BASE_URL = 'https://market.example.com';

@@ -8,7 +8,7 @@ import { methodNotAllowed } from '../http/method-not-allowed.js';
 import type { Problems } from '../http/problem.js';
 import type { RouteDoc } from './openapi.describe.js';
 import { signedAnswerHeaders } from '../signing/signed-answer.js';
-import type { SigningJwk, SigningKey } from '../signing/signing-key.js';
+import type { SigningJwk, SigningKey } from '@marketplace/platform';
 import { UCP_CAPABILITIES, UCP_SHOPPING_PATH, UCP_VERSION } from '../ucp.js';
 
 /**
