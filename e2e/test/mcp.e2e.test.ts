@@ -15,8 +15,8 @@ const TOOL_FUZZ_RUNS = Number(process.env['FUZZ_RUNS'] ?? 12);
 
 /**
  * The sixteen tools of docs/specification.md, "MCP tools", the buyer's quote tools ("Quotes"), the saved searches'
- * secret rotation (docs/security.md, API2), the order lifecycle's ("Order lifecycle") and the seller's read-back
- * ("Listings"), by who may call them.
+ * secret rotation (docs/security.md, API2), the order lifecycle's ("Order lifecycle"), the seller's read-back
+ * ("Listings") and UCP's catalog binding (docs/agents.md, "Protocols"), by who may call them.
  */
 const SPEC_TOOLS = {
   none: [
@@ -27,6 +27,9 @@ const SPEC_TOOLS = {
     'get_quote_status',
     'subscribe_to_query',
     'rotate_webhook_secret',
+    'search_catalog',
+    'lookup_catalog',
+    'get_product',
   ],
   buyer: [
     'quick_buy',

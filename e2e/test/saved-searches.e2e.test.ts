@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { EmbeddedMarketplace } from '../src/harness/embedded.js';
 import { mailFileNames } from '../src/harness/mail-store.js';
 import { eventually } from '../src/harness/processes.js';
-import { WebhookReceiver } from '../src/harness/webhook-receiver.js';
+import { verifiesWithJwk, WebhookReceiver } from '../src/harness/webhook-receiver.js';
+import type { SigningJwk } from '@marketplace/platform';
 
 /** The marketplace's own key: it signs unsubscribe tokens; no receiver is given it. */
 const SIGNING_SECRET = 'e2e-webhook-signing-secret-0123456789abcdef';
@@ -156,6 +157,17 @@ describe('saved searches (embedded mode)', () => {
     // Signed with this subscription's own secret, shown once at creation; the marketplace's key is not it.
     expect(signatureValid(signature, webhook!.body, subscription.webhook_secret)).toBe(true);
     expect(signatureValid(signature, webhook!.body, SIGNING_SECRET)).toBe(false);
+    // Also signed with the marketplace key (RFC 9421), found as a UCP platform finds it: the profile UCP-Agent
+    // names, the key its signing_keys list under the signature's keyid.
+    const profileUrl = /^profile="([^"]+)"$/.exec(String(webhook!.headers['ucp-agent']))![1]!;
+    const profile = (await marketplace.client.request(new URL(profileUrl).pathname)).body as {
+      signing_keys: SigningJwk[];
+    };
+    const keyid = /keyid="([^"]+)"/.exec(String(webhook!.headers['signature-input']))![1];
+    const key = profile.signing_keys.find((candidate) => candidate.kid === keyid);
+    expect(key).toBeDefined();
+    expect(verifiesWithJwk(webhook!, key!)).toBe(true);
+    expect(verifiesWithJwk({ ...webhook!, body: webhook!.body.replace('3500', '3400') }, key!)).toBe(false);
     const payload = JSON.parse(webhook!.body) as { id: string; data: Record<string, unknown> };
     expect(payload.id).toBe(webhook!.headers['x-marketplace-delivery']);
     // The notification event's id, a UUIDv7 like every event id.

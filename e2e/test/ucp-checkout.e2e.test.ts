@@ -129,7 +129,9 @@ describe('UCP checkout (embedded mode)', () => {
     });
     expect(created.totals).toEqual([
       { type: 'subtotal', amount: 10_000, display_text: 'Goods' },
+      { type: 'discount', amount: 0, display_text: 'Discount' },
       { type: 'fulfillment', amount: 7_500, display_text: 'Freight' },
+      { type: 'tax', amount: 0, display_text: 'Tax (invoiced by the seller, not collected here)' },
       { type: 'total', amount: 17_500 },
     ]);
     expect(amountOf(created.line_items[0]!.totals, 'fulfillment')).toBe(7_500);
@@ -137,7 +139,7 @@ describe('UCP checkout (embedded mode)', () => {
     for (const link of created.links) expect((await marketplace.client.request(link.url)).status).toBe(200);
 
     const get = (apiKey?: string) =>
-      marketplace.client.request(`/api/ucp/checkout-sessions/${created.id}`, {
+      marketplace.client.request(`/api/ucp/shopping/checkout-sessions/${created.id}`, {
         headers: apiKey === undefined ? {} : { 'x-mcp-api-key': apiKey },
       });
     expect(await ucp(get(buyer.apiKey), 200)).toEqual(created);
@@ -145,13 +147,17 @@ describe('UCP checkout (embedded mode)', () => {
     // "Sessions"); without a credential, 401.
     expect((await get(otherBuyer.apiKey)).status).toBe(404);
     expect((await get()).status).toBe(401);
-    const foreign = await post(`/api/ucp/checkout-sessions/${created.id}/complete`, {}, otherBuyer.apiKey);
+    const foreign = await post(
+      `/api/ucp/shopping/checkout-sessions/${created.id}/complete`,
+      {},
+      otherBuyer.apiKey,
+    );
     expect(foreign.status).toBe(404);
     // Nor can an anonymous caller: invoice terms need an account.
-    expect((await post(`/api/ucp/checkout-sessions/${created.id}/complete`, {})).status).toBe(401);
+    expect((await post(`/api/ucp/shopping/checkout-sessions/${created.id}/complete`, {})).status).toBe(401);
 
     const completed = await ucp(
-      post(`/api/ucp/checkout-sessions/${created.id}/complete`, { payment: {} }, buyer.apiKey),
+      post(`/api/ucp/shopping/checkout-sessions/${created.id}/complete`, { payment: {} }, buyer.apiKey),
       200,
     );
     expect(completed).toMatchObject({ id: created.id, status: 'completed' });
@@ -161,7 +167,7 @@ describe('UCP checkout (embedded mode)', () => {
     // A replay, and two more at once: the same order, never a second one.
     const replays = await Promise.all(
       [1, 2, 3].map(() =>
-        ucp(post(`/api/ucp/checkout-sessions/${created.id}/complete`, undefined, buyer.apiKey), 200),
+        ucp(post(`/api/ucp/shopping/checkout-sessions/${created.id}/complete`, undefined, buyer.apiKey), 200),
       ),
     );
     for (const replay of replays) expect(replay.order).toEqual(completed.order);
@@ -180,7 +186,7 @@ describe('UCP checkout (embedded mode)', () => {
   it('answers requires_escalation with a continue_url over the bulk threshold, and refuses to complete it', async () => {
     const escalated = await ucp(
       post(
-        '/api/ucp/checkout-sessions',
+        '/api/ucp/shopping/checkout-sessions',
         { line_items: [{ item: { id: productId }, quantity: 150 }], context: { address_country: 'US' } },
         buyer.apiKey,
       ),
@@ -195,20 +201,24 @@ describe('UCP checkout (embedded mode)', () => {
     expect(escalated.messages[0]!.content).toMatch(/request_quote/);
     const page = await marketplace.client.request(new URL(escalated.continue_url!).pathname);
     expect(page.status).toBe(200);
-    const refused = await post(`/api/ucp/checkout-sessions/${escalated.id}/complete`, {}, buyer.apiKey);
+    const refused = await post(
+      `/api/ucp/shopping/checkout-sessions/${escalated.id}/complete`,
+      {},
+      buyer.apiKey,
+    );
     expect(refused.status).toBe(409);
   }, 60_000);
 
   it('updates an open session (PUT), priced again, and cancels it once; a completed one is not canceled', async () => {
     const put = (id: string, body: unknown, apiKey: string) =>
-      marketplace.client.request(`/api/ucp/checkout-sessions/${id}`, {
+      marketplace.client.request(`/api/ucp/shopping/checkout-sessions/${id}`, {
         method: 'PUT',
         headers: { 'content-type': 'application/json', 'x-mcp-api-key': apiKey },
         body: JSON.stringify(body),
       });
     const escalated = await ucp(
       post(
-        '/api/ucp/checkout-sessions',
+        '/api/ucp/shopping/checkout-sessions',
         { line_items: [{ item: { id: productId }, quantity: 150 }] },
         buyer.apiKey,
       ),
@@ -226,25 +236,25 @@ describe('UCP checkout (embedded mode)', () => {
     expect(updated).not.toHaveProperty('continue_url');
 
     const cancel = (id: string, apiKey: string) =>
-      post(`/api/ucp/checkout-sessions/${id}/cancel`, undefined, apiKey);
+      post(`/api/ucp/shopping/checkout-sessions/${id}/cancel`, undefined, apiKey);
     expect((await cancel(escalated.id, otherBuyer.apiKey)).status).toBe(404);
     const canceled = await ucp(cancel(escalated.id, buyer.apiKey), 200);
     expect(canceled.status).toBe('canceled');
     expect(await ucp(cancel(escalated.id, buyer.apiKey), 200)).toEqual(canceled);
-    expect((await post(`/api/ucp/checkout-sessions/${escalated.id}/complete`, {}, buyer.apiKey)).status).toBe(
-      409,
-    );
+    expect(
+      (await post(`/api/ucp/shopping/checkout-sessions/${escalated.id}/complete`, {}, buyer.apiKey)).status,
+    ).toBe(409);
     expect((await put(escalated.id, fewer, buyer.apiKey)).status).toBe(409);
 
     const bought = await ucp(
       post(
-        '/api/ucp/checkout-sessions',
+        '/api/ucp/shopping/checkout-sessions',
         { line_items: [{ item: { id: productId }, quantity: 1 }] },
         buyer.apiKey,
       ),
       201,
     );
-    await ucp(post(`/api/ucp/checkout-sessions/${bought.id}/complete`, {}, buyer.apiKey), 200);
+    await ucp(post(`/api/ucp/shopping/checkout-sessions/${bought.id}/complete`, {}, buyer.apiKey), 200);
     expect((await cancel(bought.id, buyer.apiKey)).status).toBe(409);
   }, 60_000);
 
@@ -263,19 +273,19 @@ describe('UCP checkout (embedded mode)', () => {
       ],
     ];
     for (const [body, field] of cases) {
-      const answer = await post('/api/ucp/checkout-sessions', body, buyer.apiKey);
+      const answer = await post('/api/ucp/shopping/checkout-sessions', body, buyer.apiKey);
       expect({ field, status: answer.status }).toEqual({ field, status: 400 });
       expect(JSON.stringify(answer.body)).toContain(field);
     }
-    const badId = await post('/api/ucp/checkout-sessions/order_1/complete', {}, buyer.apiKey);
+    const badId = await post('/api/ucp/shopping/checkout-sessions/order_1/complete', {}, buyer.apiKey);
     expect(badId.status).toBe(400);
     expect(JSON.stringify(badId.body)).toContain('id');
-    const badGet = await marketplace.client.request('/api/ucp/checkout-sessions/order_1', {
+    const badGet = await marketplace.client.request('/api/ucp/shopping/checkout-sessions/order_1', {
       headers: { 'x-mcp-api-key': buyer.apiKey },
     });
     expect(badGet.status).toBe(400);
     const asSeller = await post(
-      '/api/ucp/checkout-sessions',
+      '/api/ucp/shopping/checkout-sessions',
       { line_items: [{ item: { id: productId }, quantity: 1 }] },
       seller.apiKey,
     );

@@ -1,5 +1,6 @@
 import { createBlobStore } from '@marketplace/blobstore';
 import { createMailer } from '@marketplace/mailer';
+import { persistentSigningKey, signingKeyFromPem } from '@marketplace/platform';
 import type { ServiceHandle } from '@marketplace/platform';
 import type { Infrastructure } from '@marketplace/runtime';
 import { startListingService } from '@marketplace/listing';
@@ -7,12 +8,7 @@ import { createEmbedder, startCatalogService } from '@marketplace/catalog';
 import { startQuoteService } from '@marketplace/quote';
 import { startOrderService } from '@marketplace/order';
 import { loadOrCreateSigningSecret, startSubscriptionService } from '@marketplace/subscription';
-import {
-  persistentSecret,
-  persistentSigningKey,
-  signingKeyFromPem,
-  startGateway,
-} from '@marketplace/gateway';
+import { persistentSecret, startGateway } from '@marketplace/gateway';
 import type { EmbeddedConfig } from './embedded.config.js';
 
 /** Each service keeps its own gRPC server, on an ephemeral loopback port: the code path production runs. */
@@ -29,6 +25,11 @@ export const startMarketplace = async (
   const handles: ServiceHandle[] = [];
   // One store for both: the listing service writes the images the gateway serves.
   const images = createBlobStore(config, config.DATA_DIR);
+  // One signing key for the profile the gateway publishes and the webhooks the subscription service signs.
+  const signingKey =
+    config.SIGNING_KEY_PEM === undefined
+      ? await persistentSigningKey(config.DATA_DIR, 'signing-key.pem')
+      : signingKeyFromPem(config.SIGNING_KEY_PEM);
   try {
     const listing = await startListingService({
       ...infrastructure,
@@ -66,6 +67,7 @@ export const startMarketplace = async (
       grpc: LOOPBACK,
       mailer: createMailer(config, config.DATA_DIR),
       signingSecret: await loadOrCreateSigningSecret(config.WEBHOOK_SIGNING_SECRET, config.DATA_DIR),
+      signingKey,
       outboundAllowList: config.OUTBOUND_ALLOW_HOSTS,
       publicBaseUrl: config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`,
     });
@@ -88,10 +90,7 @@ export const startMarketplace = async (
         adminToken: config.ADMIN_TOKEN,
         agentTokenSecret:
           config.AGENT_TOKEN_SECRET ?? (await persistentSecret(config.DATA_DIR, 'agent-token-secret')),
-        signingKey:
-          config.SIGNING_KEY_PEM === undefined
-            ? await persistentSigningKey(config.DATA_DIR, 'signing-key.pem')
-            : signingKeyFromPem(config.SIGNING_KEY_PEM),
+        signingKey,
         publicBaseUrl: config.PUBLIC_BASE_URL,
         isBackendReady: () => backends.every((handle) => handle.isReady()),
       }),

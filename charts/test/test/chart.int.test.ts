@@ -147,7 +147,13 @@ describe('the default values', () => {
     const secretKeys = (containerOf(gateway).env ?? [])
       .filter((variable) => variable.valueFrom?.secretKeyRef)
       .map((variable) => variable.name);
-    expect(secretKeys).toEqual(['DATABASE_URL', 'INTERNAL_AUTH_KEY', 'ADMIN_TOKEN', 'AGENT_TOKEN_SECRET']);
+    expect(secretKeys).toEqual([
+      'DATABASE_URL',
+      'INTERNAL_AUTH_KEY',
+      'ADMIN_TOKEN',
+      'AGENT_TOKEN_SECRET',
+      'SIGNING_KEY_PEM',
+    ]);
     const gatewayEnv = named(objects(), 'ConfigMap', 'marketplace-gateway')!['data'] as Record<
       string,
       string
@@ -159,8 +165,8 @@ describe('the default values', () => {
     expect(orderEnv['LISTING_GRPC_ADDR']).toBe('dns:///marketplace-listing-pods.marketplace.svc:50051');
     expect(orderEnv['QUOTE_GRPC_ADDR']).toBe('dns:///marketplace-quote-pods.marketplace.svc:50053');
     const subscription = named(objects(), 'Deployment', 'marketplace-subscription')!;
-    expect((containerOf(subscription).env ?? []).map((variable) => variable.name)).toContain(
-      'WEBHOOK_SIGNING_SECRET',
+    expect((containerOf(subscription).env ?? []).map((variable) => variable.name)).toEqual(
+      expect.arrayContaining(['WEBHOOK_SIGNING_SECRET', 'SIGNING_KEY_PEM']),
     );
   });
 });

@@ -7,3 +7,4 @@ export * from './config.js';
 export * from './service.js';
 export * from './mailbox.js';
 export * from './text.js';
+export * from './signing-key.js';

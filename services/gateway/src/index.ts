@@ -12,5 +12,3 @@ export { createListingBodySchema } from './contexts/listings/create-listing.sche
 export { catalogSearchQuerySchema } from './contexts/catalog/catalog-search.schema.js';
 export { createAccountBodySchema } from './contexts/identity/admin.schema.js';
 export { persistentSecret } from './edge/persistent-secret.js';
-export { persistentSigningKey, signingKeyFromPem, verifyWithJwk } from './edge/signing/signing-key.js';
-export type { SigningJwk, SigningKey } from './edge/signing/signing-key.js';

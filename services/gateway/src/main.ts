@@ -3,7 +3,7 @@ import { infrastructureConfigSchema, runServiceMain } from '@marketplace/runtime
 import { gatewayConfigSchema } from './edge/gateway.config.js';
 import { startGateway } from './edge/gateway.service.js';
 import { persistentSecret } from './edge/persistent-secret.js';
-import { persistentSigningKey, signingKeyFromPem } from './edge/signing/signing-key.js';
+import { persistentSigningKey, signingKeyFromPem } from '@marketplace/platform';
 
 runServiceMain({
   name: 'gateway',

@@ -4,9 +4,9 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import type { Database } from '@marketplace/database';
 import { testEngines } from '@marketplace/database/testing';
 import { TestGateway, backendsAt } from './support/gateway-harness.js';
-import { verifyWithJwk } from '../src/edge/signing/signing-key.js';
-import type { SigningJwk } from '../src/edge/signing/signing-key.js';
-import { contentDigest, signatureBase } from '../src/edge/signing/signed-answer.js';
+import { contentDigest, verifyWithJwk } from '@marketplace/platform';
+import type { SigningJwk } from '@marketplace/platform';
+import { signatureBase } from '../src/edge/signing/signed-answer.js';
 
 const [engine] = testEngines();
 const PUBLIC_BASE_URL = 'https://market.example.com';
@@ -103,7 +103,7 @@ describe('discovery documents', () => {
     expect(manifest.transports['mcp']!.url).toBe(`${PUBLIC_BASE_URL}/mcp`);
   });
 
-  it('serves a UCP business profile: our services under our own namespace, and the standard checkout over REST', async () => {
+  it('serves a UCP business profile: our services under our own namespace, and the standard checkout and catalog over REST', async () => {
     const answer = await gateway.call('/.well-known/ucp');
     expect(answer.status).toBe(200);
     expectPublicCaching(answer.headers.get('cache-control'));
@@ -121,17 +121,26 @@ describe('discovery documents', () => {
       ['rest', `${PUBLIC_BASE_URL}/api/ucp`],
       ['mcp', `${PUBLIC_BASE_URL}/mcp`],
     ]);
-    // The standard checkout, over REST under /api/ucp (its paths: /checkout-sessions).
+    // The standard capabilities, over REST under /api/ucp/shopping (paths /checkout-sessions, /catalog/…):
+    // not /api/ucp, whose /catalog/search is our own semantic search.
     expect(profile.ucp.services['dev.ucp.shopping']).toEqual([
-      expect.objectContaining({ transport: 'rest', endpoint: `${PUBLIC_BASE_URL}/api/ucp` }),
+      expect.objectContaining({ transport: 'rest', endpoint: `${PUBLIC_BASE_URL}/api/ucp/shopping` }),
     ]);
     expect(profile.ucp.payment_handlers).toEqual({});
-    for (const name of Object.keys(profile.ucp.capabilities)) {
-      expect(name).toMatch(/^(com\.example\.market\.|dev\.ucp\.shopping\.checkout$)/);
-    }
-    expect(profile.ucp.capabilities['dev.ucp.shopping.checkout']).toEqual([
-      expect.objectContaining({ version: profile.ucp.version }),
+    const standard = Object.keys(profile.ucp.capabilities).filter((name) => name.startsWith('dev.ucp.'));
+    expect(standard.sort()).toEqual([
+      'dev.ucp.shopping.catalog.lookup',
+      'dev.ucp.shopping.catalog.search',
+      'dev.ucp.shopping.checkout',
     ]);
+    for (const name of Object.keys(profile.ucp.capabilities)) {
+      expect(name).toMatch(/^(com\.example\.market\.|dev\.ucp\.shopping\.)/);
+    }
+    for (const name of standard) {
+      expect(profile.ucp.capabilities[name]).toEqual([
+        expect.objectContaining({ version: profile.ucp.version }),
+      ]);
+    }
   });
 
   it('publishes the signing key in /.well-known/ucp and signs the profile with it (RFC 9421)', async () => {
@@ -205,6 +214,37 @@ describe('discovery documents', () => {
       }),
     );
     expect(answers.filter(({ status }) => status === 404)).toEqual([]);
+  });
+
+  it("serves every standard capability the UCP profile lists at its REST binding's paths under the service endpoint", async () => {
+    const profile = (await gateway.call('/.well-known/ucp')).body as {
+      ucp: {
+        services: Record<string, { transport: string; endpoint: string }[]>;
+        capabilities: Record<string, unknown>;
+      };
+    };
+    const { pathname: base } = new URL(
+      profile.ucp.services['dev.ucp.shopping']!.find(({ transport }) => transport === 'rest')!.endpoint,
+    );
+    // docs/protocols.md §2.3-2.4, "REST": the operations each capability's binding defines.
+    const bindings: Record<string, readonly string[]> = {
+      'dev.ucp.shopping.checkout': ['/checkout-sessions', '/checkout-sessions/order_1/complete'],
+      'dev.ucp.shopping.catalog.search': ['/catalog/search'],
+      'dev.ucp.shopping.catalog.lookup': ['/catalog/lookup', '/catalog/product'],
+    };
+    const listed = Object.keys(profile.ucp.capabilities).filter((name) => name.startsWith('dev.ucp.'));
+    expect(listed.sort()).toEqual(Object.keys(bindings).sort());
+    for (const name of listed) {
+      for (const path of bindings[name]!) {
+        // A body the operation refuses: a 400 naming the field proves the route is there (no backend runs).
+        const answer = await gateway.call(`${base}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ line_items: 'none', ids: 'none', id: 7, query: 7 }),
+        });
+        expect({ name, path, status: answer.status }).toEqual({ name, path, status: 400 });
+      }
+    }
   });
 
   it('serves the terms of sale and the return policy the product feed links', async () => {

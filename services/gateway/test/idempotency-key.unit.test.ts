@@ -29,9 +29,9 @@ const CREATING_OPERATIONS = [
   'POST /api/ucp/quotes',
   'POST /api/ucp/quotes/{id}/accept-and-pay',
   'POST /api/ucp/checkout',
-  'POST /api/ucp/checkout-sessions',
-  'PUT /api/ucp/checkout-sessions/{id}',
-  'POST /api/ucp/checkout-sessions/{id}/cancel',
+  'POST /api/ucp/shopping/checkout-sessions',
+  'PUT /api/ucp/shopping/checkout-sessions/{id}',
+  'POST /api/ucp/shopping/checkout-sessions/{id}/cancel',
   'POST /api/mcp/invoke',
   'POST /api/mcp/stream',
 ];

@@ -1,10 +1,10 @@
-import { publicBaseUrlOf } from '@marketplace/platform';
+import { ephemeralSigningKey, publicBaseUrlOf } from '@marketplace/platform';
 import { migrate } from '@marketplace/database';
 import type { LogConsumer } from '@marketplace/eventlog';
 import { createPostgresEventStore, startOutboxRelay, startProjection } from '@marketplace/eventsourcing';
 import type { Mailer } from '@marketplace/mailer';
 import { createAddressPolicy, createGuardedFetcher } from '@marketplace/outbound-http';
-import type { ServiceHandle } from '@marketplace/platform';
+import type { ServiceHandle, SigningKey } from '@marketplace/platform';
 import type { ServiceDependencies } from '@marketplace/runtime';
 import { serveGrpcService } from '@marketplace/rpc';
 import { OutgoingMailTable, startOutgoingMailWorker } from '@marketplace/outgoing-mail';
@@ -65,6 +65,11 @@ export interface SubscriptionServiceOptions extends ServiceDependencies {
   readonly mailer: Mailer;
   /** Signs webhooks (`WEBHOOK_SIGNING_SECRET`, or the one generated in DATA_DIR). */
   readonly signingSecret: string;
+  /**
+   * The marketplace signing key (`SIGNING_KEY_PEM`, the same key the gateway's /.well-known/ucp publishes):
+   * webhooks also carry its RFC 9421 signature (docs/agents.md, "Signing key"). Absent: one for this process.
+   */
+  readonly signingKey?: SigningKey | undefined;
   /** Hosts and CIDRs webhooks may reach although not public (`OUTBOUND_ALLOW_HOSTS`). */
   readonly outboundAllowList?: { readonly hosts?: readonly string[]; readonly cidrs?: readonly string[] };
   /** `{base_url}` of product and unsubscribe links; default `http://localhost:8080`. */
@@ -122,6 +127,7 @@ export const startSubscriptionService = async (
       fetcher,
       mailer: options.mailer,
       signingSecret: options.signingSecret,
+      signingKey: options.signingKey ?? ephemeralSigningKey(),
       webhookSecretOf: (subscriptionId) => deps.subscriptions.webhookSecretOf(db, subscriptionId),
       clock,
       publicBaseUrl,

@@ -4,7 +4,7 @@ import type { Database } from '@marketplace/database';
 import { migrate } from '@marketplace/database';
 import { dropSchema, freshSchemaName, testEngines } from '@marketplace/database/testing';
 import { createAddressPolicy, createGuardedFetcher, type GuardedFetcher } from '@marketplace/outbound-http';
-import { createLogger, ManualClock } from '@marketplace/platform';
+import { createLogger, ephemeralSigningKey, ManualClock } from '@marketplace/platform';
 import { DeliveriesTable } from '../src/adapters/deliveries.table.js';
 import { createDeliverySender } from '../src/adapters/delivery.senders.js';
 import { SellerWebhooksTable } from '../src/adapters/seller-webhooks.table.js';
@@ -96,6 +96,7 @@ describe.each(testEngines())('seller webhooks on $name', ({ create }) => {
         fetcher,
         mailer: new RecordingMailer(),
         signingSecret: SECRET,
+        signingKey: ephemeralSigningKey(),
         // A seller's endpoint is never rotated: its secret is generation 0 of its id.
         webhookSecretOf: async () => undefined,
         clock,

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { Database } from '@marketplace/database';
 import { migrate } from '@marketplace/database';
@@ -7,7 +7,14 @@ import { createPostgresEventStore } from '@marketplace/eventsourcing';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAddressPolicy, createGuardedFetcher, type GuardedFetcher } from '@marketplace/outbound-http';
-import { createLogger, ManualClock, systemClock, type Clock } from '@marketplace/platform';
+import {
+  createLogger,
+  ephemeralSigningKey,
+  ManualClock,
+  systemClock,
+  verifyWithJwk,
+  type Clock,
+} from '@marketplace/platform';
 import { OutgoingMailTable } from '@marketplace/outgoing-mail';
 import { ConfirmedMailboxesTable } from '../src/adapters/confirmed-mailboxes.table.js';
 import { DeliveriesTable } from '../src/adapters/deliveries.table.js';
@@ -28,10 +35,40 @@ import {
 import { webhookSecretOf } from '../src/domain/webhook-signature.js';
 import { confirmEmail, unconfirmedMailboxesOf } from '../src/application/email-confirmation.js';
 import { EMAIL_CONFIRMATION_TTL_MS } from '../src/domain/email-confirmation.js';
-import { newListing, RecordingMailer, WebhookReceiver } from './support.js';
+import { newListing, RecordingMailer, WebhookReceiver, type ReceivedWebhook } from './support.js';
 
 const logger = createLogger({ service: 'subscription-test', level: 'silent' });
 const SECRET = 'test-signing-secret-0123456789abcdef';
+/** The marketplace signing key, whose JWK the gateway's /.well-known/ucp would publish. */
+const SIGNING_KEY = ephemeralSigningKey();
+
+/**
+ * A UCP receiver's check of the RFC 9421 signature (docs/agents.md, "Signing key"), from what arrived only: the
+ * components Signature-Input names, rebuilt from the request, verified with the published JWK.
+ */
+const verifiesWithMarketplaceKey = (delivery: ReceivedWebhook): boolean => {
+  const input = /^sig1=(\(([^)]*)\);created=\d+;keyid="([^"]+)")$/.exec(
+    String(delivery.headers['signature-input']),
+  );
+  const signature = /^sig1=:([A-Za-z0-9+/=]+):$/.exec(String(delivery.headers['signature']));
+  if (!input || !signature || input[3] !== SIGNING_KEY.jwk.kid) return false;
+  const digest = `sha-256=:${createHash('sha256').update(delivery.body).digest('base64')}:`;
+  if (delivery.headers['content-digest'] !== digest) return false;
+  const url = new URL(delivery.path, 'http://receiver.invalid');
+  const valueOf = (component: string): string =>
+    ({
+      '@method': delivery.method,
+      '@authority': String(delivery.headers.host),
+      '@path': url.pathname,
+      '@query': url.search,
+    })[component] ?? String(delivery.headers[component]);
+  const components = input[2]!.split(' ').map((quoted) => quoted.slice(1, -1));
+  const base = [
+    ...components.map((component) => `"${component}": ${valueOf(component)}`),
+    `"@signature-params": ${input[1]}`,
+  ].join('\n');
+  return verifyWithJwk(SIGNING_KEY.jwk, base, Buffer.from(signature[1]!, 'base64'));
+};
 const START = Date.UTC(2026, 0, 1);
 const BUYER = 42;
 const actor = { kind: 'buyer', id: String(BUYER) } as const;
@@ -82,6 +119,7 @@ describe.each(testEngines())('saved searches on $name', ({ create, name }) => {
         fetcher: workerFetcher,
         mailer,
         signingSecret: SECRET,
+        signingKey: SIGNING_KEY,
         webhookSecretOf: (subscriptionId) => deps.subscriptions.webhookSecretOf(db, subscriptionId),
         clock: workerClock,
         publicBaseUrl: 'https://market.example',
@@ -361,6 +399,16 @@ describe.each(testEngines())('saved searches on $name', ({ create, name }) => {
     expect(verifySignature(signature, delivery.body.replace('3500', '3400'), webhookSecret)).toBe(false);
     expect(signature).toMatch(new RegExp(`^t=${Math.floor(START / 1000)},v1=[0-9a-f]{64}$`));
     expect(delivery.headers['x-marketplace-event']).toBe('saved_search.match');
+    // And the marketplace key's RFC 9421 signature, as UCP asks of webhooks: our profile named in UCP-Agent.
+    expect(delivery.headers['ucp-agent']).toBe('profile="https://market.example/.well-known/ucp"');
+    expect(delivery.headers['signature-input']).toBe(
+      `sig1=("@method" "@authority" "@path" "ucp-agent" "content-digest" "content-type");created=${Math.floor(START / 1000)};keyid="${SIGNING_KEY.jwk.kid}"`,
+    );
+    expect(verifiesWithMarketplaceKey(delivery)).toBe(true);
+    expect(verifiesWithMarketplaceKey({ ...delivery, body: delivery.body.replace('3500', '3400') })).toBe(
+      false,
+    );
+    expect(verifiesWithMarketplaceKey({ ...delivery, path: `${delivery.path}/elsewhere` })).toBe(false);
     const body = JSON.parse(delivery.body) as Record<string, unknown>;
     // The notification event's id: a UUIDv7, like every event id.
     expect(body['id']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);

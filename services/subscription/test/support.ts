@@ -3,9 +3,12 @@ import type { AddressInfo } from 'node:net';
 import type { Mailer, MailMessage } from '@marketplace/mailer';
 import type { NewListing } from '../src/application/ports.js';
 
-/** What a webhook receiver got: arrival time (by the test's clock), headers and the raw body. */
+/** What a webhook receiver got: arrival time (by the test's clock), method, path, headers and the raw body. */
 export interface ReceivedWebhook {
   readonly at: number;
+  readonly method: string;
+  /** The request target as sent: path and query. */
+  readonly path: string;
   readonly headers: IncomingHttpHeaders;
   readonly body: string;
 }
@@ -27,6 +30,8 @@ export class WebhookReceiver {
       req.on('end', () => {
         received.push({
           at: now(),
+          method: req.method ?? '',
+          path: req.url ?? '',
           headers: req.headers,
           body: Buffer.concat(chunks).toString('utf8'),
         });

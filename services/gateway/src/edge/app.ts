@@ -22,8 +22,8 @@ import { noStoreByDefault } from './http/cache-control.js';
 import { refuseHostileQuery } from './http/hostile-query.js';
 import { asyncApiRoutes } from './discovery/asyncapi.routes.js';
 import { discoveryRoutes } from './discovery/discovery.routes.js';
-import { ephemeralSigningKey } from './signing/signing-key.js';
-import type { SigningKey } from './signing/signing-key.js';
+import { ephemeralSigningKey } from '@marketplace/platform';
+import type { SigningKey } from '@marketplace/platform';
 import type { ReadinessReport } from './http/health.routes.js';
 import { healthRoutes } from './http/health.routes.js';
 import { imagesRoutes } from './http/images.routes.js';
@@ -39,6 +39,7 @@ import {
   RateLimiter,
   rateLimit,
 } from './http/rate-limit.js';
+import { UCP_SHOPPING_PATH } from './ucp.js';
 
 /** Bodies are small JSON documents: a full listing with 10,000 escaped characters stays far below this. */
 export const DEFAULT_BODY_LIMIT_BYTES = 256 * 1024;
@@ -103,7 +104,7 @@ export const createGatewayApp = (deps: GatewayDependencies): Express => {
   app.use(problemsRoutes(problems));
   app.use(imagesRoutes(problems, deps.images));
   app.use(
-    '/api/ucp/catalog',
+    ['/api/ucp/catalog', `${UCP_SHOPPING_PATH}/catalog`],
     ...catalogReadLimit(authenticate(deps.identity, { required: false }), rateLimiter),
   );
   const contexts = openContexts(

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
-import type { SigningKey } from './signing/signing-key.js';
+import type { SigningKey } from '@marketplace/platform';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import type { BlobStore } from '@marketplace/blobstore';

@@ -227,6 +227,10 @@ export class ProductViews {
   }
 }
 
+/** The name a seller trades under, for agents (the feed's seller_name, UCP's variant seller): company, name, or its number. */
+export const sellerDisplayNameOf = (seller: ProductDetails['seller']): string =>
+  seller.company ?? seller.name ?? `Seller ${seller.account_id}`;
+
 /** Protobuf cannot omit a string: '' (or nothing at all) is shown as null. */
 const emptyAsNull = (text: string | undefined): string | null =>
   text === undefined || text === '' ? null : text;

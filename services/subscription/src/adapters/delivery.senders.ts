@@ -1,7 +1,8 @@
 import type { Mailer } from '@marketplace/mailer';
 import type { GuardedFetcher } from '@marketplace/outbound-http';
 import { OutboundFetchError } from '@marketplace/outbound-http';
-import type { Clock } from '@marketplace/platform';
+import { signedRequestHeaders } from '@marketplace/platform';
+import type { Clock, SigningKey } from '@marketplace/platform';
 import type { DeliverySender } from '../application/delivery-worker.js';
 import type { MatchPayload } from '../domain/match-notification.js';
 import { matchEmailOf, SAVED_SEARCH_MATCH } from '../domain/match-notification.js';
@@ -22,6 +23,8 @@ export interface DeliverySenderOptions {
   readonly fetcher: GuardedFetcher;
   readonly mailer: Mailer;
   readonly signingSecret: string;
+  /** Adds an RFC 9421 signature to every webhook, verifiable with the JWK /.well-known/ucp lists. */
+  readonly signingKey: SigningKey;
   /** Which secret generations sign a subscription's deliveries; undefined: the one given at creation. */
   readonly webhookSecretOf: (subscriptionId: string) => Promise<WebhookSecretState | undefined>;
   readonly clock: Clock;
@@ -56,14 +59,25 @@ export const createDeliverySender = (options: DeliverySenderOptions): DeliverySe
       const secrets = signingGenerationsAt(secret, now).map((generation) =>
         webhookSecretOf(signingSecret, delivery.subscriptionId, generation),
       );
+      // Beside the subscription's HMAC, the marketplace key's signature (UCP webhooks, docs/agents.md "Signing
+      // key"): UCP-Agent names our profile, where a receiver finds the key by the signature's keyid.
+      const signed = {
+        'content-type': 'application/json',
+        'ucp-agent': `profile="${options.publicBaseUrl}/.well-known/ucp"`,
+      };
       const { status } = await fetcher.post(delivery.target, {
         headers: {
-          'content-type': 'application/json',
+          ...signed,
           'user-agent': 'LiquidationMarketplace-Webhooks/1.0',
           [WEBHOOK_HEADERS.event]: eventTypeOf(delivery.body),
           [WEBHOOK_HEADERS.delivery]: delivery.deliveryId,
           [WEBHOOK_HEADERS.timestamp]: String(timestamp),
           [WEBHOOK_HEADERS.signature]: webhookSignaturesOf(secrets, timestamp, delivery.body),
+          ...signedRequestHeaders(
+            options.signingKey,
+            { method: 'POST', url: delivery.target, headers: signed, body: delivery.body },
+            timestamp,
+          ),
         },
         body: delivery.body,
       });

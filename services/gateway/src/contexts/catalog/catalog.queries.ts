@@ -1,5 +1,5 @@
 import type { catalogV1 } from '@marketplace/proto';
-import { DEFAULT_CURRENCY } from '@marketplace/platform';
+import { DEFAULT_CURRENCY, isAppError } from '@marketplace/platform';
 import { CATEGORY_NAMES, isCategory } from '@marketplace/vocabulary';
 import type { CatalogClient } from './catalog.client.js';
 import type { Principal } from '../../edge/account.js';
@@ -110,16 +110,7 @@ export class CatalogQueries {
   ) {}
 
   async search(search: CatalogSearch): Promise<ProductPage> {
-    const { products, total } = await this.catalog.searchProducts({
-      query: search.query ?? '',
-      category: search.category,
-      condition: search.condition,
-      minPriceCents: search.minPriceCents,
-      maxPriceCents: search.maxPriceCents,
-      minDiscountPercent: search.minDiscountPercent,
-      limit: search.limit,
-      offset: search.offset,
-    });
+    const { products, total } = await this.searchProducts(search);
     return {
       products: products.map((product) => this.views.summaryOf(product)),
       pagination: {
@@ -129,6 +120,45 @@ export class CatalogQueries {
         has_more: search.offset + products.length < total,
       },
     };
+  }
+
+  /** The same search with each product's details (UCP catalog search, docs/protocols.md §2.4). */
+  async searchDetails(
+    search: CatalogSearch,
+  ): Promise<{ readonly products: readonly ProductDetails[]; readonly total: number }> {
+    const { products, total } = await this.searchProducts(search);
+    return { products: products.map((product) => this.views.detailsOf(product)), total };
+  }
+
+  private searchProducts(search: CatalogSearch): Promise<catalogV1.SearchProductsResponse> {
+    return this.catalog.searchProducts({
+      query: search.query ?? '',
+      category: search.category,
+      condition: search.condition,
+      minPriceCents: search.minPriceCents,
+      maxPriceCents: search.maxPriceCents,
+      minDiscountPercent: search.minDiscountPercent,
+      limit: search.limit,
+      offset: search.offset,
+    });
+  }
+
+  /**
+   * The public listings among `productIds` (well-formed ids), keyed by id: an id that names no listing, or one
+   * not promoted, is left out (UCP lookup answers what it found).
+   */
+  async publicDetails(productIds: readonly string[]): Promise<Map<string, ProductDetails>> {
+    const found = await Promise.all(
+      productIds.map(async (productId) => {
+        try {
+          return [productId, await this.details(productId, undefined)] as const;
+        } catch (error) {
+          if (isAppError(error) && error.kind === 'not_found') return undefined;
+          throw error;
+        }
+      }),
+    );
+    return new Map(found.filter((entry) => entry !== undefined));
   }
 
   /** A seller also sees its own listings that were not promoted; everyone else gets not_found for those. */

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { CATEGORY_NAMES, isCategory } from '@marketplace/vocabulary';
 import type { CatalogQueries } from './catalog.queries.js';
 import type { ProductDetails } from '../../edge/product.views.js';
+import { sellerDisplayNameOf } from '../../edge/product.views.js';
 import { methodNotAllowed } from '../../edge/http/method-not-allowed.js';
 import type { Problems } from '../../edge/http/problem.js';
 import { parseOrThrow } from '../../edge/schemas/validate.js';
@@ -94,7 +95,7 @@ export const feedItemOf = (product: ProductDetails, publicBaseUrl: string) => {
     availability: product.availability,
     inventory_quantity: product.quantity_available,
     min_order_quantity: product.pricing.min_order_quantity,
-    seller_name: (seller.company ?? seller.name ?? `Seller ${seller.account_id}`).slice(0, 70),
+    seller_name: sellerDisplayNameOf(seller).slice(0, 70),
     seller_url: publicBaseUrl,
     // Every seller sells under the marketplace's terms; seller_privacy_policy joins them if enable_checkout does.
     seller_tos: `${publicBaseUrl}${TERMS_PATH}`,

@@ -8,13 +8,16 @@ import { getPricingRecommendationTool, getProductDetailsTool, searchInventoryToo
 import { feedRouteDocs, feedRoutes } from './feed.routes.js';
 import { markdownRouteDocs, markdownRoutes } from './markdown.routes.js';
 import { sitemapRouteDocs, sitemapRoutes } from './sitemap.routes.js';
+import { ucpCatalogRouteDocs, ucpCatalogRoutes } from './ucp-catalog.routes.js';
+import { ucpCatalogTools } from './ucp-catalog.tools.js';
 
-/** The catalog's documented routes: search and details, and the feed, sitemap and markdown pages of agents. */
+/** The catalog's documented routes: search and details, the feed, sitemap and markdown pages of agents, UCP's catalog. */
 export const routeDocs: readonly RouteDoc[] = [
   ...catalogRouteDocs,
   ...feedRouteDocs,
   ...sitemapRouteDocs,
   ...markdownRouteDocs,
+  ...ucpCatalogRouteDocs,
 ];
 
 export interface CatalogContext extends ContextSurface {
@@ -32,12 +35,14 @@ export const catalogContext = (edge: EdgeServices, client: CatalogClient): Catal
       feedRoutes(problems, queries, publicBaseUrl),
       sitemapRoutes(problems, queries, publicBaseUrl),
       markdownRoutes(problems, queries, publicBaseUrl),
+      ucpCatalogRoutes(problems, queries, publicBaseUrl),
     ],
     tools: [
       searchInventoryTool(queries),
       getProductDetailsTool(queries),
       getPricingRecommendationTool(queries),
       searchInventorySemanticTool(queries),
+      ...ucpCatalogTools(queries, publicBaseUrl),
     ],
   };
 };

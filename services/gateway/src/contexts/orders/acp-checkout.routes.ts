@@ -129,7 +129,7 @@ const acpErrors = (problems: Problems, logger: Logger): ErrorRequestHandler =>
 
 /**
  * ACP's Agentic Checkout API (docs/protocols.md §3.2) over the same OrderOperations as /api/ucp/checkout and UCP's
- * /api/ucp/checkout-sessions, so the three answer one session alike; only the shapes differ.
+ * /api/ucp/shopping/checkout-sessions, so the three answer one session alike; only the shapes differ.
  */
 export const acpCheckoutRoutes = (
   problems: Problems,

@@ -8,13 +8,14 @@ import { methodNotAllowed } from '../../edge/http/method-not-allowed.js';
 import type { Problems } from '../../edge/http/problem.js';
 import { requestIdOf } from '../../edge/http/request-log.js';
 import { parseOrThrow } from '../../edge/schemas/validate.js';
+import { UCP_SHOPPING_PATH } from '../../edge/ucp.js';
 import type { RouteDoc } from '../../edge/discovery/openapi.describe.js';
 import { checkoutIdParamsSchema } from './checkout.schema.js';
 import type { OrderOperations } from './order.operations.js';
 import { checkoutBodyOfUcp, ucpCheckoutCreateSchema, ucpCheckoutView } from './ucp-checkout.js';
 
-/** The REST binding's paths under our UCP service endpoint, /api/ucp (docs/protocols.md §2.3, "REST"). */
-export const UCP_CHECKOUT_PATH = '/api/ucp/checkout-sessions';
+/** The REST binding's paths under the UCP shopping service's endpoint (docs/protocols.md §2.3, "REST"). */
+export const UCP_CHECKOUT_PATH = `${UCP_SHOPPING_PATH}/checkout-sessions`;
 
 /**
  * UCP's checkout (docs/protocols.md §2.3) over the same OrderOperations as our own /api/ucp/checkout, so the two

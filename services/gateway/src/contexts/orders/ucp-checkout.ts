@@ -4,14 +4,13 @@ import { countryCodeSchema, productIdSchema, quantitySchema } from '../../edge/s
 import type { CheckoutBody, CheckoutSessionView } from './checkout.schema.js';
 import { MAX_CHECKOUT_LINES, buyerEmailSchema, buyerNameSchema } from './checkout.schema.js';
 import type { OrderView } from './order.schema.js';
+import { UCP_CAPABILITIES, UCP_VERSION } from '../../edge/ucp.js';
 
 /**
  * UCP's checkout capability (`dev.ucp.shopping.checkout`, release 2026-04-08; docs/protocols.md
  * §2.3) as a translation of the order service's checkout sessions: every rule (prices, the bulk threshold and its
  * escalation to a quote, freight, stock) is the order service's, this file only renames.
  */
-export const UCP_CHECKOUT_VERSION = '2026-04-08';
-export const UCP_CHECKOUT_CAPABILITY = 'dev.ucp.shopping.checkout';
 
 /**
  * The create request (docs/protocols.md §2.3: `line_items[].item.id` is the catalog variant id, which for us is the
@@ -64,22 +63,25 @@ const STATUS = {
 } as const satisfies Record<CheckoutSessionView['status'], string>;
 
 interface UcpTotal {
-  readonly type: 'subtotal' | 'fulfillment' | 'total';
+  readonly type: 'subtotal' | 'discount' | 'fulfillment' | 'tax' | 'total';
   readonly amount: number;
   readonly display_text?: string;
 }
 
+/**
+ * Goods, discount, freight, tax and total as separate lines (docs/protocols.md §2.3, `totals[]`), as ACP's are
+ * (acp-checkout.ts). Discount is 0: a quote's agreed price is the unit price itself. Tax is 0 and says why: the
+ * marketplace collects none, the seller's invoice carries any tax due (docs/agents.md, "Protocols").
+ */
 const totalsOf = (goods: number, freight: number): UcpTotal[] => [
   { type: 'subtotal', amount: goods, display_text: 'Goods' },
+  { type: 'discount', amount: 0, display_text: 'Discount' },
   { type: 'fulfillment', amount: freight, display_text: 'Freight' },
+  { type: 'tax', amount: 0, display_text: 'Tax (invoiced by the seller, not collected here)' },
   { type: 'total', amount: goods + freight },
 ];
 
-/**
- * The UCP checkout object of a session (docs/protocols.md §2.3, "Checkout object"). Totals: goods as `subtotal`,
- * freight as `fulfillment`, and `total`. No `tax` or `discount` line: the order service charges neither (the
- * seller invoices; docs/agents.md, "Protocols"), and a zero line would state a tax we never computed.
- */
+/** The UCP checkout object of a session (docs/protocols.md §2.3, "Checkout object"). */
 export const ucpCheckoutView = (
   publicBaseUrl: string,
   session: CheckoutSessionView,
@@ -92,8 +94,8 @@ export const ucpCheckoutView = (
     session.line_items[0];
   return {
     ucp: {
-      version: UCP_CHECKOUT_VERSION,
-      capabilities: { [UCP_CHECKOUT_CAPABILITY]: [{ version: UCP_CHECKOUT_VERSION }] },
+      version: UCP_VERSION,
+      capabilities: { [UCP_CAPABILITIES.checkout]: [{ version: UCP_VERSION }] },
       payment_handlers: {},
     },
     id: session.id,

@@ -8,7 +8,8 @@ import { methodNotAllowed } from '../http/method-not-allowed.js';
 import type { Problems } from '../http/problem.js';
 import type { RouteDoc } from './openapi.describe.js';
 import { signedAnswerHeaders } from '../signing/signed-answer.js';
-import type { SigningJwk, SigningKey } from '../signing/signing-key.js';
+import type { SigningJwk, SigningKey } from '@marketplace/platform';
+import { UCP_CAPABILITIES, UCP_SHOPPING_PATH, UCP_VERSION } from '../ucp.js';
 
 /**
  * Discovery documents change only with a deployment: agents and crawlers may keep them for five minutes
@@ -16,8 +17,6 @@ import type { SigningJwk, SigningKey } from '../signing/signing-key.js';
  */
 export const DISCOVERY_CACHE_CONTROL = 'public, max-age=300';
 
-/** UCP release whose profile format /.well-known/ucp follows. */
-export const UCP_VERSION = '2026-04-08';
 /**
  * ACP releases /.well-known/acp advertises, oldest first: the ones the checkout under `api_base_url` answers
  * (contexts/orders/acp-checkout.ts, ACP_SUPPORTED_VERSIONS).
@@ -45,8 +44,11 @@ const UCP_DEV = `https://ucp.dev/${UCP_VERSION}`;
 
 /**
  * The UCP business profile (UCP overview, "Profile Structure"): our REST and MCP services and the capabilities
- * we actually serve under our own namespace, and the one standard capability we serve in its own shapes,
- * `dev.ucp.shopping.checkout` over REST at `/api/ucp/checkout-sessions` (create, get, update, complete, cancel).
+ * we actually serve under our own namespace, and the standard capabilities we serve in their own shapes over the
+ * `dev.ucp.shopping` REST service at UCP_SHOPPING_PATH: checkout (`/checkout-sessions`: create, get, update,
+ * complete, cancel) and catalog search and lookup (`/catalog/search`, `/catalog/lookup`, `/catalog/product`).
+ * That service lists REST only: checkout has no MCP binding yet, though the catalog's tools (`search_catalog`,
+ * `lookup_catalog`, `get_product`) answer on /mcp (docs/agents.md, "Protocols").
  */
 export const ucpProfile = (publicBaseUrl: string, signingKeys: readonly SigningJwk[] = []) => {
   const namespace = reverseDomainOf(publicBaseUrl);
@@ -61,13 +63,13 @@ export const ucpProfile = (publicBaseUrl: string, signingKeys: readonly SigningJ
     ucp: {
       version: UCP_VERSION,
       services: {
-        // The REST binding of the standard capabilities: paths such as /checkout-sessions under this endpoint.
+        // The REST binding of the standard capabilities: /checkout-sessions, /catalog/… under this endpoint.
         'dev.ucp.shopping': [
           {
             version: UCP_VERSION,
             spec: `${UCP_DEV}/specification/overview`,
             transport: 'rest',
-            endpoint: `${publicBaseUrl}/api/ucp`,
+            endpoint: `${publicBaseUrl}${UCP_SHOPPING_PATH}`,
             schema: `${UCP_DEV}/services/shopping/rest.openapi.json`,
           },
         ],
@@ -89,11 +91,25 @@ export const ucpProfile = (publicBaseUrl: string, signingKeys: readonly SigningJ
         ],
       },
       capabilities: {
-        'dev.ucp.shopping.checkout': [
+        [UCP_CAPABILITIES.checkout]: [
           {
             version: UCP_VERSION,
             spec: `${UCP_DEV}/specification/checkout`,
             schema: `${UCP_DEV}/schemas/shopping/checkout.json`,
+          },
+        ],
+        [UCP_CAPABILITIES.catalogSearch]: [
+          {
+            version: UCP_VERSION,
+            spec: `${UCP_DEV}/specification/catalog/search`,
+            schema: `${UCP_DEV}/schemas/shopping/catalog_search.json`,
+          },
+        ],
+        [UCP_CAPABILITIES.catalogLookup]: [
+          {
+            version: UCP_VERSION,
+            spec: `${UCP_DEV}/specification/catalog/lookup`,
+            schema: `${UCP_DEV}/schemas/shopping/catalog_lookup.json`,
           },
         ],
         [`${namespace}.marketplace.catalog`]: capability('catalog'),

@@ -27,6 +27,14 @@ import { ucpCheckoutView } from '../../contexts/orders/ucp-checkout.js';
 import { acpCheckoutView } from '../../contexts/orders/acp-checkout.js';
 import { ACP_ERROR_EXAMPLES } from '../../contexts/orders/acp-checkout.routes.js';
 import type { OperationExamples } from './openapi.describe.js';
+import { acpDiscovery, ucpProfile } from './discovery.routes.js';
+import type { ProductDetails } from '../product.views.js';
+import {
+  ucpGetProductResponseOf,
+  ucpLookupResponseOf,
+  ucpSearchResponseOf,
+} from '../../contexts/catalog/ucp-catalog.js';
+import { UCP_CATALOG_EXAMPLES } from '../../contexts/catalog/ucp-catalog.tools.js';
 
 /**
  * One realistic example per request body and successful answer of /openapi.json, keyed by operationId
@@ -331,6 +339,31 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
     },
   },
   getProductDetails: { responses: { 200: PRODUCT } },
+  // UCP's catalog is the same products translated (contexts/catalog/ucp-catalog.ts): built by the translation.
+  searchUcpCatalog: {
+    body: UCP_CATALOG_EXAMPLES.search,
+    responses: {
+      200: ucpSearchResponseOf(
+        { products: [PRODUCT as ProductDetails], total: 14 },
+        { query: 'cordless drill', category: 'tools', maxPriceCents: 5000, limit: 10, offset: 0 },
+        BASE,
+      ),
+    },
+  },
+  lookupUcpCatalog: {
+    body: UCP_CATALOG_EXAMPLES.lookup,
+    responses: {
+      200: ucpLookupResponseOf(
+        { ids: [...UCP_CATALOG_EXAMPLES.lookup.ids] },
+        new Map([['product_12', PRODUCT as ProductDetails]]),
+        BASE,
+      ),
+    },
+  },
+  getUcpProduct: {
+    body: UCP_CATALOG_EXAMPLES.product,
+    responses: { 200: ucpGetProductResponseOf('product_12', PRODUCT as ProductDetails, BASE) },
+  },
   // MCP transports
   mcpStreamableHttp: {
     body: JSON_RPC_CALL,
@@ -384,17 +417,10 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
     },
   },
   // discovery
-  getUcpProfile: {
-    responses: {
-      200: { ucp: { version: '2026-04-08', services: { rest: { endpoint: `${BASE}/api/ucp` } } } },
-    },
-  },
-  getAcpDiscovery: {
-    responses: { 200: { api_base_url: `${BASE}/api/ucp`, product_feed: `${BASE}/acp/feed.json` } },
-  },
-  getAcpDiscoveryJson: {
-    responses: { 200: { api_base_url: `${BASE}/api/ucp`, product_feed: `${BASE}/acp/feed.json` } },
-  },
+  // The documents themselves, built as the gateway builds them (without a signing key).
+  getUcpProfile: { responses: { 200: ucpProfile(BASE) } },
+  getAcpDiscovery: { responses: { 200: acpDiscovery(BASE) } },
+  getAcpDiscoveryJson: { responses: { 200: acpDiscovery(BASE) } },
   getLlmsTxt: {
     responses: {
       200:
@@ -460,6 +486,7 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
   },
   getServiceIndex: { responses: { 200: SERVICE_INDEX } },
   getUcpServiceIndex: { responses: { 200: SERVICE_INDEX } },
+  getUcpShoppingServiceIndex: { responses: { 200: SERVICE_INDEX } },
   getAcpServiceIndex: { responses: { 200: SERVICE_INDEX } },
   // quotes, buyer side
   requestQuote: {

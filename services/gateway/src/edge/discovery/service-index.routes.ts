@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { methodNotAllowed } from '../http/method-not-allowed.js';
 import type { Problems } from '../http/problem.js';
 import type { RouteDoc } from './openapi.describe.js';
+import { UCP_SHOPPING_PATH } from '../ucp.js';
 
 /**
  * The base URLs the discovery documents name (ACP `api_base_url`, the UCP REST service's `endpoint`) answer with
@@ -23,7 +24,7 @@ export const serviceIndexOf = (publicBaseUrl: string) => ({
 export const serviceIndexRoutes = (problems: Problems, publicBaseUrl: string): Router => {
   const router = Router();
   const index = serviceIndexOf(publicBaseUrl);
-  for (const path of ['/', '/api/ucp', '/api/acp']) {
+  for (const path of ['/', '/api/ucp', UCP_SHOPPING_PATH, '/api/acp']) {
     router
       .route(path)
       .get((_req, res) => {
@@ -64,7 +65,17 @@ export const serviceIndexRouteDocs: readonly RouteDoc[] = [
     method: 'get',
     path: '/api/ucp',
     operationId: 'getUcpServiceIndex',
-    summary: "Links to the documents and APIs (the UCP REST service's endpoint)",
+    summary: 'Links to the documents and APIs (the endpoint of our own UCP REST service)',
+    tags: ['discovery'],
+    auth: 'none',
+    responses: indexResponse,
+  },
+  {
+    method: 'get',
+    path: UCP_SHOPPING_PATH,
+    operationId: 'getUcpShoppingServiceIndex',
+    summary:
+      'Links to the documents and APIs (the endpoint of the dev.ucp.shopping REST service: /checkout-sessions, /catalog/…)',
     tags: ['discovery'],
     auth: 'none',
     responses: indexResponse,

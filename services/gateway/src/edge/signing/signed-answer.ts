@@ -1,12 +1,5 @@
-import { createHash } from 'node:crypto';
-import type { SigningKey } from './signing-key.js';
-
-/** The RFC 9421 signature label we use; receivers pick it out of Signature-Input by this name. */
-export const SIGNATURE_LABEL = 'sig1';
-
-/** RFC 9530 Content-Digest of the exact bytes sent. */
-export const contentDigest = (body: string | Buffer): string =>
-  `sha-256=:${createHash('sha256').update(body).digest('base64')}:`;
+import { SIGNATURE_LABEL, contentDigest, signatureBaseOf } from '@marketplace/platform';
+import type { SigningKey } from '@marketplace/platform';
 
 /**
  * RFC 9421 response signature over `@status` and `content-digest` (UCP signatures, as docs/agents.md
@@ -30,4 +23,10 @@ export const signedAnswerHeaders = (
 
 /** The RFC 9421 §2.5 signature base for the two covered components, one per line, params last. */
 export const signatureBase = (status: number, digest: string, params: string): string =>
-  `"@status": ${status}\n"content-digest": ${digest}\n"@signature-params": ${params}`;
+  signatureBaseOf(
+    [
+      ['@status', String(status)],
+      ['content-digest', digest],
+    ],
+    params,
+  );

@@ -4,12 +4,13 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  contentDigest,
   ephemeralSigningKey,
   persistentSigningKey,
+  signedRequestHeaders,
   signingKeyFromPem,
   verifyWithJwk,
-} from '../src/edge/signing/signing-key.js';
-import { contentDigest, signatureBase, signedAnswerHeaders } from '../src/edge/signing/signed-answer.js';
+} from '../src/signing-key.js';
 
 const p256Pem = (): string =>
   generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
@@ -66,20 +67,55 @@ describe('marketplace signing key', () => {
   });
 });
 
-describe('RFC 9421 signed answers', () => {
-  it('carries a Content-Digest of the body and a signature a verifier rebuilds from the headers', () => {
+describe('RFC 9421 signed requests (UCP webhooks)', () => {
+  it('signs method, authority, path, query, ucp-agent, digest and type; a verifier rebuilds the base by the RFC', () => {
     const key = ephemeralSigningKey();
-    const body = '{"ucp":{}}';
-    const headers = signedAnswerHeaders(key, 200, body, 1_767_225_600);
-    expect(headers['Content-Digest']).toBe(contentDigest(body));
-    expect(headers['Signature-Input']).toBe(
-      `sig1=("@status" "content-digest");created=1767225600;keyid="${key.jwk.kid}";alg="ecdsa-p256-sha256"`,
+    const body = '{"type":"saved_search.match"}';
+    const agent = 'profile="https://market.test/.well-known/ucp"';
+    const headers = signedRequestHeaders(
+      key,
+      {
+        method: 'post',
+        url: 'https://Hooks.Example:8443/in/market?src=1',
+        headers: { 'content-type': 'application/json', 'ucp-agent': agent, 'x-other': 'not signed' },
+        body,
+      },
+      1_767_225_600,
     );
-    const params = headers['Signature-Input'].slice('sig1='.length);
+    expect(headers['Content-Digest']).toBe(contentDigest(body));
+    const params = `("@method" "@authority" "@path" "@query" "ucp-agent" "content-digest" "content-type");created=1767225600;keyid="${key.jwk.kid}"`;
+    expect(headers['Signature-Input']).toBe(`sig1=${params}`);
+    // RFC 9421 §2.5, written out here rather than rebuilt with the code under test.
+    const base = [
+      '"@method": POST',
+      '"@authority": hooks.example:8443',
+      '"@path": /in/market',
+      '"@query": ?src=1',
+      `"ucp-agent": ${agent}`,
+      `"content-digest": ${contentDigest(body)}`,
+      '"content-type": application/json',
+      `"@signature-params": ${params}`,
+    ].join('\n');
     const signature = Buffer.from(/^sig1=:([A-Za-z0-9+/=]+):$/.exec(headers.Signature)![1]!, 'base64');
-    expect(verifyWithJwk(key.jwk, signatureBase(200, contentDigest(body), params), signature)).toBe(true);
-    // A replaced body or status no longer matches what was signed.
-    expect(verifyWithJwk(key.jwk, signatureBase(200, contentDigest('{}'), params), signature)).toBe(false);
-    expect(verifyWithJwk(key.jwk, signatureBase(404, contentDigest(body), params), signature)).toBe(false);
+    expect(signature).toHaveLength(64);
+    expect(verifyWithJwk(key.jwk, base, signature)).toBe(true);
+    expect(verifyWithJwk(key.jwk, base.replace('/in/market', '/in/other'), signature)).toBe(false);
+  });
+
+  it('leaves out the query and ucp-agent when the request has none', () => {
+    const key = ephemeralSigningKey();
+    const headers = signedRequestHeaders(
+      key,
+      {
+        method: 'POST',
+        url: 'https://hooks.example/in',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      },
+      1,
+    );
+    expect(headers['Signature-Input']).toBe(
+      `sig1=("@method" "@authority" "@path" "content-digest" "content-type");created=1;keyid="${key.jwk.kid}"`,
+    );
   });
 });

@@ -11,6 +11,9 @@ import type { KeyObject } from 'node:crypto';
 import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
+// The marketplace signing key (docs/agents.md, "Signing key"): one ES256 key whose public JWK /.well-known/ucp
+// publishes, shared by the gateway (its signed answers) and the subscription service (its webhook deliveries).
+
 /** The public half of the marketplace signing key as a UCP profile lists it (docs/agents.md, "Signing key"). */
 export interface SigningJwk {
   readonly kid: string;
@@ -93,3 +96,54 @@ export const ephemeralSigningKey = (): SigningKey =>
       .privateKey.export({ format: 'pem', type: 'pkcs8' })
       .toString(),
   );
+
+/** RFC 9530 Content-Digest of the exact bytes sent. */
+export const contentDigest = (body: string | Buffer): string =>
+  `sha-256=:${createHash('sha256').update(body).digest('base64')}:`;
+
+/** The RFC 9421 signature label we use; receivers pick it out of Signature-Input by this name. */
+export const SIGNATURE_LABEL = 'sig1';
+
+/** An outgoing request to sign: its method, absolute URL, the headers it will carry and its body. */
+export interface RequestToSign {
+  readonly method: string;
+  readonly url: string;
+  /** Lower-case names; the ones signed must be present (content-type, and ucp-agent when sent). */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+/**
+ * The RFC 9421 request signature UCP asks of a business's webhooks (docs/protocols.md §2.2; UCP signatures):
+ * `@method`, `@authority`, `@path`, `@query` when there is one, `ucp-agent` when sent, `content-digest` and
+ * `content-type`, with `created` and `keyid` (no `alg`: a UCP verifier takes it from the JWK). The headers to add.
+ */
+export const signedRequestHeaders = (
+  key: SigningKey,
+  request: RequestToSign,
+  createdSeconds: number,
+): { 'Content-Digest': string; 'Signature-Input': string; Signature: string } => {
+  const url = new URL(request.url);
+  const digest = contentDigest(request.body);
+  const headers: Readonly<Record<string, string>> = { ...request.headers, 'content-digest': digest };
+  const components: [string, string][] = [
+    ['@method', request.method.toUpperCase()],
+    ['@authority', url.host.toLowerCase()],
+    ['@path', url.pathname],
+    ...(url.search === '' ? [] : ([['@query', url.search]] as [string, string][])),
+    ...['ucp-agent', 'content-digest', 'content-type'].flatMap((name): [string, string][] => {
+      const value = headers[name];
+      return value === undefined ? [] : [[name, value]];
+    }),
+  ];
+  const params = `(${components.map(([name]) => `"${name}"`).join(' ')});created=${createdSeconds};keyid="${key.jwk.kid}"`;
+  return {
+    'Content-Digest': digest,
+    'Signature-Input': `${SIGNATURE_LABEL}=${params}`,
+    Signature: `${SIGNATURE_LABEL}=:${key.sign(signatureBaseOf(components, params)).toString('base64')}:`,
+  };
+};
+
+/** RFC 9421 §2.5: one `"<component>": <value>` line per covered component, then `"@signature-params"`. */
+export const signatureBaseOf = (components: readonly (readonly [string, string])[], params: string): string =>
+  [...components.map(([name, value]) => `"${name}": ${value}`), `"@signature-params": ${params}`].join('\n');
