@@ -1,6 +1,8 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import type { Cluster } from '@marketplace/e2e';
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 
 /**
  * Where a cluster scenario's CPU goes: the CPU time (user + system, from Linux's /proc) that each process of the
@@ -99,11 +101,13 @@ const snapshot = async (targets: CpuTargets): Promise<Map<number, { name: string
 export const meterCpu = async (targets: CpuTargets): Promise<CpuMeter> => {
   const ticksPerSecond = clockTicksPerSecond();
   const before = await snapshot(targets);
+  const recording = await recordPerf(before);
   const machineBefore = await machineBusyTicks();
   const ownBefore = process.cpuUsage();
   const started = performance.now();
   return {
     async stop(operations) {
+      await recording?.stop();
       const own = process.cpuUsage(ownBefore);
       const seconds = (performance.now() - started) / 1000;
       const machineMs = ((await machineBusyTicks()) - machineBefore) * (1000 / ticksPerSecond);
@@ -129,6 +133,41 @@ export const meterCpu = async (targets: CpuTargets): Promise<CpuMeter> => {
       shares['run'] = share(measuredMs - loadGeneratorMs);
       shares['foreign'] = share(Math.max(0, machineMs - measuredMs));
       return shares as CpuFigures;
+    },
+  };
+};
+
+let perfRecordings = 0;
+
+/**
+ * With `PERF_DIR` set, `perf record` samples the metered processes' CPU (on-CPU time, call graphs) for the
+ * meter's window: `<PERF_DIR>/<n>.data`, with `<n>.pids.json` naming each process. Run the bench with
+ * `NODE_OPTIONS=--perf-basic-prof` so that perf names JavaScript functions (bench/README.md, "Profiling a run").
+ */
+const recordPerf = async (
+  processes: ReadonlyMap<number, { name: string }>,
+): Promise<{ stop(): Promise<void> } | undefined> => {
+  const dir = process.env['PERF_DIR'];
+  if (dir === undefined || dir === '' || processes.size === 0) return undefined;
+  await mkdir(dir, { recursive: true });
+  const n = ++perfRecordings;
+  const names = Object.fromEntries([...processes].map(([pid, { name }]) => [pid, name]));
+  await writeFile(join(dir, `${n}.pids.json`), JSON.stringify(names));
+  const perf = spawn(
+    'perf',
+    // The whole machine (a backend that closes meanwhile would stop a per-process recording); the report picks
+    // the processes named in `<n>.pids.json`.
+    ['record', '-F', '997', '-g', '-a', '-o', join(dir, `${n}.data`)],
+    { stdio: 'ignore' },
+  );
+  // Until perf has set itself up: an interrupt before that would leave no readable file.
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  return {
+    async stop() {
+      if (perf.exitCode !== null) return;
+      const exited = once(perf, 'exit');
+      perf.kill('SIGINT');
+      await exited;
     },
   };
 };

@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import { migrate, quoteIdent, type Database, type Transaction } from '@marketplace/database';
 import { createLogger, type Logger } from '@marketplace/platform';
 import {
+  DEFAULT_BATCH_INTERVAL_MS,
   DEFAULT_MAX_BATCH,
   type DeliveredMessage,
   type EventLog,
@@ -38,6 +39,11 @@ export interface EmbeddedEventLogOptions {
   readonly leaseMs?: number;
   /** Messages read per query, and so the most per batch (a consumer's `maxBatch` may ask for fewer). */
   readonly batchSize?: number;
+  /**
+   * The least time between the starts of two short batches of a partition, so that a busy partition's messages
+   * are handed over several at a time (default `DEFAULT_BATCH_INTERVAL_MS`; 0: each read at once).
+   */
+  readonly batchIntervalMs?: number;
   /**
    * This process is the only one using the log (PGlite: one process per data directory). Partition claims and
    * memberships found at open then belong to an earlier run that died, and are released at once instead of
@@ -107,6 +113,8 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
   const leaseMs = options.leaseMs ?? 15_000;
   const pollIntervalMs = options.pollIntervalMs ?? 5_000;
   const batchSize = options.batchSize ?? DEFAULT_MAX_BATCH;
+  const batchIntervalMs = options.batchIntervalMs ?? DEFAULT_BATCH_INTERVAL_MS;
+  assertDuration('batchIntervalMs', batchIntervalMs, 0);
   assertDuration('leaseMs', leaseMs, 100);
   assertDuration('pollIntervalMs', pollIntervalMs, 10);
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) {
@@ -198,6 +206,7 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
     leaseMs,
     pollIntervalMs,
     batchSize,
+    batchIntervalMs,
     retry: options.retry ?? DEFAULT_RETRY_POLICY,
     logger,
     announceMembership: async (topic, group) => {

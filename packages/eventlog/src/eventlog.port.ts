@@ -39,6 +39,13 @@ export interface DeliveredBatch {
 
 /** Messages per batch unless a consumer asks for fewer (`maxBatch`). */
 export const DEFAULT_MAX_BATCH = 256;
+/**
+ * The least time between the starts of two short batches of one (group, partition): a partition that receives
+ * messages faster than this hands them over in batches of several, each one transaction and one commit instead
+ * of one per message, at most this much later. A quiet partition's first message goes at once, and a full batch
+ * never waits (docs/architecture.md, "The batched consumer pipeline").
+ */
+export const DEFAULT_BATCH_INTERVAL_MS = 100;
 
 export interface ConsumeOptions {
   readonly topic: string;

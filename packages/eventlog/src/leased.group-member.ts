@@ -44,6 +44,8 @@ export interface GroupMemberSettings {
   readonly leaseMs: number;
   readonly pollIntervalMs: number;
   readonly batchSize: number;
+  /** The least time between the starts of two short batches of one partition (`DEFAULT_BATCH_INTERVAL_MS`). */
+  readonly batchIntervalMs: number;
   readonly retry: RetryPolicy;
   readonly logger: Logger;
   /** Tells every member of the group, in any process, that membership or ownership changed. */
@@ -269,7 +271,7 @@ export class LeasedGroupMember {
    * committing its last offset (one statement per batch, which also renews the lease).
    */
   private async consume(partition: number, committedOffset: string, worker: Worker): Promise<void> {
-    const { db, tables, pollIntervalMs, retry, logger, leaseMs, source } = this.settings;
+    const { db, tables, pollIntervalMs, batchIntervalMs, retry, logger, leaseMs, source } = this.settings;
     const batchSize = this.readSize;
     const stop = worker.controller.signal;
     const reader = source.openReader(this.topic, partition, committedOffset, worker.wake, stop);
@@ -286,6 +288,7 @@ export class LeasedGroupMember {
           continue;
         }
         const last = messages.at(-1);
+        const startedAt = performance.now();
         if (last !== undefined) {
           if (stop.aborted) return;
           const batch = { topic: this.topic, partition, messages };
@@ -312,7 +315,13 @@ export class LeasedGroupMember {
         // A short batch was the whole partition as of the read; a message that came since has woken the worker
         // (the generation moved, so this returns at once). Reading again right away would find nothing: at one
         // message per wake-up that empty read was half of the log's reads.
-        if (messages.length < batchSize) await worker.wake.wait(seen, pollIntervalMs, stop);
+        if (messages.length < batchSize) {
+          // A busy partition gathers what arrives for the rest of the interval into the next batch: one
+          // transaction and one commit for several messages instead of one each (DEFAULT_BATCH_INTERVAL_MS).
+          const rest = batchIntervalMs - (performance.now() - startedAt);
+          if (last !== undefined && rest > 0) await pause(rest, stop);
+          await worker.wake.wait(seen, pollIntervalMs, stop);
+        }
       }
     } finally {
       await reader.close();

@@ -15,6 +15,7 @@ import {
 import { migrate, quoteIdent, type Database } from '@marketplace/database';
 import { createLogger, type Logger } from '@marketplace/platform';
 import {
+  DEFAULT_BATCH_INTERVAL_MS,
   DEFAULT_MAX_BATCH,
   partitionOf,
   type DeliveredMessage,
@@ -55,6 +56,11 @@ export interface NatsEventLogOptions {
   readonly leaseMs?: number;
   /** Messages read ahead per owned partition, and so the most per batch (`maxBatch` may ask for fewer). */
   readonly batchSize?: number;
+  /**
+   * The least time between the starts of two short batches of a partition, so that a busy partition's messages
+   * are handed over several at a time (default `DEFAULT_BATCH_INTERVAL_MS`; 0: each read at once).
+   */
+  readonly batchIntervalMs?: number;
   readonly connectTimeoutMs?: number;
   /** Bound on every JetStream API call and publish acknowledgement. */
   readonly requestTimeoutMs?: number;
@@ -120,6 +126,8 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
   const quoted = quoteIdent(schema);
   const leaseMs = options.leaseMs ?? 30_000;
   const batchSize = options.batchSize ?? DEFAULT_MAX_BATCH;
+  const batchIntervalMs = options.batchIntervalMs ?? DEFAULT_BATCH_INTERVAL_MS;
+  assertDuration('batchIntervalMs', batchIntervalMs, 0);
   const requestTimeoutMs = options.requestTimeoutMs ?? 5_000;
   const pullExpiresMs = options.pullExpiresMs ?? 10_000;
   const duplicateWindowMs = options.duplicateWindowMs ?? 120_000;
@@ -325,6 +333,7 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
     // Only a backstop: the reader rings its owner when a message arrives.
     pollIntervalMs: pullExpiresMs,
     batchSize,
+    batchIntervalMs,
     retry,
     logger,
     announceMembership: async (topic, group) => {

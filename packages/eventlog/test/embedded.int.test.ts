@@ -228,6 +228,36 @@ describe.each(contractTestEngines())('embedded event log on $name', ({ create })
     await Promise.all([log.close(), publisher.close()]);
   });
 
+  it('hands a quiet partition its message at once, and gathers what a busy one receives within batchIntervalMs into one batch', async () => {
+    const topic = 'embedded.interval.v1';
+    const batchIntervalMs = 1_500;
+    const log = await open({ partitions: 1, batchIntervalMs });
+    const publisher = await open({ partitions: 1 });
+    const batches: { seqs: number[]; at: number }[] = [];
+    await log.consume({
+      topic,
+      group: 'gatherer',
+      handler: async (batch) => {
+        batches.push({
+          seqs: batch.messages.map((delivered) => Number(new TextDecoder().decode(delivered.value))),
+          at: performance.now(),
+        });
+      },
+    });
+    const publishedAt = performance.now();
+    await publisher.publish(topic, [message('k', 0)]);
+    await waitUntil(() => batches.length === 1);
+    // The first message of a quiet partition does not wait for the interval.
+    expect(batches[0]!.at - publishedAt).toBeLessThan(batchIntervalMs);
+
+    // Three publishes one by one, right after the first batch: one batch, once the interval has passed.
+    for (const seq of [1, 2, 3]) await publisher.publish(topic, [message('k', seq)]);
+    await waitUntil(() => batches.flatMap((batch) => batch.seqs).length === 4);
+    expect(batches.map((batch) => batch.seqs)).toEqual([[0], [1, 2, 3]]);
+    expect(batches[1]!.at - batches[0]!.at).toBeGreaterThanOrEqual(batchIntervalMs - 50);
+    await Promise.all([log.close(), publisher.close()]);
+  });
+
   it("wakes on another process's NOTIFY, and once per publish of its own (its own NOTIFY is dropped)", async () => {
     const topic = 'embedded.origin.v1';
     const { counting, reads } = countingPartitionReads(db);

@@ -102,11 +102,13 @@ export class OutgoingMailTable {
     }));
   }
 
-  async markSent(db: Queryable, messageId: string, now: number): Promise<void> {
+  /** Marks the messages sent, in one statement however many (the worker's claim sends them together). */
+  async markSent(db: Queryable, messageIds: readonly string[], now: number): Promise<void> {
+    if (messageIds.length === 0) return;
     await db.query(
       `UPDATE ${this.table} SET sent_at_ms = $2, next_attempt_at_ms = NULL, last_error = NULL
-        WHERE message_id = $1 AND sent_at_ms IS NULL`,
-      [messageId, now],
+        WHERE message_id = ANY($1::text[]) AND sent_at_ms IS NULL`,
+      [messageIds, now],
     );
   }
 

@@ -85,7 +85,6 @@ export const startOutgoingMailWorker = (options: OutgoingMailWorkerOptions): Out
       );
       return false;
     }
-    await table.markSent(db, message.messageId, clock.now());
     return true;
   };
 
@@ -104,7 +103,16 @@ export const startOutgoingMailWorker = (options: OutgoingMailWorkerOptions): Out
       ),
     );
     if (claimed.length === batchSize) wokenWhileBusy = true;
-    return outcomes.filter(Boolean).length;
+    const sent = claimed.filter((_, i) => outcomes[i]).map((mail) => mail.message.messageId);
+    try {
+      // The claim's sends recorded in one statement. Unrecorded (this fails, or the process dies first), a sent
+      // message is due again after its lease and sent once more: mail is at least once (docs/architecture.md, "Outgoing mail").
+      await table.markSent(db, sent, clock.now());
+    } catch (error) {
+      logger.error({ err: error, messageIds: sent }, 'recording sent emails failed');
+      return 0;
+    }
+    return sent.length;
   };
 
   const pause = async (ms: number): Promise<void> => {
@@ -128,6 +136,8 @@ export const startOutgoingMailWorker = (options: OutgoingMailWorkerOptions): Out
           purgedAt = clock.now();
           await table.purgeSentBefore(db, purgedAt - keepSentMs);
         }
+        // Woken meanwhile (or a full claim): the loop claims again at once, so when the next row is due can wait.
+        if (wokenWhileBusy) continue;
         const nextDue = await table.nextDueAt(db);
         const untilDue = nextDue === undefined ? pollMs : nextDue - clock.now();
         // At least a few ms: a due row another replica is claiming right now must not spin this loop.

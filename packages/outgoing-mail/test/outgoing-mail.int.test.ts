@@ -197,6 +197,41 @@ describe.each(testEngines())('outgoing mail on $name', ({ create }) => {
     expect(mailer.sent.map((sent) => sent.messageId)).toEqual([message.messageId]);
   });
 
+  it("records a claim's sends in one statement, and retries only the one that failed", async () => {
+    const messages = [mail(), mail(), mail()];
+    await db.transaction((tx) => table.enqueue(tx, messages, systemClock.now()));
+    const statements: string[] = [];
+    const counting: Database = {
+      ...db,
+      query: async (sql, params) => {
+        statements.push(sql);
+        return db.query(sql, params);
+      },
+    };
+    const mailer = new ScriptedMailer();
+    mailer.duringSend = async (message) => {
+      if (message.messageId === messages[1]!.messageId) throw new Error('550 mailbox unavailable');
+    };
+    const worker = startOutgoingMailWorker({
+      db: counting,
+      table,
+      mailer,
+      clock: systemClock,
+      logger,
+      runLoop: false,
+    });
+    expect(await worker.processDue()).toBe(2);
+    // The claim, the failure's backoff, and one statement marking both sends.
+    expect(statements.filter((sql) => /SET sent_at_ms/.test(sql))).toHaveLength(1);
+    expect(statements).toHaveLength(3);
+    expect(await table.unsentCount(db)).toBe(1);
+    expect(mailer.sent.map((sent) => sent.messageId)).toEqual([
+      messages[0]!.messageId,
+      messages[2]!.messageId,
+    ]);
+    await worker.stop();
+  });
+
   it('wakes on demand: mail queued and committed is sent without waiting for the poll', async () => {
     const mailer = new ScriptedMailer();
     const worker = startOutgoingMailWorker({ db, table, mailer, clock: systemClock, logger, pollMs: 60_000 });

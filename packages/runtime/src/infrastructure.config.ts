@@ -23,6 +23,11 @@ export const infrastructureConfigSchema = z.object({
    * that died wait before another member takes them. Live members renew it three times per period.
    */
   EVENT_LOG_ACK_WAIT_MS: z.coerce.number().int().min(1_000).max(600_000).default(10_000),
+  /**
+   * Embedded and NATS: the least time between two short batches of one consumer partition. A busy partition
+   * hands over what arrived meanwhile as one batch (one transaction), at most this much later; 0: at once.
+   */
+  EVENT_LOG_BATCH_INTERVAL_MS: z.coerce.number().int().min(0).max(10_000).default(100),
   /** How long start-up waits for PostgreSQL and the broker before giving up. */
   STARTUP_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(60_000),
   /** How long a drain on SIGTERM may take before the process exits anyway. */

@@ -89,6 +89,7 @@ const openEventLog = async (
       return createEmbeddedEventLog({
         db,
         partitions: config.EVENT_LOG_PARTITIONS,
+        batchIntervalMs: config.EVENT_LOG_BATCH_INTERVAL_MS,
         logger,
         // One process per PGlite data directory: whatever it finds claimed is left by a run that died.
         soleProcess: db.engine === 'pglite',
@@ -100,6 +101,7 @@ const openEventLog = async (
         connectTimeoutMs: config.STARTUP_TIMEOUT_MS,
         db,
         leaseMs: config.EVENT_LOG_ACK_WAIT_MS,
+        batchIntervalMs: config.EVENT_LOG_BATCH_INTERVAL_MS,
         logger,
       });
     case 'kafka':

@@ -17,6 +17,16 @@ describe('infrastructure configuration', () => {
     );
   });
 
+  it('gathers a busy partition into batches every 100 ms unless told otherwise, 0 meaning at once', () => {
+    expect(parseEnv(infrastructureConfigSchema, {}).EVENT_LOG_BATCH_INTERVAL_MS).toBe(100);
+    expect(
+      parseEnv(infrastructureConfigSchema, { EVENT_LOG_BATCH_INTERVAL_MS: '0' }).EVENT_LOG_BATCH_INTERVAL_MS,
+    ).toBe(0);
+    expect(() => parseEnv(infrastructureConfigSchema, { EVENT_LOG_BATCH_INTERVAL_MS: '-1' })).toThrow(
+      /EVENT_LOG_BATCH_INTERVAL_MS/,
+    );
+  });
+
   it('reads broker lists', () => {
     expect(parseEnv(infrastructureConfigSchema, { KAFKA_BROKERS: 'a:9092,b:9092' }).KAFKA_BROKERS).toEqual([
       'a:9092',
