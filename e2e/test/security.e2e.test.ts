@@ -3,6 +3,7 @@ import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { eventually } from '../src/harness/processes.js';
 import { sharedMarketplace, type E2eMarketplace } from '../src/harness/shared-marketplace.js';
 
 /**
@@ -615,7 +616,18 @@ describe('OWASP API Security Top 10 (2023) at the gateway', () => {
         listing(name, { promotePublicly: true }),
       );
       expect(published.status).toBe(201);
-      expect((await details(published.body.id)).body).toMatchObject({ title: name });
+      // The seller's own read is read-your-writes; the public catalog shows the listing once it has projected it.
+      expect(
+        (await call(`/api/products/${published.body.id}`, { headers: asSeller(alice.apiKey) })).body,
+      ).toMatchObject({ title: name });
+      const shown = await eventually(
+        async () => {
+          const answer = await details(published.body.id);
+          return answer.status === 200 ? answer : undefined;
+        },
+        { timeoutMs: 15_000, describe: () => marketplace.logs() },
+      );
+      expect(shown.body).toMatchObject({ title: name });
     });
 
     // docs/specification.md, "Ids in paths": of the right form but naming nothing (beyond 2^53 − 1 too) is

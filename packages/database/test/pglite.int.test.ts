@@ -108,7 +108,8 @@ describe('the embedded adapter under a full queue', () => {
       expect(timerFiredAt).toBeDefined();
       // The timer ran while the queue was still being worked through, well before its end.
       expect(timerFiredAt! - started).toBeLessThan((finishedAt - started) / 2);
-      expect(longestGapMs.value).toBeLessThan(Math.max(250, (finishedAt - started) / 4));
+      // Starved, the one gap is the whole queue; half of it leaves room for a loaded machine descheduling us.
+      expect(longestGapMs.value).toBeLessThan(Math.max(250, (finishedAt - started) / 2));
     } finally {
       await db.close();
     }
