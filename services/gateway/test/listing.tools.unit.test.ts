@@ -22,7 +22,11 @@ const seller: Principal = {
   role: 'seller',
   credential: { kind: 'api_key', keyPrefix: 'lmk_abc' },
 };
-const buyer: Principal = { accountId: 4, role: 'buyer', credential: { kind: 'agent_token', sessionId: 's', apiKeyPrefix: 'mk_k' } };
+const buyer: Principal = {
+  accountId: 4,
+  role: 'buyer',
+  credential: { kind: 'agent_token', sessionId: 's', apiKeyPrefix: 'mk_k' },
+};
 
 const listingOf = (request: listingV1.CreateListingRequest): listingV1.Listing => ({
   productId: 'product_9',

@@ -16,7 +16,11 @@ const otherSeller: Principal = {
   role: 'seller',
   credential: { kind: 'api_key', keyPrefix: 'lmk_x' },
 };
-const buyer: Principal = { accountId: 4, role: 'buyer', credential: { kind: 'agent_token', sessionId: 's', apiKeyPrefix: 'mk_k' } };
+const buyer: Principal = {
+  accountId: 4,
+  role: 'buyer',
+  credential: { kind: 'agent_token', sessionId: 's', apiKeyPrefix: 'mk_k' },
+};
 
 /** Answers ListSellerListings from listings owned by two sellers, filtered by the requested seller as the service does. */
 const ownedListings = () => {
