@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { EmbeddedMarketplace } from '../src/harness/embedded.js';
 import { mailFileNames } from '../src/harness/mail-store.js';
 import { eventually } from '../src/harness/processes.js';
-import { verifiesWithJwk, WebhookReceiver } from '../src/harness/webhook-receiver.js';
+import { verifiesRequestSignature } from '@marketplace/platform';
+import { WebhookReceiver } from '../src/harness/webhook-receiver.js';
 import type { SigningJwk } from '@marketplace/platform';
 
 /** The marketplace's own key: it signs unsubscribe tokens; no receiver is given it. */
@@ -166,8 +167,10 @@ describe('saved searches (embedded mode)', () => {
     const keyid = /keyid="([^"]+)"/.exec(String(webhook!.headers['signature-input']))![1];
     const key = profile.signing_keys.find((candidate) => candidate.kid === keyid);
     expect(key).toBeDefined();
-    expect(verifiesWithJwk(webhook!, key!)).toBe(true);
-    expect(verifiesWithJwk({ ...webhook!, body: webhook!.body.replace('3500', '3400') }, key!)).toBe(false);
+    expect(verifiesRequestSignature(webhook!, key!)).toBe(true);
+    expect(verifiesRequestSignature({ ...webhook!, body: webhook!.body.replace('3500', '3400') }, key!)).toBe(
+      false,
+    );
     const payload = JSON.parse(webhook!.body) as { id: string; data: Record<string, unknown> };
     expect(payload.id).toBe(webhook!.headers['x-marketplace-delivery']);
     // The notification event's id, a UUIDv7 like every event id.

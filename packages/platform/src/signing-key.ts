@@ -144,6 +144,46 @@ export const signedRequestHeaders = (
   };
 };
 
+/** A request as its receiver saw it: method, path with query, lower-case headers and the exact body bytes. */
+export interface ReceivedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly body: string | Buffer;
+}
+
+/**
+ * A receiver's check of a `signedRequestHeaders` signature from what arrived only: the Content-Digest of the
+ * body, and the components Signature-Input names rebuilt from the request and verified with the published JWK
+ * (docs/agents.md, "Signing key"). False for anything missing, another key or a changed byte.
+ */
+export const verifiesRequestSignature = (request: ReceivedRequest, jwk: SigningJwk): boolean => {
+  const input = new RegExp(`^${SIGNATURE_LABEL}=(\\(([^)]*)\\);created=\\d+;keyid="([^"]+)")$`).exec(
+    String(request.headers['signature-input']),
+  );
+  const signature = new RegExp(`^${SIGNATURE_LABEL}=:([A-Za-z0-9+/=]+):$`).exec(
+    String(request.headers['signature']),
+  );
+  if (!input || !signature || input[3] !== jwk.kid) return false;
+  if (request.headers['content-digest'] !== contentDigest(request.body)) return false;
+  const url = new URL(request.path, 'http://receiver.invalid');
+  const derived: Readonly<Record<string, string>> = {
+    '@method': request.method.toUpperCase(),
+    '@authority': String(request.headers['host']).toLowerCase(),
+    '@path': url.pathname,
+    '@query': url.search,
+  };
+  const components = (input[2] ?? '').split(' ').map((quoted): [string, string] => {
+    const name = quoted.slice(1, -1);
+    return [name, derived[name] ?? String(request.headers[name])];
+  });
+  return verifyWithJwk(
+    jwk,
+    signatureBaseOf(components, input[1] ?? ''),
+    Buffer.from(signature[1] ?? '', 'base64'),
+  );
+};
+
 /** RFC 9421 §2.5: one `"<component>": <value>` line per covered component, then `"@signature-params"`. */
 export const signatureBaseOf = (components: readonly (readonly [string, string])[], params: string): string =>
   [...components.map(([name, value]) => `"${name}": ${value}`), `"@signature-params": ${params}`].join('\n');

@@ -9,6 +9,7 @@ import {
   persistentSigningKey,
   signedRequestHeaders,
   signingKeyFromPem,
+  verifiesRequestSignature,
   verifyWithJwk,
 } from '../src/signing-key.js';
 
@@ -100,6 +101,47 @@ describe('RFC 9421 signed requests (UCP webhooks)', () => {
     expect(signature).toHaveLength(64);
     expect(verifyWithJwk(key.jwk, base, signature)).toBe(true);
     expect(verifyWithJwk(key.jwk, base.replace('/in/market', '/in/other'), signature)).toBe(false);
+  });
+
+  it('verifies a signed request as its receiver saw it, and refuses a changed byte, path, header or key', () => {
+    const key = ephemeralSigningKey();
+    const body = '{"type":"saved_search.match","price":3500}';
+    const headers = {
+      'content-type': 'application/json',
+      'ucp-agent': 'profile="https://market.test/.well-known/ucp"',
+    };
+    const signed = signedRequestHeaders(
+      key,
+      { method: 'POST', url: 'https://hooks.example:8443/in?src=1', headers, body },
+      1_767_225_600,
+    );
+    const received = {
+      method: 'POST',
+      path: '/in?src=1',
+      headers: {
+        ...headers,
+        host: 'hooks.example:8443',
+        'content-digest': signed['Content-Digest'],
+        'signature-input': signed['Signature-Input'],
+        signature: signed.Signature,
+      },
+      body,
+    };
+    expect(verifiesRequestSignature(received, key.jwk)).toBe(true);
+    expect(verifiesRequestSignature({ ...received, body: body.replace('3500', '3400') }, key.jwk)).toBe(
+      false,
+    );
+    expect(verifiesRequestSignature({ ...received, path: '/in?src=2' }, key.jwk)).toBe(false);
+    expect(
+      verifiesRequestSignature(
+        { ...received, headers: { ...received.headers, 'content-type': 'text/plain' } },
+        key.jwk,
+      ),
+    ).toBe(false);
+    expect(verifiesRequestSignature(received, ephemeralSigningKey().jwk)).toBe(false);
+    expect(verifiesRequestSignature({ ...received, headers: { host: 'hooks.example:8443' } }, key.jwk)).toBe(
+      false,
+    );
   });
 
   it('leaves out the query and ucp-agent when the request has none', () => {

@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { Database } from '@marketplace/database';
 import { migrate } from '@marketplace/database';
@@ -12,7 +12,7 @@ import {
   ephemeralSigningKey,
   ManualClock,
   systemClock,
-  verifyWithJwk,
+  verifiesRequestSignature,
   type Clock,
 } from '@marketplace/platform';
 import { OutgoingMailTable } from '@marketplace/outgoing-mail';
@@ -42,33 +42,9 @@ const SECRET = 'test-signing-secret-0123456789abcdef';
 /** The marketplace signing key, whose JWK the gateway's /.well-known/ucp would publish. */
 const SIGNING_KEY = ephemeralSigningKey();
 
-/**
- * A UCP receiver's check of the RFC 9421 signature (docs/agents.md, "Signing key"), from what arrived only: the
- * components Signature-Input names, rebuilt from the request, verified with the published JWK.
- */
-const verifiesWithMarketplaceKey = (delivery: ReceivedWebhook): boolean => {
-  const input = /^sig1=(\(([^)]*)\);created=\d+;keyid="([^"]+)")$/.exec(
-    String(delivery.headers['signature-input']),
-  );
-  const signature = /^sig1=:([A-Za-z0-9+/=]+):$/.exec(String(delivery.headers['signature']));
-  if (!input || !signature || input[3] !== SIGNING_KEY.jwk.kid) return false;
-  const digest = `sha-256=:${createHash('sha256').update(delivery.body).digest('base64')}:`;
-  if (delivery.headers['content-digest'] !== digest) return false;
-  const url = new URL(delivery.path, 'http://receiver.invalid');
-  const valueOf = (component: string): string =>
-    ({
-      '@method': delivery.method,
-      '@authority': String(delivery.headers.host),
-      '@path': url.pathname,
-      '@query': url.search,
-    })[component] ?? String(delivery.headers[component]);
-  const components = input[2]!.split(' ').map((quoted) => quoted.slice(1, -1));
-  const base = [
-    ...components.map((component) => `"${component}": ${valueOf(component)}`),
-    `"@signature-params": ${input[1]}`,
-  ].join('\n');
-  return verifyWithJwk(SIGNING_KEY.jwk, base, Buffer.from(signature[1]!, 'base64'));
-};
+/** A UCP receiver's check of the RFC 9421 signature with the published JWK (docs/agents.md, "Signing key"). */
+const verifiesWithMarketplaceKey = (delivery: ReceivedWebhook): boolean =>
+  verifiesRequestSignature(delivery, SIGNING_KEY.jwk);
 const START = Date.UTC(2026, 0, 1);
 const BUYER = 42;
 const actor = { kind: 'buyer', id: String(BUYER) } as const;
