@@ -74,23 +74,33 @@ export class SellerListingsTable implements SellerListingsStore, SellerListingsB
     this.table = `${quoteIdent(schema)}.seller_listings`;
   }
 
+  /** The row's columns, in the order `rowOf` and `rowsOf` send them. */
+  private get insertRow(): string {
+    return `INSERT INTO ${this.table}
+         (product_id, product_number, seller_account_id, status, promote_publicly, category, sku, updated_at_ms,
+          version, listing)`;
+  }
+
+  /** An existing row is replaced only by a newer version of its listing. */
+  private get upsertNewer(): string {
+    return `ON CONFLICT (product_id) DO UPDATE
+         SET seller_account_id = EXCLUDED.seller_account_id, status = EXCLUDED.status,
+             promote_publicly = EXCLUDED.promote_publicly, category = EXCLUDED.category, sku = EXCLUDED.sku,
+             updated_at_ms = EXCLUDED.updated_at_ms, version = EXCLUDED.version, listing = EXCLUDED.listing
+         WHERE ${this.table}.version < EXCLUDED.version`;
+  }
+
   /**
    * The listing's row as a companion of the append of its events (one statement for both, so the seller reads
    * their own write at once): inserted, or replacing an older version.
    */
   rowOf({ listing, version }: SellerListingRow): CompanionWrite {
     return {
-      sql: ({ whenAppended, firstParam: p }) => `INSERT INTO ${this.table}
-         (product_id, product_number, seller_account_id, status, promote_publicly, category, sku, updated_at_ms,
-          version, listing)
+      sql: ({ whenAppended, firstParam: p }) => `${this.insertRow}
        SELECT $${p}::text, $${p + 1}::bigint, $${p + 2}::bigint, $${p + 3}::text, $${p + 4}::boolean,
               $${p + 5}::text, $${p + 6}::text, $${p + 7}::bigint, $${p + 8}::bigint, $${p + 9}::jsonb
         WHERE ${whenAppended}
-       ON CONFLICT (product_id) DO UPDATE
-         SET seller_account_id = EXCLUDED.seller_account_id, status = EXCLUDED.status,
-             promote_publicly = EXCLUDED.promote_publicly, category = EXCLUDED.category, sku = EXCLUDED.sku,
-             updated_at_ms = EXCLUDED.updated_at_ms, version = EXCLUDED.version, listing = EXCLUDED.listing
-         WHERE ${this.table}.version < EXCLUDED.version`,
+       ${this.upsertNewer}`,
       params: [
         listing.productId,
         parseProductId(listing.productId) ?? 0,
@@ -110,18 +120,12 @@ export class SellerListingsTable implements SellerListingsStore, SellerListingsB
   rowsOf(rows: readonly SellerListingRow[]): CompanionWrite {
     const column = <T>(value: (row: SellerListingRow) => T): T[] => rows.map(value);
     return {
-      sql: ({ whenAppended, firstParam: p }) => `INSERT INTO ${this.table}
-         (product_id, product_number, seller_account_id, status, promote_publicly, category, sku, updated_at_ms,
-          version, listing)
+      sql: ({ whenAppended, firstParam: p }) => `${this.insertRow}
        SELECT * FROM unnest($${p}::text[], $${p + 1}::bigint[], $${p + 2}::bigint[], $${p + 3}::text[],
                             $${p + 4}::boolean[], $${p + 5}::text[], $${p + 6}::text[], $${p + 7}::bigint[],
                             $${p + 8}::bigint[], $${p + 9}::jsonb[])
         WHERE ${whenAppended}
-       ON CONFLICT (product_id) DO UPDATE
-         SET seller_account_id = EXCLUDED.seller_account_id, status = EXCLUDED.status,
-             promote_publicly = EXCLUDED.promote_publicly, category = EXCLUDED.category, sku = EXCLUDED.sku,
-             updated_at_ms = EXCLUDED.updated_at_ms, version = EXCLUDED.version, listing = EXCLUDED.listing
-         WHERE ${this.table}.version < EXCLUDED.version`,
+       ${this.upsertNewer}`,
       params: [
         column(({ listing }) => listing.productId),
         column(({ listing }) => parseProductId(listing.productId) ?? 0),

@@ -99,6 +99,22 @@ export const readListingState = async (
 };
 
 /**
+ * The keyed request of one create, the same for a single create and an item of a bulk call: a key sent to one
+ * replays on the other.
+ */
+const createListingRequestOf = (
+  sellerAccountId: number,
+  draft: CreateListingInput['draft'],
+  idempotencyKey: string | undefined,
+) =>
+  idempotentRequestOf(idempotencyKey, {
+    path: 'idempotency_key',
+    scope: idempotencyScopeOf({ accountId: sellerAccountId }),
+    operation: 'CreateListing',
+    request: { sellerAccountId, draft },
+  });
+
+/**
  * Creates a listing, once per idempotency key when the seller sends one: a repeat of the same draft with the
  * same key answers the listing as it is now, without fetching its images again; another draft with that key is
  * an idempotency conflict. A draft the rules refuse records nothing.
@@ -108,12 +124,7 @@ export const createListing = async (
   input: CreateListingInput,
 ): Promise<VersionedListing> => {
   const accepted = validateNewListing(input.sellerAccountId, input.draft);
-  const idempotent = idempotentRequestOf(input.idempotencyKey, {
-    path: 'idempotency_key',
-    scope: idempotencyScopeOf({ accountId: input.sellerAccountId }),
-    operation: 'CreateListing',
-    request: { sellerAccountId: input.sellerAccountId, draft: input.draft },
-  });
+  const idempotent = createListingRequestOf(input.sellerAccountId, input.draft, input.idempotencyKey);
   return deps.idempotencyKeys.createOnce(idempotent, {
     create: (recordKey) => publishListing(deps, input, accepted, recordKey),
     replay: async (productId) => {
@@ -277,12 +288,7 @@ export const createListings = async (
   for (const item of input.items) {
     try {
       const accepted = validateNewListing(input.sellerAccountId, item.draft);
-      const key = idempotentRequestOf(item.idempotencyKey, {
-        path: 'idempotency_key',
-        scope: idempotencyScopeOf({ accountId: input.sellerAccountId }),
-        operation: 'CreateListing',
-        request: { sellerAccountId: input.sellerAccountId, draft: item.draft },
-      });
+      const key = createListingRequestOf(input.sellerAccountId, item.draft, item.idempotencyKey);
       pending.push({ item, accepted, key });
     } catch (error) {
       outcomes.set(item.index, { index: item.index, error });
