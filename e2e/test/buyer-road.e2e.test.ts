@@ -114,6 +114,8 @@ describe("a buyer's road: search, negotiate, buy, receive (embedded mode)", () =
       quantity: 800,
       condition: 'overstock',
       promotePublicly: true,
+      // Pallets travel on freight: the road's preview and order carry it apart from the goods.
+      shipping: { mode: 'flat_per_order', cents: 25_000 },
     });
     expect(published.status).toBe(201);
     productId = published.body.id;
@@ -210,7 +212,7 @@ describe("a buyer's road: search, negotiate, buy, receive (embedded mode)", () =
     // Preview the purchase at the agreed price, then confirm exactly that.
     const preview = await call<{
       status: string;
-      line_items: { unit_price: number; price_source: string; line_total: number }[];
+      line_items: { unit_price: number; price_source: string; line_total: number; freight: number }[];
       totals: { goods: number; freight: number; total: number };
       escalations: string[];
       confirmation_token: string | null;
@@ -221,17 +223,22 @@ describe("a buyer's road: search, negotiate, buy, receive (embedded mode)", () =
     });
     expect(preview).toMatchObject({
       status: 'ready_for_complete',
-      line_items: [{ unit_price: 1_000, price_source: 'quote', line_total: 500_000 }],
-      totals: { goods: 500_000, freight: 0, total: 500_000 },
+      line_items: [{ unit_price: 1_000, price_source: 'quote', line_total: 500_000, freight: 25_000 }],
+      totals: { goods: 500_000, freight: 25_000, total: 525_000 },
       escalations: [],
       confirmation_token: expect.stringMatching(/^pct_/),
     });
     expect(Date.parse(preview.confirmation_expires_at!) - Date.now()).toBeLessThanOrEqual(5 * 60_000);
     const bought = await call<{
-      orders: { order_id: number; quantity: number; total: number; status: string }[];
+      orders: { order_id: number; quantity: number; freight: number; total: number; status: string }[];
     }>(asBuyer, 'confirm_purchase', { confirmation_token: preview.confirmation_token });
     expect(bought.orders).toEqual([
-      expect.objectContaining({ quantity: 500, total: 500_000, status: 'awaiting_shipment' }),
+      expect.objectContaining({
+        quantity: 500,
+        freight: 25_000,
+        total: 525_000,
+        status: 'awaiting_shipment',
+      }),
     ]);
     const orderId = bought.orders[0]!.order_id;
     // A token places its order once; the quote's price is used once.
