@@ -279,15 +279,49 @@ const bodyTextsFor = (schema: Schema | undefined, components: Record<string, Sch
     .map(bodyTextOf);
 
 /**
- * The figures of a run, for docs/security.md: what was fuzzed, how many cases, failures, how long; with
+ * The figures of a run, for docs/security.md: what was fuzzed, how many cases ran, failures, how long; with
  * failures, the processes' recent output too.
  */
-const report = (what: string, started: number, failures: readonly string[], logs: () => string): void => {
+const report = (
+  what: string,
+  cases: number,
+  started: number,
+  failures: readonly string[],
+  logs: () => string,
+): void => {
   process.stdout.write(
-    `security-fuzz (${MODE}, FUZZ_RUNS=${RUNS}, FUZZ_SEED=${SEED}): ${what} × ${RUNS} cases, ` +
-      `${failures.length} failing, ${Math.round((Date.now() - started) / 1_000)} s\n` +
+    `security-fuzz (${MODE}, FUZZ_RUNS=${RUNS}, FUZZ_SEED=${SEED}): ${what} × ${RUNS} cases ` +
+      `(${cases} run), ${failures.length} failing, ${Math.round((Date.now() - started) / 1_000)} s\n` +
       (failures.length > 0 ? `--- the processes' recent output\n${logs()}\n` : ''),
   );
+};
+
+/**
+ * Runs one operation's or one tool's property for RUNS cases (the first failing case ends it) and answers how
+ * many ran. A failing case has recorded its failure; anything else that stops the run, such as an arbitrary or
+ * a check that throws, is recorded as a failure too, so a run can never end early unseen.
+ */
+const fuzzCases = async <T>(
+  label: string,
+  arbitrary: fc.Arbitrary<T>,
+  check: (value: T) => Promise<boolean>,
+  seed: number,
+  failures: string[],
+): Promise<number> => {
+  let cases = 0;
+  const failedBefore = failures.length;
+  await fc
+    .assert(
+      fc.asyncProperty(arbitrary, (value) => {
+        cases += 1;
+        return check(value);
+      }),
+      { numRuns: RUNS, seed, endOnFailure: true },
+    )
+    .catch((error: unknown) => {
+      if (failures.length === failedBefore) failures.push(`${label} stopped: ${String(error).slice(0, 500)}`);
+    });
+  return cases;
 };
 
 const operationsOf = (document: Schema): Operation[] => {
@@ -465,6 +499,8 @@ describe(`fuzzing every REST operation of /openapi.json (${MODE} mode)`, () => {
     async () => {
       const started = Date.now();
       const failures: string[] = [];
+      let fuzzed = 0;
+      let cases = 0;
       for (const [index, operation] of operations.entries()) {
         if (!ONLY.test(`${operation.method} ${operation.path}`)) continue;
         const validators = new Map(
@@ -497,53 +533,58 @@ describe(`fuzzing every REST operation of /openapi.json (${MODE} mode)`, () => {
           body: bodyTextsFor(operation.body, components),
           credential: fc.constantFrom(...credentials),
         });
-        await fc
-          .assert(
-            fc.asyncProperty(request, async ({ path, query, body, credential }) => {
-              const url =
-                operation.path.replace(/\{(\w+)\}/g, (_match, name: string) =>
-                  percentEncoded(asText(path[name])),
-                ) +
-                (Object.keys(query).length > 0
-                  ? `?${Object.entries(query)
-                      .map(([key, value]) => `${percentEncoded(key)}=${percentEncoded(asText(value))}`)
-                      .join('&')}`
-                  : '');
-              const sendsBody = operation.method !== 'GET' && operation.method !== 'DELETE';
-              const answer = await marketplace.client
-                .request(url, {
-                  method: operation.method,
-                  headers: { ...credential, ...(sendsBody ? { 'content-type': 'application/json' } : {}) },
-                  ...(sendsBody ? { body } : {}),
-                })
-                .catch((error: unknown) => ({
-                  status: 599,
-                  body: `no answer within 10 s: ${String(error)}`,
-                }));
-              const status = String(answer.status);
-              const validate = validators.get(status);
-              const problem =
-                answer.status >= 500 && !(answer.status === 503 && operation.statuses.includes('503'))
-                  ? 'a 5xx'
-                  : !operation.statuses.includes(status)
-                    ? 'an undocumented status'
-                    : validate && !validate(answer.body)
-                      ? `a body its schema refuses (${ajvErrors(validate)})`
-                      : undefined;
-              if (problem !== undefined) {
-                failures.push(
-                  `${problem}: ${operation.method} ${url} ${JSON.stringify(body.slice(0, 300))} → ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`,
-                );
-                return false;
-              }
-              return true;
-            }),
-            { numRuns: RUNS, seed: SEED + index, endOnFailure: true },
-          )
-          .catch(() => undefined);
+        cases += await fuzzCases(
+          `${operation.method} ${operation.path}`,
+          request,
+          async ({ path, query, body, credential }) => {
+            const url =
+              operation.path.replace(/\{(\w+)\}/g, (_match, name: string) =>
+                percentEncoded(asText(path[name])),
+              ) +
+              (Object.keys(query).length > 0
+                ? `?${Object.entries(query)
+                    .map(([key, value]) => `${percentEncoded(key)}=${percentEncoded(asText(value))}`)
+                    .join('&')}`
+                : '');
+            const sendsBody = operation.method !== 'GET' && operation.method !== 'DELETE';
+            const answer = await marketplace.client
+              .request(url, {
+                method: operation.method,
+                headers: { ...credential, ...(sendsBody ? { 'content-type': 'application/json' } : {}) },
+                ...(sendsBody ? { body } : {}),
+              })
+              .catch((error: unknown) => ({
+                status: 599,
+                body: `no answer within 10 s: ${String(error)}`,
+              }));
+            const status = String(answer.status);
+            const validate = validators.get(status);
+            const problem =
+              answer.status >= 500 && !(answer.status === 503 && operation.statuses.includes('503'))
+                ? 'a 5xx'
+                : !operation.statuses.includes(status)
+                  ? 'an undocumented status'
+                  : validate && !validate(answer.body)
+                    ? `a body its schema refuses (${ajvErrors(validate)})`
+                    : undefined;
+            if (problem !== undefined) {
+              failures.push(
+                `${problem}: ${operation.method} ${url} ${JSON.stringify(body.slice(0, 300))} → ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`,
+              );
+              return false;
+            }
+            return true;
+          },
+          SEED + index,
+          failures,
+        );
+        fuzzed += 1;
       }
-      report(`${operations.length} operations`, started, failures, () => marketplace.describe());
+      report(`${fuzzed} of ${operations.length} operations`, cases, started, failures, () =>
+        marketplace.describe(),
+      );
       expect(failures).toEqual([]);
+      expect(cases).toBe(fuzzed * RUNS);
     },
     Math.max(120_000, RUNS * 2_000 * 40),
   );
@@ -554,6 +595,8 @@ describe(`fuzzing every REST operation of /openapi.json (${MODE} mode)`, () => {
       expect(tools.length).toBeGreaterThan(10);
       const started = Date.now();
       const failures: string[] = [];
+      let fuzzed = 0;
+      let cases = 0;
       const statusesOf = (path: string): readonly string[] =>
         operations.find((one) => one.method === 'POST' && one.path === path)?.statuses ?? [];
       for (const [index, tool] of tools.entries()) {
@@ -566,38 +609,43 @@ describe(`fuzzing every REST operation of /openapi.json (${MODE} mode)`, () => {
           transport: fc.constantFrom('/api/mcp/invoke', '/api/mcp/streamable'),
           credential: fc.constantFrom(...credentials),
         });
-        await fc
-          .assert(
-            fc.asyncProperty(call, async ({ argumentsText, transport, credential }) => {
-              const body =
-                transport === '/api/mcp/invoke'
-                  ? `{"tool":${JSON.stringify(tool.name)},"parameters":${argumentsText}}`
-                  : `{"jsonrpc":"2.0","id":${index},"method":"tools/call","params":{"name":${JSON.stringify(tool.name)},"arguments":${argumentsText}}}`;
-              const answer = await marketplace.client
-                .request(transport, {
-                  method: 'POST',
-                  headers: { ...credential, 'content-type': 'application/json' },
-                  body,
-                })
-                .catch((error: unknown) => ({
-                  status: 599,
-                  body: `no answer within 10 s: ${String(error)}`,
-                }));
-              const problem = toolAnswerProblem(transport, answer, statusesOf(transport), outputOf);
-              if (problem !== undefined) {
-                failures.push(
-                  `${problem}: ${tool.name} on ${transport} ${JSON.stringify(argumentsText.slice(0, 300))} → ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`,
-                );
-                return false;
-              }
-              return true;
-            }),
-            { numRuns: RUNS, seed: SEED + 1_000 + index, endOnFailure: true },
-          )
-          .catch(() => undefined);
+        cases += await fuzzCases(
+          tool.name,
+          call,
+          async ({ argumentsText, transport, credential }) => {
+            const body =
+              transport === '/api/mcp/invoke'
+                ? `{"tool":${JSON.stringify(tool.name)},"parameters":${argumentsText}}`
+                : `{"jsonrpc":"2.0","id":${index},"method":"tools/call","params":{"name":${JSON.stringify(tool.name)},"arguments":${argumentsText}}}`;
+            const answer = await marketplace.client
+              .request(transport, {
+                method: 'POST',
+                headers: { ...credential, 'content-type': 'application/json' },
+                body,
+              })
+              .catch((error: unknown) => ({
+                status: 599,
+                body: `no answer within 10 s: ${String(error)}`,
+              }));
+            const problem = toolAnswerProblem(transport, answer, statusesOf(transport), outputOf);
+            if (problem !== undefined) {
+              failures.push(
+                `${problem}: ${tool.name} on ${transport} ${JSON.stringify(argumentsText.slice(0, 300))} → ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`,
+              );
+              return false;
+            }
+            return true;
+          },
+          SEED + 1_000 + index,
+          failures,
+        );
+        fuzzed += 1;
       }
-      report(`${tools.length} MCP tools`, started, failures, () => marketplace.describe());
+      report(`${fuzzed} of ${tools.length} MCP tools`, cases, started, failures, () =>
+        marketplace.describe(),
+      );
       expect(failures).toEqual([]);
+      expect(cases).toBe(fuzzed * RUNS);
     },
     Math.max(120_000, RUNS * 2_000 * 20),
   );
