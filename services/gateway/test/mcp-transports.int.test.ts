@@ -324,6 +324,36 @@ describe('MCP transports', () => {
         req.end(body);
       });
 
+    it("answers methods and completion arguments named after Object.prototype's members as unknown, not 500", async () => {
+      // The security fuzzer's find: `constructor` looked up a params schema in a plain object and found a function.
+      // Each transport answers an unknown method as it documents: the SDK's 200, /api/mcp/streamable's 400.
+      for (const [path, accept, status] of [
+        ['/mcp', 'application/json, text/event-stream', 200],
+        ['/api/mcp/streamable', 'application/json', 400],
+      ] as const) {
+        for (const method of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+          const answer = await gateway.call(path, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', accept },
+            body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params: {} }),
+          });
+          expect({ path, method, status: answer.status }).toEqual({ path, method, status });
+          expect(answer.body).toMatchObject({ id: 7, error: { code: -32601 } });
+        }
+      }
+      const completion = await rpc({
+        jsonrpc: '2.0',
+        id: 8,
+        method: 'completion/complete',
+        params: {
+          ref: { type: 'ref/resource', uri: 'marketplace://subscriptions/{id}' },
+          argument: { name: 'constructor', value: '' },
+        },
+      });
+      expect(completion.status).toBe(200);
+      expect(completion.body).toMatchObject({ id: 8, result: { completion: { values: [] } } });
+    });
+
     it('checks Host: the public host and loopback names pass, others are 403, X-Forwarded-Host without a proxy too', async () => {
       expect(await postWithHost({ host: 'market.test' })).toBe(200);
       expect(await postWithHost({ host: 'localhost:1234' })).toBe(200);

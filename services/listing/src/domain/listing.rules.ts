@@ -119,13 +119,13 @@ const newListingSchema = z
 export type ValidNewListing = z.output<typeof newListingSchema>;
 
 /** Domain field names that differ from the REST field names of docs/specification.md, "Listings". */
-const REST_FIELD_NAMES: Readonly<Record<string, string>> = {
-  priceCents: 'price',
-  originalRetailPriceCents: 'originalRetailPrice',
-};
+const REST_FIELD_NAMES: ReadonlyMap<string, string> = new Map([
+  ['priceCents', 'price'],
+  ['originalRetailPriceCents', 'originalRetailPrice'],
+]);
 
 /** The REST name of a listing field (`priceCents` → `price`), as violations and changed fields spell it. */
-export const restFieldName = (field: string): string => REST_FIELD_NAMES[field] ?? field;
+export const restFieldName = (field: string): string => REST_FIELD_NAMES.get(field) ?? field;
 
 const violationOf = ({ path, message }: z.core.$ZodIssue): FieldViolation => {
   const [field = '', ...rest] = path.map(String);

@@ -61,15 +61,15 @@ const quoteResponseSchema = z
 export type ValidQuoteRequest = z.output<typeof quoteRequestSchema>;
 export type ValidQuoteResponse = z.output<typeof quoteResponseSchema>;
 
-const REST_FIELD_NAMES: Readonly<Record<string, string>> = {
-  targetPriceCents: 'target_price',
-  counterPriceCents: 'counter_price',
-  shippingDestination: 'shipping_destination',
-};
+const REST_FIELD_NAMES: ReadonlyMap<string, string> = new Map([
+  ['targetPriceCents', 'target_price'],
+  ['counterPriceCents', 'counter_price'],
+  ['shippingDestination', 'shipping_destination'],
+]);
 
 const violationOf = ({ path, message }: z.core.$ZodIssue): FieldViolation => {
   const [field = '', ...rest] = path.map(String);
-  return { path: [REST_FIELD_NAMES[field] ?? field, ...rest].join('/'), message };
+  return { path: [REST_FIELD_NAMES.get(field) ?? field, ...rest].join('/'), message };
 };
 
 const parseOrThrow = <S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> => {

@@ -178,14 +178,14 @@ export const listMyListingsInput = z.object({
 });
 
 /** The listing service names fields as REST does (docs/specification.md, "Listings"); the tool's caller knows them by the tool's names. */
-const TOOL_FIELD_NAMES: Readonly<Record<string, string>> = {
-  price: 'price_per_unit',
-  originalRetailPrice: 'original_retail_price',
-  imageUrl: 'image_url',
-  galleryImageUrls: 'gallery_image_urls',
-  promotePublicly: 'promote_publicly',
-  shipFromRegion: 'ship_from_region',
-};
+const TOOL_FIELD_NAMES: ReadonlyMap<string, string> = new Map([
+  ['price', 'price_per_unit'],
+  ['originalRetailPrice', 'original_retail_price'],
+  ['imageUrl', 'image_url'],
+  ['galleryImageUrls', 'gallery_image_urls'],
+  ['promotePublicly', 'promote_publicly'],
+  ['shipFromRegion', 'ship_from_region'],
+]);
 
 const inToolNames = (error: unknown): unknown => {
   if (!(error instanceof AppError) || error.kind !== 'validation') return error;
@@ -193,7 +193,7 @@ const inToolNames = (error: unknown): unknown => {
   const renamed = (path: string) =>
     path
       .split('/')
-      .map((field) => TOOL_FIELD_NAMES[field] ?? field)
+      .map((field) => TOOL_FIELD_NAMES.get(field) ?? field)
       .join('/');
   const violations: FieldViolation[] = error.violations.map(({ path, message }) => ({
     path: renamed(path),

@@ -60,7 +60,7 @@ export class McpCompletions {
     ref: CompletionRef,
     name: string,
   ): Promise<readonly string[]> {
-    const vocabulary = VOCABULARY[name];
+    const vocabulary = VOCABULARY.get(name);
     if (vocabulary) return vocabulary;
     const source =
       ref.type === 'ref/resource'

@@ -177,16 +177,17 @@ const resultOf = async (
 };
 
 /** The methods whose params are checked before they run, each against its schema. */
-const PARAMS_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
-  'tools/call': callToolParams,
-  'resources/read': readResourceParams,
+/** A Map, not an object: a method named `constructor` or `__proto__` must find nothing (docs/security.md). */
+const PARAMS_SCHEMAS: ReadonlyMap<string, z.ZodType> = new Map<string, z.ZodType>([
+  ['tools/call', callToolParams],
+  ['resources/read', readResourceParams],
   // Served by POST /mcp in a session only (docs/agents.md, "MCP resource subscriptions").
-  'resources/subscribe': readResourceParams,
-  'resources/unsubscribe': readResourceParams,
-  'prompts/get': getPromptParams,
-  'completion/complete': completeParams,
-  'logging/setLevel': setLevelParams,
-};
+  ['resources/subscribe', readResourceParams],
+  ['resources/unsubscribe', readResourceParams],
+  ['prompts/get', getPromptParams],
+  ['completion/complete', completeParams],
+  ['logging/setLevel', setLevelParams],
+]);
 
 /**
  * The -32602 answer to a request whose params its method cannot take (a tools/call without a name), or
@@ -195,7 +196,7 @@ const PARAMS_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
 export const invalidParamsReply = (body: unknown): JsonRpcReply | undefined => {
   const envelope = jsonRpcEnvelopeSchema.safeParse(body);
   if (!envelope.success || envelope.data.id === undefined) return undefined;
-  const schema = PARAMS_SCHEMAS[envelope.data.method];
+  const schema = PARAMS_SCHEMAS.get(envelope.data.method);
   if (schema === undefined) return undefined;
   try {
     paramsOf(schema, envelope.data.params);

@@ -141,7 +141,7 @@ export const getPrompt = (name: string, args: Readonly<Record<string, string>> =
     if (arg.required && (value === undefined || value.trim() === ''))
       problems.push(`arguments.${arg.name} is required`);
     if (value === undefined || value === '') continue;
-    const allowed = VOCABULARY[arg.name];
+    const allowed = VOCABULARY.get(arg.name);
     if (allowed && !allowed.includes(value))
       problems.push(`arguments.${arg.name} must be one of ${allowed.join(', ')}`);
     if (WHOLE_NUMBERS.has(arg.name) && !/^[1-9]\d{0,11}$/.test(value)) {
@@ -158,11 +158,14 @@ export const getPrompt = (name: string, args: Readonly<Record<string, string>> =
   };
 };
 
-/** The closed vocabularies prompt arguments take; completion/complete offers the same lists. */
-export const VOCABULARY: Readonly<Record<string, readonly string[]>> = {
-  category: CATEGORIES,
-  condition: CONDITIONS,
-  status: QUOTE_STATUS_FILTERS,
-};
+/**
+ * The closed vocabularies prompt arguments take; completion/complete offers the same lists. A Map, as the key
+ * can be a client's word: `constructor` must find nothing.
+ */
+export const VOCABULARY: ReadonlyMap<string, readonly string[]> = new Map<string, readonly string[]>([
+  ['category', CATEGORIES],
+  ['condition', CONDITIONS],
+  ['status', QUOTE_STATUS_FILTERS],
+]);
 
 const WHOLE_NUMBERS = new Set(['quantity', 'max_unit_price', 'quote_request_id']);
