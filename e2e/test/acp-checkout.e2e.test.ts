@@ -33,7 +33,7 @@ interface AcpSession {
   readonly continue_url?: string;
   readonly quote_id?: string;
   readonly order?: { id: string; checkout_session_id: string; permalink_url: string };
-  readonly metadata?: { order_ids: number[] };
+  readonly metadata?: { order_ids?: number[]; shipping_country?: string };
 }
 interface AcpError {
   readonly type: string;
@@ -197,6 +197,9 @@ describe('ACP checkout (embedded mode)', () => {
       expect.objectContaining({ type: 'shipping', id: 'freight', totals: expect.any(Array) }),
     ]);
     expect(amounts(created.fulfillment_options[0]!.totals)).toMatchObject({ fulfillment: 7_500 });
+    // The shipping country comes back in metadata: ACP's fulfillment_details.address is a whole address.
+    expect(created).not.toHaveProperty('fulfillment_details');
+    expect(created.metadata).toEqual({ shipping_country: 'US' });
     for (const link of created.links) expect((await marketplace.client.request(link.url)).status).toBe(200);
 
     // The same key and body answer the same session; the key with another body is ACP's 422.

@@ -16,7 +16,7 @@ const TOOL_FUZZ_RUNS = Number(process.env['FUZZ_RUNS'] ?? 12);
 /**
  * The sixteen tools of docs/specification.md, "MCP tools", the buyer's quote tools ("Quotes"), the saved searches'
  * secret rotation (docs/security.md, API2), the order lifecycle's ("Order lifecycle"), the seller's read-back
- * ("Listings") and UCP's catalog binding (docs/agents.md, "Protocols"), by who may call them.
+ * ("Listings") and UCP's catalog and checkout bindings (docs/agents.md, "Protocols"), by who may call them.
  */
 const SPEC_TOOLS = {
   none: [
@@ -30,6 +30,7 @@ const SPEC_TOOLS = {
     'search_catalog',
     'lookup_catalog',
     'get_product',
+    'create_checkout',
   ],
   buyer: [
     'quick_buy',
@@ -44,6 +45,10 @@ const SPEC_TOOLS = {
     'respond_to_counter_offer',
     'preview_checkout',
     'confirm_purchase',
+    'get_checkout',
+    'update_checkout',
+    'complete_checkout',
+    'cancel_checkout',
   ],
   seller: [
     'create_listing',
@@ -64,6 +69,17 @@ const SPEC_TOOLS = {
   ],
 } as const;
 const ALL_TOOLS = Object.values(SPEC_TOOLS).flat();
+/**
+ * UCP's checkout binding, whose refusals of the caller are JSON-RPC errors (-32000), not isError results
+ * (docs/protocols.md §2.2); its bad arguments are isError results as every tool's.
+ */
+const UCP_CHECKOUT_TOOLS: readonly string[] = [
+  'create_checkout',
+  'get_checkout',
+  'update_checkout',
+  'complete_checkout',
+  'cancel_checkout',
+];
 
 interface Account {
   readonly accountId: number;
@@ -435,11 +451,36 @@ describe('MCP conformance (embedded mode)', () => {
       },
     );
 
-    it.each(SPEC_TOOLS.buyer.map((name) => [name]))(
+    it.each(SPEC_TOOLS.buyer.filter((name) => !UCP_CHECKOUT_TOOLS.includes(name)).map((name) => [name]))(
       '%s without a credential, or with a seller key, is an isError',
       async (name) => {
         expect(await failure(anonymous, name, {})).toMatch(/X-MCP-API-Key|X-Agent-Token/);
         expect(await failure(asSeller, name, {})).toMatch(/buyer/i);
+      },
+    );
+
+    it.each(UCP_CHECKOUT_TOOLS.map((name) => [name]))(
+      '%s refuses a seller key, and a buyer tool a missing credential, with JSON-RPC -32000 naming the kind',
+      async (name) => {
+        // A seller is refused by create_checkout's handler, after its arguments are checked; by the others' auth.
+        const args =
+          name === 'create_checkout'
+            ? {
+                checkout: { line_items: [{ item: { id: instantId }, quantity: 1 }] },
+                meta: { 'ucp-agent': { profile: 'https://agent.example/profile.json' } },
+              }
+            : {};
+        const refusal = async (client: Client) => {
+          const error = await client.callTool({ name, arguments: args }).then(
+            () => undefined,
+            (thrown: unknown) => thrown as { code: number; data?: { code: string } },
+          );
+          return { code: error?.code, kind: error?.data?.code };
+        };
+        expect(await refusal(asSeller)).toEqual({ code: -32000, kind: 'forbidden' });
+        if (name !== 'create_checkout') {
+          expect(await refusal(anonymous)).toEqual({ code: -32000, kind: 'unauthenticated' });
+        }
       },
     );
 

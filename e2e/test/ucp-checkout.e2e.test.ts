@@ -1,5 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
@@ -18,7 +22,7 @@ interface UcpCheckout {
   readonly messages: { type: string; code: string; content: string; severity: string }[];
   readonly links: { type: string; url: string }[];
   readonly continue_url?: string;
-  readonly order?: { id: string; order_ids: number[] };
+  readonly order?: { id: string; permalink_url: string; order_ids: number[] };
   readonly ucp: { version: string; capabilities: Record<string, unknown> };
 }
 interface UcpTotal {
@@ -39,6 +43,8 @@ describe('UCP checkout (embedded mode)', () => {
   let otherBuyer: Account;
   let productId: string;
   let validate: ValidateFunction;
+  let validateError: ValidateFunction;
+  const clients: Client[] = [];
 
   const post = (path: string, body: unknown, apiKey?: string) =>
     marketplace.client.request(path, {
@@ -66,11 +72,12 @@ describe('UCP checkout (embedded mode)', () => {
   beforeAll(async () => {
     const ajv = new Ajv2020({ strict: true, strictRequired: false, strictTypes: false, allErrors: true });
     addFormats.default(ajv);
-    validate = ajv.compile(
-      JSON.parse(
-        readFileSync(new URL('../schemas/ucp-checkout.schema.json', import.meta.url), 'utf8'),
-      ) as object,
-    );
+    const schema = JSON.parse(
+      readFileSync(new URL('../schemas/ucp-checkout.schema.json', import.meta.url), 'utf8'),
+    ) as { $id: string };
+    ajv.addSchema(schema);
+    validate = ajv.getSchema(schema.$id)!;
+    validateError = ajv.getSchema(`${schema.$id}#/$defs/error_response`)!;
     marketplace = await sharedMarketplace();
     [seller, buyer, otherBuyer] = await Promise.all([
       marketplace.client.createAccount('seller', 'Ucp Seller'),
@@ -98,6 +105,7 @@ describe('UCP checkout (embedded mode)', () => {
   }, 300_000);
 
   afterAll(async () => {
+    await Promise.all(clients.map((client) => client.close()));
     await marketplace?.stop();
   }, 60_000);
 
@@ -129,7 +137,6 @@ describe('UCP checkout (embedded mode)', () => {
     });
     expect(created.totals).toEqual([
       { type: 'subtotal', amount: 10_000, display_text: 'Goods' },
-      { type: 'discount', amount: 0, display_text: 'Discount' },
       { type: 'fulfillment', amount: 7_500, display_text: 'Freight' },
       { type: 'tax', amount: 0, display_text: 'Tax (invoiced by the seller, not collected here)' },
       { type: 'total', amount: 17_500 },
@@ -163,6 +170,11 @@ describe('UCP checkout (embedded mode)', () => {
     expect(completed).toMatchObject({ id: created.id, status: 'completed' });
     expect(completed.order?.order_ids).toHaveLength(1);
     expect(completed.totals).toEqual(created.totals);
+    // The order's permalink answers its buyer.
+    const permalink = await marketplace.client.request(new URL(completed.order!.permalink_url).pathname, {
+      headers: { 'x-mcp-api-key': buyer.apiKey },
+    });
+    expect(permalink.status).toBe(200);
 
     // A replay, and two more at once: the same order, never a second one.
     const replays = await Promise.all(
@@ -291,4 +303,235 @@ describe('UCP checkout (embedded mode)', () => {
     );
     expect(asSeller.status).toBe(403);
   }, 60_000);
+
+  describe('over MCP (create_checkout … cancel_checkout, the SDK client)', () => {
+    const META = { 'ucp-agent': { profile: 'https://agent.example/profiles/shopping-agent.json' } };
+    const keyed = (key: string = randomUUID()) => ({ ...META, 'idempotency-key': key });
+    /** Connected to the endpoint of the profile's `mcp` service for dev.ucp.shopping, as a platform finds it. */
+    const connect = async (account?: Account): Promise<Client> => {
+      const profile = (await marketplace.client.request('/.well-known/ucp')).body as {
+        ucp: { services: Record<string, { transport: string; endpoint: string }[]> };
+      };
+      const mcp = profile.ucp.services['dev.ucp.shopping']!.find((service) => service.transport === 'mcp')!;
+      const client = new Client({ name: 'ucp-platform', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(
+          new URL(new URL(mcp.endpoint).pathname, marketplace.client.baseUrl),
+          {
+            requestInit: { headers: account ? { 'x-mcp-api-key': account.apiKey } : {} },
+          },
+        ),
+      );
+      clients.push(client);
+      return client;
+    };
+    /** A tool result (not an error) whose structured content, also the text block's JSON, is `schema`-valid. */
+    const result = async (
+      client: Client,
+      name: string,
+      args: Record<string, unknown>,
+      schema: ValidateFunction = validate,
+    ): Promise<UcpCheckout> => {
+      const answer = (await client.callTool({ name, arguments: args })) as CallToolResult;
+      expect({
+        name,
+        isError: answer.isError ?? false,
+        content: answer.isError ? answer.content : [],
+      }).toEqual({
+        name,
+        isError: false,
+        content: [],
+      });
+      // docs/protocols.md §2.2: the UCP payload is the structured content, and the same JSON as text.
+      expect(JSON.parse((answer.content[0] as { text: string }).text)).toEqual(answer.structuredContent);
+      const valid = schema(answer.structuredContent);
+      expect({ name, valid, errors: schema.errors ?? null }).toEqual({ name, valid: true, errors: null });
+      return answer.structuredContent as unknown as UcpCheckout;
+    };
+    /** The text of an isError result. */
+    const toolError = async (client: Client, name: string, args: Record<string, unknown>) => {
+      const answer = (await client.callTool({ name, arguments: args })) as CallToolResult;
+      expect({ name, isError: answer.isError }).toEqual({ name, isError: true });
+      return (answer.content as { text: string }[]).map((block) => block.text).join('\n');
+    };
+    /** The JSON-RPC error a call is refused with. */
+    const protocolError = (client: Client, name: string, args: Record<string, unknown>) =>
+      client.callTool({ name, arguments: args }).then(
+        () => ({ code: 0, kind: 'none' }),
+        (error: { code: number; data?: { code: string } }) => ({ code: error.code, kind: error.data?.code }),
+      );
+
+    it('drives create → update → complete: an escalation to a quote, then a freight line, each answer valid', async () => {
+      const client = await connect(buyer);
+      const escalated = await result(client, 'create_checkout', {
+        meta: META,
+        checkout: {
+          line_items: [{ item: { id: productId }, quantity: 150 }],
+          buyer: { email: 'mcp-buyer@example.com', first_name: 'Ada', last_name: 'Buyer' },
+          context: { address_country: 'US' },
+        },
+      });
+      expect(escalated).toMatchObject({ status: 'requires_escalation', ucp: { version: '2026-04-08' } });
+      expect(escalated.messages).toEqual([
+        expect.objectContaining({ type: 'error', code: 'requires_quote', severity: 'requires_buyer_input' }),
+      ]);
+      expect(new URL(escalated.continue_url!).pathname).toBe(`/agents/products/${productId}.md`);
+      // Completing it is a business outcome: the session as it is, the refusal first, not an error.
+      const refused = await result(client, 'complete_checkout', { id: escalated.id, meta: keyed() });
+      expect(refused).toMatchObject({ id: escalated.id, status: 'requires_escalation' });
+      expect(refused.messages.map(({ code, severity }) => [code, severity])).toEqual([
+        ['not_allowed', 'requires_buyer_input'],
+        ['requires_quote', 'requires_buyer_input'],
+      ]);
+
+      const updated = await result(client, 'update_checkout', {
+        meta: META,
+        id: escalated.id,
+        checkout: {
+          line_items: [{ item: { id: productId }, quantity: 20 }],
+          context: { address_country: 'US' },
+        },
+      });
+      expect(updated).toMatchObject({ id: escalated.id, status: 'ready_for_complete', messages: [] });
+      expect(updated).not.toHaveProperty('continue_url');
+      expect(updated.totals).toEqual([
+        { type: 'subtotal', amount: 40_000, display_text: 'Goods' },
+        { type: 'fulfillment', amount: 7_500, display_text: 'Freight' },
+        { type: 'tax', amount: 0, display_text: 'Tax (invoiced by the seller, not collected here)' },
+        { type: 'total', amount: 47_500 },
+      ]);
+
+      const key = randomUUID();
+      const completed = await result(client, 'complete_checkout', {
+        meta: keyed(key),
+        id: escalated.id,
+        checkout: { payment: {} },
+      });
+      expect(completed).toMatchObject({ id: escalated.id, status: 'completed' });
+      expect(completed.order?.order_ids).toHaveLength(1);
+      // A replay with the same key answers the same; the REST binding answers the same session alike.
+      expect(await result(client, 'complete_checkout', { meta: keyed(key), id: escalated.id })).toEqual(
+        completed,
+      );
+      expect(await result(client, 'get_checkout', { meta: META, id: escalated.id })).toEqual(completed);
+      const viaRest = await marketplace.client.request(
+        `/api/ucp/shopping/checkout-sessions/${escalated.id}`,
+        {
+          headers: { 'x-mcp-api-key': buyer.apiKey },
+        },
+      );
+      expect(viaRest.body).toEqual(completed);
+      // Canceling a completed session is refused as a business outcome too.
+      const notCanceled = await result(client, 'cancel_checkout', { meta: keyed(), id: escalated.id });
+      expect(notCanceled.status).toBe('completed');
+      expect(notCanceled.messages[0]).toMatchObject({ code: 'not_allowed', severity: 'unrecoverable' });
+    }, 120_000);
+
+    it("answers another buyer's session as not_found, reuses of a key as -32000, and cancels once", async () => {
+      const [mine, theirs] = await Promise.all([connect(buyer), connect(otherBuyer)]);
+      const open = await result(mine, 'create_checkout', {
+        meta: META,
+        checkout: { line_items: [{ item: { id: productId }, quantity: 2 }] },
+      });
+      for (const [name, args] of [
+        ['get_checkout', { id: open.id, meta: META }],
+        [
+          'update_checkout',
+          { id: open.id, meta: META, checkout: { line_items: [{ item: { id: productId }, quantity: 3 }] } },
+        ],
+        ['complete_checkout', { id: open.id, meta: keyed() }],
+        ['cancel_checkout', { id: open.id, meta: keyed() }],
+      ] as const) {
+        const missing = (await result(theirs, name, args, validateError)) as unknown as {
+          ucp: { status: string };
+          messages: { code: string }[];
+        };
+        expect({ name, status: missing.ucp.status, code: missing.messages[0]!.code }).toEqual({
+          name,
+          status: 'error',
+          code: 'not_found',
+        });
+      }
+      // Still open and unchanged for its buyer.
+      expect(await result(mine, 'get_checkout', { id: open.id, meta: META })).toEqual(open);
+
+      const key = randomUUID();
+      const canceled = await result(mine, 'cancel_checkout', { id: open.id, meta: keyed(key) });
+      expect(canceled.status).toBe('canceled');
+      expect(await result(mine, 'cancel_checkout', { id: open.id, meta: keyed(key) })).toEqual(canceled);
+      // The same key for another session's cancel: a reused key, refused (docs/protocols.md §2.2: -32000).
+      const other = await result(mine, 'create_checkout', {
+        meta: META,
+        checkout: { line_items: [{ item: { id: productId }, quantity: 1 }] },
+      });
+      expect(await protocolError(mine, 'cancel_checkout', { id: other.id, meta: keyed(key) })).toEqual({
+        code: -32000,
+        kind: 'idempotency_conflict',
+      });
+      expect((await result(mine, 'get_checkout', { id: other.id, meta: META })).status).toBe(
+        'ready_for_complete',
+      );
+      // No credential, or a seller's: refused before any session is touched.
+      expect(await protocolError(await connect(), 'get_checkout', { id: other.id, meta: META })).toEqual({
+        code: -32000,
+        kind: 'unauthenticated',
+      });
+      expect(
+        await protocolError(await connect(seller), 'create_checkout', {
+          meta: META,
+          checkout: { line_items: [{ item: { id: productId }, quantity: 1 }] },
+        }),
+      ).toEqual({ code: -32000, kind: 'forbidden' });
+    }, 120_000);
+
+    it('refuses a missing idempotency key, a missing meta and hostile strings with an isError naming the argument', async () => {
+      const client = await connect(buyer);
+      const open = await result(client, 'create_checkout', {
+        meta: META,
+        checkout: { line_items: [{ item: { id: productId }, quantity: 1 }] },
+      });
+      const cases: [string, Record<string, unknown>, string][] = [
+        ['complete_checkout', { id: open.id, meta: META }, 'meta/idempotency-key'],
+        ['cancel_checkout', { id: open.id, meta: META }, 'meta/idempotency-key'],
+        ['get_checkout', { id: open.id }, 'meta'],
+        ['get_checkout', { id: "checkout_1' OR '1'='1", meta: META }, 'id'],
+        ['get_checkout', { id: `${open.id}\u0000`, meta: META }, 'id'],
+        ['complete_checkout', { id: open.id, meta: keyed('k\u0000<script>') }, 'meta/idempotency-key'],
+        [
+          'create_checkout',
+          {
+            meta: { 'ucp-agent': { profile: 'javascript:alert(1)' } },
+            checkout: { line_items: [{ item: { id: productId }, quantity: 1 }] },
+          },
+          'meta/ucp-agent/profile',
+        ],
+        [
+          'update_checkout',
+          {
+            id: open.id,
+            meta: META,
+            checkout: { line_items: [{ item: { id: '../../etc/passwd' }, quantity: 1 }] },
+          },
+          'checkout/line_items/0/item/id',
+        ],
+        [
+          'create_checkout',
+          {
+            meta: META,
+            checkout: {
+              line_items: [{ item: { id: productId }, quantity: 1 }],
+              buyer: { email: 'a@example.com', first_name: '\u0000'.repeat(3) },
+            },
+          },
+          'checkout/buyer/first_name',
+        ],
+      ];
+      for (const [name, args, field] of cases) {
+        const text = await toolError(client, name, args);
+        expect({ name, field, named: text.includes(field) }).toEqual({ name, field, named: true });
+      }
+      // None of them touched the session.
+      expect(await result(client, 'get_checkout', { id: open.id, meta: META })).toEqual(open);
+    }, 120_000);
+  });
 });

@@ -156,12 +156,15 @@ describe('ACP checkout: the session of an order-service session', () => {
       currency: 'usd',
       protocol: { version: '2026-04-17' },
       quote_id: '9',
-      fulfillment_details: { address: { country: 'US' } },
+      // The session keeps only the country, and ACP's fulfillment_details.address is a whole address
+      // (docs/protocols.md §4): the country is in metadata.
+      metadata: { shipping_country: 'US' },
       selected_fulfillment_options: [
         { type: 'shipping', option_id: 'freight', item_ids: ['line_1', 'line_2'] },
       ],
       messages: [],
     });
+    expect(view).not.toHaveProperty('fulfillment_details');
     expect(view.totals.map(({ type }) => type)).toEqual([
       'items_base_amount',
       'discount',
@@ -236,7 +239,7 @@ describe('ACP checkout: the session of an order-service session', () => {
     expect(completed).toMatchObject({
       status: 'completed',
       order: { id: '41', checkout_session_id: session.id, permalink_url: `${BASE}/api/orders/41` },
-      metadata: { order_ids: [41, 42] },
+      metadata: { shipping_country: 'US', order_ids: [41, 42] },
     });
     expect(acpCheckoutView(BASE, { ...session, status: 'canceled' }, [], NOW).status).toBe('canceled');
     expect(acpCheckoutView(BASE, { ...session, status: 'completing' }, [], NOW).status).toBe(

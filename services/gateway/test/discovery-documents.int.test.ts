@@ -103,7 +103,7 @@ describe('discovery documents', () => {
     expect(manifest.transports['mcp']!.url).toBe(`${PUBLIC_BASE_URL}/mcp`);
   });
 
-  it('serves a UCP business profile: our services under our own namespace, and the standard checkout and catalog over REST', async () => {
+  it('serves a UCP business profile: our services under our own namespace, and the standard checkout and catalog over REST and MCP', async () => {
     const answer = await gateway.call('/.well-known/ucp');
     expect(answer.status).toBe(200);
     expectPublicCaching(answer.headers.get('cache-control'));
@@ -122,9 +122,14 @@ describe('discovery documents', () => {
       ['mcp', `${PUBLIC_BASE_URL}/mcp`],
     ]);
     // The standard capabilities, over REST under /api/ucp/shopping (paths /checkout-sessions, /catalog/…):
-    // not /api/ucp, whose /catalog/search is our own semantic search.
+    // not /api/ucp, whose /catalog/search is our own semantic search; over MCP, as tools on /mcp.
     expect(profile.ucp.services['dev.ucp.shopping']).toEqual([
       expect.objectContaining({ transport: 'rest', endpoint: `${PUBLIC_BASE_URL}/api/ucp/shopping` }),
+      expect.objectContaining({
+        transport: 'mcp',
+        endpoint: `${PUBLIC_BASE_URL}/mcp`,
+        schema: 'https://ucp.dev/2026-04-08/services/shopping/mcp.openrpc.json',
+      }),
     ]);
     expect(profile.ucp.payment_handlers).toEqual({});
     const standard = Object.keys(profile.ucp.capabilities).filter((name) => name.startsWith('dev.ucp.'));
@@ -177,6 +182,13 @@ describe('discovery documents', () => {
       transports: ['rest'],
       capabilities: { services: ['checkout'] },
     });
+    // ACP's DiscoveryResponse admits no other member (docs/protocols.md §4): the feed is listed in /llms.txt.
+    expect(Object.keys(plain.body as object).sort()).toEqual([
+      'api_base_url',
+      'capabilities',
+      'protocol',
+      'transports',
+    ]);
   });
 
   it('serves /llms.txt: an H1, a summary, and links to every agent surface and tool', async () => {
@@ -244,6 +256,45 @@ describe('discovery documents', () => {
         });
         expect({ name, path, status: answer.status }).toEqual({ name, path, status: 400 });
       }
+    }
+  });
+
+  it("lists every standard capability's MCP tools on the UCP profile's MCP endpoint", async () => {
+    const profile = (await gateway.call('/.well-known/ucp')).body as {
+      ucp: {
+        services: Record<string, { transport: string; endpoint: string }[]>;
+        capabilities: Record<string, unknown>;
+      };
+    };
+    const { pathname } = new URL(
+      profile.ucp.services['dev.ucp.shopping']!.find(({ transport }) => transport === 'mcp')!.endpoint,
+    );
+    const answer = await gateway.call(pathname, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(answer.status).toBe(200);
+    const names = (answer.body as { result: { tools: { name: string }[] } }).result.tools.map(
+      (tool) => tool.name,
+    );
+    // docs/protocols.md §2.3-2.4, "MCP tools": the tools each capability's binding defines.
+    const bindings: Record<string, readonly string[]> = {
+      'dev.ucp.shopping.checkout': [
+        'create_checkout',
+        'get_checkout',
+        'update_checkout',
+        'complete_checkout',
+        'cancel_checkout',
+      ],
+      'dev.ucp.shopping.catalog.search': ['search_catalog'],
+      'dev.ucp.shopping.catalog.lookup': ['lookup_catalog', 'get_product'],
+    };
+    const listed = Object.keys(profile.ucp.capabilities).filter((name) => name.startsWith('dev.ucp.'));
+    expect(listed.sort()).toEqual(Object.keys(bindings).sort());
+    for (const name of listed) {
+      for (const tool of bindings[name]!)
+        expect({ name, tool, listed: names.includes(tool) }).toEqual({ name, tool, listed: true });
     }
   });
 

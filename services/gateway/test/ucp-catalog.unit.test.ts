@@ -15,6 +15,7 @@ import {
 } from '../src/contexts/catalog/ucp-catalog.js';
 import { ucpCheckoutView } from '../src/contexts/orders/ucp-checkout.js';
 import type { CheckoutSessionView } from '../src/contexts/orders/checkout.schema.js';
+import type { OrderView } from '../src/contexts/orders/order.schema.js';
 
 const BASE = 'https://market.test';
 const views = new ProductViews(BASE);
@@ -246,7 +247,7 @@ describe('UCP catalog lookup and get_product', () => {
 });
 
 describe('UCP checkout totals (docs/protocols.md §2.3)', () => {
-  it('lists goods, discount, freight, tax and total as separate lines, per session and per line', () => {
+  it('lists goods, freight, tax and total as separate lines, per session and per line, and no zero discount', () => {
     const session = {
       id: 'chk_1',
       status: 'ready_for_complete',
@@ -268,13 +269,24 @@ describe('UCP checkout totals (docs/protocols.md §2.3)', () => {
     } as unknown as CheckoutSessionView;
     const view = ucpCheckoutView(BASE, session);
     const lines = [
+      // UCP's discount amounts are below zero (docs/protocols.md §4): there is no discount line.
       { type: 'subtotal', amount: 5000, display_text: 'Goods' },
-      { type: 'discount', amount: 0, display_text: 'Discount' },
       { type: 'fulfillment', amount: 7500, display_text: 'Freight' },
       { type: 'tax', amount: 0, display_text: 'Tax (invoiced by the seller, not collected here)' },
       { type: 'total', amount: 12500 },
     ];
     expect(view.totals).toEqual(lines);
     expect(view.line_items[0]!.totals).toEqual(lines);
+    // A completed session's order carries UCP's required permalink_url.
+    const completed = ucpCheckoutView(BASE, { ...session, status: 'completed' }, [
+      { order_id: 41 },
+      { order_id: 42 },
+    ] as OrderView[]);
+    expect(completed.order).toEqual({
+      id: '41',
+      permalink_url: `${BASE}/api/orders/41`,
+      order_ids: [41, 42],
+      payment_terms: 'net_30',
+    });
   });
 });

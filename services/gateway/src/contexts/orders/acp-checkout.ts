@@ -320,9 +320,6 @@ export const acpCheckoutView = (
       },
     ],
     selected_fulfillment_options: [{ type: 'shipping' as const, option_id: 'freight', item_ids: lineIds }],
-    ...(session.shipping_country === undefined
-      ? {}
-      : { fulfillment_details: { address: { country: session.shipping_country } } }),
     totals: totalsOf(session.totals.subtotal, session.totals.freight),
     messages: expired
       ? [
@@ -363,9 +360,17 @@ export const acpCheckoutView = (
             permalink_url: `${publicBaseUrl}/api/orders/${orders[0]!.order_id}`,
             status: 'confirmed',
           },
+        }),
+    // ACP's fulfillment_details.address needs a whole address (name, street, city, state, postal code) and the
+    // session keeps only the shipping country (docs/protocols.md §3.2): the country is answered here instead.
+    ...(session.shipping_country === undefined && orders.length === 0
+      ? {}
+      : {
           metadata: {
-            order_ids: orders.map((order) => order.order_id),
-            payment_terms: session.payment_terms,
+            ...(session.shipping_country === undefined ? {} : { shipping_country: session.shipping_country }),
+            ...(orders.length === 0
+              ? {}
+              : { order_ids: orders.map((order) => order.order_id), payment_terms: session.payment_terms }),
           },
         }),
   };

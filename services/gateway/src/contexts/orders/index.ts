@@ -15,6 +15,7 @@ import type { AgreedQuotes } from './quote-purchases.js';
 import { QuotePurchases } from './quote-purchases.js';
 import { ordersRouteDocs, ordersRoutes } from './orders.routes.js';
 import { ucpCheckoutRouteDocs, ucpCheckoutRoutes } from './ucp-checkout.routes.js';
+import { ucpCheckoutTools } from './ucp-checkout.tools.js';
 import { acpCheckoutRouteDocs, acpCheckoutRoutes } from './acp-checkout.routes.js';
 import { sellerOrdersRouteDocs, sellerOrdersRoutes } from './seller-orders.routes.js';
 
@@ -77,6 +78,7 @@ export const ordersContext = (
       ...orderTools(operations),
       acceptQuoteAndPayTool(purchases),
       ...checkoutConfirmationTools(confirmations),
+      ...ucpCheckoutTools(operations, publicBaseUrl),
     ],
   };
 };

@@ -62,20 +62,30 @@ const STATUS = {
   canceled: 'canceled',
 } as const satisfies Record<CheckoutSessionView['status'], string>;
 
+type Severity = 'recoverable' | 'requires_buyer_input' | 'unrecoverable';
+
+/** An error message (docs/protocols.md §2.3, `messages[]`). */
+interface UcpMessage {
+  readonly type: 'error';
+  readonly code: string;
+  readonly content: string;
+  readonly severity: Severity;
+}
+
 interface UcpTotal {
-  readonly type: 'subtotal' | 'discount' | 'fulfillment' | 'tax' | 'total';
+  readonly type: 'subtotal' | 'fulfillment' | 'tax' | 'total';
   readonly amount: number;
   readonly display_text?: string;
 }
 
 /**
- * Goods, discount, freight, tax and total as separate lines (docs/protocols.md §2.3, `totals[]`), as ACP's are
- * (acp-checkout.ts). Discount is 0: a quote's agreed price is the unit price itself. Tax is 0 and says why: the
- * marketplace collects none, the seller's invoice carries any tax due (docs/agents.md, "Protocols").
+ * Goods, freight, tax and total as separate lines (docs/protocols.md §2.3, `totals[]`). No discount line: UCP's
+ * discount amounts are below zero, and a quote's agreed price is the unit price itself, so there is never one. Tax
+ * is 0 and says why: the marketplace collects none, the seller's invoice carries any tax due (docs/agents.md,
+ * "Protocols").
  */
 const totalsOf = (goods: number, freight: number): UcpTotal[] => [
   { type: 'subtotal', amount: goods, display_text: 'Goods' },
-  { type: 'discount', amount: 0, display_text: 'Discount' },
   { type: 'fulfillment', amount: freight, display_text: 'Freight' },
   { type: 'tax', amount: 0, display_text: 'Tax (invoiced by the seller, not collected here)' },
   { type: 'total', amount: goods + freight },
@@ -108,7 +118,7 @@ export const ucpCheckoutView = (
       totals: totalsOf(line.line_total, line.freight),
     })),
     totals: totalsOf(session.totals.subtotal, session.totals.freight),
-    messages: session.messages.map((content) =>
+    messages: session.messages.map((content): UcpMessage =>
       escalated
         ? {
             type: 'error' as const,
@@ -132,9 +142,11 @@ export const ucpCheckoutView = (
     ...(orders.length === 0
       ? {}
       : {
-          // One order per line (services/order/README.md, "Completing"): `id` is the first, `order_ids` all.
+          // One order per line (services/order/README.md, "Completing"): `id` is the first, `order_ids` all;
+          // `permalink_url` is the first order's, read with the buyer's credential (docs/protocols.md §2.3).
           order: {
             id: String(orders[0]!.order_id),
+            permalink_url: `${publicBaseUrl}/api/orders/${orders[0]!.order_id}`,
             order_ids: orders.map((order) => order.order_id),
             payment_terms: session.payment_terms,
           },
@@ -142,3 +154,88 @@ export const ucpCheckoutView = (
   };
 };
 export type UcpCheckout = ReturnType<typeof ucpCheckoutView>;
+
+/**
+ * A business outcome with no session to answer (docs/protocols.md §2.3, "Error response"): `ucp.status` error and
+ * the message saying why, no checkout. A session that does not exist, or is another buyer's, is `not_found`.
+ */
+export const ucpCheckoutErrorView = (code: string, content: string) => ({
+  ucp: { version: UCP_VERSION, status: 'error' as const },
+  messages: [{ type: 'error', code, content, severity: 'unrecoverable' } satisfies UcpMessage],
+});
+
+/**
+ * An operation the session's state refuses (completing one that needs a quote, updating a completed one,
+ * canceling a completed one), answered as UCP answers business outcomes (docs/protocols.md §2.2-2.3): the session
+ * as it is now, the refusal first among its messages, with the severity the state calls for.
+ */
+export const ucpRefusedView = (refused: UcpCheckout, content: string): UcpCheckout => {
+  const severity: Severity =
+    refused.status === 'requires_escalation'
+      ? 'requires_buyer_input'
+      : refused.status === 'completed' || refused.status === 'canceled'
+        ? 'unrecoverable'
+        : 'recoverable';
+  return {
+    ...refused,
+    messages: [{ type: 'error', code: 'not_allowed', content, severity }, ...refused.messages],
+  };
+};
+
+// The answer's shape for the MCP tools' output schema; e2e/schemas/ucp-checkout.schema.json is the independent
+// encoding the end-to-end tests validate against.
+const totalOutput = z.object({
+  type: z.enum(['subtotal', 'fulfillment', 'tax', 'total']),
+  amount: z.number().int().describe('minor units (cents)'),
+  display_text: z.string().optional(),
+});
+export const ucpCheckoutOutput = z
+  .object({
+    ucp: z.object({
+      version: z.string(),
+      status: z.literal('error').optional(),
+      capabilities: z.record(z.string(), z.array(z.object({ version: z.string() }))).optional(),
+      payment_handlers: z.record(z.string(), z.array(z.looseObject({}))).optional(),
+    }),
+    id: z.string().optional(),
+    status: z
+      .enum(['requires_escalation', 'ready_for_complete', 'complete_in_progress', 'completed', 'canceled'])
+      .optional(),
+    currency: z.string().optional(),
+    line_items: z
+      .array(
+        z.object({
+          id: z.string(),
+          item: z.object({ id: z.string(), title: z.string(), price: z.number().int() }),
+          quantity: z.number().int(),
+          totals: z.array(totalOutput),
+        }),
+      )
+      .optional(),
+    totals: z.array(totalOutput).optional(),
+    messages: z
+      .array(
+        z.object({
+          type: z.literal('error'),
+          code: z.string(),
+          content: z.string(),
+          severity: z.enum(['recoverable', 'requires_buyer_input', 'unrecoverable']),
+        }),
+      )
+      .optional(),
+    links: z.array(z.object({ type: z.string(), url: z.string(), title: z.string() })).optional(),
+    expires_at: z.string().optional(),
+    continue_url: z.string().optional().describe('the human step of requires_escalation: the lot’s page'),
+    order: z
+      .object({
+        id: z.string(),
+        permalink_url: z.string(),
+        order_ids: z.array(z.number().int()),
+        payment_terms: z.string(),
+      })
+      .optional(),
+  })
+  .describe(
+    'A UCP checkout (UCP 2026-04-08, dev.ucp.shopping.checkout); when no session can be acted on, only ucp ' +
+      '(status error) and messages',
+  );

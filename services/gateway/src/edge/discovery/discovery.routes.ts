@@ -45,10 +45,10 @@ const UCP_DEV = `https://ucp.dev/${UCP_VERSION}`;
 /**
  * The UCP business profile (UCP overview, "Profile Structure"): our REST and MCP services and the capabilities
  * we actually serve under our own namespace, and the standard capabilities we serve in their own shapes over the
- * `dev.ucp.shopping` REST service at UCP_SHOPPING_PATH: checkout (`/checkout-sessions`: create, get, update,
- * complete, cancel) and catalog search and lookup (`/catalog/search`, `/catalog/lookup`, `/catalog/product`).
- * That service lists REST only: checkout has no MCP binding yet, though the catalog's tools (`search_catalog`,
- * `lookup_catalog`, `get_product`) answer on /mcp (docs/agents.md, "Protocols").
+ * `dev.ucp.shopping` service in both bindings: REST at UCP_SHOPPING_PATH (checkout's `/checkout-sessions`: create,
+ * get, update, complete, cancel; the catalog's `/catalog/search`, `/catalog/lookup`, `/catalog/product`) and MCP at
+ * /mcp (the tools `create_checkout`, `get_checkout`, `update_checkout`, `complete_checkout`, `cancel_checkout`,
+ * `search_catalog`, `lookup_catalog`, `get_product`) (docs/agents.md, "Protocols").
  */
 export const ucpProfile = (publicBaseUrl: string, signingKeys: readonly SigningJwk[] = []) => {
   const namespace = reverseDomainOf(publicBaseUrl);
@@ -63,7 +63,8 @@ export const ucpProfile = (publicBaseUrl: string, signingKeys: readonly SigningJ
     ucp: {
       version: UCP_VERSION,
       services: {
-        // The REST binding of the standard capabilities: /checkout-sessions, /catalog/… under this endpoint.
+        // The standard capabilities: over REST, /checkout-sessions and /catalog/… under the endpoint; over MCP,
+        // the binding's tools on our one MCP endpoint.
         'dev.ucp.shopping': [
           {
             version: UCP_VERSION,
@@ -71,6 +72,13 @@ export const ucpProfile = (publicBaseUrl: string, signingKeys: readonly SigningJ
             transport: 'rest',
             endpoint: `${publicBaseUrl}${UCP_SHOPPING_PATH}`,
             schema: `${UCP_DEV}/services/shopping/rest.openapi.json`,
+          },
+          {
+            version: UCP_VERSION,
+            spec: `${UCP_DEV}/specification/overview`,
+            transport: 'mcp',
+            endpoint: `${publicBaseUrl}/mcp`,
+            schema: `${UCP_DEV}/services/shopping/mcp.openrpc.json`,
           },
         ],
         [`${namespace}.marketplace`]: [
@@ -127,7 +135,8 @@ export const ucpProfile = (publicBaseUrl: string, signingKeys: readonly SigningJ
 /**
  * The ACP discovery document (ACP rfc.discovery; docs/protocols.md §3.3): protocol versions, the
  * base URL of the checkout service (`/checkout_sessions` under it) and transports. `rest` only: the checkout has
- * no MCP binding. The product feed is where ACP agents find our lots.
+ * no ACP MCP binding. Nothing else: ACP's DiscoveryResponse admits no other member, so the product feed is listed
+ * in /llms.txt and the service index (docs/protocols.md §3.3).
  */
 export const acpDiscovery = (publicBaseUrl: string) => ({
   protocol: {
@@ -143,8 +152,6 @@ export const acpDiscovery = (publicBaseUrl: string) => ({
     supported_currencies: [DEFAULT_CURRENCY.toLowerCase()],
     supported_locales: ['en-US'],
   },
-  product_feed: { url: `${publicBaseUrl}/acp/feed.json`, format: 'json', max_page_size: 200 },
-  mcp: { url: `${publicBaseUrl}/mcp`, manifest: `${publicBaseUrl}/api/mcp/schema.json` },
 });
 
 /** /llms.txt (llms-txt convention): what the marketplace is and where an agent goes next. */

@@ -117,18 +117,34 @@ export class McpDispatcher {
 
   /**
    * MCP `tools/call`. An unknown tool is a protocol error (-32602); everything that goes wrong inside a known
-   * tool, invalid arguments included, is an `isError` result whose text tells the agent what to change.
+   * tool, invalid arguments included, is an `isError` result whose text tells the agent what to change, but for
+   * the failures a tool lists in `protocolErrors` (then -32000, and -32603 for an unexpected one).
    */
   async callTool(principal: Principal | undefined, name: string, args: unknown): Promise<ToolCallResult> {
-    if (!this.hasTool(name)) {
+    const tool = this.registry.find(name);
+    if (!tool) {
       throw new JsonRpcError(JSON_RPC.invalidParams, `Unknown tool: ${name}. tools/list names the tools.`);
     }
     try {
       const value = (await this.invoke(principal, name, args)) as Record<string, unknown>;
       return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
     } catch (error) {
+      const protocolError = this.protocolError(tool, error);
+      if (protocolError) throw protocolError;
       return { content: [{ type: 'text', text: this.failureText(name, error) }], isError: true };
     }
+  }
+
+  /** The JSON-RPC error a tool with `protocolErrors` answers a failure with, if it is one of them. */
+  private protocolError(tool: Tool, error: unknown): JsonRpcError | undefined {
+    if (tool.protocolErrors === undefined) return undefined;
+    if (!isAppError(error)) {
+      this.logger.error({ err: error, tool: tool.name }, 'MCP tool failed unexpectedly');
+      return new JsonRpcError(JSON_RPC.internalError, `${tool.name} failed on the marketplace's side`);
+    }
+    if (!tool.protocolErrors.includes(error.kind)) return undefined;
+    const content = `${error.message}${HINTS[error.kind] ?? ''}`;
+    return new JsonRpcError(JSON_RPC.serverError, error.message, { code: error.kind, content });
   }
 
   /** MCP `resources/read`: one JSON document; unknown URIs are -32002, refusals -32000 with the HTTP status. */

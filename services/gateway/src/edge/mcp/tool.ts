@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ErrorKind } from '@marketplace/platform';
 import type { Principal } from '../account.js';
 
 /** Who may call a tool (docs/specification.md, "MCP tools"): anyone, a buyer (API key or agent token), or a seller (API key). */
@@ -31,6 +32,12 @@ export interface Tool<S extends z.ZodType = z.ZodType, R = unknown> {
   readonly annotations: ToolAnnotations;
   /** Typical arguments, published as the input schema's `examples`; each must parse with `inputSchema`. */
   readonly examples: readonly Record<string, unknown>[];
+  /**
+   * Failures this tool answers on MCP as JSON-RPC errors (-32000, `data: {code, content}`) rather than `isError`
+   * results, and then an unexpected failure as -32603: for a binding that defines its own errors (UCP's checkout,
+   * docs/protocols.md §2.2). Absent, every failure is an `isError` result.
+   */
+  readonly protocolErrors?: readonly ErrorKind[];
   /** `principal` is the caller behind an API key or agent token, undefined when anonymous. */
   handler(principal: Principal | undefined, input: z.output<S>): Promise<R>;
 }
