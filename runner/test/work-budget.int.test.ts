@@ -51,10 +51,12 @@ const PUBLICATION_FROM_LIBRARY: Budget = {
 const QUOTE_REQUEST: Budget = {
   // listing snapshot, then one statement for the event and the quote_requests row (a CTE: no transaction); the
   // notification consumer's offset with its dedupe row (one statement), seller contact and the seller's email
-  // queued in outgoing_mail (sent after the commit by the mail worker, outside any trace), plus its claim of a
+  // queued in outgoing_mail (one lookup and one insert per batch, whatever its size; sent after the commit by the
+  // mail worker, outside any trace), plus its claim of a
   // partition it has not served yet. Quote ids come in blocks, as product numbers do; a fresh id's stream is not read (handleCommand
   // newStream). The subscription service's seller-webhook consumer (docs/specification.md, "Seller notifications")
-  // stores its offset with the event id and looks for the seller's endpoints (plus its claim): 3 more.
+  // stores its offset with the event id and looks for the seller's endpoints, once per seller of its batch (plus
+  // its claim): 3 more. At this test's rate every batch holds one event.
   statements: 9,
   // the notification consumer and the seller-webhook consumer (quote's command is one autocommit statement)
   commits: 2,

@@ -51,6 +51,21 @@ export class SellerContactsTable {
     const row = rows[0];
     return row && { accountId, name: row.name, email: row.email };
   }
+
+  /** The contacts of the sellers among `accountIds` that have one, by account id, in one statement. */
+  async findMany(q: Queryable, accountIds: readonly number[]): Promise<Map<number, SellerContact>> {
+    if (accountIds.length === 0) return new Map();
+    const { rows } = await q.query<{ account_id: string; name: string; email: string }>(
+      `SELECT account_id, name, email FROM ${this.table} WHERE account_id = ANY($1::bigint[])`,
+      [accountIds],
+    );
+    return new Map(
+      rows.map((row) => {
+        const accountId = Number(row.account_id);
+        return [accountId, { accountId, name: row.name, email: row.email }];
+      }),
+    );
+  }
 }
 
 /**

@@ -692,6 +692,40 @@ describe.each(testEngines())('quote service over gRPC on $name', ({ create }) =>
     await eventually(() => mailTo(`quote-request.${meanwhile!.quoteRequestId}.requested@`));
   });
 
+  it('emails each request of a seller whose contact arrives after them, once it has arrived', async () => {
+    const lateSeller = 9;
+    await log.publish('marketplace.listing.v1', [
+      listingEvent({ productId: 'product_9', sellerAccountId: lateSeller }),
+    ]);
+    const filed = await eventually(async () => {
+      try {
+        return await grpc.client.requestQuote(quoteRequest('product_9', 90));
+      } catch (error) {
+        if (error instanceof AppError && error.kind === 'not_found') return undefined;
+        throw error;
+      }
+    });
+    const { quoteRequest: second } = await grpc.client.requestQuote(quoteRequest('product_9', 91));
+    const ids = [filed.quoteRequest!.quoteRequestId, second!.quoteRequestId];
+    const queued = async () =>
+      (
+        await db.query(`SELECT 1 FROM ${schema}.outgoing_mail WHERE message_id = ANY($1::text[])`, [
+          ids.map((id) => `<quote-request.${id}.requested@market.example.test>`),
+        ])
+      ).rowCount;
+    await eventually(
+      () =>
+        published.filter((message) => ids.includes(Number(message.key.slice(6)))).length === 2 || undefined,
+    );
+    expect(await queued()).toBe(0);
+    await log.publish('marketplace.account.v1', [sellerCreated(lateSeller, 'sales@latecomer.test')]);
+    for (const id of ids) {
+      const mail = await eventually(() => mailTo(`quote-request.${id}.requested@`), 30_000);
+      expect(mail).toContain('To: sales@latecomer.test');
+    }
+    expect(await queued()).toBe(2);
+  }, 40_000);
+
   it('sends one email for a QuoteRequested event delivered twice', async () => {
     const { quoteRequest: quote } = await grpc.client.requestQuote(quoteRequest('product_1', 40));
     const key = `quote_${quote!.quoteRequestId}`;

@@ -2,6 +2,7 @@ import { ephemeralSigningKey, publicBaseUrlOf } from '@marketplace/platform';
 import { migrate } from '@marketplace/database';
 import type { LogConsumer } from '@marketplace/eventlog';
 import { createPostgresEventStore, startOutboxRelay, startProjection } from '@marketplace/eventsourcing';
+import type { BatchEvent } from '@marketplace/eventsourcing';
 import type { Mailer } from '@marketplace/mailer';
 import { createAddressPolicy, createGuardedFetcher } from '@marketplace/outbound-http';
 import type { ServiceHandle, SigningKey } from '@marketplace/platform';
@@ -44,7 +45,7 @@ import {
 import {
   deleteSellerWebhook,
   listSellerWebhooks,
-  queueSellerEvent,
+  queueSellerEvents,
   registerSellerWebhook,
 } from './application/seller-webhooks.js';
 import type { SellerWebhookDependencies } from './application/seller-webhooks.js';
@@ -142,13 +143,14 @@ export const startSubscriptionService = async (
     signingSecret: options.signingSecret,
     webhookAddresses: deps.webhookAddresses,
   };
-  const queueForSeller = async (
-    tx: Parameters<typeof queueSellerEvent>[1],
-    event: SellerEvent | undefined,
+  /** A batch's seller events (undefined: an event no seller is told of) queued together. */
+  const queueForSellers = async (
+    tx: Parameters<typeof queueSellerEvents>[1],
+    batch: readonly BatchEvent<SellerEvent | undefined>[],
   ) => {
-    if (event === undefined) return;
+    const events = batch.flatMap(({ event }) => (event === undefined ? [] : [event]));
     // After the commit: the worker claims only committed rows.
-    if ((await queueSellerEvent(sellerWebhooks, tx, event)) > 0) setImmediate(() => worker.wake());
+    if ((await queueSellerEvents(sellerWebhooks, tx, events)) > 0) setImmediate(() => worker.wake());
   };
   const consumers: LogConsumer[] = [];
   const relay = startOutboxRelay({
@@ -204,7 +206,7 @@ export const startSubscriptionService = async (
         topic: ORDER_TOPIC,
         group: SELLER_ORDER_EVENTS_GROUP,
         decode: (message) => decodeSellerOrderEvent(message.value),
-        apply: queueForSeller,
+        applyBatch: queueForSellers,
       }),
     );
     consumers.push(
@@ -215,7 +217,7 @@ export const startSubscriptionService = async (
         topic: QUOTE_TOPIC,
         group: SELLER_QUOTE_EVENTS_GROUP,
         decode: (message) => decodeSellerQuoteEvent(message.value),
-        apply: queueForSeller,
+        applyBatch: queueForSellers,
       }),
     );
     return await serveGrpcService({

@@ -13,7 +13,7 @@ import { startDeliveryWorker, type DeliveryWorker } from '../src/application/del
 import {
   deleteSellerWebhook,
   listSellerWebhooks,
-  queueSellerEvent,
+  queueSellerEvents,
   registerSellerWebhook,
   SELLER_WEBHOOKS_MAX,
   type SellerWebhookDependencies,
@@ -62,7 +62,7 @@ describe.each(testEngines())('seller webhooks on $name', ({ create }) => {
     receivers.push(started);
     return started;
   };
-  const queue = (event: SellerEvent) => db.transaction((tx) => queueSellerEvent(deps, tx, event));
+  const queue = (...events: SellerEvent[]) => db.transaction((tx) => queueSellerEvents(deps, tx, events));
 
   beforeAll(async () => {
     db = await create();
@@ -170,6 +170,33 @@ describe.each(testEngines())('seller webhooks on $name', ({ create }) => {
       ['order.placed:13', 'delivered'],
     ]);
     expect(flaky.received.length).toBe(3); // one 503, then both delivered
+  });
+
+  it('queues a batch in order: an order placed early in it names the seller of its later events', async () => {
+    const mine = await receiver();
+    const theirs = await receiver();
+    await registerSellerWebhook(deps, { sellerAccountId: SELLER, url: mine.url });
+    await registerSellerWebhook(deps, { sellerAccountId: OTHER_SELLER, url: theirs.url });
+    const disputed = {
+      type: 'order.disputed',
+      subject: 'order.disputed:14',
+      orderId: 14,
+      occurredAt: START,
+      data: { order_id: 14 },
+    } as const;
+    const otherPlaced = placed(15, OTHER_SELLER);
+    expect(await queue(placed(14), disputed, otherPlaced, placed(16))).toBe(4);
+    // The same batch delivered again queues nothing new.
+    await queue(placed(14), disputed, otherPlaced, placed(16));
+    expect(await worker.processDue()).toBe(4);
+    expect(mine.received.map((hook) => (JSON.parse(hook.body) as { type: string }).type).sort()).toEqual([
+      'order.disputed',
+      'order.placed',
+      'order.placed',
+    ]);
+    expect(theirs.received.map((hook) => (JSON.parse(hook.body) as { data: unknown }).data)).toEqual([
+      { order_id: 15 },
+    ]);
   });
 
   it('refuses bad and private URLs, more than the maximum, and another seller’s delete', async () => {

@@ -11,8 +11,17 @@ export interface QuoteEmail {
   readonly messageId: string;
 }
 
-const money = (cents: number, currency: string): string =>
-  new Intl.NumberFormat('en-US', { style: 'currency', currency }).format(cents / 100);
+/** One formatter per currency, built once: constructing an `Intl.NumberFormat` costs far more than formatting. */
+const currencyFormats = new Map<string, Intl.NumberFormat>();
+
+const money = (cents: number, currency: string): string => {
+  let format = currencyFormats.get(currency);
+  if (format === undefined) {
+    format = new Intl.NumberFormat('en-US', { style: 'currency', currency });
+    currencyFormats.set(currency, format);
+  }
+  return format.format(cents / 100);
+};
 
 /** Plain lines become the text body, and escaped paragraphs the HTML body: one wording, two renditions. */
 const render = (lines: readonly string[]): { text: string; html: string } => ({

@@ -6,7 +6,7 @@ import { conflict, notFound, validationError } from '@marketplace/platform';
 import { webhookSecretOf } from '../domain/webhook-signature.js';
 import { validateWebhookUrl } from '../domain/subscription.rules.js';
 import { newDeliveryId } from './match-listing.js';
-import type { Delivery, SellerEvent, SellerWebhook } from './ports.js';
+import type { Delivery, NewDelivery, SellerEvent, SellerWebhook } from './ports.js';
 import type { Deliveries } from './ports.js';
 import type { SellerWebhookEndpoints } from './ports.js';
 
@@ -84,32 +84,38 @@ export const deleteSellerWebhook = async (
 };
 
 /**
- * Queues the event for each live endpoint of its seller, in the consumer's transaction (so a redelivered event
- * queues nothing twice: the delivery key is endpoint and subject); the delivery worker signs and sends it after
- * the commit, retrying with backoff. Resolves to the number queued.
+ * Queues each event for each live endpoint of its seller, in the consumer's transaction (so a redelivered event
+ * queues nothing twice: the delivery key is endpoint and subject); the delivery worker signs and sends them after
+ * the commit, retrying with backoff. A batch reads each seller's endpoints once and queues its deliveries in one
+ * statement; events are taken in order, so an order placed earlier in the batch names the seller of its later
+ * events. Resolves to the number queued.
  */
-export const queueSellerEvent = async (
+export const queueSellerEvents = async (
   deps: Pick<SellerWebhookDependencies, 'webhooks' | 'deliveries' | 'clock'>,
   tx: Queryable,
-  event: SellerEvent,
+  events: readonly SellerEvent[],
 ): Promise<number> => {
-  if (event.type === 'order.placed' && event.orderId !== undefined && event.sellerAccountId !== undefined) {
-    await deps.webhooks.recordOrder(tx, event.orderId, event.sellerAccountId);
-  }
-  const sellerAccountId = event.sellerAccountId ?? (await deps.webhooks.sellerOfOrder(tx, event.orderId));
-  if (sellerAccountId === undefined) return 0;
-  const endpoints = await deps.webhooks.live(tx, sellerAccountId);
-  const now = deps.clock.now();
-  await deps.deliveries.enqueue(
-    tx,
-    endpoints.map((endpoint) => {
+  const endpointsOf = new Map<number, readonly SellerWebhook[]>();
+  const deliveries: NewDelivery[] = [];
+  for (const event of events) {
+    if (event.type === 'order.placed' && event.orderId !== undefined && event.sellerAccountId !== undefined) {
+      await deps.webhooks.recordOrder(tx, event.orderId, event.sellerAccountId);
+    }
+    const sellerAccountId = event.sellerAccountId ?? (await deps.webhooks.sellerOfOrder(tx, event.orderId));
+    if (sellerAccountId === undefined) continue;
+    let endpoints = endpointsOf.get(sellerAccountId);
+    if (endpoints === undefined) {
+      endpoints = await deps.webhooks.live(tx, sellerAccountId);
+      endpointsOf.set(sellerAccountId, endpoints);
+    }
+    for (const endpoint of endpoints) {
       const deliveryId = newDeliveryId();
-      return {
+      deliveries.push({
         deliveryId,
         subscriptionId: endpoint.endpointId,
         productId: event.subject,
         channelIndex: 0,
-        channelType: 'webhook' as const,
+        channelType: 'webhook',
         target: endpoint.url,
         body: JSON.stringify({
           id: deliveryId,
@@ -117,9 +123,9 @@ export const queueSellerEvent = async (
           created_at: new Date(event.occurredAt).toISOString(),
           data: event.data,
         }),
-      };
-    }),
-    now,
-  );
-  return endpoints.length;
+      });
+    }
+  }
+  await deps.deliveries.enqueue(tx, deliveries, deps.clock.now());
+  return deliveries.length;
 };
