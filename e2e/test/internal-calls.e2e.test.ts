@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { catalogV1, listingV1, orderV1, quoteV1, subscriptionV1 } from '@marketplace/proto';
 import { ClientError, Status, createChannel, createClient, type TsProtoServiceDefinition } from 'nice-grpc';
-import { EmbeddedMarketplace } from '../src/harness/embedded.js';
 import { loopbackListeningPorts } from '../src/harness/processes.js';
+import { sharedMarketplace, type E2eMarketplace } from '../src/harness/shared-marketplace.js';
 
 const DEFINITIONS: readonly TsProtoServiceDefinition[] = [
   listingV1.ListingServiceDefinition,
@@ -38,15 +38,13 @@ const plainCall = async (
  * without the process's own service token (docs/security.md, "Internal calls").
  */
 describe('internal gRPC ports in embedded mode', () => {
-  let marketplace: EmbeddedMarketplace;
+  let marketplace: E2eMarketplace;
   let internalPorts: number[];
 
   beforeAll(async () => {
-    marketplace = await EmbeddedMarketplace.start();
+    marketplace = await sharedMarketplace();
     const gatewayPort = Number(new URL(marketplace.client.baseUrl).port);
-    const pid = marketplace.process.pid;
-    if (pid === undefined) throw new Error('the marketplace is not running');
-    internalPorts = (await loopbackListeningPorts(pid)).filter((port) => port !== gatewayPort);
+    internalPorts = (await loopbackListeningPorts(marketplace.pid)).filter((port) => port !== gatewayPort);
   }, 120_000);
 
   afterAll(async () => {

@@ -17,6 +17,7 @@ interface SharedAddress {
   readonly baseUrl: string;
   readonly adminToken: string;
   readonly dataDir: string;
+  readonly pid: number;
 }
 
 /** A marketplace a test file uses: its own, or the shared one. */
@@ -24,6 +25,8 @@ export interface E2eMarketplace {
   readonly client: MarketplaceClient;
   readonly adminToken: string;
   readonly images: ImageServer;
+  /** The marketplace process's id (its listening ports are read from /proc). */
+  readonly pid: number;
   /** The marketplace's latest output, for failure messages. */
   logs(): string;
   /** Releases what this file holds (the shared marketplace itself runs on until jest's global teardown). */
@@ -33,10 +36,13 @@ export interface E2eMarketplace {
 /** The global set-up's part: starts the shared marketplace and publishes its address to the workers. */
 export const startSharedMarketplace = async (): Promise<EmbeddedMarketplace> => {
   const marketplace = await EmbeddedMarketplace.start();
+  const pid = marketplace.process.pid;
+  if (pid === undefined) throw new Error('the shared marketplace is not running');
   const address: SharedAddress = {
     baseUrl: marketplace.client.baseUrl,
     adminToken: marketplace.adminToken,
     dataDir: marketplace.dataDir,
+    pid,
   };
   process.env[SHARED_ENV] = JSON.stringify(address);
   return marketplace;
@@ -48,12 +54,13 @@ export const sharedMarketplace = async (): Promise<E2eMarketplace> => {
   if (published === undefined) {
     throw new Error(`${SHARED_ENV} is not set: the e2e project's globalSetup (e2e/jest.config.js) starts it`);
   }
-  const { baseUrl, adminToken, dataDir } = JSON.parse(published) as SharedAddress;
+  const { baseUrl, adminToken, dataDir, pid } = JSON.parse(published) as SharedAddress;
   const images = await startImageServer();
   return {
     client: new MarketplaceClient(baseUrl, adminToken),
     adminToken,
     images,
+    pid,
     logs: () => readFileSync(join(dataDir, MARKETPLACE_LOG), 'utf8').slice(-20_000),
     stop: () => images.close(),
   };
