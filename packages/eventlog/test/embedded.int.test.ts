@@ -43,15 +43,23 @@ const severable = (db: Database): { db: Database; sever: () => void } => {
   };
 };
 
-/** A handle on a shared database that counts the reads of a partition's messages. */
-const countingPartitionReads = (db: Database): { counting: Database; reads: () => number } => {
+/**
+ * A handle on a shared database that counts the reads of a partition's messages, and the commits of a worker's
+ * handled offset (when its partition goes quiet or it stops; not the lease renewals).
+ */
+const countingPartitionReads = (
+  db: Database,
+): { counting: Database; reads: () => number; commits: () => number } => {
   let reads = 0;
+  let commits = 0;
   return {
     reads: () => reads,
+    commits: () => commits,
     counting: {
       engine: db.engine,
       query: async (sql, params) => {
         if (sql.includes('.messages') && sql.includes('order by "offset" limit')) reads++;
+        if (sql.includes('set committed_offset = greatest(committed_offset')) commits++;
         return db.query(sql, params);
       },
       transaction: async (work, options) => db.transaction(work, options),
@@ -63,9 +71,9 @@ const countingPartitionReads = (db: Database): { counting: Database; reads: () =
   };
 };
 
-const waitUntil = async (done: () => boolean, timeoutMs = 10_000): Promise<void> => {
+const waitUntil = async (done: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> => {
   const deadline = Date.now() + timeoutMs;
-  while (!done()) {
+  while (!(await done())) {
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -228,6 +236,45 @@ describe.each(contractTestEngines())('embedded event log on $name', ({ create })
     await Promise.all([log.close(), publisher.close()]);
   });
 
+  it("commits a busy partition's offset once it has nothing more to hand over, not batch by batch", async () => {
+    const topic = 'embedded.commits.v1';
+    const { counting, commits } = countingPartitionReads(db);
+    // Batches of one: a backlog of 5 is 5 full batches, then a read that finds the partition quiet. The lease
+    // (and so its renewal, which would commit too) outlasts the test.
+    const log = await createEmbeddedEventLog({
+      db: counting,
+      schema,
+      ...fastSettings,
+      leaseMs: 60_000,
+      partitions: 1,
+      batchSize: 1,
+    });
+    const publisher = await open({ partitions: 1 });
+    await publisher.publish(
+      topic,
+      [0, 1, 2, 3, 4].map((seq) => message('k', seq)),
+    );
+    const handled: string[] = [];
+    await log.consume({
+      topic,
+      group: 'committer',
+      handler: eachMessage(async (delivered) => {
+        handled.push(delivered.offset);
+      }),
+    });
+    const committed = async () =>
+      (
+        await db.query<{ committed_offset: string }>(
+          `select committed_offset::text from ${schema}.consumer_offsets where topic = $1 and group_name = $2`,
+          [topic, 'committer'],
+        )
+      ).rows[0]?.committed_offset;
+    await waitUntil(() => handled.length === 5);
+    await waitUntil(async () => (await committed()) === handled.at(-1));
+    expect(commits()).toBe(1);
+    await Promise.all([log.close(), publisher.close()]);
+  });
+
   it('hands a quiet partition its message at once, and gathers what a busy one receives within batchIntervalMs into one batch', async () => {
     const topic = 'embedded.interval.v1';
     const batchIntervalMs = 1_500;
@@ -311,6 +358,17 @@ describe.each(contractTestEngines())('embedded event log on $name', ({ create })
     });
     await earlier.publish(topic, [message('before-crash', 0)]);
     await waitUntil(() => earlierSeen.length === 1);
+    // Crashed once the partition went quiet and its offset was committed: what it handled is not handed over again.
+    await waitUntil(
+      async () =>
+        (
+          await db.query(
+            `select from ${schema}.consumer_offsets
+             where topic = $1 and group_name = $2 and committed_offset > 0`,
+            [topic, 'restarting'],
+          )
+        ).rows.length > 0,
+    );
     crashed.sever();
 
     const restarted = await open({ leaseMs: 60_000, soleProcess: true });
