@@ -57,7 +57,7 @@ interface Worker {
   readonly wake: WakeUp;
   /** `releasing`: the group wants the partition elsewhere; the lease is released once the worker stopped. */
   state: 'running' | 'releasing' | 'stopping';
-  /** The last offset handled and not yet committed: committed when the partition goes quiet, or with the lease. */
+  /** The last offset handled and not yet committed: committed with the next lease renewal, or when it stops. */
   handled: string | undefined;
   done: Promise<void>;
 }
@@ -70,9 +70,8 @@ interface Worker {
  * free or expired, and hands back unwanted ones once the batch in hand is committed. A crashed member stops
  * renewing, so its partitions move after `leaseMs`. Works across processes sharing one PostgreSQL database.
  * The messages come from a `PartitionSource`; the owner reads a batch and hands it over. It commits the last
- * offset handled when the partition has nothing more to hand over, with each lease renewal, and when it stops
- * owning the partition: a busy partition is not committed batch by batch (docs/architecture.md, the batched
- * pipeline). A crash redelivers what was handled since the last commit.
+ * offset handled with each lease renewal and when it stops owning the partition, not batch by batch
+ * (docs/architecture.md, the batched pipeline): a crash redelivers what was handled since the last renewal.
  */
 export class LeasedGroupMember {
   readonly id = randomUUID();
@@ -268,15 +267,23 @@ export class LeasedGroupMember {
   }
 
   /**
-   * After a worker stopped: commits what it handled since the last commit and, when the group wants the
+   * After a worker stopped: commits what it handled since the last lease renewal and, when the group wants the
    * partition elsewhere, releases it, in one statement (nothing when another member owns it by now).
    */
   private async settle(partition: number, worker: Worker): Promise<void> {
     const release = worker.state === 'releasing';
     if (!release && worker.handled === undefined) return;
-    const { logger, announceMembership } = this.settings;
+    const { db, tables, logger, announceMembership } = this.settings;
     try {
-      await this.commitHandled(partition, worker, release);
+      await db.query(
+        `update ${tables.offsets}
+         set committed_offset = greatest(committed_offset, coalesce($5::bigint, committed_offset)),
+           owner = case when $6 then null else owner end,
+           lease_until = case when $6 then null else lease_until end
+         where topic = $1 and group_name = $2 and partition = $3 and owner = $4`,
+        [this.topic, this.group, partition, this.id, worker.handled ?? null, release],
+      );
+      worker.handled = undefined;
       if (release) await announceMembership(this.topic, this.group);
     } catch (error) {
       logger.warn(
@@ -287,28 +294,9 @@ export class LeasedGroupMember {
   }
 
   /**
-   * Commits the worker's last handled offset (if any), and with `release` gives the partition up, where this member
-   * still owns it. Answers false when it does not (another member took the partition over).
-   */
-  private async commitHandled(partition: number, worker: Worker, release: boolean): Promise<boolean> {
-    const { db, tables } = this.settings;
-    const offset = worker.handled;
-    const { rowCount } = await db.query(
-      `update ${tables.offsets}
-       set committed_offset = greatest(committed_offset, coalesce($5::bigint, committed_offset)),
-         owner = case when $6 then null else owner end,
-         lease_until = case when $6 then null else lease_until end
-       where topic = $1 and group_name = $2 and partition = $3 and owner = $4`,
-      [this.topic, this.group, partition, this.id, offset ?? null, release],
-    );
-    if (worker.handled === offset) worker.handled = undefined;
-    return rowCount > 0;
-  }
-
-  /**
    * Reads the partition after `committedOffset`, a batch per read, handing each batch to the handler. What was
-   * handled is committed once the partition has nothing more to hand over (a busy partition's batches follow
-   * each other uncommitted), and with each lease renewal: one statement per quiet spell, not per batch.
+   * handled is committed by the next lease renewal (rebalanceOnce), one statement for all of the member's
+   * partitions every `leaseMs / 3`, not one per batch.
    */
   private async consume(partition: number, committedOffset: string, worker: Worker): Promise<void> {
     const { pollIntervalMs, batchIntervalMs, retry, logger, source } = this.settings;
@@ -344,19 +332,9 @@ export class LeasedGroupMember {
         // message per wake-up that empty read was half of the log's reads.
         if (messages.length < batchSize) {
           // A busy partition gathers what arrives for the rest of the interval into the next batch: one
-          // transaction and one commit for several messages instead of one each (DEFAULT_BATCH_INTERVAL_MS).
+          // transaction for several messages instead of one each (DEFAULT_BATCH_INTERVAL_MS).
           const rest = batchIntervalMs - (performance.now() - startedAt);
           if (last !== undefined && rest > 0) await pause(rest, stop);
-          if (worker.wake.generation === seen && worker.handled !== undefined) {
-            // Nothing came meanwhile: the partition is quiet, so what was handled is committed before waiting.
-            if (!(await this.commitHandled(partition, worker, false))) {
-              logger.warn(
-                { topic: this.topic, group: this.group, partition },
-                'partition taken over; stopping',
-              );
-              return;
-            }
-          }
           await worker.wake.wait(seen, pollIntervalMs, stop);
         }
       }
