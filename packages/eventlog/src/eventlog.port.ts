@@ -60,8 +60,10 @@ export interface ConsumeOptions {
   readonly maxBatch?: number;
   /**
    * Called once per batch, one batch at a time per partition, in offset order. A partition has one owner in
-   * its group at a time. The batch is acknowledged (its last offset committed, once) only after the returned
-   * promise resolves; a rejection or a crash means its messages are delivered again. After a rejection the same
+   * its group at a time. The batch is acknowledged (its last offset committed) only after the returned promise
+   * resolves; a rejection or a crash means its messages are delivered again. An adapter may acknowledge several
+   * batches at once (the embedded log and NATS: with the member's lease renewal, and when the partition is handed
+   * back), so a crash delivers again what was handled since the last acknowledgement. After a rejection the same
    * member retries the same batch with a growing delay, holding back the messages behind it, so a batch that
    * always fails stops its partition (ordering wins over progress; the failures are logged). A handler that
    * needs no batch wraps a per-message function in `eachMessage`.

@@ -57,6 +57,8 @@ interface Worker {
   readonly wake: WakeUp;
   /** `releasing`: the group wants the partition elsewhere; the lease is released once the worker stopped. */
   state: 'running' | 'releasing' | 'stopping';
+  /** The last offset handled and not yet committed: committed with the next lease renewal, or when it stops. */
+  handled: string | undefined;
   done: Promise<void>;
 }
 
@@ -67,7 +69,9 @@ interface Worker {
  * modulo the count of live members equals its rank; it claims a wanted partition when the partition's lease is
  * free or expired, and hands back unwanted ones once the batch in hand is committed. A crashed member stops
  * renewing, so its partitions move after `leaseMs`. Works across processes sharing one PostgreSQL database.
- * The messages come from a `PartitionSource`; the owner reads a batch, hands it over and commits its last offset.
+ * The messages come from a `PartitionSource`; the owner reads a batch and hands it over. It commits the last
+ * offset handled with each lease renewal and when it stops owning the partition, not batch by batch
+ * (docs/architecture.md, the batched pipeline): a crash redelivers what was handled since the last renewal.
  */
 export class LeasedGroupMember {
   readonly id = randomUUID();
@@ -174,19 +178,22 @@ export class LeasedGroupMember {
     // Cut off from the log, the member can do nothing with its partitions: its leases lapse, others take over.
     if (connected && !connected()) return;
     const params = [this.topic, this.group, this.id, leaseMs];
-    await db.query(
-      `insert into ${tables.members} (topic, group_name, member_id, alive_until)
-       values ($1, $2, $3, now() + $4::int * interval '1 millisecond')
-       on conflict (topic, group_name, member_id) do update set alive_until = excluded.alive_until`,
-      params,
-    );
-    await db.query(
-      `delete from ${tables.members} where topic = $1 and group_name = $2 and alive_until < now()`,
-      [this.topic, this.group],
-    );
+    // Renews this member, forgets the expired ones and lists the live ones in one statement; its parts see the
+    // same snapshot, so the list is the others still alive and this member.
     const { rows: live } = await db.query<{ member_id: string }>(
-      `select member_id from ${tables.members} where topic = $1 and group_name = $2 order by member_id`,
-      [this.topic, this.group],
+      `with renewed as (
+         insert into ${tables.members} (topic, group_name, member_id, alive_until)
+         values ($1, $2, $3, now() + $4::int * interval '1 millisecond')
+         on conflict (topic, group_name, member_id) do update set alive_until = excluded.alive_until
+       ), expired as (
+         delete from ${tables.members}
+         where topic = $1 and group_name = $2 and member_id <> $3 and alive_until < now()
+       )
+       select member_id from ${tables.members}
+       where topic = $1 and group_name = $2 and member_id <> $3 and alive_until >= now()
+       union all select $3::text
+       order by member_id`,
+      params,
     );
     const rank = live.findIndex((row) => row.member_id === this.id);
     const wanted = new Set(
@@ -201,15 +208,26 @@ export class LeasedGroupMember {
       }
     }
 
-    // Claims the wanted partitions that are free, and renews the leases of those this member still holds.
+    // Claims the wanted partitions that are free, and renews the leases of those this member still holds,
+    // committing what their workers handled since the last commit (only where the lease was still its own).
     const keep = [...wanted, ...[...this.workers].filter(([, w]) => w.state === 'releasing').map(([p]) => p)];
+    const handled = [...this.workers.entries()]
+      .map(([partition, worker]) => ({ partition, worker, offset: worker.handled }))
+      .filter((entry) => entry.offset !== undefined);
     const { rows: held } = await db.query<{ partition: number; committed_offset: string }>(
-      `update ${tables.offsets} set owner = $3, lease_until = now() + $4::int * interval '1 millisecond'
+      `update ${tables.offsets} o
+       set owner = $3, lease_until = now() + $4::int * interval '1 millisecond',
+         committed_offset = case when o.owner = $3
+           then greatest(o.committed_offset, coalesce(
+             (select h.handled from unnest($6::int[], $7::bigint[]) as h(partition, handled)
+              where h.partition = o.partition), o.committed_offset))
+           else o.committed_offset end
        where topic = $1 and group_name = $2 and partition = any($5::int[])
          and (owner is null or owner = $3 or lease_until < now())
        returning partition, committed_offset`,
-      [...params, keep],
+      [...params, keep, handled.map((entry) => entry.partition), handled.map((entry) => entry.offset)],
     );
+    for (const { worker, offset } of handled) if (worker.handled === offset) worker.handled = undefined;
     const heldPartitions = new Set(held.map((row) => row.partition));
     for (const [partition, worker] of this.workers) {
       if (!heldPartitions.has(partition) && worker.state === 'running') {
@@ -233,6 +251,7 @@ export class LeasedGroupMember {
       controller: new AbortController(),
       wake: new WakeUp(),
       state: 'running',
+      handled: undefined,
       done: Promise.resolve(),
     };
     this.workers.set(partition, worker);
@@ -240,38 +259,47 @@ export class LeasedGroupMember {
       .catch((error: unknown) =>
         this.settings.logger.error({ err: error, topic: this.topic, partition }, 'partition worker failed'),
       )
-      .then(async () => {
-        if (worker.state === 'releasing') await this.release(partition);
-      })
+      .then(() => this.settle(partition, worker))
       .finally(() => {
         this.workers.delete(partition);
         this.requestRebalance();
       });
   }
 
-  private async release(partition: number): Promise<void> {
+  /**
+   * After a worker stopped: commits what it handled since the last lease renewal and, when the group wants the
+   * partition elsewhere, releases it, in one statement (nothing when another member owns it by now).
+   */
+  private async settle(partition: number, worker: Worker): Promise<void> {
+    const release = worker.state === 'releasing';
+    if (!release && worker.handled === undefined) return;
     const { db, tables, logger, announceMembership } = this.settings;
     try {
       await db.query(
-        `update ${tables.offsets} set owner = null, lease_until = null
+        `update ${tables.offsets}
+         set committed_offset = greatest(committed_offset, coalesce($5::bigint, committed_offset)),
+           owner = case when $6 then null else owner end,
+           lease_until = case when $6 then null else lease_until end
          where topic = $1 and group_name = $2 and partition = $3 and owner = $4`,
-        [this.topic, this.group, partition, this.id],
+        [this.topic, this.group, partition, this.id, worker.handled ?? null, release],
       );
-      await announceMembership(this.topic, this.group);
+      worker.handled = undefined;
+      if (release) await announceMembership(this.topic, this.group);
     } catch (error) {
       logger.warn(
         { err: error, topic: this.topic, partition },
-        'releasing a partition failed; its lease will expire',
+        'settling a partition failed; its lease will expire and what it handled since its last commit comes again',
       );
     }
   }
 
   /**
-   * Reads the partition after `committedOffset`, a batch per read, handing each batch to the handler and then
-   * committing its last offset (one statement per batch, which also renews the lease).
+   * Reads the partition after `committedOffset`, a batch per read, handing each batch to the handler. What was
+   * handled is committed by the next lease renewal (rebalanceOnce), one statement for all of the member's
+   * partitions every `leaseMs / 3`, not one per batch.
    */
   private async consume(partition: number, committedOffset: string, worker: Worker): Promise<void> {
-    const { db, tables, pollIntervalMs, batchIntervalMs, retry, logger, leaseMs, source } = this.settings;
+    const { pollIntervalMs, batchIntervalMs, retry, logger, source } = this.settings;
     const batchSize = this.readSize;
     const stop = worker.controller.signal;
     const reader = source.openReader(this.topic, partition, committedOffset, worker.wake, stop);
@@ -297,27 +325,14 @@ export class LeasedGroupMember {
           ) {
             return;
           }
-          // Committing renews the lease too; no row means another member took the partition over.
-          const { rowCount } = await db.query(
-            `update ${tables.offsets}
-             set committed_offset = $4, lease_until = now() + $6::int * interval '1 millisecond'
-             where topic = $1 and group_name = $2 and partition = $3 and owner = $5`,
-            [this.topic, this.group, partition, last.offset, this.id, leaseMs],
-          );
-          if (rowCount === 0) {
-            logger.warn(
-              { topic: this.topic, group: this.group, partition },
-              'partition taken over; stopping',
-            );
-            return;
-          }
+          worker.handled = last.offset;
         }
         // A short batch was the whole partition as of the read; a message that came since has woken the worker
         // (the generation moved, so this returns at once). Reading again right away would find nothing: at one
         // message per wake-up that empty read was half of the log's reads.
         if (messages.length < batchSize) {
           // A busy partition gathers what arrives for the rest of the interval into the next batch: one
-          // transaction and one commit for several messages instead of one each (DEFAULT_BATCH_INTERVAL_MS).
+          // transaction for several messages instead of one each (DEFAULT_BATCH_INTERVAL_MS).
           const rest = batchIntervalMs - (performance.now() - startedAt);
           if (last !== undefined && rest > 0) await pause(rest, stop);
           await worker.wake.wait(seen, pollIntervalMs, stop);

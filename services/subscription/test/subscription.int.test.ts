@@ -22,7 +22,11 @@ import { createDeliverySender } from '../src/adapters/delivery.senders.js';
 import { MatchingTables } from '../src/adapters/matching.tables.js';
 import { subscriptionMigrations } from '../src/adapters/subscription.migrations.js';
 import { SubscriptionsTable } from '../src/adapters/subscriptions.table.js';
-import { startDeliveryWorker, type DeliveryWorker } from '../src/application/delivery-worker.js';
+import {
+  startDeliveryWorker,
+  type DeliveryWorker,
+  type DeliveryWorkerOptions,
+} from '../src/application/delivery-worker.js';
 import { matchNewListing } from '../src/application/match-listing.js';
 import {
   listSubscriptions,
@@ -83,10 +87,15 @@ describe.each(testEngines())('saved searches on $name', ({ create, name }) => {
       matchNewListing({ ...deps, publicBaseUrl: 'https://market.example' }, tx, listing, clock.now()),
     );
 
-  const worker = (workerClock: Clock, workerFetcher = fetcher) => {
+  const worker = (
+    workerClock: Clock,
+    workerFetcher = fetcher,
+    overrides: Partial<Pick<DeliveryWorkerOptions, 'deliveries' | 'pollMs'>> = {},
+  ) => {
     const started = startDeliveryWorker({
       db,
-      deliveries: deps.deliveries,
+      deliveries: overrides.deliveries ?? deps.deliveries,
+      ...(overrides.pollMs === undefined ? {} : { pollMs: overrides.pollMs }),
       clock: workerClock,
       logger,
       // On the virtual clock the test drives processDue() itself; a background loop would race it.
@@ -642,6 +651,53 @@ describe.each(testEngines())('saved searches on $name', ({ create, name }) => {
       await new Promise((resolve) => redirector.close(resolve));
     }
   });
+
+  // Real time, on one engine only: the background loop's own wake-ups.
+  if (name === 'postgres')
+    it('keeps a wake-up that came while the loop was looking at the queue, rather than waiting for the poll', async () => {
+      const hook = await receiver();
+      deps = { ...deps, clock: systemClock };
+      await subscribe(deps, {
+        ownerAccountId: BUYER,
+        actor,
+        draft: { query: {}, channels: [{ type: 'webhook', url: hook.url }] },
+      });
+      // The loop's first look for the next due row is held until a delivery was enqueued and the worker woken:
+      // that wake-up comes while the loop is busy, before it sleeps.
+      const asked = Promise.withResolvers<void>();
+      const release = Promise.withResolvers<void>();
+      let held = false;
+      const real = deps.deliveries;
+      const deliveries: DeliveryWorkerOptions['deliveries'] = Object.assign(
+        Object.create(real) as typeof real,
+        {
+          nextDueAt: async (queryable: Database) => {
+            const due = await real.nextDueAt(queryable);
+            if (!held) {
+              held = true;
+              asked.resolve();
+              await release.promise;
+            }
+            return due;
+          },
+        },
+      );
+      const started = worker(systemClock, fetcher, { deliveries, pollMs: 60_000 });
+      await asked.promise;
+      await db.transaction((tx) =>
+        matchNewListing(
+          { ...deps, publicBaseUrl: 'https://market.example' },
+          tx,
+          newListing({ createdAt: Date.now() }),
+          Date.now(),
+        ),
+      );
+      started.wake();
+      release.resolve();
+      const deadline = Date.now() + 10_000;
+      while (hook.received.length < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(hook.received).toHaveLength(1);
+    }, 15_000);
 
   // Real time, on one engine only (3 s): the background loop itself keeps the schedule.
   if (name === 'postgres')

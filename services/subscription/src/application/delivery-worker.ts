@@ -21,7 +21,10 @@ export interface DeliveryWorkerOptions {
    * an attempt may last. Default: the attempt timeout plus 5 s.
    */
   readonly leaseMs?: number;
-  /** How often the queue is looked at without a wake-up (work enqueued by other replicas); default 100 ms. */
+  /**
+   * How often the queue is looked at without a wake-up or a due retry (work enqueued by other replicas, each of
+   * which wakes its own worker); default 2 s.
+   */
   readonly pollMs?: number;
   /** False: no background loop, only `processDue()` calls (tests that drive a virtual clock); default true. */
   readonly runLoop?: boolean;
@@ -47,10 +50,16 @@ export const startDeliveryWorker = (options: DeliveryWorkerOptions): DeliveryWor
   const { db, deliveries, clock, logger, send } = options;
   const concurrency = options.concurrency ?? 64;
   const leaseMs = options.leaseMs ?? ATTEMPT_TIMEOUT_MS + 5_000;
-  const pollMs = options.pollMs ?? 100;
+  const pollMs = options.pollMs ?? 2_000;
   const inFlight = new Set<Promise<void>>();
   let stopped = false;
+  // A wake-up that came while the loop was busy is kept, so work enqueued during a claim is not left to the poll.
+  let wokenWhileBusy = false;
   let wakeUp: (() => void) | undefined;
+  const wake = (): void => {
+    if (wakeUp) wakeUp();
+    else wokenWhileBusy = true;
+  };
 
   const attempt = async (delivery: Delivery): Promise<void> => {
     if (delivery.attempts > MAX_ATTEMPTS) {
@@ -92,7 +101,7 @@ export const startDeliveryWorker = (options: DeliveryWorkerOptions): DeliveryWor
       )
       .finally(() => {
         inFlight.delete(running);
-        wakeUp?.();
+        wake();
       });
     inFlight.add(running);
     return running;
@@ -106,6 +115,7 @@ export const startDeliveryWorker = (options: DeliveryWorkerOptions): DeliveryWor
   };
 
   const pause = async (ms: number): Promise<void> => {
+    if (wokenWhileBusy || stopped) return;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, ms);
       wakeUp = () => {
@@ -119,6 +129,7 @@ export const startDeliveryWorker = (options: DeliveryWorkerOptions): DeliveryWor
   const loop = async (): Promise<void> => {
     while (!stopped) {
       try {
+        wokenWhileBusy = false;
         const started = await claim();
         if (started.length > 0 && inFlight.size < concurrency) continue;
         const nextDue = inFlight.size < concurrency ? await deliveries.nextDueAt(db) : undefined;
@@ -133,7 +144,7 @@ export const startDeliveryWorker = (options: DeliveryWorkerOptions): DeliveryWor
   const running = options.runLoop === false ? Promise.resolve() : loop();
 
   return {
-    wake: () => wakeUp?.(),
+    wake,
     processDue: async () => {
       const started = await claim();
       await Promise.all(started);
