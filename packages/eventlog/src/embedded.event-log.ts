@@ -149,19 +149,28 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
   };
   const local = localWakeUpsOf(schema);
   local.on('wake', onWakeUp);
-  let unlisten: () => Promise<void>;
-  try {
-    unlisten = await db.listen(channel, (note) => {
-      if (note.split(' ')[3] !== PROCESS_ORIGIN) onWakeUp(note);
-    });
-  } catch (error) {
-    local.off('wake', onWakeUp);
-    throw error;
+  // The sole process has no other process to wake: its own logs are woken in process (`localWakeUps`), and its
+  // own notes would come back only to be dropped. So it neither listens nor notifies.
+  const notifies = options.soleProcess !== true;
+  let unlisten: () => Promise<void> = async () => {};
+  if (notifies) {
+    try {
+      unlisten = await db.listen(channel, (note) => {
+        if (note.split(' ')[3] !== PROCESS_ORIGIN) onWakeUp(note);
+      });
+    } catch (error) {
+      local.off('wake', onWakeUp);
+      throw error;
+    }
   }
 
   const wakeUp = async (note: string, tx: Transaction = db): Promise<void> => {
+    if (!notifies) return;
     await tx.query('select pg_notify($1, $2)', [channel, `${note} ${PROCESS_ORIGIN}`]);
   };
+  // PGlite is one session whose transactions run one at a time (docs/architecture.md, "Embedded mode"), so no
+  // other publish can draw offsets while this one's are uncommitted: the partition locks would lock nothing.
+  const locksPartitions = db.engine !== 'pglite';
 
   const source: PartitionSource = {
     startOffsets: async (topic, _group, from) => {
@@ -274,7 +283,7 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
     await db.transaction(async (tx) => {
       // Held until commit, in a fixed order (no deadlock): offsets of a partition are drawn, and become
       // visible, in commit order, so a reader at offset N never later finds a smaller one committed behind it.
-      for (const partition of touched) {
+      for (const partition of locksPartitions ? touched : []) {
         await tx.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [
           `${schema}:${topic}:${partition}`,
         ]);

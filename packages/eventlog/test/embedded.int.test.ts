@@ -79,6 +79,19 @@ const waitUntil = async (done: () => boolean | Promise<boolean>, timeoutMs = 10_
   }
 };
 
+/** Consumes `topic` as `group`; the keys delivered, in order, as they come. */
+const keysConsumed = async (log: EventLog, topic: string, group: string): Promise<string[]> => {
+  const keys: string[] = [];
+  await log.consume({
+    topic,
+    group,
+    handler: eachMessage(async (delivered) => {
+      keys.push(delivered.key);
+    }),
+  });
+  return keys;
+};
+
 const fastSettings: Partial<EmbeddedEventLogOptions> = {
   leaseMs: 1_000,
   // Longer than any test: deliveries must come from wake-ups, not from the backstop poll.
@@ -349,27 +362,13 @@ describe.each(contractTestEngines())('embedded event log on $name', ({ create })
       ...fastSettings,
       leaseMs: 60_000,
     });
-    const earlierSeen: string[] = [];
-    await earlier.consume({
-      topic,
-      group: 'restarting',
-      handler: eachMessage(async (delivered) => {
-        earlierSeen.push(delivered.key);
-      }),
-    });
+    const earlierSeen = await keysConsumed(earlier, topic, 'restarting');
     await earlier.publish(topic, [message('before-crash', 0)]);
     await waitUntil(() => earlierSeen.length === 1);
     crashed.sever();
 
     const restarted = await open({ leaseMs: 60_000, soleProcess: true });
-    const seen: string[] = [];
-    await restarted.consume({
-      topic,
-      group: 'restarting',
-      handler: eachMessage(async (delivered) => {
-        seen.push(delivered.key);
-      }),
-    });
+    const seen = await keysConsumed(restarted, topic, 'restarting');
     await restarted.publish(topic, [message('after-crash', 1)]);
     // Well under the 60 s lease it must not wait for, with room for a loaded machine.
     await waitUntil(() => seen.includes('after-crash'), 20_000);
@@ -379,5 +378,45 @@ describe.each(contractTestEngines())('embedded event log on $name', ({ create })
     await restarted.close();
     // The crashed run's timers are still armed; closing it fails against the severed handle but stops them.
     await earlier.close().catch(() => undefined);
+  });
+
+  it('with soleProcess, neither listens nor notifies, and on PGlite takes no partition locks', async () => {
+    const topic = 'embedded.sole-process-statements.v1';
+    const statements: string[] = [];
+    let listens = 0;
+    const counting: Database = {
+      ...db,
+      query: async (sql, params) => {
+        statements.push(sql);
+        return db.query(sql, params);
+      },
+      transaction: async (work, options) =>
+        db.transaction(
+          (tx) =>
+            work({
+              query: async (sql, params) => {
+                statements.push(sql);
+                return tx.query(sql, params);
+              },
+            }),
+          options,
+        ),
+      listen: async (channel, onNotify) => {
+        listens++;
+        return db.listen(channel, onNotify);
+      },
+    };
+    const log = await createEmbeddedEventLog({ db: counting, schema, ...fastSettings, soleProcess: true });
+    const seen = await keysConsumed(log, topic, 'sole');
+    await log.publish(topic, [message('a', 0), message('b', 1), message('c', 2)]);
+    // Woken in process: pollIntervalMs is a minute.
+    await waitUntil(() => seen.length === 3);
+
+    expect(listens).toBe(0);
+    expect(statements.filter((sql) => sql.includes('pg_notify'))).toEqual([]);
+    expect(statements.filter((sql) => sql.includes('pg_advisory_xact_lock')).length > 0).toBe(
+      db.engine === 'postgres',
+    );
+    await log.close();
   });
 });
