@@ -68,7 +68,8 @@ const STORED_LISTING = JSON.stringify({
 /**
  * The database work of one publication, statement for statement as the services send it: the gateway looks the
  * API key up (its cache answers a known key, so at most once per key), the listing service takes a product
- * number (one statement per block of 32) and appends ListingCreated in one autocommit insert; with an image it appends and teaches the library in one transaction instead. Without an image the
+ * number (one statement per block of 32) and appends ListingCreated in one autocommit insert; with an image the
+ * same statement teaches the library (a second CTE, as the seller's row is one). Without an image the
  * library answers from memory (RecentImageLibrary): no statement. The key lookup and the number are kept in the
  * script, an upper bound of the database's share. The appends go to a scratch copy of the events table
  * (`pgbench_publish`, same indexes), so the outbox relay never sees them. The stream id is the
@@ -77,16 +78,14 @@ const STORED_LISTING = JSON.stringify({
  */
 export const pgbenchScript = (keyPrefix: string, withImage: boolean): string => {
   const lookupKey = `SELECT k.account_id, a.role, k.key_hash FROM identity.api_keys k JOIN identity.accounts a ON a.id = k.account_id WHERE k.prefix = '${keyPrefix}' AND k.revoked_at IS NULL;`;
-  const append = `INSERT INTO pgbench_publish.events (stream_id, stream_type, version, event_id, type, data, metadata, occurred_at) SELECT 'product_' || :n, 'listing', 1, gen_random_uuid(), 'ListingCreated', '${STORED_LISTING}'::jsonb, '{"actor":{"kind":"seller","id":"1"}}'::jsonb, now();`;
+  const insertEvent = `INSERT INTO pgbench_publish.events (stream_id, stream_type, version, event_id, type, data, metadata, occurred_at) SELECT 'product_' || :n, 'listing', 1, gen_random_uuid(), 'ListingCreated', '${STORED_LISTING}'::jsonb, '{"actor":{"kind":"seller","id":"1"}}'::jsonb, now()`;
+  const append = `${insertEvent};`;
   const productNumber = "SELECT nextval('pgbench_publish.product_number_seq') AS n \\gset";
   const lines = [lookupKey];
   if (withImage) {
     lines.push(
       productNumber,
-      'BEGIN;',
-      append,
-      `INSERT INTO pgbench_publish.image_library (product_id, category, title_words, image_path, added_at) VALUES ('product_' || :n, 'electronics', '{throughput,lot}', '/images/x.png', now()) ON CONFLICT (product_id) DO NOTHING;`,
-      'COMMIT;',
+      `WITH appended AS (${insertEvent} RETURNING stream_id) INSERT INTO pgbench_publish.image_library (product_id, category, title_words, image_path, added_at) SELECT stream_id, 'electronics', '{throughput,lot}', '/images/x.png', now() FROM appended ON CONFLICT (product_id) DO NOTHING;`,
     );
   } else {
     lines.push(productNumber, append);

@@ -55,6 +55,9 @@ export interface CompanionWrite {
   readonly params: readonly unknown[];
 }
 
+/** One companion write, or several (each a CTE of the append's statement). */
+export type CompanionWrites = CompanionWrite | readonly CompanionWrite[];
+
 export interface AppendRequest<E extends DomainEvent = DomainEvent> {
   readonly streamId: string;
   readonly streamType: string;
@@ -64,7 +67,7 @@ export interface AppendRequest<E extends DomainEvent = DomainEvent> {
   /** Epoch milliseconds recorded as occurredAt. */
   readonly now: number;
   /** Written in the same statement as the events, only when they are. */
-  readonly companion?: CompanionWrite;
+  readonly companion?: CompanionWrites;
 }
 
 /** One stream's part of a multi-stream append: an append request without a companion of its own. */
@@ -74,7 +77,7 @@ export interface MultiStreamAppendRequest<E extends DomainEvent = DomainEvent> {
   /** Each stream at most once; every stream's expectation must hold, or nothing is appended. */
   readonly streams: readonly StreamAppend<E>[];
   /** Written in the same statement as the events, only when every event of every stream went in. */
-  readonly companion?: CompanionWrite;
+  readonly companion?: CompanionWrites;
 }
 
 export interface EventStore {

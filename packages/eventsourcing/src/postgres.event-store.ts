@@ -13,6 +13,8 @@ import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from './events-table.js
 import {
   WrongExpectedVersionError,
   type AppendRequest,
+  type CompanionWrite,
+  type CompanionWrites,
   type EventStore,
   type MultiStreamAppendRequest,
   type RecordedEvent,
@@ -27,6 +29,34 @@ export interface PostgresEventStoreOptions {
 
 /** Appends with expected version `any` retry this often when a concurrent append takes their version. */
 const ANY_VERSION_ATTEMPTS = 5;
+
+/**
+ * The append's statement with its companion writes, each a CTE of its own, written only when all `total`
+ * events went in. Every CTE sees the same snapshot, so a companion learns of the events only through the CTE's
+ * rows.
+ */
+const withCompanions = (
+  insert: string,
+  params: readonly unknown[],
+  companion: CompanionWrites | undefined,
+  total: number,
+): { sql: string; params: unknown[] } => {
+  const writes: readonly CompanionWrite[] =
+    companion === undefined ? [] : 'sql' in companion ? [companion] : companion;
+  if (writes.length === 0) return { sql: insert, params: [...params] };
+  const whenAppended = `(select count(*) from appended_events) = ${total}`;
+  const all: unknown[] = [...params];
+  const ctes = writes.map((write, index) => {
+    const sql = write.sql({ whenAppended, firstParam: all.length + 1 });
+    all.push(...write.params);
+    return `companion_${index} as (${sql})`;
+  });
+  return {
+    sql: `with appended_events as (${insert}), ${ctes.join(', ')}
+            select ${EVENT_COLUMNS} from appended_events`,
+    params: all,
+  };
+};
 
 /**
  * The event store on PostgreSQL (a server or the embedded engine). Expected versions are enforced by the
@@ -72,18 +102,7 @@ export const createPostgresEventStore = ({ db, schema }: PostgresEventStoreOptio
       JSON.stringify(request.metadata),
       new Date(request.now),
     ];
-    const { companion } = request;
-    if (companion === undefined) return { sql: insert, params };
-    // Every CTE sees the same snapshot, so the companion learns of the events only through the CTE's rows.
-    const companionSql = companion.sql({
-      whenAppended: `(select count(*) from appended_events) = ${request.events.length}`,
-      firstParam: params.length + 1,
-    });
-    return {
-      sql: `with appended_events as (${insert}), companion as (${companionSql})
-            select ${EVENT_COLUMNS} from appended_events`,
-      params: [...params, ...companion.params],
-    };
+    return withCompanions(insert, params, request.companion, request.events.length);
   };
 
   const recorded = <E extends DomainEvent>(rows: EventRow[]): RecordedEvent<E>[] =>
@@ -188,18 +207,7 @@ export const createPostgresEventStore = ({ db, schema }: PostgresEventStoreOptio
       guarded.map((stream) => stream.streamId),
       guarded.map((stream) => stream.expectedVersion),
     ];
-    const { companion } = request;
-    if (companion === undefined) return { sql: insert, params, total: rows.length };
-    const companionSql = companion.sql({
-      whenAppended: `(select count(*) from appended_events) = ${rows.length}`,
-      firstParam: params.length + 1,
-    });
-    return {
-      sql: `with appended_events as (${insert}), companion as (${companionSql})
-            select ${EVENT_COLUMNS} from appended_events`,
-      params: [...params, ...companion.params],
-      total: rows.length,
-    };
+    return { ...withCompanions(insert, params, request.companion, rows.length), total: rows.length };
   };
 
   /**

@@ -81,9 +81,10 @@ describe('handleCommand', () => {
     });
 
     expect(decided).toEqual([{ state: { quantity: 7 }, version: 2 }]);
-    expect(store.appends[1]?.companion?.sql({ whenAppended: 'true', firstParam: 8 })).toBe(
-      'update stock_levels set quantity = quantity',
-    );
+    const companion = store.appends[1]?.companion;
+    expect(
+      companion && 'sql' in companion ? companion.sql({ whenAppended: 'true', firstParam: 8 }) : undefined,
+    ).toBe('update stock_levels set quantity = quantity');
   });
 
   it('refuses a "new" stream that exists, and on a retry reads it and decides again', async () => {

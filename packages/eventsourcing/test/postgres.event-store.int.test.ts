@@ -280,6 +280,43 @@ describe.each(testEngines())('PostgreSQL event store on $name', ({ create }) => 
     expect((await store.readStream(streamId)).version).toBe(2);
   });
 
+  it('writes several companions in the one statement, each with its own parameters, or none of them', async () => {
+    await db.query(`create table ${schema}.companion_notes (stream_id text, note text)`);
+    const streamId = newStream();
+    const note = (text: string): CompanionWrite => ({
+      sql: ({ whenAppended, firstParam }) =>
+        `insert into ${schema}.companion_notes (stream_id, note)
+         select $${firstParam}, $${firstParam + 1} where ${whenAppended}`,
+      params: [streamId, text],
+    });
+    const appendWith = (expectedVersion: number | 'no_stream', companion: CompanionWrite[]) =>
+      store.append({
+        streamId,
+        streamType: 'stock',
+        expectedVersion,
+        events: [added(1)],
+        metadata: {},
+        now: NOW,
+        companion,
+      });
+    const notes = async () =>
+      (
+        await db.query<{ note: string }>(
+          `select note from ${schema}.companion_notes where stream_id = $1 order by note`,
+          [streamId],
+        )
+      ).rows.map(({ note }) => note);
+
+    await appendWith('no_stream', [note('first'), note('second')]);
+    expect(await notes()).toEqual(['first', 'second']);
+    await expect(appendWith('no_stream', [note('refused'), note('refused too')])).rejects.toBeInstanceOf(
+      WrongExpectedVersionError,
+    );
+    expect(await notes()).toEqual(['first', 'second']);
+    await appendWith(1, []);
+    expect((await store.readStream(streamId)).version).toBe(2);
+  });
+
   it("wakes this process's relay once an append commits, not before, and not for a rollback", async () => {
     let rings = 0;
     const stop = onEventsAppended(schema, () => rings++);

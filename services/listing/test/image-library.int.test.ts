@@ -18,10 +18,10 @@ describe.each(testEngines())('image library on $name', ({ create }) => {
     imagePath: `/images/${productId}.png`,
     addedAtMs,
   });
-  /** Written to the table, as the listing's transaction does, and remembered by `library` once committed. */
+  /** Written to the table, as a batch's transaction does, and remembered by `library` once committed. */
   const add = async (library: RecentImageLibrary | undefined, ...args: Parameters<typeof entry>) => {
     const added = entry(...args);
-    await table.add(db, added);
+    await table.addMany(db, [added]);
     library?.remember(added);
   };
   const words = titleWords('black wireless bluetooth earbuds');

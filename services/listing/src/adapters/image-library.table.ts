@@ -1,11 +1,12 @@
 import type { Migration, Queryable } from '@marketplace/database';
 import { quoteIdent } from '@marketplace/database';
+import type { CompanionWrite } from '@marketplace/eventsourcing';
 import type { ImageLibraryEntry, ImageLibraryRecord } from '../application/create-listing.js';
 
 /**
  * The listing service's own image library: one row per listing whose seller sent an image, with the title's
  * words, so a listing sent without `imageUrl` can borrow the hosted image of the most similar listing of its
- * category. Written in the transaction that creates the listing, so it holds exactly the listings that exist.
+ * category. Written by the statement (or transaction) that creates the listing, so it holds exactly the listings that exist.
  */
 export const imageLibraryMigration: Migration = {
   id: 'listing-002-image-library',
@@ -65,14 +66,20 @@ export class ImageLibraryTable implements ImageLibraryRecord {
     this.table = `${quoteIdent(schema)}.image_library`;
   }
 
-  async add(q: Queryable, entry: ImageLibraryEntry): Promise<void> {
-    await q.query(
-      `INSERT INTO ${this.table} (product_id, category, title_words, image_path, added_at)
-       VALUES ($1, $2, $3::text[], $4, to_timestamp($5 / 1000.0))
+  /**
+   * The entry as a companion of the append of its listing's events: one statement for both, so the listing
+   * and its library row commit together without a transaction of their own.
+   */
+  rowOf(entry: ImageLibraryEntry): CompanionWrite {
+    return {
+      sql: ({ whenAppended, firstParam: p }) => `INSERT INTO ${this.table}
+         (product_id, category, title_words, image_path, added_at)
+       SELECT $${p}::text, $${p + 1}::text, $${p + 2}::text[], $${p + 3}::text, to_timestamp($${p + 4}::float8 / 1000.0)
+        WHERE ${whenAppended}
        ON CONFLICT (product_id) DO UPDATE
          SET category = EXCLUDED.category, title_words = EXCLUDED.title_words, image_path = EXCLUDED.image_path`,
-      [entry.productId, entry.category, entry.titleWords, entry.imagePath, entry.addedAtMs],
-    );
+      params: [entry.productId, entry.category, entry.titleWords, entry.imagePath, entry.addedAtMs],
+    };
   }
 
   async addMany(q: Queryable, entries: readonly ImageLibraryEntry[]): Promise<void> {

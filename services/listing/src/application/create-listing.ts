@@ -1,6 +1,7 @@
 import type { Database, Queryable, Transaction } from '@marketplace/database';
 import type {
   Actor,
+  CompanionWrite,
   EventStore,
   IdempotencyKeys,
   IdempotentRequest,
@@ -40,9 +41,10 @@ export interface ImageLibraryEntry {
   readonly addedAtMs: number;
 }
 
-/** The library's durable record, written in the listing's transaction. */
+/** The library's durable record, written with the listing's events. */
 export interface ImageLibraryRecord {
-  add(q: Queryable, entry: ImageLibraryEntry): Promise<void>;
+  /** The entry as a companion of its listing's append (one statement for both). */
+  rowOf(entry: ImageLibraryEntry): CompanionWrite;
   /** `add` for the listings of a batch, in one statement. */
   addMany(q: Queryable, entries: readonly ImageLibraryEntry[]): Promise<void>;
 }
@@ -58,7 +60,7 @@ export interface ListingDependencies {
   readonly clock: Clock;
   readonly allocateProductNumber: AllocateProductNumber;
   readonly images: ImageHostingDependencies;
-  /** Learns the images sellers send, for listings sent without one: the table, in the listing's transaction. */
+  /** Learns the images sellers send, for listings sent without one: the table, written with the listing. */
   readonly imageLibrary: ImageLibraryRecord;
   /** The library as publications read it (in memory), told of each image once its listing committed. */
   readonly recentImages: RecentImages;
@@ -144,9 +146,9 @@ export const createListing = async (
  *   rejected or failed listing only leaves a gap, and numbers are unique, not dense);
  * - a fresh number has no stream, so there is nothing to read: the decider decides on the initial state and the
  *   append expects `no_stream` (a number handed out twice would still be refused by the store);
- * - the append alone is one statement, atomic without a transaction; a listing whose seller sent an image also
- *   teaches the image library, and a listing with an idempotency key records it: then the writes share a
- *   transaction.
+ * - the append is one statement, atomic without a transaction, which also writes the seller's row and, for a
+ *   listing whose seller sent an image, the image library's row (companion writes); a listing with an
+ *   idempotency key records it too: then the key and the append share a transaction.
  */
 const publishListing = async (
   deps: ListingDependencies,
@@ -164,6 +166,8 @@ const publishListing = async (
     now,
     actor: input.actor,
   });
+  const learned = learnedImageOf(accepted, listing);
+  const sellerRow = deps.sellerListings.rowOf({ listing, version: 1 });
   const append = (tx?: Transaction) =>
     deps.store.append(
       {
@@ -173,20 +177,16 @@ const publishListing = async (
         events: decided,
         metadata: { actor: input.actor, correlationId: input.correlationId, traceparent: input.traceparent },
         now,
-        companion: deps.sellerListings.rowOf({ listing, version: 1 }),
+        companion: learned === undefined ? sellerRow : [sellerRow, deps.imageLibrary.rowOf(learned)],
       },
       tx,
     );
-  const learned = learnedImageOf(accepted, listing);
-  if (learned === undefined && recordKey === undefined) {
-    await append();
-    return { listing, version: 1 };
-  }
-  await deps.db.transaction(async (tx) => {
-    await recordKey?.(tx, productId);
-    await append(tx);
-    if (learned !== undefined) await deps.imageLibrary.add(tx, learned);
-  });
+  if (recordKey === undefined) await append();
+  else
+    await deps.db.transaction(async (tx) => {
+      await recordKey(tx, productId);
+      await append(tx);
+    });
   if (learned !== undefined) deps.recentImages.remember(learned);
   return { listing, version: 1 };
 };
