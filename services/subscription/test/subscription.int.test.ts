@@ -82,9 +82,9 @@ describe.each(testEngines())('saved searches on $name', ({ create, name }) => {
   const receivers: WebhookReceiver[] = [];
   const workers: DeliveryWorker[] = [];
 
-  const match = (listing = newListing()) =>
+  const match = (listing = newListing(), now = clock.now()) =>
     db.transaction((tx) =>
-      matchNewListing({ ...deps, publicBaseUrl: 'https://market.example' }, tx, listing, clock.now()),
+      matchNewListing({ ...deps, publicBaseUrl: 'https://market.example' }, tx, listing, now),
     );
 
   const worker = (
@@ -684,14 +684,7 @@ describe.each(testEngines())('saved searches on $name', ({ create, name }) => {
       );
       const started = worker(systemClock, fetcher, { deliveries, pollMs: 60_000 });
       await asked.promise;
-      await db.transaction((tx) =>
-        matchNewListing(
-          { ...deps, publicBaseUrl: 'https://market.example' },
-          tx,
-          newListing({ createdAt: Date.now() }),
-          Date.now(),
-        ),
-      );
+      await match(newListing({ createdAt: Date.now() }), Date.now());
       started.wake();
       release.resolve();
       const deadline = Date.now() + 10_000;
@@ -709,14 +702,7 @@ describe.each(testEngines())('saved searches on $name', ({ create, name }) => {
         actor,
         draft: { query: {}, channels: [{ type: 'webhook', url: hook.url }] },
       });
-      await db.transaction((tx) =>
-        matchNewListing(
-          { ...deps, publicBaseUrl: 'https://market.example' },
-          tx,
-          newListing({ createdAt: Date.now() }),
-          Date.now(),
-        ),
-      );
+      await match(newListing({ createdAt: Date.now() }), Date.now());
       worker(systemClock).wake();
       const deadline = Date.now() + 8_000;
       while (hook.received.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
