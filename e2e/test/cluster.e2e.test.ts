@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Cluster } from '../src/harness/cluster.js';
+import pg from 'pg';
+import { Cluster, ClusterStartError } from '../src/harness/cluster.js';
 import { eventually } from '../src/harness/processes.js';
 import { WebhookReceiver } from '../src/harness/webhook-receiver.js';
 
@@ -144,3 +145,27 @@ describe('saved searches survive a crash of the subscription service', () => {
 
 const productOf = (webhook: { body: string }): string =>
   (JSON.parse(webhook.body) as { data: { product: { id: string } } }).data.product.id;
+
+describe('a cluster start that fails', () => {
+  it('stops the processes it started and drops its database', async () => {
+    const failure: unknown = await Cluster.start({ env: { EVENT_LOG: 'no-such-log' } }).then(
+      () => 'started',
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(ClusterStartError);
+    const { message, pids, databaseName } = failure as ClusterStartError;
+    expect(message).toMatch(/exited while the cluster started/);
+    expect(message).toMatch(/EVENT_LOG/);
+    for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
+    const server = new pg.Client({
+      connectionString: process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    });
+    await server.connect();
+    try {
+      const { rowCount } = await server.query('select 1 from pg_database where datname = $1', [databaseName]);
+      expect(rowCount).toBe(0);
+    } finally {
+      await server.end();
+    }
+  }, 60_000);
+});

@@ -29,6 +29,18 @@ const replicaName = (name: string, n: number): string => (n === 1 ? name : `${na
 const dialTarget = (addresses: readonly string[]): string =>
   addresses.length === 1 ? addresses[0]! : `ipv4:${addresses.join(',')}`;
 
+/** A start that failed; what it had started (the database, these processes) is gone by the time it is thrown. */
+export class ClusterStartError extends Error {
+  constructor(
+    message: string,
+    readonly databaseName: string,
+    /** The processes still running when the start gave up. */
+    readonly pids: readonly number[],
+  ) {
+    super(message);
+  }
+}
+
 /**
  * Cluster mode on this machine: every service its own process, a fresh PostgreSQL database, a fresh NATS
  * namespace and a fresh DATA_DIR (shared by the processes, as replicas share a volume) per run, so runs never see
@@ -136,8 +148,36 @@ export class Cluster {
       );
     });
     for (const process of cluster.processes.values()) process.start();
-    await cluster.waitUntilReady();
+    const starting = new AbortController();
+    try {
+      const exited = await Promise.race([
+        cluster.waitUntilReady(starting.signal).then(() => undefined),
+        cluster.firstExit(),
+      ]);
+      if (exited !== undefined)
+        throw new ClusterStartError(
+          `${exited} exited while the cluster started\n${cluster.describeProcesses()}`,
+          databaseName,
+          [...cluster.processes.values()].flatMap((process) => process.pid ?? []),
+        );
+    } catch (error) {
+      // A start that fails leaves nothing behind: no readiness poll, no process holding PostgreSQL connections,
+      // no database.
+      starting.abort();
+      await cluster.stop();
+      throw error;
+    }
     return cluster;
+  }
+
+  /** The name of the first process to exit, once one does. */
+  private firstExit(): Promise<string> {
+    return Promise.race(
+      [...this.processes.values()].map(async (process) => {
+        await process.exited();
+        return process.name;
+      }),
+    );
   }
 
   adminClient(): MarketplaceClient {
@@ -152,19 +192,20 @@ export class Cluster {
   }
 
   /** Generous: on a small machine shared with other runs, a service may take minutes to start. */
-  async waitForService(service: BackendService): Promise<void> {
+  async waitForService(service: BackendService, signal?: AbortSignal): Promise<void> {
     for (const address of this.grpcAddresses.get(service) ?? []) {
-      await waitForServing(address, { timeoutMs: 180_000 });
+      await waitForServing(address, { timeoutMs: 180_000, signal });
     }
   }
 
-  async waitUntilReady(): Promise<void> {
-    await Promise.all(BACKEND_SERVICES.map((service) => this.waitForService(service)));
+  async waitUntilReady(signal?: AbortSignal): Promise<void> {
+    await Promise.all(BACKEND_SERVICES.map((service) => this.waitForService(service, signal)));
     for (const gateway of this.gateways) {
       await eventually(async () => ((await gateway.isReady()) ? true : undefined), {
         timeoutMs: 180_000,
         intervalMs: 200,
         describe: () => this.describeProcesses(),
+        signal,
       });
     }
   }

@@ -104,11 +104,12 @@ export class ManagedProcess {
 /** Polls `probe` until it returns a value, or fails with `describe()` after the timeout. */
 export const eventually = async <T>(
   probe: () => Promise<T | undefined>,
-  options: { timeoutMs: number; intervalMs?: number; describe: () => string },
+  options: { timeoutMs: number; intervalMs?: number; describe: () => string; signal?: AbortSignal },
 ): Promise<T> => {
   const deadline = Date.now() + options.timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
+    options.signal?.throwIfAborted();
     try {
       const value = await probe();
       if (value !== undefined) return value;

@@ -10,6 +10,8 @@ export interface WaitForServingOptions {
   readonly timeoutMs: number;
   /** A fully qualified service name (`marketplace.listing.v1.ListingService`); the whole server when absent. */
   readonly service?: string;
+  /** Stops waiting early (rejects with an AbortError or the signal's reason), e.g. once the awaited process exited. */
+  readonly signal?: AbortSignal;
 }
 
 const FIRST_DELAY_MS = 50;
@@ -22,7 +24,7 @@ const NO_ANSWER = 'no answer';
  */
 export const waitForServing = async (
   address: string,
-  { timeoutMs, service = '' }: WaitForServingOptions,
+  { timeoutMs, service = '', signal }: WaitForServingOptions,
 ): Promise<void> => {
   // A fresh subchannel that retries connecting as often as we poll (gRPC's default backoff grows to 2 minutes).
   const channel = createChannel(address, undefined, {
@@ -36,6 +38,7 @@ export const waitForServing = async (
   let lastAnswer = NO_ANSWER;
   try {
     for (;;) {
+      signal?.throwIfAborted();
       const remainingMs = giveUpAt - Date.now();
       if (remainingMs <= 0) break;
       try {
@@ -49,7 +52,7 @@ export const waitForServing = async (
           lastAnswer = `${Status[error.code]}: ${error.details}`;
         }
       }
-      await sleep(Math.max(0, Math.min(delayMs, giveUpAt - Date.now())));
+      await sleep(Math.max(0, Math.min(delayMs, giveUpAt - Date.now())), undefined, { signal });
       delayMs = Math.min(delayMs * 2, MAX_DELAY_MS);
     }
   } finally {

@@ -59,3 +59,14 @@ describe('serveGrpcService', () => {
     }
   });
 });
+
+describe('waitForServing', () => {
+  it('stops waiting when its signal aborts, long before its timeout', async () => {
+    const closedPort = '127.0.0.1:1';
+    const started = Date.now();
+    await expect(
+      waitForServing(closedPort, { timeoutMs: 60_000, signal: AbortSignal.timeout(300) }),
+    ).rejects.toMatchObject({ name: expect.stringMatching(/^(AbortError|TimeoutError)$/) });
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});
