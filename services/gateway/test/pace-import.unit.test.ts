@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { WrittenListing } from '../src/contexts/listings/imports/import.ports.js';
+import type { ImportPacing } from '../src/contexts/listings/imports/pace-import.js';
 import { paceImport } from '../src/contexts/listings/imports/pace-import.js';
 
 /** Keeps the event loop busy in slices of `sliceMs` (as PGlite statements and consumer batches do) until stopped. */
@@ -13,6 +14,13 @@ const blockInSlices = (sliceMs: number): (() => void) => {
 
 const WRITTEN: WrittenListing = { sellerAccountId: 7, productId: 'product_9', version: 3 };
 const catalogHasAll = async (): Promise<boolean> => true;
+const pacing = (overrides: Partial<ImportPacing> = {}): ImportPacing => ({
+  windowMs: 50,
+  maxDelayMs: 40,
+  catalogPollMs: 10,
+  restShare: 0.5,
+  ...overrides,
+});
 const elapsedMs = async (work: () => Promise<void>): Promise<number> => {
   const started = performance.now();
   await work();
@@ -21,12 +29,7 @@ const elapsedMs = async (work: () => Promise<void>): Promise<number> => {
 
 describe('pacing an import (paceImport)', () => {
   it('goes on after one window when nothing came before and the event loop answers at once', async () => {
-    const pace = paceImport(catalogHasAll, {
-      windowMs: 50,
-      maxDelayMs: 40,
-      catalogPollMs: 10,
-      restShare: 0.5,
-    });
+    const pace = paceImport(catalogHasAll, pacing());
     expect(await elapsedMs(() => pace(undefined))).toBeLessThan(500);
   });
 
@@ -38,7 +41,7 @@ describe('pacing an import (paceImport)', () => {
         asked.push(listing);
         return performance.now() >= catalogAppliedAt;
       },
-      { windowMs: 20, maxDelayMs: 40, catalogPollMs: 10, restShare: 0.5 },
+      pacing({ windowMs: 20 }),
     );
     await pace(undefined);
     // The chunk's call takes 300 ms; the catalog applies its listings 300 ms after it answered.
@@ -53,12 +56,7 @@ describe('pacing an import (paceImport)', () => {
   });
 
   it('rests longer while the event loop is held, at most as long as the chunk took, then lets the next chunk go', async () => {
-    const pace = paceImport(catalogHasAll, {
-      windowMs: 50,
-      maxDelayMs: 5,
-      catalogPollMs: 10,
-      restShare: 0.1,
-    });
+    const pace = paceImport(catalogHasAll, pacing({ maxDelayMs: 5, restShare: 0.1 }));
     await pace(undefined);
     // The "chunk": 600 ms of work after the first pause.
     await new Promise((resolve) => setTimeout(resolve, 600));
