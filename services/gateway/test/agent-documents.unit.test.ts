@@ -19,6 +19,7 @@ const product = (overrides: Partial<catalogV1.Product> = {}): catalogV1.Product 
   priceCents: 1_250,
   currency: 'USD',
   availability: 'in_stock',
+  version: 1,
   quantityAvailable: 200,
   imageUrls: ['/images/abc.png'],
   category: 'electronics',

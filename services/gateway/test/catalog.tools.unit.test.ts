@@ -18,6 +18,7 @@ const product = (id: string): catalogV1.Product => ({
   priceCents: 1_000,
   currency: 'USD',
   availability: 'in_stock',
+  version: 1,
   quantityAvailable: 200,
   imageUrls: [],
   category: 'electronics',

@@ -98,12 +98,13 @@ describe.each(testEngines())('listing imports on $name', ({ create }) => {
     const claimed = await store.claim(60_000);
     expect(claimed).toEqual({ id, sellerAccountId: SELLER, mode: 'upsert_by_sku' });
     expect(await store.claim(60_000)).toBeUndefined();
-    const paced: number[] = [];
-    await runImport(store, bulk.apply, claimed!, async () => {
-      paced.push(bulk.calls.length);
+    const paced: { chunksBefore: number; previous: unknown }[] = [];
+    await runImport(store, bulk.apply, claimed!, async (previous) => {
+      paced.push({ chunksBefore: bulk.calls.length, previous });
     });
 
-    // 2,495 valid rows (5 bad prices): full chunks, then the rest; the pace is asked before every chunk.
+    // 2,495 valid rows (5 bad prices): full chunks, then the rest; the pace is asked before every chunk, with the
+    // last listing the chunk before wrote (the catalog applies it last).
     const chunks = Math.ceil(2_495 / IMPORT_CHUNK_ROWS);
     expect(bulk.calls).toEqual(
       Array.from({ length: chunks }, (_, chunk) => ({
@@ -111,7 +112,15 @@ describe.each(testEngines())('listing imports on $name', ({ create }) => {
         items: chunk < chunks - 1 ? IMPORT_CHUNK_ROWS : 2_495 - (chunks - 1) * IMPORT_CHUNK_ROWS,
       })),
     );
-    expect(paced).toEqual(Array.from({ length: chunks }, (_, chunk) => chunk));
+    expect(paced).toEqual(
+      Array.from({ length: chunks }, (_, chunk) => ({
+        chunksBefore: chunk,
+        previous:
+          chunk === 0
+            ? undefined
+            : { sellerAccountId: SELLER, productId: `product_${IMPORT_CHUNK_ROWS - 1}`, version: 1 },
+      })),
+    );
     const done = await store.find(SELLER, id);
     expect(done).toMatchObject({ status: 'done', rowsTotal: 2_500, rowsProcessed: 2_500 });
     expect(done?.results).toHaveLength(2_500);

@@ -12,6 +12,7 @@ const product: catalogV1.Product = {
   priceCents: 1250,
   currency: 'USD',
   availability: 'in_stock',
+  version: 1,
   quantityAvailable: 200,
   imageUrls: ['/images/abc.jpg', 'https://cdn.test/b.png'],
   category: 'electronics',

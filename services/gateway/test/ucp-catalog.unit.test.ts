@@ -28,6 +28,7 @@ const catalogProduct = (overrides: Partial<catalogV1.Product> = {}): catalogV1.P
   priceCents: 1250,
   currency: 'USD',
   availability: 'in_stock',
+  version: 1,
   quantityAvailable: 200,
   imageUrls: ['/images/abc.jpg'],
   category: 'electronics',

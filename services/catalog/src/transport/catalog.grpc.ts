@@ -57,6 +57,7 @@ export const toProductMessage = (product: CatalogProduct, seller?: SellerProfile
   updatedAtMs: product.updatedAtMs,
   discountPercent: discountPercentOf(product),
   seller: seller && { name: seller.name, company: seller.company, country: seller.country },
+  version: product.version,
 });
 
 /** CatalogService over gRPC: messages ⇄ application inputs; AppErrors become statuses in @marketplace/rpc. */

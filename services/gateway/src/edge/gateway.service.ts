@@ -20,7 +20,7 @@ import { LISTING_IMPORT_MIGRATIONS } from '../contexts/listings/adapters/listing
 import { ListingImportsTable } from '../contexts/listings/adapters/listing-imports.table.js';
 import { applyChunkVia } from '../contexts/listings/imports/apply-chunk.js';
 import { startImportWorker } from '../contexts/listings/imports/import.worker.js';
-import { paceByEventLoopDelay } from '../contexts/listings/imports/pace-import.js';
+import { paceImport } from '../contexts/listings/imports/pace-import.js';
 import { createSubscriptionClient } from '../contexts/subscriptions/subscription.client.js';
 import { startSavedSearchMatchFeed } from '../contexts/subscriptions/saved-search-matches.js';
 import { createOrderClient } from '../contexts/orders/order.client.js';
@@ -150,7 +150,13 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
     apply: applyChunkVia(listing),
     logger,
     pollMs: options.importPollMs,
-    pace: paceByEventLoopDelay(),
+    // The import only paces on the answer: a catalog that cannot answer makes it wait (bounded), never fail.
+    pace: paceImport(({ sellerAccountId, productId, version }) =>
+      catalog.getProduct({ productId, viewerAccountId: sellerAccountId }).then(
+        (product) => product.version >= version,
+        () => false,
+      ),
+    ),
   });
   const rateLimits =
     options.rateLimits === undefined

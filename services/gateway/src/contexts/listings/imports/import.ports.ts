@@ -76,3 +76,16 @@ export type ApplyChunk = (input: {
   readonly idempotencyKey: string;
   readonly correlationId: string;
 }) => Promise<BulkUpsertAnswer>;
+
+/** The last listing a chunk wrote (created or updated), at the version the bulk engine answered. */
+export interface WrittenListing {
+  readonly sellerAccountId: number;
+  readonly productId: string;
+  readonly version: number;
+}
+
+/**
+ * Whether the catalog's projection has applied `listing` at its version or a later one; false while it has not,
+ * or when the catalog cannot be asked (the import only paces on the answer).
+ */
+export type CatalogHasListing = (listing: WrittenListing) => Promise<boolean>;

@@ -6,6 +6,7 @@ import type {
   ImportChunk,
   ImportRowResult,
   ListingImportStore,
+  WrittenListing,
 } from './import.ports.js';
 
 /**
@@ -44,8 +45,25 @@ export const chunkResultsOf = (chunk: ImportChunk, answer: BulkUpsertAnswer): Im
     };
   });
 
-/** Waits before each chunk until other traffic has had its turn (`pace-import.ts`). */
-export type PaceImport = () => Promise<void>;
+/**
+ * Waits before each chunk until other traffic has had its turn (`pace-import.ts`); `previous` is the last listing
+ * the chunk before wrote, if it wrote any (none before a run's first chunk).
+ */
+export type PaceImport = (previous: WrittenListing | undefined) => Promise<void>;
+
+/** The chunk's last row that created or updated a listing: the one the catalog applies last (or nearly). */
+export const lastWrittenOf = (
+  sellerAccountId: number,
+  answer: BulkUpsertAnswer,
+): WrittenListing | undefined => {
+  const last = answer.results.findLast(
+    (result) =>
+      (result.status === 'created' || result.status === 'updated') && result.product_id !== undefined,
+  );
+  return last?.product_id === undefined || last.version === undefined
+    ? undefined
+    : { sellerAccountId, productId: last.product_id, version: last.version };
+};
 
 /** Applies the claimed import chunk by chunk; each chunk is one bulk call, no transaction open across it. */
 export const runImport = async (
@@ -54,8 +72,9 @@ export const runImport = async (
   claimed: ClaimedImport,
   pace: PaceImport = async () => undefined,
 ): Promise<void> => {
+  let written: WrittenListing | undefined;
   for (let chunk = await store.nextChunk(claimed.id); chunk; chunk = await store.nextChunk(claimed.id)) {
-    await pace();
+    await pace(written);
     const answer = await apply({
       sellerAccountId: claimed.sellerAccountId,
       mode: claimed.mode,
@@ -64,6 +83,7 @@ export const runImport = async (
       correlationId: `import-${claimed.id}`,
     });
     await store.recordChunk(claimed.id, chunkResultsOf(chunk, answer), LEASE_MS);
+    written = lastWrittenOf(claimed.sellerAccountId, answer);
   }
   await store.finish(claimed.id);
 };

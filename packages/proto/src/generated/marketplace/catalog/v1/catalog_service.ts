@@ -70,7 +70,14 @@ export interface Product {
    * The lot's freight terms (docs/specification.md, "Checkout and orders": freight); absent until the seller
    * sets them.
    */
-  shipping: ProductShipping | undefined;
+  shipping:
+    | ProductShipping
+    | undefined;
+  /**
+   * The version of the listing's stream this entry reflects (the listing's ETag): a writer of the listing learns
+   * from it whether the catalog has applied its write yet.
+   */
+  version: number;
 }
 
 /** A lot's freight terms, as the listing message carries them. */
@@ -567,6 +574,7 @@ function createBaseProduct(): Product {
     discountPercent: undefined,
     seller: undefined,
     shipping: undefined,
+    version: 0,
   };
 }
 
@@ -640,6 +648,9 @@ export const Product: MessageFns<Product> = {
     }
     if (message.shipping !== undefined) {
       ProductShipping.encode(message.shipping, writer.uint32(186).fork()).join();
+    }
+    if (message.version !== 0) {
+      writer.uint32(192).int64(message.version);
     }
     return writer;
   },
@@ -841,6 +852,14 @@ export const Product: MessageFns<Product> = {
             message.shipping = ProductShipping.decode(reader, reader.uint32());
             continue;
           }
+          case 24: {
+            if (tag !== 192) {
+              break;
+            }
+
+            message.version = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -885,6 +904,7 @@ export const Product: MessageFns<Product> = {
     message.shipping = (object.shipping !== undefined && object.shipping !== null)
       ? ProductShipping.fromPartial(object.shipping)
       : undefined;
+    message.version = object.version ?? 0;
     return message;
   },
 };
