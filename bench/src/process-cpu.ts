@@ -221,8 +221,11 @@ export const idleCores = async (targets: CpuTargets, ms = 5_000): Promise<number
   return (await meter.stop(1)).run.cores;
 };
 
-/** How long the load runs, unmeasured, before a measured window (`warmUp`). */
-export const WARM_UP_MS = 5_000;
+/**
+ * How long the load runs, unmeasured, before a measured window (`warmUp`). Profiled on 2 cores, V8's compiler
+ * was still 13-21% of a process's CPU in the 10 s after 5 s of load, and 2-8% after 15 s.
+ */
+export const WARM_UP_MS = 15_000;
 
 /** What the warm-up cost, apart from the measured figures: the cold start the measured window leaves out. */
 export interface WarmUpFigures {
