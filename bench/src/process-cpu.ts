@@ -93,10 +93,10 @@ const snapshot = async (targets: CpuTargets): Promise<Map<number, { name: string
 };
 
 /**
- * Starts accounting; `profile: false` leaves the window out of `PERF_DIR`'s recordings. The load generator (this process) is measured with `process.cpuUsage`. Each process counts
- * what it spent between the snapshots (all of it when it started in between). A PostgreSQL backend that closes
- * before the meter stops takes its CPU with it: pools keep their connections under load, so this undercounts only
- * around reconnections.
+ * Starts accounting; `profile: false` leaves the window out of `PERF_DIR`'s recordings. The load generator (this
+ * process) is measured with `process.cpuUsage`. Each process counts what it spent between the snapshots (all of
+ * it when it started in between). A PostgreSQL backend that closes before the meter stops takes its CPU with it:
+ * pools keep their connections under load, so this undercounts only around reconnections.
  */
 export const meterCpu = async (
   targets: CpuTargets,
