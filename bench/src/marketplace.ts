@@ -23,6 +23,8 @@ export interface RunningMarketplace {
   readonly admin: MarketplaceClient;
   /** An image URL the marketplace is allowed to fetch (the harness's image server). */
   readonly imageUrl: (name: string) => string;
+  /** Connections the image server accepted so far (the fetches reuse them). */
+  readonly imageConnections: () => number;
   /** Where the quote emails' `.eml` files land. */
   readonly mailDirectory: string;
   /** Its processes, for the CPU each operation costs them. */
@@ -76,6 +78,7 @@ export const startMarketplace = async (
       client: marketplace.client,
       admin: marketplace.client,
       imageUrl: (name) => marketplace.images.imageUrl(name),
+      imageConnections: () => marketplace.images.connections(),
       mailDirectory: join(marketplace.dataDir, 'mail'),
       cpuTargets: () => ({
         pids: new Map(
@@ -104,6 +107,7 @@ export const startMarketplace = async (
     client: cluster.client,
     admin: cluster.adminClient(),
     imageUrl: (name) => cluster.images.imageUrl(name),
+    imageConnections: () => cluster.images.connections(),
     mailDirectory: join(cluster.dataDir, 'mail'),
     cpuTargets: () => clusterCpuTargets(cluster),
     databaseUrl: cluster.databaseUrl,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { idleCores, meterCpu } from '../src/process-cpu.js';
+import { idleCores, meterCpu, WARM_UP_MS, warmUp } from '../src/process-cpu.js';
 
 describe('meterCpu', () => {
   it('accounts the CPU a process spends, per operation, from /proc; the load generator apart', async () => {
@@ -28,5 +28,29 @@ describe('idleCores', () => {
     const cores = await idleCores({ pids: new Map([['waiting', process.pid]]) }, 500);
     expect(cores).toBeGreaterThanOrEqual(0);
     expect(cores).toBeLessThan(0.2);
+  });
+});
+
+describe('warmUp', () => {
+  it("runs the load for the warm-up's length and reports its CPU per operation apart", async () => {
+    const asked: number[] = [];
+    const figures = await warmUp({ pids: new Map([['busy', process.pid]]) }, async (durationMs) => {
+      asked.push(durationMs);
+      // Busy for 200 ms of CPU time: four operations of 50 ms, however loaded the machine is.
+      const started = process.cpuUsage();
+      const cpuMs = () => {
+        const { user, system } = process.cpuUsage(started);
+        return (user + system) / 1000;
+      };
+      while (cpuMs() < 200) Math.sqrt(Math.random());
+      return 4;
+    });
+    expect(asked).toEqual([WARM_UP_MS]);
+    expect(figures.durationMs).toBe(WARM_UP_MS);
+    expect(figures.operations).toBe(4);
+    // /proc counts in clock ticks (10 ms): 50 ms per operation, seen with that resolution.
+    expect(figures.runMsPerOperation).toBeGreaterThanOrEqual(45);
+    expect(figures.runMsPerOperation).toBeLessThan(100);
+    expect(figures.foreignCores).toBeGreaterThanOrEqual(0);
   });
 });

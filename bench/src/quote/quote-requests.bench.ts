@@ -5,7 +5,7 @@ import { createPostgresRateLimitStore } from '@marketplace/ratelimit';
 import { closedLoop, httpPoster } from '../catalog/load.js';
 import { measureSaturation, sampleAnswer, throughputRatio, withRawJsonServer } from '../same-run-limit.js';
 import { summarize } from '../stats.js';
-import { bestOfThree, idleCores, meterCpu } from '../process-cpu.js';
+import { bestOfThree, idleCores, meterCpu, warmUp } from '../process-cpu.js';
 import type { RunningMarketplace } from '../marketplace.js';
 import { withMarketplace } from '../marketplace.js';
 import { startSlowSmtpCapture } from './slow-smtp-capture.js';
@@ -103,7 +103,10 @@ const runQuoteRequests = async (
   }
   // Before the warm-up, whose emails would still be sent during the idle window.
   const idle = await idleCores(marketplace.cpuTargets());
-  const warmup = await closedLoop(send, options.concurrency, 2_000);
+  const warm = await warmUp(
+    marketplace.cpuTargets(),
+    async (durationMs) => (await closedLoop(send, options.concurrency, durationMs)).requests,
+  );
   const detailsPath = `/api/ucp/catalog/products/${productId}`;
   const idleReads = run.probeReads
     ? await probeWhile(marketplace.client.baseUrl, detailsPath, sleep(2_000))
@@ -124,7 +127,7 @@ const runQuoteRequests = async (
   const { load, loadEnded, loadedReads, cpu, attempts } = measured;
   // Requests answered 201 (`requests` counts only those); a failed one (a timeout) may still have been filed,
   // so more emails than this can arrive.
-  const expected = 1 + warmup.requests + requestsMeasured;
+  const expected = 1 + warm.operations + requestsMeasured;
   let mailed = await countMail();
   const mailedAtLoadEnd = mailed;
   while (mailed < expected && performance.now() - loadEnded < 120_000) {
@@ -149,6 +152,7 @@ const runQuoteRequests = async (
     latencyMs: summarize(load.latenciesMs),
     cpu,
     idleCores: idle,
+    warmUp: warm,
     attempts,
     emails: {
       expected,

@@ -17,6 +17,8 @@ export interface ImageServer {
   readonly notAnImageUrl: string;
   /** How many requests it answered. */
   readonly requests: () => number;
+  /** How many connections it accepted. */
+  readonly connections: () => number;
   close(): Promise<void>;
 }
 
@@ -29,6 +31,7 @@ export const testImageBytes = (name: string): Buffer => Buffer.concat([PNG_1X1, 
  */
 export const startImageServer = async (): Promise<ImageServer> => {
   let requests = 0;
+  let connections = 0;
   const server = createServer((req, res) => {
     requests++;
     const match = /^\/images\/([A-Za-z0-9_-]+)\.png$/.exec(req.url ?? '');
@@ -42,7 +45,10 @@ export const startImageServer = async (): Promise<ImageServer> => {
       res.writeHead(404).end();
     }
   });
-  server.keepAliveTimeout = 1_000;
+  server.on('connection', () => connections++);
+  // Idle connections stay open as long as an image host keeps them (Node's default): the fetcher reuses a
+  // connection only when the server announces more than its 2 s margin (`Keep-Alive: timeout=5`).
+  server.keepAliveTimeout = 5_000;
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -51,6 +57,7 @@ export const startImageServer = async (): Promise<ImageServer> => {
     imageUrl: (name) => `${origin}/images/${name}.png`,
     notAnImageUrl: `${origin}/page.html`,
     requests: () => requests,
+    connections: () => connections,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
