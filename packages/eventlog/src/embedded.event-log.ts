@@ -10,6 +10,7 @@ import {
   type LogMessage,
   type ConsumeOptions,
   type LogConsumer,
+  partitionOf,
 } from './eventlog.port.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './delivery.js';
 import {
@@ -20,7 +21,6 @@ import {
   type PartitionSource,
 } from './leased.group-member.js';
 import { EMBEDDED_EVENT_LOG_MIGRATIONS } from './embedded.schema.js';
-import { groupByPartition } from './partitioning.js';
 import { assertDuration, assertGroup, assertMessages, assertPartitions, assertTopic } from './validation.js';
 
 export interface EmbeddedEventLogOptions {
@@ -60,10 +60,6 @@ interface MessageRow extends Record<string, unknown> {
   headers: Record<string, string>;
   value: Uint8Array;
 }
-
-/** Statements per multi-row insert stay well below PostgreSQL's 65,535 parameters. */
-const INSERT_CHUNK = 1_000;
-const COLUMNS_PER_ROW = 6;
 
 /**
  * Wake-ups between the logs of one process that share a schema (the all-in-one runner opens one per service),
@@ -248,58 +244,53 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
     return checked;
   };
 
-  const insertRows = async (
-    tx: Transaction,
-    topic: string,
-    rows: ReadonlyArray<[number, string, LogMessage]>,
-  ) => {
-    for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
-      const chunk = rows.slice(start, start + INSERT_CHUNK);
-      const placeholders = chunk.map((_, row) => {
-        const first = row * COLUMNS_PER_ROW + 1;
-        return `($${first}, $${first + 1}, $${first + 2}, $${first + 3}, $${first + 4}::jsonb, $${first + 5})`;
-      });
-      await tx.query(
-        `insert into ${messagesTable} (topic, partition, "offset", key, headers, value) values ${placeholders.join(', ')}`,
-        chunk.flatMap(([partition, offset, message]) => [
-          topic,
-          partition,
-          offset,
-          message.key,
-          JSON.stringify(message.headers),
-          message.value,
-        ]),
-      );
-    }
-  };
+  /**
+   * One statement draws an offset per message and inserts them: the k-th message gets the k-th smallest offset
+   * drawn, so each partition's messages keep their order. `drawn` is evaluated once (a CTE with a volatile
+   * function is materialized), whatever order the sequence hands its values out in.
+   */
+  const insertMessages = `
+    with drawn as materialized (
+      select nextval('${quoted}.message_offset') as "offset" from generate_series(1, cardinality($2::int[]))
+    ), numbered as (
+      select "offset", row_number() over (order by "offset") as n from drawn
+    )
+    insert into ${messagesTable} (topic, partition, "offset", key, headers, value)
+    select $1, m.partition, numbered."offset", m.key, m.headers, m.value
+    from unnest($2::int[], $3::text[], $4::jsonb[], $5::bytea[]) with ordinality
+      as m (partition, key, headers, value, n)
+    join numbered on numbered.n = m.n`;
 
   const publish = async (topic: string, messages: readonly LogMessage[]): Promise<void> => {
     assertMessages(topic, messages);
     if (closed) throw new Error('the event log is closed');
     if (messages.length === 0) return;
     await checkTopic(topic);
-    const byPartition = [...groupByPartition(messages, partitions)].sort(([a], [b]) => a - b);
-    const touched = byPartition.map(([partition]) => partition);
-    await db.transaction(async (tx) => {
-      // Held until commit, in a fixed order (no deadlock): offsets of a partition are drawn, and become
-      // visible, in commit order, so a reader at offset N never later finds a smaller one committed behind it.
-      for (const partition of locksPartitions ? touched : []) {
-        await tx.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [
-          `${schema}:${topic}:${partition}`,
-        ]);
-      }
-      const { rows } = await tx.query<{ offset: string }>(
-        `select nextval('${quoted}.message_offset') as "offset" from generate_series(1, $1)`,
-        [messages.length],
-      );
-      const offsets = rows.map((row) => BigInt(row.offset)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-      let next = 0;
-      const numbered = byPartition.flatMap(([partition, batch]) =>
-        batch.map((message): [number, string, LogMessage] => [partition, String(offsets[next++]), message]),
-      );
-      await insertRows(tx, topic, numbered);
-      await wakeUp(messagesNote(topic, touched), tx);
-    });
+    const partitionOfEach = messages.map((message) => partitionOf(message.key, partitions));
+    const touched = [...new Set(partitionOfEach)].sort((a, b) => a - b);
+    const params = [
+      topic,
+      partitionOfEach,
+      messages.map((message) => message.key),
+      messages.map((message) => JSON.stringify(message.headers)),
+      messages.map((message) => message.value),
+    ];
+    if (!locksPartitions && !notifies) {
+      // The sole process on PGlite: one statement is atomic, and nothing runs beside it (see locksPartitions).
+      await db.query(insertMessages, params);
+    } else {
+      await db.transaction(async (tx) => {
+        // Held until commit, in a fixed order (no deadlock): offsets of a partition are drawn, and become
+        // visible, in commit order, so a reader at offset N never later finds a smaller one committed behind it.
+        for (const partition of locksPartitions ? touched : []) {
+          await tx.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [
+            `${schema}:${topic}:${partition}`,
+          ]);
+        }
+        await tx.query(insertMessages, params);
+        await wakeUp(messagesNote(topic, touched), tx);
+      });
+    }
     local.emit('wake', messagesNote(topic, touched));
   };
 

@@ -380,14 +380,14 @@ describe.each(contractTestEngines())('embedded event log on $name', ({ create })
     await earlier.close().catch(() => undefined);
   });
 
-  it('with soleProcess, neither listens nor notifies, and on PGlite takes no partition locks', async () => {
+  it('with soleProcess, neither listens nor notifies, and on PGlite publishes in one statement, outside any transaction', async () => {
     const topic = 'embedded.sole-process-statements.v1';
-    const statements: string[] = [];
+    const statements: { sql: string; inTransaction: boolean }[] = [];
     let listens = 0;
     const counting: Database = {
       ...db,
       query: async (sql, params) => {
-        statements.push(sql);
+        statements.push({ sql, inTransaction: false });
         return db.query(sql, params);
       },
       transaction: async (work, options) =>
@@ -395,7 +395,7 @@ describe.each(contractTestEngines())('embedded event log on $name', ({ create })
           (tx) =>
             work({
               query: async (sql, params) => {
-                statements.push(sql);
+                statements.push({ sql, inTransaction: true });
                 return tx.query(sql, params);
               },
             }),
@@ -408,15 +408,45 @@ describe.each(contractTestEngines())('embedded event log on $name', ({ create })
     };
     const log = await createEmbeddedEventLog({ db: counting, schema, ...fastSettings, soleProcess: true });
     const seen = await keysConsumed(log, topic, 'sole');
-    await log.publish(topic, [message('a', 0), message('b', 1), message('c', 2)]);
+    statements.length = 0;
+    const keys = ['a', 'b', 'a', 'c', 'a', 'b'];
+    await log.publish(
+      topic,
+      keys.map((key, seq) => message(key, seq)),
+    );
+    // The publish's own statements (the consumer reads meanwhile): on PostgreSQL a lock per partition it writes
+    // and the insert, in one transaction; on PGlite the insert alone.
+    const publishing = statements.flatMap(({ sql, inTransaction }) =>
+      sql.includes('pg_advisory_xact_lock')
+        ? [{ lock: true, inTransaction }]
+        : sql.includes('message_offset')
+          ? [{ lock: false, inTransaction }]
+          : [],
+    );
     // Woken in process: pollIntervalMs is a minute.
-    await waitUntil(() => seen.length === 3);
+    await waitUntil(() => seen.length === keys.length);
 
     expect(listens).toBe(0);
-    expect(statements.filter((sql) => sql.includes('pg_notify'))).toEqual([]);
-    expect(statements.filter((sql) => sql.includes('pg_advisory_xact_lock')).length > 0).toBe(
-      db.engine === 'postgres',
+    expect(statements.filter(({ sql }) => sql.includes('pg_notify'))).toEqual([]);
+    const partitionsTouched = new Set(keys.map((key) => partitionOf(key, 8))).size;
+    expect(publishing).toEqual(
+      db.engine === 'postgres'
+        ? [
+            ...Array.from({ length: partitionsTouched }, () => ({ lock: true, inTransaction: true })),
+            { lock: false, inTransaction: true },
+          ]
+        : [{ lock: false, inTransaction: false }],
     );
+    // Each key's messages are numbered in the order they were published.
+    const { rows } = await db.query<{ key: string; seq: string }>(
+      `select key, convert_from(value, 'UTF8') as seq from "${schema}".messages where topic = $1 order by "offset"`,
+      [topic],
+    );
+    for (const key of new Set(keys)) {
+      expect(rows.filter((row) => row.key === key).map((row) => Number(row.seq))).toEqual(
+        keys.flatMap((candidate, seq) => (candidate === key ? [seq] : [])),
+      );
+    }
     await log.close();
   });
 });

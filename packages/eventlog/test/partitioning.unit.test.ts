@@ -1,7 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { partitionOf } from '../src/eventlog.port.js';
 import { durableNameOf, streamNameOf, subjectOf } from '../src/nats.event-log.js';
-import { groupByPartition } from '../src/partitioning.js';
 import { WakeUp } from '../src/wake-up.js';
 
 describe('partitions', () => {
@@ -12,23 +11,6 @@ describe('partitions', () => {
 
     expect(keys.map((key) => partitionOf(key, 8))).toEqual(keys.map((key) => partitionOf(key, 8)));
     expect(Math.min(...counts)).toBeGreaterThan(80);
-  });
-
-  it('groups messages by partition, keeping their order within each', () => {
-    const messages = ['a', 'b', 'a', 'c', 'a'].map((key, seq) => ({
-      key,
-      value: new Uint8Array([seq]),
-      headers: {},
-    }));
-    const groups = groupByPartition(messages, 4);
-
-    expect([...groups.values()].flat()).toHaveLength(5);
-    expect(
-      groups
-        .get(partitionOf('a', 4))!
-        .filter((m) => m.key === 'a')
-        .map((m) => m.value[0]),
-    ).toEqual([0, 2, 4]);
   });
 });
 

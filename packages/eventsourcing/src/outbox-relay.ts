@@ -1,5 +1,6 @@
 import { quoteIdent, type Database } from '@marketplace/database';
 import {
+  DEFAULT_BATCH_INTERVAL_MS,
   DEFAULT_RETRY_POLICY,
   type EventLog,
   type LogMessage,
@@ -33,6 +34,14 @@ export interface OutboxRelayOptions {
   /** Events read and published per round; default 100. */
   readonly batchSize?: number;
   /**
+   * The least time between the starts of a round that published events and the next round: a relay woken by
+   * every append publishes what arrives meanwhile in one round (one read, one publish, one checkpoint) instead of
+   * a round per append, at most this much later. A quiet relay's first event goes at once, and a full batch never
+   * waits. Default `DEFAULT_BATCH_INTERVAL_MS`, as the consumers' (EVENT_LOG_BATCH_INTERVAL_MS); 0: a round per
+   * wake-up.
+   */
+  readonly batchIntervalMs?: number;
+  /**
    * How often to look for events when no wake-up came: appends of other processes (another replica, the CLI)
    * and late commits; default 1 s.
    */
@@ -49,7 +58,10 @@ export interface OutboxRelayOptions {
 export interface OutboxRelay {
   /** How many committed events are not published yet (by any relay of this name): 0 when caught up. */
   lag(): Promise<number>;
-  /** Stops: the batch in hand is published and checkpointed first; a failing batch is left for the next run. */
+  /**
+   * Stops: what was committed by then is published and checkpointed first, the batch being gathered included;
+   * a failing batch is left for the next run.
+   */
   stop(): Promise<void>;
 }
 
@@ -60,11 +72,12 @@ interface Checkpoint {
 
 const NAME = /^[a-z][a-z0-9-]{0,62}$/;
 
-const positiveInteger = (value: number, what: string): number => {
-  if (!Number.isSafeInteger(value) || value < 1)
-    throw new RangeError(`${what} must be a positive integer, got ${value}`);
+const integerAtLeast = (minimum: number, value: number, what: string): number => {
+  if (!Number.isSafeInteger(value) || value < minimum)
+    throw new RangeError(`${what} must be an integer of at least ${minimum}, got ${value}`);
   return value;
 };
+const positiveInteger = (value: number, what: string): number => integerAtLeast(1, value, what);
 
 /**
  * Publishes the event store's events to the log, in commit order, at least once.
@@ -83,6 +96,11 @@ export const startOutboxRelay = (options: OutboxRelayOptions): OutboxRelay => {
   const { db, log, encode } = options;
   if (!NAME.test(options.name)) throw new TypeError(`invalid relay name ${JSON.stringify(options.name)}`);
   const batchSize = positiveInteger(options.batchSize ?? 100, 'batchSize');
+  const batchIntervalMs = integerAtLeast(
+    0,
+    options.batchIntervalMs ?? DEFAULT_BATCH_INTERVAL_MS,
+    'batchIntervalMs',
+  );
   const pollIntervalMs = positiveInteger(options.pollIntervalMs ?? 1_000, 'pollIntervalMs');
   const publishTimeoutMs = positiveInteger(options.publishTimeoutMs ?? 30_000, 'publishTimeoutMs');
   const standbyIntervalMs = positiveInteger(options.standbyIntervalMs ?? 2_000, 'standbyIntervalMs');
@@ -159,7 +177,10 @@ export const startOutboxRelay = (options: OutboxRelayOptions): OutboxRelay => {
     return { checkpoint, relayed: batch.length };
   };
 
-  /** Relays batches while this instance holds the leader lock; returns once stopping or the lock is lost. */
+  /**
+   * Relays batches while this instance holds the leader lock; returns once the lock is lost, or once stopping and
+   * caught up with what was committed (a failing round is not tried again then).
+   */
   const lead = async (lockLost: AbortSignal): Promise<void> => {
     const quit = AbortSignal.any([stopping.signal, lockLost]);
     logger.info('active: relaying events');
@@ -169,15 +190,30 @@ export const startOutboxRelay = (options: OutboxRelayOptions): OutboxRelay => {
     try {
       let checkpoint = await loadCheckpoint();
       let failures = 0;
-      while (!quit.aborted) {
+      // Set by the first round after stop(): the service stops its server first, so that round publishes its
+      // last appends now rather than at the next start. A failing relay does not try again.
+      let finalRound = false;
+      while (!lockLost.aborted) {
+        if (stopping.signal.aborted) {
+          if (finalRound || failures > 0) break;
+          finalRound = true;
+        }
         // An append while the batch is read is seen by the wait below, which then returns at once.
         const seen = wakeUp.generation;
+        const startedAt = performance.now();
         try {
           const round = await relayBatch(checkpoint);
           checkpoint = round.checkpoint;
           failures = 0;
           // A full batch suggests more are waiting: read again at once.
-          if (round.relayed < batchSize) await wakeUp.wait(seen, pollIntervalMs, quit);
+          if (round.relayed === batchSize) {
+            finalRound = false;
+            continue;
+          }
+          // A busy relay gathers what is appended for the rest of the interval into its next round.
+          const rest = batchIntervalMs - (performance.now() - startedAt);
+          if (round.relayed > 0 && rest > 0) await pause(rest, quit);
+          await wakeUp.wait(seen, pollIntervalMs, quit);
         } catch (error) {
           failures++;
           const delayMs = retryDelayMs(retry, failures);

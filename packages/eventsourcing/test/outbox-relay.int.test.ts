@@ -156,6 +156,45 @@ describe.each(engines)('outbox relay on $name', ({ create }) => {
     expect(firstLog.published).toHaveLength(5);
   });
 
+  it("publishes a quiet relay's append at once, and what is appended within batchIntervalMs after in one round", async () => {
+    const log = new RecordingEventLog();
+    const batchIntervalMs = 1_500;
+    start(log, { batchIntervalMs });
+    const streamId = newStream();
+    const appendedAt = performance.now();
+    await append(streamId, [added(1)]);
+    await eventually(() => expect(log.publishes).toHaveLength(1));
+    for (let i = 2; i <= 4; i++) await append(streamId, [added(i)]);
+
+    await eventually(() => expect(log.published).toHaveLength(4));
+    expect(log.publishes.map(({ messages }) => messages)).toEqual([1, 3]);
+    expect(log.publishes[0]!.at - appendedAt).toBeLessThan(batchIntervalMs);
+    // The second round started no sooner than the interval after the first (which began before its publish).
+    expect(log.publishes[1]!.at - appendedAt).toBeGreaterThanOrEqual(batchIntervalMs);
+    expect(log.published.map(({ value }) => quantityOf(value))).toEqual([1, 2, 3, 4]);
+  });
+
+  it('publishes what it was gathering when stopped', async () => {
+    const log = new RecordingEventLog();
+    const relay = start(log, { batchIntervalMs: 60_000 });
+    const streamId = newStream();
+    await append(streamId, [added(1)]);
+    await eventually(() => expect(log.published).toHaveLength(1));
+    await append(streamId, [added(2)]);
+    await sleep(10 * FAST.pollIntervalMs);
+    expect(log.published).toHaveLength(1);
+
+    const started = Date.now();
+    await relay.stop();
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(log.published.map(({ value }) => quantityOf(value))).toEqual([1, 2]);
+    expect(await relay.lag()).toBe(0);
+  });
+
+  it('refuses a negative batchIntervalMs', () => {
+    expect(() => start(new RecordingEventLog(), { batchIntervalMs: -1 })).toThrow(/batchIntervalMs/);
+  });
+
   it('stops promptly while publishing keeps failing, without moving its checkpoint', async () => {
     const log = new RecordingEventLog();
     log.failPublishing();

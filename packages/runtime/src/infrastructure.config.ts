@@ -24,8 +24,10 @@ export const infrastructureConfigSchema = z.object({
    */
   EVENT_LOG_ACK_WAIT_MS: z.coerce.number().int().min(1_000).max(600_000).default(10_000),
   /**
-   * Embedded and NATS: the least time between two short batches of one consumer partition. A busy partition
-   * hands over what arrived meanwhile as one batch (one transaction), at most this much later; 0: at once.
+   * The least time between two short batches of one consumer partition (embedded and NATS logs) and between two
+   * rounds of an outbox relay (every log). A busy partition hands over what arrived meanwhile as one batch (one
+   * transaction), a busy relay publishes what was appended meanwhile in one round, each at most this much later;
+   * 0: at once.
    */
   EVENT_LOG_BATCH_INTERVAL_MS: z.coerce.number().int().min(0).max(10_000).default(100),
   /** How long start-up waits for PostgreSQL and the broker before giving up. */

@@ -11,13 +11,14 @@ runServiceMain({
     DATA_DIR: infrastructureConfigSchema.shape.DATA_DIR,
     ...blobStoreConfigSchema.shape,
   }),
-  start: async ({ db, log, logger, clock }, config) =>
+  start: async ({ db, log, logger, clock, relayBatchIntervalMs }, config) =>
     startGateway({
       db,
       log,
       images: createBlobStore(config, config.DATA_DIR),
       logger,
       clock,
+      relayBatchIntervalMs,
       http: { host: config.HOST, port: config.PORT },
       services: {
         listing: config.LISTING_GRPC_ADDR,

@@ -143,7 +143,15 @@ export const startListingService = async (options: ListingServiceOptions): Promi
     await Promise.all(projections.map((projection) => projection.close()));
     await fetcher.close();
   };
-  const relay = startOutboxRelay({ db, schema, log, name: SERVICE_NAME, encode: encodeListingEvent, logger });
+  const relay = startOutboxRelay({
+    db,
+    schema,
+    log,
+    name: SERVICE_NAME,
+    encode: encodeListingEvent,
+    batchIntervalMs: options.relayBatchIntervalMs,
+    logger,
+  });
   // The server drains first so the relay publishes whatever in-flight calls appended.
   return serveGrpcService({
     host: options.grpc.host,

@@ -19,12 +19,13 @@ runServiceMain({
     /** `{base_url}` of the listing links in staleness emails (the gateway's public URL). */
     PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   }),
-  start: ({ db, log, logger, clock }, config) =>
+  start: ({ db, log, logger, clock, relayBatchIntervalMs }, config) =>
     startListingService({
       db,
       log,
       logger,
       clock,
+      relayBatchIntervalMs,
       grpc: { host: config.GRPC_HOST, port: config.GRPC_PORT },
       blobs: createBlobStore(config, config.DATA_DIR),
       outboundAllowList: config.OUTBOUND_ALLOW_HOSTS,

@@ -17,12 +17,13 @@ runServiceMain({
     ...orderSettingsSchema.shape,
     ...mailerConfigSchema.shape,
   }),
-  start: ({ db, log, logger, clock }, config) =>
+  start: ({ db, log, logger, clock, relayBatchIntervalMs }, config) =>
     startOrderService({
       db,
       log,
       logger,
       clock,
+      relayBatchIntervalMs,
       grpc: { host: config.GRPC_HOST, port: config.GRPC_PORT },
       services: { listing: config.LISTING_GRPC_ADDR, quote: config.QUOTE_GRPC_ADDR },
       settings: config,

@@ -213,6 +213,7 @@ export const startOrderService = async (options: OrderServiceOptions): Promise<S
     name: SERVICE_NAME,
     encode: encodeOrderEvent,
     topicFor: () => ORDER_TOPIC,
+    batchIntervalMs: options.relayBatchIntervalMs,
     logger,
   });
   const stopBackgroundWork = async (): Promise<void> => {

@@ -15,12 +15,13 @@ runServiceMain({
     /** Its host names the Message-IDs of the quote emails (the gateway's public URL). */
     PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   }),
-  start: ({ db, log, logger, clock }, config) =>
+  start: ({ db, log, logger, clock, relayBatchIntervalMs }, config) =>
     startQuoteService({
       db,
       log,
       logger,
       clock,
+      relayBatchIntervalMs,
       grpc: { host: config.GRPC_HOST, port: config.GRPC_PORT },
       mailer: createMailer(config, config.DATA_DIR),
       publicBaseUrl: config.PUBLIC_BASE_URL,

@@ -81,7 +81,15 @@ export const startQuoteService = async (options: QuoteServiceOptions): Promise<S
     logger,
   });
   const consumers: LogConsumer[] = [];
-  const relay = startOutboxRelay({ db, schema, log, name: SERVICE_NAME, encode: encodeQuoteEvent, logger });
+  const relay = startOutboxRelay({
+    db,
+    schema,
+    log,
+    name: SERVICE_NAME,
+    encode: encodeQuoteEvent,
+    batchIntervalMs: options.relayBatchIntervalMs,
+    logger,
+  });
   const keyPurge = schedulePeriodicJob('idempotency-key-purge', () => deps.idempotencyKeys.purgeExpired(), {
     intervalMs: IDEMPOTENCY_KEY_PURGE_INTERVAL_MS,
     logger,

@@ -159,6 +159,7 @@ export const startSubscriptionService = async (
     log,
     name: SERVICE_NAME,
     encode: encodeSubscriptionEvent,
+    batchIntervalMs: options.relayBatchIntervalMs,
     logger,
   });
   const stopBackgroundWork = async (): Promise<void> => {

@@ -16,6 +16,8 @@ export interface PublishedMessage extends LogMessage {
  */
 export class RecordingEventLog implements EventLog {
   readonly published: PublishedMessage[] = [];
+  /** Each successful publish: when (performance.now()) and how many messages it carried. */
+  readonly publishes: { readonly at: number; readonly messages: number }[] = [];
   publishAttempts = 0;
   #failure: Error | undefined;
 
@@ -31,6 +33,7 @@ export class RecordingEventLog implements EventLog {
     this.publishAttempts++;
     if (this.#failure) throw this.#failure;
     this.published.push(...messages.map((message) => ({ ...message, topic })));
+    this.publishes.push({ at: performance.now(), messages: messages.length });
   }
 
   async consume(_options: ConsumeOptions): Promise<LogConsumer> {

@@ -42,6 +42,8 @@ export interface GatewayOptions {
   readonly log: EventLog;
   readonly logger: Logger;
   readonly clock: Clock;
+  /** The least time between two rounds of a busy outbox relay (Infrastructure's); default the relay's. */
+  readonly relayBatchIntervalMs?: number | undefined;
   readonly http: { readonly host: string; readonly port: number };
   /** gRPC addresses (`host:port`) of the services the gateway calls. */
   readonly services: {
@@ -168,6 +170,7 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
     log: options.log,
     name: 'gateway',
     encode: encodeAccountEvent,
+    batchIntervalMs: options.relayBatchIntervalMs,
     logger,
   });
   const sweepSessions = setInterval(
