@@ -119,7 +119,11 @@ const startPGliteThread = (dataDir: string | undefined, logger: Logger): Promise
     logger.error({ err: error }, 'the PGlite worker thread failed');
     fail(error);
   });
-  worker.on('exit', (code) => fail(new Error(`the PGlite worker thread exited with code ${code}`)));
+  worker.on('exit', (code) => {
+    // Unless closed: every later call rejects, and the process should be restarted (the data is on disk).
+    if (!failure) logger.error({ code }, 'the PGlite worker thread exited');
+    fail(new Error(`the PGlite worker thread exited with code ${code}`));
+  });
 
   return new Promise<PGliteThread>((resolve, reject) => {
     opened = {
