@@ -124,6 +124,9 @@ export const describeDatabaseContract = (engine: TestEngine): void => {
           .query(`insert into ${items} (id, name) values (202, 'unique-201')`)
           .catch((e: unknown) => e);
         expect(sqlStateOf(error)).toBe(PG_UNIQUE_VIOLATION);
+        // The driver's fields too: callers name the constraint in their answers.
+        expect(error).toBeInstanceOf(Error);
+        expect(error).toMatchObject({ constraint: 'items_name_key', table: 'items', schema });
         const inTx = await db
           .transaction((tx) => tx.query(`insert into ${items} (id, name) values (201, 'other')`))
           .catch((e: unknown) => e);
