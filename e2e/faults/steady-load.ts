@@ -125,6 +125,8 @@ export const RETRY = {
 
 /** A listing is asked for a quote or bought once the quote service had time to project it. */
 const SETTLED_MS = 3_000;
+/** How many settled listings the relay crash's order tries before it gives up on finding one in stock. */
+const SOLD_OUT_TRIES = 20;
 
 /**
  * What a request that got no answer saw: `timeout` when the client gave up after its 10 s (the request may have
@@ -266,7 +268,7 @@ export class SteadyLoad {
       gateway: () => this.createAccount(n),
       quote: () =>
         this.keyedOperation('quote', (key, gateway) => this.requestQuote(gateway, n, listing, key)),
-      order: () => this.keyedOperation('order', (key, gateway) => this.quickBuy(gateway, n, listing, key)),
+      order: () => this.buyFromAnyInStock(n),
       // A search nothing matches: the run's own saved search stays the only one listings match.
       subscription: () => this.subscribe(`relaycrash${n}`),
     };
@@ -274,6 +276,20 @@ export class SteadyLoad {
     if (!write) throw new Error(`no write goes through the outbox of ${service}`);
     const { outcome } = this.record(await write());
     if (!/^2\d\d$/.test(outcome)) throw new Error(`the write through ${service} answered ${outcome}`);
+  }
+
+  /**
+   * One unit of a settled listing through quick_buy; a listing the load has sold out answers 409, so the next
+   * settled one is tried (a lot of 1 sells out at its first order).
+   */
+  private async buyFromAnyInStock(n: number): Promise<Written> {
+    let written: Written = { outcome: 'no settled listing' };
+    for (let attempt = 0; attempt < SOLD_OUT_TRIES; attempt++) {
+      const listing = this.settledListing(n + attempt) ?? this.published.at(-1)?.id;
+      written = await this.keyedOperation('order', (key, gateway) => this.quickBuy(gateway, n, listing, key));
+      if (written.outcome !== '409') break;
+    }
+    return written;
   }
 
   /**
