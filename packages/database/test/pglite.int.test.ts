@@ -4,7 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createEmbeddedDatabase, type Database } from '../src/index.js';
-import { TEST_ENGINE_CREATE_TIMEOUT_MS, contractTestEngines } from '../src/testing/index.js';
+import {
+  TEST_ENGINE_CREATE_TIMEOUT_MS,
+  contractTestEngines,
+  eventLoopGapsDuring,
+} from '../src/testing/index.js';
 import { describeDatabaseContract, latch } from './database.contract.js';
 
 // The preset's testTimeout does not apply when jest runs all projects from the root.
@@ -89,30 +93,10 @@ describe('the embedded adapter and the event loop', () => {
     await db.close();
   });
 
-  /** Runs `work` while a 1 ms timer ticks; answers how long it took and the longest wait between two ticks. */
-  const timedWithTicker = async (work: () => Promise<unknown>) => {
-    let longestGapMs = 0;
-    let last = performance.now();
-    const ticker = setInterval(() => {
-      const now = performance.now();
-      longestGapMs = Math.max(longestGapMs, now - last);
-      last = now;
-    }, 1);
-    const started = performance.now();
-    try {
-      await work();
-      const finished = performance.now();
-      // The wait since the last tick counts too: a timer that never fired waited for all of the work.
-      return { tookMs: finished - started, longestGapMs: Math.max(longestGapMs, finished - last) };
-    } finally {
-      clearInterval(ticker);
-    }
-  };
-
   it('keeps the event loop running while a long statement runs', async () => {
     // PGlite executes a statement synchronously (pg_sleep does not hold its thread, counting does): on this
     // thread, the timer (like an HTTP request) waited for all of it.
-    const { tookMs, longestGapMs } = await timedWithTicker(() =>
+    const { tookMs, longestGapMs } = await eventLoopGapsDuring(() =>
       db.query('select count(*) from generate_series(1, 3000000) as n where n % 7 = 3'),
     );
     expect(tookMs).toBeGreaterThan(100);
@@ -126,7 +110,7 @@ describe('the embedded adapter and the event loop', () => {
     let timerFiredAt: number | undefined;
     const started = performance.now();
     setTimeout(() => (timerFiredAt = performance.now()), 1);
-    const { tookMs, longestGapMs } = await timedWithTicker(() =>
+    const { tookMs, longestGapMs } = await eventLoopGapsDuring(() =>
       Promise.all(
         Array.from({ length: 300 }, (_, n) =>
           db.transaction(async (tx) => {

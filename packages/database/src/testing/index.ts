@@ -76,3 +76,29 @@ export const testEngines = (): TestEngine[] =>
     if (!engine) throw new Error(`TEST_ENGINES: unknown engine "${name.trim()}" (postgres, pglite)`);
     return engine;
   });
+
+/**
+ * Runs `work` while a timer ticks every `tickMs`; answers its result, how long it took and the longest wait
+ * between two ticks (the wait since the last tick counts too: a timer that never fired waited for all of the
+ * work). Tests of work moved off the event loop (PGlite's worker, a parser's thread) assert on the gap.
+ */
+export const eventLoopGapsDuring = async <T>(
+  work: () => Promise<T>,
+  tickMs = 1,
+): Promise<{ result: T; tookMs: number; longestGapMs: number }> => {
+  let longestGapMs = 0;
+  let last = performance.now();
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    longestGapMs = Math.max(longestGapMs, now - last);
+    last = now;
+  }, tickMs);
+  const started = performance.now();
+  try {
+    const result = await work();
+    const finished = performance.now();
+    return { result, tookMs: finished - started, longestGapMs: Math.max(longestGapMs, finished - last) };
+  } finally {
+    clearInterval(ticker);
+  }
+};
