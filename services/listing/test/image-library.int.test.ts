@@ -55,6 +55,14 @@ describe.each(testEngines())('image library on $name', ({ create }) => {
     expect(all.mostSimilar('electronics', titleWords('garden hose'))).toBeUndefined();
   });
 
+  it('counts a word an entry repeats once', () => {
+    const library = new RecentImageLibrary(table);
+    library.remember({ ...entry('product_8', 'black earbuds', 8_000), titleWords: ['black', 'earbuds'] });
+    // Newer, but one word repeated shares fewer words than product_8.
+    library.remember({ ...entry('product_9', 'wireless', 9_000), titleWords: ['wireless', 'wireless', 'wireless'] });
+    expect(library.mostSimilar('electronics', words)).toBe('/images/product_8.png');
+  });
+
   it("answers this replica's new entries at once and another replica's after catching up", async () => {
     const mine = new RecentImageLibrary(table);
     const theirs = new RecentImageLibrary(table);

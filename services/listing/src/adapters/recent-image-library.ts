@@ -32,13 +32,14 @@ export class RecentImageLibrary implements RecentImages {
     for (const entry of await this.table.addedSince(q, this.#newestMs)) this.remember(entry);
   }
 
-  /** A committed entry; one already known is ignored. */
-  remember(entry: ImageLibraryEntry): void {
-    if (this.#known.has(entry.productId)) return;
-    const entries = this.#byCategory.get(entry.category) ?? [];
+  /** A committed entry; one already known is ignored. Its words are kept distinct, so a lookup counts each once. */
+  remember(committed: ImageLibraryEntry): void {
+    if (this.#known.has(committed.productId)) return;
+    const entries = this.#byCategory.get(committed.category) ?? [];
     let at = 0;
-    while (at < entries.length && entries[at]!.addedAtMs > entry.addedAtMs) at++;
+    while (at < entries.length && entries[at]!.addedAtMs > committed.addedAtMs) at++;
     if (at >= this.perCategory) return;
+    const entry = { ...committed, titleWords: [...new Set(committed.titleWords)] };
     entries.splice(at, 0, entry);
     this.#known.add(entry.productId);
     for (const dropped of entries.splice(this.perCategory)) this.#known.delete(dropped.productId);
@@ -56,7 +57,7 @@ export class RecentImageLibrary implements RecentImages {
     let bestShared = 0;
     for (const entry of this.#byCategory.get(category) ?? []) {
       let shared = 0;
-      for (const word of new Set(entry.titleWords)) if (wanted.has(word)) shared++;
+      for (const word of entry.titleWords) if (wanted.has(word)) shared++;
       // Newest first, so only a strictly larger overlap displaces an earlier (newer) entry.
       if (shared > bestShared) [best, bestShared] = [entry, shared];
     }
