@@ -59,7 +59,10 @@ describe.each(testEngines())('image library on $name', ({ create }) => {
     const library = new RecentImageLibrary(table);
     library.remember({ ...entry('product_8', 'black earbuds', 8_000), titleWords: ['black', 'earbuds'] });
     // Newer, but one word repeated shares fewer words than product_8.
-    library.remember({ ...entry('product_9', 'wireless', 9_000), titleWords: ['wireless', 'wireless', 'wireless'] });
+    library.remember({
+      ...entry('product_9', 'wireless', 9_000),
+      titleWords: ['wireless', 'wireless', 'wireless'],
+    });
     expect(library.mostSimilar('electronics', words)).toBe('/images/product_8.png');
   });
 
