@@ -7,6 +7,7 @@ import type { SearchIndex } from '@marketplace/search';
 import { createEmbeddedSearchIndex } from '@marketplace/search';
 import { catalogMigrations } from '../src/adapters/catalog.migrations.js';
 import { productsTable } from '../src/adapters/products.table.js';
+import { eventually } from './support/eventually.js';
 import type { SearchProjection } from '../src/adapters/search-projection.runner.js';
 import { startSearchProjection } from '../src/adapters/search-projection.runner.js';
 import type { CatalogProduct } from '../src/domain/catalog-product.js';
@@ -100,6 +101,49 @@ describe.each(testEngines())('search projection on $name', ({ create }) => {
       await log.deliver(message);
       expect(readBack).toEqual(['product_1']);
       expect(await index.count()).toBe(1);
+    } finally {
+      db.query = query;
+    }
+  });
+
+  it("neither reads back nor indexes again the rows its own batches wrote, but follows other writers' rows", async () => {
+    await projection.stop();
+    // The documents answered to the feed's reads sent once the batch below was delivered (and committed).
+    const feedDocuments: unknown[] = [];
+    let delivered1 = false;
+    const query = db.query.bind(db);
+    db.query = (async (sql: string, params?: unknown[]) => {
+      const watched = delivered1 && sql.includes('pg_snapshot_xmin');
+      const result = await query(sql, params);
+      if (watched) feedDocuments.push(...result.rows.map((feedRow) => feedRow.document));
+      return result;
+    }) as typeof db.query;
+    try {
+      index = createEmbeddedSearchIndex<CatalogProduct>();
+      const upserted: string[] = [];
+      const upsertMany = index.upsertMany.bind(index);
+      index.upsertMany = (documents) => {
+        upserted.push(...documents.map((document) => document.id));
+        return upsertMany(documents);
+      };
+      log = capturingEventLog();
+      projection = await startSearchProjection({ db, log, schema, index, logger, changePollIntervalMs: 10 });
+
+      await log.deliver(delivered(listingCreated(listingMessage(1, { name: 'Cordless drill set' }))));
+      delivered1 = true;
+      // Another replica's projection writes product_2 straight into the table; the feed indexes it.
+      await productsTable(schema).save(db, {
+        ...(await row('product_1'))!,
+        id: 'product_2',
+        title: 'Angle grinder',
+      });
+      await eventually(async () => expect(upserted).toContain('product_2'));
+
+      const documentIds = feedDocuments.map((document) => (document as CatalogProduct | null)?.id);
+      expect(documentIds).toContain('product_2');
+      expect(documentIds).not.toContain('product_1');
+      expect(upserted.filter((id) => id === 'product_1')).toEqual(['product_1']);
+      expect(await publicHits('grinder')).toEqual(['product_2']);
     } finally {
       db.query = query;
     }

@@ -16,11 +16,55 @@ export interface ChangePosition {
 
 export const START_OF_CHANGES: ChangePosition = { transactionId: '0', changeSeq: '0' };
 
+/**
+ * The product versions this replica's projection wrote and indexes itself (search-projection.runner.ts), noted
+ * once committed. The feed reads their rows without the document and indexes nothing for them, so a replica's own
+ * writes are neither read back whole nor indexed twice; a read sent before a note was made reads the row whole,
+ * and still passes over it if the note was made by the time it answered. A note leaves when the feed passes its
+ * row; a full set starts over (the feed then reads those rows whole, as another replica's).
+ */
+export class OwnWrites {
+  readonly #versions = new Map<string, number>();
+
+  note(id: string, version: number): void {
+    if (this.#versions.size >= OWN_WRITES_CAPACITY) this.#versions.clear();
+    this.#versions.set(id, Math.max(version, this.#versions.get(id) ?? version));
+  }
+
+  /** Whether the feed may pass over `id`'s row at `version`; a note at or below it is done with. */
+  passesOver(id: string, version: number): boolean {
+    const noted = this.#versions.get(id);
+    if (noted === undefined) return false;
+    if (noted <= version) this.#versions.delete(id);
+    return noted >= version;
+  }
+
+  clear(): void {
+    this.#versions.clear();
+  }
+
+  get ids(): string[] {
+    return [...this.#versions.keys()];
+  }
+
+  get versions(): number[] {
+    return [...this.#versions.values()];
+  }
+}
+
+/** Notes pending at once: a few polls' worth of the projection's writes, far below a statement's parameters. */
+const OWN_WRITES_CAPACITY = 10_000;
+
 export interface ProductChanges {
   /** The generation of the listing projection (bumped by a rebuild, which empties the table). */
   readonly generation: number;
-  /** The rows written after the position, in change order, with the position of the last one. */
+  /**
+   * The rows written after the position, in change order, with the position of the last one; the rows of
+   * `ownWrites` at (or below) their noted version are passed over, not answered.
+   */
   readonly products: readonly CatalogProduct[];
+  /** How many rows the read passed, own writes included: fewer than asked is the end of the table. */
+  readonly rows: number;
   readonly last: ChangePosition | undefined;
   /**
    * The last row read behind the stability horizon: no row can appear before it any more (see
@@ -39,6 +83,8 @@ export interface ReadProductChangesOptions {
   readonly includeUnstable?: boolean;
   /** The horizon `stableLast` is measured against; default the read's own. */
   readonly stableBelow?: string;
+  /** Rows this replica indexes itself: read without their document, and passed over (`OwnWrites`). */
+  readonly ownWrites?: OwnWrites;
 }
 
 /**
@@ -59,7 +105,7 @@ export const readProductChanges = async (
   projection: string,
   after: ChangePosition,
   limit: number,
-  { includeUnstable = false, stableBelow }: ReadProductChangesOptions = {},
+  { includeUnstable = false, stableBelow, ownWrites }: ReadProductChangesOptions = {},
 ): Promise<ProductChanges> => {
   const quoted = quoteIdent(schema);
   const { rows } = await db.query<{
@@ -67,18 +113,31 @@ export const readProductChanges = async (
     horizon: string;
     transaction_id: string | null;
     change_seq: string | null;
+    product_id: string | null;
+    version: string | number | null;
     document: unknown;
   }>(
-    `select g.generation, g.horizon, p.transaction_id, p.change_seq, p.document
+    `select g.generation, g.horizon, p.transaction_id, p.change_seq, p.product_id, p.version,
+            case when own.version >= p.version then null else p.document end as document
      from (select coalesce((select generation from ${quoted}.projection_generations where projection = $1), 1)
              as generation, pg_snapshot_xmin(pg_current_snapshot()) as horizon) g
      left join lateral (
-       select transaction_id, change_seq, document from ${quoted}.products
+       select transaction_id, change_seq, product_id, version, document from ${quoted}.products
        where (transaction_id, change_seq) > ($2::xid8, $3::bigint)
          and ($5::boolean or transaction_id < g.horizon)
        order by transaction_id, change_seq
-       limit $4) p on true`,
-    [projection, after.transactionId, after.changeSeq, limit, includeUnstable],
+       limit $4) p on true
+     left join unnest($6::text[], $7::bigint[]) as own (product_id, version) on own.product_id = p.product_id
+     order by p.transaction_id, p.change_seq`,
+    [
+      projection,
+      after.transactionId,
+      after.changeSeq,
+      limit,
+      includeUnstable,
+      ownWrites?.ids ?? [],
+      ownWrites?.versions ?? [],
+    ],
   );
   const horizon = String(rows[0]?.horizon ?? '0');
   const stableHorizon = BigInt(stableBelow ?? horizon);
@@ -90,10 +149,16 @@ export const readProductChanges = async (
   const last = changed.at(-1);
   // Rows come in transaction order, so the stable ones are a prefix.
   const stable = changed.filter((row) => BigInt(row.transaction_id!) < stableHorizon).at(-1);
+  const products = changed.flatMap((row) =>
+    ownWrites?.passesOver(row.product_id!, Number(row.version)) === true || row.document === null
+      ? []
+      : [row.document as CatalogProduct],
+  );
   return {
     generation: Number(rows[0]?.generation ?? 1),
     horizon,
-    products: changed.map((row) => row.document as CatalogProduct),
+    products,
+    rows: changed.length,
     last: last && positionOf(last),
     stableLast: stable && positionOf(stable),
   };
@@ -106,6 +171,8 @@ export interface ProductChangeFeedOptions {
   readonly projection: string;
   readonly index: SearchIndex<CatalogProduct>;
   readonly semantic?: SemanticIndexer;
+  /** What this replica's projection indexes itself; cleared with the indexes by a rebuild. */
+  readonly ownWrites?: OwnWrites;
   readonly logger: Logger;
   /** Rows read per query; default 1000. */
   readonly batchSize?: number;
@@ -129,11 +196,11 @@ export interface ProductChangeFeed {
 /**
  * Keeps this replica's search indexes (lexical and vector) in step with every committed write of the products
  * table, whichever replica's projection made it: each replica reads the table by change order, so every replica
- * indexes the whole catalog, not only the events of the partitions its consumer owns. Versioned upserts make a
- * row indexed twice (by the local projection's after-commit step, then here) harmless.
+ * indexes the whole catalog, not only the events of the partitions its consumer owns. The rows the local projection
+ * indexes itself (`ownWrites`) are passed over; versioned upserts make a row indexed twice harmless all the same.
  */
 export const startProductChangeFeed = (options: ProductChangeFeedOptions): ProductChangeFeed => {
-  const { db, schema, projection, index, semantic } = options;
+  const { db, schema, projection, index, semantic, ownWrites } = options;
   const logger = options.logger.child({ component: 'product-change-feed' });
   const batchSize = options.batchSize ?? 1_000;
   const pollIntervalMs = options.pollIntervalMs ?? 200;
@@ -175,13 +242,14 @@ export const startProductChangeFeed = (options: ProductChangeFeedOptions): Produ
               includeUnstable: true,
               stableBelow: loadHorizon,
             })
-          : await readProductChanges(db, schema, projection, position, batchSize);
+          : await readProductChanges(db, schema, projection, position, batchSize, { ownWrites });
         if (generation !== undefined && changes.generation !== generation) {
           // A rebuild emptied the table: start again from nothing, as every replica does.
           logger.info(
             { from: generation, to: changes.generation },
             'projection rebuilt: reindexing the table',
           );
+          ownWrites?.clear();
           await Promise.all([index.clear(), semantic?.clear()]);
           position = START_OF_CHANGES;
           loadPosition = START_OF_CHANGES;
@@ -193,10 +261,12 @@ export const startProductChangeFeed = (options: ProductChangeFeedOptions): Produ
         generation = changes.generation;
         if (loading) loadHorizon ??= changes.horizon;
         if (changes.last !== undefined) {
-          await Promise.all([
-            index.upsertMany(changes.products.map(toSearchDocument)),
-            semantic?.index(changes.products),
-          ]);
+          if (changes.products.length > 0) {
+            await Promise.all([
+              index.upsertMany(changes.products.map(toSearchDocument)),
+              semantic?.index(changes.products),
+            ]);
+          }
           if (changes.stableLast !== undefined) position = changes.stableLast;
           if (loading) loadPosition = changes.last;
           count += changes.products.length;
@@ -204,7 +274,7 @@ export const startProductChangeFeed = (options: ProductChangeFeedOptions): Produ
         failures = 0;
         failing = false;
         for (const synced of syncedByThisRead) synced();
-        if (changes.products.length < batchSize) {
+        if (changes.rows < batchSize) {
           if (loading) {
             loadedOnce = true;
             loaded.resolve({ products: count, ms: Math.round(performance.now() - start) });

@@ -8,7 +8,7 @@ import type { CatalogProduct } from '../domain/catalog-product.js';
 import { projectListingFact } from '../domain/catalog.projection.js';
 import type { ListingFact } from '../domain/listing-fact.js';
 import { decodeListingEvent } from './listing-event.decoder.js';
-import { startProductChangeFeed } from './product-change-feed.js';
+import { OwnWrites, startProductChangeFeed } from './product-change-feed.js';
 import type { ProductsTable } from './products.table.js';
 import type { GenerationalProjection } from './projection-generation.js';
 import { startGenerationalProjection } from './projection-generation.js';
@@ -54,6 +54,8 @@ export const startSearchProjection = async (options: SearchProjectionOptions): P
   const { db, log, schema, index, semantic } = options;
   const logger = options.logger.child({ component: 'search-projection' });
   const products = productsTable(schema);
+  // The rows this projection writes, indexed below once committed: the change feed passes over them.
+  const ownWrites = new OwnWrites();
 
   const changeFeed = startProductChangeFeed({
     db,
@@ -61,6 +63,7 @@ export const startSearchProjection = async (options: SearchProjectionOptions): P
     projection: SEARCH_PROJECTION,
     index,
     semantic,
+    ownWrites,
     logger,
     batchSize: options.changeBatchSize,
     pollIntervalMs: options.changePollIntervalMs,
@@ -116,7 +119,12 @@ export const startSearchProjection = async (options: SearchProjectionOptions): P
         const saved = await applyFacts(tx, products, facts);
         if (saved.length > 0) {
           db.afterCommit(() => {
-            for (const product of saved) written.set(product.id, product);
+            for (const product of saved) {
+              written.set(product.id, product);
+              // Once committed only: a note of a write that rolled back could hide that version written by
+              // another replica.
+              ownWrites.note(product.id, product.version);
+            }
           });
         }
       },
