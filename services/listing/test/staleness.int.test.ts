@@ -61,13 +61,15 @@ describe.each(testEngines())('staleness job on $name', ({ create }) => {
   let clock: ManualClock;
   const check = () => checkAndSend(db, schema, mailer, clock);
   const confirm = (productId: string, confirmedAt: number, version = 1) =>
-    tables.recordConfirmation(db, {
-      productId,
-      sellerAccountId: 7,
-      name: 'Office chairs',
-      confirmedAt,
-      version,
-    });
+    tables.recordConfirmations(db, [
+      {
+        productId,
+        sellerAccountId: 7,
+        name: 'Office chairs',
+        confirmedAt,
+        version,
+      },
+    ]);
 
   beforeAll(async () => {
     db = await create();
@@ -148,13 +150,15 @@ describe.each(testEngines())('staleness job on $name', ({ create }) => {
   });
 
   it('waits for the seller contact when the account event has not arrived yet', async () => {
-    await tables.recordConfirmation(db, {
-      productId: 'product_9',
-      sellerAccountId: 8,
-      name: 'Fans',
-      confirmedAt: CONFIRMED,
-      version: 1,
-    });
+    await tables.recordConfirmations(db, [
+      {
+        productId: 'product_9',
+        sellerAccountId: 8,
+        name: 'Fans',
+        confirmedAt: CONFIRMED,
+        version: 1,
+      },
+    ]);
     clock.set(CONFIRMED + 90 * DAY);
     expect(await check()).toBe(0);
     await tables.sellerContacts.upsert(db, { accountId: 8, name: 'Ostrander', email: 'ops@ostrander.test' });
@@ -163,6 +167,27 @@ describe.each(testEngines())('staleness job on $name', ({ create }) => {
     await dropSchema(db, schema);
   });
 });
+
+/** A listing as the listing events carry it. */
+const LISTING: Listing = {
+  productId: 'product_1',
+  sellerAccountId: 7,
+  name: 'Office chairs',
+  description: 'Boxed',
+  sku: 'SKU-3',
+  category: 'office_supplies',
+  priceCents: 100,
+  currency: 'USD',
+  quantity: 1,
+  minOrderQuantity: 1,
+  minQuoteQuantity: 1,
+  galleryImageUrls: [],
+  instantCheckout: false,
+  promotePublicly: false,
+  createdAt: CONFIRMED,
+  updatedAt: CONFIRMED,
+  confirmedAt: CONFIRMED,
+};
 
 describe.each(testEngines())('staleness projections through the event log on $name', ({ create }) => {
   const schema = freshSchemaName('listing_staleness_projection_test');
@@ -198,25 +223,7 @@ describe.each(testEngines())('staleness projections through the event log on $na
         value: { role: 'seller', name: 'Tarnwick', email: 'ops@tarnwick.test', company: '', country: '' },
       },
     }).finish();
-    const listing: Listing = {
-      productId: 'product_3',
-      sellerAccountId: 7,
-      name: 'Office chairs',
-      description: 'Boxed',
-      sku: 'SKU-3',
-      category: 'office_supplies',
-      priceCents: 100,
-      currency: 'USD',
-      quantity: 1,
-      minOrderQuantity: 1,
-      minQuoteQuantity: 1,
-      galleryImageUrls: [],
-      instantCheckout: false,
-      promotePublicly: false,
-      createdAt: CONFIRMED,
-      updatedAt: CONFIRMED,
-      confirmedAt: CONFIRMED,
-    };
+    const listing: Listing = { ...LISTING, productId: 'product_3' };
     const listingEvent = encodeListingEvent({
       eventId: '018f0000-0000-7000-8000-000000000002',
       streamId: 'product_3',
@@ -254,5 +261,57 @@ describe.each(testEngines())('staleness projections through the event log on $na
     );
     expect(rows[0]?.n).toBe(2);
     await Promise.all(subscriptions.map((subscription) => subscription.close()));
+  });
+
+  it("records a batch's confirmations in one statement, each product at its newest version", async () => {
+    const recorded: string[] = [];
+    const transaction = db.transaction.bind(db);
+    db.transaction = (work, options) =>
+      transaction((tx) => {
+        const query = tx.query.bind(tx);
+        tx.query = (sql, params) => {
+          if (sql.includes('listing_confirmations')) recorded.push(sql);
+          return query(sql, params);
+        };
+        return work(tx);
+      }, options);
+    const tables = new StalenessTables(schema);
+    const subscriptions = await startStalenessProjections({ log, db, schema, tables });
+    try {
+      const versions = [1, 2, 3, 4, 5];
+      // One publish: the batch holds all five (one key, one partition, one transaction).
+      await log.publish(
+        'marketplace.listing.v1',
+        versions.map((version) => ({
+          key: 'product_21',
+          value: encodeListingEvent({
+            eventId: `018f0000-0000-7000-8000-00000000002${version}`,
+            streamId: 'product_21',
+            streamType: 'listing',
+            version,
+            type: 'ListingCreated',
+            data: { listing: { ...LISTING, productId: 'product_21', confirmedAt: CONFIRMED + version } },
+            metadata: {},
+            occurredAt: CONFIRMED,
+            globalPosition: String(version),
+          }).value,
+          headers: { ce_id: `018f0000-0000-7000-8000-00000000002${version}` },
+        })),
+      );
+      const confirmation = async () =>
+        (
+          await db.query<{ version: string | number; confirmed_at_ms: string | number }>(
+            `select version, confirmed_at_ms from "${schema}".listing_confirmations where product_id = 'product_21'`,
+          )
+        ).rows[0];
+      const deadline = Date.now() + 10_000;
+      while (Number((await confirmation())?.version ?? 0) < 5 && Date.now() < deadline) await sleep(25);
+      expect(Number((await confirmation())?.version)).toBe(5);
+      expect(Number((await confirmation())?.confirmed_at_ms)).toBe(CONFIRMED + 5);
+      expect(recorded).toHaveLength(1);
+    } finally {
+      db.transaction = transaction;
+      await Promise.all(subscriptions.map((subscription) => subscription.close()));
+    }
   });
 });

@@ -38,11 +38,19 @@ export const startStalenessProjections = async (options: {
       topic: LISTING_TOPIC,
       group: 'listing-staleness',
       decode: (message) => decodeListingEvent(message.value),
-      apply: async (tx, decoded) => {
-        const { listing } = decoded.event.data;
-        // A withdrawn listing is not on sale: it is never due (relisting records a real confirmation again).
-        const confirmedAt = listing.withdrawnAt === undefined ? listing.confirmedAt : NEVER_DUE;
-        await tables.recordConfirmation(tx, { ...listing, confirmedAt, version: decoded.version });
+      // Every listing event carries the whole listing: a product's last event of a batch is the one to record,
+      // and the batch's products are recorded in one statement.
+      supersedes: () => true,
+      applyBatch: async (tx, events) => {
+        await tables.recordConfirmations(
+          tx,
+          events.map(({ event: decoded }) => {
+            const { listing } = decoded.event.data;
+            // A withdrawn listing is not on sale: it is never due (relisting records a real confirmation again).
+            const confirmedAt = listing.withdrawnAt === undefined ? listing.confirmedAt : NEVER_DUE;
+            return { ...listing, confirmedAt, version: decoded.version };
+          }),
+        );
       },
     });
     return [contacts, confirmations];

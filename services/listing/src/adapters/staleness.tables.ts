@@ -64,25 +64,35 @@ export class StalenessTables implements StalenessReminders {
     this.reminders = `${quoted}.staleness_reminders`;
   }
 
-  /** Keeps the newest version: a redelivered older event never moves a confirmation back. */
-  async recordConfirmation(
+  /**
+   * Records the listings' confirmations in one statement (distinct products). Keeps the newest version: a
+   * redelivered older event never moves a confirmation back.
+   */
+  async recordConfirmations(
     q: Queryable,
-    listing: {
-      productId: string;
-      sellerAccountId: number;
-      name: string;
-      confirmedAt: number;
-      version: number;
-    },
+    listings: readonly {
+      readonly productId: string;
+      readonly sellerAccountId: number;
+      readonly name: string;
+      readonly confirmedAt: number;
+      readonly version: number;
+    }[],
   ): Promise<void> {
+    if (listings.length === 0) return;
     await q.query(
       `INSERT INTO ${this.confirmations} (product_id, seller_account_id, name, confirmed_at_ms, version)
-       VALUES ($1, $2, $3, $4, $5)
+       SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[])
        ON CONFLICT (product_id) DO UPDATE
          SET seller_account_id = EXCLUDED.seller_account_id, name = EXCLUDED.name,
              confirmed_at_ms = EXCLUDED.confirmed_at_ms, version = EXCLUDED.version
          WHERE ${this.confirmations}.version < EXCLUDED.version`,
-      [listing.productId, listing.sellerAccountId, listing.name, listing.confirmedAt, listing.version],
+      [
+        listings.map((listing) => listing.productId),
+        listings.map((listing) => listing.sellerAccountId),
+        listings.map((listing) => listing.name),
+        listings.map((listing) => listing.confirmedAt),
+        listings.map((listing) => listing.version),
+      ],
     );
   }
 
