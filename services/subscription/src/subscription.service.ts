@@ -24,7 +24,7 @@ import { encodeSubscriptionEvent } from './adapters/subscription-event.codec.js'
 import { subscriptionMigrations } from './adapters/subscription.migrations.js';
 import { SubscriptionsTable } from './adapters/subscriptions.table.js';
 import { startDeliveryWorker } from './application/delivery-worker.js';
-import { matchNewListing } from './application/match-listing.js';
+import { matchNewListings } from './application/match-listing.js';
 import type { SubscriptionDependencies } from './application/subscriptions.js';
 import {
   listSubscriptions,
@@ -191,9 +191,9 @@ export const startSubscriptionService = async (
         topic: LISTING_TOPIC,
         group: MATCHER_GROUP,
         decode: (message) => decodeNewListing(message.value),
-        apply: async (tx, listing) => {
-          if (listing === undefined) return;
-          const enqueued = await matchNewListing({ ...deps, publicBaseUrl }, tx, listing, clock.now());
+        applyBatch: async (tx, events) => {
+          const listings = events.flatMap(({ event }) => (event === undefined ? [] : [event]));
+          const enqueued = await matchNewListings({ ...deps, publicBaseUrl }, tx, listings, clock.now());
           // After the commit: the worker claims only committed rows.
           if (enqueued > 0) setImmediate(() => worker.wake());
         },

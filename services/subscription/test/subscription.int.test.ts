@@ -27,7 +27,7 @@ import {
   type DeliveryWorker,
   type DeliveryWorkerOptions,
 } from '../src/application/delivery-worker.js';
-import { matchNewListing } from '../src/application/match-listing.js';
+import { matchNewListings } from '../src/application/match-listing.js';
 import {
   listSubscriptions,
   rotateWebhookSecret,
@@ -84,7 +84,7 @@ describe.each(testEngines())('saved searches on $name', ({ create, name }) => {
 
   const match = (listing = newListing(), now = clock.now()) =>
     db.transaction((tx) =>
-      matchNewListing({ ...deps, publicBaseUrl: 'https://market.example' }, tx, listing, now),
+      matchNewListings({ ...deps, publicBaseUrl: 'https://market.example' }, tx, [listing], now),
     );
 
   const worker = (
@@ -321,6 +321,38 @@ describe.each(testEngines())('saved searches on $name', ({ create, name }) => {
         new Set(['race@example.com']),
       );
     });
+  });
+
+  it("looks a batch's listings up in the match index in one statement, and matches each as alone", async () => {
+    const hook = await receiver();
+    await subscribeExample([{ type: 'webhook', url: hook.url }]);
+    const lookups: string[] = [];
+    const enqueued = await db.transaction((tx) => {
+      const query = tx.query.bind(tx);
+      tx.query = (sql, params) => {
+        if (sql.includes('category_key')) lookups.push(sql);
+        return query(sql, params);
+      };
+      return matchNewListings(
+        { ...deps, publicBaseUrl: 'https://market.example' },
+        tx,
+        [
+          newListing({ productId: 'product_11' }),
+          newListing({ productId: 'product_12', priceCents: 4_500 }),
+          newListing({ productId: 'product_13', promotePublicly: false }),
+          newListing({ productId: 'product_14' }),
+        ],
+        clock.now(),
+      );
+    });
+    expect(lookups).toHaveLength(1);
+    expect(enqueued).toBe(2);
+    await worker(clock).processDue();
+    expect(
+      hook.received
+        .map(({ body }) => (body.includes(`"product_11"`) ? 11 : body.includes(`"product_14"`) ? 14 : 0))
+        .sort(),
+    ).toEqual([11, 14]);
   });
 
   it('matches a new promoted listing once, however often its event is redelivered', async () => {

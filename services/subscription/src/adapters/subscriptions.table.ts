@@ -25,6 +25,10 @@ const subscriptionOf = (row: SubscriptionRow): Subscription => ({
 });
 
 const COLUMNS = 'subscription_id, owner_account_id, query, channels, created_at_ms';
+/** The same columns of the table aliased `s`. */
+const S_COLUMNS = COLUMNS.split(', ')
+  .map((column) => `s.${column}`)
+  .join(', ');
 
 /**
  * The live subscriptions: written by the application in the transaction that appends the subscription's
@@ -124,14 +128,25 @@ export class SubscriptionsTable implements SavedSearches {
    * the match index (exact or any category × exact or any condition), whatever the number of subscriptions.
    * The remaining filters (text, quantities, country, bulk) are the caller's, on this short list.
    */
-  async candidates(db: Queryable, keys: MatchKeys): Promise<Subscription[]> {
-    const { rows } = await db.query<SubscriptionRow>(
-      `select ${COLUMNS} from ${this.table}
-       where category_key in ($1, '${ANY}') and condition_key in ($2, '${ANY}')
-         and max_price_cents >= $3 and min_price_cents <= $3
-         and deleted_at_ms is null and created_at_ms <= $4`,
-      [keys.category, keys.condition === '' ? ANY : keys.condition, keys.priceCents, keys.createdAt],
+  async candidates(db: Queryable, listings: readonly MatchKeys[]): Promise<Subscription[][]> {
+    const found: Subscription[][] = listings.map(() => []);
+    if (listings.length === 0) return found;
+    const { rows } = await db.query<SubscriptionRow & { at: string | number }>(
+      `select l.at, ${S_COLUMNS}
+       from unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[])
+              with ordinality as l (category, condition, price_cents, created_at, at)
+       join ${this.table} s
+         on s.category_key in (l.category, '${ANY}') and s.condition_key in (l.condition, '${ANY}')
+        and s.max_price_cents >= l.price_cents and s.min_price_cents <= l.price_cents
+        and s.deleted_at_ms is null and s.created_at_ms <= l.created_at`,
+      [
+        listings.map((keys) => keys.category),
+        listings.map((keys) => (keys.condition === '' ? ANY : keys.condition)),
+        listings.map((keys) => keys.priceCents),
+        listings.map((keys) => keys.createdAt),
+      ],
     );
-    return rows.map(subscriptionOf);
+    for (const row of rows) found[Number(row.at) - 1]!.push(subscriptionOf(row));
+    return found;
   }
 }

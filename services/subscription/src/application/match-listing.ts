@@ -4,6 +4,7 @@ import { mailboxOf, newEventId } from '@marketplace/platform';
 import type { SavedSearchesMatched } from '../domain/match-notification.js';
 import { matchedProductOf, matchPayloadOf, matchStreamIdOf } from '../domain/match-notification.js';
 import type { ListingFacts } from '../domain/saved-search.match.js';
+import type { Subscription } from '../domain/subscription.js';
 import { listingTermsOf, matchesQuery } from '../domain/saved-search.match.js';
 import type { ConfirmedMailboxes, NewDelivery, NewListing } from './ports.js';
 import type { Deliveries } from './ports.js';
@@ -46,21 +47,40 @@ export interface MatchDependencies {
 }
 
 /**
- * Matches a new listing against the saved searches, in the transaction that records the listing event as
- * applied: candidates come from the match index, the other filters run on them, and each subscription that
- * matches for the first time gets its webhook and email deliveries enqueued and its resource updated, the
- * resources that gained it in one SavedSearchesMatched event (for the MCP sessions subscribed to them). Returns
- * how many deliveries were enqueued.
+ * Matches new listings against the saved searches, in the transaction that records their events as applied:
+ * candidates come from the match index (one statement for all the listings), the other filters run on them, and
+ * each subscription that matches a listing for the first time gets its webhook and email deliveries enqueued and
+ * its resource updated, the resources that gained the listing in one SavedSearchesMatched event (for the MCP
+ * sessions subscribed to them). Returns how many deliveries were enqueued.
  */
-export const matchNewListing = async (
+export const matchNewListings = async (
   deps: MatchDependencies,
   tx: Queryable,
-  { listing }: NewListing,
+  newListings: readonly NewListing[],
   now: number,
 ): Promise<number> => {
-  if (!listing.promotePublicly) return 0;
-  const candidates = await deps.subscriptions.candidates(tx, listing);
-  if (candidates.length === 0) return 0;
+  const shown = newListings.filter(({ listing }) => listing.promotePublicly);
+  if (shown.length === 0) return 0;
+  const candidates = await deps.subscriptions.candidates(
+    tx,
+    shown.map(({ listing }) => listing),
+  );
+  let enqueued = 0;
+  for (const [at, { listing }] of shown.entries()) {
+    const some = candidates[at]!;
+    if (some.length > 0) enqueued += await matchCandidates(deps, tx, listing, some, now);
+  }
+  return enqueued;
+};
+
+/** The rest of matching one listing, once the match index answered its candidates (some). */
+const matchCandidates = async (
+  deps: MatchDependencies,
+  tx: Queryable,
+  listing: NewListing['listing'],
+  candidates: readonly Subscription[],
+  now: number,
+): Promise<number> => {
   let sellerCountry: string | undefined;
   if (candidates.some((subscription) => subscription.query.sellerCountry !== undefined)) {
     sellerCountry = await deps.matching.sellerCountry(tx, listing.sellerAccountId);

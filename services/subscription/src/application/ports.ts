@@ -112,11 +112,12 @@ export interface SavedSearches {
   /** The owner's live subscriptions, oldest first. */
   listOwned(db: Queryable, ownerAccountId: number): Promise<Subscription[]>;
   /**
-   * The live subscriptions whose category, condition and price range admit the listing: four range scans of
-   * the match index (exact or any category × exact or any condition), whatever the number of subscriptions.
-   * The remaining filters (text, quantities, country, bulk) are the caller's, on this short list.
+   * For each listing, in order, the live subscriptions whose category, condition and price range admit it, in
+   * one statement: four range scans of the match index per listing (exact or any category × exact or any
+   * condition), whatever the number of subscriptions. The remaining filters (text, quantities, country, bulk)
+   * are the caller's, on these short lists.
    */
-  candidates(db: Queryable, keys: MatchKeys): Promise<Subscription[]>;
+  candidates(db: Queryable, listings: readonly MatchKeys[]): Promise<Subscription[][]>;
 }
 
 export interface SellerWebhook {
