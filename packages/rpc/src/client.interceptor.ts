@@ -1,5 +1,11 @@
 import { startGrpcClientCall } from '@marketplace/telemetry';
-import { ClientError, Metadata, Status, type CallOptions, type ClientMiddlewareCall } from 'nice-grpc-common';
+import {
+  ClientError,
+  Status,
+  type CallOptions,
+  type ClientMiddlewareCall,
+  type Metadata,
+} from 'nice-grpc-common';
 import type { DeadlineOptions } from 'nice-grpc-client-middleware-deadline';
 import { RichClientError } from 'nice-grpc-error-details';
 import { appErrorOf } from './app-error-status.js';
@@ -76,12 +82,11 @@ export const createClientInterceptor = (repeatable: ReadonlySet<string>) =>
     let result: Response | void;
     try {
       for (let attempt = 1; ; attempt++) {
-        const metadata = Metadata(
-          await withInternalToken(
-            call.method.path,
-            call.requestStream ? undefined : call.request,
-            rest.metadata,
-          ),
+        // A copy of the caller's metadata per attempt, with the token.
+        const metadata = await withInternalToken(
+          call.method.path,
+          call.requestStream ? undefined : call.request,
+          rest.metadata,
         );
         const telemetry = startGrpcClientCall(call.method.path, metadata);
         try {

@@ -93,7 +93,12 @@ export const createServerInterceptor = (logger: Logger) => {
     callContext: CallContext,
   ): AsyncGenerator<Response, Response | void, undefined> {
     const telemetry = startGrpcServerCall(call.method.path, callContext.metadata);
+    // The handler's signal: aborted with the call's, or by `terminate()`. A listener, not AbortSignal.any, which
+    // cost about 16 µs a call (its weak references and their bookkeeping).
     const controller = new AbortController();
+    const followCall = (): void => controller.abort(callContext.signal.reason);
+    if (callContext.signal.aborted) followCall();
+    else callContext.signal.addEventListener('abort', followCall, { once: true });
     const abortOnTerminate = (): void => {
       if (terminated) controller.abort();
       else optedIn.add(controller);
@@ -103,7 +108,7 @@ export const createServerInterceptor = (logger: Logger) => {
       const request = await telemetry.within(() => admitted(call, callContext));
       const steps = call.next(request as typeof call.request, {
         ...callContext,
-        signal: AbortSignal.any([callContext.signal, controller.signal]),
+        signal: controller.signal,
         abortOnTerminate,
       });
       // Each step of the handler runs in the call's span, so its awaits keep the trace.
@@ -126,6 +131,7 @@ export const createServerInterceptor = (logger: Logger) => {
       telemetry.end(status);
       throw status;
     } finally {
+      callContext.signal.removeEventListener('abort', followCall);
       optedIn.delete(controller);
       if (!failed) telemetry.end();
     }
