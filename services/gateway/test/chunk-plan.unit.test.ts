@@ -37,7 +37,12 @@ describe('planning the next import chunk (nextChunkPlan)', () => {
   it('halves on a chunk that slowed the foreground, then grows by a step per calm chunk', () => {
     const plans = plansAfter([calm, calm, slowed, calm, calm, slowed, slowed, slowed, slowed]);
     expect(plans.map((plan) => plan.rows)).toEqual([20, 40, 80, 40, 50, 60, 30, 20, 20, 20]);
-    expect(plans.map((plan) => plan.slowStart)).toEqual([true, true, true, ...Array(7).fill(false)]);
+    expect(plans.map((plan) => plan.slowStart)).toEqual([
+      true,
+      true,
+      true,
+      ...Array.from({ length: 7 }, () => false),
+    ]);
   });
 
   it('judges a chunk by the mean latency it caused against the median at rest: one slow request at rest does not raise the base', () => {
@@ -74,7 +79,11 @@ describe('planning the next import chunk (nextChunkPlan)', () => {
 
   it('keeps its size and rests when requests came during the chunk but no base was seen yet', () => {
     expect(
-      nextChunkPlan({ rows: 80, restMs: 0, slowStart: true }, { chunkMs: 400, during: [50], base: [] }, LIMITS),
+      nextChunkPlan(
+        { rows: 80, restMs: 0, slowStart: true },
+        { chunkMs: 400, during: [50], base: [] },
+        LIMITS,
+      ),
     ).toEqual({ rows: 80, restMs: 200, slowStart: true });
   });
 

@@ -18,6 +18,7 @@ import {
   runImport,
   startImportWorker,
 } from '../src/contexts/listings/imports/import.worker.js';
+import { DEFAULT_IMPORT_PACING, paceImport } from '../src/contexts/listings/imports/pace-import.js';
 
 const SELLER = 7;
 
@@ -38,9 +39,12 @@ const validRowsOf = (count: number): number[] =>
   Array.from({ length: count }, (_, at) => at).flatMap((at) => (at % 500 === 499 ? [] : [at + 2]));
 
 /** The valid rows cut into chunks of the sizes given, the last size repeated: each chunk's first row. */
-const firstRowsOf = (valid: readonly number[], sizes: readonly number[]): { first: number; rows: number }[] => {
+const firstRowsOf = (
+  valid: readonly number[],
+  sizes: readonly number[],
+): { first: number; rows: number }[] => {
   const chunks: { first: number; rows: number }[] = [];
-  for (let at = 0; at < valid.length; ) {
+  for (let at = 0; at < valid.length;) {
     const size = sizes[Math.min(chunks.length, sizes.length - 1)] ?? 1;
     chunks.push({ first: valid[at] ?? -1, rows: Math.min(size, valid.length - at) });
     at += size;
@@ -236,5 +240,29 @@ describe.each(testEngines())('listing imports on $name', ({ create }) => {
     const chunk = await store.nextChunk(id, 10);
     expect(chunk?.chunk).toBe(0);
     expect(chunk?.rows).toHaveLength(250);
+  });
+
+  it('completes paced by foreground requests it slows down: in the smallest chunks, with rests', async () => {
+    const id = randomUUID();
+    await store.create({
+      id,
+      sellerAccountId: SELLER,
+      mode: 'create',
+      format: 'csv',
+      rows: storedRowsOf(importRowsOf(tableOf(300))),
+    });
+    const bulk = fakeBulk();
+    // Every request overlapping a chunk took 40 ms, every one at rest 5 ms.
+    const pace = paceImport(
+      async () => true,
+      { overlapping: () => [40, 40], within: () => [5] },
+      { ...DEFAULT_IMPORT_PACING, windowMs: 20 },
+    );
+    await runImport(store, bulk.apply, { id, sellerAccountId: SELLER, mode: 'create' }, pace);
+    const { minRows } = DEFAULT_IMPORT_PACING.limits;
+    expect(bulk.calls.map((call) => call.items)).toEqual(
+      firstRowsOf(validRowsOf(300), [minRows]).map((chunk) => chunk.rows),
+    );
+    expect(await store.find(SELLER, id)).toMatchObject({ status: 'done', rowsProcessed: 300 });
   });
 });

@@ -38,7 +38,10 @@ const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Foreground requests as the gateway recorded them: `latencyMs` each, whenever asked. */
 const foregroundOf = (latencyMs: { during: number; atRest: number } | undefined) => {
-  const asked: { overlapping: [number, number][]; within: [number, number][] } = { overlapping: [], within: [] };
+  const asked: { overlapping: [number, number][]; within: [number, number][] } = {
+    overlapping: [],
+    within: [],
+  };
   const latencies: ForegroundLatencies = {
     overlapping: (from, to) => {
       asked.overlapping.push([from, to]);

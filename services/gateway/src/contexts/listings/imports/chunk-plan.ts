@@ -60,7 +60,9 @@ export const medianOf = (latencies: readonly number[]): number | undefined => {
 
 /** The mean: one request a chunk held far longer than the rest counts, as it does in the tail a reader sees. */
 const meanOf = (latencies: readonly number[]): number | undefined =>
-  latencies.length === 0 ? undefined : latencies.reduce((sum, latency) => sum + latency, 0) / latencies.length;
+  latencies.length === 0
+    ? undefined
+    : latencies.reduce((sum, latency) => sum + latency, 0) / latencies.length;
 
 export const firstChunkPlan = (limits: ChunkPlanLimits = DEFAULT_CHUNK_PLAN_LIMITS): ChunkPlan => ({
   rows: clamp(limits.startRows, limits.minRows, limits.maxRows),
@@ -83,7 +85,11 @@ export const nextChunkPlan = (
   // Foreground with no base yet: the rest will show it; the size stays until then.
   if (base === undefined) return { ...plan, restMs };
   if (during !== undefined && during > base * limits.excessFactor) {
-    return { rows: clamp(Math.floor(plan.rows / 2), limits.minRows, limits.maxRows), restMs, slowStart: false };
+    return {
+      rows: clamp(Math.floor(plan.rows / 2), limits.minRows, limits.maxRows),
+      restMs,
+      slowStart: false,
+    };
   }
   const grown = plan.slowStart ? plan.rows * 2 : plan.rows + limits.stepRows;
   return { rows: clamp(grown, limits.minRows, limits.maxRows), restMs, slowStart: plan.slowStart };

@@ -83,7 +83,11 @@ export const runImport = async (
   pace: ImportPace = UNPACED,
 ): Promise<void> => {
   let rows = await pace.first();
-  for (let chunk = await store.nextChunk(claimed.id, rows); chunk; chunk = await store.nextChunk(claimed.id, rows)) {
+  for (
+    let chunk = await store.nextChunk(claimed.id, rows);
+    chunk;
+    chunk = await store.nextChunk(claimed.id, rows)
+  ) {
     const answer = await apply({
       sellerAccountId: claimed.sellerAccountId,
       mode: claimed.mode,

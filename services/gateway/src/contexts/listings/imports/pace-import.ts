@@ -90,7 +90,8 @@ export const paceImport = (
     next: async (written) => {
       if (written !== undefined) {
         const giveUpAt = performance.now() + MAX_CATALOG_WAIT_MS;
-        while (!(await catalogHas(written)) && performance.now() < giveUpAt) await sleep(pacing.catalogPollMs);
+        while (!(await catalogHas(written)) && performance.now() < giveUpAt)
+          await sleep(pacing.catalogPollMs);
       }
       const chunkEnd = performance.now();
       restingSince = chunkEnd;
