@@ -18,6 +18,7 @@ const pacing = (overrides: Partial<ImportPacing> = {}): ImportPacing => ({
   windowMs: 20,
   maxDelayMs: 40,
   catalogPollMs: 10,
+  baseMaxAgeMs: 30_000,
   limits: {
     minRows: 10,
     maxRows: 400,
@@ -109,6 +110,23 @@ describe('pacing an import (paceImport)', () => {
     let rows = 0;
     expect(await elapsedMs(async () => (rows = await pace.next(WRITTEN)))).toBeLessThan(100);
     expect(rows).toBe(400);
+  });
+
+  it('forgets requests served longer ago than baseMaxAgeMs: with none since, full size and no rest', async () => {
+    const longAgo = performance.now();
+    // One request at rest, served before the import began; none during its chunks.
+    const foreground: ForegroundLatencies = {
+      overlapping: () => [],
+      within: (from) => (from <= longAgo ? [5] : []),
+    };
+    const pace = paceImport(catalogHasAll, foreground, pacing({ baseMaxAgeMs: 200 }));
+    await wait(50);
+    await pace.first();
+    await wait(50);
+    // Still remembered: the chunk grows (slow start) and the worker rests.
+    expect(await pace.next(WRITTEN)).toBe(20);
+    await wait(250);
+    expect(await pace.next(WRITTEN)).toBe(400);
   });
 
   it('rests longer while the event loop is held, at most as long as the chunk took', async () => {

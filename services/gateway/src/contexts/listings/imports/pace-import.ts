@@ -11,6 +11,8 @@ export interface ImportPacing {
   readonly maxDelayMs: number;
   /** The catalog is asked this often whether it has applied the chunk before. */
   readonly catalogPollMs: number;
+  /** The base forgets requests older than this: with none since, the import goes as if nobody were served. */
+  readonly baseMaxAgeMs: number;
   /** The chunks' sizes and rests (`chunk-plan.ts`). */
   readonly limits: ChunkPlanLimits;
 }
@@ -38,6 +40,7 @@ export const DEFAULT_IMPORT_PACING: ImportPacing = {
   windowMs: 100,
   maxDelayMs: 10,
   catalogPollMs: 25,
+  baseMaxAgeMs: 30_000,
   limits: DEFAULT_CHUNK_PLAN_LIMITS,
 };
 
@@ -61,11 +64,16 @@ export const paceImport = (
   let chunkStart = 0;
   /** When the worker last stopped sending: the requests since then were served while the import rested. */
   let restingSince = -Infinity;
-  let base: number[] = [];
+  let base: { readonly learntAt: number; readonly latencyMs: number }[] = [];
 
+  const forgetOldBase = (now: number): void => {
+    base = base.filter(({ learntAt }) => learntAt >= now - pacing.baseMaxAgeMs);
+  };
   const learnBase = (): void => {
     const now = performance.now();
-    base = [...base, ...foreground.within(restingSince, now)].slice(-BASE_REQUESTS);
+    forgetOldBase(now);
+    const served = foreground.within(Math.max(restingSince, now - pacing.baseMaxAgeMs), now);
+    base = [...base, ...served.map((latencyMs) => ({ learntAt: now, latencyMs }))].slice(-BASE_REQUESTS);
     restingSince = now;
   };
 
@@ -95,10 +103,15 @@ export const paceImport = (
       }
       const chunkEnd = performance.now();
       restingSince = chunkEnd;
+      forgetOldBase(chunkEnd);
       const chunkMs = chunkEnd - chunkStart;
       plan = nextChunkPlan(
         plan,
-        { chunkMs, during: foreground.overlapping(chunkStart, chunkEnd), base },
+        {
+          chunkMs,
+          during: foreground.overlapping(chunkStart, chunkEnd),
+          base: base.map(({ latencyMs }) => latencyMs),
+        },
         pacing.limits,
       );
       await rest(plan.restMs, chunkMs);
