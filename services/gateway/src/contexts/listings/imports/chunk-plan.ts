@@ -1,3 +1,5 @@
+import { IMPORT_CHUNK_ROWS } from './import.worker.js';
+
 /**
  * How big the import's next chunk is and how long the worker rests before it (docs/imports.md, "Pacing"): the
  * import is a background scavenger of the machine. It grows its chunks while the foreground requests it overlaps
@@ -24,7 +26,7 @@ export interface ChunkPlanLimits {
 
 export const DEFAULT_CHUNK_PLAN_LIMITS: ChunkPlanLimits = {
   minRows: 25,
-  maxRows: 250,
+  maxRows: IMPORT_CHUNK_ROWS,
   startRows: 25,
   stepRows: 25,
   excessFactor: 1.5,
