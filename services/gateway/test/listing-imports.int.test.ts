@@ -12,12 +12,13 @@ import { LISTING_IMPORT_MIGRATIONS } from '../src/contexts/listings/adapters/lis
 import { ListingImportsTable } from '../src/contexts/listings/adapters/listing-imports.table.js';
 import { storedRowsOf } from '../src/contexts/listings/imports.routes.js';
 import { importRowsOf } from '../src/contexts/listings/imports/import-file.js';
-import type { ApplyChunk } from '../src/contexts/listings/imports/import.ports.js';
+import type { ApplyChunk, WrittenListing } from '../src/contexts/listings/imports/import.ports.js';
 import {
   IMPORT_CHUNK_ROWS,
   runImport,
   startImportWorker,
 } from '../src/contexts/listings/imports/import.worker.js';
+import { DEFAULT_IMPORT_PACING, paceImport } from '../src/contexts/listings/imports/pace-import.js';
 
 const SELLER = 7;
 
@@ -32,6 +33,24 @@ const tableOf = (count: number): string[][] => [
     '',
   ]),
 ];
+
+/** The spreadsheet row numbers of tableOf(count)'s valid rows (the header is row 1). */
+const validRowsOf = (count: number): number[] =>
+  Array.from({ length: count }, (_, at) => at).flatMap((at) => (at % 500 === 499 ? [] : [at + 2]));
+
+/** The valid rows cut into chunks of the sizes given, the last size repeated: each chunk's first row. */
+const firstRowsOf = (
+  valid: readonly number[],
+  sizes: readonly number[],
+): { first: number; rows: number }[] => {
+  const chunks: { first: number; rows: number }[] = [];
+  for (let at = 0; at < valid.length;) {
+    const size = sizes[Math.min(chunks.length, sizes.length - 1)] ?? 1;
+    chunks.push({ first: valid[at] ?? -1, rows: Math.min(size, valid.length - at) });
+    at += size;
+  }
+  return chunks;
+};
 
 /** The bulk engine as the worker sees it: created the first time a key is seen, the recorded answer after. */
 const fakeBulk = () => {
@@ -81,7 +100,7 @@ describe.each(testEngines())('listing imports on $name', ({ create }) => {
     await db.close();
   });
 
-  it(`applies 2,500 rows in chunks of ${IMPORT_CHUNK_ROWS}, paced, reports bad cells by row and column, shows only to its seller`, async () => {
+  it('applies 2,500 rows in chunks of the sizes its pace asks, reports bad cells by row and column, shows only to its seller', async () => {
     const id = randomUUID();
     await store.create({
       id,
@@ -98,27 +117,26 @@ describe.each(testEngines())('listing imports on $name', ({ create }) => {
     const claimed = await store.claim(60_000);
     expect(claimed).toEqual({ id, sellerAccountId: SELLER, mode: 'upsert_by_sku' });
     expect(await store.claim(60_000)).toBeUndefined();
-    const paced: { chunksBefore: number; previous: unknown }[] = [];
-    await runImport(store, bulk.apply, claimed!, async (previous) => {
-      paced.push({ chunksBefore: bulk.calls.length, previous });
+    const sizes = [25, 50, 100, 40, 400];
+    const paced: { chunksBefore: number; written: WrittenListing | undefined }[] = [];
+    await runImport(store, bulk.apply, claimed!, {
+      first: async () => sizes[0]!,
+      next: async (written) => {
+        paced.push({ chunksBefore: bulk.calls.length, written });
+        return sizes[Math.min(paced.length, sizes.length - 1)]!;
+      },
     });
 
-    // 2,495 valid rows (5 bad prices): full chunks, then the rest; the pace is asked before every chunk, with the
-    // last listing the chunk before wrote (the catalog applies it last).
-    const chunks = Math.ceil(2_495 / IMPORT_CHUNK_ROWS);
+    // 2,495 valid rows (5 bad prices) in chunks of the sizes asked, each keyed by its first row; the pace is
+    // told after every chunk the last listing it wrote (the catalog applies it last).
+    const chunks = firstRowsOf(validRowsOf(2_500), sizes);
     expect(bulk.calls).toEqual(
-      Array.from({ length: chunks }, (_, chunk) => ({
-        key: `import-${id}-chunk-${chunk}`,
-        items: chunk < chunks - 1 ? IMPORT_CHUNK_ROWS : 2_495 - (chunks - 1) * IMPORT_CHUNK_ROWS,
-      })),
+      chunks.map(({ first, rows }) => ({ key: `import-${id}-chunk-${first}`, items: rows })),
     );
     expect(paced).toEqual(
-      Array.from({ length: chunks }, (_, chunk) => ({
-        chunksBefore: chunk,
-        previous:
-          chunk === 0
-            ? undefined
-            : { sellerAccountId: SELLER, productId: `product_${IMPORT_CHUNK_ROWS - 1}`, version: 1 },
+      chunks.map(({ rows }, chunk) => ({
+        chunksBefore: chunk + 1,
+        written: { sellerAccountId: SELLER, productId: `product_${rows - 1}`, version: 1 },
       })),
     );
     const done = await store.find(SELLER, id);
@@ -173,13 +191,78 @@ describe.each(testEngines())('listing imports on $name', ({ create }) => {
     } finally {
       await worker.stop();
     }
-    // 1,198 valid rows; the second chunk's first call failed and was sent again with its key.
-    const chunks = Math.ceil(1_198 / IMPORT_CHUNK_ROWS);
-    expect(bulk.calls.map((call) => call.key)).toEqual(
-      [0, 1, ...Array.from({ length: chunks - 1 }, (_, at) => at + 1)].map(
-        (chunk) => `import-${id}-chunk-${chunk}`,
-      ),
+    // 1,198 valid rows in chunks of IMPORT_CHUNK_ROWS; the second chunk's first call failed and was sent again
+    // with its key.
+    const [first, ...others] = firstRowsOf(validRowsOf(1_200), [IMPORT_CHUNK_ROWS]).map(
+      (chunk) => `import-${id}-chunk-${chunk.first}`,
     );
+    expect(bulk.calls.map((call) => call.key)).toEqual([first, ...others.slice(0, 1), ...others]);
     expect(await store.find(SELLER, id)).toMatchObject({ status: 'done', rowsProcessed: 1_200 });
+  });
+
+  it('sends a chunk planned before a crash again as it was, whatever size is asked next', async () => {
+    const id = randomUUID();
+    await store.create({
+      id,
+      sellerAccountId: SELLER,
+      mode: 'create',
+      format: 'csv',
+      rows: storedRowsOf(importRowsOf(tableOf(100))),
+    });
+    const planned = await store.nextChunk(id, 10);
+    expect(planned?.chunk).toBe(2);
+    expect(planned?.rows.map((row) => row.row)).toEqual(Array.from({ length: 10 }, (_, at) => at + 2));
+    // The worker died before the bulk call answered; the next one asks for another size.
+    expect(await store.nextChunk(id, 40)).toEqual(planned);
+    await store.recordChunk(
+      id,
+      planned!.rows.map(({ row }) => ({ row, status: 'created', productId: `product_${row}`, errors: [] })),
+      60_000,
+    );
+    const after = await store.nextChunk(id, 40);
+    expect(after?.chunk).toBe(12);
+    expect(after?.rows).toHaveLength(40);
+  });
+
+  it('applies an import stored with every chunk planned on arrival (before 002-unplanned-rows) as it was planned', async () => {
+    const id = randomUUID();
+    await store.create({
+      id,
+      sellerAccountId: SELLER,
+      mode: 'create',
+      format: 'csv',
+      rows: storedRowsOf(importRowsOf(tableOf(600))),
+    });
+    await db.query(
+      `UPDATE ${schema}.import_rows SET chunk = (row_number - 2) / 250 WHERE import_id = $1 AND status IS NULL`,
+      [id],
+    );
+    const chunk = await store.nextChunk(id, 10);
+    expect(chunk?.chunk).toBe(0);
+    expect(chunk?.rows).toHaveLength(250);
+  });
+
+  it('completes paced by foreground requests it slows down: in the smallest chunks, with rests', async () => {
+    const id = randomUUID();
+    await store.create({
+      id,
+      sellerAccountId: SELLER,
+      mode: 'create',
+      format: 'csv',
+      rows: storedRowsOf(importRowsOf(tableOf(300))),
+    });
+    const bulk = fakeBulk();
+    // Every request overlapping a chunk took 40 ms, every one at rest 5 ms.
+    const pace = paceImport(
+      async () => true,
+      { overlapping: () => [40, 40], within: () => [5] },
+      { ...DEFAULT_IMPORT_PACING, windowMs: 20 },
+    );
+    await runImport(store, bulk.apply, { id, sellerAccountId: SELLER, mode: 'create' }, pace);
+    const { minRows } = DEFAULT_IMPORT_PACING.limits;
+    expect(bulk.calls.map((call) => call.items)).toEqual(
+      firstRowsOf(validRowsOf(300), [minRows]).map((chunk) => chunk.rows),
+    );
+    expect(await store.find(SELLER, id)).toMatchObject({ status: 'done', rowsProcessed: 300 });
   });
 });

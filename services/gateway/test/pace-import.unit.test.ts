@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { WrittenListing } from '../src/contexts/listings/imports/import.ports.js';
+import type { ForegroundLatencies, WrittenListing } from '../src/contexts/listings/imports/import.ports.js';
 import type { ImportPacing } from '../src/contexts/listings/imports/pace-import.js';
 import { paceImport } from '../src/contexts/listings/imports/pace-import.js';
 
@@ -15,60 +15,138 @@ const blockInSlices = (sliceMs: number): (() => void) => {
 const WRITTEN: WrittenListing = { sellerAccountId: 7, productId: 'product_9', version: 3 };
 const catalogHasAll = async (): Promise<boolean> => true;
 const pacing = (overrides: Partial<ImportPacing> = {}): ImportPacing => ({
-  windowMs: 50,
+  windowMs: 20,
   maxDelayMs: 40,
   catalogPollMs: 10,
-  restShare: 0.5,
+  baseMaxAgeMs: 30_000,
+  limits: {
+    minRows: 10,
+    maxRows: 400,
+    startRows: 10,
+    stepRows: 10,
+    excessFactor: 1.5,
+    restShare: 0.5,
+    maxRestMs: 2_000,
+  },
   ...overrides,
 });
-const elapsedMs = async (work: () => Promise<void>): Promise<number> => {
+const elapsedMs = async (work: () => Promise<unknown>): Promise<number> => {
   const started = performance.now();
   await work();
   return performance.now() - started;
 };
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Foreground requests as the gateway recorded them: `latencyMs` each, whenever asked. */
+const foregroundOf = (latencyMs: { during: number; atRest: number } | undefined) => {
+  const asked: { overlapping: [number, number][]; within: [number, number][] } = {
+    overlapping: [],
+    within: [],
+  };
+  const latencies: ForegroundLatencies = {
+    overlapping: (from, to) => {
+      asked.overlapping.push([from, to]);
+      return latencyMs === undefined ? [] : [latencyMs.during, latencyMs.during];
+    },
+    within: (from, to) => {
+      asked.within.push([from, to]);
+      return latencyMs === undefined ? [] : [latencyMs.atRest];
+    },
+  };
+  return { latencies, asked };
+};
 
 describe('pacing an import (paceImport)', () => {
-  it('goes on after one window when nothing came before and the event loop answers at once', async () => {
-    const pace = paceImport(catalogHasAll, pacing());
-    expect(await elapsedMs(() => pace(undefined))).toBeLessThan(500);
+  it('starts with a small chunk at once', async () => {
+    const pace = paceImport(catalogHasAll, foregroundOf({ during: 5, atRest: 5 }).latencies, pacing());
+    let rows = 0;
+    expect(await elapsedMs(async () => (rows = await pace.first()))).toBeLessThan(100);
+    expect(rows).toBe(10);
   });
 
-  it('waits until the catalog has the last listing of the chunk before, then rests its share of the chunk', async () => {
+  it('waits until the catalog has the last listing of the chunk, then rests its share of the chunk and grows it', async () => {
     const asked: WrittenListing[] = [];
     let catalogAppliedAt = Infinity;
+    const foreground = foregroundOf({ during: 6, atRest: 5 });
     const pace = paceImport(
       async (listing) => {
         asked.push(listing);
         return performance.now() >= catalogAppliedAt;
       },
-      pacing({ windowMs: 20 }),
+      foreground.latencies,
+      pacing(),
     );
-    await pace(undefined);
+    await pace.first();
     // The chunk's call takes 300 ms; the catalog applies its listings 300 ms after it answered.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await wait(300);
     catalogAppliedAt = performance.now() + 300;
-    const paused = await elapsedMs(() => pace(WRITTEN));
+    let rows = 0;
+    const paused = await elapsedMs(async () => (rows = await pace.next(WRITTEN)));
     // 300 ms until the catalog has it, then half of the chunk's 600 ms.
     expect(paused).toBeGreaterThanOrEqual(580);
     expect(paused).toBeLessThan(1_500);
+    expect(rows).toBe(20);
     expect(asked.length).toBeGreaterThan(1);
     expect(asked.every((listing) => listing === WRITTEN)).toBe(true);
+    // The chunk's window runs from its start until the catalog had it; the base is learned at rest after it.
+    const [window] = foreground.asked.overlapping;
+    expect(window![1] - window![0]).toBeGreaterThanOrEqual(580);
+    const rest = foreground.asked.within.at(-1)!;
+    expect(rest[0]).toBeCloseTo(window![1], 5);
+    expect(rest[1] - rest[0]).toBeGreaterThanOrEqual(290);
   });
 
-  it('rests longer while the event loop is held, at most as long as the chunk took, then lets the next chunk go', async () => {
-    const pace = paceImport(catalogHasAll, pacing({ maxDelayMs: 5, restShare: 0.1 }));
-    await pace(undefined);
-    // The "chunk": 600 ms of work after the first pause.
-    await new Promise((resolve) => setTimeout(resolve, 600));
+  it('halves the chunk when the foreground slowed during it', async () => {
+    const pace = paceImport(catalogHasAll, foregroundOf({ during: 30, atRest: 5 }).latencies, pacing());
+    await pace.first();
+    await wait(50);
+    expect(await pace.next(WRITTEN)).toBe(10);
+  });
+
+  it('goes on at full size and without rest when no foreground request comes', async () => {
+    const pace = paceImport(catalogHasAll, foregroundOf(undefined).latencies, pacing());
+    await pace.first();
+    await wait(400);
+    let rows = 0;
+    expect(await elapsedMs(async () => (rows = await pace.next(WRITTEN)))).toBeLessThan(100);
+    expect(rows).toBe(400);
+  });
+
+  it('forgets requests served longer ago than baseMaxAgeMs: with none since, full size and no rest', async () => {
+    const longAgo = performance.now();
+    // One request at rest, served before the import began; none during its chunks.
+    const foreground: ForegroundLatencies = {
+      overlapping: () => [],
+      within: (from) => (from <= longAgo ? [5] : []),
+    };
+    const pace = paceImport(catalogHasAll, foreground, pacing({ baseMaxAgeMs: 200 }));
+    await wait(50);
+    await pace.first();
+    await wait(50);
+    // Still remembered: the chunk grows (slow start) and the worker rests.
+    expect(await pace.next(WRITTEN)).toBe(20);
+    await wait(250);
+    expect(await pace.next(WRITTEN)).toBe(400);
+  });
+
+  it('rests longer while the event loop is held, at most as long as the chunk took', async () => {
+    const pace = paceImport(
+      catalogHasAll,
+      foregroundOf({ during: 5, atRest: 5 }).latencies,
+      pacing({ maxDelayMs: 5 }),
+    );
+    await pace.first();
+    // The "chunk": 600 ms of work after the first pause; its plan rests 300 ms, the held loop stretches it.
+    await wait(600);
     const stop = blockInSlices(40);
     try {
-      const paused = await elapsedMs(() => pace(WRITTEN));
+      const paused = await elapsedMs(() => pace.next(WRITTEN));
       expect(paused).toBeGreaterThanOrEqual(550);
       expect(paused).toBeLessThan(1_500);
     } finally {
       stop();
     }
-    // Once the loop is free again and the chunk was short, the next pause is about one window.
-    expect(await elapsedMs(() => pace(WRITTEN))).toBeLessThan(500);
+    // Once the loop is free again and the chunk was short, the next pause is about half of it.
+    expect(await elapsedMs(() => pace.next(WRITTEN))).toBeLessThan(500);
   });
 });

@@ -27,6 +27,7 @@ import { createOrderClient } from '../contexts/orders/order.client.js';
 import { createQuoteClient } from '../contexts/quotes/quote.client.js';
 import type { RateLimitConfig } from './http/rate-limit.config.js';
 import { openRateLimiter } from './http/rate-limit.js';
+import { recordRequestTimings } from './http/request-timings.js';
 import { createGatewayApp } from './app.js';
 import { createHttpDrain } from './http/drain.js';
 import type { McpSessionLimits } from './mcp/mcp-sessions.js';
@@ -112,6 +113,8 @@ const CONNECTIONS_CHECK_MS = 1_000;
  */
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
+/** The latest requests whose latencies the import's pacing reads: tens of seconds at a few dozen a second. */
+const FOREGROUND_TIMINGS = 1_024;
 
 /**
  * Starts the gateway: migrates the identity schema, opens one gRPC client per backend, and serves HTTP.
@@ -147,17 +150,24 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
   const importsSchema = options.importsSchema ?? IMPORTS_SCHEMA;
   await migrate(db, importsSchema, LISTING_IMPORT_MIGRATIONS);
   const importStore = new ListingImportsTable(db, importsSchema);
+  // The import paces itself by every other request's latency (docs/imports.md, "Pacing").
+  const foreground = recordRequestTimings({
+    capacity: FOREGROUND_TIMINGS,
+    ignore: (path) => path.startsWith('/api/products/imports'),
+  });
   const importWorker = startImportWorker({
     store: importStore,
     apply: applyChunkVia(listing),
     logger,
     pollMs: options.importPollMs,
     // The import only paces on the answer: a catalog that cannot answer makes it wait (bounded), never fail.
-    pace: paceImport(({ sellerAccountId, productId, version }) =>
-      catalog.getProduct({ productId, viewerAccountId: sellerAccountId }).then(
-        (product) => product.version >= version,
-        () => false,
-      ),
+    pace: paceImport(
+      ({ sellerAccountId, productId, version }) =>
+        catalog.getProduct({ productId, viewerAccountId: sellerAccountId }).then(
+          (product) => product.version >= version,
+          () => false,
+        ),
+      foreground,
     ),
   });
   const rateLimits =
@@ -252,6 +262,7 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
     }),
     publicBaseUrl,
   );
+  server.on('request', foreground.listener);
   server.on('request', http.listener);
   const { host } = options.http;
   const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;

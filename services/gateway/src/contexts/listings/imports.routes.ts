@@ -17,7 +17,6 @@ import { IMPORT_CONTENT_TYPES } from './imports/import-file.js';
 import { readImportRows } from './imports/read-import-rows.js';
 import type { ImportView, ListingImportStore, StoredImportRow } from './imports/import.ports.js';
 import { IMPORT_STATUSES } from './imports/import.ports.js';
-import { IMPORT_CHUNK_ROWS } from './imports/import.worker.js';
 
 /** docs/imports.md: 10,000 rows of a few hundred bytes are a few megabytes; an XLSX file is smaller still. */
 export const IMPORT_BODY_LIMIT_BYTES = 20 * 1024 * 1024;
@@ -99,12 +98,10 @@ const formatOf = (contentType: string | undefined): ImportFormat | undefined => 
 };
 
 /**
- * The file's rows as stored: the valid ones numbered into chunks of IMPORT_CHUNK_ROWS in file order, so a
- * resumed import sends the same chunks again; rows with bad cells (or text PostgreSQL cannot store) are refused
- * here with their errors.
+ * The file's rows as stored: the valid ones with their bodies (the worker plans them into chunks); rows with bad
+ * cells (or text PostgreSQL cannot store) are refused here with their errors.
  */
 export const storedRowsOf = (importRows: readonly ImportRow[]): StoredImportRow[] => {
-  let valid = 0;
   const rows = importRows.map((row): StoredImportRow => {
     if ('errors' in row) return row;
     const unstorable = unstorableTextViolations(row.body);
@@ -118,7 +115,7 @@ export const storedRowsOf = (importRows: readonly ImportRow[]): StoredImportRow[
         })),
       };
     }
-    return { row: row.row, chunk: Math.floor(valid++ / IMPORT_CHUNK_ROWS), body: row.body };
+    return { row: row.row, body: row.body };
   });
   if (rows.length === 0) {
     throw validationError('invalid import file', [

@@ -2,8 +2,9 @@ import type { Migration } from '@marketplace/database';
 
 /**
  * The listings context's own schema (`listing_imports` in production): the imports of spreadsheet and CSV
- * files and their rows (docs/imports.md). A row's `chunk` is fixed when the file arrives, so a resumed import
- * sends each chunk again with the same idempotency key; `status` stays null until its chunk is applied.
+ * files and their rows (docs/imports.md). A row's `chunk` is set when the worker plans the chunk, before its
+ * bulk call, so a resumed import sends a planned chunk again with the same idempotency key (imports stored
+ * before `002` had every chunk planned on arrival); `status` stays null until its chunk is applied.
  */
 export const LISTING_IMPORT_MIGRATIONS: readonly Migration[] = [
   {
@@ -35,6 +36,13 @@ export const LISTING_IMPORT_MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (import_id, row_number)
       );
       CREATE INDEX import_rows_pending ON ${schema}.import_rows (import_id, chunk) WHERE status IS NULL;
+    `,
+  },
+  {
+    id: '002-unplanned-rows',
+    sql: (schema) => `
+      CREATE INDEX import_rows_unplanned ON ${schema}.import_rows (import_id, row_number)
+        WHERE status IS NULL AND chunk IS NULL;
     `,
   },
 ];

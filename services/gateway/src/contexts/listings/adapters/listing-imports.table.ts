@@ -38,8 +38,8 @@ export class ListingImportsTable implements ListingImportStore {
     const refused = input.rows.filter((row) => 'errors' in row).length;
     const rows = input.rows.map((row) =>
       'errors' in row
-        ? { row_number: row.row, chunk: null, body: null, status: 'error', errors: row.errors }
-        : { row_number: row.row, chunk: row.chunk, body: row.body, status: null, errors: [] },
+        ? { row_number: row.row, body: null, status: 'error', errors: row.errors }
+        : { row_number: row.row, body: row.body, status: null, errors: [] },
     );
     await this.db.transaction(async (tx) => {
       await tx.query(
@@ -50,10 +50,10 @@ export class ListingImportsTable implements ListingImportStore {
       );
       // One statement for every row: 10,000 rows are one round trip, not 10,000.
       await tx.query(
-        `INSERT INTO ${this.schema}.import_rows (import_id, row_number, chunk, body, status, errors)
-         SELECT $1, r.row_number, r.chunk, r.body, r.status, r.errors
+        `INSERT INTO ${this.schema}.import_rows (import_id, row_number, body, status, errors)
+         SELECT $1, r.row_number, r.body, r.status, r.errors
            FROM jsonb_to_recordset($2::jsonb)
-             AS r(row_number integer, chunk integer, body jsonb, status text, errors jsonb)`,
+             AS r(row_number integer, body jsonb, status text, errors jsonb)`,
         [input.id, JSON.stringify(rows)],
       );
     });
@@ -113,21 +113,37 @@ export class ListingImportsTable implements ListingImportStore {
       : { id: claimed.id, sellerAccountId: Number(claimed.seller_account_id), mode: claimed.mode };
   }
 
-  async nextChunk(id: string): Promise<ImportChunk | undefined> {
-    const { rows } = await this.db.query<{
-      row_number: number;
-      chunk: number;
-      body: Record<string, unknown>;
-    }>(
+  async nextChunk(id: string, rows: number): Promise<ImportChunk | undefined> {
+    type ChunkRow = { row_number: number; chunk: number; body: Record<string, unknown> };
+    const chunkOf = (found: readonly ChunkRow[]): ImportChunk | undefined => {
+      const sorted = [...found].sort((a, b) => a.row_number - b.row_number);
+      const [first] = sorted;
+      return first === undefined
+        ? undefined
+        : { chunk: first.chunk, rows: sorted.map((row) => ({ row: row.row_number, body: row.body })) };
+    };
+    // A chunk planned before and not applied (a crash or a failed call between) goes again as it was, under
+    // the same idempotency key.
+    const planned = await this.db.query<ChunkRow>(
       `SELECT row_number, chunk, body FROM ${this.schema}.import_rows
-        WHERE import_id = $1 AND chunk = (
-          SELECT min(chunk) FROM ${this.schema}.import_rows WHERE import_id = $1 AND status IS NULL)
-        ORDER BY row_number`,
+        WHERE import_id = $1 AND status IS NULL AND chunk = (
+          SELECT min(chunk) FROM ${this.schema}.import_rows
+           WHERE import_id = $1 AND status IS NULL AND chunk IS NOT NULL)`,
       [id],
     );
-    const [first] = rows;
-    if (first === undefined) return undefined;
-    return { chunk: first.chunk, rows: rows.map((row) => ({ row: row.row_number, body: row.body })) };
+    if (planned.rows.length > 0) return chunkOf(planned.rows);
+    // Otherwise the next rows in file order become a chunk, numbered by its first row: unique in the import.
+    const fresh = await this.db.query<ChunkRow>(
+      `WITH next AS (
+         SELECT row_number FROM ${this.schema}.import_rows
+          WHERE import_id = $1 AND status IS NULL AND chunk IS NULL
+          ORDER BY row_number LIMIT $2)
+       UPDATE ${this.schema}.import_rows r SET chunk = (SELECT min(row_number) FROM next)
+        FROM next WHERE r.import_id = $1 AND r.row_number = next.row_number
+        RETURNING r.row_number, r.chunk, r.body`,
+      [id, rows],
+    );
+    return chunkOf(fresh.rows);
   }
 
   async recordChunk(id: string, results: readonly ImportRowResult[], leaseMs: number): Promise<void> {

@@ -7,7 +7,7 @@ export type ImportStatus = (typeof IMPORT_STATUSES)[number];
 
 /** A row of an import, as it is stored before it is applied: its body, or the errors that refused it. */
 export type StoredImportRow =
-  | { readonly row: number; readonly chunk: number; readonly body: Record<string, unknown> }
+  | { readonly row: number; readonly body: Record<string, unknown> }
   | { readonly row: number; readonly errors: readonly RowError[] };
 
 /** What a row came to: the bulk engine's status with its listing, or its errors. */
@@ -58,8 +58,12 @@ export interface ListingImportStore {
   find(sellerAccountId: number, id: string): Promise<ImportView | undefined>;
   /** Takes the lease of the oldest queued import, or of a running one whose lease ran out (a crashed worker). */
   claim(leaseMs: number): Promise<ClaimedImport | undefined>;
-  /** The import's first chunk with rows not applied yet; undefined when every row is done. */
-  nextChunk(id: string): Promise<ImportChunk | undefined>;
+  /**
+   * The import's next chunk: the first one planned and not applied yet (a resumed import sends it again as it
+   * was), else the next `rows` rows not applied yet, planned now as a chunk numbered by its first row;
+   * undefined when every row is done.
+   */
+  nextChunk(id: string, rows: number): Promise<ImportChunk | undefined>;
   /** Records a chunk's results and renews the lease, in one transaction. */
   recordChunk(id: string, results: readonly ImportRowResult[], leaseMs: number): Promise<void>;
   /** Ends the import: done, or failed with the reason. */
@@ -89,3 +93,11 @@ export interface WrittenListing {
  * or when the catalog cannot be asked (the import only paces on the answer).
  */
 export type CatalogHasListing = (listing: WrittenListing) => Promise<boolean>;
+
+/** The foreground requests' latencies the gateway recorded (edge/http/request-timings.ts), `performance.now()` times. */
+export interface ForegroundLatencies {
+  /** Of the requests that overlapped [fromMs, toMs]. */
+  overlapping(fromMs: number, toMs: number): number[];
+  /** Of the requests that started and finished within [fromMs, toMs]. */
+  within(fromMs: number, toMs: number): number[];
+}

@@ -10,9 +10,8 @@ import type {
 } from './import.ports.js';
 
 /**
- * Rows per bulk call (the engine takes up to 1,000, docs/specification.md, "Bulk upsert"): a chunk's creates are
- * a couple of transactions of the listing service, and the burst of events its consumers then apply stays short,
- * so the pause before the next chunk (`PaceImport`) comes often.
+ * Rows per bulk call when nothing paces the import (the engine takes up to 1,000, docs/specification.md, "Bulk
+ * upsert"); the gateway's worker sizes each chunk by the foreground it slows down (`pace-import.ts`).
  */
 export const IMPORT_CHUNK_ROWS = 250;
 /** Longer than one chunk can take (the bulk call's deadline is two minutes), renewed after each chunk. */
@@ -45,11 +44,22 @@ export const chunkResultsOf = (chunk: ImportChunk, answer: BulkUpsertAnswer): Im
     };
   });
 
-/**
- * Waits before each chunk until other traffic has had its turn (`pace-import.ts`); `previous` is the last listing
- * the chunk before wrote, if it wrote any (none before a run's first chunk).
- */
-export type PaceImport = (previous: WrittenListing | undefined) => Promise<void>;
+/** How many rows each chunk takes and when it goes (`pace-import.ts`). */
+export interface ImportPace {
+  /** Before a run's first chunk: its rows. */
+  first(): Promise<number>;
+  /**
+   * After each chunk, with the last listing it wrote if it wrote any: waits until the next chunk may go, and
+   * answers its rows.
+   */
+  next(written: WrittenListing | undefined): Promise<number>;
+}
+
+/** Chunks of IMPORT_CHUNK_ROWS, one right after the other. */
+export const UNPACED: ImportPace = {
+  first: async () => IMPORT_CHUNK_ROWS,
+  next: async () => IMPORT_CHUNK_ROWS,
+};
 
 /** The chunk's last row that created or updated a listing: the one the catalog applies last (or nearly). */
 export const lastWrittenOf = (
@@ -70,11 +80,14 @@ export const runImport = async (
   store: ListingImportStore,
   apply: ApplyChunk,
   claimed: ClaimedImport,
-  pace: PaceImport = async () => undefined,
+  pace: ImportPace = UNPACED,
 ): Promise<void> => {
-  let written: WrittenListing | undefined;
-  for (let chunk = await store.nextChunk(claimed.id); chunk; chunk = await store.nextChunk(claimed.id)) {
-    await pace(written);
+  let rows = await pace.first();
+  for (
+    let chunk = await store.nextChunk(claimed.id, rows);
+    chunk;
+    chunk = await store.nextChunk(claimed.id, rows)
+  ) {
     const answer = await apply({
       sellerAccountId: claimed.sellerAccountId,
       mode: claimed.mode,
@@ -83,7 +96,7 @@ export const runImport = async (
       correlationId: `import-${claimed.id}`,
     });
     await store.recordChunk(claimed.id, chunkResultsOf(chunk, answer), LEASE_MS);
-    written = lastWrittenOf(claimed.sellerAccountId, answer);
+    rows = await pace.next(lastWrittenOf(claimed.sellerAccountId, answer));
   }
   await store.finish(claimed.id);
 };
@@ -103,8 +116,8 @@ export const startImportWorker = (options: {
   readonly apply: ApplyChunk;
   readonly logger: Logger;
   readonly pollMs?: number;
-  /** Before each chunk; default: no wait. */
-  readonly pace?: PaceImport;
+  /** Default: UNPACED. */
+  readonly pace?: ImportPace;
 }): ImportWorker => {
   const { store, apply, logger, pace } = options;
   const pollMs = options.pollMs ?? 2_000;

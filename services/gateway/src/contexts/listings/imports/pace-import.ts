@@ -1,23 +1,26 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { CatalogHasListing } from './import.ports.js';
-import type { PaceImport } from './import.worker.js';
+import type { ChunkPlan, ChunkPlanLimits } from './chunk-plan.js';
+import { DEFAULT_CHUNK_PLAN_LIMITS, firstChunkPlan, nextChunkPlan } from './chunk-plan.js';
+import type { CatalogHasListing, ForegroundLatencies } from './import.ports.js';
+import type { ImportPace } from './import.worker.js';
 
 export interface ImportPacing {
   /** Each look at the event loop lasts this long: its delay is measured over the window. */
   readonly windowMs: number;
-  /** The rest ends once no timer of a whole window fired later than this (and the rest's share has passed). */
+  /** The rest goes on while a timer of a whole window fired later than this (never longer than the chunk took). */
   readonly maxDelayMs: number;
   /** The catalog is asked this often whether it has applied the chunk before. */
   readonly catalogPollMs: number;
-  /**
-   * Once the catalog has applied a chunk, the import rests at least this share of the chunk's whole time (its
-   * call and the consumers' catching up): with 0.5 it keeps the machine busy two thirds of the time at most.
-   */
-  readonly restShare: number;
+  /** The base forgets requests older than this: with none since, the import goes as if nobody were served. */
+  readonly baseMaxAgeMs: number;
+  /** The chunks' sizes and rests (`chunk-plan.ts`). */
+  readonly limits: ChunkPlanLimits;
 }
 
-/** However long the chunk before took (or however long ago the last import ran), each wait ends after this. */
-const MAX_PAUSE_MS = 5_000;
+/** However long the catalog takes to apply a chunk, the worker stops waiting for it after this. */
+const MAX_CATALOG_WAIT_MS = 5_000;
+/** The base is the median of this many of the latest requests served while the import rested. */
+const BASE_REQUESTS = 100;
 /** A window looks at the event loop this often: how much later than asked a timer fires is the delay. */
 const PROBE_MS = 10;
 
@@ -37,41 +40,84 @@ export const DEFAULT_IMPORT_PACING: ImportPacing = {
   windowMs: 100,
   maxDelayMs: 10,
   catalogPollMs: 25,
-  restShare: 0.5,
+  baseMaxAgeMs: 30_000,
+  limits: DEFAULT_CHUNK_PLAN_LIMITS,
 };
 
 /**
- * Paces an import by its consumers and by how responsive this process is (docs/imports.md, "How it runs"). A
- * chunk's work does not end with its bulk call: the listing service's relay publishes its events and every
- * consumer group applies them (the catalog, quotes, saved searches), each with its database work. Before the next
- * chunk, the pace
- * 1. waits until the catalog has applied the last listing the chunk before wrote (`catalogHas`), so the next
- *    chunk's appends never pile onto the consumers' burst of the one before;
- * 2. then rests `restShare` of that chunk's whole time, and on while this process's event loop is held (a timer
- *    of a window fired more than `maxDelayMs` late: with `pnpm start` every service shares the thread), but never
- *    longer than the chunk took, so an import gets at least half the time whatever else runs.
- * In cluster mode each service is a process of its own and they share the machine's cores: a search waits in the
- * run queue behind whichever of them is busy, so the import yields the cores between its chunks.
+ * Paces an import by the foreground requests it slows down (docs/imports.md, "Pacing"). A chunk's work does not
+ * end with its bulk call: the listing service's relay publishes its events and every consumer group applies
+ * them (the catalog, quotes, saved searches). After each chunk the pace
+ * 1. waits until the catalog has applied the last listing the chunk wrote (`catalogHas`): the chunk's window,
+ *    from its bulk call until then, holds most of its work, and the next chunk's appends never pile onto it;
+ * 2. plans the next chunk (`nextChunkPlan`) from the latencies of the foreground requests that overlapped the
+ *    window against those served while the import rested (the base, learned from `foreground`);
+ * 3. rests as planned, and on while this process's event loop is held (with `pnpm start` every service shares
+ *    the thread), never longer than the chunk took.
  */
 export const paceImport = (
   catalogHas: CatalogHasListing,
+  foreground: ForegroundLatencies,
   pacing: ImportPacing = DEFAULT_IMPORT_PACING,
-): PaceImport => {
-  let lastChunkStart: number | undefined;
-  return async (previous) => {
-    if (previous !== undefined) {
-      const giveUpAt = performance.now() + MAX_PAUSE_MS;
-      while (!(await catalogHas(previous)) && performance.now() < giveUpAt) await sleep(pacing.catalogPollMs);
-    }
+): ImportPace => {
+  let plan: ChunkPlan = firstChunkPlan(pacing.limits);
+  let chunkStart = 0;
+  /** When the worker last stopped sending: the requests since then were served while the import rested. */
+  let restingSince = -Infinity;
+  let base: { readonly learntAt: number; readonly latencyMs: number }[] = [];
+
+  const forgetOldBase = (now: number): void => {
+    base = base.filter(({ learntAt }) => learntAt >= now - pacing.baseMaxAgeMs);
+  };
+  const learnBase = (): void => {
+    const now = performance.now();
+    forgetOldBase(now);
+    const served = foreground.within(Math.max(restingSince, now - pacing.baseMaxAgeMs), now);
+    base = [...base, ...served.map((latencyMs) => ({ learntAt: now, latencyMs }))].slice(-BASE_REQUESTS);
+    restingSince = now;
+  };
+
+  const rest = async (restMs: number, chunkMs: number): Promise<void> => {
+    if (restMs <= 0) return;
     const restStart = performance.now();
-    const chunkMs = lastChunkStart === undefined ? 0 : restStart - lastChunkStart;
-    const restMs = Math.min(chunkMs * pacing.restShare, MAX_PAUSE_MS);
-    const giveUpAt = restStart + Math.min(chunkMs, MAX_PAUSE_MS);
+    const giveUpAt = restStart + Math.max(restMs, Math.min(chunkMs, pacing.limits.maxRestMs));
     for (;;) {
-      const delay = await eventLoopDelayOver(pacing.windowMs);
+      const delay = await eventLoopDelayOver(Math.min(pacing.windowMs, restMs));
       const now = performance.now();
-      if (now >= giveUpAt || (now - restStart >= restMs && delay <= pacing.maxDelayMs)) break;
+      if (now >= giveUpAt || (now - restStart >= restMs && delay <= pacing.maxDelayMs)) return;
     }
-    lastChunkStart = performance.now();
+  };
+
+  return {
+    first: async () => {
+      learnBase();
+      plan = firstChunkPlan(pacing.limits);
+      chunkStart = performance.now();
+      return plan.rows;
+    },
+    next: async (written) => {
+      if (written !== undefined) {
+        const giveUpAt = performance.now() + MAX_CATALOG_WAIT_MS;
+        while (!(await catalogHas(written)) && performance.now() < giveUpAt)
+          await sleep(pacing.catalogPollMs);
+      }
+      const chunkEnd = performance.now();
+      restingSince = chunkEnd;
+      forgetOldBase(chunkEnd);
+      const chunkMs = chunkEnd - chunkStart;
+      plan = nextChunkPlan(
+        plan,
+        {
+          chunkMs,
+          during: foreground.overlapping(chunkStart, chunkEnd),
+          base: base.map(({ latencyMs }) => latencyMs),
+        },
+        pacing.limits,
+      );
+      await rest(plan.restMs, chunkMs);
+      learnBase();
+      chunkStart = performance.now();
+      return plan.rows;
+    },
   };
 };
