@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { quoteIdent, type Database, type Migration, type Transaction } from '@marketplace/database';
 import type { DeliveredBatch, DeliveredMessage, EventLog, LogConsumer } from '@marketplace/eventlog';
 
@@ -281,7 +282,13 @@ export const startProjection = async <E>(options: ProjectionOptions<E>): Promise
    * rounds) costs one transaction for several partitions instead of one each. When such a transaction fails,
    * each of its batches is tried alone, so one failing batch holds back only its own partition.
    */
-  let waiting: { batch: DeliveredBatch; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  let waiting: {
+    batch: DeliveredBatch;
+    /** Runs a function in the context the batch was handed over in (its trace): see applyWaiting. */
+    inContext: <R>(fn: () => R) => R;
+    resolve: () => void;
+    reject: (error: unknown) => void;
+  }[] = [];
   let applying = false;
   const applyWaiting = async (): Promise<void> => {
     applying = true;
@@ -289,16 +296,22 @@ export const startProjection = async <E>(options: ProjectionOptions<E>): Promise
       while (waiting.length > 0) {
         const taken = waiting;
         waiting = [];
-        const together = await applyTogether(taken.map((entry) => entry.batch)).then(
-          () => true,
-          (error: unknown) => {
-            if (taken.length === 1) taken[0]!.reject(error);
-            return false;
-          },
-        );
+        // In the first batch's context: the transaction's spans join that batch's trace, not the one of
+        // whichever batch started this loop.
+        const together = await taken[0]!
+          .inContext(() => applyTogether(taken.map((entry) => entry.batch)))
+          .then(
+            () => true,
+            (error: unknown) => {
+              if (taken.length === 1) taken[0]!.reject(error);
+              return false;
+            },
+          );
         if (together) for (const entry of taken) entry.resolve();
         else if (taken.length > 1) {
-          for (const entry of taken) await applyTogether([entry.batch]).then(entry.resolve, entry.reject);
+          for (const entry of taken) {
+            await entry.inContext(() => applyTogether([entry.batch])).then(entry.resolve, entry.reject);
+          }
         }
       }
     } finally {
@@ -307,7 +320,7 @@ export const startProjection = async <E>(options: ProjectionOptions<E>): Promise
   };
   const applyBatch = (batch: DeliveredBatch): Promise<void> =>
     new Promise((resolve, reject) => {
-      waiting.push({ batch, resolve, reject });
+      waiting.push({ batch, inContext: AsyncLocalStorage.snapshot(), resolve, reject });
       if (!applying) void applyWaiting();
     });
 
