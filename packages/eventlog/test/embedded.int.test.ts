@@ -249,6 +249,40 @@ describe.each(contractTestEngines())('embedded event log on $name', ({ create })
     await Promise.all([log.close(), publisher.close()]);
   });
 
+  it('reads the partitions woken together in one statement once a read is running', async () => {
+    const topic = 'embedded.reads-together.v1';
+    const partitions = 4;
+    const { counting, reads } = countingPartitionReads(db);
+    const log = await createEmbeddedEventLog({ db: counting, schema, ...fastSettings, partitions });
+    const publisher = await open({ partitions });
+    const keys = ['k0', 'k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7', 'k8', 'k9'].filter(
+      (key, i, all) =>
+        all.findIndex((other) => partitionOf(other, partitions) === partitionOf(key, partitions)) === i,
+    );
+    expect(keys).toHaveLength(partitions);
+    const handled: string[] = [];
+    await log.consume({
+      topic,
+      group: 'together',
+      handler: eachMessage(async (delivered) => {
+        handled.push(delivered.key);
+      }),
+    });
+    // The members' first reads (empty) are done once the wake-ups find them waiting.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const before = reads();
+
+    // One publish wakes the four partitions at once: the first read runs alone, the other three go in one more.
+    await publisher.publish(
+      topic,
+      keys.map((key) => message(key, 0)),
+    );
+    await waitUntil(() => handled.length === partitions);
+    expect(reads() - before).toBe(2);
+    expect([...handled].sort()).toEqual([...keys].sort());
+    await Promise.all([log.close(), publisher.close()]);
+  });
+
   it('commits what a member handled with its lease renewal, not batch by batch', async () => {
     const topic = 'embedded.commits.v1';
     const { counting, commits } = countingPartitionReads(db);
