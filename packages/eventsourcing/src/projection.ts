@@ -282,37 +282,49 @@ export const startProjection = async <E>(options: ProjectionOptions<E>): Promise
    * rounds) costs one transaction for several partitions instead of one each. When such a transaction fails,
    * each of its batches is tried alone, so one failing batch holds back only its own partition.
    */
-  let waiting: {
-    batch: DeliveredBatch;
-    /** Runs a function in the context the batch was handed over in (its trace): see applyWaiting. */
-    inContext: <R>(fn: () => R) => R;
-    resolve: () => void;
-    reject: (error: unknown) => void;
-  }[] = [];
+  interface Waiting {
+    readonly batch: DeliveredBatch;
+    /** Runs a function in the context the batch was handed over in (its trace). */
+    readonly inContext: <R>(fn: () => R) => R;
+    readonly resolve: () => void;
+    readonly reject: (error: unknown) => void;
+  }
+  let waiting: Waiting[] = [];
   let applying = false;
+  /** Partitions whose last batch failed: the next goes alone, so it does not fail the others' transaction again. */
+  const failing = new Set<number>();
+  /**
+   * Applies the batches in one transaction, in the first one's context (the spans join its trace); answers
+   * whether it committed. A lone batch's failure is its own: it is rejected (and its partition marked failing).
+   */
+  const attempt = async (entries: readonly Waiting[]): Promise<boolean> => {
+    try {
+      await entries[0]!.inContext(() => applyTogether(entries.map((entry) => entry.batch)));
+    } catch (error) {
+      if (entries.length === 1) {
+        failing.add(entries[0]!.batch.partition);
+        entries[0]!.reject(error);
+      }
+      return false;
+    }
+    for (const entry of entries) {
+      failing.delete(entry.batch.partition);
+      entry.resolve();
+    }
+    return true;
+  };
   const applyWaiting = async (): Promise<void> => {
     applying = true;
     try {
       while (waiting.length > 0) {
         const taken = waiting;
         waiting = [];
-        // In the first batch's context: the transaction's spans join that batch's trace, not the one of
-        // whichever batch started this loop.
-        const together = await taken[0]!
-          .inContext(() => applyTogether(taken.map((entry) => entry.batch)))
-          .then(
-            () => true,
-            (error: unknown) => {
-              if (taken.length === 1) taken[0]!.reject(error);
-              return false;
-            },
-          );
-        if (together) for (const entry of taken) entry.resolve();
-        else if (taken.length > 1) {
-          for (const entry of taken) {
-            await entry.inContext(() => applyTogether([entry.batch])).then(entry.resolve, entry.reject);
-          }
-        }
+        const together = taken.filter((entry) => !failing.has(entry.batch.partition));
+        const alone = taken.filter((entry) => failing.has(entry.batch.partition));
+        // When the shared transaction fails, each of its batches is tried alone: only the failing one fails.
+        const combinedFailed = together.length > 1 && !(await attempt(together));
+        const singles = together.length === 1 || combinedFailed ? [...together, ...alone] : alone;
+        for (const entry of singles) await attempt([entry]);
       }
     } finally {
       applying = false;
