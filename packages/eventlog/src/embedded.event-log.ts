@@ -54,6 +54,14 @@ export interface EmbeddedEventLogOptions {
   readonly logger?: Logger;
 }
 
+/** A reader's ask: the messages of a partition after an offset, at most `limit`. */
+interface PartitionRead {
+  readonly topic: string;
+  readonly partition: number;
+  readonly after: string;
+  readonly limit: number;
+}
+
 interface MessageRow extends Record<string, unknown> {
   offset: string;
   key: string;
@@ -168,6 +176,57 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
   // other publish can draw offsets while this one's are uncommitted: the partition locks would lock nothing.
   const locksPartitions = db.engine !== 'pglite';
 
+  /**
+   * Reads of partitions asked for while a read runs go together in the next statement: a member's partitions,
+   * read on one round (see the group member), cost one statement instead of one each.
+   */
+  let reads: {
+    read: PartitionRead;
+    resolve: (rows: MessageRow[]) => void;
+    reject: (error: unknown) => void;
+  }[] = [];
+  let reading = false;
+  const readWaiting = async (): Promise<void> => {
+    reading = true;
+    try {
+      while (reads.length > 0) {
+        const taken = reads;
+        reads = [];
+        try {
+          const { rows } = await db.query<MessageRow & { read: number }>(
+            `select r.n::int as read, m."offset", m.key, m.headers, m.value
+             from unnest($1::text[], $2::int[], $3::bigint[], $4::int[]) with ordinality
+               as r(topic, partition, after, lim, n)
+             cross join lateral (
+               select "offset", key, headers, value from ${messagesTable}
+               where topic = r.topic and partition = r.partition and "offset" > r.after
+               order by "offset" limit r.lim
+             ) m
+             order by r.n, m."offset"`,
+            [
+              taken.map(({ read }) => read.topic),
+              taken.map(({ read }) => read.partition),
+              taken.map(({ read }) => read.after),
+              taken.map(({ read }) => read.limit),
+            ],
+          );
+          const answers = taken.map((): MessageRow[] => []);
+          for (const row of rows) answers[row.read - 1]!.push(row);
+          taken.forEach((entry, i) => entry.resolve(answers[i]!));
+        } catch (error) {
+          for (const entry of taken) entry.reject(error);
+        }
+      }
+    } finally {
+      reading = false;
+    }
+  };
+  const readMessages = (read: PartitionRead): Promise<MessageRow[]> =>
+    new Promise((resolve, reject) => {
+      reads.push({ read, resolve, reject });
+      if (!reading) void readWaiting();
+    });
+
   const source: PartitionSource = {
     startOffsets: async (topic, _group, from) => {
       if (from === 'beginning') return Array.from({ length: partitions }, () => '0');
@@ -183,11 +242,7 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
       let last = after;
       return {
         read: async (limit) => {
-          const { rows } = await db.query<MessageRow>(
-            `select "offset", key, headers, value from ${messagesTable}
-             where topic = $1 and partition = $2 and "offset" > $3 order by "offset" limit $4`,
-            [topic, partition, last, limit],
-          );
+          const rows = await readMessages({ topic, partition, after: last, limit });
           last = rows.at(-1)?.offset ?? last;
           return rows.map((row): DeliveredMessage => ({
             topic,

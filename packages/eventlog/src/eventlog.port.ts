@@ -43,7 +43,8 @@ export const DEFAULT_MAX_BATCH = 256;
  * The least time between the starts of two short batches of one (group, partition): a partition that receives
  * messages faster than this hands them over in batches of several, each one transaction and one commit instead
  * of one per message, at most this much later. A quiet partition's first message goes at once, and a full batch
- * never waits (docs/architecture.md, "The batched consumer pipeline").
+ * never waits (docs/architecture.md, "The batched consumer pipeline"). The embedded log and NATS keep a
+ * member's busy partitions on one round, so their batches come together.
  */
 export const DEFAULT_BATCH_INTERVAL_MS = 100;
 

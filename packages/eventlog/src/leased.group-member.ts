@@ -80,6 +80,13 @@ export class LeasedGroupMember {
   private heartbeat: NodeJS.Timeout | undefined;
   private rebalancing: Promise<void> | undefined;
   private rebalanceAgain = false;
+  /**
+   * When the member's next round of short batches starts: the latest start of a short batch plus
+   * `batchIntervalMs`. A partition's next short batch joins it when it is due at most half an interval after its
+   * own time (see `untilRound`), so its partitions' batches come at the same moment and a consumer can apply
+   * them in one transaction.
+   */
+  private nextRound = 0;
 
   readonly topic: string;
   readonly group: string;
@@ -294,6 +301,23 @@ export class LeasedGroupMember {
   }
 
   /**
+   * Waits until `batchIntervalMs` after `startedAt`, the start of a partition's short batch, and on to the
+   * member's next round when that starts at most half an interval later: partitions whose batches started within
+   * half an interval of each other start their next ones together.
+   */
+  private async untilRound(startedAt: number, stop: AbortSignal): Promise<void> {
+    const { batchIntervalMs } = this.settings;
+    const own = startedAt + batchIntervalMs;
+    let until = own;
+    for (;;) {
+      const rest = until - performance.now();
+      if (rest > 0 && !(await pause(rest, stop))) return;
+      if (this.nextRound <= until || this.nextRound > own + batchIntervalMs / 2) return;
+      until = this.nextRound;
+    }
+  }
+
+  /**
    * Reads the partition after `committedOffset`, a batch per read, handing each batch to the handler. What was
    * handled is committed by the next lease renewal (rebalanceOnce), one statement for all of the member's
    * partitions every `leaseMs / 3`, not one per batch.
@@ -317,6 +341,9 @@ export class LeasedGroupMember {
         }
         const last = messages.at(-1);
         const startedAt = performance.now();
+        const short = messages.length < batchSize;
+        if (last !== undefined && short)
+          this.nextRound = Math.max(this.nextRound, startedAt + batchIntervalMs);
         if (last !== undefined) {
           if (stop.aborted) return;
           const batch = { topic: this.topic, partition, messages };
@@ -330,11 +357,10 @@ export class LeasedGroupMember {
         // A short batch was the whole partition as of the read; a message that came since has woken the worker
         // (the generation moved, so this returns at once). Reading again right away would find nothing: at one
         // message per wake-up that empty read was half of the log's reads.
-        if (messages.length < batchSize) {
+        if (short) {
           // A busy partition gathers what arrives for the rest of the interval into the next batch: one
           // transaction for several messages instead of one each (DEFAULT_BATCH_INTERVAL_MS).
-          const rest = batchIntervalMs - (performance.now() - startedAt);
-          if (last !== undefined && rest > 0) await pause(rest, stop);
+          if (last !== undefined) await this.untilRound(startedAt, stop);
           await worker.wake.wait(seen, pollIntervalMs, stop);
         }
       }

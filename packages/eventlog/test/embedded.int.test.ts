@@ -249,6 +249,40 @@ describe.each(contractTestEngines())('embedded event log on $name', ({ create })
     await Promise.all([log.close(), publisher.close()]);
   });
 
+  it('reads the partitions woken together in one statement once a read is running', async () => {
+    const topic = 'embedded.reads-together.v1';
+    const partitions = 4;
+    const { counting, reads } = countingPartitionReads(db);
+    const log = await createEmbeddedEventLog({ db: counting, schema, ...fastSettings, partitions });
+    const publisher = await open({ partitions });
+    const keys = ['k0', 'k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7', 'k8', 'k9'].filter(
+      (key, i, all) =>
+        all.findIndex((other) => partitionOf(other, partitions) === partitionOf(key, partitions)) === i,
+    );
+    expect(keys).toHaveLength(partitions);
+    const handled: string[] = [];
+    await log.consume({
+      topic,
+      group: 'together',
+      handler: eachMessage(async (delivered) => {
+        handled.push(delivered.key);
+      }),
+    });
+    // The members' first reads (empty) are done once the wake-ups find them waiting.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const before = reads();
+
+    // One publish wakes the four partitions at once: the first read runs alone, the other three go in one more.
+    await publisher.publish(
+      topic,
+      keys.map((key) => message(key, 0)),
+    );
+    await waitUntil(() => handled.length === partitions);
+    expect(reads() - before).toBe(2);
+    expect([...handled].sort()).toEqual([...keys].sort());
+    await Promise.all([log.close(), publisher.close()]);
+  });
+
   it('commits what a member handled with its lease renewal, not batch by batch', async () => {
     const topic = 'embedded.commits.v1';
     const { counting, commits } = countingPartitionReads(db);
@@ -316,6 +350,47 @@ describe.each(contractTestEngines())('embedded event log on $name', ({ create })
     await waitUntil(() => batches.flatMap((batch) => batch.seqs).length === 4);
     expect(batches.map((batch) => batch.seqs)).toEqual([[0], [1, 2, 3]]);
     expect(batches[1]!.at - batches[0]!.at).toBeGreaterThanOrEqual(batchIntervalMs - 50);
+    await Promise.all([log.close(), publisher.close()]);
+  });
+
+  it("starts the short batches of a member's busy partitions together, each still batchIntervalMs after its last", async () => {
+    const topic = 'embedded.rounds.v1';
+    const batchIntervalMs = 1_000;
+    const partitions = 4;
+    const log = await open({ partitions, batchIntervalMs });
+    const publisher = await open({ partitions });
+    const [early, late] = ['k0', 'k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7']
+      .filter(
+        (key, i, keys) =>
+          keys.findIndex((other) => partitionOf(other, partitions) === partitionOf(key, partitions)) === i,
+      )
+      .slice(0, 2) as [string, string];
+    const batches: { key: string; at: number }[] = [];
+    await log.consume({
+      topic,
+      group: 'rounds',
+      handler: async (batch) => {
+        batches.push({ key: batch.messages[0]!.key, at: performance.now() });
+      },
+    });
+    const startsOf = (key: string) => batches.filter((batch) => batch.key === key).map((batch) => batch.at);
+
+    // Two quiet partitions, each handed its message at once: their batches start 300 ms apart.
+    await publisher.publish(topic, [message(early, 0)]);
+    await waitUntil(() => startsOf(early).length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await publisher.publish(topic, [message(late, 0)]);
+    await waitUntil(() => startsOf(late).length === 1);
+    // Both busy now: their next batches start in one round.
+    await publisher.publish(topic, [message(early, 1), message(late, 1)]);
+    await waitUntil(() => startsOf(early).length === 2 && startsOf(late).length === 2);
+
+    const [early1, early2] = startsOf(early) as [number, number];
+    const [late1, late2] = startsOf(late) as [number, number];
+    expect(late1 - early1).toBeGreaterThanOrEqual(250);
+    expect(Math.abs(late2 - early2)).toBeLessThan(100);
+    expect(early2 - early1).toBeGreaterThanOrEqual(batchIntervalMs - 50);
+    expect(late2 - late1).toBeGreaterThanOrEqual(batchIntervalMs - 50);
     await Promise.all([log.close(), publisher.close()]);
   });
 

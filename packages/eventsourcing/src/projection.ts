@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { quoteIdent, type Database, type Migration, type Transaction } from '@marketplace/database';
 import type { DeliveredBatch, DeliveredMessage, EventLog, LogConsumer } from '@marketplace/eventlog';
 
@@ -121,7 +122,8 @@ interface DecodedMessage<E> {
 
 /**
  * Keeps a read model in PostgreSQL up to date from the log, exactly once in effect although the log delivers at
- * least once. Each batch is applied in one transaction, which also moves the partition's stored offset
+ * least once. Each batch is applied in one transaction (with the other partitions' batches handed over while
+ * the previous one ran: see applyBatch), which also moves the partition's stored offset
  * (`projection_offsets`) and records the applied event ids:
  * - a message at or below the stored offset was applied already (a redelivery): skipped without a lookup;
  * - a message whose event id is recorded (a copy the relay published again) or repeated in the batch: skipped;
@@ -189,62 +191,150 @@ export const startProjection = async <E>(options: ProjectionOptions<E>): Promise
   };
 
   /**
-   * Moves the stored offset, fenced by the epoch, and records the fresh event ids, in one statement: both belong
-   * to the batch's transaction, so their order in it does not matter, and a round trip per batch is saved
-   * (docs/architecture.md, the batched pipeline). Answers whether the epoch still held and which ids were new;
-   * a superseded owner records nothing.
+   * Moves the stored offsets of the batches' partitions, each fenced by its epoch, and records the fresh event
+   * ids, in one statement: both belong to the transaction, so their order in it does not matter, and a round
+   * trip per batch is saved (docs/architecture.md, the batched pipeline). Answers the partitions whose epoch
+   * still held and which ids were new; a superseded owner's partition records nothing.
    */
-  const moveOffsetAndRecord = async (
+  const moveOffsetsAndRecord = async (
     tx: Transaction,
-    partition: number,
-    claim: Claim,
-    eventIds: readonly string[],
-  ): Promise<{ moved: boolean; recorded: Set<string> }> => {
-    const { rows } = await tx.query<{ moved: number; recorded: string[] }>(
+    moves: readonly { partition: number; claim: Claim; eventIds: readonly string[] }[],
+  ): Promise<{ moved: Set<number>; recorded: Set<string> }> => {
+    const { rows } = await tx.query<{ moved: number[]; recorded: string[] }>(
       `with moved as (
-         update ${offsets} set committed_offset = $4
-         where projection = $1 and topic = $2 and partition = $3 and owner_epoch = $5
-         returning 1
+         update ${offsets} o set committed_offset = m.committed_offset
+         from unnest($3::int[], $4::bigint[], $5::bigint[]) as m(partition, committed_offset, owner_epoch)
+         where o.projection = $1 and o.topic = $2 and o.partition = m.partition and o.owner_epoch = m.owner_epoch
+         returning o.partition
        ), recorded as (
          insert into ${appliedEvents} (projection, event_id)
-         select $1, event_id from unnest($6::text[]) as ids(event_id) where exists (select from moved)
+         select $1, event_id from unnest($6::text[], $7::int[]) as ids(event_id, partition)
+         where ids.partition in (select partition from moved)
          on conflict do nothing returning event_id
        )
-       select (select count(*) from moved)::int as moved, array(select event_id from recorded) as recorded`,
-      [group, topic, partition, claim.committedOffset.toString(), claim.epoch, eventIds],
+       select array(select partition from moved) as moved, array(select event_id from recorded) as recorded`,
+      [
+        group,
+        topic,
+        moves.map((move) => move.partition),
+        moves.map((move) => move.claim.committedOffset.toString()),
+        moves.map((move) => move.claim.epoch),
+        moves.flatMap((move) => move.eventIds),
+        moves.flatMap((move) => move.eventIds.map(() => move.partition)),
+      ],
     );
     const row = rows[0]!;
-    return { moved: row.moved > 0, recorded: new Set(row.recorded) };
+    return { moved: new Set(row.moved), recorded: new Set(row.recorded) };
   };
 
-  const applyBatch = async (batch: DeliveredBatch): Promise<void> => {
-    const { partition } = batch;
-    const decoded = batch.messages.map((message) => ({
-      message,
-      eventId: eventIdOf(message),
-      event: decode(message),
+  /**
+   * Applies batches of distinct partitions in one transaction: each partition's stored offset moves in it, and
+   * the events, each partition's in offset order, go to the read model together (a key is in one partition, so
+   * its order holds). A failure fails them all.
+   */
+  const applyTogether = async (batches: readonly DeliveredBatch[]): Promise<void> => {
+    const prepared = batches.map((batch) => ({
+      partition: batch.partition,
+      decoded: batch.messages.map((message) => ({
+        message,
+        eventId: eventIdOf(message),
+        event: decode(message),
+      })),
+      lastOffset: BigInt(batch.messages[batch.messages.length - 1]!.offset),
+      held: claims.get(batch.partition),
     }));
-    const lastOffset = BigInt(batch.messages[batch.messages.length - 1]!.offset);
-    const held = claims.get(partition);
     // Forgotten first: if the transaction fails, the retry claims again and re-reads the stored offset, which
     // is the one to trust when the failure hid whether the commit went through.
-    claims.delete(partition);
-    const committed = await db.transaction(async (tx): Promise<Claim> => {
-      const current = held ?? (await claim(tx, partition));
-      const fresh = unapplied(decoded, current.committedOffset);
-      const next = lastOffset > current.committedOffset ? lastOffset : current.committedOffset;
-      const { moved, recorded } = await moveOffsetAndRecord(
+    for (const { partition } of prepared) claims.delete(partition);
+    const committed = await db.transaction(async (tx) => {
+      const moves = [];
+      for (const { partition, decoded, lastOffset, held } of prepared) {
+        const current = held ?? (await claim(tx, partition));
+        const fresh = unapplied(decoded, current.committedOffset);
+        const next = lastOffset > current.committedOffset ? lastOffset : current.committedOffset;
+        moves.push({ partition, claim: { epoch: current.epoch, committedOffset: next }, fresh });
+      }
+      const { moved, recorded } = await moveOffsetsAndRecord(
         tx,
-        partition,
-        { epoch: current.epoch, committedOffset: next },
-        fresh.map((entry) => entry.eventId),
+        moves.map(({ partition, claim, fresh }) => ({
+          partition,
+          claim,
+          eventIds: fresh.map((entry) => entry.eventId),
+        })),
       );
-      if (!moved) throw new StaleProjectionOwnerError(group, partition, current.epoch);
-      await applyEvents(tx, notSuperseded(fresh.filter((candidate) => recorded.has(candidate.eventId))));
-      return { epoch: current.epoch, committedOffset: next };
+      const stale = moves.find((move) => !moved.has(move.partition));
+      if (stale !== undefined) throw new StaleProjectionOwnerError(group, stale.partition, stale.claim.epoch);
+      // `recorded` answers each new id once, so an id is applied once even were it in two partitions' batches.
+      await applyEvents(
+        tx,
+        moves.flatMap(({ fresh }) =>
+          notSuperseded(fresh.filter((candidate) => recorded.delete(candidate.eventId))),
+        ),
+      );
+      return moves;
     });
-    claims.set(partition, committed);
+    for (const { partition, claim } of committed) claims.set(partition, claim);
   };
+
+  /**
+   * Batches handed over while a transaction is running wait for it and then go in the next one together: a log
+   * that hands a member's partitions over at the same moment (the embedded log and NATS start them on shared
+   * rounds) costs one transaction for several partitions instead of one each. When such a transaction fails,
+   * each of its batches is tried alone, so one failing batch holds back only its own partition.
+   */
+  interface Waiting {
+    readonly batch: DeliveredBatch;
+    /** Runs a function in the context the batch was handed over in (its trace). */
+    readonly inContext: <R>(fn: () => R) => R;
+    readonly resolve: () => void;
+    readonly reject: (error: unknown) => void;
+  }
+  let waiting: Waiting[] = [];
+  let applying = false;
+  /** Partitions whose last batch failed: the next goes alone, so it does not fail the others' transaction again. */
+  const failing = new Set<number>();
+  /**
+   * Applies the batches in one transaction, in the first one's context (the spans join its trace); answers
+   * whether it committed. A lone batch's failure is its own: it is rejected (and its partition marked failing).
+   */
+  const attempt = async (entries: readonly Waiting[]): Promise<boolean> => {
+    try {
+      await entries[0]!.inContext(() => applyTogether(entries.map((entry) => entry.batch)));
+    } catch (error) {
+      if (entries.length === 1) {
+        failing.add(entries[0]!.batch.partition);
+        entries[0]!.reject(error);
+      }
+      return false;
+    }
+    for (const entry of entries) {
+      failing.delete(entry.batch.partition);
+      entry.resolve();
+    }
+    return true;
+  };
+  const applyWaiting = async (): Promise<void> => {
+    applying = true;
+    try {
+      while (waiting.length > 0) {
+        const taken = waiting;
+        waiting = [];
+        const together = taken.filter((entry) => !failing.has(entry.batch.partition));
+        const alone = taken.filter((entry) => failing.has(entry.batch.partition));
+        // When the shared transaction fails, each of its batches is tried alone: only the failing one fails.
+        const combinedFailed = together.length > 1 && !(await attempt(together));
+        const singles = together.length === 1 || combinedFailed ? [...together, ...alone] : alone;
+        for (const entry of singles) await attempt([entry]);
+      }
+    } finally {
+      applying = false;
+    }
+  };
+  const applyBatch = (batch: DeliveredBatch): Promise<void> =>
+    new Promise((resolve, reject) => {
+      waiting.push({ batch, inContext: AsyncLocalStorage.snapshot(), resolve, reject });
+      if (!applying) void applyWaiting();
+    });
 
   /** Deletes the ids older than the dedup window, at most every few minutes, outside any batch. */
   const purgeIfDue = async (): Promise<void> => {

@@ -326,6 +326,82 @@ describe.each(testEngines())('batched projection on $name', ({ create }) => {
     expect(await history()).toEqual({ stock_a: [1, 2, 3] });
   });
 
+  it('applies the batches of partitions handed over while a transaction runs in the next one, together', async () => {
+    const counting = countingTransactions(db);
+    const member = await startMember({ on: counting.db });
+    const onPartition = (partition: number, offset: number, key: string, quantity: number) => ({
+      ...message(offset, key, quantity),
+      partition,
+    });
+
+    // The first batch starts a transaction at once; the three handed over meanwhile wait and go in one more.
+    await Promise.all([
+      member.deliver(0, [message(1, 'stock_a', 1)]),
+      member.deliver(1, [onPartition(1, 1, 'stock_b', 1), onPartition(1, 2, 'stock_b', 2)]),
+      member.deliver(2, [onPartition(2, 4, 'stock_c', 1)]),
+      member.deliver(3, [onPartition(3, 2, 'stock_d', 1)]),
+    ]);
+
+    expect(counting.transactions()).toBe(2);
+    expect(await history()).toEqual({ stock_a: [1], stock_b: [1, 2], stock_c: [1], stock_d: [1] });
+    expect(await storedOffset(1)).toEqual({ offset: '2', epoch: '1' });
+    expect(await storedOffset(2)).toEqual({ offset: '4', epoch: '1' });
+    expect(await storedOffset(3)).toEqual({ offset: '2', epoch: '1' });
+  });
+
+  it('fails only the failing batch of those applied together, and applies the others', async () => {
+    const member = await startMember({ fail: (quantity) => quantity === 9 });
+    const onPartition = (partition: number, offset: number, key: string, quantity: number) => ({
+      ...message(offset, key, quantity),
+      partition,
+    });
+
+    const handed = await Promise.allSettled([
+      member.deliver(0, [message(1, 'stock_a', 1)]),
+      member.deliver(1, [onPartition(1, 1, 'stock_b', 1)]),
+      member.deliver(2, [onPartition(2, 1, 'stock_c', 9)]),
+      member.deliver(3, [onPartition(3, 1, 'stock_d', 1)]),
+    ]);
+
+    expect(handed.map((outcome) => outcome.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+    ]);
+    expect(await history()).toEqual({ stock_a: [1], stock_b: [1], stock_d: [1] });
+    expect(await storedOffset(2)).toBeUndefined();
+    expect(await storedOffset(3)).toEqual({ offset: '1', epoch: '1' });
+  });
+
+  it('applies a batch whose last attempt failed alone, so the others handed over with it still share one transaction', async () => {
+    const counting = countingTransactions(db);
+    const member = await startMember({ on: counting.db, fail: (quantity) => quantity === 9 });
+    const onPartition = (partition: number, offset: number, key: string, quantity: number) => ({
+      ...message(offset, key, quantity),
+      partition,
+    });
+    await expect(member.deliver(2, [onPartition(2, 1, 'stock_c', 9)])).rejects.toThrow('failed on 9');
+    const before = counting.transactions();
+
+    const handed = await Promise.allSettled([
+      member.deliver(0, [message(1, 'stock_a', 1)]),
+      member.deliver(1, [onPartition(1, 1, 'stock_b', 1)]),
+      member.deliver(2, [onPartition(2, 1, 'stock_c', 9)]),
+      member.deliver(3, [onPartition(3, 1, 'stock_d', 1)]),
+    ]);
+
+    expect(handed.map((outcome) => outcome.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+    ]);
+    // The first alone (nothing was running), partitions 1 and 3 together, the failing one alone.
+    expect(counting.transactions() - before).toBe(3);
+    expect(await history()).toEqual({ stock_a: [1], stock_b: [1], stock_d: [1] });
+  });
+
   it('keeps one stored offset per partition', async () => {
     const member = await startMember();
     await member.deliver(0, [message(7, 'stock_a', 1)]);

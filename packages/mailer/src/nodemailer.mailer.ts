@@ -2,6 +2,7 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
+import SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 import type { Mailer, MailMessage } from './mailer.port.js';
 
 export interface SmtpMailerOptions {
@@ -29,17 +30,26 @@ const envelopeOf = (from: string, message: MailMessage) => ({
   ...(message.messageId === undefined ? {} : { messageId: message.messageId }),
 });
 
-/** Sends through an SMTP server with nodemailer (pooled connections, every wait bounded). */
+/**
+ * Sends through an SMTP server with nodemailer, every wait bounded. Pooled: messages reuse open connections
+ * instead of a connection (TCP, greeting, EHLO) each; what the URL sets wins over these options.
+ */
 export const createSmtpMailer = ({
   url,
   from,
   timeoutMs = DEFAULT_TIMEOUT_MS,
 }: SmtpMailerOptions): Mailer => {
-  const transport = nodemailer.createTransport(url, {
-    connectionTimeout: timeoutMs,
-    greetingTimeout: timeoutMs,
-    socketTimeout: timeoutMs,
-  });
+  // The pool is built here: createTransport reads nothing but a URL's own settings, and a second argument as
+  // message defaults (so the bounds set there never reached the connection).
+  const transport = nodemailer.createTransport(
+    new SMTPPool({
+      url,
+      pool: true,
+      connectionTimeout: timeoutMs,
+      greetingTimeout: timeoutMs,
+      socketTimeout: timeoutMs,
+    }),
+  );
   return {
     send: async (message) => {
       await transport.sendMail(envelopeOf(from, message));

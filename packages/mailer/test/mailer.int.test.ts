@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SMTPServer } from 'smtp-server';
 import { createEmlMailer, createSmtpMailer } from '../src/nodemailer.mailer.js';
@@ -25,6 +25,7 @@ interface Received {
 
 describe('SMTP mailer against a real SMTP server', () => {
   const received: Received[] = [];
+  let connections = 0;
   let server: SMTPServer;
   let mailer: Mailer;
 
@@ -32,6 +33,10 @@ describe('SMTP mailer against a real SMTP server', () => {
     server = new SMTPServer({
       authOptional: true,
       disabledCommands: ['STARTTLS'],
+      onConnect(_session, callback) {
+        connections++;
+        callback();
+      },
       onData(stream, session, callback) {
         const chunks: Buffer[] = [];
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -69,6 +74,26 @@ describe('SMTP mailer against a real SMTP server', () => {
     expect(mail?.raw).toMatch(/Content-Type: text\/html/);
     expect(mail?.raw).toContain('http://localhost:8080/api/ucp/catalog/products/product_7');
   });
+
+  it('sends one message after another over one connection', async () => {
+    const before = { connections, received: received.length };
+    for (const n of [1, 2, 3]) await mailer.send({ ...MESSAGE, messageId: `<pooled.${n}@marketplace.test>` });
+    expect(received.length - before.received).toBe(3);
+    expect(connections - before.connections).toBeLessThanOrEqual(1);
+  });
+
+  it('rejects within its bound when the server accepts the connection but never greets', async () => {
+    const silent = createServer(() => {});
+    silent.listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    const { port } = silent.address() as AddressInfo;
+    const mute = createSmtpMailer({ url: `smtp://127.0.0.1:${port}`, from: FROM, timeoutMs: 500 });
+    const startedAt = Date.now();
+    await expect(mute.send(MESSAGE)).rejects.toThrow();
+    expect(Date.now() - startedAt).toBeLessThan(5_000);
+    await mute.close();
+    silent.close();
+  }, 15_000);
 
   it('rejects, bounded, when the server is unreachable', async () => {
     const unreachable = createSmtpMailer({ url: 'smtp://127.0.0.1:1', from: FROM, timeoutMs: 1_000 });
