@@ -15,6 +15,7 @@ import {
   type AppendRequest,
   type CompanionWrite,
   type CompanionWrites,
+  type EventMetadata,
   type EventStore,
   type MultiStreamAppendRequest,
   type RecordedEvent,
@@ -29,6 +30,68 @@ export interface PostgresEventStoreOptions {
 
 /** Appends with expected version `any` retry this often when a concurrent append takes their version. */
 const ANY_VERSION_ATTEMPTS = 5;
+
+/**
+ * What an append's statement returns: only what the database decides. The rest of each recorded event is the
+ * request's own, so the database does not turn the jsonb it just parsed back into text for the client to parse.
+ */
+const APPENDED_COLUMNS = 'global_position, version, event_id';
+
+type AppendedRow = {
+  readonly global_position: string;
+  readonly version: number;
+  readonly event_id: string;
+};
+
+/** One stream's part of an append as sent: each event's id, made here, and data and metadata as JSON text. */
+interface SentStream {
+  readonly streamId: string;
+  readonly streamType: string;
+  readonly metadata: string;
+  readonly occurredAt: Date;
+  readonly events: readonly { readonly eventId: string; readonly type: string; readonly data: string }[];
+}
+
+const sentStreamOf = (append: StreamAppend): SentStream => ({
+  streamId: append.streamId,
+  streamType: append.streamType,
+  metadata: JSON.stringify(append.metadata),
+  occurredAt: new Date(append.now),
+  events: append.events.map((event) => ({
+    eventId: newEventId(),
+    type: event.type,
+    data: JSON.stringify(event.data),
+  })),
+});
+
+/**
+ * Each stream's recorded events of a complete append, in the order sent (which is version order): the row
+ * returned for an event (found by its id) gives its position and version. Data and metadata are parsed from
+ * the text sent, so they are what a read returns (undefined properties dropped, dates as strings), not the
+ * caller's objects.
+ */
+const recordedOf = <E extends DomainEvent>(
+  sent: readonly SentStream[],
+  rows: readonly AppendedRow[],
+): RecordedEvent<E>[][] => {
+  const decided = new Map(rows.map((row) => [row.event_id, row]));
+  return sent.map((stream) =>
+    stream.events.map((event) => {
+      const row = decided.get(event.eventId)!;
+      return {
+        eventId: event.eventId,
+        streamId: stream.streamId,
+        streamType: stream.streamType,
+        version: row.version,
+        type: event.type,
+        data: JSON.parse(event.data) as E['data'],
+        metadata: JSON.parse(stream.metadata) as EventMetadata,
+        occurredAt: stream.occurredAt.getTime(),
+        globalPosition: row.global_position,
+      };
+    }),
+  );
+};
 
 /**
  * The append's statement with its companion writes, each a CTE of its own, written only when all `total`
@@ -53,7 +116,7 @@ const withCompanions = (
   });
   return {
     sql: `with appended_events as (${insert}), ${ctes.join(', ')}
-            select ${EVENT_COLUMNS} from appended_events`,
+            select ${APPENDED_COLUMNS} from appended_events`,
     params: all,
   };
 };
@@ -85,6 +148,7 @@ export const createPostgresEventStore = ({ db, schema }: PostgresEventStoreOptio
 
   const insertStatement = (request: AppendRequest, onConflict: string) => {
     const { base, guard } = baseVersionOf(request.expectedVersion);
+    const sent = sentStreamOf(request);
     const insert = `insert into ${events} (stream_id, stream_type, version, event_id, type, data, metadata, occurred_at)
          select $1::text, $2::text, ${base} + appended.ordinality, appended.event_id, appended.type, appended.data,
                 $6::jsonb, $7::timestamptz
@@ -92,32 +156,29 @@ export const createPostgresEventStore = ({ db, schema }: PostgresEventStoreOptio
            as appended (event_id, type, data, ordinality)
          where ${guard}
          ${onConflict}
-         returning ${EVENT_COLUMNS}`;
+         returning ${APPENDED_COLUMNS}`;
     const params: unknown[] = [
       request.streamId,
       request.streamType,
-      request.events.map(() => newEventId()),
-      request.events.map((event) => event.type),
-      request.events.map((event) => JSON.stringify(event.data)),
-      JSON.stringify(request.metadata),
-      new Date(request.now),
+      sent.events.map((event) => event.eventId),
+      sent.events.map((event) => event.type),
+      sent.events.map((event) => event.data),
+      sent.metadata,
+      sent.occurredAt,
     ];
-    return withCompanions(insert, params, request.companion, request.events.length);
+    return { ...withCompanions(insert, params, request.companion, sent.events.length), sent };
   };
-
-  const recorded = <E extends DomainEvent>(rows: EventRow[]): RecordedEvent<E>[] =>
-    rows.map((row) => toRecordedEvent<E>(row)).sort((a, b) => a.version - b.version);
 
   /** Alone, the append is one statement, hence atomic without a transaction of its own. */
   const insertAlone = async <E extends DomainEvent>(
     request: AppendRequest<E>,
   ): Promise<RecordedEvent<E>[]> => {
-    const { sql, params } = insertStatement(request, '');
+    const { sql, params, sent } = insertStatement(request, '');
     try {
-      const { rows } = await db.query<EventRow>(sql, params);
+      const { rows } = await db.query<AppendedRow>(sql, params);
       if (rows.length === 0) throw new WrongExpectedVersionError(request.streamId, request.expectedVersion);
       eventsAppended(schema);
-      return recorded(rows);
+      return recordedOf<E>([sent], rows)[0]!;
     } catch (error) {
       if (sqlStateOf(error) === PG_UNIQUE_VIOLATION) {
         throw new WrongExpectedVersionError(request.streamId, request.expectedVersion);
@@ -137,11 +198,11 @@ export const createPostgresEventStore = ({ db, schema }: PostgresEventStoreOptio
     tx: Queryable,
     request: AppendRequest<E>,
   ): Promise<RecordedEvent<E>[]> => {
-    const { sql, params } = insertStatement(request, 'on conflict (stream_id, version) do nothing');
-    const { rows } = await tx.query<EventRow>(sql, params);
+    const { sql, params, sent } = insertStatement(request, 'on conflict (stream_id, version) do nothing');
+    const { rows } = await tx.query<AppendedRow>(sql, params);
     if (rows.length === request.events.length) {
       db.afterCommit(() => eventsAppended(schema));
-      return recorded(rows);
+      return recordedOf<E>([sent], rows)[0]!;
     }
     if (rows.length > 0) {
       await tx.query(`delete from ${events} where event_id = any($1::uuid[])`, [
@@ -157,10 +218,12 @@ export const createPostgresEventStore = ({ db, schema }: PostgresEventStoreOptio
    * stream expected at a version has that version (one guard for all, so a failed one appends nothing).
    */
   const insertManyStatement = (request: MultiStreamAppendRequest, onConflict: string) => {
-    const rows = request.streams.flatMap((stream) =>
-      stream.events.map((event, index) => ({
-        streamId: stream.streamId,
-        streamType: stream.streamType,
+    const sent = request.streams.map(sentStreamOf);
+    const rows = request.streams.flatMap((stream, streamIndex) => {
+      const { events: sentEvents, ...sentStream } = sent[streamIndex]!;
+      return sentEvents.map((event, index) => ({
+        ...sentStream,
+        ...event,
         // -1: after the stream's last version (expected version any).
         base:
           stream.expectedVersion === 'any'
@@ -169,12 +232,8 @@ export const createPostgresEventStore = ({ db, schema }: PostgresEventStoreOptio
               ? 0
               : stream.expectedVersion,
         offset: index + 1,
-        type: event.type,
-        data: JSON.stringify(event.data),
-        metadata: JSON.stringify(stream.metadata),
-        occurredAt: new Date(stream.now),
-      })),
-    );
+      }));
+    });
     const guarded = request.streams.filter(
       (stream): stream is StreamAppend & { expectedVersion: number } =>
         typeof stream.expectedVersion === 'number' && stream.expectedVersion > 0,
@@ -193,13 +252,13 @@ export const createPostgresEventStore = ({ db, schema }: PostgresEventStoreOptio
             where not exists (select 1 from ${events} e where e.stream_id = g.stream_id and e.version = g.version))
          order by a.n
          ${onConflict}
-         returning ${EVENT_COLUMNS}`;
+         returning ${APPENDED_COLUMNS}`;
     const params: unknown[] = [
       rows.map((row) => row.streamId),
       rows.map((row) => row.streamType),
       rows.map((row) => row.base),
       rows.map((row) => row.offset),
-      rows.map(() => newEventId()),
+      rows.map((row) => row.eventId),
       rows.map((row) => row.type),
       rows.map((row) => row.data),
       rows.map((row) => row.metadata),
@@ -207,7 +266,7 @@ export const createPostgresEventStore = ({ db, schema }: PostgresEventStoreOptio
       guarded.map((stream) => stream.streamId),
       guarded.map((stream) => stream.expectedVersion),
     ];
-    return { ...withCompanions(insert, params, request.companion, rows.length), total: rows.length };
+    return { ...withCompanions(insert, params, request.companion, rows.length), total: rows.length, sent };
   };
 
   /**
@@ -232,15 +291,6 @@ export const createPostgresEventStore = ({ db, schema }: PostgresEventStoreOptio
     return streams.find((stream) => !holds(stream)) ?? (streams[0] as StreamAppend);
   };
 
-  const byStream = <E extends DomainEvent>(
-    streams: readonly StreamAppend<E>[],
-    rows: EventRow[],
-  ): RecordedEvent<E>[][] => {
-    const recordedOf = new Map<string, EventRow[]>(streams.map((stream) => [stream.streamId, []]));
-    for (const row of rows) recordedOf.get(row.stream_id)?.push(row);
-    return streams.map((stream) => recorded<E>(recordedOf.get(stream.streamId) ?? []));
-  };
-
   const conflictOf = (stream: StreamAppend) =>
     new WrongExpectedVersionError(stream.streamId, stream.expectedVersion);
 
@@ -248,17 +298,17 @@ export const createPostgresEventStore = ({ db, schema }: PostgresEventStoreOptio
   const insertManyAlone = async <E extends DomainEvent>(
     request: MultiStreamAppendRequest<E>,
   ): Promise<RecordedEvent<E>[][]> => {
-    const { sql, params, total } = insertManyStatement(request, '');
-    let rows: EventRow[];
+    const { sql, params, total, sent } = insertManyStatement(request, '');
+    let rows: AppendedRow[];
     try {
-      ({ rows } = await db.query<EventRow>(sql, params));
+      ({ rows } = await db.query<AppendedRow>(sql, params));
     } catch (error) {
       if (sqlStateOf(error) !== PG_UNIQUE_VIOLATION) throw error;
       throw conflictOf(await streamOffExpectation(db, request.streams));
     }
     if (rows.length !== total) throw conflictOf(await streamOffExpectation(db, request.streams));
     eventsAppended(schema);
-    return byStream(request.streams, rows);
+    return recordedOf<E>(sent, rows);
   };
 
   /** In the caller's transaction: taken versions are skipped and what went in is deleted again (see above). */
@@ -266,14 +316,14 @@ export const createPostgresEventStore = ({ db, schema }: PostgresEventStoreOptio
     tx: Queryable,
     request: MultiStreamAppendRequest<E>,
   ): Promise<RecordedEvent<E>[][]> => {
-    const { sql, params, total } = insertManyStatement(
+    const { sql, params, total, sent } = insertManyStatement(
       request,
       'on conflict (stream_id, version) do nothing',
     );
-    const { rows } = await tx.query<EventRow>(sql, params);
+    const { rows } = await tx.query<AppendedRow>(sql, params);
     if (rows.length === total) {
       db.afterCommit(() => eventsAppended(schema));
-      return byStream(request.streams, rows);
+      return recordedOf<E>(sent, rows);
     }
     if (rows.length > 0) {
       await tx.query(`delete from ${events} where event_id = any($1::uuid[])`, [

@@ -86,6 +86,31 @@ describe.each(contractTestEngines())('multi-stream append on $name', ({ create }
     expect(rows).toEqual([{ transactions: '1' }]);
   });
 
+  it('answers each stream with its events as a read returns them, alone, in a transaction and with a companion', async () => {
+    await db.query(`create table ${schema}.answer_notes (note text)`);
+    const [first, second, anyVersion] = [newStream(), newStream(), newStream()];
+    await append('no_stream', anyVersion, [added(1)]);
+    const companion: CompanionWrite = {
+      sql: ({ whenAppended, firstParam }) =>
+        `insert into ${schema}.answer_notes select $${firstParam} where ${whenAppended}`,
+      params: ['appended'],
+    };
+    const alone = await store.appendMany({
+      streams: [part(first, 'no_stream', [added(1), added(2)]), part(anyVersion, 'any', [added(3)])],
+      companion,
+    });
+    const inTransaction = await db.transaction((tx) =>
+      store.appendMany(
+        { streams: [part(second, 'no_stream', [added(4)]), part(first, 2, [added(5), added(6)])] },
+        tx,
+      ),
+    );
+
+    const read = async (streamId: string) => (await store.readStream<StockEvent>(streamId)).events;
+    expect(alone).toStrictEqual([(await read(first)).slice(0, 2), (await read(anyVersion)).slice(1)]);
+    expect(inTransaction).toStrictEqual([await read(second), (await read(first)).slice(2)]);
+    expect(inTransaction[1]!.map(({ version }) => version)).toEqual([3, 4]);
+  });
   it('appends nothing when one stream is off its expectation, and names that stream', async () => {
     const [taken, stale, fresh] = [newStream(), newStream(), newStream()];
     await append('no_stream', taken, [added(1)]);

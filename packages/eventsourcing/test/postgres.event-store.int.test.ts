@@ -65,6 +65,37 @@ describe.each(testEngines())('PostgreSQL event store on $name', ({ create }) => 
     expect(BigInt(read.events[1]!.globalPosition)).toBeGreaterThan(BigInt(read.events[0]!.globalPosition));
   });
 
+  it('answers an append with the events as a read returns them, alone, in a transaction and with a companion', async () => {
+    await db.query(`create table ${schema}.answer_notes (stream_id text)`);
+    const streamId = newStream();
+    // What handleCommand sends: metadata with properties left undefined, which the store does not keep.
+    const metadata = { actor: { kind: 'seller' as const, id: '7' }, correlationId: undefined };
+    const appendAt = (expectedVersion: number | 'no_stream', events: StockEvent[], tx?: Transaction) =>
+      store.append(
+        {
+          streamId,
+          streamType: 'stock',
+          expectedVersion,
+          events,
+          metadata,
+          now: NOW,
+          companion: {
+            sql: ({ whenAppended, firstParam }) =>
+              `insert into ${schema}.answer_notes select $${firstParam} where ${whenAppended}`,
+            params: [streamId],
+          },
+        },
+        tx,
+      );
+    const alone = await appendAt('no_stream', [added(1), added(2)]);
+    const inTransaction = await db.transaction((tx) => appendAt(2, [added(3)], tx));
+
+    const { events } = await store.readStream<StockEvent>(streamId);
+    expect([...alone, ...inTransaction]).toStrictEqual(events);
+    expect(events.map(({ version }) => version)).toEqual([1, 2, 3]);
+    expect(events[0]!.metadata).toStrictEqual({ actor: { kind: 'seller', id: '7' } });
+  });
+
   it('reads a stream that does not exist as version 0 with no events', async () => {
     await expect(store.readStream('stock_never')).resolves.toEqual({ version: 0, events: [] });
   });
