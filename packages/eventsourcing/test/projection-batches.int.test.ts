@@ -50,6 +50,12 @@ const message = (
   headers: { ce_id: eventId },
 });
 
+/** The same stock event delivered on another partition of the topic. */
+const onPartition = (partition: number, offset: number, key: string, quantity: number): DeliveredMessage => ({
+  ...message(offset, key, quantity),
+  partition,
+});
+
 /** Counts the transactions opened on `db`, the unit of work a batch should cost, and the statements run in them. */
 const countingTransactions = (
   db: Database,
@@ -329,10 +335,6 @@ describe.each(testEngines())('batched projection on $name', ({ create }) => {
   it('applies the batches of partitions handed over while a transaction runs in the next one, together', async () => {
     const counting = countingTransactions(db);
     const member = await startMember({ on: counting.db });
-    const onPartition = (partition: number, offset: number, key: string, quantity: number) => ({
-      ...message(offset, key, quantity),
-      partition,
-    });
 
     // The first batch starts a transaction at once; the three handed over meanwhile wait and go in one more.
     await Promise.all([
@@ -351,10 +353,6 @@ describe.each(testEngines())('batched projection on $name', ({ create }) => {
 
   it('fails only the failing batch of those applied together, and applies the others', async () => {
     const member = await startMember({ fail: (quantity) => quantity === 9 });
-    const onPartition = (partition: number, offset: number, key: string, quantity: number) => ({
-      ...message(offset, key, quantity),
-      partition,
-    });
 
     const handed = await Promise.allSettled([
       member.deliver(0, [message(1, 'stock_a', 1)]),
@@ -377,10 +375,6 @@ describe.each(testEngines())('batched projection on $name', ({ create }) => {
   it('applies a batch whose last attempt failed alone, so the others handed over with it still share one transaction', async () => {
     const counting = countingTransactions(db);
     const member = await startMember({ on: counting.db, fail: (quantity) => quantity === 9 });
-    const onPartition = (partition: number, offset: number, key: string, quantity: number) => ({
-      ...message(offset, key, quantity),
-      partition,
-    });
     await expect(member.deliver(2, [onPartition(2, 1, 'stock_c', 9)])).rejects.toThrow('failed on 9');
     const before = counting.transactions();
 
@@ -405,7 +399,7 @@ describe.each(testEngines())('batched projection on $name', ({ create }) => {
   it('keeps one stored offset per partition', async () => {
     const member = await startMember();
     await member.deliver(0, [message(7, 'stock_a', 1)]);
-    await member.deliver(3, [{ ...message(2, 'stock_b', 1), partition: 3 }]);
+    await member.deliver(3, [onPartition(3, 2, 'stock_b', 1)]);
 
     expect(await storedOffset(0)).toEqual({ offset: '7', epoch: '1' });
     expect(await storedOffset(3)).toEqual({ offset: '2', epoch: '1' });
