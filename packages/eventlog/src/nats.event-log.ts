@@ -274,10 +274,15 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
               close();
             }
           } finally {
-            await withTimeout(consumer.delete(), requestTimeoutMs, 'deleting an ordered consumer').catch(
-              (error: unknown) =>
-                logger.debug({ err: error, topic, partition }, 'ordered consumer not deleted'),
+            const deleted = withTimeout(
+              consumer.delete(),
+              requestTimeoutMs,
+              'deleting an ordered consumer',
+            ).catch((error: unknown) =>
+              logger.debug({ err: error, topic, partition }, 'ordered consumer not deleted'),
             );
+            // Awaited when the reader stops, so that a closed reader leaves nothing; a retry does not wait on it.
+            if (stop.aborted) await deleted;
           }
         } catch (error) {
           logger.warn({ err: error, topic, partition }, 'reading from JetStream failed; retrying');
