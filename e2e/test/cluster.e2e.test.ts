@@ -1,4 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import pg from 'pg';
 import { Cluster, ClusterStartError } from '../src/harness/cluster.js';
 import { eventually } from '../src/harness/processes.js';
@@ -145,6 +150,105 @@ describe('saved searches survive a crash of the subscription service', () => {
 
 const productOf = (webhook: { body: string }): string =>
   (JSON.parse(webhook.body) as { data: { product: { id: string } } }).data.product.id;
+
+/**
+ * MCP resource notifications in cluster mode: the gateway follows the subscription topic on NATS without a
+ * consumer group (docs/agents.md, "MCP resource subscriptions"), so a restart leaves no offset rows and no
+ * JetStream consumer behind, and the restarted gateway still notifies its sessions.
+ */
+describe('MCP resource notifications on NATS', () => {
+  const topic = () => `${cluster.namespace}.marketplace.subscription.v1`;
+
+  const groupRows = async (): Promise<number> => {
+    const client = new pg.Client({ connectionString: cluster.databaseUrl });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ count: string }>(
+        `select (select count(*) from eventlog.consumer_offsets where topic = $1)
+           + (select count(*) from eventlog.group_members where topic = $1) as count`,
+        [topic()],
+      );
+      return Number(rows[0]!.count);
+    } finally {
+      await client.end();
+    }
+  };
+
+  /** The consumers on the topic's stream, and its partition count (from the stream's description). */
+  const streamConsumers = async (): Promise<{ consumers: number; partitions: number }> => {
+    const connection = await connect({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222' });
+    try {
+      const manager = await jetstreamManager(connection);
+      const stream = topic().replaceAll('.', '_').toUpperCase();
+      const info = await manager.streams.info(stream);
+      let consumers = 0;
+      for await (const _ of manager.consumers.list(stream)) consumers++;
+      return { consumers, partitions: Number(/partitions=(\d+)/.exec(info.config.description ?? '')?.[1]) };
+    } finally {
+      await connection.close();
+    }
+  };
+
+  it('leaves no group rows and no consumers of a stopped gateway, and the restarted one notifies a session', async () => {
+    await cluster.process('gateway').stop('SIGTERM');
+    cluster.process('gateway').start();
+    await cluster.waitUntilReady();
+    // Only the running gateway's readers, one per partition: the stopped one deleted its own.
+    const { partitions } = await streamConsumers();
+    await eventually(async () => ((await streamConsumers()).consumers === partitions ? true : undefined), {
+      timeoutMs: 10_000,
+      describe: () => cluster.describeProcesses(),
+    });
+    expect(await groupRows()).toBe(0);
+
+    const [seller, buyer] = await Promise.all([
+      cluster.adminClient().createAccount('seller', 'Notified Seller'),
+      cluster.adminClient().createAccount('buyer', 'Notified Buyer'),
+    ]);
+    const updates: string[] = [];
+    let opened: () => void = () => {};
+    const streamOpen = new Promise<void>((resolve) => (opened = resolve));
+    const session = new Client({ name: 'cluster-subscriptions-e2e', version: '1.0.0' });
+    session.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      updates.push(notification.params.uri);
+    });
+    await session.connect(
+      new StreamableHTTPClientTransport(new URL('/mcp', cluster.client.baseUrl), {
+        requestInit: { headers: { 'x-mcp-api-key': buyer.apiKey } },
+        fetch: async (input, init) => {
+          const answer = await fetch(input, init);
+          if ((init?.method ?? 'GET') === 'GET' && answer.ok) opened();
+          return answer;
+        },
+      }),
+    );
+    try {
+      const saved = (await session.callTool({
+        name: 'subscribe_to_query',
+        arguments: { query: { search: 'quillfeather' }, channels: [{ type: 'mcp_resource' }] },
+      })) as CallToolResult;
+      const uri = (saved.structuredContent as { resource_uri: string }).resource_uri;
+      await streamOpen;
+      await session.subscribeResource({ uri });
+      const published = await cluster.client.publish(seller.apiKey, {
+        name: 'Quillfeather desk organisers',
+        description: 'Overstock lot, boxed',
+        imageUrl: cluster.images.imageUrl('organiser'),
+        price: 9,
+        quantity: 30,
+        promotePublicly: true,
+      });
+      expect(published.status).toBe(201);
+      await eventually(async () => (updates.includes(uri) ? true : undefined), {
+        timeoutMs: 15_000,
+        describe: () => cluster.describeProcesses(),
+      });
+    } finally {
+      await session.close();
+    }
+    expect(await groupRows()).toBe(0);
+  }, 240_000);
+});
 
 describe('a cluster start that fails', () => {
   it('stops the processes it started and drops its database', async () => {

@@ -9,17 +9,19 @@ import {
   type EventLog,
   type LogMessage,
   type ConsumeOptions,
+  type FollowOptions,
   type LogConsumer,
   partitionOf,
 } from './eventlog.port.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './delivery.js';
+import { Follower, startFollower } from './follower.js';
 import {
   LeasedGroupMember,
   joinGroup,
   type GroupMemberSettings,
   type GroupTables,
-  type PartitionSource,
 } from './leased.group-member.js';
+import type { PartitionSource } from './partition-worker.js';
 import { EMBEDDED_EVENT_LOG_MIGRATIONS } from './embedded.schema.js';
 import { assertDuration, assertGroup, assertMessages, assertPartitions, assertTopic } from './validation.js';
 
@@ -103,7 +105,7 @@ const membersNote = (topic: string, group: string): string => `members ${topic} 
  * outbox relays, and usable on a PostgreSQL server by several processes. Messages are rows of one table,
  * numbered by a sequence; a publish holds a lock per partition until it commits, so a partition's offsets
  * become visible in increasing order and a reader never skips a late commit. Consumer groups are
- * `LeasedGroupMember`s. Readers wake on in-process calls, on NOTIFY from other processes, and poll as a
+ * `LeasedGroupMember`s; a follower reads with its positions in memory and stores nothing. Readers wake on in-process calls, on NOTIFY from other processes, and poll as a
  * backstop.
  */
 export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): Promise<EventLog> => {
@@ -140,11 +142,17 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
   }
 
   const members = new Set<LeasedGroupMember>();
+  const followers = new Set<Follower>();
   const topicsChecked = new Map<string, Promise<void>>();
   let closed = false;
 
   const onWakeUp = (note: string): void => {
     const [kind, topic, detail = ''] = note.split(' ');
+    if (kind === 'messages') {
+      for (const follower of followers) {
+        if (follower.topic === topic) follower.messagesArrived(detail.split(',').map(Number));
+      }
+    }
     for (const member of members) {
       if (member.topic !== topic) continue;
       if (kind === 'messages') member.messagesArrived(detail.split(',').map(Number));
@@ -227,17 +235,19 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
       if (!reading) void readWaiting();
     });
 
+  const endOffsets = async (topic: string): Promise<readonly string[]> => {
+    const { rows } = await db.query<{ last: string }>(
+      `select coalesce((select max(m."offset") from ${messagesTable} m where m.topic = $1 and m.partition = p), 0)
+         as last
+       from generate_series(0, $2 - 1) as p order by p`,
+      [topic, partitions],
+    );
+    return rows.map((row) => String(row.last));
+  };
   const source: PartitionSource = {
-    startOffsets: async (topic, _group, from) => {
-      if (from === 'beginning') return Array.from({ length: partitions }, () => '0');
-      const { rows } = await db.query<{ last: string }>(
-        `select coalesce((select max(m."offset") from ${messagesTable} m where m.topic = $1 and m.partition = p), 0)
-           as last
-         from generate_series(0, $2 - 1) as p order by p`,
-        [topic, partitions],
-      );
-      return rows.map((row) => String(row.last));
-    },
+    startOffsets: async (topic, _group, from) =>
+      from === 'beginning' ? Array.from({ length: partitions }, () => '0') : endOffsets(topic),
+    endOffsets,
     openReader: (topic, partition, after) => {
       let last = after;
       return {
@@ -358,15 +368,25 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
     return joinGroup(members, member);
   };
 
+  const follow = async (options: FollowOptions): Promise<LogConsumer> => {
+    assertTopic(options.topic);
+    if (closed) throw new Error('the event log is closed');
+    await checkTopic(options.topic);
+    return startFollower(followers, new Follower(settings, options));
+  };
+
   return {
     publish,
     consume,
+    follow,
     close: async () => {
       if (closed) return;
       closed = true;
       const leaving = [...members];
       members.clear();
-      await Promise.all(leaving.map((member) => member.close()));
+      const following = [...followers];
+      followers.clear();
+      await Promise.all([...leaving, ...following].map((consumer) => consumer.close()));
       local.off('wake', onWakeUp);
       if (local.listenerCount('wake') === 0) localWakeUps.delete(schema);
       await unlisten().catch((error: unknown) => logger.debug({ err: error }, 'unlisten failed'));

@@ -3,7 +3,8 @@
  * Adapters: embedded (stored through the Database port, in-process wake-ups), NATS JetStream, Kafka.
  * All pass one contract suite (`@marketplace/eventlog/testing`): ordering per key, at-least-once delivery,
  * consumer groups share work, a new group can replay from the beginning, redelivery after a crash before ack,
- * delivery in batches of one partition with one acknowledgement per batch.
+ * delivery in batches of one partition with one acknowledgement per batch, and followers that see every message
+ * from the moment they start and leave nothing behind.
  *
  * Names: a topic is dot-separated tokens of letters, digits, `_` and `-` (e.g. `marketplace.listing.v1`); a group
  * is one such token. Every adapter checks them, and the messages, the same way (see `validation.ts`).
@@ -72,6 +73,18 @@ export interface ConsumeOptions {
   readonly handler: (batch: DeliveredBatch) => Promise<void>;
 }
 
+/**
+ * A follower of a topic: this process alone, from now on, with no consumer group and no stored position (see
+ * `EventLog.follow`).
+ */
+export interface FollowOptions {
+  readonly topic: string;
+  /** The most messages one batch holds: 1 to 10,000, default `DEFAULT_MAX_BATCH`. */
+  readonly maxBatch?: number;
+  /** As in `ConsumeOptions`: one batch at a time per partition, in offset order, a rejected one retried in place. */
+  readonly handler: (batch: DeliveredBatch) => Promise<void>;
+}
+
 /** A batch handler that hands the messages to `handle` one after another (a failure fails the batch). */
 export const eachMessage =
   (handle: (message: DeliveredMessage) => Promise<void>): ConsumeOptions['handler'] =>
@@ -79,9 +92,12 @@ export const eachMessage =
     for (const message of batch.messages) await handle(message);
   };
 
-/** A running consumer of a topic in a group (not to be confused with a saved search). */
+/** A running consumer of a topic in a group, or follower (not to be confused with a saved search). */
 export interface LogConsumer {
-  /** Stops fetching, waits for the batch in hand to finish, commits, and leaves the group. */
+  /**
+   * Stops fetching, waits for the batch in hand to finish, commits, and leaves the group; a follower deletes
+   * whatever the log kept for it.
+   */
   close(): Promise<void>;
 }
 
@@ -94,6 +110,17 @@ export interface EventLog {
   publish(topic: string, messages: readonly LogMessage[]): Promise<void>;
   /** Joins the group on the topic and hands it batches until the consumer is closed. */
   consume(options: ConsumeOptions): Promise<LogConsumer>;
+  /**
+   * Hands this process every message published to the topic after the returned promise resolved, from every
+   * partition, until the follower is closed: for state that each process holds for itself (the gateway's MCP
+   * sessions), where a consumer group per process would leave a group behind at every restart. Every follower
+   * sees every message; what is published while none runs never reaches it. Its position is in memory only:
+   * the log stores no row, offset or durable consumer for it, so closing it, or the process dying, leaves
+   * nothing behind (on NATS an ephemeral consumer that JetStream drops 5 minutes after a crash; on Kafka, which
+   * has no consumer without a group, a group of its own that closing deletes and a crash leaves to the
+   * broker's offset retention).
+   */
+  follow(options: FollowOptions): Promise<LogConsumer>;
   /** Closes every consumer and connection. */
   close(): Promise<void>;
 }

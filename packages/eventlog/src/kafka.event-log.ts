@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   Kafka,
   Partitioners,
@@ -11,7 +12,14 @@ import {
   type Producer,
 } from 'kafkajs';
 import { createLogger, type Logger } from '@marketplace/platform';
-import type { DeliveredMessage, EventLog, LogMessage, ConsumeOptions, LogConsumer } from './eventlog.port.js';
+import type {
+  DeliveredMessage,
+  EventLog,
+  LogMessage,
+  ConsumeOptions,
+  FollowOptions,
+  LogConsumer,
+} from './eventlog.port.js';
 import { DEFAULT_RETRY_POLICY, deliverUntilHandled, type RetryPolicy } from './delivery.js';
 import { withTimeout } from './timing.js';
 import {
@@ -94,7 +102,10 @@ const kafkaLogCreator =
  * client), a consumer group is a Kafka consumer group, and each consumer is one member. What one fetch
  * returns for a partition is handed over in batches of up to `maxBatch`; each batch's offset is committed
  * explicitly, once, after its handler resolved. A member that dies before that leaves the offset uncommitted,
- * so the partition's next owner gets the batch again.
+ * so the partition's next owner gets the batch again. Kafka has no consumer without a group (kafkajs cannot
+ * assign partitions by hand), so a follower is a group of its own, `follow-<random>`, started at the end of the
+ * topic, that commits nothing after that and is deleted when the follower closes; one left by a process that
+ * died goes with the broker's offset retention (`offsets.retention.minutes`, 7 days by default).
  */
 export const createKafkaEventLog = async (options: KafkaEventLogOptions): Promise<EventLog> => {
   const partitions = options.partitions ?? 8;
@@ -176,15 +187,15 @@ export const createKafkaEventLog = async (options: KafkaEventLogOptions): Promis
     });
   };
 
-  const consume = async ({
-    topic,
-    group,
-    from = 'beginning',
-    handler,
-    maxBatch: requestedMaxBatch,
-  }: ConsumeOptions): Promise<LogConsumer> => {
-    assertTopic(topic);
-    assertGroup(group);
+  /**
+   * Starts a member of `group`; without `commits`, what it handled is only remembered in memory (a follower).
+   * Resolves to its stop: that waits for the batch in hand (kafkajs finishes the running eachBatch), then leaves
+   * the group.
+   */
+  const startConsumer = async (
+    { topic, group, from = 'beginning', handler, maxBatch: requestedMaxBatch }: ConsumeOptions,
+    { commits }: { readonly commits: boolean },
+  ): Promise<() => Promise<void>> => {
     const maxBatch = maxBatchOf(requestedMaxBatch);
     if (closed) throw new Error('the event log is closed');
     await ensureTopic(topic);
@@ -219,7 +230,8 @@ export const createKafkaEventLog = async (options: KafkaEventLogOptions): Promis
         payload.resolveOffset(last);
         // Kafka's committed offset is the next one to read. A failed commit throws, so kafkajs rejoins and the
         // batch is delivered again rather than skipped.
-        await consumer.commitOffsets([{ topic, partition, offset: (BigInt(last) + 1n).toString() }]);
+        if (commits)
+          await consumer.commitOffsets([{ topic, partition, offset: (BigInt(last) + 1n).toString() }]);
       }
     };
 
@@ -242,16 +254,52 @@ export const createKafkaEventLog = async (options: KafkaEventLogOptions): Promis
       await consumer.disconnect();
       throw error;
     }
+    return async () => {
+      stopping.abort();
+      await consumer.disconnect();
+    };
+  };
+
+  /** Tracks a running consumer, so that closing the log closes it; `close` runs once. */
+  const tracked = (close: () => Promise<void>): LogConsumer => {
+    let closing: Promise<void> | undefined;
     const logConsumer: LogConsumer = {
-      close: async () => {
-        stopping.abort();
-        // Waits for the batch in hand (kafkajs finishes the running eachBatch), then leaves the group.
-        await consumer.disconnect();
-        consumers.delete(logConsumer);
-      },
+      close: () =>
+        (closing ??= close().finally(() => {
+          consumers.delete(logConsumer);
+        })),
     };
     consumers.add(logConsumer);
     return logConsumer;
+  };
+
+  const consume = async (options: ConsumeOptions): Promise<LogConsumer> => {
+    assertTopic(options.topic);
+    assertGroup(options.group);
+    return tracked(await startConsumer(options, { commits: true }));
+  };
+
+  const follow = async ({ topic, maxBatch, handler }: FollowOptions): Promise<LogConsumer> => {
+    assertTopic(topic);
+    maxBatchOf(maxBatch);
+    if (closed) throw new Error('the event log is closed');
+    const group = `follow-${randomUUID()}`;
+    const deleteGroup = () =>
+      withTimeout(admin.deleteGroups([group]), requestTimeoutMs, `deleting group ${group}`).then(
+        () => undefined,
+        (error: unknown) => logger.warn({ err: error, topic, group }, 'follower group not deleted'),
+      );
+    let stop: () => Promise<void>;
+    try {
+      stop = await startConsumer({ topic, group, from: 'latest', maxBatch, handler }, { commits: false });
+    } catch (error) {
+      await deleteGroup();
+      throw error;
+    }
+    return tracked(async () => {
+      await stop();
+      await deleteGroup();
+    });
   };
 
   const publish = async (topic: string, messages: readonly LogMessage[]): Promise<void> => {
@@ -270,6 +318,7 @@ export const createKafkaEventLog = async (options: KafkaEventLogOptions): Promis
   return {
     publish,
     consume,
+    follow,
     close: async () => {
       if (closed) return;
       closed = true;

@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '@marketplace/database';
-import type { Logger } from '@marketplace/platform';
-import type { DeliveredMessage, ConsumeOptions, LogConsumer } from './eventlog.port.js';
+import type { ConsumeOptions, LogConsumer } from './eventlog.port.js';
 import { maxBatchOf } from './validation.js';
-import { deliverUntilHandled, retryDelayMs, type RetryPolicy } from './delivery.js';
-import { pause } from './timing.js';
-import { WakeUp } from './wake-up.js';
+import {
+  BatchRounds,
+  newPartitionWorker,
+  readPartition,
+  type PartitionReadSettings,
+  type PartitionWorker,
+} from './partition-worker.js';
 
 /** Quoted, schema-qualified names of the group tables (`consumer_offsets`, `group_members`). */
 export interface GroupTables {
@@ -13,52 +16,21 @@ export interface GroupTables {
   readonly members: string;
 }
 
-/** One owner's reader of one partition, from after the offset it was opened at, in offset order. */
-export interface PartitionReader {
-  /** The next messages, at most `limit`; none when none are there yet (the reader then rings its wake-up). */
-  read(limit: number): Promise<DeliveredMessage[]>;
-  close(): Promise<void>;
-}
-
-/** Where a group's messages are stored: the embedded log's table, or a broker. */
-export interface PartitionSource {
-  /** The offset each partition of a new group starts after (0: before the first message). */
-  startOffsets(topic: string, group: string, from: 'beginning' | 'latest'): Promise<readonly string[]>;
-  /** Opens a reader of `partition` after `after`; it rings `wake` when messages arrive, if it can tell. */
-  openReader(
-    topic: string,
-    partition: number,
-    after: string,
-    wake: WakeUp,
-    signal: AbortSignal,
-  ): PartitionReader;
-}
-
-export interface GroupMemberSettings {
+export interface GroupMemberSettings extends PartitionReadSettings {
   readonly db: Database;
   readonly tables: GroupTables;
-  readonly source: PartitionSource;
   /** False while the member cannot reach the log (its leases are then left to expire). Default: always. */
   readonly connected?: () => boolean;
   readonly partitions: number;
   readonly leaseMs: number;
-  readonly pollIntervalMs: number;
-  readonly batchSize: number;
-  /** The least time between the starts of two short batches of one partition (`DEFAULT_BATCH_INTERVAL_MS`). */
-  readonly batchIntervalMs: number;
-  readonly retry: RetryPolicy;
-  readonly logger: Logger;
   /** Tells every member of the group, in any process, that membership or ownership changed. */
   readonly announceMembership: (topic: string, group: string) => Promise<void>;
 }
 
-interface Worker {
-  readonly controller: AbortController;
-  readonly wake: WakeUp;
+/** A partition worker whose `handled` offset is committed with the next lease renewal, or when it stops. */
+interface Worker extends PartitionWorker {
   /** `releasing`: the group wants the partition elsewhere; the lease is released once the worker stopped. */
   state: 'running' | 'releasing' | 'stopping';
-  /** The last offset handled and not yet committed: committed with the next lease renewal, or when it stops. */
-  handled: string | undefined;
   done: Promise<void>;
 }
 
@@ -80,13 +52,7 @@ export class LeasedGroupMember {
   private heartbeat: NodeJS.Timeout | undefined;
   private rebalancing: Promise<void> | undefined;
   private rebalanceAgain = false;
-  /**
-   * When the member's next round of short batches starts: the latest start of a short batch plus
-   * `batchIntervalMs`. A partition's next short batch joins it when it is due at most half an interval after its
-   * own time (see `untilRound`), so its partitions' batches come at the same moment and a consumer can apply
-   * them in one transaction.
-   */
-  private nextRound = 0;
+  private readonly rounds: BatchRounds;
 
   readonly topic: string;
   readonly group: string;
@@ -104,6 +70,7 @@ export class LeasedGroupMember {
     this.from = from;
     this.handler = handler;
     this.readSize = Math.min(settings.batchSize, maxBatchOf(maxBatch));
+    this.rounds = new BatchRounds(settings.batchIntervalMs);
   }
 
   /**
@@ -254,15 +221,18 @@ export class LeasedGroupMember {
   }
 
   private startWorker(partition: number, committedOffset: string): void {
-    const worker: Worker = {
-      controller: new AbortController(),
-      wake: new WakeUp(),
-      state: 'running',
-      handled: undefined,
-      done: Promise.resolve(),
-    };
+    const worker: Worker = { ...newPartitionWorker(), state: 'running', done: Promise.resolve() };
     this.workers.set(partition, worker);
-    worker.done = this.consume(partition, committedOffset, worker)
+    // What was handled is committed by the next lease renewal (rebalanceOnce), one statement for all of the
+    // member's partitions every `leaseMs / 3`, not one per batch.
+    const consumer = {
+      topic: this.topic,
+      partition,
+      after: committedOffset,
+      readSize: this.readSize,
+      handler: this.handler,
+    };
+    worker.done = readPartition(this.settings, this.rounds, consumer, worker)
       .catch((error: unknown) =>
         this.settings.logger.error({ err: error, topic: this.topic, partition }, 'partition worker failed'),
       )
@@ -297,75 +267,6 @@ export class LeasedGroupMember {
         { err: error, topic: this.topic, partition },
         'settling a partition failed; its lease will expire and what it handled since its last commit comes again',
       );
-    }
-  }
-
-  /**
-   * Waits until `batchIntervalMs` after `startedAt`, the start of a partition's short batch, and on to the
-   * member's next round when that starts at most half an interval later: partitions whose batches started within
-   * half an interval of each other start their next ones together.
-   */
-  private async untilRound(startedAt: number, stop: AbortSignal): Promise<void> {
-    const { batchIntervalMs } = this.settings;
-    const own = startedAt + batchIntervalMs;
-    let until = own;
-    for (;;) {
-      const rest = until - performance.now();
-      if (rest > 0 && !(await pause(rest, stop))) return;
-      if (this.nextRound <= until || this.nextRound > own + batchIntervalMs / 2) return;
-      until = this.nextRound;
-    }
-  }
-
-  /**
-   * Reads the partition after `committedOffset`, a batch per read, handing each batch to the handler. What was
-   * handled is committed by the next lease renewal (rebalanceOnce), one statement for all of the member's
-   * partitions every `leaseMs / 3`, not one per batch.
-   */
-  private async consume(partition: number, committedOffset: string, worker: Worker): Promise<void> {
-    const { pollIntervalMs, batchIntervalMs, retry, logger, source } = this.settings;
-    const batchSize = this.readSize;
-    const stop = worker.controller.signal;
-    const reader = source.openReader(this.topic, partition, committedOffset, worker.wake, stop);
-    try {
-      for (let failures = 0; !stop.aborted;) {
-        const seen = worker.wake.generation;
-        let messages: DeliveredMessage[];
-        try {
-          messages = await reader.read(batchSize);
-          failures = 0;
-        } catch (error) {
-          logger.warn({ err: error, topic: this.topic, partition }, 'reading the log failed; retrying');
-          await pause(retryDelayMs(retry, ++failures), stop);
-          continue;
-        }
-        const last = messages.at(-1);
-        const startedAt = performance.now();
-        const short = messages.length < batchSize;
-        if (last !== undefined && short)
-          this.nextRound = Math.max(this.nextRound, startedAt + batchIntervalMs);
-        if (last !== undefined) {
-          if (stop.aborted) return;
-          const batch = { topic: this.topic, partition, messages };
-          if (
-            (await deliverUntilHandled(batch, this.handler, { retry, signal: stop, logger })) === 'abandoned'
-          ) {
-            return;
-          }
-          worker.handled = last.offset;
-        }
-        // A short batch was the whole partition as of the read; a message that came since has woken the worker
-        // (the generation moved, so this returns at once). Reading again right away would find nothing: at one
-        // message per wake-up that empty read was half of the log's reads.
-        if (short) {
-          // A busy partition gathers what arrives for the rest of the interval into the next batch: one
-          // transaction for several messages instead of one each (DEFAULT_BATCH_INTERVAL_MS).
-          if (last !== undefined) await this.untilRound(startedAt, stop);
-          await worker.wake.wait(seen, pollIntervalMs, stop);
-        }
-      }
-    } finally {
-      await reader.close();
     }
   }
 }

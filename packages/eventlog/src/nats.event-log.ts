@@ -22,17 +22,14 @@ import {
   type EventLog,
   type LogMessage,
   type ConsumeOptions,
+  type FollowOptions,
   type LogConsumer,
 } from './eventlog.port.js';
 import { DEFAULT_RETRY_POLICY, retryDelayMs, type RetryPolicy } from './delivery.js';
 import { EMBEDDED_EVENT_LOG_MIGRATIONS } from './embedded.schema.js';
-import {
-  LeasedGroupMember,
-  joinGroup,
-  type GroupMemberSettings,
-  type PartitionReader,
-  type PartitionSource,
-} from './leased.group-member.js';
+import { Follower, startFollower } from './follower.js';
+import { LeasedGroupMember, joinGroup, type GroupMemberSettings } from './leased.group-member.js';
+import type { PartitionReadSettings, PartitionReader, PartitionSource } from './partition-worker.js';
 import { pause, withTimeout } from './timing.js';
 import { assertDuration, assertGroup, assertMessages, assertPartitions, assertTopic } from './validation.js';
 import { WakeUp } from './wake-up.js';
@@ -116,7 +113,10 @@ const WRONG_LAST_MSG_ID = 10070;
  * owner of a partition reads it with an ordered consumer from after the group's committed offset, hands over
  * batches of what has arrived (up to `maxBatch`) and commits each batch's last offset in one statement, which also
  * renews its lease. A crashed member stops renewing, so its partitions move after `leaseMs`, and the new owner
- * starts after the committed offset (see docs/architecture.md, the batched pipeline).
+ * starts after the committed offset (see docs/architecture.md, the batched pipeline). A follower reads every
+ * partition the same way from the stream's end, with its positions in memory: nothing in the database, and
+ * ordered consumers only, which it deletes when it closes (JetStream drops them after 5 minutes of inactivity
+ * when the process dies).
  */
 export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<EventLog> => {
   const { db } = options;
@@ -165,6 +165,7 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
   const js = jsm.jetstream();
   const streams = new Map<string, Promise<string>>();
   const members = new Set<LeasedGroupMember>();
+  const followers = new Set<Follower>();
   let closed = false;
   const checkStream = (info: StreamInfo, topic: string): string => {
     const expected = streamDescriptionOf(partitions);
@@ -229,7 +230,8 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
   /**
    * Reads one partition for its owner: an ordered consumer (ephemeral, no acknowledgements, recreated from the
    * last message seen after a gap or a reconnect) fills a buffer of at most `batchSize` messages, and each read
-   * takes what is there.
+   * takes what is there. The consumer is deleted when the reader stops or starts over, rather than left for
+   * JetStream to drop after its 5 minutes of inactivity.
    */
   const openReader = (
     topic: string,
@@ -252,23 +254,35 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
             deliver_policy: DeliverPolicy.StartSequence,
             opt_start_seq: next,
           });
-          const messages = await consumer.consume({ max_messages: batchSize, expires: pullExpiresMs });
-          const close = (): void => void messages.close();
-          stop.addEventListener('abort', close, { once: true });
           try {
-            for await (const message of messages) {
-              if (stop.aborted) break;
-              buffer.push(toDelivered(topic, partition, message));
-              next = message.seq + 1;
-              attempt = 1;
-              wake.notify();
-              while (buffer.length >= batchSize && !stop.aborted) {
-                await drained.wait(drained.generation, pullExpiresMs, stop);
+            const messages = await consumer.consume({ max_messages: batchSize, expires: pullExpiresMs });
+            const close = (): void => void messages.close();
+            stop.addEventListener('abort', close, { once: true });
+            try {
+              for await (const message of messages) {
+                if (stop.aborted) break;
+                buffer.push(toDelivered(topic, partition, message));
+                next = message.seq + 1;
+                attempt = 1;
+                wake.notify();
+                while (buffer.length >= batchSize && !stop.aborted) {
+                  await drained.wait(drained.generation, pullExpiresMs, stop);
+                }
               }
+            } finally {
+              stop.removeEventListener('abort', close);
+              close();
             }
           } finally {
-            stop.removeEventListener('abort', close);
-            close();
+            const deleted = withTimeout(
+              consumer.delete(),
+              requestTimeoutMs,
+              'deleting an ordered consumer',
+            ).catch((error: unknown) =>
+              logger.debug({ err: error, topic, partition }, 'ordered consumer not deleted'),
+            );
+            // Awaited when the reader stops, so that a closed reader leaves nothing; a retry does not wait on it.
+            if (stop.aborted) await deleted;
           }
         } catch (error) {
           logger.warn({ err: error, topic, partition }, 'reading from JetStream failed; retrying');
@@ -290,6 +304,12 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
     };
   };
 
+  /** The stream's last sequence, for every partition: each reads its own subject after it. */
+  const endOffsets = async (topic: string): Promise<readonly string[]> => {
+    const last = String((await jsm.streams.info(streamNameOf(topic))).state.last_seq);
+    return Array.from({ length: partitions }, () => last);
+  };
+
   /** Where a group new to the database starts: after its legacy durable consumer's floor, else by `from`. */
   const startOffsets = async (
     topic: string,
@@ -308,11 +328,11 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
         }
       }),
     );
-    const latest = from === 'latest' ? String((await jsm.streams.info(stream)).state.last_seq) : '0';
-    return legacy.map((offset) => offset ?? latest);
+    const latest = from === 'latest' ? await endOffsets(topic) : undefined;
+    return legacy.map((offset, partition) => offset ?? latest?.[partition] ?? '0');
   };
 
-  const source: PartitionSource = { startOffsets, openReader };
+  const source: PartitionSource = { startOffsets, endOffsets, openReader };
   let migrated: Promise<void> | undefined;
   /** The group tables, created on first use; consuming needs the database. */
   const settingsOf = async (): Promise<GroupMemberSettings> => {
@@ -324,18 +344,21 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
     await ready;
     return { ...settings, db };
   };
-  const settings: Omit<GroupMemberSettings, 'db'> = {
-    tables: { offsets: `${quoted}.consumer_offsets`, members: `${quoted}.group_members` },
+  const readSettings: PartitionReadSettings = {
     source,
-    connected: () => !nc.isClosed(),
-    partitions,
-    leaseMs,
     // Only a backstop: the reader rings its owner when a message arrives.
     pollIntervalMs: pullExpiresMs,
     batchSize,
     batchIntervalMs,
     retry,
     logger,
+  };
+  const settings: Omit<GroupMemberSettings, 'db'> = {
+    ...readSettings,
+    tables: { offsets: `${quoted}.consumer_offsets`, members: `${quoted}.group_members` },
+    connected: () => !nc.isClosed(),
+    partitions,
+    leaseMs,
     announceMembership: async (topic, group) => {
       if (!nc.isClosed()) nc.publish(membersSubjectOf(topic, group));
     },
@@ -356,6 +379,13 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
     await ensureStream(consumeOptions.topic);
     const member = new LeasedGroupMember(await settingsOf(), consumeOptions);
     return joinGroup(members, member);
+  };
+
+  const follow = async (followOptions: FollowOptions): Promise<LogConsumer> => {
+    assertTopic(followOptions.topic);
+    if (closed) throw new Error('the event log is closed');
+    await ensureStream(followOptions.topic);
+    return startFollower(followers, new Follower(readSettings, followOptions));
   };
 
   const headersOf = (message: LogMessage) => {
@@ -415,12 +445,15 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
   return {
     publish,
     consume,
+    follow,
     close: async () => {
       if (closed) return;
       closed = true;
       const leaving = [...members];
       members.clear();
-      await Promise.all(leaving.map((member) => member.close()));
+      const following = [...followers];
+      followers.clear();
+      await Promise.all([...leaving, ...following].map((consumer) => consumer.close()));
       membershipNews.unsubscribe();
       if (ownsConnection) {
         await withTimeout(nc.drain(), requestTimeoutMs, 'draining the NATS connection').catch(() =>

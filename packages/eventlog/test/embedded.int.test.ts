@@ -5,6 +5,7 @@ import type { EventLog } from '../src/eventlog.port.js';
 import { eachMessage, partitionOf } from '../src/eventlog.port.js';
 import { createEmbeddedEventLog, type EmbeddedEventLogOptions } from '../src/embedded.event-log.js';
 import { describeEventLogContract } from '../src/testing/index.js';
+import { groupRowsOf } from './group-rows.js';
 
 /**
  * A handle on a shared database that can be cut off, as a crashed process's connection would be: every call
@@ -120,6 +121,7 @@ describe.each(contractTestEngines())('embedded event log on $name', ({ create })
     },
     crash: async (log) => severers.get(log)!(),
     crashDetectionMs: 3_000,
+    consumerStateOf: (topic) => groupRowsOf(db, schema, topic),
   });
 
   const open = (options: Partial<EmbeddedEventLogOptions> = {}) =>
@@ -128,6 +130,45 @@ describe.each(contractTestEngines())('embedded event log on $name', ({ create })
     key,
     value: new TextEncoder().encode(String(seq)),
     headers: { ce_id: `${key}/${seq}` },
+  });
+
+  it('follows a topic without a statement on the group tables, so a process that dies leaves nothing there', async () => {
+    const topic = 'embedded.follower.v1';
+    const statements: string[] = [];
+    const recording: Database = {
+      ...db,
+      query: async (sql, params) => {
+        statements.push(sql);
+        return db.query(sql, params);
+      },
+      transaction: async (work, options) =>
+        db.transaction(
+          (tx) =>
+            work({
+              query: async (sql, params) => {
+                statements.push(sql);
+                return tx.query(sql, params);
+              },
+            }),
+          options,
+        ),
+    };
+    const log = await createEmbeddedEventLog({ db: recording, schema, ...fastSettings });
+    statements.length = 0;
+    const seen: string[] = [];
+    await log.follow({
+      topic,
+      handler: eachMessage(async (delivered) => {
+        seen.push(delivered.key);
+      }),
+    });
+    await log.publish(topic, [message('a', 0), message('b', 1)]);
+    await waitUntil(() => seen.length === 2);
+    // Well past a lease renewal (leaseMs / 3), which a group member would have written by now.
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(statements.filter((sql) => /consumer_offsets|group_members/.test(sql))).toEqual([]);
+    expect(await groupRowsOf(db, schema, topic)).toEqual([]);
+    await log.close();
   });
 
   it("refuses a client that counts a topic's partitions differently", async () => {

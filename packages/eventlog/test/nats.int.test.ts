@@ -17,6 +17,7 @@ import {
   type NatsEventLogOptions,
 } from '../src/nats.event-log.js';
 import { describeEventLogContract } from '../src/testing/index.js';
+import { groupRowsOf } from './group-rows.js';
 import { topicRecorder } from './topic-recorder.js';
 
 const servers = process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
@@ -52,6 +53,7 @@ describeEventLogContract('NATS JetStream', {
     const client = recordingTopics({
       publish: log.publish,
       consume: log.consume,
+      follow: log.follow,
       close: async () => {
         await log.close();
         await connection.close();
@@ -64,6 +66,15 @@ describeEventLogContract('NATS JetStream', {
     await connectionOf.get(client)!.close();
   },
   crashDetectionMs: 3_000,
+  // The groups' rows, and the stream's consumers: an ordered consumer by its name less the serial that it
+  // changes when it starts over (`<prefix>_<n>`).
+  consumerStateOf: async (topic) => {
+    const consumers: string[] = [];
+    for await (const info of jsm.consumers.list(streamNameOf(topic))) {
+      consumers.push(`consumer ${info.name.replace(/_\d+$/, '')}`);
+    }
+    return [...(await groupRowsOf(db, schema, topic)), ...consumers.sort()];
+  },
 });
 
 describe('NATS JetStream event log', () => {

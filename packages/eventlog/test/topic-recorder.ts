@@ -15,6 +15,10 @@ export const topicRecorder = () => {
       topics.add(options.topic);
       return log.consume(options);
     },
+    follow: (options) => {
+      topics.add(options.topic);
+      return log.follow(options);
+    },
     close: () => log.close(),
   });
   return { topics, record };

@@ -53,6 +53,7 @@ const timed = async (work: () => Promise<unknown>): Promise<number> => {
 const discardingLog = (onPublish: (count: number) => void): EventLog => ({
   publish: async (_topic: string, messages: readonly LogMessage[]) => onPublish(messages.length),
   consume: () => Promise.reject(new Error('not used')),
+  follow: () => Promise.reject(new Error('not used')),
   close: async () => undefined,
 });
 

@@ -24,6 +24,9 @@ const handDrivenLog = (): { log: EventLog; member: () => Member } => {
         options = subscribed;
         return { close: async () => {} };
       },
+      follow: async () => {
+        throw new Error('the projection never follows');
+      },
       close: async () => {},
     },
     member: () => {

@@ -12,7 +12,12 @@ export {
   type GrpcClient,
   type GrpcClientOptions,
 } from './grpc-client.js';
-export { waitForServing, type WaitForServingOptions } from './wait-for-serving.js';
+export {
+  createServingProbe,
+  waitForServing,
+  type ServingProbe,
+  type WaitForServingOptions,
+} from './wait-for-serving.js';
 export {
   serveGrpcService,
   GRPC_DRAIN_TIMEOUT_MS,

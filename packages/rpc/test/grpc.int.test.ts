@@ -11,6 +11,7 @@ import { pino } from 'pino';
 import {
   configureInternalAuth,
   createGrpcClient,
+  createServingProbe,
   signInternalToken,
   startGrpcServer,
   waitForServing,
@@ -412,6 +413,42 @@ describe('waitForServing', () => {
       expect(error).toMatchObject({ kind: 'unavailable' });
       expect((error as AppError).message).toContain('last answer: NOT_SERVING');
     } finally {
+      await server.shutdown(1_000);
+    }
+  });
+});
+
+describe('createServingProbe', () => {
+  it('answers every check over its kept channel as the status changes, and again once a restarted server is back', async () => {
+    const port = await freePort();
+    const serve = () =>
+      startGrpcServer({
+        host: '127.0.0.1',
+        port,
+        services: [{ definition: catalogV1.CatalogServiceDefinition, implementation: catalog }],
+        logger,
+        serviceName: 'probed',
+      });
+    let server = await serve();
+    const probe = createServingProbe(`127.0.0.1:${port}`);
+    try {
+      await probe.waitForServing({ timeoutMs: 2_000 });
+      server.setServing('NOT_SERVING');
+      expect(((await catchError(probe.waitForServing({ timeoutMs: 300 }))) as AppError).message).toContain(
+        'last answer: NOT_SERVING',
+      );
+      server.setServing('SERVING');
+      await probe.waitForServing({ timeoutMs: 1_000 });
+
+      await server.shutdown(1_000);
+      expect(await catchError(probe.waitForServing({ timeoutMs: 300 }))).toMatchObject({
+        kind: 'unavailable',
+      });
+      server = await serve();
+      // It reconnects as often as it polls: a check as long as the gateway's (1 s), with room for a loaded machine.
+      await probe.waitForServing({ timeoutMs: 2_000 });
+    } finally {
+      probe.close();
       await server.shutdown(1_000);
     }
   });

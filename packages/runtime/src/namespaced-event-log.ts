@@ -1,4 +1,4 @@
-import type { EventLog } from '@marketplace/eventlog';
+import type { ConsumeOptions, EventLog } from '@marketplace/eventlog';
 
 /**
  * Prefixes every topic with a namespace, so several marketplaces (or test runs) can share one broker without
@@ -7,18 +7,23 @@ import type { EventLog } from '@marketplace/eventlog';
 export const namespacedEventLog = (log: EventLog, namespace: string): EventLog => {
   if (namespace === '') return log;
   const physical = (topic: string): string => `${namespace}.${topic}`;
+  const logical =
+    (topic: string, handler: ConsumeOptions['handler']): ConsumeOptions['handler'] =>
+    (batch) =>
+      handler({ ...batch, topic, messages: batch.messages.map((message) => ({ ...message, topic })) });
   return {
     publish: (topic, messages) => log.publish(physical(topic), messages),
     consume: (options) =>
       log.consume({
         ...options,
         topic: physical(options.topic),
-        handler: (batch) =>
-          options.handler({
-            ...batch,
-            topic: options.topic,
-            messages: batch.messages.map((message) => ({ ...message, topic: options.topic })),
-          }),
+        handler: logical(options.topic, options.handler),
+      }),
+    follow: (options) =>
+      log.follow({
+        ...options,
+        topic: physical(options.topic),
+        handler: logical(options.topic, options.handler),
       }),
     close: () => log.close(),
   };

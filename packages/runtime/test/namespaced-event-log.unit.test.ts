@@ -1,16 +1,20 @@
 import { describe, expect, it } from '@jest/globals';
-import type { DeliveredMessage, EventLog, ConsumeOptions } from '@marketplace/eventlog';
+import type { DeliveredMessage, EventLog, ConsumeOptions, FollowOptions } from '@marketplace/eventlog';
 import { namespacedEventLog } from '../src/namespaced-event-log.js';
 
 /** A recording double of the port: enough to see which physical topics the decorator uses. */
 const recordingLog = () => {
   const published: string[] = [];
-  const subscriptions: ConsumeOptions[] = [];
+  const subscriptions: (ConsumeOptions | FollowOptions)[] = [];
   const log: EventLog = {
     publish: async (topic) => {
       published.push(topic);
     },
     consume: async (options) => {
+      subscriptions.push(options);
+      return { close: async () => undefined };
+    },
+    follow: async (options) => {
       subscriptions.push(options);
       return { close: async () => undefined };
     },
@@ -48,6 +52,33 @@ describe('namespacedEventLog', () => {
       messages: [delivered],
     });
     expect(seen).toEqual(['marketplace.listing.v1', 'marketplace.listing.v1']);
+  });
+
+  it('prefixes the topic of a follower, and hands it the logical topic', async () => {
+    const { log, subscriptions } = recordingLog();
+    const seen: string[] = [];
+    await namespacedEventLog(log, 'staging').follow({
+      topic: 'marketplace.subscription.v1',
+      handler: async (batch) => {
+        seen.push(batch.topic, ...batch.messages.map((message) => message.topic));
+      },
+    });
+    expect(subscriptions[0]?.topic).toBe('staging.marketplace.subscription.v1');
+    await subscriptions[0]?.handler({
+      topic: 'staging.marketplace.subscription.v1',
+      partition: 0,
+      messages: [
+        {
+          topic: 'staging.marketplace.subscription.v1',
+          partition: 0,
+          offset: '1',
+          key: 'k',
+          value: new Uint8Array(),
+          headers: {},
+        },
+      ],
+    });
+    expect(seen).toEqual(['marketplace.subscription.v1', 'marketplace.subscription.v1']);
   });
 
   it('is the identity without a namespace', () => {

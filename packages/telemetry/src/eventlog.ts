@@ -1,5 +1,5 @@
 import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
-import type { DeliveredBatch, EventLog, LogMessage } from '@marketplace/eventlog';
+import type { ConsumeOptions, DeliveredBatch, EventLog, LogMessage } from '@marketplace/eventlog';
 import { durationHistogram, secondsSince, tracer } from './instruments.js';
 
 const messagingAttributes = (topic: string, headers: Readonly<Record<string, string>>) => ({
@@ -15,11 +15,63 @@ const failed = (span: Span, error: unknown): void => {
 };
 
 /**
+ * The handler of a consumer of `topic` (in `group`, absent for a follower), run in a CONSUMER span per batch and
+ * timed.
+ */
+const tracedHandler =
+  (topic: string, group: string | undefined, handler: ConsumeOptions['handler']): ConsumeOptions['handler'] =>
+  (batch: DeliveredBatch) => {
+    // A batch of one joins its message's trace; a longer batch starts its own, linked to each message's.
+    const contexts = batch.messages.map((message) => propagation.extract(ROOT_CONTEXT, message.headers));
+    const parent = contexts.length === 1 ? contexts[0]! : ROOT_CONTEXT;
+    const links =
+      contexts.length === 1
+        ? []
+        : contexts
+            .map((context) => trace.getSpanContext(context))
+            .filter((context) => context !== undefined)
+            .map((context) => ({ context }));
+    const groupAttribute = group === undefined ? {} : { 'messaging.consumer.group.name': group };
+    const attributes = {
+      ...messagingAttributes(topic, batch.messages.length === 1 ? batch.messages[0]!.headers : {}),
+      ...groupAttribute,
+      'messaging.batch.message_count': batch.messages.length,
+    };
+    return tracer().startActiveSpan(
+      `process ${topic}`,
+      {
+        kind: SpanKind.CONSUMER,
+        attributes: { ...attributes, 'messaging.operation.type': 'process' },
+        links,
+      },
+      parent,
+      async (span) => {
+        const startedAt = performance.now();
+        let outcome = 'ok';
+        try {
+          await handler(batch);
+        } catch (error) {
+          outcome = 'error';
+          failed(span, error);
+          throw error;
+        } finally {
+          span.end();
+          durationHistogram('messaging.process.duration', 'Duration of handling one delivered batch').record(
+            secondsSince(startedAt),
+            { 'messaging.destination.name': topic, ...groupAttribute, outcome },
+          );
+        }
+      },
+    );
+  };
+
+/**
  * Traces the event log. A message published with a `traceparent` (the outbox relay copies the one the command
  * carried into the event's metadata) gets a PRODUCER span under it, and its header is rewritten to that span;
  * a delivered batch's handler runs in a CONSUMER span, under the header's context when the batch is one message
  * (so whatever it does, its writes, its own publishes, its log lines, joins the trace) and linked to each
- * message's context otherwise. `messaging.process.duration` records each batch's handling.
+ * message's context otherwise; a follower's the same, without a group. `messaging.process.duration` records
+ * each batch's handling.
  * Messages without a traceparent pass through untouched.
  */
 export const tracedEventLog = (log: EventLog): EventLog => ({
@@ -52,59 +104,10 @@ export const tracedEventLog = (log: EventLog): EventLog => ({
   },
 
   consume: (options) =>
-    log.consume({
-      ...options,
-      handler: (batch: DeliveredBatch) => {
-        // A batch of one joins its message's trace; a longer batch starts its own, linked to each message's.
-        const contexts = batch.messages.map((message) => propagation.extract(ROOT_CONTEXT, message.headers));
-        const parent = contexts.length === 1 ? contexts[0]! : ROOT_CONTEXT;
-        const links =
-          contexts.length === 1
-            ? []
-            : contexts
-                .map((context) => trace.getSpanContext(context))
-                .filter((context) => context !== undefined)
-                .map((context) => ({ context }));
-        const attributes = {
-          ...messagingAttributes(
-            options.topic,
-            batch.messages.length === 1 ? batch.messages[0]!.headers : {},
-          ),
-          'messaging.consumer.group.name': options.group,
-          'messaging.batch.message_count': batch.messages.length,
-        };
-        return tracer().startActiveSpan(
-          `process ${options.topic}`,
-          {
-            kind: SpanKind.CONSUMER,
-            attributes: { ...attributes, 'messaging.operation.type': 'process' },
-            links,
-          },
-          parent,
-          async (span) => {
-            const startedAt = performance.now();
-            let outcome = 'ok';
-            try {
-              await options.handler(batch);
-            } catch (error) {
-              outcome = 'error';
-              failed(span, error);
-              throw error;
-            } finally {
-              span.end();
-              durationHistogram(
-                'messaging.process.duration',
-                'Duration of handling one delivered batch',
-              ).record(secondsSince(startedAt), {
-                'messaging.destination.name': options.topic,
-                'messaging.consumer.group.name': options.group,
-                outcome,
-              });
-            }
-          },
-        );
-      },
-    }),
+    log.consume({ ...options, handler: tracedHandler(options.topic, options.group, options.handler) }),
+
+  follow: (options) =>
+    log.follow({ ...options, handler: tracedHandler(options.topic, undefined, options.handler) }),
 
   close: () => log.close(),
 });

@@ -34,6 +34,9 @@ const inMemoryLog = (): EventLog => {
       subscribers.push(options);
       return { close: async () => undefined };
     },
+    async follow() {
+      throw new Error('nothing here follows');
+    },
     close: async () => undefined,
   };
 };

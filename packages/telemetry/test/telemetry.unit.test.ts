@@ -32,6 +32,7 @@ describe('with the SDK off', () => {
         published.push(...messages);
       },
       consume: async () => ({ close: async () => undefined }),
+      follow: async () => ({ close: async () => undefined }),
       close: async () => undefined,
     };
     const message = {

@@ -75,6 +75,7 @@ const fill = async (db: Database, schema: string): Promise<void> => {
 const silentLog: EventLog = {
   publish: async () => undefined,
   consume: async () => ({ close: async () => undefined }),
+  follow: async () => ({ close: async () => undefined }),
   close: async () => undefined,
 };
 

@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Database } from '@marketplace/database';
 import { dropSchema, testEngines } from '@marketplace/database/testing';
@@ -6,6 +8,47 @@ import { InMemoryBackends } from './support/in-memory-backends.js';
 
 /** Nothing listens on port 1: a backend that is down. */
 const DOWN = '127.0.0.1:1';
+
+/** A TCP relay to `target` (`host:port`) that counts the connections it accepts and holds open. */
+const countingRelay = async (target: string) => {
+  const separator = target.lastIndexOf(':');
+  const [host, port] = [target.slice(0, separator), Number(target.slice(separator + 1))];
+  let accepted = 0;
+  const open = new Set<Socket>();
+  const server = createServer((socket) => {
+    accepted++;
+    open.add(socket);
+    const upstream = connect(port, host);
+    const end = () => {
+      socket.destroy();
+      upstream.destroy();
+      open.delete(socket);
+    };
+    socket.on('error', end).on('close', end);
+    upstream.on('error', end).on('close', end);
+    socket.pipe(upstream).pipe(socket);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    address: `127.0.0.1:${(server.address() as AddressInfo).port}`,
+    accepted: () => accepted,
+    open: () => open.size,
+    close: async () => {
+      for (const socket of open) socket.destroy();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+};
+
+const waitUntil = async (done: () => boolean, timeoutMs = 10_000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+};
 
 describe.each(testEngines())('gateway health, readiness and lifecycle on $name', ({ create }) => {
   let db: Database;
@@ -52,6 +95,27 @@ describe.each(testEngines())('gateway health, readiness and lifecycle on $name',
     }
   });
 
+  it('checks the backends over connections it keeps: no new connection per check, none left after stop()', async () => {
+    const relay = await countingRelay(backends.address);
+    const gateway = await TestGateway.start(db, { services: backendsAt(relay.address) });
+    try {
+      expect((await gateway.call('/readyz')).status).toBe(200);
+      const kept = relay.accepted();
+      // One per backend at most (all five are one address here, each probe on its own connection).
+      expect(kept).toBeGreaterThan(0);
+      expect(kept).toBeLessThanOrEqual(5);
+      for (let check = 0; check < 10; check++) {
+        expect((await gateway.call('/readyz')).status).toBe(200);
+      }
+      expect(relay.accepted()).toBe(kept);
+      await gateway.handle.stop();
+      await waitUntil(() => relay.open() === 0);
+    } finally {
+      await gateway.stop();
+      await relay.close();
+    }
+  });
+
   it('uses an injected backend check instead of gRPC health when given one', async () => {
     let backendReady = false;
     const gateway = await TestGateway.start(db, {
@@ -93,6 +157,25 @@ describe.each(testEngines())('gateway health, readiness and lifecycle on $name',
         { authorization: 'Bearer anything-at-all-here' },
       );
       expect(answer.status).toBe(404);
+    } finally {
+      await gateway.stop();
+    }
+  });
+
+  it('follows the saved-search matches without leaving consumer state in the event log, running or stopped', async () => {
+    const gateway = await TestGateway.start(db, { services: backendsAt(backends.address) });
+    const groupRows = async () => {
+      const { rows } = await db.query<{ rows: string }>(
+        `select (select count(*) from "${gateway.eventLogSchema}".consumer_offsets)
+           + (select count(*) from "${gateway.eventLogSchema}".group_members) as rows`,
+      );
+      return Number(rows[0]!.rows);
+    };
+    try {
+      // A process that dies here leaves what is stored now: nothing, so restarts add nothing up.
+      expect(await groupRows()).toBe(0);
+      await gateway.handle.stop();
+      expect(await groupRows()).toBe(0);
     } finally {
       await gateway.stop();
     }

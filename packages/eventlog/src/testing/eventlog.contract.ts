@@ -25,6 +25,12 @@ export interface EventLogContractTarget {
   readonly deliveryTimeoutMs?: number;
   /** The adapter hands messages over one per batch (it cannot give a partition a single owner otherwise). */
   readonly batchesOfOne?: boolean;
+  /**
+   * What the log keeps about the consumers of a topic, one name per thing (a group's rows, a broker-side
+   * consumer or group), so the suite can check that a closed follower left nothing behind. A target that cannot
+   * look leaves this out, and that check with it.
+   */
+  consumerStateOf?(topic: string): Promise<readonly string[]>;
 }
 
 interface Delivery {
@@ -353,6 +359,63 @@ export const describeEventLogContract = (name: string, target: EventLogContractT
       ]);
     });
 
+    test('followers each get every message published after follow() resolved, in order per key, none before, beside a group', async () => {
+      const topic = uniqueTopic();
+      const [a, b, publisher] = [await open(), await open(), await open()];
+      const history = interleaved(keysNamed('old', 6), 3);
+      await publisher.publish(topic, history);
+      const follow = (client: EventLog, index: number) =>
+        client.follow({
+          topic,
+          handler: eachMessage(async (message) => {
+            deliveries.push({ member: index, key: message.key, seq: seqOf(message), message });
+          }),
+        });
+      await follow(a, 0);
+      await follow(b, 1);
+      // A group of the same topic on a follower's client: following takes nothing from it.
+      await member(a, 2, { topic, group: uniqueGroup('beside'), from: 'latest' });
+
+      const keys = keysNamed('new', 12);
+      const fresh = interleaved(keys, 5);
+      for (let i = 0; i < fresh.length; i += 12) await publisher.publish(topic, fresh.slice(i, i + 12));
+      const of = (index: number) => () => deliveries.filter((delivery) => delivery.member === index);
+      for (const index of [0, 1, 2]) await waitForAll(fresh, of(index));
+      for (const index of [0, 1, 2]) {
+        expect(of(index)()).toHaveLength(fresh.length);
+        const byKey = seqsByKey(of(index)());
+        expect([...byKey.keys()].sort()).toEqual([...keys].sort());
+        for (const key of keys) expect(byKey.get(key)).toEqual([0, 1, 2, 3, 4]);
+      }
+    });
+
+    test('a follower hands over batches of at most maxBatch, and once closed gets nothing and leaves nothing behind', async () => {
+      const topic = uniqueTopic();
+      const [client, publisher] = [await open(), await open()];
+      const sizes: number[] = [];
+      const followed: DeliveredMessage[] = [];
+      const follower = await client.follow({
+        topic,
+        maxBatch: 4,
+        handler: async (batch) => {
+          sizes.push(batch.messages.length);
+          followed.push(...batch.messages);
+        },
+      });
+      // One key, so one partition: the follower hands its messages over in offset order.
+      const messages = Array.from({ length: 20 }, (_, seq) => testMessage('only-key', seq));
+      await publisher.publish(topic, messages);
+      await waitFor(`${messages.length} followed messages`, () => followed.length >= messages.length);
+      expect(followed.map(seqOf)).toEqual(messages.map((_, seq) => seq));
+      expect(Math.max(...sizes)).toBeLessThanOrEqual(4);
+
+      await follower.close();
+      await publisher.publish(topic, [testMessage('only-key', 20)]);
+      await sleep(300);
+      expect(followed).toHaveLength(messages.length);
+      if (target.consumerStateOf) expect(await target.consumerStateOf(topic)).toEqual([]);
+    });
+
     const { crash } = target;
     if (crash) {
       test(
@@ -397,6 +460,10 @@ export const describeEventLogContract = (name: string, target: EventLogContractT
       await expect(
         client.consume({ topic: uniqueTopic(), group: 'valid', maxBatch: 0, handler }),
       ).rejects.toThrow(/invalid maxBatch 0/);
+      await expect(client.follow({ topic: 'no spaces allowed', handler })).rejects.toThrow(/invalid topic/);
+      await expect(client.follow({ topic: uniqueTopic(), maxBatch: 0, handler })).rejects.toThrow(
+        /invalid maxBatch 0/,
+      );
       await expect(
         client.publish(uniqueTopic(), [{ key: 'k', value: new Uint8Array(), headers: { ce_id: 'a\r\nb' } }]),
       ).rejects.toThrow(/header ce_id/);

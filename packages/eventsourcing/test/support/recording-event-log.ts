@@ -3,6 +3,7 @@ import type {
   EventLog,
   LogMessage,
   ConsumeOptions,
+  FollowOptions,
   LogConsumer,
 } from '@marketplace/eventlog';
 
@@ -38,6 +39,10 @@ export class RecordingEventLog implements EventLog {
 
   async consume(_options: ConsumeOptions): Promise<LogConsumer> {
     throw new Error('RecordingEventLog has no consumers');
+  }
+
+  async follow(_options: FollowOptions): Promise<LogConsumer> {
+    throw new Error('RecordingEventLog has no followers');
   }
 
   async close(): Promise<void> {}

@@ -30,6 +30,9 @@ export const capturingEventLog = (): CapturingEventLog => {
         },
       };
     },
+    async follow() {
+      throw new Error('the catalog never follows');
+    },
     async deliver(...messages) {
       const [message] = messages;
       const open = consumers.filter(

@@ -9,7 +9,7 @@ import { migrate } from '@marketplace/database';
 import type { EventLog } from '@marketplace/eventlog';
 import { startOutboxRelay } from '@marketplace/eventsourcing';
 import type { Clock, Logger, ServiceHandle } from '@marketplace/platform';
-import { waitForServing } from '@marketplace/rpc';
+import { createServingProbe } from '@marketplace/rpc';
 import { encodeAccountEvent } from '../contexts/identity/adapters/account-event.codec.js';
 import { IDENTITY_MIGRATIONS } from '../contexts/identity/adapters/identity.migrations.js';
 import { IdentityRepository } from '../contexts/identity/adapters/identity.repository.js';
@@ -126,7 +126,7 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
   const schema = options.identitySchema ?? IDENTITY_SCHEMA;
   await migrate(db, schema, IDENTITY_MIGRATIONS);
   const agentTokenSecret = options.agentTokenSecret ?? randomBytes(32).toString('base64url');
-  // MCP sessions and their resource subscriptions live in this replica; its own consumer group hands it every
+  // MCP sessions and their resource subscriptions live in this replica; a follower of the log hands it every
   // saved-search match (docs/agents.md, "MCP resource subscriptions"). A revoked key ends its sessions.
   const mcpSessions = new McpSessions({ ...DEFAULT_MCP_SESSION_LIMITS, ...options.mcpSessionLimits }, () =>
     clock.now(),
@@ -194,20 +194,24 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
     logger,
   });
 
-  const grpcServing =
-    (address: string): ReadinessCheck =>
-    () =>
-      waitForServing(address, { timeoutMs: READINESS_CHECK_TIMEOUT_MS }).then(() => true);
+  // One kept health client per backend: a check every READINESS_REFRESH_MS (and per /readyz) goes over its open
+  // connection instead of opening a channel of its own each time.
   const { isBackendReady } = options;
+  const backends = ['listing', 'catalog', 'subscription', 'order', 'quote'] as const;
+  const probes = isBackendReady
+    ? []
+    : backends.map((name) => ({ name, probe: createServingProbe(options.services[name]) }));
   const backendChecks: Record<string, ReadinessCheck> = isBackendReady
     ? { backends: async () => isBackendReady() }
-    : {
-        listing: grpcServing(options.services.listing),
-        catalog: grpcServing(options.services.catalog),
-        subscription: grpcServing(options.services.subscription),
-        order: grpcServing(options.services.order),
-        quote: grpcServing(options.services.quote),
-      };
+    : Object.fromEntries(
+        probes.map(({ name, probe }): [string, ReadinessCheck] => [
+          name,
+          () => probe.waitForServing({ timeoutMs: READINESS_CHECK_TIMEOUT_MS }).then(() => true),
+        ]),
+      );
+  const closeProbes = (): void => {
+    for (const { probe } of probes) probe.close();
+  };
   const readiness = new Readiness(
     { ...backendChecks, identity: () => identity.probe().then(() => true) },
     READINESS_CHECK_TIMEOUT_MS,
@@ -224,6 +228,7 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
     await once(server, 'listening');
   } catch (error) {
     clearInterval(sweepSessions);
+    closeProbes();
     await matchFeed.close();
     listing.close();
     catalog.close();
@@ -275,6 +280,7 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
   let stopped: Promise<void> | undefined;
   const drain = async (): Promise<void> => {
     clearInterval(refresh);
+    closeProbes();
     // Session streams never end by themselves: closed first, so draining waits only for ordinary requests.
     clearInterval(sweepSessions);
     mcpSessions.closeAll();

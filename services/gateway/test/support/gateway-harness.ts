@@ -51,7 +51,8 @@ export class TestGateway {
     readonly schema: string,
     /** Where the gateway publishes account events (fresh schema per gateway). */
     readonly eventLog: EventLog,
-    private readonly eventLogSchema: string,
+    /** The schema of that event log's tables. */
+    readonly eventLogSchema: string,
   ) {}
 
   static async start(

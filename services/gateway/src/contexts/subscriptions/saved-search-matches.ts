@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { DeliveredMessage, EventLog, LogConsumer } from '@marketplace/eventlog';
 import { eachMessage, topicOf } from '@marketplace/eventlog';
 import type { Logger } from '@marketplace/platform';
@@ -24,31 +23,23 @@ export const updatedResourcesOf = (message: Pick<DeliveredMessage, 'headers' | '
   return event.payload.value.subscriptionIds.map(savedSearchResourceUri);
 };
 
-/**
- * A consumer group of this replica alone (each replica holds its own MCP sessions, so each needs every match),
- * starting at the end of the log: the sessions of a previous run are gone, so are their subscriptions.
- */
-export const replicaGroupName = (): string => `gateway-mcp-${randomBytes(8).toString('hex')}`;
-
 export interface SavedSearchMatchFeedOptions {
   readonly log: EventLog;
   /** Called with the resource URIs of each match, as it arrives. */
   readonly onUpdated: (uris: readonly string[]) => void;
   readonly logger: Logger;
-  /** Default: a fresh `replicaGroupName()`. */
-  readonly group?: string;
 }
 
 /**
  * Follows the saved searches' matches on the event log (docs/agents.md, "MCP resource subscriptions") for the
- * MCP sessions of this replica. Nothing is stored: a message is handed over and acknowledged.
+ * MCP sessions of this replica: each replica holds its own sessions, so each needs every match, from now on (the
+ * sessions of a previous run are gone, and their subscriptions with them). A follower, not a consumer group of
+ * the replica's own: it stores no position, so a restart leaves nothing behind in the log.
  */
 export const startSavedSearchMatchFeed = (options: SavedSearchMatchFeedOptions): Promise<LogConsumer> => {
   const logger = options.logger.child({ component: 'saved-search-match-feed' });
-  return options.log.consume({
+  return options.log.follow({
     topic: SUBSCRIPTION_TOPIC,
-    group: options.group ?? replicaGroupName(),
-    from: 'latest',
     handler: eachMessage(async (message) => {
       let uris: string[];
       try {
