@@ -1,7 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { SHARED_EMBEDDINGS_CACHE_DIR } from '@marketplace/e2e';
 import { loadLocalEmbedder, type Embedder } from '@marketplace/embeddings';
 import { GOODS_KINDS } from '../src/semantic/labelled-catalog.js';
 import { labelledListings, measureSemanticSearch } from '../src/semantic/semantic-search.bench.js';
@@ -50,13 +48,11 @@ describe('labelled semantic-search set', () => {
 // The bench's measurement on a small catalog with the real local embedder: deterministic (the embedder and the
 // catalog are, and at this size the HNSW graph finds the exact neighbours). The figures at 100k are the bench's.
 describe('semantic search quality, small catalog, local embedder', () => {
-  let cacheDir: string;
   let embedder: Embedder;
+  // The table the end-to-end marketplaces use: the conversion itself is packages/embeddings' test.
   beforeAll(async () => {
-    cacheDir = await mkdtemp(join(tmpdir(), 'semantic-bench-'));
-    embedder = await loadLocalEmbedder({ cacheDir });
+    embedder = await loadLocalEmbedder({ cacheDir: SHARED_EMBEDDINGS_CACHE_DIR });
   }, 60_000);
-  afterAll(() => rm(cacheDir, { recursive: true, force: true }));
 
   it('finds the intended goods far above chance, and the approximate index agrees with exact search', async () => {
     const figures = await measureSemanticSearch(embedder, {

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { cp, lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually, freePort, repoRoot } from '../src/harness/processes.js';
+import { eventually, freePort, repoRoot, SHARED_EMBEDDINGS_CACHE_DIR } from '../src/harness/processes.js';
 
 /** The README's first-session block is the fenced block after this marker. */
 const MARKER = '<!-- first-session:';
@@ -145,7 +145,7 @@ describe('the README’s first session on a fresh clone', () => {
       MARKETPLACE_URL: `http://127.0.0.1:${port}`,
       // The packages are linked, not installed: pnpm must not re-install into the shared store.
       npm_config_verify_deps_before_run: 'false',
-      EMBEDDINGS_CACHE_DIR: join(tmpdir(), 'marketplace-e2e-embeddings'),
+      EMBEDDINGS_CACHE_DIR: SHARED_EMBEDDINGS_CACHE_DIR,
     };
   }, 120_000);
 

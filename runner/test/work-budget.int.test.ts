@@ -5,7 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPostgresDatabase, type Database } from '@marketplace/database';
 import { TEST_DATABASE_URL } from '@marketplace/database/testing';
-import { deleteNamespaceStreams, eventually, freePort, MarketplaceClient } from '@marketplace/e2e';
+import {
+  deleteNamespaceStreams,
+  eventually,
+  freePort,
+  MarketplaceClient,
+  SHARED_EMBEDDINGS_CACHE_DIR,
+} from '@marketplace/e2e';
 import { startImageServer, type ImageServer } from '@marketplace/outbound-http/testing';
 import { createLogger, type ServiceHandle } from '@marketplace/platform';
 import { createInfrastructure, type OwnedInfrastructure } from '@marketplace/runtime';
@@ -203,7 +209,7 @@ describe.each([
       PORT: String(port),
       ADMIN_TOKEN: adminToken,
       OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
-      EMBEDDINGS_CACHE_DIR: join(tmpdir(), 'marketplace-e2e-embeddings'),
+      EMBEDDINGS_CACHE_DIR: SHARED_EMBEDDINGS_CACHE_DIR,
       RATE_LIMIT_QUOTES_PER_IP: '0',
       RATE_LIMIT_QUOTES_PER_EMAIL: '0',
       RATE_LIMIT_QUOTES_PER_KEY: '0',

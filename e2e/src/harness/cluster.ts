@@ -8,7 +8,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import type { ImageServer } from '@marketplace/outbound-http/testing';
 import { startImageServer } from '@marketplace/outbound-http/testing';
 import { waitForServing } from '@marketplace/rpc';
-import { eventually, freePort, ManagedProcess, repoRoot } from './processes.js';
+import { eventually, freePort, ManagedProcess, repoRoot, SHARED_EMBEDDINGS_CACHE_DIR } from './processes.js';
 import { MarketplaceClient } from './marketplace-client.js';
 import { RATE_LIMITS_OFF } from './rate-limits.js';
 
@@ -106,8 +106,7 @@ export class Cluster {
     );
     const shared = {
       DATA_DIR: dataDir,
-      // One converted word-vector table for every suite: a fresh DATA_DIR would convert it again at each start.
-      EMBEDDINGS_CACHE_DIR: join(tmpdir(), 'marketplace-e2e-embeddings'),
+      EMBEDDINGS_CACHE_DIR: SHARED_EMBEDDINGS_CACHE_DIR,
       DATABASE_URL: databaseUrl.toString(),
       EVENT_LOG: 'nats',
       NATS_URL,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ImageServer } from '@marketplace/outbound-http/testing';
 import { startImageServer } from '@marketplace/outbound-http/testing';
-import { eventually, freePort, ManagedProcess, repoRoot } from './processes.js';
+import { eventually, freePort, ManagedProcess, repoRoot, SHARED_EMBEDDINGS_CACHE_DIR } from './processes.js';
 import { MarketplaceClient } from './marketplace-client.js';
 import { RATE_LIMITS_OFF } from './rate-limits.js';
 
@@ -45,8 +45,7 @@ export class EmbeddedMarketplace {
         HOST: '127.0.0.1',
         ADMIN_TOKEN: adminToken,
         OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
-        // One converted word-vector table for every suite: a fresh DATA_DIR would convert it again at each start.
-        EMBEDDINGS_CACHE_DIR: join(tmpdir(), 'marketplace-e2e-embeddings'),
+        EMBEDDINGS_CACHE_DIR: SHARED_EMBEDDINGS_CACHE_DIR,
         ...RATE_LIMITS_OFF,
         ...options.env,
       },

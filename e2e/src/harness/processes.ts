@@ -3,12 +3,21 @@ import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { readdir, readFile, readlink } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The repository root, from e2e/src/harness or e2e/dist/src/harness. */
 export const repoRoot = fileURLToPath(
   new URL(import.meta.url.includes('/dist/') ? '../../../../' : '../../../', import.meta.url),
 );
+
+/**
+ * One converted word-vector table (EMBEDDINGS_CACHE_DIR) for every marketplace and embedder the tests start: a
+ * fresh directory would convert it again, seconds of CPU each time. The conversion writes aside and renames, so
+ * processes may share it.
+ */
+export const SHARED_EMBEDDINGS_CACHE_DIR = join(tmpdir(), 'marketplace-e2e-embeddings');
 
 /** A port the OS just handed out and released: free for the child about to bind it. */
 export const freePort = async (): Promise<number> => {
