@@ -57,8 +57,8 @@ export interface OutgoingMailWorker {
 
 /**
  * Sends the queued mail of one schema: claims due messages (one statement, committed before any send), sends
- * them with no transaction open, then marks each sent or due again after a backoff. Sleeps until the next
- * message is due, a wake-up, or the poll interval.
+ * them with no transaction open, then marks each sent (with the next claim, in the same statement) or due again
+ * after a backoff. Sleeps until the next message is due, a wake-up, or the poll interval.
  */
 export const startOutgoingMailWorker = (options: OutgoingMailWorkerOptions): OutgoingMailWorker => {
   const { db, table, mailer, clock, logger } = options;
@@ -88,8 +88,9 @@ export const startOutgoingMailWorker = (options: OutgoingMailWorkerOptions): Out
     return true;
   };
 
-  const processDue = async (): Promise<number> => {
-    const claimed = await table.claimDue(db, clock.now(), batchSize, leaseMs);
+  /** Records `sent` (the previous claim's sends) and claims due mail in one statement, then sends what it claimed. */
+  const cycle = async (sent: readonly string[]) => {
+    const { claimed, nextDueAt } = await table.markSentAndClaimDue(db, sent, clock.now(), batchSize, leaseMs);
     const outcomes = await Promise.all(
       claimed.map((mail) =>
         attempt(mail).catch((error: unknown) => {
@@ -102,17 +103,31 @@ export const startOutgoingMailWorker = (options: OutgoingMailWorkerOptions): Out
         }),
       ),
     );
-    if (claimed.length === batchSize) wokenWhileBusy = true;
-    const sent = claimed.filter((_, i) => outcomes[i]).map((mail) => mail.message.messageId);
+    return {
+      claimed: claimed.length,
+      sent: claimed.filter((_, i) => outcomes[i]).map((mail) => mail.message.messageId),
+      nextDueAt,
+    };
+  };
+
+  /**
+   * Records sends in one statement however many. Unrecorded (this fails, or the process dies first), a sent
+   * message is due again after its lease and sent once more: mail is at least once (docs/architecture.md,
+   * "Outgoing mail").
+   */
+  const record = async (sent: readonly string[]): Promise<boolean> => {
     try {
-      // The claim's sends recorded in one statement. Unrecorded (this fails, or the process dies first), a sent
-      // message is due again after its lease and sent once more: mail is at least once (docs/architecture.md, "Outgoing mail").
       await table.markSent(db, sent, clock.now());
+      return true;
     } catch (error) {
       logger.error({ err: error, messageIds: sent }, 'recording sent emails failed');
-      return 0;
+      return false;
     }
-    return sent.length;
+  };
+
+  const processDue = async (): Promise<number> => {
+    const { sent } = await cycle([]);
+    return (await record(sent)) ? sent.length : 0;
   };
 
   const pause = async (ms: number): Promise<void> => {
@@ -128,18 +143,21 @@ export const startOutgoingMailWorker = (options: OutgoingMailWorkerOptions): Out
   };
 
   const loop = async (): Promise<void> => {
+    // Sent and not recorded yet: the next pass's statement records them along with its claim, at once, so a
+    // worker draining the queue spends one statement per batch.
+    let unrecorded: readonly string[] = [];
     while (!stopped) {
       try {
         wokenWhileBusy = false;
-        await processDue();
+        const pass = await cycle(unrecorded);
+        unrecorded = pass.sent;
         if (clock.now() - purgedAt >= PURGE_INTERVAL_MS) {
           purgedAt = clock.now();
           await table.purgeSentBefore(db, purgedAt - keepSentMs);
         }
-        // Woken meanwhile (or a full claim): the loop claims again at once, so when the next row is due can wait.
-        if (wokenWhileBusy) continue;
-        const nextDue = await table.nextDueAt(db);
-        const untilDue = nextDue === undefined ? pollMs : nextDue - clock.now();
+        // A claim (its sends to record, maybe more due) or a wake-up meanwhile: the loop passes again at once.
+        if (pass.claimed > 0 || wokenWhileBusy) continue;
+        const untilDue = pass.nextDueAt === undefined ? pollMs : pass.nextDueAt - clock.now();
         // At least a few ms: a due row another replica is claiming right now must not spin this loop.
         await pause(Math.min(Math.max(untilDue, MIN_PAUSE_MS), pollMs));
       } catch (error) {
@@ -147,6 +165,7 @@ export const startOutgoingMailWorker = (options: OutgoingMailWorkerOptions): Out
         await pause(pollMs);
       }
     }
+    await record(unrecorded);
   };
   const running = options.runLoop === false ? Promise.resolve() : loop();
 
