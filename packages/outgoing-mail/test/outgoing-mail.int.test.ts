@@ -279,6 +279,47 @@ describe.each(testEngines())('outgoing mail on $name', ({ create }) => {
     expect(statements).toHaveLength(5);
   });
 
+  it('gathers the mail of transactions committed one after another into one claim and one mark', async () => {
+    const { own, ownSchema } = await ownQueue();
+    const statements: string[] = [];
+    const counting: Database = {
+      ...db,
+      query: async (sql, params) => {
+        statements.push(sql);
+        return db.query(sql, params);
+      },
+    };
+    const mailer = new ScriptedMailer();
+    const worker = startOutgoingMailWorker({
+      db: counting,
+      table: own,
+      mailer,
+      clock: systemClock,
+      logger,
+      pollMs: 60_000,
+      gatherMs: 500,
+    });
+    try {
+      // The loop's first pass, on the empty queue.
+      for (let waited = 0; statements.length < 2 && waited < 10_000; waited += 10) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      for (const message of [mail(), mail(), mail()]) {
+        await db.transaction((tx) => own.enqueue(tx, [message], systemClock.now()));
+        worker.wake();
+      }
+      for (let waited = 0; (await own.unsentCount(db)) > 0 && waited < 10_000; waited += 10) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(mailer.sent).toHaveLength(3);
+      // The first pass, one claim of the three, and the mark of their sends (with a claim that finds nothing).
+      expect(statements.filter((sql) => sql.startsWith('WITH sent AS'))).toHaveLength(3);
+    } finally {
+      await worker.stop();
+      await dropSchema(db, ownSchema);
+    }
+  });
+
   it('never claims a message in the statement that marks it sent, even once its lease ran out', async () => {
     const { own, ownSchema } = await ownQueue();
     const clock = new ManualClock(5_000_000);
