@@ -40,7 +40,9 @@ export type CpuFigures = Record<string, CpuShare> & {
 };
 
 export interface CpuMeter {
-  /** The CPU each process spent since the meter started, for `operations` operations. */
+  /** The CPU each process spent since the meter started, for `operations` operations; the meter runs on. */
+  read(operations: number): Promise<CpuFigures>;
+  /** The same, and the profile's recording (if any) ends. */
   stop(operations: number): Promise<CpuFigures>;
 }
 
@@ -108,34 +110,38 @@ export const meterCpu = async (
   const machineBefore = await machineBusyTicks();
   const ownBefore = process.cpuUsage();
   const started = performance.now();
+  const read = async (operations: number): Promise<CpuFigures> => {
+    const own = process.cpuUsage(ownBefore);
+    const seconds = (performance.now() - started) / 1000;
+    const machineMs = ((await machineBusyTicks()) - machineBefore) * (1000 / ticksPerSecond);
+    const after = await snapshot(targets);
+    const spentMs = new Map<string, number>([['load generator', (own.user + own.system) / 1000]]);
+    // Per process, so a backend that closed in between does not subtract its whole life from its name's sum.
+    for (const [pid, { name, ticks }] of after) {
+      const spent = ((ticks - (before.get(pid)?.ticks ?? 0)) * 1000) / ticksPerSecond;
+      spentMs.set(name, (spentMs.get(name) ?? 0) + spent);
+    }
+    const round = (value: number, digits: number): number => Number(value.toFixed(digits));
+    const share = (ms: number): CpuShare => ({
+      cores: round(ms / 1000 / seconds, 3),
+      msPerOperation: round(ms / Math.max(1, operations), 2),
+    });
+    const shares: Record<string, CpuShare> = {};
+    let measuredMs = 0;
+    for (const [name, ms] of spentMs) {
+      measuredMs += ms;
+      shares[name] = share(ms);
+    }
+    const loadGeneratorMs = spentMs.get('load generator') ?? 0;
+    shares['run'] = share(measuredMs - loadGeneratorMs);
+    shares['foreign'] = share(Math.max(0, machineMs - measuredMs));
+    return shares as CpuFigures;
+  };
   return {
+    read,
     async stop(operations) {
       await recording?.stop();
-      const own = process.cpuUsage(ownBefore);
-      const seconds = (performance.now() - started) / 1000;
-      const machineMs = ((await machineBusyTicks()) - machineBefore) * (1000 / ticksPerSecond);
-      const after = await snapshot(targets);
-      const spentMs = new Map<string, number>([['load generator', (own.user + own.system) / 1000]]);
-      // Per process, so a backend that closed in between does not subtract its whole life from its name's sum.
-      for (const [pid, { name, ticks }] of after) {
-        const spent = ((ticks - (before.get(pid)?.ticks ?? 0)) * 1000) / ticksPerSecond;
-        spentMs.set(name, (spentMs.get(name) ?? 0) + spent);
-      }
-      const round = (value: number, digits: number): number => Number(value.toFixed(digits));
-      const share = (ms: number): CpuShare => ({
-        cores: round(ms / 1000 / seconds, 3),
-        msPerOperation: round(ms / Math.max(1, operations), 2),
-      });
-      const shares: Record<string, CpuShare> = {};
-      let measuredMs = 0;
-      for (const [name, ms] of spentMs) {
-        measuredMs += ms;
-        shares[name] = share(ms);
-      }
-      const loadGeneratorMs = spentMs.get('load generator') ?? 0;
-      shares['run'] = share(measuredMs - loadGeneratorMs);
-      shares['foreign'] = share(Math.max(0, machineMs - measuredMs));
-      return shares as CpuFigures;
+      return read(operations);
     },
   };
 };

@@ -118,8 +118,17 @@ for (const name of requested.length > 0 ? requested : Object.keys(scenarios)) {
   process.stdout.write(`\n== ${name}\n`);
   // Every process of a run shares the machine's cores: the load average says how much else was running.
   const loadAverageBefore = loadavg()[0];
-  const figures = { ...(await run()), loadAverage1m: { before: loadAverageBefore, after: loadavg()[0] } };
+  const figures: Record<string, unknown> = {
+    ...(await run()),
+    loadAverage1m: { before: loadAverageBefore, after: loadavg()[0] },
+  };
   process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
   process.stdout.write(`written to ${await recordResult(name, figures)}\n`);
+  // A scenario whose figure leaves work out (e.g. a drain that timed out) records why under `failed`.
+  const { failed } = figures;
+  if (typeof failed === 'string') {
+    process.stderr.write(`${name} failed: ${failed}\n`);
+    process.exitCode = 1;
+  }
 }
 process.stdout.write(`chart of every bar: ${await writeBarsChart()}\n`);

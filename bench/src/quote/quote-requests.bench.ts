@@ -9,6 +9,7 @@ import { bestOfThree, idleCores, meterCpu, warmUp } from '../process-cpu.js';
 import type { RunningMarketplace } from '../marketplace.js';
 import { withMarketplace } from '../marketplace.js';
 import { startSlowSmtpCapture } from './slow-smtp-capture.js';
+import { drainFailure, waitForDrain } from '../drain.js';
 
 export interface QuoteRequestsOptions {
   /** Clients sending back to back. */
@@ -30,6 +31,11 @@ interface QuoteRequestsRun {
   readonly probeReads?: boolean;
   /** Measure raw node:http with the same POSTs (the same-run limit); default true. */
   readonly rawHttpLimit?: boolean;
+  /**
+   * Count the CPU until every email is written, not only during the load (the figure against the bar); default
+   * true. False keeps the load window alone, for a run whose mail server is slow on purpose.
+   */
+  readonly cpuThroughDrain?: boolean;
 }
 
 /** `GET` of `path` one at a time until `until` settles: each answer's latency, and how many were not 200. */
@@ -59,8 +65,8 @@ const probeWhile = async (
 const QUOTES_PATH = '/api/ucp/quotes';
 
 /**
- * Anonymous `POST /api/ucp/quotes` at saturation against a running marketplace, then how long the seller emails
- * (sent by the quote service's consumer from the log, never on the request path) take to be all written, then the
+ * Anonymous `POST /api/ucp/quotes` at saturation against a running marketplace, its CPU counted until the seller
+ * emails (sent by the quote service's consumer from the log, never on the request path) are all written, then the
  * same POSTs against raw node:http answering a same-sized JSON (the same-run limit).
  */
 const runQuoteRequests = async (
@@ -69,6 +75,7 @@ const runQuoteRequests = async (
   run: QuoteRequestsRun = {},
 ) => {
   const countMail = run.countMail ?? (() => countEmlFiles(marketplace.mailDirectory));
+  const throughDrain = run.cpuThroughDrain ?? true;
   const seller = await marketplace.admin.createAccount('seller', 'Bench Quote Seller');
   const published = await marketplace.client.publish(seller.apiKey, {
     name: 'Bench lot of pallet jacks',
@@ -112,6 +119,11 @@ const runQuoteRequests = async (
     ? await probeWhile(marketplace.client.baseUrl, detailsPath, sleep(2_000))
     : undefined;
   let requestsMeasured = 0;
+  // Every email of the requests answered so far (and of the one that found the listing).
+  const allEmails = (loadEnded: number) =>
+    waitForDrain({ count: countMail, expected: 1 + warm.operations + requestsMeasured, loadEnded });
+  // The warm-up's emails are written before the window opens, so the window through the drain counts its own.
+  const warmUpDrain = throughDrain ? await allEmails(performance.now()) : undefined;
   const measured = await bestOfThree(async () => {
     const meter = await meterCpu(marketplace.cpuTargets());
     const loading = closedLoop(send, options.concurrency, options.durationMs);
@@ -120,21 +132,21 @@ const runQuoteRequests = async (
       : undefined;
     const load = await loading;
     const loadEnded = performance.now();
-    const cpu = await meter.stop(load.requests);
+    // Requests answered 201 (`requests` counts only those); a failed one (a timeout) may still have been filed,
+    // so more emails than this can arrive.
     requestsMeasured += load.requests;
-    return { load, loadEnded, loadedReads, cpu };
+    if (!throughDrain) return { load, loadEnded, loadedReads, cpu: await meter.stop(load.requests) };
+    const cpuLoadWindow = await meter.read(load.requests);
+    const drain = await allEmails(loadEnded);
+    return { load, loadEnded, loadedReads, cpuLoadWindow, drain, cpu: await meter.stop(load.requests) };
   });
-  const { load, loadEnded, loadedReads, cpu, attempts } = measured;
-  // Requests answered 201 (`requests` counts only those); a failed one (a timeout) may still have been filed,
-  // so more emails than this can arrive.
-  const expected = 1 + warm.operations + requestsMeasured;
-  let mailed = await countMail();
-  const mailedAtLoadEnd = mailed;
-  while (mailed < expected && performance.now() - loadEnded < 120_000) {
-    await sleep(250);
-    mailed = await countMail();
-  }
-  const drainSecondsAfterLoad = Math.round((performance.now() - loadEnded) / 100) / 10;
+  const { load, loadedReads, cpu, attempts } = measured;
+  const drain = measured.drain ?? (await allEmails(measured.loadEnded));
+  // Only a figure through the drain leaves work out when the drain times out.
+  const failed =
+    measured.drain &&
+    ((warmUpDrain && drainFailure('warm-up emails written', warmUpDrain)) ??
+      drainFailure('emails written', measured.drain));
   const sampleBody = await sampleAnswer(marketplace.client.baseUrl, {
     method: 'POST',
     path: QUOTES_PATH,
@@ -150,15 +162,19 @@ const runQuoteRequests = async (
     errors: load.errors,
     quoteRequestsPerSecond: Math.round(load.perSecond),
     latencyMs: summarize(load.latenciesMs),
+    ...(failed === undefined ? {} : { failed }),
+    // Through the drain when measured so (the figure), else the load window alone.
     cpu,
+    ...(measured.cpuLoadWindow ? { cpuLoadWindow: measured.cpuLoadWindow } : {}),
     idleCores: idle,
     warmUp: warm,
     attempts,
     emails: {
-      expected,
-      writtenWhenLoadEnded: mailedAtLoadEnd,
-      written: mailed,
-      drainSecondsAfterLoad,
+      expected: drain.expected,
+      writtenWhenLoadEnded: drain.doneWhenLoadEnded,
+      written: drain.done,
+      drainSecondsAfterLoad: drain.drainSeconds,
+      ...(warmUpDrain ? { warmUpDrainSeconds: warmUpDrain.drainSeconds } : {}),
     },
     ...(idleReads && loadedReads
       ? {
@@ -225,7 +241,13 @@ export const quoteRequestsCluster = async (options: QuoteRequestsOptions) => {
     (marketplace) => runQuoteRequests(options, marketplace),
   );
   const rateLimitStoreAlone = await postgresStoreCost(options.concurrency, 5_000);
-  return { ...options, withPostgresRateLimits, rateLimitStoreAlone };
+  const { failed } = withPostgresRateLimits;
+  return {
+    ...options,
+    ...(failed === undefined ? {} : { failed }),
+    withPostgresRateLimits,
+    rateLimitStoreAlone,
+  };
 };
 
 /**
@@ -270,6 +292,7 @@ export const quoteRequestsEmbeddedSlowSmtp = async (
             countMail: async () => smtp.received(),
             probeReads: true,
             rawHttpLimit: false,
+            cpuThroughDrain: false,
           }),
       )),
     };

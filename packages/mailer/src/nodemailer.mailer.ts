@@ -1,5 +1,6 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
+import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
@@ -31,6 +32,37 @@ const envelopeOf = (from: string, message: MailMessage) => ({
 });
 
 /**
+ * Opens each of the pool's connections with Nagle's algorithm off and hands it over connected (nodemailer then
+ * greets, and upgrades to TLS for `smtps`). nodemailer writes a message's closing `.` apart from its body: with
+ * Nagle on, that write waited for the server's delayed ACK (40 ms on Linux), so every message took about 45 ms
+ * on an idle connection, whatever the server, and 5 connections sent about 100 messages a second.
+ */
+const connectWithoutDelay =
+  (timeoutMs: number) =>
+  (
+    options: { host?: string | undefined; port?: number | undefined; secure?: boolean | undefined },
+    callback: (error: Error | null, socketOptions: { connection: Socket } | false) => void,
+  ): void => {
+    // nodemailer's own defaults for a URL without a port.
+    const port = Number(options.port) || (options.secure === true ? 465 : 587);
+    const socket = connect({ host: options.host ?? 'localhost', port, noDelay: true });
+    const fail = (error: Error): void => {
+      socket.destroy();
+      callback(error, false);
+    };
+    const timedOut = (): void =>
+      fail(new Error(`connecting to the SMTP server timed out after ${timeoutMs} ms`));
+    socket.setTimeout(timeoutMs, timedOut);
+    socket.once('error', fail);
+    socket.once('connect', () => {
+      socket.off('error', fail);
+      socket.setTimeout(0);
+      socket.off('timeout', timedOut);
+      callback(null, { connection: socket });
+    });
+  };
+
+/**
  * Sends through an SMTP server with nodemailer, every wait bounded. Pooled: messages reuse open connections
  * instead of a connection (TCP, greeting, EHLO) each; what the URL sets wins over these options.
  */
@@ -45,6 +77,7 @@ export const createSmtpMailer = ({
     new SMTPPool({
       url,
       pool: true,
+      getSocket: connectWithoutDelay(timeoutMs),
       connectionTimeout: timeoutMs,
       greetingTimeout: timeoutMs,
       socketTimeout: timeoutMs,

@@ -71,35 +71,73 @@ export class OutgoingMailTable {
 
   /** Claims up to `limit` due messages for one attempt each (see the class comment). */
   async claimDue(db: Queryable, now: number, limit: number, leaseMs: number): Promise<ClaimedMail[]> {
+    return (await this.markSentAndClaimDue(db, [], now, limit, leaseMs)).claimed;
+  }
+
+  /**
+   * The worker's pass in one statement: marks `sentIds` sent (what the previous claim sent), claims up to
+   * `limit` due messages as `claimDue` does, and answers when the earliest unsent message it left is due
+   * (undefined when none is waiting), so a worker draining the queue spends one statement per batch.
+   */
+  async markSentAndClaimDue(
+    db: Queryable,
+    sentIds: readonly string[],
+    now: number,
+    limit: number,
+    leaseMs: number,
+  ): Promise<{ claimed: ClaimedMail[]; nextDueAt: number | undefined }> {
+    // Every part reads the snapshot from before the statement, where the rows being marked still look unsent:
+    // they are kept out of the claim (a row updated twice in one statement keeps only one of the changes) and
+    // out of the next due time, as the rows claimed now are.
     const { rows } = await db.query<{
-      message_id: string;
+      message_id: string | null;
       recipient: string;
       subject: string;
       text_body: string;
       html_body: string;
       attempts: number;
+      next_due: string | null;
     }>(
-      `WITH due AS (
+      `WITH sent AS (
+         UPDATE ${this.table} SET sent_at_ms = $1, next_attempt_at_ms = NULL, last_error = NULL
+          WHERE message_id = ANY($4::text[]) AND sent_at_ms IS NULL
+       ), due AS (
          SELECT message_id FROM ${this.table}
-          WHERE sent_at_ms IS NULL AND next_attempt_at_ms <= $1
+          WHERE sent_at_ms IS NULL AND next_attempt_at_ms <= $1 AND message_id <> ALL($4::text[])
           ORDER BY next_attempt_at_ms LIMIT $2
           FOR UPDATE SKIP LOCKED
+       ), claimed AS (
+         UPDATE ${this.table} m SET attempts = m.attempts + 1, next_attempt_at_ms = $1 + $3
+           FROM due WHERE m.message_id = due.message_id
+         RETURNING m.message_id, m.recipient, m.subject, m.text_body, m.html_body, m.attempts
+       ), left_over AS (
+         SELECT min(next_attempt_at_ms) AS next_due FROM ${this.table}
+          WHERE sent_at_ms IS NULL AND message_id <> ALL($4::text[])
+            AND message_id NOT IN (SELECT message_id FROM due)
        )
-       UPDATE ${this.table} m SET attempts = m.attempts + 1, next_attempt_at_ms = $1 + $3
-         FROM due WHERE m.message_id = due.message_id
-       RETURNING m.message_id, m.recipient, m.subject, m.text_body, m.html_body, m.attempts`,
-      [now, limit, leaseMs],
+       SELECT c.*, l.next_due FROM left_over l LEFT JOIN claimed c ON true`,
+      [now, limit, leaseMs, sentIds],
     );
-    return rows.map((row) => ({
-      message: {
-        messageId: row.message_id,
-        to: row.recipient,
-        subject: row.subject,
-        text: row.text_body,
-        html: row.html_body,
-      },
-      attempts: Number(row.attempts),
-    }));
+    const due = rows[0]?.next_due;
+    return {
+      claimed: rows.flatMap((row) =>
+        row.message_id === null
+          ? []
+          : [
+              {
+                message: {
+                  messageId: row.message_id,
+                  to: row.recipient,
+                  subject: row.subject,
+                  text: row.text_body,
+                  html: row.html_body,
+                },
+                attempts: Number(row.attempts),
+              },
+            ],
+      ),
+      nextDueAt: due === null || due === undefined ? undefined : Number(due),
+    };
   }
 
   /** Marks the messages sent, in one statement however many (the worker's claim sends them together). */

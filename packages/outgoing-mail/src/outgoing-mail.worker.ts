@@ -38,6 +38,12 @@ export interface OutgoingMailWorkerOptions {
   readonly leaseMs?: number;
   /** How often the queue is looked at without a wake-up (mail queued by other replicas); default 2 s. */
   readonly pollMs?: number;
+  /**
+   * How long the worker lets mail gather after a wake-up, or after a claim that was not full, before its next
+   * statement: the mail committed meanwhile shares one claim, and the sends one mark, instead of a statement or
+   * two per committing transaction. Default 100 ms, a delay no reader of an email notices.
+   */
+  readonly gatherMs?: number;
   /** Default DEFAULT_RETRY_DELAYS_MS. */
   readonly retryDelaysMs?: readonly number[];
   /** How long a sent message is kept before the loop deletes it (checked hourly); default 7 days. */
@@ -57,8 +63,8 @@ export interface OutgoingMailWorker {
 
 /**
  * Sends the queued mail of one schema: claims due messages (one statement, committed before any send), sends
- * them with no transaction open, then marks each sent or due again after a backoff. Sleeps until the next
- * message is due, a wake-up, or the poll interval.
+ * them with no transaction open, then marks each sent (with the next claim, in the same statement) or due again
+ * after a backoff. Sleeps until the next message is due, a wake-up, or the poll interval.
  */
 export const startOutgoingMailWorker = (options: OutgoingMailWorkerOptions): OutgoingMailWorker => {
   const { db, table, mailer, clock, logger } = options;
@@ -69,9 +75,10 @@ export const startOutgoingMailWorker = (options: OutgoingMailWorkerOptions): Out
   const keepSentMs = options.keepSentMs ?? 7 * 24 * 60 * 60_000;
   let purgedAt = Number.NEGATIVE_INFINITY;
   let stopped = false;
-  // A wake-up that came while the loop was busy is kept, so mail committed during a claim is not left to the poll.
-  let wokenWhileBusy = false;
-  let wakeUp: (() => void) | undefined;
+  const gatherMs = options.gatherMs ?? 100;
+  // A wake-up since the pass began is kept, so mail committed during a claim is not left to the poll.
+  let woken = false;
+  let endWait: ((cause: 'woken' | 'stopped') => void) | undefined;
 
   const attempt = async ({ message, attempts }: ClaimedMail): Promise<boolean> => {
     try {
@@ -88,8 +95,9 @@ export const startOutgoingMailWorker = (options: OutgoingMailWorkerOptions): Out
     return true;
   };
 
-  const processDue = async (): Promise<number> => {
-    const claimed = await table.claimDue(db, clock.now(), batchSize, leaseMs);
+  /** Records `sent` (the previous claim's sends) and claims due mail in one statement, then sends what it claimed. */
+  const cycle = async (sent: readonly string[]) => {
+    const { claimed, nextDueAt } = await table.markSentAndClaimDue(db, sent, clock.now(), batchSize, leaseMs);
     const outcomes = await Promise.all(
       claimed.map((mail) =>
         attempt(mail).catch((error: unknown) => {
@@ -102,64 +110,92 @@ export const startOutgoingMailWorker = (options: OutgoingMailWorkerOptions): Out
         }),
       ),
     );
-    if (claimed.length === batchSize) wokenWhileBusy = true;
-    const sent = claimed.filter((_, i) => outcomes[i]).map((mail) => mail.message.messageId);
-    try {
-      // The claim's sends recorded in one statement. Unrecorded (this fails, or the process dies first), a sent
-      // message is due again after its lease and sent once more: mail is at least once (docs/architecture.md, "Outgoing mail").
-      await table.markSent(db, sent, clock.now());
-    } catch (error) {
-      logger.error({ err: error, messageIds: sent }, 'recording sent emails failed');
-      return 0;
-    }
-    return sent.length;
+    return {
+      claimed: claimed.length,
+      sent: claimed.filter((_, i) => outcomes[i]).map((mail) => mail.message.messageId),
+      nextDueAt,
+    };
   };
 
-  const pause = async (ms: number): Promise<void> => {
-    if (wokenWhileBusy || stopped) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wakeUp = () => {
+  /**
+   * Records sends in one statement however many. Unrecorded (this fails, or the process dies first), a sent
+   * message is due again after its lease and sent once more: mail is at least once (docs/architecture.md,
+   * "Outgoing mail").
+   */
+  const record = async (sent: readonly string[]): Promise<boolean> => {
+    try {
+      await table.markSent(db, sent, clock.now());
+      return true;
+    } catch (error) {
+      logger.error({ err: error, messageIds: sent }, 'recording sent emails failed');
+      return false;
+    }
+  };
+
+  const processDue = async (): Promise<number> => {
+    const { sent } = await cycle([]);
+    return (await record(sent)) ? sent.length : 0;
+  };
+
+  /** Waits `ms` or less: `stop()` ends any wait, a wake-up only one `untilWoken`. */
+  const wait = (ms: number, untilWoken: boolean): Promise<void> => {
+    if (stopped || (untilWoken && woken)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const finish = (): void => {
         clearTimeout(timer);
+        endWait = undefined;
         resolve();
       };
+      const timer = setTimeout(finish, ms);
+      endWait = (cause) => {
+        if (cause === 'stopped' || untilWoken) finish();
+      };
     });
-    wakeUp = undefined;
   };
 
   const loop = async (): Promise<void> => {
+    // Sent and not recorded yet: the next pass's statement records them along with its claim, so a worker
+    // spends one statement per batch.
+    let unrecorded: readonly string[] = [];
     while (!stopped) {
       try {
-        wokenWhileBusy = false;
-        await processDue();
+        woken = false;
+        const pass = await cycle(unrecorded);
+        unrecorded = pass.sent;
         if (clock.now() - purgedAt >= PURGE_INTERVAL_MS) {
           purgedAt = clock.now();
           await table.purgeSentBefore(db, purgedAt - keepSentMs);
         }
-        // Woken meanwhile (or a full claim): the loop claims again at once, so when the next row is due can wait.
-        if (wokenWhileBusy) continue;
-        const nextDue = await table.nextDueAt(db);
-        const untilDue = nextDue === undefined ? pollMs : nextDue - clock.now();
-        // At least a few ms: a due row another replica is claiming right now must not spin this loop.
-        await pause(Math.min(Math.max(untilDue, MIN_PAUSE_MS), pollMs));
+        // A full claim: more is due, at once.
+        if (pass.claimed === batchSize) continue;
+        if (unrecorded.length === 0) {
+          const untilDue = pass.nextDueAt === undefined ? pollMs : pass.nextDueAt - clock.now();
+          // At least a few ms: a due row another replica is claiming right now must not spin this loop.
+          await wait(Math.min(Math.max(untilDue, MIN_PAUSE_MS), pollMs), true);
+          // A row came due, or the poll: nothing says more is on its way.
+          if (!woken) continue;
+        }
+        // Mail was committed, or sends wait to be recorded: the next statement takes what commits meanwhile too.
+        await wait(gatherMs, false);
       } catch (error) {
         logger.error({ err: error }, 'outgoing mail loop failed; retrying');
-        await pause(pollMs);
+        await wait(pollMs, true);
       }
     }
+    await record(unrecorded);
   };
   const running = options.runLoop === false ? Promise.resolve() : loop();
 
   const wake = (): void => {
-    wokenWhileBusy = true;
-    wakeUp?.();
+    woken = true;
+    endWait?.('woken');
   };
   return {
     wake,
     processDue,
     stop: async () => {
       stopped = true;
-      wakeUp?.();
+      endWait?.('stopped');
       await running;
     },
   };

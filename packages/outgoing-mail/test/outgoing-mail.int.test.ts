@@ -62,6 +62,12 @@ describe.each(testEngines())('outgoing mail on $name', ({ create }) => {
     table = new OutgoingMailTable(schema);
   }, TEST_ENGINE_CREATE_TIMEOUT_MS);
 
+  const ownQueue = async () => {
+    const ownSchema = freshSchemaName('outgoing_mail_own');
+    await migrate(db, ownSchema, [outgoingMailMigration]);
+    return { own: new OutgoingMailTable(ownSchema), ownSchema };
+  };
+
   afterAll(async () => {
     await dropSchema(db, schema);
     await db.close();
@@ -222,7 +228,9 @@ describe.each(testEngines())('outgoing mail on $name', ({ create }) => {
     });
     expect(await worker.processDue()).toBe(2);
     // The claim, the failure's backoff, and one statement marking both sends.
-    expect(statements.filter((sql) => /SET sent_at_ms/.test(sql))).toHaveLength(1);
+    expect(statements.filter((sql) => sql.startsWith('UPDATE') && /SET sent_at_ms/.test(sql))).toHaveLength(
+      1,
+    );
     expect(statements).toHaveLength(3);
     expect(await table.unsentCount(db)).toBe(1);
     expect(mailer.sent.map((sent) => sent.messageId)).toEqual([
@@ -230,6 +238,101 @@ describe.each(testEngines())('outgoing mail on $name', ({ create }) => {
       messages[2]!.messageId,
     ]);
     await worker.stop();
+  });
+
+  it("draining the queue, the loop records each batch's sends in the statement that claims the next", async () => {
+    // A queue of its own: what the other cases leave due would join the batches.
+    const { own, ownSchema } = await ownQueue();
+    const messages = [mail(), mail(), mail(), mail(), mail()];
+    await db.transaction((tx) => own.enqueue(tx, messages, systemClock.now()));
+    const statements: string[] = [];
+    const counting: Database = {
+      ...db,
+      query: async (sql, params) => {
+        statements.push(sql);
+        return db.query(sql, params);
+      },
+    };
+    const mailer = new ScriptedMailer();
+    const worker = startOutgoingMailWorker({
+      db: counting,
+      table: own,
+      mailer,
+      clock: systemClock,
+      logger,
+      batchSize: 2,
+      pollMs: 60_000,
+    });
+    try {
+      for (let waited = 0; (await own.unsentCount(db)) > 0 && waited < 10_000; waited += 10) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(await own.unsentCount(db)).toBe(0);
+    } finally {
+      await worker.stop();
+      await dropSchema(db, ownSchema);
+    }
+    expect(mailer.sent.map((sent) => sent.messageId)).toEqual(messages.map((message) => message.messageId));
+    // Claims of 2, 2 and 1, then the pass that records the last one and finds nothing due; the hourly purge.
+    expect(statements.filter((sql) => sql.startsWith('WITH sent AS'))).toHaveLength(4);
+    expect(statements.filter((sql) => sql.startsWith('DELETE'))).toHaveLength(1);
+    expect(statements).toHaveLength(5);
+  });
+
+  it('gathers the mail of transactions committed one after another into one claim and one mark', async () => {
+    const { own, ownSchema } = await ownQueue();
+    const statements: string[] = [];
+    const counting: Database = {
+      ...db,
+      query: async (sql, params) => {
+        statements.push(sql);
+        return db.query(sql, params);
+      },
+    };
+    const mailer = new ScriptedMailer();
+    const worker = startOutgoingMailWorker({
+      db: counting,
+      table: own,
+      mailer,
+      clock: systemClock,
+      logger,
+      pollMs: 60_000,
+      gatherMs: 500,
+    });
+    try {
+      // The loop's first pass, on the empty queue.
+      for (let waited = 0; statements.length < 2 && waited < 10_000; waited += 10) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      for (const message of [mail(), mail(), mail()]) {
+        await db.transaction((tx) => own.enqueue(tx, [message], systemClock.now()));
+        worker.wake();
+      }
+      for (let waited = 0; (await own.unsentCount(db)) > 0 && waited < 10_000; waited += 10) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(mailer.sent).toHaveLength(3);
+      // The first pass, one claim of the three, and the mark of their sends (with a claim that finds nothing).
+      expect(statements.filter((sql) => sql.startsWith('WITH sent AS'))).toHaveLength(3);
+    } finally {
+      await worker.stop();
+      await dropSchema(db, ownSchema);
+    }
+  });
+
+  it('never claims a message in the statement that marks it sent, even once its lease ran out', async () => {
+    const { own, ownSchema } = await ownQueue();
+    const clock = new ManualClock(5_000_000);
+    const [sent, waiting] = [mail(), mail()];
+    await db.transaction((tx) => own.enqueue(tx, [sent, waiting], clock.now()));
+    await own.claimDue(db, clock.now(), 2, 60_000);
+    clock.advance(60_000);
+    await own.retryLater(db, waiting.messageId, 'busy', clock.now() + 5_000);
+    const pass = await own.markSentAndClaimDue(db, [sent.messageId], clock.now(), 10, 60_000);
+    expect(pass.claimed).toEqual([]);
+    expect(pass.nextDueAt).toBe(clock.now() + 5_000);
+    expect(await own.unsentCount(db)).toBe(1);
+    await dropSchema(db, ownSchema);
   });
 
   it('wakes on demand: mail queued and committed is sent without waiting for the poll', async () => {
