@@ -1,9 +1,10 @@
 import { unavailable } from '@marketplace/platform';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ClientError, Status, createChannel, createClientFactory } from 'nice-grpc';
-import { deadlineMiddleware } from 'nice-grpc-client-middleware-deadline';
+import { deadlineMiddleware, type DeadlineOptions } from 'nice-grpc-client-middleware-deadline';
 import { HealthDefinition } from 'nice-grpc-server-health';
 import { HealthCheckResponse_ServingStatus } from 'nice-grpc-server-health/lib/proto/grpc/health/v1/health.js';
+import { createInProcessClient, isInProcessAddress } from './in-process.js';
 
 export interface WaitForServingOptions {
   /** Gives up after this long with an `unavailable` AppError. */
@@ -18,6 +19,25 @@ const FIRST_DELAY_MS = 50;
 const MAX_DELAY_MS = 1_000;
 const NO_ANSWER = 'no answer';
 
+const healthClient = (address: string) => {
+  if (isInProcessAddress(address)) {
+    return createInProcessClient<typeof HealthDefinition, DeadlineOptions>(
+      HealthDefinition,
+      address,
+      deadlineMiddleware,
+      {},
+    );
+  }
+  // A fresh subchannel that retries connecting as often as we poll (gRPC's default backoff grows to 2 minutes).
+  const channel = createChannel(address, undefined, {
+    'grpc.initial_reconnect_backoff_ms': FIRST_DELAY_MS,
+    'grpc.max_reconnect_backoff_ms': MAX_DELAY_MS,
+    'grpc.use_local_subchannel_pool': 1,
+  });
+  const client = createClientFactory().use(deadlineMiddleware).create(HealthDefinition, channel);
+  return { client, close: () => channel.close() };
+};
+
 /**
  * Resolves once the server at `address` reports SERVING through grpc.health.v1, polling with exponential
  * backoff, so a service starting before its dependencies waits for them instead of crashing.
@@ -26,13 +46,7 @@ export const waitForServing = async (
   address: string,
   { timeoutMs, service = '', signal }: WaitForServingOptions,
 ): Promise<void> => {
-  // A fresh subchannel that retries connecting as often as we poll (gRPC's default backoff grows to 2 minutes).
-  const channel = createChannel(address, undefined, {
-    'grpc.initial_reconnect_backoff_ms': FIRST_DELAY_MS,
-    'grpc.max_reconnect_backoff_ms': MAX_DELAY_MS,
-    'grpc.use_local_subchannel_pool': 1,
-  });
-  const health = createClientFactory().use(deadlineMiddleware).create(HealthDefinition, channel);
+  const { client: health, close } = healthClient(address);
   const giveUpAt = Date.now() + timeoutMs;
   let delayMs = FIRST_DELAY_MS;
   let lastAnswer = NO_ANSWER;
@@ -56,7 +70,7 @@ export const waitForServing = async (
       delayMs = Math.min(delayMs * 2, MAX_DELAY_MS);
     }
   } finally {
-    channel.close();
+    close();
   }
   throw unavailable(
     `${address} ${service || '(server)'} was not SERVING within ${timeoutMs} ms; last answer: ${lastAnswer}`,
