@@ -4,7 +4,14 @@
  * (docs/architecture.md, "Embedded mode: PGlite and the event loop"). Runs from the compiled file
  * (`dist/src/pglite.worker.js`) in every setting, tests included.
  */
-import { PGlite, types, type Transaction as PGliteTransaction } from '@electric-sql/pglite';
+import {
+  messages,
+  parse,
+  PGlite,
+  types,
+  type Results,
+  type Transaction as PGliteTransaction,
+} from '@electric-sql/pglite';
 import { parentPort, workerData } from 'node:worker_threads';
 import {
   crossingError,
@@ -12,6 +19,7 @@ import {
   type PGliteRequest,
   type PGliteWorkerData,
 } from './pglite-worker-protocol.js';
+import { extendedStatement } from './pglite-statement.js';
 
 if (!parentPort) throw new Error('pglite.worker must run in a worker thread');
 const port = parentPort;
@@ -23,17 +31,49 @@ const UNIFORM_PARSERS = {
   [types.DATE]: (value: string) => value,
 };
 
+/** Sets what PGlite's `query` adds to a statement's error, so a failure reads the same either way. */
+const withStatement = (error: unknown, sql: string, params: unknown[]): unknown =>
+  error instanceof messages.DatabaseError ? Object.assign(error, { query: sql, params }) : error;
+
+/**
+ * What PGlite's `query` does, in one call into WASM instead of six (pglite-statement.ts), under the same locks:
+ * the query lock, and outside a transaction the transaction lock too (so the statement waits for an open one)
+ * and a sync of the files after it.
+ */
+const runStatement = async (
+  pglite: PGlite,
+  sql: string,
+  params: unknown[],
+  inTransaction: boolean,
+): Promise<Results> => {
+  const run = () =>
+    pglite._runExclusiveQuery(async () => {
+      let replies;
+      try {
+        replies = await pglite.execProtocolStream(extendedStatement(sql, params), { syncToFs: false });
+      } catch (error) {
+        throw withStatement(error, sql, params);
+      }
+      if (!inTransaction) await pglite.syncToFs();
+      return parse.parseResults(replies, pglite.parsers)[0]!;
+    });
+  if (inTransaction) return run();
+  await pglite._checkReady();
+  return pglite._runExclusiveTransaction(run);
+};
+
 const runQuery = async (
-  target: PGlite | PGliteTransaction,
+  pglite: PGlite,
+  transaction: PGliteTransaction | undefined,
   sql: string,
   params: unknown[],
 ): Promise<{ rows: unknown[]; rowCount: number }> => {
   if (params.length === 0) {
     // The simple protocol, as pg uses without parameters: a migration script may hold several statements.
-    const last = (await target.exec(sql)).at(-1);
+    const last = (await (transaction ?? pglite).exec(sql)).at(-1);
     return { rows: last?.rows ?? [], rowCount: last?.rowCount ?? last?.affectedRows ?? 0 };
   }
-  const result = await target.query(sql, params);
+  const result = await runStatement(pglite, sql, params, transaction !== undefined);
   return { rows: result.rows, rowCount: result.rowCount ?? result.affectedRows ?? 0 };
 };
 
@@ -88,10 +128,10 @@ const serve = (pglite: PGlite): void => {
   ): Promise<unknown> => {
     switch (request.op) {
       case 'query': {
-        if (request.tx === undefined) return runQuery(pglite, request.sql, request.params);
+        if (request.tx === undefined) return runQuery(pglite, undefined, request.sql, request.params);
         const open = transactions.get(request.tx);
         if (open === undefined) throw new Error('Transaction is closed');
-        return runQuery(open.handle, request.sql, request.params);
+        return runQuery(pglite, open.handle, request.sql, request.params);
       }
       case 'listen': {
         const unlisten = pglite.listen(request.channel, (payload) =>
