@@ -9,10 +9,14 @@ import { startQuoteService } from '@marketplace/quote';
 import { startOrderService } from '@marketplace/order';
 import { loadOrCreateSigningSecret, startSubscriptionService } from '@marketplace/subscription';
 import { persistentSecret, startGateway } from '@marketplace/gateway';
+import { IN_PROCESS_HOST } from '@marketplace/rpc';
 import type { EmbeddedConfig } from './embedded.config.js';
 
-/** Each service keeps its own gRPC server, on an ephemeral loopback port: the code path production runs. */
-const LOOPBACK = { host: '127.0.0.1', port: 0 } as const;
+/**
+ * Each service keeps its own gRPC server, served in this process: clients call it without a socket, through the
+ * same interceptors, encoding and error mapping as production's (docs/architecture.md, "In-process calls").
+ */
+const IN_PROCESS = { host: IN_PROCESS_HOST, port: 0 } as const;
 
 /**
  * Starts every service on one shared infrastructure (each binds its own name to the logger), the gateway last. Returns the handles in start order,
@@ -33,7 +37,7 @@ export const startMarketplace = async (
   try {
     const listing = await startListingService({
       ...infrastructure,
-      grpc: LOOPBACK,
+      grpc: IN_PROCESS,
       blobs: images,
       outboundAllowList: config.OUTBOUND_ALLOW_HOSTS,
       mailer: createMailer(config, config.DATA_DIR),
@@ -42,20 +46,20 @@ export const startMarketplace = async (
     handles.push(listing);
     const catalog = await startCatalogService({
       ...infrastructure,
-      grpc: LOOPBACK,
+      grpc: IN_PROCESS,
       embedder: await createEmbedder(config, config.DATA_DIR),
     });
     handles.push(catalog);
     const quote = await startQuoteService({
       ...infrastructure,
-      grpc: LOOPBACK,
+      grpc: IN_PROCESS,
       mailer: createMailer(config, config.DATA_DIR),
       publicBaseUrl: config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`,
     });
     handles.push(quote);
     const order = await startOrderService({
       ...infrastructure,
-      grpc: LOOPBACK,
+      grpc: IN_PROCESS,
       // Checkout reads listings and reserves their stock, and prices quoted lines at the agreed price.
       services: { listing: listing.address, quote: quote.address },
       settings: config,
@@ -64,7 +68,7 @@ export const startMarketplace = async (
     handles.push(order);
     const subscription = await startSubscriptionService({
       ...infrastructure,
-      grpc: LOOPBACK,
+      grpc: IN_PROCESS,
       mailer: createMailer(config, config.DATA_DIR),
       signingSecret: await loadOrCreateSigningSecret(config.WEBHOOK_SIGNING_SECRET, config.DATA_DIR),
       signingKey,

@@ -26,8 +26,8 @@ import { WorkMeter, type WorkCount } from './work-meter.js';
  * (see WorkMeter), so they are exact whatever the machine's speed. A change that adds a round trip fails here
  * until its budget is raised on purpose; a change that removes one lowers the budget with it.
  *
- * The services run in this process, each behind its own gRPC server on loopback, on the infrastructure the
- * mode's configuration chooses: the code path of either mode, not the process layout.
+ * The services run in this process as `pnpm start` runs them, each behind its own gRPC server served in process
+ * (whose calls are CLIENT spans as over a socket), on the infrastructure the mode's configuration chooses.
  */
 type Operation = 'publication with imageUrl' | 'publication from the image library' | 'quote request';
 type Budget = Readonly<WorkCount>;

@@ -4,7 +4,14 @@
  * (docs/architecture.md, "Embedded mode: PGlite and the event loop"). Runs from the compiled file
  * (`dist/src/pglite.worker.js`) in every setting, tests included.
  */
-import { PGlite, types, type Transaction as PGliteTransaction } from '@electric-sql/pglite';
+import {
+  messages,
+  parse,
+  PGlite,
+  types,
+  type Results,
+  type Transaction as PGliteTransaction,
+} from '@electric-sql/pglite';
 import { parentPort, workerData } from 'node:worker_threads';
 import {
   crossingError,
@@ -12,6 +19,7 @@ import {
   type PGliteRequest,
   type PGliteWorkerData,
 } from './pglite-worker-protocol.js';
+import { PreparedStatements } from './pglite-statement.js';
 
 if (!parentPort) throw new Error('pglite.worker must run in a worker thread');
 const port = parentPort;
@@ -23,17 +31,48 @@ const UNIFORM_PARSERS = {
   [types.DATE]: (value: string) => value,
 };
 
+/**
+ * What PGlite's `query` does, as one call into WASM of a prepared statement (pglite-statement.ts), under the same
+ * locks: the query lock, and outside a transaction the transaction lock too (so the statement waits for an open
+ * one) and a sync of the files after it.
+ */
+const runStatement = async (
+  pglite: PGlite,
+  statements: PreparedStatements,
+  sql: string,
+  params: unknown[],
+  inTransaction: boolean,
+): Promise<Results> => {
+  const run = () =>
+    pglite._runExclusiveQuery(async () => {
+      const { message, parsed } = statements.statement(sql, params);
+      // Not thrown by PGlite, so the answer shows whether the Parse went through before a later message failed.
+      const replies = await pglite.execProtocolStream(message, { syncToFs: false, throwOnError: false });
+      parsed(replies.some(({ name }) => name === 'parseComplete'));
+      const failure = replies.find((reply) => reply instanceof messages.DatabaseError);
+      // With what PGlite's `query` adds to its errors.
+      if (failure !== undefined) throw Object.assign(failure, { query: sql, params });
+      if (!inTransaction) await pglite.syncToFs();
+      return parse.parseResults(replies, pglite.parsers)[0]!;
+    });
+  if (inTransaction) return run();
+  await pglite._checkReady();
+  return pglite._runExclusiveTransaction(run);
+};
+
 const runQuery = async (
-  target: PGlite | PGliteTransaction,
+  pglite: PGlite,
+  statements: PreparedStatements,
+  transaction: PGliteTransaction | undefined,
   sql: string,
   params: unknown[],
 ): Promise<{ rows: unknown[]; rowCount: number }> => {
   if (params.length === 0) {
     // The simple protocol, as pg uses without parameters: a migration script may hold several statements.
-    const last = (await target.exec(sql)).at(-1);
+    const last = (await (transaction ?? pglite).exec(sql)).at(-1);
     return { rows: last?.rows ?? [], rowCount: last?.rowCount ?? last?.affectedRows ?? 0 };
   }
-  const result = await target.query(sql, params);
+  const result = await runStatement(pglite, statements, sql, params, transaction !== undefined);
   return { rows: result.rows, rowCount: result.rowCount ?? result.affectedRows ?? 0 };
 };
 
@@ -49,6 +88,7 @@ const ROLLBACK_REQUESTED = new Error('rollback requested');
 const serve = (pglite: PGlite): void => {
   const transactions = new Map<number, OpenTransaction>();
   const unlisteners = new Map<number, Promise<() => Promise<void>>>();
+  const statements = new PreparedStatements();
 
   const begin = (id: number, tx: number, setIsolation: string | undefined): void => {
     let endingId: number | undefined;
@@ -88,10 +128,11 @@ const serve = (pglite: PGlite): void => {
   ): Promise<unknown> => {
     switch (request.op) {
       case 'query': {
-        if (request.tx === undefined) return runQuery(pglite, request.sql, request.params);
+        if (request.tx === undefined)
+          return runQuery(pglite, statements, undefined, request.sql, request.params);
         const open = transactions.get(request.tx);
         if (open === undefined) throw new Error('Transaction is closed');
-        return runQuery(open.handle, request.sql, request.params);
+        return runQuery(pglite, statements, open.handle, request.sql, request.params);
       }
       case 'listen': {
         const unlisten = pglite.listen(request.channel, (payload) =>

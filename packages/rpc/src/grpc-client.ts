@@ -1,6 +1,7 @@
 import { createChannel, createClientFactory, type Client, type TsProtoServiceDefinition } from 'nice-grpc';
 import type { DeadlineOptions } from 'nice-grpc-client-middleware-deadline';
 import { createClientInterceptor } from './client.interceptor.js';
+import { createInProcessClient, isInProcessAddress } from './in-process.js';
 import { REPLICA_CHANNEL_OPTIONS } from './replica-balancing.js';
 
 export const DEFAULT_DEADLINE_MS = 5_000;
@@ -23,7 +24,7 @@ export interface GrpcClient<Definition extends TsProtoServiceDefinition> {
 }
 
 /**
- * A client on its own channel whose every call carries this process's service token and has a deadline, and
+ * A client on its own channel (or, for an `in-process:` address, calling that server in this process) whose every call carries this process's service token and has a deadline, and
  * whose failures arrive as AppErrors: the server's kind, message and field violations; a passed deadline or an
  * unreachable server as `unavailable`.
  */
@@ -32,9 +33,17 @@ export const createGrpcClient = <Definition extends TsProtoServiceDefinition>(
   address: string,
   { deadlineMs = DEFAULT_DEADLINE_MS, repeatableMethods = [] }: GrpcClientOptions = {},
 ): GrpcClient<Definition> => {
+  const interceptor = createClientInterceptor(new Set(repeatableMethods));
+  const defaultOptions: { '*': DeadlineOptions } = { '*': { deadline: deadlineMs } };
+  if (isInProcessAddress(address)) {
+    return createInProcessClient<Definition, DeadlineOptions>(
+      definition,
+      address,
+      interceptor,
+      defaultOptions,
+    );
+  }
   const channel = createChannel(address, undefined, REPLICA_CHANNEL_OPTIONS);
-  const client = createClientFactory()
-    .use(createClientInterceptor(new Set(repeatableMethods)))
-    .create(definition, channel, { '*': { deadline: deadlineMs } });
+  const client = createClientFactory().use(interceptor).create(definition, channel, defaultOptions);
   return { client, close: () => channel.close() };
 };

@@ -1,6 +1,7 @@
 import type { Logger } from '@marketplace/platform';
 import { createServer, type ServiceImplementation, type TsProtoServiceDefinition } from 'nice-grpc';
 import { HealthDefinition, HealthServiceImpl, HealthState } from 'nice-grpc-server-health';
+import { createInProcessServer, IN_PROCESS_HOST, type ServerTransport } from './in-process.js';
 import { REPLICA_SERVER_OPTIONS } from './replica-balancing.js';
 import { createServerInterceptor } from './server.interceptor.js';
 
@@ -14,7 +15,10 @@ export interface GrpcService<Definition extends TsProtoServiceDefinition> {
 }
 
 export interface GrpcServerOptions<Definitions extends readonly TsProtoServiceDefinition[]> {
-  /** Interface to bind: `127.0.0.1` in the embedded runner, `0.0.0.0` in a pod. */
+  /**
+   * Interface to bind: `0.0.0.0` in a pod, `127.0.0.1` in tests; IN_PROCESS_HOST (the embedded runner) serves
+   * callers in this process only, without a socket (in-process.ts).
+   */
   readonly host: string;
   /** 0 binds a free ephemeral port; the chosen one is returned. */
   readonly port: number;
@@ -67,7 +71,10 @@ export const startGrpcServer = async <const Definitions extends readonly TsProto
   const { host, serviceName, initialStatus = 'SERVING' } = options;
   const logger = options.logger.child({ component: 'grpc-server' });
   const { serverInterceptor, terminate } = createServerInterceptor(logger);
-  const server = createServer(REPLICA_SERVER_OPTIONS).use(serverInterceptor);
+  const server: ServerTransport =
+    host === IN_PROCESS_HOST
+      ? createInProcessServer(serverInterceptor)
+      : createServer(REPLICA_SERVER_OPTIONS).use(serverInterceptor);
 
   const healthState = HealthState();
   server.add(HealthDefinition, HealthServiceImpl(healthState));

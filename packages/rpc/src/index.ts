@@ -12,6 +12,7 @@ export {
   type GrpcClient,
   type GrpcClientOptions,
 } from './grpc-client.js';
+export { IN_PROCESS_HOST } from './in-process.js';
 export {
   createServingProbe,
   waitForServing,

@@ -1,9 +1,10 @@
 import { unavailable } from '@marketplace/platform';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ClientError, Status, createChannel, createClientFactory } from 'nice-grpc';
-import { deadlineMiddleware } from 'nice-grpc-client-middleware-deadline';
+import { deadlineMiddleware, type DeadlineOptions } from 'nice-grpc-client-middleware-deadline';
 import { HealthDefinition } from 'nice-grpc-server-health';
 import { HealthCheckResponse_ServingStatus } from 'nice-grpc-server-health/lib/proto/grpc/health/v1/health.js';
+import { createInProcessClient, isInProcessAddress } from './in-process.js';
 import { REPLICA_CHANNEL_OPTIONS } from './replica-balancing.js';
 
 export interface WaitForServingOptions {
@@ -27,6 +28,26 @@ const FIRST_DELAY_MS = 50;
 const MAX_DELAY_MS = 1_000;
 const NO_ANSWER = 'no answer';
 
+/** A health client of `address`: in process for a server registered there (in-process.ts), else over a channel. */
+const healthClient = (address: string) => {
+  if (isInProcessAddress(address)) {
+    return createInProcessClient<typeof HealthDefinition, DeadlineOptions>(
+      HealthDefinition,
+      address,
+      deadlineMiddleware,
+      {},
+    );
+  }
+  const channel = createChannel(address, undefined, {
+    ...REPLICA_CHANNEL_OPTIONS,
+    'grpc.initial_reconnect_backoff_ms': FIRST_DELAY_MS,
+    'grpc.max_reconnect_backoff_ms': MAX_DELAY_MS,
+    'grpc.use_local_subchannel_pool': 1,
+  });
+  const client = createClientFactory().use(deadlineMiddleware).create(HealthDefinition, channel);
+  return { client, close: () => channel.close() };
+};
+
 /**
  * A probe of the server at `address`, for a process that checks it again and again (the gateway's readiness):
  * every check goes over one connection instead of opening its own. Its channel sees every replica the address
@@ -34,13 +55,7 @@ const NO_ANSWER = 'no answer';
  * backoff grows to 2 minutes), on a subchannel of its own, so a client's backoff does not hold it back.
  */
 export const createServingProbe = (address: string): ServingProbe => {
-  const channel = createChannel(address, undefined, {
-    ...REPLICA_CHANNEL_OPTIONS,
-    'grpc.initial_reconnect_backoff_ms': FIRST_DELAY_MS,
-    'grpc.max_reconnect_backoff_ms': MAX_DELAY_MS,
-    'grpc.use_local_subchannel_pool': 1,
-  });
-  const health = createClientFactory().use(deadlineMiddleware).create(HealthDefinition, channel);
+  const { client: health, close } = healthClient(address);
   return {
     waitForServing: async ({ timeoutMs, service = '', signal }) => {
       const giveUpAt = Date.now() + timeoutMs;
@@ -71,7 +86,7 @@ export const createServingProbe = (address: string): ServingProbe => {
         `${address} ${service || '(server)'} was not SERVING within ${timeoutMs} ms; last answer: ${lastAnswer}`,
       );
     },
-    close: () => channel.close(),
+    close,
   };
 };
 

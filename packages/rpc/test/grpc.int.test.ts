@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { AppError, isAppError, validationError, type ErrorKind } from '@marketplace/platform';
+import { AppError, isAppError } from '@marketplace/platform';
 import { catalogV1, listingV1 } from '@marketplace/proto';
 import { createServer as createNetServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
-import { ClientError, Metadata, Status, createChannel, createClient, type CallContext } from 'nice-grpc';
+import { ClientError, Metadata, Status, createChannel, createClient } from 'nice-grpc';
 import { HealthDefinition } from 'nice-grpc-server-health';
 import { HealthCheckResponse_ServingStatus } from 'nice-grpc-server-health/lib/proto/grpc/health/v1/health.js';
 import { pino } from 'pino';
@@ -18,129 +18,13 @@ import {
   type GrpcServer,
   type ServingStatus,
 } from '../src/index.js';
+import { catalog, catchError, KINDS, listing, product, STATUS_OF_KIND } from './support/services.js';
 
 const LISTING_SERVICE = listingV1.ListingServiceDefinition.fullName;
 const CATALOG_SERVICE = catalogV1.CatalogServiceDefinition.fullName;
 // Known to the test, so its raw client (without our middleware) can sign a service token too.
 const INTERNAL_KEY = randomBytes(32);
 configureInternalAuth({ key: INTERNAL_KEY, caller: 'rpc-test' });
-
-const product = catalogV1.Product.fromPartial({
-  id: 'product_7',
-  title: 'Pallet of returned headphones',
-  priceCents: 125_000,
-  currency: 'USD',
-  imageUrls: ['https://img.example/1.jpg', 'https://img.example/2.jpg'],
-  originalRetailPriceCents: 900_000,
-  sellerAccountId: 42,
-  createdAtMs: 1_767_225_600_000,
-});
-
-const STATUS_OF_KIND: Record<ErrorKind, Status> = {
-  validation: Status.INVALID_ARGUMENT,
-  unauthenticated: Status.UNAUTHENTICATED,
-  forbidden: Status.PERMISSION_DENIED,
-  not_found: Status.NOT_FOUND,
-  conflict: Status.ABORTED,
-  rate_limited: Status.RESOURCE_EXHAUSTED,
-  unavailable: Status.UNAVAILABLE,
-  payload_too_large: Status.RESOURCE_EXHAUSTED,
-  idempotency_conflict: Status.ALREADY_EXISTS,
-  precondition_failed: Status.FAILED_PRECONDITION,
-};
-const KINDS = Object.keys(STATUS_OF_KIND) as ErrorKind[];
-
-/** A catalog whose behaviour is chosen by the requested product id. */
-const catalog = {
-  async getProduct({ productId }: catalogV1.GetProductRequest, { signal }: CallContext) {
-    if (productId === product.id) return { product };
-    if (productId === 'invalid') {
-      throw validationError('the product id is malformed', [
-        { path: 'productId', message: 'must look like product_<n>' },
-        { path: 'viewerAccountId', message: 'must be positive' },
-      ]);
-    }
-    if (productId === 'crash') throw new Error('connect ECONNREFUSED postgres://catalog:s3cret@db:5432');
-    if (productId === 'slow') {
-      await sleep(300, undefined, { signal });
-      return { product };
-    }
-    if (productId === 'endless') {
-      await sleep(60_000, undefined, { signal });
-      return { product };
-    }
-    const kind = productId.replace('kind:', '') as ErrorKind;
-    throw new AppError(kind, `failed with ${kind}`);
-  },
-  async searchProducts() {
-    return { products: [product], total: 1 };
-  },
-  async listCategories() {
-    return { categories: [] };
-  },
-  async recommendPrice() {
-    throw new AppError('unavailable', 'not called by these tests');
-  },
-  async semanticSearch() {
-    throw new AppError('unavailable', 'not called by these tests');
-  },
-  async listPublicProducts() {
-    throw new AppError('unavailable', 'not called by these tests');
-  },
-  async getCatalogStats() {
-    throw new AppError('unavailable', 'not called by these tests');
-  },
-} satisfies catalogV1.CatalogServiceImplementation;
-
-const listing = {
-  async createListing({ sellerAccountId, draft }: listingV1.CreateListingRequest) {
-    return {
-      listing: {
-        productId: 'product_8',
-        sellerAccountId,
-        name: draft?.name ?? '',
-        galleryImageUrls: draft?.galleryImageUrls ?? [],
-        priceCents: draft?.priceCents ?? 100,
-        originalRetailPriceCents: draft?.originalRetailPriceCents,
-        createdAtMs: 1_767_225_600_123,
-        version: 1,
-      },
-    };
-  },
-  async getListing() {
-    throw new AppError('unavailable', 'not called by these tests');
-  },
-  async updateListing() {
-    throw new AppError('unavailable', 'not called by these tests');
-  },
-  async setQuantity() {
-    throw new AppError('unavailable', 'not called by these tests');
-  },
-  async bulkUpdateListings() {
-    throw new AppError('unavailable', 'not called by these tests');
-  },
-  async reserveStock() {
-    throw new AppError('unavailable', 'not called by these tests');
-  },
-  async releaseStock() {
-    throw new AppError('unavailable', 'not called by these tests');
-  },
-  async listSellerListings() {
-    throw new AppError('unavailable', 'not called by these tests');
-  },
-  async withdrawListing() {
-    throw new AppError('unavailable', 'not called by these tests');
-  },
-  async relistListing() {
-    throw new AppError('unavailable', 'not called by these tests');
-  },
-  async setListingShipping() {
-    throw new AppError('unavailable', 'not called by these tests');
-  },
-  async bulkUpsertListings() {
-    throw new AppError('unavailable', 'not called by these tests');
-  },
-} satisfies listingV1.ListingServiceImplementation;
 
 const logLines: Array<Record<string, unknown>> = [];
 const logger = pino(
@@ -160,14 +44,6 @@ const start = (initialStatus?: ServingStatus): Promise<GrpcServer> =>
     serviceName: 'test',
     ...(initialStatus === undefined ? {} : { initialStatus }),
   });
-
-const catchError = async (call: Promise<unknown>): Promise<unknown> =>
-  call.then(
-    () => {
-      throw new Error('expected the call to fail');
-    },
-    (error: unknown) => error,
-  );
 
 const healthOf = async (address: string, service: string) => {
   const channel = createChannel(address);
