@@ -14,14 +14,9 @@ import {
   partitionOf,
 } from './eventlog.port.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './delivery.js';
-import { Follower, startFollower } from './follower.js';
-import {
-  LeasedGroupMember,
-  joinGroup,
-  type GroupMemberSettings,
-  type GroupTables,
-} from './leased.group-member.js';
-import type { PartitionSource } from './partition-worker.js';
+import { Follower } from './follower.js';
+import { LeasedGroupMember, type GroupMemberSettings, type GroupTables } from './leased.group-member.js';
+import { startTracked, type PartitionSource } from './partition-worker.js';
 import { EMBEDDED_EVENT_LOG_MIGRATIONS } from './embedded.schema.js';
 import { assertDuration, assertGroup, assertMessages, assertPartitions, assertTopic } from './validation.js';
 
@@ -365,14 +360,15 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
     if (closed) throw new Error('the event log is closed');
     await checkTopic(options.topic);
     const member = new LeasedGroupMember(settings, options);
-    return joinGroup(members, member);
+    return startTracked(members, member, () => member.join());
   };
 
   const follow = async (options: FollowOptions): Promise<LogConsumer> => {
     assertTopic(options.topic);
     if (closed) throw new Error('the event log is closed');
     await checkTopic(options.topic);
-    return startFollower(followers, new Follower(settings, options));
+    const follower = new Follower(settings, options);
+    return startTracked(followers, follower, () => follower.start());
   };
 
   return {

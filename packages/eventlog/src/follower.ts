@@ -1,4 +1,4 @@
-import type { FollowOptions, LogConsumer } from './eventlog.port.js';
+import type { FollowOptions } from './eventlog.port.js';
 import { maxBatchOf } from './validation.js';
 import {
   BatchRounds,
@@ -56,20 +56,3 @@ export class Follower {
     await Promise.all(this.workers.map((worker) => worker.done));
   }
 }
-
-/** Starts `follower`, tracked in `followers` while it runs. */
-export const startFollower = async (followers: Set<Follower>, follower: Follower): Promise<LogConsumer> => {
-  followers.add(follower);
-  try {
-    await follower.start();
-  } catch (error) {
-    followers.delete(follower);
-    throw error;
-  }
-  return {
-    close: async () => {
-      followers.delete(follower);
-      await follower.close();
-    },
-  };
-};

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '@marketplace/database';
-import type { ConsumeOptions, LogConsumer } from './eventlog.port.js';
+import type { ConsumeOptions } from './eventlog.port.js';
 import { maxBatchOf } from './validation.js';
 import {
   BatchRounds,
@@ -270,23 +270,3 @@ export class LeasedGroupMember {
     }
   }
 }
-
-/** Joins `member` to its group, tracked in `members` while it consumes; closing the consumer leaves the group. */
-export const joinGroup = async (
-  members: Set<LeasedGroupMember>,
-  member: LeasedGroupMember,
-): Promise<LogConsumer> => {
-  members.add(member);
-  try {
-    await member.join();
-  } catch (error) {
-    members.delete(member);
-    throw error;
-  }
-  return {
-    close: async () => {
-      members.delete(member);
-      await member.close();
-    },
-  };
-};

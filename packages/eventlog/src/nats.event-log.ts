@@ -27,9 +27,14 @@ import {
 } from './eventlog.port.js';
 import { DEFAULT_RETRY_POLICY, retryDelayMs, type RetryPolicy } from './delivery.js';
 import { EMBEDDED_EVENT_LOG_MIGRATIONS } from './embedded.schema.js';
-import { Follower, startFollower } from './follower.js';
-import { LeasedGroupMember, joinGroup, type GroupMemberSettings } from './leased.group-member.js';
-import type { PartitionReadSettings, PartitionReader, PartitionSource } from './partition-worker.js';
+import { Follower } from './follower.js';
+import { LeasedGroupMember, type GroupMemberSettings } from './leased.group-member.js';
+import {
+  startTracked,
+  type PartitionReadSettings,
+  type PartitionReader,
+  type PartitionSource,
+} from './partition-worker.js';
 import { pause, withTimeout } from './timing.js';
 import { assertDuration, assertGroup, assertMessages, assertPartitions, assertTopic } from './validation.js';
 import { WakeUp } from './wake-up.js';
@@ -378,14 +383,15 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
     if (closed) throw new Error('the event log is closed');
     await ensureStream(consumeOptions.topic);
     const member = new LeasedGroupMember(await settingsOf(), consumeOptions);
-    return joinGroup(members, member);
+    return startTracked(members, member, () => member.join());
   };
 
   const follow = async (followOptions: FollowOptions): Promise<LogConsumer> => {
     assertTopic(followOptions.topic);
     if (closed) throw new Error('the event log is closed');
     await ensureStream(followOptions.topic);
-    return startFollower(followers, new Follower(readSettings, followOptions));
+    const follower = new Follower(readSettings, followOptions);
+    return startTracked(followers, follower, () => follower.start());
   };
 
   const headersOf = (message: LogMessage) => {

@@ -1,5 +1,5 @@
 import type { Logger } from '@marketplace/platform';
-import type { DeliveredBatch, DeliveredMessage } from './eventlog.port.js';
+import type { DeliveredBatch, DeliveredMessage, LogConsumer } from './eventlog.port.js';
 import { deliverUntilHandled, retryDelayMs, type RetryPolicy } from './delivery.js';
 import { pause } from './timing.js';
 import { WakeUp } from './wake-up.js';
@@ -144,4 +144,28 @@ export const readPartition = async (
   } finally {
     await reader.close();
   }
+};
+
+/**
+ * Starts `reader` (a group member joining, a follower), tracked in `running` while it reads so the log's close
+ * can stop it; closing the consumer returned stops tracking it and closes it.
+ */
+export const startTracked = async <Reader extends { close(): Promise<void> }>(
+  running: Set<Reader>,
+  reader: Reader,
+  start: () => Promise<void>,
+): Promise<LogConsumer> => {
+  running.add(reader);
+  try {
+    await start();
+  } catch (error) {
+    running.delete(reader);
+    throw error;
+  }
+  return {
+    close: async () => {
+      running.delete(reader);
+      await reader.close();
+    },
+  };
 };
