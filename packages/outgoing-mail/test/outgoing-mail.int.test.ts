@@ -30,6 +30,19 @@ const mail = (): QueuedMail => {
   };
 };
 
+/** `db` with every statement sent through it recorded in `statements`: the worker's statements per batch. */
+const countingStatements = (db: Database): { statements: string[]; counting: Database } => {
+  const statements: string[] = [];
+  const counting: Database = {
+    ...db,
+    query: async (sql, params) => {
+      statements.push(sql);
+      return db.query(sql, params);
+    },
+  };
+  return { statements, counting };
+};
+
 /** Records every send; `failures` sends throw first, `gate` (when set) holds each send until it resolves. */
 class ScriptedMailer implements Mailer {
   readonly sent: MailMessage[] = [];
@@ -206,14 +219,7 @@ describe.each(testEngines())('outgoing mail on $name', ({ create }) => {
   it("records a claim's sends in one statement, and retries only the one that failed", async () => {
     const messages = [mail(), mail(), mail()];
     await db.transaction((tx) => table.enqueue(tx, messages, systemClock.now()));
-    const statements: string[] = [];
-    const counting: Database = {
-      ...db,
-      query: async (sql, params) => {
-        statements.push(sql);
-        return db.query(sql, params);
-      },
-    };
+    const { statements, counting } = countingStatements(db);
     const mailer = new ScriptedMailer();
     mailer.duringSend = async (message) => {
       if (message.messageId === messages[1]!.messageId) throw new Error('550 mailbox unavailable');
@@ -245,14 +251,7 @@ describe.each(testEngines())('outgoing mail on $name', ({ create }) => {
     const { own, ownSchema } = await ownQueue();
     const messages = [mail(), mail(), mail(), mail(), mail()];
     await db.transaction((tx) => own.enqueue(tx, messages, systemClock.now()));
-    const statements: string[] = [];
-    const counting: Database = {
-      ...db,
-      query: async (sql, params) => {
-        statements.push(sql);
-        return db.query(sql, params);
-      },
-    };
+    const { statements, counting } = countingStatements(db);
     const mailer = new ScriptedMailer();
     const worker = startOutgoingMailWorker({
       db: counting,
@@ -281,14 +280,7 @@ describe.each(testEngines())('outgoing mail on $name', ({ create }) => {
 
   it('gathers the mail of transactions committed one after another into one claim and one mark', async () => {
     const { own, ownSchema } = await ownQueue();
-    const statements: string[] = [];
-    const counting: Database = {
-      ...db,
-      query: async (sql, params) => {
-        statements.push(sql);
-        return db.query(sql, params);
-      },
-    };
+    const { statements, counting } = countingStatements(db);
     const mailer = new ScriptedMailer();
     const worker = startOutgoingMailWorker({
       db: counting,
