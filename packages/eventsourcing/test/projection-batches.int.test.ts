@@ -354,22 +354,21 @@ describe.each(testEngines())('batched projection on $name', ({ create }) => {
     expect(await storedOffset(3)).toEqual({ offset: '2', epoch: '1' });
   });
 
+  /** Hands over a batch on each of four partitions at once, partition 2's failing (quantity 9): their outcomes. */
+  const handFourWithOneFailing = async (member: Awaited<ReturnType<typeof startMember>>) =>
+    (
+      await Promise.allSettled([
+        member.deliver(0, [message(1, 'stock_a', 1)]),
+        member.deliver(1, [onPartition(1, 1, 'stock_b', 1)]),
+        member.deliver(2, [onPartition(2, 1, 'stock_c', 9)]),
+        member.deliver(3, [onPartition(3, 1, 'stock_d', 1)]),
+      ])
+    ).map((outcome) => outcome.status);
+
   it('fails only the failing batch of those applied together, and applies the others', async () => {
     const member = await startMember({ fail: (quantity) => quantity === 9 });
 
-    const handed = await Promise.allSettled([
-      member.deliver(0, [message(1, 'stock_a', 1)]),
-      member.deliver(1, [onPartition(1, 1, 'stock_b', 1)]),
-      member.deliver(2, [onPartition(2, 1, 'stock_c', 9)]),
-      member.deliver(3, [onPartition(3, 1, 'stock_d', 1)]),
-    ]);
-
-    expect(handed.map((outcome) => outcome.status)).toEqual([
-      'fulfilled',
-      'fulfilled',
-      'rejected',
-      'fulfilled',
-    ]);
+    expect(await handFourWithOneFailing(member)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
     expect(await history()).toEqual({ stock_a: [1], stock_b: [1], stock_d: [1] });
     expect(await storedOffset(2)).toBeUndefined();
     expect(await storedOffset(3)).toEqual({ offset: '1', epoch: '1' });
@@ -381,19 +380,7 @@ describe.each(testEngines())('batched projection on $name', ({ create }) => {
     await expect(member.deliver(2, [onPartition(2, 1, 'stock_c', 9)])).rejects.toThrow('failed on 9');
     const before = counting.transactions();
 
-    const handed = await Promise.allSettled([
-      member.deliver(0, [message(1, 'stock_a', 1)]),
-      member.deliver(1, [onPartition(1, 1, 'stock_b', 1)]),
-      member.deliver(2, [onPartition(2, 1, 'stock_c', 9)]),
-      member.deliver(3, [onPartition(3, 1, 'stock_d', 1)]),
-    ]);
-
-    expect(handed.map((outcome) => outcome.status)).toEqual([
-      'fulfilled',
-      'fulfilled',
-      'rejected',
-      'fulfilled',
-    ]);
+    expect(await handFourWithOneFailing(member)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
     // The first alone (nothing was running), partitions 1 and 3 together, the failing one alone.
     expect(counting.transactions() - before).toBe(3);
     expect(await history()).toEqual({ stock_a: [1], stock_b: [1], stock_d: [1] });
