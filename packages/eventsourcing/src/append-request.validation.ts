@@ -1,3 +1,4 @@
+import { unstorableTextReason } from '@marketplace/platform';
 import type { DomainEvent } from './decider.js';
 import type { AppendRequest } from './event-store.port.js';
 
@@ -10,15 +11,20 @@ const STREAM_TYPE = /^[a-z][a-z0-9_]{0,62}$/;
 const EVENT_TYPE = /^[A-Za-z][A-Za-z0-9_]{0,127}$/;
 const MAX_STREAM_ID_LENGTH = 1024;
 
+/** A NUL or a lone surrogate could not be stored as it was appended: the store would answer another id. */
 const isKeySafe = (text: string): boolean =>
-  text !== '' && text.length <= MAX_STREAM_ID_LENGTH && text === text.trim() && !/[\r\n]/.test(text);
+  text !== '' &&
+  text.length <= MAX_STREAM_ID_LENGTH &&
+  text === text.trim() &&
+  !/[\r\n]/.test(text) &&
+  unstorableTextReason(text) === undefined;
 
 export const assertValidAppend = <E extends DomainEvent>(request: AppendRequest<E>): void => {
   const { streamId, streamType, expectedVersion, events, now } = request;
   if (typeof streamId !== 'string' || !isKeySafe(streamId)) {
     throw new TypeError(
       `invalid stream id ${JSON.stringify(streamId)}: expected non-empty text of at most ` +
-        `${MAX_STREAM_ID_LENGTH} characters without line breaks or surrounding white space`,
+        `${MAX_STREAM_ID_LENGTH} characters without line breaks, surrounding white space, NUL or lone surrogates`,
     );
   }
   if (!STREAM_TYPE.test(streamType)) {

@@ -23,6 +23,8 @@ describe('assertValidAppend', () => {
     ['a stream id with a line break', { streamId: 'product_1\nx' }, /invalid stream id/],
     ['a stream id with surrounding space', { streamId: ' product_1' }, /invalid stream id/],
     ['a stream id longer than a log key may be', { streamId: 'p'.repeat(1025) }, /invalid stream id/],
+    ['a stream id with a NUL', { streamId: 'product_1\u0000' }, /invalid stream id/],
+    ['a stream id with a lone surrogate', { streamId: 'product_\ud800' }, /invalid stream id/],
     ['a stream type that cannot name a topic', { streamType: 'Listing.v2' }, /invalid stream type/],
     ['a negative expected version', { expectedVersion: -1 }, /invalid expected version/],
     ['a fractional expected version', { expectedVersion: 1.5 }, /invalid expected version/],
