@@ -1,4 +1,13 @@
-import { createChannel, createClientFactory, type Client, type TsProtoServiceDefinition } from 'nice-grpc';
+import {
+  ClientError,
+  createChannel,
+  createClientFactory,
+  Status,
+  type CallOptions,
+  type Client,
+  type ClientMiddlewareCall,
+  type TsProtoServiceDefinition,
+} from 'nice-grpc';
 import type { DeadlineOptions } from 'nice-grpc-client-middleware-deadline';
 import { createClientInterceptor } from './client.interceptor.js';
 import { createInProcessClient, isInProcessAddress } from './in-process.js';
@@ -19,7 +28,7 @@ export interface GrpcClientOptions {
 export interface GrpcClient<Definition extends TsProtoServiceDefinition> {
   /** Methods as generated (`client.createListing(request, { deadline?, signal?, metadata? })`). */
   readonly client: Client<Definition, DeadlineOptions>;
-  /** Closes the channel; calls made afterwards fail. */
+  /** Closes the channel; calls made afterwards fail as `unavailable`. */
   close(): void;
 }
 
@@ -44,6 +53,25 @@ export const createGrpcClient = <Definition extends TsProtoServiceDefinition>(
     );
   }
   const channel = createChannel(address, undefined, REPLICA_CHANNEL_OPTIONS);
-  const client = createClientFactory().use(interceptor).create(definition, channel, defaultOptions);
-  return { client, close: () => channel.close() };
+  let closed = false;
+  // A closed grpc-js channel answers a plain Error; as UNAVAILABLE it reaches the caller as the AppError an
+  // in-process client's gives. Attached first, so it runs innermost, under the interceptor.
+  async function* refuseWhenClosed<Request, Response>(
+    call: ClientMiddlewareCall<Request, Response>,
+    options: CallOptions,
+  ): AsyncGenerator<Response, Response | void, undefined> {
+    if (closed) throw new ClientError(call.method.path, Status.UNAVAILABLE, 'the client was closed');
+    return yield* call.next(call.request, options);
+  }
+  const client = createClientFactory()
+    .use(refuseWhenClosed)
+    .use(interceptor)
+    .create(definition, channel, defaultOptions);
+  return {
+    client,
+    close: () => {
+      closed = true;
+      channel.close();
+    },
+  };
 };

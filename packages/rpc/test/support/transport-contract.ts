@@ -46,15 +46,7 @@ export interface Transport {
    * socket once the cancellation has crossed it, a moment later.
    */
   readonly handlerAborts: 'before the caller returns' | 'a moment later';
-  /**
-   * Titles of contract cases this transport fails, each a difference from the other transport still to settle:
-   * they run as `it.failing`, so the difference shows in the suite and turns it red once it is gone.
-   */
-  readonly knownDifferences?: ReadonlySet<string>;
 }
-
-/** A contract case gRPC over a socket fails (grpc.int.test.ts says what it does instead). */
-export const CLOSED_CLIENT_CASE = 'fails a call on a closed client as unavailable';
 
 const LISTING_SERVICE = listingV1.ListingServiceDefinition.fullName;
 export const CATALOG_SERVICE = catalogV1.CatalogServiceDefinition.fullName;
@@ -114,12 +106,6 @@ export const startTestServer = (
 export const describeTransportContract = (transport: Transport): void => {
   const start = (initialStatus?: ServingStatus): Promise<GrpcServer> =>
     startTestServer(transport.host, initialStatus === undefined ? {} : { initialStatus });
-
-  /** A case the transport may be known to fail: then it runs as `it.failing`, its title saying so. */
-  const contractCase = (title: string, body: () => Promise<void>): void =>
-    transport.knownDifferences?.has(title) === true
-      ? it.failing(`${title} (known to fail ${transport.name})`, body)
-      : it(title, body);
 
   /** Resolves once the last call's handler saw its signal abort, when the transport says it does. */
   const handlerAborted = async (): Promise<void> => {
@@ -328,7 +314,7 @@ export const describeTransportContract = (transport: Transport): void => {
       }
     });
 
-    contractCase(CLOSED_CLIENT_CASE, async () => {
+    it('fails a call on a closed client as unavailable', async () => {
       const closed = createGrpcClient(catalogV1.CatalogServiceDefinition, server.address);
       closed.close();
       expect(await catchError(closed.client.searchProducts({ query: 'headphones' }))).toMatchObject({
