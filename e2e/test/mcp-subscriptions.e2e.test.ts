@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -184,9 +185,11 @@ describe('MCP resource subscriptions (embedded mode)', () => {
       headers: { authorization: `Bearer ${marketplace.adminToken}` },
     });
     expect(revoked.status).toBe(204);
+    // Unreferenced: the deadline outlives a stream that ended in time, and it must not keep the jest worker
+    // from exiting once this file is done (jest reports such a worker as leaking and force-exits it).
     const outcome = await Promise.race([
       ended.then(() => 'ended'),
-      new Promise((resolve) => setTimeout(() => resolve('still open'), 5_000)),
+      sleep(5_000, 'still open', { ref: false }),
     ]);
     expect(outcome).toBe('ended');
     await expect(client.listResources()).rejects.toThrow();
