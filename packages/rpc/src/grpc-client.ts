@@ -1,3 +1,4 @@
+import { connectivityState } from '@grpc/grpc-js';
 import {
   ClientError,
   createChannel,
@@ -53,25 +54,20 @@ export const createGrpcClient = <Definition extends TsProtoServiceDefinition>(
     );
   }
   const channel = createChannel(address, undefined, REPLICA_CHANNEL_OPTIONS);
-  let closed = false;
   // A closed grpc-js channel answers a plain Error; as UNAVAILABLE it reaches the caller as the AppError an
   // in-process client's gives. Attached first, so it runs innermost, under the interceptor.
   async function* refuseWhenClosed<Request, Response>(
     call: ClientMiddlewareCall<Request, Response>,
     options: CallOptions,
   ): AsyncGenerator<Response, Response | void, undefined> {
-    if (closed) throw new ClientError(call.method.path, Status.UNAVAILABLE, 'the client was closed');
+    if (channel.getConnectivityState(false) === connectivityState.SHUTDOWN) {
+      throw new ClientError(call.method.path, Status.UNAVAILABLE, 'the client was closed');
+    }
     return yield* call.next(call.request, options);
   }
   const client = createClientFactory()
     .use(refuseWhenClosed)
     .use(interceptor)
     .create(definition, channel, defaultOptions);
-  return {
-    client,
-    close: () => {
-      closed = true;
-      channel.close();
-    },
-  };
+  return { client, close: () => channel.close() };
 };
