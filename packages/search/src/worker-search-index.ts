@@ -38,7 +38,9 @@ const defaultWorkerEntry = (): URL =>
  * The embedded index in a worker thread. Same behaviour as `createEmbeddedSearchIndex` (it runs the same
  * contract suite), but loads (seconds for 100k listings) and the slowest queries (tens of milliseconds at 100k
  * for the most common words or a deep page) occupy the worker instead of the service's event loop: gRPC calls,
- * health checks and event handling keep flowing meanwhile. Calls are answered in the order they were made (the worker takes one at a time).
+ * health checks and event handling keep flowing meanwhile. Writes apply in the order they were made, one at a time;
+ * a search or a count answers at once, between the slices of a load in progress, so it never waits for a whole
+ * batch (`search-index.worker.ts`).
  *
  * If the thread dies (out of memory, a bug), every pending and later call rejects: the index held there is
  * gone, so the owner must restart (the catalog then reloads it from its table).

@@ -34,6 +34,55 @@ describe('createWorkerSearchIndex', () => {
     }
   });
 
+  it('answers a search between the slices of a load, without waiting for the whole batch', async () => {
+    // One message of 20,000 documents: well over a second of indexing on this machine.
+    const index = createWorkerSearchIndex<ContractPayload>({ batchSize: 20_000 });
+    try {
+      await index.upsert(contractDocument(0, { title: 'early pallet' }));
+      const order: string[] = [];
+      const loaded = index
+        .upsertMany(
+          Array.from({ length: 20_000 }, (_, n) =>
+            contractDocument(n + 1, { title: `loaded pallet lot ${n}` }),
+          ),
+        )
+        .then(() => order.push('load'));
+      const searched = index
+        .search({ text: 'early', filters: { visibility: 'any' }, limit: 10, offset: 0 })
+        .then(({ total }) => order.push(`search ${total}`));
+
+      await Promise.all([loaded, searched]);
+
+      expect(order).toEqual(['search 1', 'load']);
+      await expect(index.count()).resolves.toBe(20_001);
+    } finally {
+      await index.close();
+    }
+  });
+
+  it('applies writes in the order they were sent, a load still in slices included', async () => {
+    const index = createWorkerSearchIndex<ContractPayload>({ batchSize: 20_000 });
+    try {
+      const loaded = index.upsertMany(Array.from({ length: 20_000 }, (_, n) => contractDocument(n)));
+      const cleared = index.clear();
+      const removed = index.remove(contractDocument(1).id, 2);
+      const last = index.upsert(contractDocument(2, { title: 'after the clear' }));
+
+      await Promise.all([loaded, cleared, removed, last]);
+
+      await expect(index.count()).resolves.toBe(1);
+      const { hits } = await index.search({
+        text: 'after',
+        filters: { visibility: 'any' },
+        limit: 10,
+        offset: 0,
+      });
+      expect(hits.map(({ id }) => id)).toEqual([contractDocument(2).id]);
+    } finally {
+      await index.close();
+    }
+  });
+
   it('rejects every call once closed, instead of waiting for a thread that is gone', async () => {
     const index = createWorkerSearchIndex<ContractPayload>();
     await index.upsert(contractDocument(1));
