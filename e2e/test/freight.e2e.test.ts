@@ -276,7 +276,7 @@ describe('freight terms of a lot (embedded mode)', () => {
     const unknown = await putShipping(productId, { mode: 'by_air' }, seller.apiKey);
     expect(unknown.status).toBe(400);
     expect(JSON.stringify(unknown.body)).toMatch(/mode/);
-    expect((await putShipping(productId, { mode: 'included' }, otherSeller.apiKey)).status).toBe(403);
+    expect((await putShipping(productId, { mode: 'included' }, otherSeller.apiKey)).status).toBe(404);
     expect((await putShipping(productId, { mode: 'included' }, buyer.apiKey)).status).toBe(403);
     expect(
       await failure(asSeller, 'set_listing_shipping', {

@@ -302,9 +302,20 @@ describe('MCP conformance (embedded mode)', () => {
         expected_version: 2,
       });
       expect(stale).toMatch(/version/);
-      expect(
-        await failure(await connect(otherSeller), 'withdraw_listing', { product_id: created['id'] }),
-      ).not.toHaveLength(0);
+      // Another seller's listing is answered as a missing one, word for word (docs/specification.md, "Ids in paths").
+      const asOther = await connect(otherSeller);
+      const missingId = 'product_987654321';
+      for (const [tool, extra] of [
+        ['withdraw_listing', {}],
+        ['update_listing', { price_per_unit: 1 }],
+        ['update_listing', { price_per_unit: 1, expected_version: 1 }],
+        ['set_listing_shipping', { mode: 'included' }],
+      ] as const) {
+        const theirs = await failure(asOther, tool, { product_id: created['id'], ...extra });
+        const none = await failure(asOther, tool, { product_id: missingId, ...extra });
+        expect(theirs.replaceAll(String(created['id']), missingId)).toBe(none);
+        expect(theirs).toMatch(/does not exist/);
+      }
       const withdrawn = await call(asSeller, 'withdraw_listing', { product_id: created['id'] });
       expect(withdrawn).toMatchObject({ id: created['id'], status: 'withdrawn' });
     });

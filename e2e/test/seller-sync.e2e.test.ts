@@ -217,7 +217,7 @@ describe('seller sync: bulk upsert and reading listings back (embedded mode on P
       body: JSON.stringify({ quantity: 5 }),
     });
     expect(stalePatch.status).toBe(412);
-    expect((await put({ price: 1 }, { 'if-match': '"3"' }, otherSeller.apiKey)).status).toBe(403);
+    expect((await put({ price: 1 }, { 'if-match': '"3"' }, otherSeller.apiKey)).status).toBe(404);
     const paths = async (changes: unknown) =>
       ((await put(changes)).body as { errors: { path: string }[] }).errors.map((error) => error.path);
     expect(await paths({ quantity: -1 })).toEqual(['quantity']);
@@ -264,7 +264,7 @@ describe('seller sync: bulk upsert and reading listings back (embedded mode on P
 
     const withdraw = (apiKey = seller.apiKey) =>
       marketplace.client.request(path, { method: 'DELETE', headers: { 'x-mcp-api-key': apiKey } });
-    expect((await withdraw(otherSeller.apiKey)).status).toBe(403);
+    expect((await withdraw(otherSeller.apiKey)).status).toBe(404);
     const withdrawn = await withdraw();
     expect(withdrawn.status).toBe(200);
     expect(withdrawn.body).toMatchObject({ id, status: 'withdrawn', quantity_available: 28 });

@@ -74,7 +74,7 @@ const recordingClient = (failWith?: AppError) => {
         updated: [],
         failures: request.productIds.map((productId) => ({
           productId,
-          reason: 'not_owned',
+          reason: 'not_found',
           message: 'theirs',
         })),
       };
@@ -227,8 +227,8 @@ describe('bulk_update_listings', () => {
     expect(bulkUpdateListingsOutput.parse(outcome)).toEqual({
       updated: [],
       failures: [
-        { product_id: 'product_7', reason: 'not_owned', message: 'theirs' },
-        { product_id: 'product_8', reason: 'not_owned', message: 'theirs' },
+        { product_id: 'product_7', reason: 'not_found', message: 'theirs' },
+        { product_id: 'product_8', reason: 'not_found', message: 'theirs' },
       ],
     });
     await expect(bulkUpdateListingsTool(commands).handler(buyer, input)).rejects.toBeInstanceOf(AppError);

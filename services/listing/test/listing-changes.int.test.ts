@@ -203,7 +203,7 @@ describe.each(testEngines())('listing changes and stock over gRPC on $name', ({ 
       matchVersions: [1],
     });
     expect(await statusOf(staleQuantity)).toBe(Status.FAILED_PRECONDITION);
-    // Another seller learns nothing from a version: 403 as without one.
+    // Another seller learns nothing from a version: not found as without one.
     const theirs = grpc.client.updateListing({
       actor: actorOf(OTHER_SELLER),
       sellerAccountId: OTHER_SELLER,
@@ -212,7 +212,7 @@ describe.each(testEngines())('listing changes and stock over gRPC on $name', ({ 
       correlationId: '',
       matchVersions: [99],
     });
-    expect(await statusOf(theirs)).toBe(Status.PERMISSION_DENIED);
+    expect(await statusOf(theirs)).toBe(Status.NOT_FOUND);
   });
 
   it('refuses invalid changes with every violation, and keeps the listing as it was', async () => {
@@ -234,11 +234,35 @@ describe.each(testEngines())('listing changes and stock over gRPC on $name', ({ 
     expect((await grpc.client.getListing({ productId: created.productId })).listing?.version).toBe(1);
   });
 
-  it("answers PERMISSION_DENIED for another seller's listing and NOT_FOUND for none", async () => {
+  it("answers NOT_FOUND for another seller's listing in the words of a missing one", async () => {
     const created = await publish();
-    expect(await statusOf(update(created.productId, { priceCents: 1 }, OTHER_SELLER))).toBe(
-      Status.PERMISSION_DENIED,
-    );
+    const theirs = await update(created.productId, { priceCents: 1 }, OTHER_SELLER).catch((e: unknown) => e);
+    expect(clientErrorOf(theirs).code).toBe(Status.NOT_FOUND);
+    expect((theirs as AppError).message).toBe(`listing ${created.productId} does not exist`);
+    for (const call of [
+      grpc.client.withdrawListing({
+        actor: actorOf(OTHER_SELLER),
+        sellerAccountId: OTHER_SELLER,
+        productId: created.productId,
+        correlationId: '',
+      }),
+      grpc.client.relistListing({
+        actor: actorOf(OTHER_SELLER),
+        sellerAccountId: OTHER_SELLER,
+        productId: created.productId,
+        correlationId: '',
+      }),
+      grpc.client.setQuantity({
+        actor: actorOf(OTHER_SELLER),
+        sellerAccountId: OTHER_SELLER,
+        productId: created.productId,
+        quantity: 0,
+        correlationId: '',
+      }),
+    ]) {
+      expect(await statusOf(call)).toBe(Status.NOT_FOUND);
+    }
+    expect((await grpc.client.getListing({ productId: created.productId })).listing?.version).toBe(1);
     expect(await statusOf(update('product_99999999', { priceCents: 1 }))).toBe(Status.NOT_FOUND);
     expect(await statusOf(update('nonsense', { priceCents: 1 }))).toBe(Status.NOT_FOUND);
     expect(await statusOf(grpc.client.getListing({ productId: 'product_99999999' }))).toBe(Status.NOT_FOUND);
@@ -277,7 +301,7 @@ describe.each(testEngines())('listing changes and stock over gRPC on $name', ({ 
     const refused = await setShipping({ mode: 'per_unit', cents: 0 }).catch((error: unknown) => error);
     expect(clientErrorOf(refused).code).toBe(Status.INVALID_ARGUMENT);
     expect((refused as AppError).violations.map(({ path }) => path)).toEqual(['cents']);
-    expect(await statusOf(setShipping({ mode: 'included' }, OTHER_SELLER))).toBe(Status.PERMISSION_DENIED);
+    expect(await statusOf(setShipping({ mode: 'included' }, OTHER_SELLER))).toBe(Status.NOT_FOUND);
   });
 
   it('applies If-Match to freight terms as to a PUT: a stale version fails with the terms kept', async () => {
@@ -472,7 +496,7 @@ describe.each(testEngines())('listing changes and stock over gRPC on $name', ({ 
     });
     expect(increase.updated.map(({ priceCents }) => priceCents)).toEqual([1_100, 1_099]);
     expect(increase.failures).toEqual([
-      { productId: theirId, reason: 'not_owned', message: `listing ${theirId} belongs to another seller` },
+      { productId: theirId, reason: 'not_found', message: `listing ${theirId} does not exist` },
       {
         productId: 'product_99999999',
         reason: 'not_found',

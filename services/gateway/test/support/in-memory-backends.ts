@@ -1,7 +1,6 @@
 import type { Logger } from '@marketplace/platform';
 import {
   AppError,
-  forbidden,
   formatProductId,
   notFound,
   preconditionFailed,
@@ -129,12 +128,10 @@ export class InMemoryBackends {
     return { listing };
   }
 
-  /** The seller's own listing, as the listing service finds it (404 none, 403 another seller's). */
+  /** The seller's own listing, as the listing service finds it (404 none and another seller's alike). */
   private owned(productId: string, sellerAccountId: number): listingV1.Listing {
     const listing = this.listings.find((candidate) => candidate.productId === productId);
-    if (!listing) throw notFound(`listing ${productId} does not exist`);
-    if (listing.sellerAccountId !== sellerAccountId)
-      throw forbidden(`listing ${productId} belongs to another seller`);
+    if (listing?.sellerAccountId !== sellerAccountId) throw notFound(`listing ${productId} does not exist`);
     return listing;
   }
 
@@ -175,8 +172,7 @@ export class InMemoryBackends {
       try {
         response.updated.push(this.owned(productId, request.sellerAccountId));
       } catch (error) {
-        const reason = (error as AppError).kind === 'forbidden' ? 'not_owned' : 'not_found';
-        response.failures.push({ productId, reason, message: (error as AppError).message });
+        response.failures.push({ productId, reason: 'not_found', message: (error as AppError).message });
       }
     }
     return response;

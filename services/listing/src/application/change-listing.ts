@@ -106,8 +106,8 @@ type Precondition = (state: ListingState, version: number) => void;
 
 /**
  * If-Match (RFC 9110): the seller's own listing must be at one of the versions the caller read, else 412 and
- * nothing changes. Absent or another seller's listing is left to the decider (404, 403), so a stale version
- * never tells anyone more than those would.
+ * nothing changes. Absent or another seller's listing is left to the decider (404 both), so a stale version
+ * never tells anyone more than that would.
  */
 const versionIn = (
   sellerAccountId: number,
@@ -301,7 +301,8 @@ export interface BulkUpdateInput extends CommandContext {
   readonly value: number;
 }
 
-export type BulkFailureReason = 'not_found' | 'not_owned' | 'invalid';
+/** Another seller's listing is `not_found`, like a missing one (docs/specification.md, "Ids in paths"). */
+export type BulkFailureReason = 'not_found' | 'invalid';
 
 export interface BulkUpdateResult {
   readonly updated: VersionedListing[];
@@ -310,7 +311,6 @@ export interface BulkUpdateResult {
 
 const FAILURE_REASONS: Partial<Record<AppError['kind'], BulkFailureReason>> = {
   not_found: 'not_found',
-  forbidden: 'not_owned',
   validation: 'invalid',
 };
 

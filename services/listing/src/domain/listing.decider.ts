@@ -1,5 +1,5 @@
 import type { Decider } from '@marketplace/eventsourcing';
-import { AppError, conflict, forbidden, notFound, validationError } from '@marketplace/platform';
+import { AppError, conflict, notFound, validationError } from '@marketplace/platform';
 import { LISTING_DEFAULTS } from '@marketplace/vocabulary';
 import type {
   CreateListing,
@@ -68,16 +68,22 @@ export class InsufficientStockError extends AppError {
 /** Order services name reservations by their own ids (an order id, a checkout line): short printable tokens. */
 const RESERVATION_ID = /^[\x21-\x7e]{1,128}$/;
 
+const noSuchListing = (productId: string): AppError => notFound(`listing ${productId} does not exist`);
+
 const listed = (state: ListingState, productId: string): ListedState => {
-  if (state.status !== 'listed') throw notFound(`listing ${productId} does not exist`);
+  if (state.status !== 'listed') throw noSuchListing(productId);
   return state;
 };
 
-/** Only the seller who published a listing may change it. */
+/**
+ * Only the seller who published a listing may change it. Another seller's listing is not found, word for word
+ * like a missing one: a listing that is not promoted is 404 to everyone but its seller, so no other answer may
+ * tell that it exists (docs/specification.md, "Ids in paths").
+ */
 const ownedBy = (state: ListingState, productId: string, sellerAccountId: number): ListedState => {
   const current = listed(state, productId);
   if (current.listing.sellerAccountId !== sellerAccountId) {
-    throw forbidden(`listing ${productId} belongs to another seller`);
+    throw noSuchListing(productId);
   }
   return current;
 };

@@ -94,7 +94,7 @@ export class ListingCommands {
   }
 
   /**
-   * Changes the seller's own listing (403 another seller's, 404 none); with `matchVersions` (If-Match) only
+   * Changes the seller's own listing (404 for another seller's, as for none); with `matchVersions` (If-Match) only
    * while it is at one of them (412).
    */
   async update(

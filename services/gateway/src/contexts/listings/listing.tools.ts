@@ -133,7 +133,7 @@ export const bulkUpdateListingsOutput = z.object({
     .array(
       z.object({
         product_id: z.string(),
-        reason: z.enum(['not_found', 'not_owned', 'invalid']),
+        reason: z.enum(['not_found', 'invalid']),
         message: z.string(),
       }),
     )

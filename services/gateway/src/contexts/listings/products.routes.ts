@@ -185,7 +185,7 @@ const productIdParams = z.object({ productId: z.string().describe('product_<n>')
 const SELLER_ERRORS = {
   400: 'Invalid body: errors names every offending field',
   401: 'No valid X-MCP-API-Key',
-  403: 'Not a seller key, or another seller’s listing',
+  403: 'Not a seller key',
 } as const;
 
 /** The seller REST endpoints (docs/specification.md, "Seller endpoints") in /openapi.json, from the schemas the handlers parse with. */

@@ -811,8 +811,8 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
         failures: [
           {
             product_id: 'product_13',
-            reason: 'not_owned',
-            message: 'listing product_13 belongs to another seller',
+            reason: 'not_found',
+            message: 'listing product_13 does not exist',
           },
         ],
       },

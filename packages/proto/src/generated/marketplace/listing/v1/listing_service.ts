@@ -177,7 +177,7 @@ export interface BulkUpdateListingsRequest {
 
 export interface BulkUpdateFailure {
   productId: string;
-  /** not_found, not_owned or invalid. */
+  /** not_found (also another seller's listing) or invalid. */
   reason: string;
   message: string;
 }
