@@ -17,6 +17,7 @@ import {
   LISTING_VISIBILITIES,
   SELLER_LISTINGS_DEFAULT_LIMIT,
   SELLER_LISTINGS_MAX_LIMIT,
+  updatedSinceSchema,
 } from './seller-listings.schema.js';
 import type { BulkUpdateOutcome, ListingCommands, SellerListingsPage } from './listing.commands.js';
 import type { CreatedListingView, SellerListing } from '../../edge/product.views.js';
@@ -167,10 +168,7 @@ export const listMyListingsInput = z.object({
   visibility: z.enum(LISTING_VISIBILITIES, oneOf(LISTING_VISIBILITIES)).optional(),
   category: z.enum(CATEGORIES, oneOf(CATEGORIES)).optional(),
   sku: text(LISTING_LIMITS.skuMaxLength).optional().describe('exact sku'),
-  updated_since: z.iso
-    .datetime({ offset: true, error: 'must be an RFC 3339 date-time' })
-    .optional()
-    .describe('only listings changed at or after this time'),
+  updated_since: updatedSinceSchema.optional().describe('only listings changed at or after this time'),
   cursor: text(100).optional().describe('next_cursor of the previous page'),
   limit: wholeNumber(1, SELLER_LISTINGS_MAX_LIMIT, 'listings')
     .default(SELLER_LISTINGS_DEFAULT_LIMIT)
