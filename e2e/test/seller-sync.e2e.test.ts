@@ -450,6 +450,43 @@ describe('seller sync: bulk upsert and reading listings back (embedded mode on P
     expect(anonymous.status).toBe(401);
   });
 
+  it('bulk: text PostgreSQL cannot store fails its own item only, on REST and over MCP', async () => {
+    const good = { name: 'Crate of Ulmar pewter mugs', description: '60 mugs', price: 4 };
+    // A NUL, a lone surrogate (as JSON escapes, which JSON.stringify keeps) and a right-to-left mark (storable).
+    const items = [
+      { ...good, sku: 'MUG-1' },
+      { ...good, sku: 'MUG-2', name: 'Crate of\u0000mugs' },
+      { ...good, sku: 'MUG-3', description: 'mugs \ud800' },
+      { ...good, sku: 'MUG-4', name: '\u202eCrate of Ulmar pewter mugs' },
+    ];
+    const expectPerItem = (answer: BulkAnswer) => {
+      expect(answer.results.map((result) => result.status)).toEqual(['created', 'error', 'error', 'created']);
+      expect(answer.results[1]?.errors).toEqual([
+        { field: 'name', message: 'must not contain the NUL character (U+0000)' },
+      ]);
+      expect(answer.results[2]?.errors).toEqual([
+        { field: 'description', message: 'must not contain a lone surrogate (not valid Unicode)' },
+      ]);
+    };
+    const rest = await bulk(seller.apiKey, { mode: 'upsert_by_sku', items });
+    expect(rest.status).toBe(200);
+    expectPerItem(rest.body as BulkAnswer);
+    const client = await sellerMcpClient();
+    try {
+      const result = (await client.callTool({
+        name: 'bulk_upsert_listings',
+        arguments: { mode: 'create', items },
+      })) as CallToolResult;
+      expect(result.isError).toBeFalsy();
+      expectPerItem(result.structuredContent as unknown as BulkAnswer);
+    } finally {
+      await client.close();
+    }
+    // The envelope's own text is still the call's: a NUL in a field name outside items is a 400 naming it.
+    const envelope = await bulk(seller.apiKey, { mode: 'create', items: [good], 'note\u0000': 1 });
+    expect(envelope.status).toBe(400);
+  });
+
   it('bulk with an Idempotency-Key: a repeat answers the same and writes nothing; another body is 422', async () => {
     const items = [1, 2].map((n) => ({
       name: `Keyed lot of Vantor drills ${n}`,

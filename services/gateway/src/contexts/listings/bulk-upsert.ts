@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { listingV1 } from '@marketplace/proto';
 import type { FieldViolation } from '@marketplace/platform';
+import { unstorableTextViolations } from '@marketplace/platform';
 import { BULK_UPSERT_LIMITS, BULK_UPSERT_MODES } from '@marketplace/vocabulary';
 import type { BulkUpsertMode } from '@marketplace/vocabulary';
 import { violationsOf } from '../../edge/schemas/validate.js';
@@ -86,7 +87,9 @@ const refusedResult = (index: number, violations: readonly FieldViolation[]): Bu
 
 /**
  * Splits the items into those the listing service is sent (with the fields each sent, so an update keeps the
- * others) and those refused here with their violations.
+ * others) and those refused here with their violations. Text PostgreSQL cannot store (a NUL, a lone surrogate)
+ * is checked here, item by item, not for the whole body: one bad item never fails the others
+ * (docs/specification.md, "Bulk upsert"; docs/security.md, "Hostile input").
  */
 export const bulkItemsOf = (
   items: readonly unknown[],
@@ -95,9 +98,11 @@ export const bulkItemsOf = (
   const sent: listingV1.BulkUpsertItem[] = [];
   const refused: BulkResult[] = [];
   items.forEach((item, index) => {
+    const unstorable = unstorableTextViolations(item);
     const parsed = createListingBodySchema.safeParse(item);
-    if (!parsed.success) {
-      refused.push(refusedResult(index, violationsOf(parsed.error)));
+    if (!parsed.success || unstorable.length > 0) {
+      const invalid = parsed.success ? [] : violationsOf(parsed.error);
+      refused.push(refusedResult(index, [...unstorable, ...invalid]));
       return;
     }
     const fields = (Object.keys(parsed.data) as (keyof CreateListingBody)[])

@@ -450,6 +450,7 @@ export const bulkUpsertListingsTool = (
     'updated, unchanged (nothing written) or error with its fields; one bad item never fails the others.',
   inputSchema: bulkUpsertListingsInput,
   outputSchema: bulkUpsertOutput,
+  itemsCheckedOneByOne: 'items',
   auth: 'seller',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   handler: async (principal, input) =>

@@ -94,7 +94,8 @@ export const productsRoutes = (
     .route('/api/products/bulk')
     .post(
       authenticate(identity, { required: true }),
-      ...jsonBody(Math.max(bodyLimitBytes, BULK_UPSERT_BODY_LIMIT_BYTES)),
+      // Each item's text is checked with the item (bulkItemsOf): one bad item never fails the call.
+      ...jsonBody(Math.max(bodyLimitBytes, BULK_UPSERT_BODY_LIMIT_BYTES), { checkText: false }),
       async (req, res) => {
         const idempotencyKey = idempotencyKeyOf(req, res);
         const body = parseOrThrow(bulkUpsertBodySchema, req.body, 'bulk upsert');

@@ -40,6 +40,20 @@ export interface InvokeOptions {
   readonly argumentsPath?: string;
 }
 
+/** The arguments whose text the dispatcher checks: all but the elements a tool checks one by one. */
+const argumentsCheckedHere = (tool: Tool, args: unknown): unknown => {
+  const items = tool.itemsCheckedOneByOne;
+  if (
+    items === undefined ||
+    typeof args !== 'object' ||
+    args === null ||
+    !Array.isArray((args as Record<string, unknown>)[items])
+  ) {
+    return args ?? {};
+  }
+  return { ...args, [items]: [] };
+};
+
 /**
  * The one dispatcher behind /mcp, /api/mcp/streamable, /api/mcp/invoke and /api/mcp/stream: it finds the tool,
  * checks the caller against the tool's `auth`, validates the arguments with the tool's zod schema and runs it;
@@ -94,7 +108,7 @@ export class McpDispatcher {
     authorize(tool, principal);
     // Text PostgreSQL could not store is refused here, once for every transport (docs/security.md), the
     // arguments' depth having been capped with the body.
-    const textViolations = unstorableTextViolations(args ?? {}).map((violation) => ({
+    const textViolations = unstorableTextViolations(argumentsCheckedHere(tool, args)).map((violation) => ({
       ...violation,
       path: violation.path || WHOLE_INPUT,
     }));

@@ -38,6 +38,12 @@ export interface Tool<S extends z.ZodType = z.ZodType, R = unknown> {
    * docs/protocols.md §2.2). Absent, every failure is an `isError` result.
    */
   readonly protocolErrors?: readonly ErrorKind[];
+  /**
+   * An array argument whose elements the tool checks one by one, text PostgreSQL cannot store included, and
+   * answers each on its own (bulk_upsert_listings' `items`): the dispatcher leaves their text to the tool, so
+   * one bad element never fails the call.
+   */
+  readonly itemsCheckedOneByOne?: string;
   /** `principal` is the caller behind an API key or agent token, undefined when anonymous. */
   handler(principal: Principal | undefined, input: z.output<S>): Promise<R>;
 }
