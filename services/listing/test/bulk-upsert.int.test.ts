@@ -123,6 +123,19 @@ describe.each(testEngines())('BulkUpsertListings on $name', ({ create }) => {
     expect(await eventCount()).toBe(events);
   });
 
+  it('finds the listing of a sku sent with surrounding spaces (stored trimmed) instead of creating a twin', async () => {
+    const [created] = (await bulk({ items: [record(0, 'PAD-1')] })).outcomes;
+    const padded = await bulk({ items: [record(0, ' PAD-1 ', { quantity: 7 })] });
+    expect(padded.outcomes).toMatchObject([
+      { status: S.BULK_UPSERT_STATUS_UPDATED, productId: created?.productId },
+    ]);
+    expect(await listingOf(created!.productId)).toMatchObject({ sku: 'PAD-1', quantity: 7 });
+    const again = await bulk({ items: [record(0, 'PAD-1', { quantity: 8 })] });
+    expect(again.outcomes).toMatchObject([
+      { status: S.BULK_UPSERT_STATUS_UPDATED, productId: created?.productId },
+    ]);
+  });
+
   it('updates the fields an item sent and keeps the others (PUT semantics), stock included', async () => {
     const [created] = (await bulk({ items: [record(0, 'SYNC-3', { brand: 'Anker' })] })).outcomes;
     const changed = await bulk({

@@ -41,6 +41,23 @@ describe('planBulkUpsert', () => {
     ]);
   });
 
+  it('keys items by the sku as stored: surrounding spaces find the listing and count as the same sku', () => {
+    const steps = planBulkUpsert(
+      'upsert_by_sku',
+      [item(0, ' A\t'), item(1, 'A'), item(2, '  B ')],
+      new Map([['A', [existing('product_7', 'A')]]]),
+    );
+    expect(steps).toEqual([
+      { kind: 'update', index: 0, productId: 'product_7', changes: { name: 'Lot 0' } },
+      {
+        kind: 'refused',
+        index: 1,
+        violations: [{ path: 'sku', message: 'appears earlier in this request (item 0): send it once' }],
+      },
+      { kind: 'create', index: 2, draft: item(2, '  B ').draft },
+    ]);
+  });
+
   it('refuses an item without a sku, a sku sent twice (the later ones) and a sku several listings share', () => {
     const steps = planBulkUpsert(
       'upsert_by_sku',

@@ -6,7 +6,7 @@ import { isAppError, validationError } from '@marketplace/platform';
 import type { BulkUpsertMode } from '@marketplace/vocabulary';
 import { BULK_UPSERT_LIMITS, BULK_UPSERT_MODES } from '@marketplace/vocabulary';
 import type { BulkUpsertItem, BulkUpsertOutcome, BulkUpsertStep } from '../domain/bulk-upsert.js';
-import { planBulkUpsert } from '../domain/bulk-upsert.js';
+import { planBulkUpsert, upsertSkuOf } from '../domain/bulk-upsert.js';
 import type { ListingWriteDependencies } from './change-listing.js';
 import { updateListingIfChanged } from './change-listing.js';
 import type { BatchCreateDependencies } from './create-listing.js';
@@ -146,7 +146,7 @@ export const bulkUpsertListings = async (
   if (earlier !== undefined) return earlier;
   const skus =
     mode === 'upsert_by_sku'
-      ? [...new Set(input.items.flatMap(({ draft }) => (draft.sku === undefined ? [] : [draft.sku])))]
+      ? [...new Set(input.items.flatMap(({ draft }) => upsertSkuOf(draft) ?? []))]
       : [];
   const existing = await deps.sellerListings.bySkus(deps.db, input.sellerAccountId, skus);
   const steps = planBulkUpsert(mode, input.items, existing);

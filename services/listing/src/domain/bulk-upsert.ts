@@ -49,6 +49,15 @@ const refused = (index: number, path: string, message: string): BulkUpsertStep =
   violations: [{ path, message }],
 });
 
+/**
+ * The sku an item is keyed by in `upsert_by_sku`: as the listing stores it (the rules trim text, so ` A-1 ` is
+ * stored as `A-1` and must find `A-1`), undefined when blank.
+ */
+export const upsertSkuOf = (draft: ListingDraft): string | undefined => {
+  const sku = draft.sku?.trim();
+  return sku === undefined || sku === '' ? undefined : sku;
+};
+
 /** The changes an item asks of an existing listing: the fields it sent, nothing else. */
 const changesOf = (item: BulkUpsertItem): ListingChanges =>
   Object.fromEntries(item.fields.map((field) => [field, item.draft[field]]));
@@ -67,9 +76,8 @@ export const planBulkUpsert = (
   if (mode === 'create') return items.map(({ index, draft }) => ({ kind: 'create', index, draft }));
   const claimedBy = new Map<string, number>();
   return items.map((item): BulkUpsertStep => {
-    const { sku } = item.draft;
-    if (sku === undefined || sku.trim() === '')
-      return refused(item.index, 'sku', 'is required to upsert by sku');
+    const sku = upsertSkuOf(item.draft);
+    if (sku === undefined) return refused(item.index, 'sku', 'is required to upsert by sku');
     const earlier = claimedBy.get(sku);
     if (earlier !== undefined) {
       return refused(item.index, 'sku', `appears earlier in this request (item ${earlier}): send it once`);
