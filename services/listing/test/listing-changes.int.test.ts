@@ -183,6 +183,24 @@ describe.each(testEngines())('listing changes and stock over gRPC on $name', ({ 
       .catch((error: unknown) => error);
     expect(clientErrorOf(stale).code).toBe(Status.FAILED_PRECONDITION);
     expect((stale as AppError).kind).toBe('precondition_failed');
+    expect((stale as AppError).message).toBe(
+      `listing ${created.productId} is at version 1, not 7: read it again and send its ETag, "1"`,
+    );
+    // The gateway's 0 (an If-Match of weak or malformed tags only) is no version the caller sent.
+    const weak = await grpc.client
+      .updateListing({
+        actor: actorOf(SELLER),
+        sellerAccountId: SELLER,
+        productId: created.productId,
+        changes: { priceCents: 1 },
+        correlationId: '',
+        matchVersions: [0],
+      })
+      .catch((error: unknown) => error);
+    expect((weak as AppError).message).toBe(
+      `listing ${created.productId} is at version 1, If-Match names no version (a weak or malformed tag never ` +
+        'matches): read it again and send its ETag, "1"',
+    );
     const current = await grpc.client.getListing({ productId: created.productId });
     expect(current.listing).toMatchObject({ priceCents: 1_000, version: 1 });
     const matched = await grpc.client.updateListing({

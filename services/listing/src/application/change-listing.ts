@@ -118,9 +118,15 @@ const versionIn = (
     : (state, version) => {
         if (state.status !== 'listed' || state.listing.sellerAccountId !== sellerAccountId) return;
         if (!matchVersions.includes(version)) {
+          // Versions start at 1: the gateway sends 0 for an If-Match of only weak or malformed tags.
+          const named = matchVersions.filter((matchVersion) => matchVersion > 0);
+          const sent =
+            named.length === 0
+              ? 'If-Match names no version (a weak or malformed tag never matches)'
+              : `not ${named.join(' or ')}`;
           throw preconditionFailed(
-            `listing ${state.listing.productId} is at version ${version}, not ${matchVersions.join(' or ')}: ` +
-              'read it again and send its ETag',
+            `listing ${state.listing.productId} is at version ${version}, ${sent}: read it again and send its ` +
+              `ETag, "${version}"`,
           );
         }
       };
