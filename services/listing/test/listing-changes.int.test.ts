@@ -405,6 +405,31 @@ describe.each(testEngines())('listing changes and stock over gRPC on $name', ({ 
     });
   });
 
+  it('lets exactly one of eight concurrent changes with the same If-Match win; the others are 412', async () => {
+    const created = await publish();
+    const change = (n: number) =>
+      n % 2 === 0
+        ? grpc.client.updateListing({
+            actor: actorOf(SELLER),
+            sellerAccountId: SELLER,
+            productId: created.productId,
+            changes: { priceCents: 100 + n },
+            correlationId: '',
+            matchVersions: [1],
+          })
+        : grpc.client.withdrawListing({
+            actor: actorOf(SELLER),
+            sellerAccountId: SELLER,
+            productId: created.productId,
+            correlationId: '',
+            matchVersions: [1],
+          });
+    const outcomes = await Promise.all([0, 1, 2, 3, 4, 5, 6, 7].map((n) => statusOf(change(n))));
+    expect(outcomes.filter((outcome) => outcome === 'ok')).toHaveLength(1);
+    expect(outcomes.filter((outcome) => outcome === Status.FAILED_PRECONDITION)).toHaveLength(7);
+    expect((await grpc.client.getListing({ productId: created.productId })).listing?.version).toBe(2);
+  });
+
   it('never loses one of two concurrent updates', async () => {
     const created = await publish();
     await Promise.all([
