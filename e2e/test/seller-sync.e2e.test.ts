@@ -506,6 +506,22 @@ describe('seller sync: bulk upsert and reading listings back (embedded mode on P
       { 'idempotency-key': key },
     );
     expect(other.status).toBe(422);
+    // The items refused at the gateway are part of the body too: another bad item, or none, is another body.
+    const withBad = {
+      mode: 'create',
+      items: [...items, { name: 'Vantor', description: 'x', price: 'nine' }],
+    };
+    const badKey = `bulk-${randomBytes(6).toString('hex')}`;
+    const firstWithBad = await bulk(seller.apiKey, withBad, { 'idempotency-key': badKey });
+    expect((firstWithBad.body as BulkAnswer).summary).toMatchObject({ created: 2, error: 1 });
+    expect((await bulk(seller.apiKey, withBad, { 'idempotency-key': badKey })).body).toEqual(
+      firstWithBad.body,
+    );
+    const otherBad = { ...withBad, items: [...items, { name: 'Vantor', description: 'x', price: 'ten' }] };
+    expect((await bulk(seller.apiKey, otherBad, { 'idempotency-key': badKey })).status).toBe(422);
+    expect((await bulk(seller.apiKey, { mode: 'create', items }, { 'idempotency-key': badKey })).status).toBe(
+      422,
+    );
   });
 
   it('bulk_upsert_listings over MCP answers per item, as REST does', async () => {

@@ -217,6 +217,18 @@ describe.each(testEngines())('BulkUpsertListings on $name', ({ create }) => {
     });
   });
 
+  it('binds the key to the items the caller refused too: another digest of them is another request', async () => {
+    const items = [record(1, 'DIGEST-1')];
+    const key = 'sync-with-refused-items';
+    const first = await bulk({ items, idempotencyKey: key, refusedItemsDigest: 'refused-A' });
+    expect(await bulk({ items, idempotencyKey: key, refusedItemsDigest: 'refused-A' })).toEqual(first);
+    for (const refusedItemsDigest of ['refused-B', '']) {
+      await expect(bulk({ items, idempotencyKey: key, refusedItemsDigest })).rejects.toMatchObject({
+        kind: 'idempotency_conflict',
+      });
+    }
+  });
+
   it('after a call that created its items but never recorded its answer, a retry creates nothing again', async () => {
     const items = [record(0, 'CRASH-1'), record(1, 'CRASH-2', { priceCents: -1 }), record(2, 'CRASH-3')];
     const first = await bulk({ mode: CREATE, items, idempotencyKey: 'crashed-call' });

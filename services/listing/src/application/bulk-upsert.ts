@@ -40,6 +40,8 @@ export interface BulkUpsertInput extends CommandContext {
   readonly mode: string;
   readonly items: readonly BulkUpsertItem[];
   readonly idempotencyKey?: string | undefined;
+  /** The items the caller refused before sending, as a digest ('' or absent: none); bound to the key. */
+  readonly refusedItemsDigest?: string | undefined;
 }
 
 /**
@@ -140,7 +142,13 @@ export const bulkUpsertListings = async (
     path: 'idempotency_key',
     scope: idempotencyScopeOf({ accountId: input.sellerAccountId }),
     operation: 'BulkUpsertListings',
-    request: { sellerAccountId: input.sellerAccountId, mode, items: input.items },
+    request: {
+      sellerAccountId: input.sellerAccountId,
+      mode,
+      items: input.items,
+      // Only when there are some, so a key recorded for a call without refused items keeps its request hash.
+      ...(input.refusedItemsDigest ? { refusedItems: input.refusedItemsDigest } : {}),
+    },
   });
   const earlier = keyed === undefined ? undefined : await deps.bulkAnswers.find(deps.db, keyed);
   if (earlier !== undefined) return earlier;

@@ -241,6 +241,7 @@ export const listingGrpcService = (
         mode: BULK_UPSERT_MODES[request.mode],
         items: request.items.map(bulkItemOf),
         idempotencyKey: request.idempotencyKey,
+        refusedItemsDigest: request.refusedItemsDigest,
         ...sellerContextOf(request, context),
       });
       return { outcomes: outcomes.map(bulkOutcomeMessageOf) };

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { listingV1 } from '@marketplace/proto';
 import type { FieldViolation } from '@marketplace/platform';
@@ -112,6 +113,18 @@ export const bulkItemsOf = (
   });
   return { sent, refused };
 };
+
+/**
+ * The items refused here, by place and body as sent, as one digest ('' when none): the listing service binds it
+ * to the idempotency key with the items it is sent, so a repeat whose refused items differ (or are left out) is
+ * another body and 422, not a replay (docs/specification.md, "Bulk upsert").
+ */
+export const refusedItemsDigestOf = (items: readonly unknown[], refused: readonly BulkResult[]): string =>
+  refused.length === 0
+    ? ''
+    : createHash('sha256')
+        .update(JSON.stringify(refused.map(({ index }) => [index, items[index]])))
+        .digest('base64url');
 
 export const bulkModeOf = (mode: BulkUpsertMode): listingV1.BulkUpsertMode => MODES[mode];
 

@@ -3,7 +3,7 @@ import type { BulkUpdateMode, BulkUpsertMode } from '@marketplace/vocabulary';
 import { formatProductId, notFound } from '@marketplace/platform';
 import type { ListingClient } from './listing.client.js';
 import type { BulkUpsertAnswer } from './bulk-upsert.js';
-import { bulkAnswerOf, bulkItemsOf, bulkModeOf } from './bulk-upsert.js';
+import { bulkAnswerOf, bulkItemsOf, bulkModeOf, refusedItemsDigestOf } from './bulk-upsert.js';
 import { listingDraftOf } from './create-listing.schema.js';
 import type { Principal } from '../../edge/account.js';
 import { requireSeller } from '../../edge/account.js';
@@ -207,6 +207,7 @@ export class ListingCommands {
             sellerAccountId: seller.accountId,
             mode: bulkModeOf(body.mode),
             items: sent,
+            refusedItemsDigest: refusedItemsDigestOf(body.items, refused),
             correlationId,
             idempotencyKey,
           });

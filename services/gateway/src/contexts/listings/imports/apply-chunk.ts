@@ -19,6 +19,9 @@ export const applyChunkVia =
             sellerAccountId,
             mode: bulkModeOf(mode),
             items: sent,
+            // The key is derived from the import and the chunk, whose rows never change: no other body can
+            // come with it, and a chunk recorded before refused items were bound to keys still replays.
+            refusedItemsDigest: '',
             correlationId,
             idempotencyKey,
           });

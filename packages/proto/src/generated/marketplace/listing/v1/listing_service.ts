@@ -302,7 +302,14 @@ export interface BulkUpsertListingsRequest {
   items: BulkUpsertItem[];
   correlationId: string;
   /** As in CreateListingRequest: a repeat answers exactly what the first call answered, writing nothing. */
-  idempotencyKey?: string | undefined;
+  idempotencyKey?:
+    | string
+    | undefined;
+  /**
+   * A digest of the items the caller refused before sending (their places and bodies); empty when none. Part
+   * of the request the idempotency key is bound to: a repeat whose refused items differ is another request.
+   */
+  refusedItemsDigest: string;
 }
 
 export interface BulkUpsertFieldViolation {
@@ -2981,7 +2988,15 @@ export const BulkUpsertItem: MessageFns<BulkUpsertItem> = {
 };
 
 function createBaseBulkUpsertListingsRequest(): BulkUpsertListingsRequest {
-  return { actor: undefined, sellerAccountId: 0, mode: 0, items: [], correlationId: "", idempotencyKey: undefined };
+  return {
+    actor: undefined,
+    sellerAccountId: 0,
+    mode: 0,
+    items: [],
+    correlationId: "",
+    idempotencyKey: undefined,
+    refusedItemsDigest: "",
+  };
 }
 
 export const BulkUpsertListingsRequest: MessageFns<BulkUpsertListingsRequest> = {
@@ -3003,6 +3018,9 @@ export const BulkUpsertListingsRequest: MessageFns<BulkUpsertListingsRequest> = 
     }
     if (message.idempotencyKey !== undefined) {
       writer.uint32(50).string(message.idempotencyKey);
+    }
+    if (message.refusedItemsDigest !== "") {
+      writer.uint32(58).string(message.refusedItemsDigest);
     }
     return writer;
   },
@@ -3068,6 +3086,14 @@ export const BulkUpsertListingsRequest: MessageFns<BulkUpsertListingsRequest> = 
             message.idempotencyKey = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.refusedItemsDigest = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3091,6 +3117,7 @@ export const BulkUpsertListingsRequest: MessageFns<BulkUpsertListingsRequest> = 
     message.items = object.items?.map((e) => BulkUpsertItem.fromPartial(e)) || [];
     message.correlationId = object.correlationId ?? "";
     message.idempotencyKey = object.idempotencyKey ?? undefined;
+    message.refusedItemsDigest = object.refusedItemsDigest ?? "";
     return message;
   },
 };
