@@ -39,6 +39,7 @@ import {
   updateListing,
 } from './application/change-listing.js';
 import { listingStreamLock } from './adapters/listing-stream.lock.js';
+import { sellerSkuLock } from './adapters/seller-sku.lock.js';
 import { BulkUpsertAnswersTable } from './adapters/bulk-upsert-answers.table.js';
 import { bulkUpsertListings } from './application/bulk-upsert.js';
 import { runStalenessCheck, scheduleStalenessCheck } from './application/staleness.js';
@@ -169,7 +170,10 @@ export const startListingService = async (options: ListingServiceOptions): Promi
         relistListing: (input) => relistListing(writes, input),
         setListingShipping: (input) => setListingShipping(writes, input),
         bulkUpsertListings: (input) =>
-          bulkUpsertListings({ ...deps, ...writes, sellerListings, bulkAnswers }, input),
+          bulkUpsertListings(
+            { ...deps, ...writes, sellerListings, bulkAnswers, lockSkus: sellerSkuLock(schema) },
+            input,
+          ),
         listSellerListings: (sellerAccountId, filter) =>
           listSellerListings({ db, sellerListings }, sellerAccountId, filter),
       }),

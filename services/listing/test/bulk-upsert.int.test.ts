@@ -136,6 +136,31 @@ describe.each(testEngines())('BulkUpsertListings on $name', ({ create }) => {
     ]);
   });
 
+  it('creates each sku once when concurrent upserts race; the losers are sku errors to send again', async () => {
+    // More than one group of creates, so the claims span several transactions of each call.
+    const items = Array.from({ length: CREATES_PER_TRANSACTION + 20 }, (_, index) =>
+      record(index, `CLAIM-${index}`),
+    );
+    const calls = await Promise.all([1, 2, 3, 4].map(() => bulk({ items })));
+    const rows = await db.query<{ sku: string; n: string }>(
+      `SELECT sku, count(*)::text AS n FROM ${schema}.seller_listings
+        WHERE seller_account_id = $1 AND sku LIKE 'CLAIM-%' GROUP BY sku`,
+      [SELLER],
+    );
+    expect(rows.rows).toHaveLength(items.length);
+    expect(rows.rows.every(({ n }) => Number(n) === 1)).toBe(true);
+    for (const [index] of items.entries()) {
+      const outcomes = calls.map((call) => call.outcomes[index]);
+      expect(outcomes.filter((outcome) => outcome?.status === S.BULK_UPSERT_STATUS_CREATED)).toHaveLength(1);
+      for (const outcome of outcomes.filter((one) => one?.status === S.BULK_UPSERT_STATUS_ERROR)) {
+        expect(outcome?.violations.map(({ field }) => field)).toEqual(['sku']);
+      }
+    }
+    // Sent again, every item updates (or leaves unchanged) the one listing of its sku.
+    const again = await bulk({ items });
+    expect(new Set(statuses(again))).toEqual(new Set([S.BULK_UPSERT_STATUS_UNCHANGED]));
+  });
+
   it('updates the fields an item sent and keeps the others (PUT semantics), stock included', async () => {
     const [created] = (await bulk({ items: [record(0, 'SYNC-3', { brand: 'Anker' })] })).outcomes;
     const changed = await bulk({

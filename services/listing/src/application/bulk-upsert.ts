@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto';
-import type { Queryable } from '@marketplace/database';
+import type { Queryable, Transaction } from '@marketplace/database';
 import type { CommandContext, IdempotentRequest } from '@marketplace/eventsourcing';
 import { idempotencyScopeOf, idempotentRequestOf } from '@marketplace/eventsourcing';
-import { isAppError, validationError } from '@marketplace/platform';
+import { AppError, isAppError, validationError } from '@marketplace/platform';
 import type { BulkUpsertMode } from '@marketplace/vocabulary';
 import { BULK_UPSERT_LIMITS, BULK_UPSERT_MODES } from '@marketplace/vocabulary';
 import type { BulkUpsertItem, BulkUpsertOutcome, BulkUpsertStep } from '../domain/bulk-upsert.js';
 import { planBulkUpsert, upsertSkuOf } from '../domain/bulk-upsert.js';
 import type { ListingWriteDependencies } from './change-listing.js';
 import { updateListingIfChanged } from './change-listing.js';
-import type { BatchCreateDependencies } from './create-listing.js';
+import type { BatchCreateDependencies, ClaimCreates } from './create-listing.js';
 import { createListings, mapInPool } from './create-listing.js';
 import type {
   SellerListingRows,
@@ -29,10 +29,18 @@ export interface BulkUpsertAnswers {
   ): Promise<BulkUpsertOutcome[]>;
 }
 
+/** Locks the seller's skus until the transaction ends (adapters/seller-sku.lock.ts). */
+export type LockSellerSkus = (
+  tx: Transaction,
+  sellerAccountId: number,
+  skus: readonly string[],
+) => Promise<void>;
+
 export type BulkUpsertDependencies = BatchCreateDependencies &
   ListingWriteDependencies & {
     readonly sellerListings: SellerListingsStore & SellerListingRows & SellerListingsByProductId;
     readonly bulkAnswers: BulkUpsertAnswers;
+    readonly lockSkus: LockSellerSkus;
   };
 
 export interface BulkUpsertInput extends CommandContext {
@@ -101,14 +109,38 @@ const runUpdate = async (
   }
 };
 
+/**
+ * In `upsert_by_sku`, a create claims its sku in its transaction: the skus locked, an item whose sku a listing of
+ * the seller holds by now (a concurrent call created it since the lookup) is refused, not created a twin that
+ * would make the sku ambiguous for every later upsert.
+ */
+const claimSkus =
+  (deps: BulkUpsertDependencies, sellerAccountId: number): ClaimCreates =>
+  async (tx, items) => {
+    const skuOf = new Map(items.map(({ index, draft }) => [index, upsertSkuOf(draft) ?? '']));
+    const skus = [...new Set(skuOf.values())];
+    await deps.lockSkus(tx, sellerAccountId, skus);
+    const existing = await deps.sellerListings.bySkus(tx, sellerAccountId, skus);
+    const refused = new Map<number, unknown>();
+    for (const [index, sku] of skuOf) {
+      if (!existing.has(sku)) continue;
+      const message =
+        'was created by another call of yours while this one ran: send the item again to update it';
+      refused.set(index, new AppError('conflict', `sku ${message}`, [{ path: 'sku', message }]));
+    }
+    return refused;
+  };
+
 /** The creates of the request, decided together and appended a group per transaction (`createListings`). */
 const runCreates = async (
   deps: BulkUpsertDependencies,
   input: BulkUpsertInput,
+  mode: BulkUpsertMode,
   steps: readonly Extract<BulkUpsertStep, { kind: 'create' }>[],
 ): Promise<BulkUpsertOutcome[]> => {
   if (steps.length === 0) return [];
   const created = await createListings(deps, {
+    ...(mode === 'upsert_by_sku' ? { claim: claimSkus(deps, input.sellerAccountId) } : {}),
     sellerAccountId: input.sellerAccountId,
     actor: input.actor,
     correlationId: input.correlationId,
@@ -167,6 +199,7 @@ export const bulkUpsertListings = async (
     runCreates(
       deps,
       input,
+      mode,
       steps.filter((step) => step.kind === 'create'),
     ),
     mapInPool(

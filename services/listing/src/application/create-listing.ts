@@ -244,7 +244,18 @@ export interface CreateListingsInput {
   readonly actor: Actor;
   readonly correlationId?: string;
   readonly traceparent?: string;
+  /**
+   * Runs in each group's transaction before its append (a bulk upsert by sku): answers the items that must not
+   * be created after all, each with the error that refuses it (a concurrent call created its sku by now).
+   */
+  readonly claim?: ClaimCreates;
 }
+
+/** See `CreateListingsInput.claim`: the errors of the items of `items` not to create, by index. */
+export type ClaimCreates = (
+  tx: Transaction,
+  items: readonly BatchCreateItem[],
+) => Promise<ReadonlyMap<number, unknown>>;
 
 /**
  * How many listings one transaction of a batch creates. Each transaction costs a fixed few statements (the
@@ -378,28 +389,26 @@ const appendGroup = async (
 ): Promise<void> => {
   let creates: readonly DecidedCreate[] = group;
   for (let attempt = 1; creates.length > 0; attempt++) {
-    const request = {
-      streams: creates.map((create) => ({
-        streamId: create.productId,
-        streamType: LISTING_STREAM_TYPE,
-        expectedVersion: 'no_stream' as const,
-        events: create.decided,
-        metadata: { actor: input.actor, correlationId: input.correlationId, traceparent: input.traceparent },
-        now: create.listing.createdAt,
-      })),
-      companion: deps.sellerListings.rowsOf(creates.map(({ listing }) => ({ listing, version: 1 }))),
-    };
-    const keyed = creates.flatMap(({ key, productId }) =>
-      key === undefined ? [] : [{ request: key, streamId: productId }],
-    );
-    const learned = creates.flatMap(({ learned: entry }) => (entry === undefined ? [] : [entry]));
     try {
-      if (keyed.length === 0 && learned.length === 0) await deps.store.appendMany(request);
+      if (input.claim === undefined && !needsTransaction(creates))
+        await deps.store.appendMany(requestOf(deps, input, creates));
       else {
-        await deps.db.transaction(async (tx) => {
-          await deps.idempotencyKeys.recordMany(tx, keyed);
-          await deps.store.appendMany(request, tx);
+        creates = await deps.db.transaction(async (tx) => {
+          const refused =
+            input.claim === undefined
+              ? new Map<number, unknown>()
+              : await input.claim(
+                  tx,
+                  creates.map(({ item }) => item),
+                );
+          for (const [index, error] of refused) outcomes.set(index, { index, error });
+          const kept = creates.filter(({ item }) => !refused.has(item.index));
+          if (kept.length === 0) return kept;
+          await deps.idempotencyKeys.recordMany(tx, keysOf(kept));
+          await deps.store.appendMany(requestOf(deps, input, kept), tx);
+          const learned = learnedOf(kept);
           if (learned.length > 0) await deps.imageLibrary.addMany(tx, learned);
+          return kept;
         });
       }
     } catch (error) {
@@ -407,12 +416,39 @@ const appendGroup = async (
       creates = await replaySeen(deps, creates, outcomes);
       continue;
     }
-    for (const entry of learned) deps.recentImages.remember(entry);
+    for (const entry of learnedOf(creates)) deps.recentImages.remember(entry);
     for (const { item, listing } of creates)
       outcomes.set(item.index, { index: item.index, created: { listing, version: 1 } });
     return;
   }
 };
+
+const keysOf = (creates: readonly DecidedCreate[]) =>
+  creates.flatMap(({ key, productId }) => (key === undefined ? [] : [{ request: key, streamId: productId }]));
+
+const learnedOf = (creates: readonly DecidedCreate[]): ImageLibraryEntry[] =>
+  creates.flatMap(({ learned }) => (learned === undefined ? [] : [learned]));
+
+/** Keys and the image library are written with the append, in one transaction; a bare append needs none. */
+const needsTransaction = (creates: readonly DecidedCreate[]): boolean =>
+  keysOf(creates).length > 0 || learnedOf(creates).length > 0;
+
+/** One multi-stream append of the creates, the seller's rows in its statement. */
+const requestOf = (
+  deps: BatchCreateDependencies,
+  input: CreateListingsInput,
+  creates: readonly DecidedCreate[],
+) => ({
+  streams: creates.map((create) => ({
+    streamId: create.productId,
+    streamType: LISTING_STREAM_TYPE,
+    expectedVersion: 'no_stream' as const,
+    events: create.decided,
+    metadata: { actor: input.actor, correlationId: input.correlationId, traceparent: input.traceparent },
+    now: create.listing.createdAt,
+  })),
+  companion: deps.sellerListings.rowsOf(creates.map(({ listing }) => ({ listing, version: 1 }))),
+});
 
 /** Runs `work` on every element, at most `limit` at a time, keeping the order of `elements` in the results. */
 export const mapInPool = async <T, R>(
