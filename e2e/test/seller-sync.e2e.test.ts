@@ -522,6 +522,13 @@ describe('seller sync: bulk upsert and reading listings back (embedded mode on P
     expect((await bulk(seller.apiKey, { mode: 'create', items }, { 'idempotency-key': badKey })).status).toBe(
       422,
     );
+    // A call whose every item is refused writes nothing and records no key: the key is free for a good body.
+    const unusedKey = `bulk-${randomBytes(6).toString('hex')}`;
+    const allBad = { mode: 'create', items: otherBad.items.slice(items.length) };
+    const refusedAll = await bulk(seller.apiKey, allBad, { 'idempotency-key': unusedKey });
+    expect((refusedAll.body as BulkAnswer).summary).toMatchObject({ created: 0, error: 1 });
+    const good = await bulk(seller.apiKey, { mode: 'create', items }, { 'idempotency-key': unusedKey });
+    expect((good.body as BulkAnswer).summary).toMatchObject({ created: 2, error: 0 });
   });
 
   it('bulk_upsert_listings over MCP answers per item, as REST does', async () => {
