@@ -188,6 +188,10 @@ const SELLER_ERRORS = {
   401: 'No valid X-MCP-API-Key',
   403: 'Not a seller key',
 } as const;
+/** docs/specification.md, "Ids in paths": another seller's listing is answered as a missing one. */
+const NO_LISTING_OF_YOURS =
+  'No such listing of yours (another seller’s is answered as a missing one; any id that is not product_<n> ' +
+  'with n ≤ 2^53 − 1 names none)';
 
 /** The seller REST endpoints (docs/specification.md, "Seller endpoints") in /openapi.json, from the schemas the handlers parse with. */
 export const productsRouteDocs: readonly RouteDoc[] = [
@@ -225,7 +229,7 @@ export const productsRouteDocs: readonly RouteDoc[] = [
       200: { description: 'The listing, its status and version', schema: sellerListingOutput },
       401: SELLER_ERRORS[401],
       403: 'Not a seller key',
-      404: 'No such listing of yours',
+      404: NO_LISTING_OF_YOURS,
     },
   },
   {
@@ -299,7 +303,7 @@ export const productsRouteDocs: readonly RouteDoc[] = [
     responses: {
       200: { description: 'The listing after the change, with its new version', schema: sellerListingOutput },
       ...SELLER_ERRORS,
-      404: 'No such listing (any id that is not product_<n> with n ≤ 2^53 − 1 names none)',
+      404: NO_LISTING_OF_YOURS,
       412: 'If-Match names a version the listing is no longer at: read it again and retry with its ETag',
     },
   },
@@ -320,7 +324,7 @@ export const productsRouteDocs: readonly RouteDoc[] = [
       200: { description: 'The listing, status withdrawn', schema: sellerListingOutput },
       401: SELLER_ERRORS[401],
       403: SELLER_ERRORS[403],
-      404: 'No such listing (any id that is not product_<n> with n ≤ 2^53 − 1 names none)',
+      404: NO_LISTING_OF_YOURS,
       412: 'If-Match names a version the listing is no longer at',
     },
   },
@@ -339,7 +343,7 @@ export const productsRouteDocs: readonly RouteDoc[] = [
       200: { description: 'The listing, listed again', schema: sellerListingOutput },
       401: SELLER_ERRORS[401],
       403: SELLER_ERRORS[403],
-      404: 'No such listing (any id that is not product_<n> with n ≤ 2^53 − 1 names none)',
+      404: NO_LISTING_OF_YOURS,
       412: 'If-Match names a version the listing is no longer at',
     },
   },
@@ -358,7 +362,7 @@ export const productsRouteDocs: readonly RouteDoc[] = [
     responses: {
       200: { description: 'The listing with its new stock and version', schema: sellerListingOutput },
       ...SELLER_ERRORS,
-      404: 'No such listing (any id that is not product_<n> with n ≤ 2^53 − 1 names none)',
+      404: NO_LISTING_OF_YOURS,
       412: 'If-Match names a version the listing is no longer at',
     },
   },
@@ -380,7 +384,7 @@ export const productsRouteDocs: readonly RouteDoc[] = [
     responses: {
       200: { description: 'The listing with its freight terms and version', schema: sellerListingOutput },
       ...SELLER_ERRORS,
-      404: 'No such listing (any id that is not product_<n> with n ≤ 2^53 − 1 names none)',
+      404: NO_LISTING_OF_YOURS,
       412: 'If-Match names a version the listing is no longer at',
     },
   },
