@@ -103,7 +103,8 @@ export const sellerListingsQueryOf = (
     ...(status === '' ? {} : { status: status as ListingStatus }),
     ...(visibility === '' ? {} : { visibility: visibility as ListingVisibility }),
     ...(category === '' ? {} : { category }),
-    ...(sku === '' ? {} : { sku }),
+    // Skus are stored trimmed (listing.rules), so the filter is too: ' A-1 ' finds the listing of A-1.
+    ...(sku.trim() === '' ? {} : { sku: sku.trim() }),
     ...(updatedSince === undefined ? {} : { updatedSince }),
     ...(after === undefined ? {} : { after }),
     limit,
