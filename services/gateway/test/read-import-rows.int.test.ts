@@ -59,6 +59,18 @@ describe('readImportRows', () => {
     });
   });
 
+  it('refuses a file that needs more memory than the reading thread has, naming the file, and reads the next', async () => {
+    // 40,000 rows take far more than 16 MB of heap; the thread ends, the gateway answers a 400.
+    const csv = `name,description\n${'Pallet of lamps,Desk lamps\n'.repeat(40_000)}`;
+    await expect(readImportRows('csv', Buffer.from(csv), 30_000, 16)).rejects.toMatchObject({
+      kind: 'validation',
+      violations: [
+        { path: 'file', message: 'needs more than 16 MB of memory to read; send fewer rows or columns' },
+      ],
+    });
+    expect(await readImportRows('csv', Buffer.from('name,description\r\nA,B'))).toHaveLength(1);
+  });
+
   it('keeps the event loop free while a large spreadsheet is read', async () => {
     const bytes = await spreadsheetOf(8_000);
     const {
