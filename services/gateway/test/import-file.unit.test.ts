@@ -274,6 +274,27 @@ describe('hostile import files', () => {
     ]);
   });
 
+  it('makes a formula the file holds no result of an error of its cell, not an empty cell', async () => {
+    const bytes = await sheetBytes((sheet) => {
+      sheet.addRow(['name', 'description', 'price', 'quantity']);
+      sheet.addRow(['Drills', 'Boxed']);
+      sheet.getCell('C2').value = { formula: '10*2', result: 20 };
+      sheet.getCell('D2').value = { formula: 'C2/4' };
+    });
+    expect(importRowsOf(await readImportTable('xlsx', bytes))).toEqual([
+      {
+        row: 2,
+        errors: [
+          {
+            row: 2,
+            column: 'quantity',
+            message: 'is a formula the file holds no result of: open and save it in a spreadsheet app',
+          },
+        ],
+      },
+    ]);
+  });
+
   it('keeps a sheet sparse: a cell in column XFD is one cell, not 16,384', async () => {
     const bytes = await sheetBytes((sheet) => {
       sheet.addRow(['name', 'description']);

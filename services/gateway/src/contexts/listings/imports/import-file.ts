@@ -48,6 +48,12 @@ export interface RowError {
   readonly message: string;
 }
 
+/**
+ * A cell of the file's table: its text, or why its text cannot be known (a formula the file holds no computed
+ * result of), which is an error of its row and column wherever it is.
+ */
+export type TableCell = string | { readonly unreadable: string };
+
 /** A data row as POST /api/products would take it, or the cells that could not become one. */
 export type ImportRow =
   | { readonly row: number; readonly body: Record<string, unknown> }
@@ -119,7 +125,7 @@ const cellValue = (kind: ColumnKind, text: string): { value: unknown } | { messa
  * column the template does not know is refused rather than skipped, so a misspelt `prce` never drops every
  * price of the file unnoticed (docs/imports.md).
  */
-const columnsOf = (header: readonly string[]): Column[] => {
+const columnsOf = (header: readonly TableCell[]): Column[] => {
   const violations: FieldViolation[] = [];
   let unnamed = 0;
   // A header of millions of columns is named by its first problems and a count, not a violation each.
@@ -129,7 +135,7 @@ const columnsOf = (header: readonly string[]): Column[] => {
   };
   const seen = new Set<string>();
   const columns = header.map((cell, at) => {
-    const name = cell.trim();
+    const name = typeof cell === 'string' ? cell.trim() : '(a formula with no computed value)';
     const letter = columnLetter(at);
     if (!isColumn(name)) {
       refuse({
@@ -168,7 +174,8 @@ const tooManyRows = (): Error =>
     },
   ]);
 
-const isBlank = (cells: readonly string[]): boolean => cells.every((cell) => cell.trim() === '');
+const isBlank = (cells: readonly TableCell[]): boolean =>
+  cells.every((cell) => typeof cell === 'string' && cell.trim() === '');
 
 /** A spreadsheet column's letter: 0 is A, 26 is AA. */
 const columnLetter = (at: number): string =>
@@ -179,7 +186,7 @@ const columnLetter = (at: number): string =>
  * field at all, so an update keeps the stored value. Rows with no cell filled are skipped, and so are holes: a
  * sheet's table is sparse (a missing row or cell is empty). More than IMPORT_MAX_ROWS rows refuse the file.
  */
-export const importRowsOf = (table: readonly (readonly string[])[]): ImportRow[] => {
+export const importRowsOf = (table: readonly (readonly TableCell[])[]): ImportRow[] => {
   const header = table[0];
   const data = table.slice(1);
   if (header === undefined || isBlank(header)) {
@@ -199,13 +206,14 @@ export const importRowsOf = (table: readonly (readonly string[])[]): ImportRow[]
     const stray: number[] = [];
     cells.forEach((cell, index) => {
       const column = columns[index];
-      const text = cell.trim();
+      const text = typeof cell === 'string' ? cell.trim() : cell;
       if (text === '') return;
       if (column === undefined) {
         stray.push(index);
         return;
       }
-      const converted = cellValue(COLUMN_KINDS[column], text);
+      const converted =
+        typeof text === 'string' ? cellValue(COLUMN_KINDS[column], text) : { message: text.unreadable };
       if ('message' in converted) errors.push({ row, column, message: converted.message });
       else body[column] = converted.value;
     });
@@ -224,11 +232,20 @@ export const importRowsOf = (table: readonly (readonly string[])[]): ImportRow[]
   return rows;
 };
 
-/** A cell's text as the sheet shows it: numbers and booleans as written, formulas by their result. */
-const textOfCell = (value: ExcelJS.CellValue): string => {
+/**
+ * A cell's text as the sheet shows it: numbers and booleans as written, formulas by their result. A file written
+ * by a program rather than a spreadsheet app may hold a formula without its result: that cell is not read as
+ * empty, which would silently keep a listing's stored price (docs/imports.md).
+ */
+const textOfCell = (value: ExcelJS.CellValue): TableCell => {
   if (value === null || value === undefined) return '';
   if (value instanceof Date) return value.toISOString();
   if (typeof value === 'object') {
+    if (('formula' in value || 'sharedFormula' in value) && value.result === undefined) {
+      return {
+        unreadable: 'is a formula the file holds no result of: open and save it in a spreadsheet app',
+      };
+    }
     if ('result' in value) return textOfCell(value.result);
     if ('richText' in value) return value.richText.map((part) => part.text).join('');
     if ('hyperlink' in value) return textOfCell(value.text);
@@ -273,7 +290,7 @@ const checkCsvEncoding = (bytes: Buffer): void => {
 };
 
 /** The first sheet of an XLSX file, or the CSV file, as rows of cell text (csv-parse, exceljs: docs/imports.md). */
-export const readImportTable = async (format: ImportFormat, bytes: Buffer): Promise<string[][]> => {
+export const readImportTable = async (format: ImportFormat, bytes: Buffer): Promise<TableCell[][]> => {
   if (format === 'csv') {
     checkCsvEncoding(bytes);
     let filled = 0;
@@ -306,9 +323,9 @@ export const readImportTable = async (format: ImportFormat, bytes: Buffer): Prom
   const sheet = workbook.worksheets[0];
   if (sheet === undefined) throw unreadable(format, new Error('it has no sheet'));
   // Sparse, as the sheet stores it: a row with one cell in column XFD is one cell, not 16,384.
-  const table: string[][] = [];
+  const table: TableCell[][] = [];
   sheet.eachRow((row, number) => {
-    const cells: string[] = [];
+    const cells: TableCell[] = [];
     row.eachCell((cell, column) => {
       // A merged range shows its value once, in its top-left cell; exceljs repeats it in each cell of the range.
       if (cell.type === ExcelJS.ValueType.Merge) return;
