@@ -76,6 +76,18 @@ describe('hostile listing imports (embedded mode on PostgreSQL)', () => {
     await marketplace?.stop();
   });
 
+  const finished = (location: string) =>
+    eventually(
+      async () => {
+        const { body } = await marketplace.client.request(new URL(location).pathname, {
+          headers: { 'x-mcp-api-key': apiKey },
+        });
+        const read = body as { status: string; errors: unknown[]; summary: unknown };
+        return read.status === 'done' ? read : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 200, describe: () => `import ${location} done` },
+    );
+
   it('refuses an XLSX file of 300 KB that inflates to 300 MB before parsing it', async () => {
     const bomb = zipOf({ 'xl/worksheets/sheet1.xml': Buffer.alloc(300 * 1024 * 1024, ' ') });
     expect(bomb.length).toBeLessThan(1024 * 1024);
@@ -101,16 +113,27 @@ describe('hostile listing imports (embedded mode on PostgreSQL)', () => {
       'name,description,sku,price\r\nLamps,Boxed,H-1,"19,99"\r\nChairs,Boxed,H-2,19.99\r',
     );
     expect(started.status).toBe(202);
-    const location = new URL(started.headers.get('location') ?? '').pathname;
-    const answer = await eventually(
-      async () => {
-        const { body } = await marketplace.client.request(location, { headers: { 'x-mcp-api-key': apiKey } });
-        const read = body as { status: string; errors: unknown[]; summary: unknown };
-        return read.status === 'done' ? read : undefined;
-      },
-      { timeoutMs: 30_000, intervalMs: 200, describe: () => `import ${location} done` },
-    );
+    const answer = await finished(started.headers.get('location') ?? '');
     expect(answer.summary).toEqual({ created: 1, updated: 0, unchanged: 0, error: 1 });
     expect(answer.errors).toEqual([{ row: 2, column: 'price', message: 'must be a number, not "19,99"' }]);
+  }, 60_000);
+
+  it('takes the same upload again as another import: by sku, its rows are unchanged, with or without a key', async () => {
+    const csv = 'sku,name,description,price\nRE-1,Boxed kettles,Returns,12\nRE-2,Boxed toasters,Returns,14\n';
+    const first = await upload('text/csv', csv);
+    expect((await finished(first.headers.get('location') ?? '')).summary).toMatchObject({ created: 2 });
+    const again = await marketplace.client.request('/api/products/imports', {
+      method: 'POST',
+      headers: { 'x-mcp-api-key': apiKey, 'content-type': 'text/csv', 'idempotency-key': 'same-upload' },
+      body: csv,
+    });
+    expect(again.status).toBe(202);
+    expect((again.body as { id: string }).id).not.toBe((first.body as { id: string }).id);
+    expect((await finished(again.headers.get('location') ?? '')).summary).toEqual({
+      created: 0,
+      updated: 0,
+      unchanged: 2,
+      error: 0,
+    });
   }, 60_000);
 });
