@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { progressBar, runImportCli } from '../src/contexts/listings/imports.cli.js';
@@ -21,13 +21,13 @@ const answer = (status: string, processed: number) => ({
 const run = async (
   argv: string[],
   replies: { status: number; body: unknown }[],
-  env = { SELLER_KEY: 'sk_1' },
+  env: Record<string, string> = { SELLER_KEY: 'sk_1' },
 ) => {
   const calls: { url: string; method: string; type: string | null; key: string | null }[] = [];
   let out = '';
   let err = '';
   const code = await runImportCli(argv, {
-    env: { ...env, MARKETPLACE_URL: 'http://marketplace.test' },
+    env: { MARKETPLACE_URL: 'http://marketplace.test', ...env },
     stdout: { write: (text: string) => (out += text) },
     stderr: { write: (text: string) => (err += text) },
     pollMs: 0,
@@ -40,7 +40,8 @@ const run = async (
         key: headers.get('x-mcp-api-key'),
       });
       const reply = replies.shift() ?? { status: 500, body: {} };
-      return new Response(JSON.stringify(reply.body), { status: reply.status });
+      const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+      return new Response(text, { status: reply.status });
     },
   });
   return { code, out, err, calls };
@@ -83,9 +84,7 @@ describe('marketplace listings import', () => {
   });
 
   it('says what is wrong: no key, another file type, a refused upload', async () => {
-    expect((await run(['lots.csv'], [], {} as { SELLER_KEY: string })).err).toContain(
-      'SELLER_KEY is not set',
-    );
+    expect((await run(['lots.csv'], [], {})).err).toContain('SELLER_KEY is not set');
     expect((await run(['lots.json'], [])).code).toBe(2);
     const dir = await mkdtemp(join(tmpdir(), 'import-cli-'));
     const file = join(dir, 'lots.csv');
@@ -105,5 +104,20 @@ describe('marketplace listings import', () => {
     );
     expect(refused.code).toBe(1);
     expect(refused.err).toContain('columns.B: "prce" is not a template column');
+  });
+
+  it('answers a missing file, a directory, a bad MARKETPLACE_URL or a page that is no marketplace in one line', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'import-cli-'));
+    const missing = await run([join(dir, 'missing.csv')], []);
+    expect(missing).toMatchObject({ code: 2, err: expect.stringContaining('cannot read') });
+    const folder = join(dir, 'folder.csv');
+    await mkdir(folder);
+    expect(await run([folder], [])).toMatchObject({ code: 2, err: expect.stringContaining('EISDIR') });
+    const file = join(dir, 'lots.csv');
+    await writeFile(file, 'name,description\nA,B\n');
+    const badUrl = await run([file], [], { SELLER_KEY: 'sk_1', MARKETPLACE_URL: 'not-a-url' });
+    expect(badUrl).toMatchObject({ code: 2, err: 'error: MARKETPLACE_URL is not a URL: not-a-url\n' });
+    const page = await run([file], [{ status: 200, body: '<html>hello</html>' }]);
+    expect(page).toMatchObject({ code: 1, err: expect.stringContaining('answered 200 with no JSON') });
   });
 });

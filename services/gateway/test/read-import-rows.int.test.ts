@@ -1,7 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import ExcelJS from 'exceljs';
 import { eventLoopGapsDuring } from '@marketplace/database/testing';
-import { readImportRows } from '../src/contexts/listings/imports/read-import-rows.js';
+import {
+  importReadsInFlight,
+  MAX_CONCURRENT_READS,
+  readImportRows,
+} from '../src/contexts/listings/imports/read-import-rows.js';
 
 const HEADER = ['sku', 'name', 'description', 'category', 'condition', 'price', 'quantity'];
 
@@ -58,6 +62,32 @@ describe('readImportRows', () => {
       violations: [{ path: 'file', message: expect.stringContaining('could not be read within') }],
     });
   });
+
+  it('refuses a file that needs more memory than the reading thread has, naming the file, and reads the next', async () => {
+    // 40,000 rows take far more than 16 MB of heap; the thread ends, the gateway answers a 400.
+    const csv = `name,description\n${'Pallet of lamps,Desk lamps\n'.repeat(40_000)}`;
+    await expect(readImportRows('csv', Buffer.from(csv), 30_000, 16)).rejects.toMatchObject({
+      kind: 'validation',
+      violations: [
+        { path: 'file', message: 'needs more than 16 MB of memory to read; send fewer rows or columns' },
+      ],
+    });
+    expect(await readImportRows('csv', Buffer.from('name,description\r\nA,B'))).toHaveLength(1);
+  });
+
+  it(`reads at most ${MAX_CONCURRENT_READS} files at once; the others wait their turn and are read`, async () => {
+    const bytes = await spreadsheetOf(3_000);
+    let most = 0;
+    const watch = setInterval(() => (most = Math.max(most, importReadsInFlight())), 2);
+    try {
+      const reads = await Promise.all(Array.from({ length: 5 }, () => readImportRows('xlsx', bytes)));
+      expect(reads.map((rows) => rows.length)).toEqual([3_000, 3_000, 3_000, 3_000, 3_000]);
+    } finally {
+      clearInterval(watch);
+    }
+    expect(most).toBe(MAX_CONCURRENT_READS);
+    expect(importReadsInFlight()).toBe(0);
+  }, 60_000);
 
   it('keeps the event loop free while a large spreadsheet is read', async () => {
     const bytes = await spreadsheetOf(8_000);

@@ -85,6 +85,10 @@ export const runImportCli = async (argv: readonly string[], io: ImportCliIo): Pr
     return EXIT.usage;
   }
   const baseUrl = io.env['MARKETPLACE_URL'] || DEFAULT_PUBLIC_BASE_URL;
+  if (!URL.canParse(baseUrl)) {
+    io.stderr.write(`error: MARKETPLACE_URL is not a URL: ${baseUrl}\n`);
+    return EXIT.usage;
+  }
   let bytes: Buffer;
   try {
     bytes = await readFile(file);
@@ -102,7 +106,14 @@ export const runImportCli = async (argv: readonly string[], io: ImportCliIo): Pr
     );
     if (!outcome.reached) throw new Refused(outcome.message);
     if (outcome.status >= 300) throw new Refused(describeRefusal(url, outcome.status, outcome.text));
-    return JSON.parse(outcome.text);
+    try {
+      return JSON.parse(outcome.text);
+    } catch {
+      // Something else listens at MARKETPLACE_URL (a web page answers 200 too).
+      throw new Refused(
+        `${url.href} answered ${outcome.status} with no JSON: is MARKETPLACE_URL the marketplace?`,
+      );
+    }
   };
   try {
     const url = new URL(`/api/products/imports?mode=${mode}`, baseUrl);

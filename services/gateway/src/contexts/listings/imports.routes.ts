@@ -20,8 +20,6 @@ import { IMPORT_STATUSES } from './imports/import.ports.js';
 
 /** docs/imports.md: 10,000 rows of a few hundred bytes are a few megabytes; an XLSX file is smaller still. */
 export const IMPORT_BODY_LIMIT_BYTES = 20 * 1024 * 1024;
-/** More rows than this are several imports (docs/imports.md): the answer of GET stays a few megabytes. */
-export const IMPORT_MAX_ROWS = 50_000;
 
 /** The imports' store and the worker to wake after an upload; absent where the gateway has no imports. */
 export interface ListingImports {
@@ -120,11 +118,6 @@ export const storedRowsOf = (importRows: readonly ImportRow[]): StoredImportRow[
   if (rows.length === 0) {
     throw validationError('invalid import file', [
       { path: 'file', message: 'has no data rows under its header' },
-    ]);
-  }
-  if (rows.length > IMPORT_MAX_ROWS) {
-    throw validationError('invalid import file', [
-      { path: 'file', message: `has ${rows.length} data rows; send at most ${IMPORT_MAX_ROWS} per import` },
     ]);
   }
   return rows;
