@@ -8,6 +8,9 @@ import {
 } from '../src/contexts/listings/imports/import-file.js';
 import { checkInflatedSize } from '../src/contexts/listings/imports/xlsx-inflated-size.js';
 
+/** The signature of a zip's central directory record, little-endian. */
+const CENTRAL_FILE_HEADER = Buffer.from([0x50, 0x4b, 0x01, 0x02]);
+
 const violationsOfCall = (call: () => unknown): unknown => {
   try {
     call();
@@ -314,6 +317,26 @@ describe('hostile import files', () => {
       violations: [{ path: 'file', message: expect.stringContaining('inflates to more than 1 MiB') }],
     });
     await expect(checkInflatedSize(bytes, 8 * 1024 * 1024)).resolves.toBeUndefined();
+  });
+
+  it('refuses an XLSX file whose zip understates how large a part inflates, as unreadable', async () => {
+    const bytes = Buffer.from(
+      await sheetBytes((sheet) => {
+        sheet.addRow(['name', 'description']);
+        sheet.addRow(['A', 'x'.repeat(64 * 1024)]);
+      }),
+    );
+    // Every part declared 1 byte long in the central directory (its uncompressed size, 24 bytes into a record).
+    for (
+      let at = bytes.indexOf(CENTRAL_FILE_HEADER);
+      at >= 0;
+      at = bytes.indexOf(CENTRAL_FILE_HEADER, at + 4)
+    )
+      bytes.writeUInt32LE(1, at + 24);
+
+    await expect(checkInflatedSize(bytes, 1024 * 1024)).rejects.toMatchObject({
+      violations: [{ path: 'file', message: expect.stringContaining('is not a readable XLSX file') }],
+    });
   });
 
   it('refuses a file that is no zip archive or a truncated one, naming the file', async () => {

@@ -1,5 +1,7 @@
-import { createInflateRaw } from 'node:zlib';
+import type { Readable } from 'node:stream';
 import { validationError } from '@marketplace/platform';
+import yauzl from 'yauzl';
+import type { Entry, ZipFile } from 'yauzl';
 
 /**
  * The most an uploaded XLSX file may inflate to, all its parts together (docs/imports.md). A 50,000-row sheet of
@@ -8,76 +10,77 @@ import { validationError } from '@marketplace/platform';
  */
 export const MAX_INFLATED_BYTES = 256 * 1024 * 1024;
 
-const END_OF_CENTRAL_DIRECTORY = 0x06054b50;
-const CENTRAL_FILE_HEADER = 0x02014b50;
-const LOCAL_FILE_HEADER = 0x04034b50;
-const STORED = 0;
-const DEFLATED = 8;
-
-const refused = (message: string): Error =>
+const unreadable = (error: unknown): Error =>
   validationError('unreadable import file', [
-    { path: 'file', message: `is not a readable XLSX file: ${message}` },
+    {
+      path: 'file',
+      message: `is not a readable XLSX file: ${error instanceof Error ? error.message : String(error)}`,
+    },
   ]);
 
-/** The end-of-central-directory record: within the last 22 bytes plus a comment of up to 65,535. */
-const endOfCentralDirectory = (zip: Buffer): number => {
-  for (let at = zip.length - 22; at >= Math.max(0, zip.length - 22 - 0xffff); at--) {
-    if (zip.readUInt32LE(at) === END_OF_CENTRAL_DIRECTORY) return at;
-  }
-  throw refused('it is not a zip archive (no central directory)');
-};
+const tooLarge = (limit: number): Error =>
+  validationError('import file too large', [
+    {
+      path: 'file',
+      message: `inflates to more than ${limit / 1024 / 1024} MiB, more than a spreadsheet of the template's rows needs`,
+    },
+  ]);
 
-/** Inflates one deflated part without keeping it, counting its bytes; stops at `budget`. */
-const inflatedLength = (data: Buffer, budget: number): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const inflate = createInflateRaw();
-    let length = 0;
-    inflate.on('data', (chunk: Buffer) => {
-      length += chunk.length;
-      if (length > budget) {
-        inflate.destroy();
-        resolve(length);
-      }
+/** yauzl checks each part's inflated length against the size its zip declares, and fails the part otherwise. */
+const openArchive = (zip: Buffer): Promise<ZipFile> =>
+  new Promise((resolve, reject) =>
+    yauzl.fromBuffer(zip, { lazyEntries: true, validateEntrySizes: true }, (error, archive) =>
+      error ? reject(unreadable(error)) : resolve(archive),
+    ),
+  );
+
+/** Every part of the archive, one at a time. */
+async function* entriesOf(archive: ZipFile): AsyncGenerator<Entry> {
+  for (;;) {
+    const next = new Promise<Entry | undefined>((resolve, reject) => {
+      const settle = (entry: Entry | undefined, error?: Error): void => {
+        archive.off('entry', onEntry).off('end', onEnd).off('error', onError);
+        if (error) reject(unreadable(error));
+        else resolve(entry);
+      };
+      const onEntry = (entry: Entry): void => settle(entry);
+      const onEnd = (): void => settle(undefined);
+      const onError = (error: Error): void => settle(undefined, error);
+      archive.on('entry', onEntry).once('end', onEnd).once('error', onError);
     });
-    inflate.on('end', () => resolve(length));
-    inflate.on('error', () => reject(refused('a part of it is corrupt')));
-    inflate.end(data);
-  });
+    archive.readEntry();
+    const entry = await next;
+    if (entry === undefined) return;
+    yield entry;
+  }
+}
+
+/** Inflates a part to its end without keeping it, so a part that inflates past its declared size fails. */
+const drain = (archive: ZipFile, entry: Entry): Promise<void> =>
+  new Promise((resolve, reject) =>
+    archive.openReadStream(entry, (error, stream: Readable) => {
+      if (error) return reject(unreadable(error));
+      stream.on('error', (failure) => reject(unreadable(failure)));
+      stream.on('end', resolve);
+      stream.resume();
+    }),
+  );
 
 /**
- * Refuses an XLSX (zip) file whose parts inflate to more than MAX_INFLATED_BYTES, measured by inflating them
- * (the sizes a zip declares can lie) in small chunks that are dropped as they come.
+ * Refuses an XLSX (zip) file whose parts inflate to more than `limit`, before exceljs inflates them into memory:
+ * by the sizes the zip declares, which every part is inflated (and dropped as it comes) to hold to, so a zip that
+ * understates a part is refused as unreadable. The archive is read with yauzl (docs/imports.md, "Reading the file").
  */
 export const checkInflatedSize = async (zip: Buffer, limit = MAX_INFLATED_BYTES): Promise<void> => {
-  if (zip.length < 22) throw refused('it is not a zip archive (too short)');
-  const end = endOfCentralDirectory(zip);
-  const entries = zip.readUInt16LE(end + 10);
-  let at = zip.readUInt32LE(end + 16);
-  let total = 0;
-  for (let entry = 0; entry < entries; entry++) {
-    if (at + 46 > zip.length || zip.readUInt32LE(at) !== CENTRAL_FILE_HEADER) {
-      throw refused('its central directory is corrupt');
+  const archive = await openArchive(zip);
+  try {
+    let declared = 0;
+    for await (const entry of entriesOf(archive)) {
+      declared += entry.uncompressedSize;
+      if (declared > limit) throw tooLarge(limit);
+      await drain(archive, entry);
     }
-    const method = zip.readUInt16LE(at + 10);
-    const compressedSize = zip.readUInt32LE(at + 20);
-    const local = zip.readUInt32LE(at + 42);
-    at += 46 + zip.readUInt16LE(at + 28) + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
-    if (local + 30 > zip.length || zip.readUInt32LE(local) !== LOCAL_FILE_HEADER) {
-      throw refused('a part of it is corrupt');
-    }
-    const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
-    // A ZIP64 size (0xFFFFFFFF) is not read: the deflate stream ends itself, the rest of the file bounds it.
-    const data = zip.subarray(start, compressedSize === 0xffffffff ? zip.length : start + compressedSize);
-    if (method === STORED) total += data.length;
-    else if (method === DEFLATED) total += await inflatedLength(data, limit - total);
-    else throw refused(`a part of it uses compression method ${method}`);
-    if (total > limit) {
-      throw validationError('import file too large', [
-        {
-          path: 'file',
-          message: `inflates to more than ${limit / 1024 / 1024} MiB, more than a spreadsheet of the template's rows needs`,
-        },
-      ]);
-    }
+  } finally {
+    archive.close();
   }
 };
