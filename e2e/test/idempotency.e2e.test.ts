@@ -5,6 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import pg from 'pg';
 import { EmbeddedMarketplace } from '../src/harness/embedded.js';
+import { OwnDatabase } from '../src/harness/own-database.js';
 import { eventually } from '../src/harness/processes.js';
 
 interface Answer {
@@ -18,8 +19,6 @@ interface Account {
   readonly apiKey: string;
 }
 
-const SERVER_URL = process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
 /**
  * Idempotency keys through the gateway of `pnpm start` on a PostgreSQL database of its own, so concurrent requests
  * meet on real row locks and the created rows can be counted where the services wrote them (docs/idempotency.md):
@@ -27,7 +26,7 @@ const SERVER_URL = process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.
  * racing), and create_listing through the MCP SDK client.
  */
 describe('idempotency keys (embedded mode on PostgreSQL)', () => {
-  const databaseName = `e2e_idempotency_${randomBytes(4).toString('hex')}`;
+  let ownDatabase: OwnDatabase | undefined;
   let marketplace: EmbeddedMarketplace;
   let database: pg.Client;
   let seller: Account;
@@ -63,14 +62,9 @@ describe('idempotency keys (embedded mode on PostgreSQL)', () => {
   });
 
   beforeAll(async () => {
-    const admin = new pg.Client({ connectionString: SERVER_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${databaseName}`);
-    await admin.end();
-    const databaseUrl = new URL(SERVER_URL);
-    databaseUrl.pathname = `/${databaseName}`;
-    marketplace = await EmbeddedMarketplace.start({ env: { DATABASE_URL: databaseUrl.toString() } });
-    database = new pg.Client({ connectionString: databaseUrl.toString() });
+    ownDatabase = await OwnDatabase.create(`e2e_idempotency_${randomBytes(4).toString('hex')}`);
+    marketplace = await EmbeddedMarketplace.start({ env: { DATABASE_URL: ownDatabase.url } });
+    database = new pg.Client({ connectionString: ownDatabase.url });
     await database.connect();
     [seller, buyer] = await Promise.all([
       marketplace.client.createAccount('seller', 'Idempotent Seller'),
@@ -96,10 +90,7 @@ describe('idempotency keys (embedded mode on PostgreSQL)', () => {
   afterAll(async () => {
     await database?.end();
     await marketplace?.stop();
-    const admin = new pg.Client({ connectionString: SERVER_URL });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
-    await admin.end();
+    await ownDatabase?.drop();
   }, 60_000);
 
   it('publishes once per Idempotency-Key: a retry answers 201 with the same listing and the key echoed', async () => {

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { crc32, deflateRawSync } from 'node:zlib';
-import pg from 'pg';
 import { EmbeddedMarketplace } from '../src/harness/embedded.js';
+import { OwnDatabase } from '../src/harness/own-database.js';
 import { eventually } from '../src/harness/processes.js';
 
-const SERVER_URL = process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
 /** A zip archive of deflated parts, as an XLSX file is one (no more of the format than the test needs). */
@@ -49,7 +48,7 @@ const zipOf = (parts: Record<string, Buffer>): Buffer => {
  * 400 naming the file or a column, or an error of its row, and never a 5xx, a hang or gigabytes of memory.
  */
 describe('hostile listing imports (embedded mode on PostgreSQL)', () => {
-  const databaseName = `e2e_imports_hostile_${randomBytes(4).toString('hex')}`;
+  let ownDatabase: OwnDatabase | undefined;
   let marketplace: EmbeddedMarketplace;
   let apiKey: string;
 
@@ -62,18 +61,14 @@ describe('hostile listing imports (embedded mode on PostgreSQL)', () => {
     });
 
   beforeAll(async () => {
-    const admin = new pg.Client({ connectionString: SERVER_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${databaseName}`);
-    await admin.end();
-    const databaseUrl = new URL(SERVER_URL);
-    databaseUrl.pathname = `/${databaseName}`;
-    marketplace = await EmbeddedMarketplace.start({ env: { DATABASE_URL: databaseUrl.toString() } });
+    ownDatabase = await OwnDatabase.create(`e2e_imports_hostile_${randomBytes(4).toString('hex')}`);
+    marketplace = await EmbeddedMarketplace.start({ env: { DATABASE_URL: ownDatabase.url } });
     ({ apiKey } = await marketplace.client.createAccount('seller', 'Hostile Import Seller'));
   }, 120_000);
 
   afterAll(async () => {
     await marketplace?.stop();
+    await ownDatabase?.drop();
   });
 
   const finished = (location: string) =>

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import ExcelJS from 'exceljs';
-import pg from 'pg';
 import { EmbeddedMarketplace } from '../src/harness/embedded.js';
+import { OwnDatabase } from '../src/harness/own-database.js';
 import { eventually } from '../src/harness/processes.js';
 
 interface Account {
@@ -19,7 +19,6 @@ interface ImportAnswer {
   readonly errors: { row: number; column: string; message: string }[];
 }
 
-const SERVER_URL = process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const CSV_TYPE = 'text/csv';
 const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 /** Rows of the CSV import: the size issue 19 names (docs/imports.md). */
@@ -49,7 +48,7 @@ const csvOf = (rows: readonly (readonly string[])[]): string =>
  * the rest is imported; another seller cannot read the import.
  */
 describe('listing imports (embedded mode on PostgreSQL)', () => {
-  const databaseName = `e2e_imports_${randomBytes(4).toString('hex')}`;
+  let ownDatabase: OwnDatabase | undefined;
   let marketplace: EmbeddedMarketplace;
   let seller: Account;
   let otherSeller: Account;
@@ -78,13 +77,8 @@ describe('listing imports (embedded mode on PostgreSQL)', () => {
     );
 
   beforeAll(async () => {
-    const admin = new pg.Client({ connectionString: SERVER_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${databaseName}`);
-    await admin.end();
-    const databaseUrl = new URL(SERVER_URL);
-    databaseUrl.pathname = `/${databaseName}`;
-    marketplace = await EmbeddedMarketplace.start({ env: { DATABASE_URL: databaseUrl.toString() } });
+    ownDatabase = await OwnDatabase.create(`e2e_imports_${randomBytes(4).toString('hex')}`);
+    marketplace = await EmbeddedMarketplace.start({ env: { DATABASE_URL: ownDatabase.url } });
     [seller, otherSeller] = await Promise.all([
       marketplace.client.createAccount('seller', 'Import Seller'),
       marketplace.client.createAccount('seller', 'Other Import Seller'),
@@ -93,6 +87,7 @@ describe('listing imports (embedded mode on PostgreSQL)', () => {
 
   afterAll(async () => {
     await marketplace?.stop();
+    await ownDatabase?.drop();
   });
 
   it(`imports a ${CSV_ROWS}-row CSV: bad rows reported by row and column, the rest created; others get 404`, async () => {

@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import pg from 'pg';
 import { EmbeddedMarketplace } from '../src/harness/embedded.js';
+import { OwnDatabase } from '../src/harness/own-database.js';
 import { eventually } from '../src/harness/processes.js';
 
 interface Account {
@@ -18,7 +18,6 @@ interface Page {
   readonly next_cursor: string | null;
 }
 
-const SERVER_URL = process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SEEDED = 2_500;
 const BULK_SIZE = 500;
 
@@ -40,7 +39,7 @@ interface BulkAnswer {
  * SDK client. Another seller sees none of them.
  */
 describe('seller sync: bulk upsert and reading listings back (embedded mode on PostgreSQL)', () => {
-  const databaseName = `e2e_seller_sync_${randomBytes(4).toString('hex')}`;
+  let ownDatabase: OwnDatabase | undefined;
   let marketplace: EmbeddedMarketplace;
   let seller: Account;
   let otherSeller: Account;
@@ -68,13 +67,8 @@ describe('seller sync: bulk upsert and reading listings back (embedded mode on P
   };
 
   beforeAll(async () => {
-    const admin = new pg.Client({ connectionString: SERVER_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${databaseName}`);
-    await admin.end();
-    const databaseUrl = new URL(SERVER_URL);
-    databaseUrl.pathname = `/${databaseName}`;
-    marketplace = await EmbeddedMarketplace.start({ env: { DATABASE_URL: databaseUrl.toString() } });
+    ownDatabase = await OwnDatabase.create(`e2e_seller_sync_${randomBytes(4).toString('hex')}`);
+    marketplace = await EmbeddedMarketplace.start({ env: { DATABASE_URL: ownDatabase.url } });
     [seller, otherSeller, buyer] = await Promise.all([
       marketplace.client.createAccount('seller', 'Sync Seller'),
       marketplace.client.createAccount('seller', 'Other Seller'),
@@ -109,6 +103,7 @@ describe('seller sync: bulk upsert and reading listings back (embedded mode on P
 
   afterAll(async () => {
     await marketplace?.stop();
+    await ownDatabase?.drop();
   });
 
   it('pages through all 2,500 listings by cursor, each exactly once, with the total', async () => {

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { ImageServer } from '@marketplace/outbound-http/testing';
@@ -10,9 +9,9 @@ import { startImageServer } from '@marketplace/outbound-http/testing';
 import { waitForServing } from '@marketplace/rpc';
 import { eventually, freePort, ManagedProcess, repoRoot, SHARED_EMBEDDINGS_CACHE_DIR } from './processes.js';
 import { MarketplaceClient } from './marketplace-client.js';
+import { OwnDatabase } from './own-database.js';
 import { RATE_LIMITS_OFF } from './rate-limits.js';
 
-const SERVER_URL = process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const NATS_URL = process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
 export const BACKEND_SERVICES = ['listing', 'catalog', 'quote', 'order', 'subscription'] as const;
 export type BackendService = (typeof BACKEND_SERVICES)[number];
@@ -52,11 +51,14 @@ export class Cluster {
   /** One client per gateway process; `client` is the first. */
   readonly gateways: MarketplaceClient[] = [];
   readonly adminToken = randomBytes(24).toString('hex');
+  /** The cluster's own database, for benches that seed a read model directly. */
+  get databaseUrl(): string {
+    return this.database.url;
+  }
+
   private constructor(
     readonly client: MarketplaceClient,
-    private readonly databaseName: string,
-    /** The cluster's own database, for benches that seed a read model directly. */
-    readonly databaseUrl: string,
+    private readonly database: OwnDatabase,
     readonly namespace: string,
     /** Every replica's address, per service. */
     private readonly grpcAddresses: Map<BackendService, string[]>,
@@ -76,12 +78,9 @@ export class Cluster {
   static async start(options: { env?: Record<string, string>; replicas?: Replicas } = {}): Promise<Cluster> {
     const replicasOf = (name: BackendService | 'gateway'): number => options.replicas?.[name] ?? 1;
     const suffix = randomBytes(4).toString('hex');
-    const databaseName = `e2e_${suffix}`;
-    await withServer((client) => client.query(`CREATE DATABASE ${databaseName}`));
+    const database = await OwnDatabase.create(`e2e_${suffix}`);
     const chosenDataDir = options.env?.['DATA_DIR'];
     const dataDir = chosenDataDir ?? (await mkdtemp(join(tmpdir(), 'marketplace-cluster-')));
-    const databaseUrl = new URL(SERVER_URL);
-    databaseUrl.pathname = `/${databaseName}`;
 
     const grpcAddresses = new Map<BackendService, string[]>();
     for (const service of BACKEND_SERVICES) {
@@ -96,8 +95,7 @@ export class Cluster {
     );
     const cluster = new Cluster(
       new MarketplaceClient(`http://127.0.0.1:${httpPorts[0]!}`),
-      databaseName,
-      databaseUrl.toString(),
+      database,
       `e2e-${suffix}`,
       grpcAddresses,
       await startImageServer(),
@@ -107,7 +105,7 @@ export class Cluster {
     const shared = {
       DATA_DIR: dataDir,
       EMBEDDINGS_CACHE_DIR: SHARED_EMBEDDINGS_CACHE_DIR,
-      DATABASE_URL: databaseUrl.toString(),
+      DATABASE_URL: database.url,
       EVENT_LOG: 'nats',
       NATS_URL,
       EVENT_LOG_NAMESPACE: cluster.namespace,
@@ -156,7 +154,7 @@ export class Cluster {
       if (exited !== undefined)
         throw new ClusterStartError(
           `${exited} exited while the cluster started\n${cluster.describeProcesses()}`,
-          databaseName,
+          database.name,
           [...cluster.processes.values()].flatMap((process) => process.pid ?? []),
         );
     } catch (error) {
@@ -217,22 +215,12 @@ export class Cluster {
 
   async stop(): Promise<void> {
     await Promise.all([...this.processes.values()].map((p) => p.stop('SIGTERM')));
-    await withServer((client) => client.query(`DROP DATABASE IF EXISTS ${this.databaseName} WITH (FORCE)`));
+    await this.database.drop();
     await deleteNamespaceStreams(this.namespace);
     await this.images.close();
     if (this.ownsDataDir) await rm(this.dataDir, { recursive: true, force: true });
   }
 }
-
-const withServer = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => {
-  const client = new pg.Client({ connectionString: SERVER_URL, connectionTimeoutMillis: 5_000 });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-};
 
 /** Removes the JetStream streams a run created, so CI machines do not accumulate them. */
 export const deleteNamespaceStreams = async (namespace: string): Promise<void> => {
