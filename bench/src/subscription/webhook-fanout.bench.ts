@@ -5,8 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
-import { freePort, ManagedProcess, repoRoot } from '@marketplace/e2e';
+import { freePort, ManagedProcess, OwnDatabase, repoRoot } from '@marketplace/e2e';
 import { createNatsEventLog } from '@marketplace/eventlog';
 import { subscriptionV1 } from '@marketplace/proto';
 import { configureInternalAuth, createGrpcClient, waitForServing } from '@marketplace/rpc';
@@ -20,7 +19,6 @@ import { summarize } from '../stats.js';
 import { fanoutWorkload, firstAttemptLatencies, latencyOverFloor } from './fanout-workload.js';
 import type { Arrival, FanoutListing, SavedSearchQuery } from './fanout-workload.js';
 
-const SERVER_URL = process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const NATS_URL = process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
 
 export interface WebhookFanoutOptions {
@@ -214,16 +212,6 @@ const measureFanout = async (target: FanoutTarget, options: WebhookFanoutOptions
   }
 };
 
-const withServer = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => {
-  const client = new pg.Client({ connectionString: SERVER_URL, connectionTimeoutMillis: 5_000 });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-};
-
 /**
  * Saved-search fan-out in cluster mode: the subscription service as its own process on PostgreSQL and NATS
  * JetStream, the saved searches created over gRPC, and ListingCreated events published to
@@ -232,11 +220,8 @@ const withServer = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T
  */
 export const webhookFanoutCluster = async (options: WebhookFanoutOptions) => {
   const suffix = randomBytes(4).toString('hex');
-  const databaseName = `bench_subscription_${suffix}`;
   const namespace = `bench-subscription-${suffix}`;
-  await withServer((client) => client.query(`CREATE DATABASE ${databaseName}`));
-  const databaseUrl = new URL(SERVER_URL);
-  databaseUrl.pathname = `/${databaseName}`;
+  const database = await OwnDatabase.create(`bench_subscription_${suffix}`);
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-subscription-'));
 
   const port = await freePort();
@@ -247,7 +232,7 @@ export const webhookFanoutCluster = async (options: WebhookFanoutOptions) => {
     'subscription',
     join(repoRoot, 'services/subscription/dist/src/main.js'),
     {
-      DATABASE_URL: databaseUrl.toString(),
+      DATABASE_URL: database.url,
       EVENT_LOG: 'nats',
       NATS_URL,
       EVENT_LOG_NAMESPACE: namespace,
@@ -304,7 +289,7 @@ export const webhookFanoutCluster = async (options: WebhookFanoutOptions) => {
     await service.stop('SIGTERM');
     await log.close();
     await rm(dataDir, { recursive: true, force: true });
-    await withServer((client) => client.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`));
+    await database.drop();
   }
 };
 
