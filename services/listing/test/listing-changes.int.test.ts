@@ -171,32 +171,25 @@ describe.each(testEngines())('listing changes and stock over gRPC on $name', ({ 
 
   it('applies If-Match versions under the lock: a stale one fails with nothing changed', async () => {
     const created = await publish();
-    const stale = await grpc.client
-      .updateListing({
-        actor: actorOf(SELLER),
-        sellerAccountId: SELLER,
-        productId: created.productId,
-        changes: { priceCents: 1 },
-        correlationId: '',
-        matchVersions: [7],
-      })
-      .catch((error: unknown) => error);
+    const changePriceIfAt = (matchVersions: number[]) =>
+      grpc.client
+        .updateListing({
+          actor: actorOf(SELLER),
+          sellerAccountId: SELLER,
+          productId: created.productId,
+          changes: { priceCents: 1 },
+          correlationId: '',
+          matchVersions,
+        })
+        .catch((error: unknown) => error);
+    const stale = await changePriceIfAt([7]);
     expect(clientErrorOf(stale).code).toBe(Status.FAILED_PRECONDITION);
     expect((stale as AppError).kind).toBe('precondition_failed');
     expect((stale as AppError).message).toBe(
       `listing ${created.productId} is at version 1, not 7: read it again and send its ETag, "1"`,
     );
     // The gateway's 0 (an If-Match of weak or malformed tags only) is no version the caller sent.
-    const weak = await grpc.client
-      .updateListing({
-        actor: actorOf(SELLER),
-        sellerAccountId: SELLER,
-        productId: created.productId,
-        changes: { priceCents: 1 },
-        correlationId: '',
-        matchVersions: [0],
-      })
-      .catch((error: unknown) => error);
+    const weak = await changePriceIfAt([0]);
     expect((weak as AppError).message).toBe(
       `listing ${created.productId} is at version 1, If-Match names no version (a weak or malformed tag never ` +
         'matches): read it again and send its ETag, "1"',
