@@ -71,6 +71,14 @@ describe('OWASP API Security Top 10 (2023) at the gateway', () => {
     expect([published.status, unlisted.status]).toEqual([201, 201]);
     promoted = published.body.id;
     hidden = unlisted.body.id;
+    // The catalog shows a listing once its projection applied it: the tests compare its answers before and after.
+    for (const id of [promoted, hidden]) {
+      await eventually(async () => ((await details(id, alice.apiKey)).status === 200 ? true : undefined), {
+        timeoutMs: 30_000,
+        intervalMs: 50,
+        describe: () => `${id} in the catalog`,
+      });
+    }
   }, 240_000);
 
   afterAll(async () => {
