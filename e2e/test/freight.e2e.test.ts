@@ -164,10 +164,20 @@ describe('freight terms of a lot (embedded mode)', () => {
       { timeoutMs: 15_000, describe: () => `catalog without freight:\n${marketplace.logs()}` },
     );
     expect(details.shipping).toEqual({ mode: 'flat_per_order', cents: 20_000 });
-    const feed = (await marketplace.client.request('/acp/feed.json?limit=200', { method: 'GET' })).body as {
-      items: { id: string; freight?: unknown }[];
-    };
-    expect(feed.items.find((item) => item.id === productId)?.freight).toEqual({
+    // The earlier test's last two changes (per unit, then flat again) reach the catalog in order, and the details
+    // above may show the flat terms from before them: the feed is read until it shows the last ones too.
+    const freight = await eventually(
+      async () => {
+        const feed = (await marketplace.client.request('/acp/feed.json?limit=200', { method: 'GET' }))
+          .body as {
+          items: { id: string; freight?: { mode?: string } }[];
+        };
+        const terms = feed.items.find((item) => item.id === productId)?.freight;
+        return terms?.mode === 'flat_per_order' ? terms : undefined;
+      },
+      { timeoutMs: 15_000, describe: () => `feed without the flat freight:\n${marketplace.logs()}` },
+    );
+    expect(freight).toEqual({
       mode: 'flat_per_order',
       price_per_order: '200.00 USD',
     });
