@@ -200,6 +200,50 @@ describe.each(testEngines())('listing imports on $name', ({ create }) => {
     expect(await store.find(SELLER, id)).toMatchObject({ status: 'done', rowsProcessed: 1_200 });
   });
 
+  it("takes turns: another seller's import uploaded later is applied before the first one's last chunk", async () => {
+    // A schema of its own: no import the other cases leave queued is claimed here.
+    const turnsSchema = freshSchemaName('listing_import_turns');
+    await migrate(db, turnsSchema, LISTING_IMPORT_MIGRATIONS);
+    const turns = new ListingImportsTable(db, turnsSchema);
+    const [large, small] = [randomUUID(), randomUUID()];
+    for (const [id, sellerAccountId, count] of [
+      [large, SELLER, 1_200],
+      [small, SELLER + 1, 100],
+    ] as const) {
+      await turns.create({
+        id,
+        sellerAccountId,
+        mode: 'create',
+        format: 'csv',
+        rows: storedRowsOf(importRowsOf(tableOf(count))),
+      });
+    }
+    const bulk = fakeBulk();
+    // Turns of one chunk each: the large import hands the worker back after every chunk.
+    const worker = startImportWorker({
+      store: turns,
+      apply: bulk.apply,
+      logger: createLogger({ service: 'gateway', level: 'silent' }),
+      pollMs: 50,
+      turnMs: 0,
+    });
+    try {
+      for (let waited = 0; waited < 30_000; waited += 50) {
+        const views = await Promise.all([turns.find(SELLER, large), turns.find(SELLER + 1, small)]);
+        if (views.every((view) => view?.status === 'done')) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } finally {
+      await worker.stop();
+      await dropSchema(db, turnsSchema);
+    }
+    const keys = bulk.calls.map((call) => call.key);
+    const largeChunks = firstRowsOf(validRowsOf(1_200), [IMPORT_CHUNK_ROWS]).map(
+      ({ first }) => `import-${large}-chunk-${first}`,
+    );
+    expect(keys).toEqual([largeChunks[0], `import-${small}-chunk-2`, ...largeChunks.slice(1)]);
+  });
+
   it('sends a chunk planned before a crash again as it was, whatever size is asked next', async () => {
     const id = randomUUID();
     await store.create({

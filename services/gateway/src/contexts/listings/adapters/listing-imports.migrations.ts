@@ -45,4 +45,14 @@ export const LISTING_IMPORT_MIGRATIONS: readonly Migration[] = [
         WHERE status IS NULL AND chunk IS NULL;
     `,
   },
+  {
+    // Imports take turns (docs/imports.md, "How it runs"): the one that has waited longest goes next.
+    id: '003-import-turns',
+    sql: (schema) => `
+      ALTER TABLE ${schema}.imports ADD COLUMN turn_at timestamptz;
+      DROP INDEX ${schema}.imports_pending;
+      CREATE INDEX imports_pending ON ${schema}.imports ((coalesce(turn_at, created_at)))
+        WHERE status IN ('queued', 'running');
+    `,
+  },
 ];

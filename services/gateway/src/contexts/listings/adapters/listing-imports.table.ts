@@ -103,7 +103,7 @@ export class ListingImportsTable implements ListingImportStore {
         WHERE id = (
           SELECT id FROM ${this.schema}.imports
            WHERE status IN ('queued', 'running') AND (lease_until IS NULL OR lease_until < now())
-           ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+           ORDER BY coalesce(turn_at, created_at) LIMIT 1 FOR UPDATE SKIP LOCKED)
         RETURNING id, seller_account_id, mode`,
       [leaseMs],
     );
@@ -176,6 +176,13 @@ export class ListingImportsTable implements ListingImportStore {
       `UPDATE ${this.schema}.imports SET status = $2, failure = $3, finished_at = now(), lease_until = NULL
         WHERE id = $1`,
       [id, failure === undefined ? 'done' : 'failed', failure ?? null],
+    );
+  }
+
+  async endTurn(id: string): Promise<void> {
+    await this.db.query(
+      `UPDATE ${this.schema}.imports SET lease_until = NULL, turn_at = now() WHERE id = $1 AND status = 'running'`,
+      [id],
     );
   }
 

@@ -56,7 +56,10 @@ export interface ListingImportStore {
   }): Promise<void>;
   /** The seller's import, or undefined when there is none with the id or it is another seller's. */
   find(sellerAccountId: number, id: string): Promise<ImportView | undefined>;
-  /** Takes the lease of the oldest queued import, or of a running one whose lease ran out (a crashed worker). */
+  /**
+   * Takes the lease of the import that has waited longest for a turn (since its upload, or since its last turn
+   * ended) among those queued, handed back, or running with a lease that ran out (a crashed worker).
+   */
   claim(leaseMs: number): Promise<ClaimedImport | undefined>;
   /**
    * The import's next chunk: the first one planned and not applied yet (a resumed import sends it again as it
@@ -68,6 +71,8 @@ export interface ListingImportStore {
   recordChunk(id: string, results: readonly ImportRowResult[], leaseMs: number): Promise<void>;
   /** Ends the import: done, or failed with the reason. */
   finish(id: string, failure?: string): Promise<void>;
+  /** Hands the import back after its turn: any worker may claim it, after every import waiting longer. */
+  endTurn(id: string): Promise<void>;
   /** Lets another attempt take the import after `delayMs`; counts the attempt; answers how many were made. */
   release(id: string, delayMs: number): Promise<number>;
 }

@@ -19,6 +19,11 @@ const LEASE_MS = 3 * 60_000;
 /** After this many failed attempts in a row (the listing service down all along), the import fails. */
 const MAX_ATTEMPTS = 5;
 const RETRY_DELAY_MS = 10_000;
+/**
+ * How long an import keeps its gateway's worker before it hands it to the import that has waited longest (at
+ * least one chunk each turn), so one seller's large or slow import never holds up the others (docs/imports.md).
+ */
+export const IMPORT_TURN_MS = 10_000;
 
 /**
  * The chunk's idempotency key: the same for every attempt at the chunk, so a resumed import answers what the
@@ -75,13 +80,18 @@ export const lastWrittenOf = (
     : { sellerAccountId, productId: last.product_id, version: last.version };
 };
 
-/** Applies the claimed import chunk by chunk; each chunk is one bulk call, no transaction open across it. */
+/**
+ * Applies the claimed import chunk by chunk, each chunk one bulk call with no transaction open across it, until
+ * it is done or its turn of `turnMs` has passed (then it is handed back: `ListingImportStore.endTurn`).
+ */
 export const runImport = async (
   store: ListingImportStore,
   apply: ApplyChunk,
   claimed: ClaimedImport,
   pace: ImportPace = UNPACED,
-): Promise<void> => {
+  turnMs = Number.POSITIVE_INFINITY,
+): Promise<'done' | 'turn ended'> => {
+  const turnEndsAt = performance.now() + turnMs;
   let rows = await pace.first();
   for (
     let chunk = await store.nextChunk(claimed.id, rows);
@@ -97,8 +107,13 @@ export const runImport = async (
     });
     await store.recordChunk(claimed.id, chunkResultsOf(chunk, answer), LEASE_MS);
     rows = await pace.next(lastWrittenOf(claimed.sellerAccountId, answer));
+    if (performance.now() >= turnEndsAt) {
+      await store.endTurn(claimed.id);
+      return 'turn ended';
+    }
   }
   await store.finish(claimed.id);
+  return 'done';
 };
 
 export interface ImportWorker {
@@ -108,8 +123,9 @@ export interface ImportWorker {
 }
 
 /**
- * One import at a time per gateway: claims the oldest queued import (or one whose worker died) and applies it.
- * A failed chunk is retried later with the same key; after MAX_ATTEMPTS failures in a row the import fails.
+ * One import at a time per gateway, in turns: claims the import that has waited longest (or one whose worker
+ * died) and applies it for a turn of `turnMs`. A failed chunk is retried later with the same key; after
+ * MAX_ATTEMPTS failures in a row the import fails.
  */
 export const startImportWorker = (options: {
   readonly store: ListingImportStore;
@@ -118,8 +134,11 @@ export const startImportWorker = (options: {
   readonly pollMs?: number;
   /** Default: UNPACED. */
   readonly pace?: ImportPace;
+  /** Default: IMPORT_TURN_MS. */
+  readonly turnMs?: number;
 }): ImportWorker => {
   const { store, apply, logger, pace } = options;
+  const turnMs = options.turnMs ?? IMPORT_TURN_MS;
   const pollMs = options.pollMs ?? 2_000;
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
@@ -130,7 +149,7 @@ export const startImportWorker = (options: {
     const claimed = await store.claim(LEASE_MS);
     if (claimed === undefined) return false;
     try {
-      await runImport(store, apply, claimed, pace);
+      await runImport(store, apply, claimed, pace, turnMs);
     } catch (error) {
       const attempts = await store.release(claimed.id, RETRY_DELAY_MS);
       logger.warn({ err: error, importId: claimed.id, attempts }, 'listing import attempt failed');
