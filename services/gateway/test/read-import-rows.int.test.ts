@@ -89,6 +89,16 @@ describe('readImportRows', () => {
     expect(importReadsInFlight()).toBe(0);
   }, 60_000);
 
+  it('refuses an upload as unavailable when no reader frees up within its time, and forgets it', async () => {
+    const bytes = await spreadsheetOf(3_000);
+    const busy = Array.from({ length: MAX_CONCURRENT_READS }, () => readImportRows('xlsx', bytes));
+    await expect(readImportRows('xlsx', bytes, 50)).rejects.toMatchObject({ kind: 'unavailable' });
+    expect((await Promise.all(busy)).map((rows) => rows.length)).toEqual(busy.map(() => 3_000));
+    // The refused upload left no place in the queue: the next read starts at once and ends.
+    expect(await readImportRows('xlsx', bytes)).toHaveLength(3_000);
+    expect(importReadsInFlight()).toBe(0);
+  }, 60_000);
+
   it('keeps the event loop free while a large spreadsheet is read', async () => {
     const bytes = await spreadsheetOf(8_000);
     const {

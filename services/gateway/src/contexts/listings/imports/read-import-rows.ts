@@ -1,5 +1,5 @@
 import type { FieldViolation } from '@marketplace/platform';
-import { validationError } from '@marketplace/platform';
+import { unavailable, validationError } from '@marketplace/platform';
 import { Worker } from 'node:worker_threads';
 import type { ImportFormat, ImportRow } from './import-file.js';
 
@@ -45,9 +45,27 @@ const waiting: (() => void)[] = [];
 /** The reading threads running now (at most MAX_CONCURRENT_READS). */
 export const importReadsInFlight = (): number => reading;
 
-const readingTurn = async (): Promise<void> => {
-  if (reading < MAX_CONCURRENT_READS) reading += 1;
-  else await new Promise<void>((resolve) => waiting.push(resolve)); // the ending read hands its turn over
+/**
+ * Waits for a reading thread, at most `timeoutMs`: an upload that found none by then is refused as unavailable
+ * (503, send it again later) rather than held without end while the others are read.
+ */
+const readingTurn = async (timeoutMs: number): Promise<void> => {
+  if (reading < MAX_CONCURRENT_READS) {
+    reading += 1;
+    return;
+  }
+  await new Promise<void>((resolve, reject) => {
+    // The ending read hands its turn over by calling `take`.
+    const take = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      waiting.splice(waiting.indexOf(take), 1);
+      reject(unavailable('every import file reader is busy; upload the file again in a minute'));
+    }, timeoutMs);
+    waiting.push(take);
+  });
 };
 
 const endReading = (): void => {
@@ -67,7 +85,7 @@ export const readImportRows = async (
   timeoutMs = READ_TIMEOUT_MS,
   heapLimitMb = READ_HEAP_LIMIT_MB,
 ): Promise<ImportRow[]> => {
-  await readingTurn();
+  await readingTurn(timeoutMs);
   try {
     return await readInWorker(format, bytes, timeoutMs, heapLimitMb);
   } finally {
