@@ -79,8 +79,14 @@ export const listingImport = (mode: BenchMode, options: ListingImportOptions) =>
     const uploadMs = performance.now() - started;
     let answer: ImportAnswer | undefined;
     const during: LoadFigures[] = [];
+    /** Seconds from the upload to each slice's start: where in the import the tail falls. */
+    const sliceStarts: number[] = [];
+    const searchSlice = async (ms: number): Promise<void> => {
+      sliceStarts.push(Math.round((performance.now() - started) / 100) / 10);
+      during.push(await searches(ms));
+    };
     while (answer === undefined) {
-      during.push(await searches(SLICE_MS));
+      await searchSlice(SLICE_MS);
       const read = await client.request(location, { headers: { 'x-mcp-api-key': seller.apiKey } });
       const body = read.body as ImportAnswer;
       if (body.status === 'done' || body.status === 'failed') answer = body;
@@ -98,7 +104,7 @@ export const listingImport = (mode: BenchMode, options: ListingImportOptions) =>
           headers: { 'x-mcp-api-key': seller.apiKey },
         })
       ).status === 200;
-    while (!(await inCatalog())) during.push(await searches(1_000));
+    while (!(await inCatalog())) await searchSlice(1_000);
     const caughtUpSeconds = (performance.now() - started) / 1000;
     const cpu = await meter.stop(options.rows);
     const latenciesDuring = during.flatMap((slice) => slice.latenciesMs);
@@ -123,6 +129,10 @@ export const listingImport = (mode: BenchMode, options: ListingImportOptions) =>
           ...searchDuring,
           errors: during.reduce((sum, slice) => sum + slice.errors, 0),
           foreignCores: cpu.foreign.cores,
+          slices: during.map((slice, n) => ({
+            fromSecond: sliceStarts[n],
+            ...(slice.latenciesMs.length === 0 ? { count: 0 } : summarize(slice.latenciesMs)),
+          })),
         },
         p99Ratio: Math.round((searchDuring.p99 / searchWithout.p99) * 100) / 100,
       },

@@ -13,6 +13,7 @@ export {
   type GrpcClientOptions,
 } from './grpc-client.js';
 export { IN_PROCESS_HOST } from './in-process.js';
+export { signalAbortedOnTerminate } from './server.interceptor.js';
 export {
   createServingProbe,
   waitForServing,

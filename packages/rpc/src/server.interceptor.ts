@@ -19,6 +19,15 @@ export interface TerminationContext {
   abortOnTerminate(): void;
 }
 
+/**
+ * For a handler that may wait long (a long poll): its signal, also aborted once the server starts shutting down,
+ * so a drain is not held until its bound. Every call passes the interceptor below, which gives the context this.
+ */
+export const signalAbortedOnTerminate = (context: CallContext): AbortSignal => {
+  (context as CallContext & TerminationContext).abortOnTerminate();
+  return context.signal;
+};
+
 /** By name, as nice-grpc does: abort errors come from several libraries and realms. */
 const isAbortError = (error: unknown): boolean =>
   typeof error === 'object' && error !== null && 'name' in error && error.name === 'AbortError';

@@ -4,6 +4,7 @@ import type { ServiceHandle } from '@marketplace/platform';
 import type { ServiceDependencies } from '@marketplace/runtime';
 import { serveGrpcService } from '@marketplace/rpc';
 import { catalogMigrations } from './adapters/catalog.migrations.js';
+import { ProductVersionWaits } from './adapters/product-version-waits.js';
 import { productsTable } from './adapters/products.table.js';
 import { openSearchIndex } from './adapters/search-backend.js';
 import type { SearchBackend } from './adapters/search-backend.js';
@@ -11,6 +12,7 @@ import { startSearchProjection } from './adapters/search-projection.runner.js';
 import { createSemanticIndexer } from './adapters/semantic-indexer.js';
 import { startSellerProjection } from './adapters/seller-projection.runner.js';
 import { sellersTable } from './adapters/sellers.table.js';
+import { awaitProductVersion } from './application/await-product-version.query.js';
 import { getProductWithSeller } from './application/get-product.query.js';
 import { catalogStats } from './application/catalog-stats.query.js';
 import { listCategories } from './application/list-categories.query.js';
@@ -55,9 +57,12 @@ export const startCatalogService = async (options: CatalogServiceOptions): Promi
   // not stall gRPC, health checks and the projection (README, "The event loop").
   const searchIndex = await openSearchIndex(options.searchBackend ?? { kind: 'embedded' }, options.embedder);
   const { index, semantic } = searchIndex;
+  const versionWaits = new ProductVersionWaits();
+  const products = productsTable(schema);
   const projection = await startSearchProjection({
     db,
     log,
+    versionWaits,
     schema,
     index,
     semantic: semantic && createSemanticIndexer({ db, schema, logger, ...semantic }),
@@ -78,7 +83,6 @@ export const startCatalogService = async (options: CatalogServiceOptions): Promi
     await projection.stop();
     await searchIndex.close();
   };
-  const products = productsTable(schema);
   const sellers = sellersTable(schema);
   // The server drains first, then the log consumers close (their messages in hand finish and are committed).
   const handle = await serveGrpcService({
@@ -102,6 +106,13 @@ export const startCatalogService = async (options: CatalogServiceOptions): Promi
             input,
           ),
         catalogStats: () => catalogStats(() => products.countPublicByCategoryAndCondition(db)),
+        awaitProductVersion: (input, signal) =>
+          awaitProductVersion(
+            (request, timeoutMs, waitSignal) =>
+              versionWaits.wait(request, timeoutMs, waitSignal, () => products.find(db, request.productId)),
+            input,
+            signal,
+          ),
         recommendPrice: (input) =>
           recommendPriceFor(
             (category, condition, limit) => products.priceToRetailRatios(db, category, condition, limit),

@@ -22,7 +22,7 @@ import { startCatalogService } from '../src/index.js';
 import type { CatalogProduct } from '../src/domain/catalog-product.js';
 import { conceptEmbedder } from './support/concept-embedder.js';
 import { eventually } from './support/eventually.js';
-import { listingChanged, listingCreated, listingMessage } from './support/listing-events.js';
+import { listingChanged, listingCreated, listingMessage, SELLER } from './support/listing-events.js';
 
 const logger = createLogger({ service: 'catalog-test', level: 'silent' });
 const TOPIC = 'marketplace.listing.v1';
@@ -164,6 +164,60 @@ describe('two catalog replicas on PostgreSQL', () => {
     // The default poll is 200 ms; the margin absorbs a loaded machine (both figures: docs/operations.md).
     expect(Math.abs(visibleAfterMs[0]! - visibleAfterMs[1]!)).toBeLessThan(2_000);
   }, 60_000);
+
+  it('answers AwaitProductVersion on every replica once the row is committed, whichever replica projected it', async () => {
+    const listing = listingMessage(LISTINGS + 2, { name: 'Bench grinder', promotePublicly: false });
+    const request = {
+      productId: listing.productId,
+      minVersion: 1,
+      sellerAccountId: SELLER,
+      timeoutMs: 10_000,
+    };
+    const published = Promise.withResolvers<number>();
+    const waits = clients.map(async (client) => {
+      const { applied } = await client.client.awaitProductVersion(request);
+      return { applied, afterMs: Date.now() - (await published.promise) };
+    });
+    // The waits are in before the listing exists: only the commit (or the change feed's read) answers them.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    published.resolve(Date.now());
+    await logs[0]!.publish(TOPIC, [listingCreated(listing)]);
+    const answered = await Promise.all(waits);
+    expect(answered.map(({ applied }) => applied)).toEqual([true, true]);
+    // One replica commits the row, the other reads it within a poll of its change feed (200 ms by default).
+    for (const { afterMs } of answered) expect(afterMs).toBeLessThan(5_000);
+    expect(Math.abs(answered[0]!.afterMs - answered[1]!.afterMs)).toBeLessThan(2_000);
+
+    // Applied already: at once. A later version: false when the time passes. Another seller: never applied.
+    const quick = { ...request, timeoutMs: 300 };
+    for (const client of clients) {
+      const startedAt = Date.now();
+      expect(await client.client.awaitProductVersion(quick)).toEqual({ applied: true });
+      expect(Date.now() - startedAt).toBeLessThan(300);
+      expect(await client.client.awaitProductVersion({ ...quick, minVersion: 2 })).toEqual({
+        applied: false,
+      });
+      expect(await client.client.awaitProductVersion({ ...quick, sellerAccountId: SELLER + 1 })).toEqual({
+        applied: false,
+      });
+    }
+  }, 60_000);
+
+  it('refuses an AwaitProductVersion request out of bounds, naming the field', async () => {
+    const request = { productId: 'product_1', minVersion: 1, sellerAccountId: SELLER, timeoutMs: 100 };
+    for (const [field, change] of [
+      ['timeoutMs', { timeoutMs: 0 }],
+      ['timeoutMs', { timeoutMs: 10_001 }],
+      ['minVersion', { minVersion: 0 }],
+      ['sellerAccountId', { sellerAccountId: 0 }],
+      ['productId', { productId: 'order_1' }],
+    ] as const) {
+      await expect(clients[0]!.client.awaitProductVersion({ ...request, ...change })).rejects.toMatchObject({
+        kind: 'validation',
+        violations: [expect.objectContaining({ path: field })],
+      });
+    }
+  });
 });
 
 describe('reading product changes on PostgreSQL', () => {

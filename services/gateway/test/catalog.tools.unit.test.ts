@@ -79,6 +79,7 @@ const recordingCatalog = () => {
         },
       };
     },
+    awaitProductVersion: async () => true,
     close: () => undefined,
   };
   return { calls, queries: new CatalogQueries(client, new ProductViews('https://market.test')) };

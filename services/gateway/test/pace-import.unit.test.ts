@@ -17,7 +17,7 @@ const catalogHasAll = async (): Promise<boolean> => true;
 const pacing = (overrides: Partial<ImportPacing> = {}): ImportPacing => ({
   windowMs: 20,
   maxDelayMs: 40,
-  catalogPollMs: 10,
+  catalogRetryMs: 10,
   baseMaxAgeMs: 30_000,
   limits: {
     minRows: 10,
@@ -64,36 +64,59 @@ describe('pacing an import (paceImport)', () => {
     expect(rows).toBe(10);
   });
 
-  it('waits until the catalog has the last listing of the chunk, then rests its share of the chunk and grows it', async () => {
-    const asked: WrittenListing[] = [];
-    let catalogAppliedAt = Infinity;
+  it('waits until the catalog has the last listing of the chunk (one call), then rests its share of the chunk and grows it', async () => {
+    const asked: { listing: WrittenListing; timeoutMs: number }[] = [];
     const foreground = foregroundOf({ during: 6, atRest: 5 });
     const pace = paceImport(
-      async (listing) => {
-        asked.push(listing);
-        return performance.now() >= catalogAppliedAt;
+      async (listing, timeoutMs) => {
+        asked.push({ listing, timeoutMs });
+        // The catalog answers when it has applied the listing: 300 ms after the chunk's call answered.
+        await wait(300);
+        return true;
       },
       foreground.latencies,
       pacing(),
     );
     await pace.first();
-    // The chunk's call takes 300 ms; the catalog applies its listings 300 ms after it answered.
+    // The chunk's call takes 300 ms.
     await wait(300);
-    catalogAppliedAt = performance.now() + 300;
     let rows = 0;
     const paused = await elapsedMs(async () => (rows = await pace.next(WRITTEN)));
     // 300 ms until the catalog has it, then half of the chunk's 600 ms.
     expect(paused).toBeGreaterThanOrEqual(580);
     expect(paused).toBeLessThan(1_500);
     expect(rows).toBe(20);
-    expect(asked.length).toBeGreaterThan(1);
-    expect(asked.every((listing) => listing === WRITTEN)).toBe(true);
+    // One wait per chunk, bounded by the pace's own limit, not a poll.
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.listing).toBe(WRITTEN);
+    expect(asked[0]!.timeoutMs).toBeGreaterThan(4_900);
+    expect(asked[0]!.timeoutMs).toBeLessThanOrEqual(5_000);
     // The chunk's window runs from its start until the catalog had it; the base is learned at rest after it.
     const [window] = foreground.asked.overlapping;
     expect(window![1] - window![0]).toBeGreaterThanOrEqual(580);
     const rest = foreground.asked.within.at(-1)!;
     expect(rest[0]).toBeCloseTo(window![1], 5);
     expect(rest[1] - rest[0]).toBeGreaterThanOrEqual(290);
+  });
+
+  it('asks a catalog that failed to answer again a little later, within the same bound, and goes on once it has', async () => {
+    const asked: number[] = [];
+    const pace = paceImport(
+      async (_listing, timeoutMs) => {
+        asked.push(timeoutMs);
+        if (asked.length < 3) throw new Error('catalog unavailable');
+        return true;
+      },
+      foregroundOf(undefined).latencies,
+      pacing(),
+    );
+    await pace.first();
+    const paused = await elapsedMs(() => pace.next(WRITTEN));
+    expect(asked).toHaveLength(3);
+    // Each later ask has what is left of the bound.
+    expect(asked[2]!).toBeLessThan(asked[0]!);
+    expect(paused).toBeGreaterThanOrEqual(18);
+    expect(paused).toBeLessThan(1_000);
   });
 
   it('halves the chunk when the foreground slowed during it', async () => {

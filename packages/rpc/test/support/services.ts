@@ -69,6 +69,9 @@ export const catalog = {
   async getCatalogStats() {
     throw new AppError('unavailable', 'not called by these tests');
   },
+  async awaitProductVersion() {
+    throw new AppError('unavailable', 'not called by these tests');
+  },
 } satisfies catalogV1.CatalogServiceImplementation;
 
 export const listing = {

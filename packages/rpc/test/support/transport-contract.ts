@@ -25,6 +25,7 @@ import {
   waitForServing,
   type GrpcServer,
   type ServingStatus,
+  signalAbortedOnTerminate,
 } from '../../src/index.js';
 import { catalog, catchError, KINDS, listing, product, STATUS_OF_KIND } from './services.js';
 
@@ -79,6 +80,12 @@ const observedCatalog = {
       signal: context.signal,
     };
     return catalog.getProduct(request, context);
+  },
+  // A long poll: answers only when its signal aborts, which a shutdown does at once for a handler that asks.
+  async awaitProductVersion(_request: catalogV1.AwaitProductVersionRequest, context: CallContext) {
+    const signal = signalAbortedOnTerminate(context);
+    if (!signal.aborted) await once(signal, 'abort');
+    return { applied: false };
   },
 } satisfies catalogV1.CatalogServiceImplementation;
 
@@ -416,6 +423,26 @@ export const describeTransportContract = (transport: Transport): void => {
         await expect(client.client.getProduct({ productId: product.id })).rejects.toMatchObject({
           kind: 'unavailable',
         });
+      } finally {
+        client.close();
+      }
+    });
+
+    it('aborts at once the signal of a handler that asked for it (a long poll), so the drain does not wait for the bound', async () => {
+      const server = await start();
+      const client = createGrpcClient(catalogV1.CatalogServiceDefinition, server.address);
+      try {
+        const waiting = client.client.awaitProductVersion({
+          productId: product.id,
+          minVersion: 1,
+          sellerAccountId: 1,
+          timeoutMs: 10_000,
+        });
+        await sleep(100);
+        const startedAt = performance.now();
+        await server.shutdown(5_000);
+        expect(performance.now() - startedAt).toBeLessThan(2_000);
+        await expect(waiting).resolves.toEqual({ applied: false });
       } finally {
         client.close();
       }

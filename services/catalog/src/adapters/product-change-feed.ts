@@ -6,6 +6,7 @@ import type { Logger } from '@marketplace/platform';
 import type { SearchIndex } from '@marketplace/search';
 import { toSearchDocument } from '../application/product-search-document.js';
 import type { CatalogProduct } from '../domain/catalog-product.js';
+import type { ProductVersionWaits } from './product-version-waits.js';
 import type { SemanticIndexer } from './semantic-indexer.js';
 
 /** A position in the products table's change order: `(transaction_id, change_seq)` of the last row read. */
@@ -173,6 +174,8 @@ export interface ProductChangeFeedOptions {
   readonly semantic?: SemanticIndexer;
   /** What this replica's projection indexes itself; cleared with the indexes by a rebuild. */
   readonly ownWrites?: OwnWrites;
+  /** Told of the rows read, once indexed. */
+  readonly versionWaits?: ProductVersionWaits;
   readonly logger: Logger;
   /** Rows read per query; default 1000. */
   readonly batchSize?: number;
@@ -200,7 +203,7 @@ export interface ProductChangeFeed {
  * indexes itself (`ownWrites`) are passed over; versioned upserts make a row indexed twice harmless all the same.
  */
 export const startProductChangeFeed = (options: ProductChangeFeedOptions): ProductChangeFeed => {
-  const { db, schema, projection, index, semantic, ownWrites } = options;
+  const { db, schema, projection, index, semantic, ownWrites, versionWaits } = options;
   const logger = options.logger.child({ component: 'product-change-feed' });
   const batchSize = options.batchSize ?? 1_000;
   const pollIntervalMs = options.pollIntervalMs ?? 200;
@@ -266,6 +269,7 @@ export const startProductChangeFeed = (options: ProductChangeFeedOptions): Produ
               index.upsertMany(changes.products.map(toSearchDocument)),
               semantic?.index(changes.products),
             ]);
+            versionWaits?.seen(changes.products);
           }
           if (changes.stableLast !== undefined) position = changes.stableLast;
           if (loading) loadPosition = changes.last;

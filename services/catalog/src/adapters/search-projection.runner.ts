@@ -8,6 +8,7 @@ import type { CatalogProduct } from '../domain/catalog-product.js';
 import { projectListingFact } from '../domain/catalog.projection.js';
 import type { ListingFact } from '../domain/listing-fact.js';
 import { decodeListingEvent } from './listing-event.decoder.js';
+import type { ProductVersionWaits } from './product-version-waits.js';
 import { OwnWrites, startProductChangeFeed } from './product-change-feed.js';
 import type { ProductsTable } from './products.table.js';
 import type { GenerationalProjection } from './projection-generation.js';
@@ -32,6 +33,8 @@ export interface SearchProjectionOptions {
   readonly changeBatchSize?: number;
   /** How often the indexes look for rows other replicas wrote; default 200 ms (product-change-feed.ts). */
   readonly changePollIntervalMs?: number;
+  /** Told of every committed row this replica learns of, its projection's and its change feed's. */
+  readonly versionWaits?: ProductVersionWaits;
 }
 
 /**
@@ -51,7 +54,7 @@ export type SearchProjection = GenerationalProjection;
  * log consumer resumes where the group left off.
  */
 export const startSearchProjection = async (options: SearchProjectionOptions): Promise<SearchProjection> => {
-  const { db, log, schema, index, semantic } = options;
+  const { db, log, schema, index, semantic, versionWaits } = options;
   const logger = options.logger.child({ component: 'search-projection' });
   const products = productsTable(schema);
   // The rows this projection writes, indexed below once committed: the change feed passes over them.
@@ -64,6 +67,7 @@ export const startSearchProjection = async (options: SearchProjectionOptions): P
     index,
     semantic,
     ownWrites,
+    versionWaits,
     logger,
     batchSize: options.changeBatchSize,
     pollIntervalMs: options.changePollIntervalMs,
@@ -125,6 +129,7 @@ export const startSearchProjection = async (options: SearchProjectionOptions): P
               // another replica.
               ownWrites.note(product.id, product.version);
             }
+            versionWaits?.seen(saved);
           });
         }
       },

@@ -1,6 +1,8 @@
 import type { catalogV1 } from '@marketplace/proto';
 import { catalogV1 as catalog } from '@marketplace/proto';
 import type { GrpcService } from '@marketplace/rpc';
+import { signalAbortedOnTerminate } from '@marketplace/rpc';
+import type { AwaitProductVersionInput } from '../application/await-product-version.query.js';
 import type { GetProductInput, ProductWithSeller } from '../application/get-product.query.js';
 import type { CatalogStats } from '../application/catalog-stats.query.js';
 import type { CategoryCount } from '../application/list-categories.query.js';
@@ -26,6 +28,7 @@ export interface CatalogApplication {
   semanticSearch(input: SemanticSearchInput): Promise<SemanticMatch[]>;
   listPublicProducts(input: ListPublicProductsInput): Promise<PublicProductPageWithSellers>;
   catalogStats(): Promise<CatalogStats>;
+  awaitProductVersion(input: AwaitProductVersionInput, signal: AbortSignal): Promise<boolean>;
 }
 
 /** A product as the API sends it; `seller` only where the caller reads one product (details). */
@@ -126,6 +129,10 @@ export const catalogGrpcService = (
     async getCatalogStats() {
       const { byCategory, byCondition, ...totals } = await application.catalogStats();
       return { ...totals, byCategory: [...byCategory], byCondition: [...byCondition] };
+    },
+    async awaitProductVersion(request, context) {
+      // A shutdown answers the wait (false) instead of holding the drain until its bound.
+      return { applied: await application.awaitProductVersion(request, signalAbortedOnTerminate(context)) };
     },
   },
 });

@@ -162,11 +162,8 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
     pollMs: options.importPollMs,
     // The import only paces on the answer: a catalog that cannot answer makes it wait (bounded), never fail.
     pace: paceImport(
-      ({ sellerAccountId, productId, version }) =>
-        catalog.getProduct({ productId, viewerAccountId: sellerAccountId }).then(
-          (product) => product.version >= version,
-          () => false,
-        ),
+      async ({ sellerAccountId, productId, version }, timeoutMs) =>
+        catalog.awaitProductVersion({ productId, minVersion: version, sellerAccountId, timeoutMs }),
       foreground,
     ),
   });

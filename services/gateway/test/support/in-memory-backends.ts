@@ -77,6 +77,7 @@ export class InMemoryBackends {
       },
       listPublicProducts: notServedHere,
       getCatalogStats: notServedHere,
+      awaitProductVersion: notServedHere,
     };
     backends.server = await startGrpcServer({
       host: '127.0.0.1',

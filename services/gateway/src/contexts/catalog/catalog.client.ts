@@ -13,8 +13,13 @@ export interface CatalogClient {
     request: catalogV1.ListPublicProductsRequest,
   ): Promise<catalogV1.ListPublicProductsResponse>;
   getCatalogStats(): Promise<catalogV1.GetCatalogStatsResponse>;
+  /** Whether the product reached the version within the request's `timeoutMs` (the call's deadline is longer). */
+  awaitProductVersion(request: catalogV1.AwaitProductVersionRequest): Promise<boolean>;
   close(): void;
 }
+
+/** An AwaitProductVersion call waits up to its timeout by design: its deadline leaves the answer this long on top. */
+const AWAIT_ANSWER_MARGIN_MS = 2_000;
 
 // The catalog only reads: any call may go to another replica.
 const REPEATABLE = Object.values(catalogV1.CatalogServiceDefinition.methods).map((method) => method.name);
@@ -37,6 +42,9 @@ export const createCatalogClient = (address: string, options?: GrpcClientOptions
     semanticSearch: async (request) => (await client.semanticSearch(request)).matches,
     listPublicProducts: (request) => client.listPublicProducts(request),
     getCatalogStats: () => client.getCatalogStats({}),
+    awaitProductVersion: async (request) =>
+      (await client.awaitProductVersion(request, { deadline: request.timeoutMs + AWAIT_ANSWER_MARGIN_MS }))
+        .applied,
     close: () => grpc.close(),
   };
 };

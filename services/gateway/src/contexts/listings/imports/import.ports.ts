@@ -94,10 +94,11 @@ export interface WrittenListing {
 }
 
 /**
- * Whether the catalog's projection has applied `listing` at its version or a later one; false while it has not,
- * or when the catalog cannot be asked (the import only paces on the answer).
+ * Waits at most `timeoutMs` for the catalog's projection to apply `listing` at its version or a later one: true
+ * once it has, false when the time passed first. A catalog that cannot be asked is an error (the import only
+ * paces on the answer, so the caller waits a little and asks again).
  */
-export type CatalogHasListing = (listing: WrittenListing) => Promise<boolean>;
+export type CatalogApplies = (listing: WrittenListing, timeoutMs: number) => Promise<boolean>;
 
 /** The foreground requests' latencies the gateway recorded (edge/http/request-timings.ts), `performance.now()` times. */
 export interface ForegroundLatencies {

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChunkPlan, ChunkPlanLimits } from './chunk-plan.js';
 import { DEFAULT_CHUNK_PLAN_LIMITS, firstChunkPlan, nextChunkPlan } from './chunk-plan.js';
-import type { CatalogHasListing, ForegroundLatencies } from './import.ports.js';
+import type { CatalogApplies, ForegroundLatencies, WrittenListing } from './import.ports.js';
 import type { ImportPace } from './import.worker.js';
 
 export interface ImportPacing {
@@ -9,8 +9,8 @@ export interface ImportPacing {
   readonly windowMs: number;
   /** The rest goes on while a timer of a whole window fired later than this (never longer than the chunk took). */
   readonly maxDelayMs: number;
-  /** The catalog is asked this often whether it has applied the chunk before. */
-  readonly catalogPollMs: number;
+  /** After the catalog failed to answer, the worker asks again this much later (while the bound allows). */
+  readonly catalogRetryMs: number;
   /** The base forgets requests older than this: with none since, the import goes as if nobody were served. */
   readonly baseMaxAgeMs: number;
   /** The chunks' sizes and rests (`chunk-plan.ts`). */
@@ -39,7 +39,7 @@ const eventLoopDelayOver = async (windowMs: number): Promise<number> => {
 export const DEFAULT_IMPORT_PACING: ImportPacing = {
   windowMs: 100,
   maxDelayMs: 10,
-  catalogPollMs: 25,
+  catalogRetryMs: 25,
   baseMaxAgeMs: 30_000,
   limits: DEFAULT_CHUNK_PLAN_LIMITS,
 };
@@ -48,15 +48,16 @@ export const DEFAULT_IMPORT_PACING: ImportPacing = {
  * Paces an import by the foreground requests it slows down (docs/imports.md, "Pacing"). A chunk's work does not
  * end with its bulk call: the listing service's relay publishes its events and every consumer group applies
  * them (the catalog, quotes, saved searches). After each chunk the pace
- * 1. waits until the catalog has applied the last listing the chunk wrote (`catalogHas`): the chunk's window,
- *    from its bulk call until then, holds most of its work, and the next chunk's appends never pile onto it;
+ * 1. waits until the catalog has applied the last listing the chunk wrote (`catalogApplies`, one call that the
+ *    catalog answers when it commits the row): the chunk's window, from its bulk call until then, holds most of
+ *    its work, and the next chunk's appends never pile onto it;
  * 2. plans the next chunk (`nextChunkPlan`) from the latencies of the foreground requests that overlapped the
  *    window against those served while the import rested (the base, learned from `foreground`);
  * 3. rests as planned, and on while this process's event loop is held (with `pnpm start` every service shares
  *    the thread), never longer than the chunk took.
  */
 export const paceImport = (
-  catalogHas: CatalogHasListing,
+  catalogApplies: CatalogApplies,
   foreground: ForegroundLatencies,
   pacing: ImportPacing = DEFAULT_IMPORT_PACING,
 ): ImportPace => {
@@ -75,6 +76,20 @@ export const paceImport = (
     const served = foreground.within(Math.max(restingSince, now - pacing.baseMaxAgeMs), now);
     base = [...base, ...served.map((latencyMs) => ({ learntAt: now, latencyMs }))].slice(-BASE_REQUESTS);
     restingSince = now;
+  };
+
+  const catalogApplied = async (written: WrittenListing): Promise<void> => {
+    const giveUpAt = performance.now() + MAX_CATALOG_WAIT_MS;
+    for (;;) {
+      const leftMs = Math.ceil(giveUpAt - performance.now());
+      if (leftMs <= 0) return;
+      try {
+        await catalogApplies(written, leftMs);
+        return;
+      } catch {
+        await sleep(Math.min(pacing.catalogRetryMs, leftMs));
+      }
+    }
   };
 
   const rest = async (restMs: number, chunkMs: number): Promise<void> => {
@@ -96,11 +111,7 @@ export const paceImport = (
       return plan.rows;
     },
     next: async (written) => {
-      if (written !== undefined) {
-        const giveUpAt = performance.now() + MAX_CATALOG_WAIT_MS;
-        while (!(await catalogHas(written)) && performance.now() < giveUpAt)
-          await sleep(pacing.catalogPollMs);
-      }
+      if (written !== undefined) await catalogApplied(written);
       const chunkEnd = performance.now();
       restingSince = chunkEnd;
       forgetOldBase(chunkEnd);

@@ -210,6 +210,20 @@ export interface CatalogStatsCount {
   publicInStockProducts: number;
 }
 
+export interface AwaitProductVersionRequest {
+  productId: string;
+  minVersion: number;
+  /** Only the product's own seller learns of it: another seller's product never counts as applied. */
+  sellerAccountId: number;
+  /** How long to wait at most (1 to 10,000 ms). */
+  timeoutMs: number;
+}
+
+export interface AwaitProductVersionResponse {
+  /** False when the wait ended first (or the call was cut short by a shutdown). */
+  applied: boolean;
+}
+
 function createBaseSearchProductsRequest(): SearchProductsRequest {
   return {
     query: "",
@@ -2112,6 +2126,152 @@ export const CatalogStatsCount: MessageFns<CatalogStatsCount> = {
   },
 };
 
+function createBaseAwaitProductVersionRequest(): AwaitProductVersionRequest {
+  return { productId: "", minVersion: 0, sellerAccountId: 0, timeoutMs: 0 };
+}
+
+export const AwaitProductVersionRequest: MessageFns<AwaitProductVersionRequest> = {
+  encode(message: AwaitProductVersionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.productId !== "") {
+      writer.uint32(10).string(message.productId);
+    }
+    if (message.minVersion !== 0) {
+      writer.uint32(16).int64(message.minVersion);
+    }
+    if (message.sellerAccountId !== 0) {
+      writer.uint32(24).int64(message.sellerAccountId);
+    }
+    if (message.timeoutMs !== 0) {
+      writer.uint32(32).int32(message.timeoutMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AwaitProductVersionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAwaitProductVersionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.minVersion = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.sellerAccountId = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.timeoutMs = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<AwaitProductVersionRequest>): AwaitProductVersionRequest {
+    return AwaitProductVersionRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AwaitProductVersionRequest>): AwaitProductVersionRequest {
+    const message = createBaseAwaitProductVersionRequest();
+    message.productId = object.productId ?? "";
+    message.minVersion = object.minVersion ?? 0;
+    message.sellerAccountId = object.sellerAccountId ?? 0;
+    message.timeoutMs = object.timeoutMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseAwaitProductVersionResponse(): AwaitProductVersionResponse {
+  return { applied: false };
+}
+
+export const AwaitProductVersionResponse: MessageFns<AwaitProductVersionResponse> = {
+  encode(message: AwaitProductVersionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.applied !== false) {
+      writer.uint32(8).bool(message.applied);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AwaitProductVersionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAwaitProductVersionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.applied = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create(base?: DeepPartial<AwaitProductVersionResponse>): AwaitProductVersionResponse {
+    return AwaitProductVersionResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AwaitProductVersionResponse>): AwaitProductVersionResponse {
+    const message = createBaseAwaitProductVersionResponse();
+    message.applied = object.applied ?? false;
+    return message;
+  },
+};
+
 /**
  * The read side: search projections of listing events. Only publicly promoted listings are returned,
  * except to their own seller (viewer_account_id).
@@ -2188,6 +2348,19 @@ export const CatalogServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * Answers once the products table holds the seller's product at min_version or later, as this replica learns
+     * it (its own projection's commit, or its change feed reading another replica's), or when timeout_ms passes:
+     * a writer follows its own writes into the read side with one call instead of polling GetProduct.
+     */
+    awaitProductVersion: {
+      name: "AwaitProductVersion",
+      requestType: AwaitProductVersionRequest as typeof AwaitProductVersionRequest,
+      requestStream: false,
+      responseType: AwaitProductVersionResponse as typeof AwaitProductVersionResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -2231,6 +2404,15 @@ export interface CatalogServiceImplementation<CallContextExt = {}> {
     request: GetCatalogStatsRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<GetCatalogStatsResponse>>;
+  /**
+   * Answers once the products table holds the seller's product at min_version or later, as this replica learns
+   * it (its own projection's commit, or its change feed reading another replica's), or when timeout_ms passes:
+   * a writer follows its own writes into the read side with one call instead of polling GetProduct.
+   */
+  awaitProductVersion(
+    request: AwaitProductVersionRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<AwaitProductVersionResponse>>;
 }
 
 export interface CatalogServiceClient<CallOptionsExt = {}> {
@@ -2273,6 +2455,15 @@ export interface CatalogServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<GetCatalogStatsRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<GetCatalogStatsResponse>;
+  /**
+   * Answers once the products table holds the seller's product at min_version or later, as this replica learns
+   * it (its own projection's commit, or its change feed reading another replica's), or when timeout_ms passes:
+   * a writer follows its own writes into the read side with one call instead of polling GetProduct.
+   */
+  awaitProductVersion(
+    request: DeepPartial<AwaitProductVersionRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<AwaitProductVersionResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
