@@ -6,6 +6,7 @@ import pg from 'pg';
 import { EmbeddedMarketplace } from '../src/harness/embedded.js';
 import { OwnDatabase } from '../src/harness/own-database.js';
 import { eventually } from '../src/harness/processes.js';
+import { expectIdempotencyConflict } from './support/idempotency-conflict.js';
 
 interface Account {
   readonly accountId: number;
@@ -236,17 +237,7 @@ describe('listing imports (embedded mode on PostgreSQL)', () => {
         await keyedUpload(keyed, key, keyedCsv('CONFLICT', 6)),
         await keyedUpload(keyed, key, keyedCsv('CONFLICT'), 'upsert_by_sku'),
       ]) {
-        expect(conflicting.status).toBe(422);
-        expect(conflicting.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-        expect(conflicting.body).toMatchObject({
-          type: expect.stringMatching(/\/problems\/idempotency-conflict$/),
-          status: 422,
-          code: 'idempotency_conflict',
-          detail: expect.stringContaining(
-            `idempotency key "${key}" was already used for a different request`,
-          ),
-        });
-        expect(conflicting.headers.get('idempotency-key')).toBe(key);
+        expectIdempotencyConflict(conflicting, key);
       }
       expect(await importsOf(keyed.accountId)).toBe(1);
     });
