@@ -203,7 +203,7 @@ describe('listing imports (embedded mode on PostgreSQL)', () => {
       return (body as { total: number }).total;
     };
 
-    it('imports once: the same file sent again, while queued and when done, answers the same 202 and creates no row twice', async () => {
+    it('imports once: the same file sent again at once and after the import is done answers the same 202, creating no row twice', async () => {
       const keyed = await marketplace.client.createAccount('seller', 'Keyed Import Seller');
       const key = randomUUID();
       const csv = keyedCsv('KEYED');
