@@ -7,6 +7,7 @@ import pg from 'pg';
 import { EmbeddedMarketplace } from '../src/harness/embedded.js';
 import { OwnDatabase } from '../src/harness/own-database.js';
 import { eventually } from '../src/harness/processes.js';
+import { expectIdempotencyConflict } from './support/idempotency-conflict.js';
 
 interface Answer {
   readonly status: number;
@@ -117,14 +118,7 @@ describe('idempotency keys (embedded mode on PostgreSQL)', () => {
       { ...lot('Keyed conflict lot'), price: 21 },
       keyed(key, seller.apiKey),
     );
-    expect(conflicting.status).toBe(422);
-    expect(conflicting.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(conflicting.body).toMatchObject({
-      type: expect.stringMatching(/\/problems\/idempotency-conflict$/),
-      status: 422,
-      code: 'idempotency_conflict',
-    });
-    expect(conflicting.headers.get('idempotency-key')).toBe(key);
+    expectIdempotencyConflict(conflicting, key);
     expect(await eventsLike('listing', 'ListingCreated', { listing: { name: 'Keyed conflict lot' } })).toBe(
       1,
     );

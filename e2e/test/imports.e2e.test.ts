@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { connect } from 'node:net';
 import ExcelJS from 'exceljs';
+import pg from 'pg';
 import { EmbeddedMarketplace } from '../src/harness/embedded.js';
 import { OwnDatabase } from '../src/harness/own-database.js';
 import { eventually } from '../src/harness/processes.js';
+import { expectIdempotencyConflict } from './support/idempotency-conflict.js';
 
 interface Account {
   readonly accountId: number;
@@ -52,14 +55,29 @@ describe('listing imports (embedded mode on PostgreSQL)', () => {
   let marketplace: EmbeddedMarketplace;
   let seller: Account;
   let otherSeller: Account;
+  let database: pg.Client;
 
-  const upload = (apiKey: string, type: string, body: Buffer | string, query = '') =>
+  const upload = (
+    apiKey: string,
+    type: string,
+    body: Buffer | string,
+    query = '',
+    headers: Record<string, string> = {},
+  ) =>
     marketplace.client.request(`/api/products/imports${query}`, {
       method: 'POST',
-      headers: { 'x-mcp-api-key': apiKey, 'content-type': type },
+      headers: { 'x-mcp-api-key': apiKey, 'content-type': type, ...headers },
       body,
       signal: AbortSignal.timeout(60_000),
     });
+  /** The seller's imports as the gateway stored them, counted in its schema. */
+  const importsOf = async (accountId: number): Promise<number> => {
+    const { rows } = await database.query<{ count: number }>(
+      'SELECT count(*)::int AS count FROM listing_imports.imports WHERE seller_account_id = $1',
+      [accountId],
+    );
+    return rows[0]?.count ?? 0;
+  };
   const read = (apiKey: string, location: string) =>
     marketplace.client.request(new URL(location).pathname, {
       headers: { 'x-mcp-api-key': apiKey },
@@ -83,9 +101,12 @@ describe('listing imports (embedded mode on PostgreSQL)', () => {
       marketplace.client.createAccount('seller', 'Import Seller'),
       marketplace.client.createAccount('seller', 'Other Import Seller'),
     ]);
+    database = new pg.Client({ connectionString: ownDatabase.url });
+    await database.connect();
   }, 120_000);
 
   afterAll(async () => {
+    await database?.end();
     await marketplace?.stop();
     await ownDatabase?.drop();
   });
@@ -167,5 +188,102 @@ describe('listing imports (embedded mode on PostgreSQL)', () => {
     expect((await upload(seller.apiKey, CSV_TYPE, 'name,description\n', '?mode=merge')).status).toBe(400);
     const missing = await read(seller.apiKey, `${marketplace.client.baseUrl}/api/products/imports/nope`);
     expect(missing.status).toBe(404);
+  });
+
+  describe('with an Idempotency-Key (docs/imports.md)', () => {
+    /** A small file of rows with skus of their own, imported in create mode. */
+    const keyedCsv = (prefix: string, rows = 5): string =>
+      csvOf([HEADER, ...Array.from({ length: rows }, (_, n) => rowOf(prefix, n))]);
+    const keyedUpload = (account: Account, key: string, csv: string, mode = 'create') =>
+      upload(account.apiKey, CSV_TYPE, csv, `?mode=${mode}`, { 'idempotency-key': key });
+    const listingsWithSku = async (account: Account, sku: string): Promise<number> => {
+      const { body } = await marketplace.client.request(`/api/products?sku=${sku}`, {
+        headers: { 'x-mcp-api-key': account.apiKey },
+      });
+      return (body as { total: number }).total;
+    };
+
+    it('imports once: the same file sent again at once and after the import is done answers the same 202, creating no row twice', async () => {
+      const keyed = await marketplace.client.createAccount('seller', 'Keyed Import Seller');
+      const key = randomUUID();
+      const csv = keyedCsv('KEYED');
+      const first = await keyedUpload(keyed, key, csv);
+      expect(first.status).toBe(202);
+      expect(first.headers.get('idempotency-key')).toBe(key);
+      const location = first.headers.get('location') ?? '';
+      expect(first.body).toMatchObject({ status: 'queued', rows_total: 5, location });
+
+      const retried = await keyedUpload(keyed, key, csv);
+      expect(retried.status).toBe(202);
+      expect(retried.body).toEqual(first.body);
+      expect(retried.headers.get('location')).toBe(location);
+      expect(retried.headers.get('idempotency-key')).toBe(key);
+
+      const done = await finished(keyed.apiKey, location);
+      expect(done.summary).toEqual({ created: 5, updated: 0, unchanged: 0, error: 0 });
+      const afterDone = await keyedUpload(keyed, key, csv);
+      expect(afterDone.status).toBe(202);
+      expect(afterDone.body).toEqual(first.body);
+      expect(afterDone.headers.get('location')).toBe(location);
+      expect(await importsOf(keyed.accountId)).toBe(1);
+      expect(await listingsWithSku(keyed, 'KEYED-00000')).toBe(1);
+    }, 120_000);
+
+    it('answers the same key with another file or another mode 422 idempotency_conflict, importing nothing', async () => {
+      const keyed = await marketplace.client.createAccount('seller', 'Conflicting Import Seller');
+      const key = randomUUID();
+      expect((await keyedUpload(keyed, key, keyedCsv('CONFLICT'))).status).toBe(202);
+      for (const conflicting of [
+        await keyedUpload(keyed, key, keyedCsv('CONFLICT', 6)),
+        await keyedUpload(keyed, key, keyedCsv('CONFLICT'), 'upsert_by_sku'),
+      ]) {
+        expectIdempotencyConflict(conflicting, key);
+      }
+      expect(await importsOf(keyed.accountId)).toBe(1);
+    });
+
+    it('makes one import of uploads racing with one key; another seller with the same key gets its own', async () => {
+      const [racing, other] = await Promise.all([
+        marketplace.client.createAccount('seller', 'Racing Import Seller'),
+        marketplace.client.createAccount('seller', 'Same Key Import Seller'),
+      ]);
+      const key = randomUUID();
+      const csv = keyedCsv('RACED');
+      const raced = await Promise.all(Array.from({ length: 4 }, () => keyedUpload(racing, key, csv)));
+      expect(raced.map((answer) => answer.status)).toEqual([202, 202, 202, 202]);
+      const ids = new Set(raced.map((answer) => (answer.body as { id: string }).id));
+      expect(ids.size).toBe(1);
+      expect(await importsOf(racing.accountId)).toBe(1);
+
+      const theirs = await keyedUpload(other, key, csv);
+      expect(theirs.status).toBe(202);
+      expect(ids.has((theirs.body as { id: string }).id)).toBe(false);
+      expect(await importsOf(other.accountId)).toBe(1);
+    }, 60_000);
+
+    it('refuses a malformed key with a 400 naming Idempotency-Key, storing nothing', async () => {
+      const keyed = await marketplace.client.createAccount('seller', 'Badly Keyed Import Seller');
+      for (const key of ['x'.repeat(256), 'tab\tinside', 'caf\u00e9', '']) {
+        const refused = await keyedUpload(keyed, key, keyedCsv('BADKEY'));
+        expect({ key, status: refused.status }).toEqual({ key, status: 400 });
+        expect(refused.body).toMatchObject({ errors: [{ path: 'Idempotency-Key' }] });
+      }
+      // NUL and the other control characters never reach the gateway: its HTTP parser refuses the request.
+      const { hostname, port } = new URL(marketplace.client.baseUrl);
+      const statusLine = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), hostname, () =>
+          socket.end(
+            `POST /api/products/imports HTTP/1.1\r\nHost: ${hostname}\r\nX-MCP-API-Key: ${keyed.apiKey}\r\n` +
+              'Content-Type: text/csv\r\nIdempotency-Key: nul\u0000key\r\nContent-Length: 0\r\n\r\n',
+          ),
+        );
+        let answer = '';
+        socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+        socket.on('end', () => resolve(answer.split('\r\n')[0] ?? ''));
+        socket.on('error', reject);
+      });
+      expect(statusLine).toBe('HTTP/1.1 400 Bad Request');
+      expect(await importsOf(keyed.accountId)).toBe(0);
+    });
   });
 });

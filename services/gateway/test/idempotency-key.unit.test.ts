@@ -26,6 +26,7 @@ const operations = Object.entries(document.paths).flatMap(([path, item]) =>
 const CREATING_OPERATIONS = [
   'POST /api/products',
   'POST /api/products/bulk',
+  'POST /api/products/imports',
   'POST /api/ucp/quotes',
   'POST /api/ucp/quotes/{id}/accept-and-pay',
   'POST /api/ucp/checkout',

@@ -23,7 +23,13 @@ const run = async (
   replies: { status: number; body: unknown }[],
   env: Record<string, string> = { SELLER_KEY: 'sk_1' },
 ) => {
-  const calls: { url: string; method: string; type: string | null; key: string | null }[] = [];
+  const calls: {
+    url: string;
+    method: string;
+    type: string | null;
+    key: string | null;
+    idempotencyKey: string | null;
+  }[] = [];
   let out = '';
   let err = '';
   const code = await runImportCli(argv, {
@@ -38,6 +44,7 @@ const run = async (
         method: init?.method ?? 'GET',
         type: headers.get('content-type'),
         key: headers.get('x-mcp-api-key'),
+        idempotencyKey: headers.get('idempotency-key'),
       });
       const reply = replies.shift() ?? { status: 500, body: {} };
       const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
@@ -73,6 +80,7 @@ describe('marketplace listings import', () => {
       method: 'POST',
       type: 'text/csv',
       key: 'sk_1',
+      idempotencyKey: null,
     });
     expect(calls.slice(1).map((call) => call.url)).toEqual([
       `http://marketplace.test/api/products/imports/${ID}`,
@@ -81,6 +89,31 @@ describe('marketplace listings import', () => {
     expect(out).toContain('1/3 rows');
     expect(out).toContain('created 1, updated 1, unchanged 0, errors 1');
     expect(out).toContain('row 4, price: must be a number, not "ten"');
+  });
+
+  it('sends --idempotency-key as the upload’s Idempotency-Key, and refuses a malformed one before uploading', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'import-cli-'));
+    const file = join(dir, 'lots.csv');
+    await writeFile(file, 'name,description,price\nA,B,1\n');
+    const queued = { id: ID, status: 'queued', rows_total: 3, location: `/api/products/imports/${ID}` };
+    const keyed = await run(
+      [file, '--idempotency-key', 'lots-2026-11-27'],
+      [
+        { status: 202, body: queued },
+        { status: 200, body: answer('done', 3) },
+      ],
+    );
+    expect(keyed.code).toBe(0);
+    expect(keyed.calls.map((call) => [call.method, call.idempotencyKey])).toEqual([
+      ['POST', 'lots-2026-11-27'],
+      ['GET', null],
+    ]);
+    const malformed = await run([file, '--idempotency-key', 'lots\t1'], []);
+    expect(malformed).toMatchObject({
+      code: 2,
+      calls: [],
+      err: expect.stringContaining('--idempotency-key must be printable ASCII'),
+    });
   });
 
   it('says what is wrong: no key, another file type, a refused upload', async () => {

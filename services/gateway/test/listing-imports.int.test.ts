@@ -309,4 +309,84 @@ describe.each(testEngines())('listing imports on $name', ({ create }) => {
     );
     expect(await store.find(SELLER, id)).toMatchObject({ status: 'done', rowsProcessed: 300 });
   });
+  describe('with idempotency keys (docs/idempotency.md)', () => {
+    // A schema of its own: the imports stored here are never claimed by the workers of the other cases.
+    const keysSchema = freshSchemaName('listing_import_keys');
+    let keyed: ListingImportsTable;
+    const rows = storedRowsOf(importRowsOf(tableOf(30)));
+    const upload = (sellerAccountId: number, key: string, requestHash = 'hash-a') =>
+      keyed.create({
+        id: randomUUID(),
+        sellerAccountId,
+        mode: 'create',
+        format: 'csv',
+        rows,
+        idempotency: { key, requestHash },
+      });
+    const counted = async (sellerAccountId: number) => {
+      const {
+        rows: [count],
+      } = await db.query<{ imports: number; rows: number }>(
+        `SELECT count(DISTINCT i.id)::int AS imports, count(r.row_number)::int AS rows
+           FROM ${keysSchema}.imports i JOIN ${keysSchema}.import_rows r ON r.import_id = i.id
+          WHERE i.seller_account_id = $1`,
+        [sellerAccountId],
+      );
+      return count;
+    };
+
+    beforeAll(async () => {
+      await migrate(db, keysSchema, LISTING_IMPORT_MIGRATIONS);
+      keyed = new ListingImportsTable(db, keysSchema);
+    });
+
+    afterAll(async () => {
+      await dropSchema(db, keysSchema);
+    });
+
+    it("answers a key's second upload with the first import, storing no rows again; another seller's key is its own", async () => {
+      const first = await upload(SELLER, 'upload-1');
+      expect(first).toEqual({ id: expect.any(String), rowsTotal: 30, requestHash: 'hash-a' });
+      expect(await upload(SELLER, 'upload-1')).toEqual(first);
+      // The route compares the digests: a different file under the key finds the first import's.
+      expect(await upload(SELLER, 'upload-1', 'hash-b')).toEqual(first);
+      expect(await keyed.findByKey(SELLER, 'upload-1')).toEqual(first);
+      expect(await counted(SELLER)).toEqual({ imports: 1, rows: 30 });
+
+      const other = await upload(SELLER + 1, 'upload-1');
+      expect(other.id).not.toBe(first.id);
+      expect(await keyed.findByKey(SELLER + 1, 'upload-1')).toEqual(other);
+      expect(await keyed.find(SELLER, other.id)).toBeUndefined();
+      expect(await counted(SELLER + 1)).toEqual({ imports: 1, rows: 30 });
+      expect(await keyed.findByKey(SELLER, 'upload-2')).toBeUndefined();
+    });
+
+    it('stores one import for five uploads racing with one key', async () => {
+      const seller = SELLER + 2;
+      const answers = await Promise.all(Array.from({ length: 5 }, () => upload(seller, 'raced')));
+      expect(new Set(answers.map((answer) => answer.id)).size).toBe(1);
+      expect(await counted(seller)).toEqual({ imports: 1, rows: 30 });
+    });
+
+    it('forgets a key 24 hours after its upload, and only then: the same key stores a new import', async () => {
+      const seller = SELLER + 3;
+      const [old, recent] = [await upload(seller, 'day-old'), await upload(seller, 'hour-old')];
+      await db.query(`UPDATE ${keysSchema}.imports SET created_at = now() - $2::interval WHERE id = $1`, [
+        old.id,
+        '24 hours 1 minute',
+      ]);
+      await db.query(`UPDATE ${keysSchema}.imports SET created_at = now() - $2::interval WHERE id = $1`, [
+        recent.id,
+        '23 hours 59 minutes',
+      ]);
+      expect(await keyed.purgeExpiredKeys()).toBe(1);
+      expect(await keyed.findByKey(seller, 'hour-old')).toEqual(recent);
+      expect(await keyed.findByKey(seller, 'day-old')).toBeUndefined();
+      // The import itself stays readable.
+      expect(await keyed.find(seller, old.id)).toMatchObject({ id: old.id, rowsTotal: 30 });
+      const again = await upload(seller, 'day-old');
+      expect(again.id).not.toBe(old.id);
+      expect(await counted(seller)).toEqual({ imports: 3, rows: 90 });
+    });
+  });
 });

@@ -7,7 +7,8 @@ import type { BlobStore } from '@marketplace/blobstore';
 import type { Database } from '@marketplace/database';
 import { migrate } from '@marketplace/database';
 import type { EventLog } from '@marketplace/eventlog';
-import { startOutboxRelay } from '@marketplace/eventsourcing';
+import { IDEMPOTENCY_KEY_PURGE_INTERVAL_MS, startOutboxRelay } from '@marketplace/eventsourcing';
+import { schedulePeriodicJob } from '@marketplace/runtime';
 import type { Clock, Logger, ServiceHandle } from '@marketplace/platform';
 import { createServingProbe } from '@marketplace/rpc';
 import { encodeAccountEvent } from '../contexts/identity/adapters/account-event.codec.js';
@@ -167,6 +168,11 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
       foreground,
     ),
   });
+  // Uploads' idempotency keys are forgotten after 24 hours, as the services' are (docs/idempotency.md).
+  const importKeyPurge = schedulePeriodicJob('import-key-purge', () => importStore.purgeExpiredKeys(), {
+    intervalMs: IDEMPOTENCY_KEY_PURGE_INTERVAL_MS,
+    logger,
+  });
   const rateLimits =
     options.rateLimits === undefined
       ? undefined
@@ -233,6 +239,7 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
     order.close();
     quote.close();
     await importWorker.stop();
+    await importKeyPurge.stop();
     await rateLimits?.close();
     await relay.stop();
     await identity.stop();
@@ -291,6 +298,7 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
     await matchFeed.close();
     // Before the listing client closes: a chunk in flight finishes, or is sent again with its key next start.
     await importWorker.stop();
+    await importKeyPurge.stop();
     listing.close();
     catalog.close();
     subscription.close();

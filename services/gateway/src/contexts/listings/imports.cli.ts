@@ -1,16 +1,19 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { parseArgs } from 'node:util';
+import { idempotencyKeyProblem } from '@marketplace/eventsourcing';
 import { DEFAULT_PUBLIC_BASE_URL } from '@marketplace/platform';
 import { BULK_UPSERT_MODES } from '@marketplace/vocabulary';
 import { callMarketplace, describeRefusal } from '../../edge/cli/marketplace-http.js';
 import type { ImportAnswer } from './imports.routes.js';
 import { IMPORT_CONTENT_TYPES } from './imports/import-file.js';
 
-export const IMPORT_USAGE = `usage: marketplace listings import FILE [--mode upsert_by_sku|create]
+export const IMPORT_USAGE = `usage: marketplace listings import FILE [--mode upsert_by_sku|create] [--idempotency-key KEY]
 Uploads a CSV (.csv) or XLSX (.xlsx) file of listings to POST /api/products/imports (docs/imports.md), shows
 its progress, then prints the summary and the first errors. Needs SELLER_KEY (a seller's API key) and
-MARKETPLACE_URL (default http://localhost:8080).
+MARKETPLACE_URL (default http://localhost:8080). With --idempotency-key, running the command again with the
+same key, file and mode (after an upload whose answer never came) follows the first import instead of
+starting another.
 `;
 
 export interface ImportCliIo {
@@ -56,10 +59,14 @@ class Refused extends Error {}
 export const runImportCli = async (argv: readonly string[], io: ImportCliIo): Promise<number> => {
   let file: string;
   let mode: string;
+  let idempotencyKey: string | undefined;
   try {
     const { values, positionals } = parseArgs({
       args: [...argv],
-      options: { mode: { type: 'string', default: 'upsert_by_sku' } },
+      options: {
+        mode: { type: 'string', default: 'upsert_by_sku' },
+        'idempotency-key': { type: 'string' },
+      },
       allowPositionals: true,
       strict: true,
     });
@@ -68,6 +75,10 @@ export const runImportCli = async (argv: readonly string[], io: ImportCliIo): Pr
     if (!(BULK_UPSERT_MODES as readonly string[]).includes(values.mode)) {
       throw new Error(`--mode must be one of ${BULK_UPSERT_MODES.join(', ')}`);
     }
+    idempotencyKey = values['idempotency-key'];
+    // fetch cannot send every malformed key as a header; the marketplace's own rule says what is wrong first.
+    const problem = idempotencyKey === undefined ? undefined : idempotencyKeyProblem(idempotencyKey);
+    if (problem !== undefined) throw new Error(`--idempotency-key ${problem}`);
     file = only;
     mode = values.mode;
   } catch (error) {
@@ -119,7 +130,10 @@ export const runImportCli = async (argv: readonly string[], io: ImportCliIo): Pr
     const url = new URL(`/api/products/imports?mode=${mode}`, baseUrl);
     const started = (await call(url, {
       method: 'POST',
-      headers: { 'content-type': IMPORT_CONTENT_TYPES[format] },
+      headers: {
+        'content-type': IMPORT_CONTENT_TYPES[format],
+        ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }),
+      },
       body: new Uint8Array(bytes),
     })) as { id: string; location: string };
     io.stdout.write(`import ${started.id} queued\n`);

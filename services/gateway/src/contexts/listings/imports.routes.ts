@@ -9,13 +9,21 @@ import type { IdentityService } from '../../edge/http/auth.middleware.js';
 import { methodNotAllowed } from '../../edge/http/method-not-allowed.js';
 import type { Problems } from '../../edge/http/problem.js';
 import { HttpProblem } from '../../edge/http/problem.js';
+import { idempotencyKeyOf } from '../../edge/http/idempotency-key.js';
+import { IDEMPOTENCY_KEY_HEADER } from '../../edge/schemas/idempotency-key.schema.js';
 import { parseOrThrow } from '../../edge/schemas/validate.js';
 import type { RouteDoc } from '../../edge/discovery/openapi.describe.js';
 import type { ImportFormat } from './imports/import-file.js';
 import type { ImportRow } from './imports/import-file.js';
 import { IMPORT_CONTENT_TYPES } from './imports/import-file.js';
 import { readImportRows } from './imports/read-import-rows.js';
-import type { ImportView, ListingImportStore, StoredImportRow } from './imports/import.ports.js';
+import { importKeyOf, replayOf } from './imports/import-key.js';
+import type {
+  ImportView,
+  ListingImportStore,
+  StoredImportRow,
+  UploadedImport,
+} from './imports/import.ports.js';
 import { IMPORT_STATUSES } from './imports/import.ports.js';
 
 /** docs/imports.md: 10,000 rows of a few hundred bytes are a few megabytes; an XLSX file is smaller still. */
@@ -139,13 +147,15 @@ export const importsRoutes = (
     .route('/api/products/imports')
     .post(
       authenticate(identity, { required: true }),
-      (req, _res, next) => {
+      (req, res, next) => {
         if (formatOf(req.get('content-type')) === undefined) {
           throw new HttpProblem(
             'unsupported-media-type',
             `send the file as ${IMPORT_CONTENT_TYPES.csv} or ${IMPORT_CONTENT_TYPES.xlsx}`,
           );
         }
+        // A malformed key is refused before a file of up to 20 MiB is read; a well-formed one is echoed.
+        idempotencyKeyOf(req, res);
         next();
       },
       express.raw({ type: Object.values(IMPORT_CONTENT_TYPES), limit: IMPORT_BODY_LIMIT_BYTES }),
@@ -154,16 +164,31 @@ export const importsRoutes = (
         const { mode } = parseOrThrow(importQuerySchema, req.query, 'import query');
         const format = formatOf(req.get('content-type')) as ImportFormat;
         const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-        const rows = storedRowsOf(await readImportRows(format, bytes));
         const { store, wake } = available();
-        const id = randomUUID();
-        await store.create({ id, sellerAccountId: seller.accountId, mode, format, rows });
+        const sellerAccountId = seller.accountId;
+        const key = req.get(IDEMPOTENCY_KEY_HEADER);
+        const idempotency =
+          key === undefined
+            ? undefined
+            : await importKeyOf(key, { sellerAccountId, mode, format, file: bytes });
+        const upload = async (): Promise<UploadedImport> => {
+          const rows = storedRowsOf(await readImportRows(format, bytes));
+          return store.create({ id: randomUUID(), sellerAccountId, mode, format, rows, idempotency });
+        };
+        // The import a key holds is answered again without reading its file a second time (docs/imports.md).
+        const uploaded =
+          idempotency === undefined
+            ? await upload()
+            : replayOf(
+                (await store.findByKey(sellerAccountId, idempotency.key)) ?? (await upload()),
+                idempotency,
+              );
         wake();
-        const location = `${publicBaseUrl}/api/products/imports/${id}`;
+        const location = `${publicBaseUrl}/api/products/imports/${uploaded.id}`;
         res
           .status(202)
           .set('Location', location)
-          .json({ id, status: 'queued', rows_total: rows.length, location });
+          .json({ id: uploaded.id, status: 'queued', rows_total: uploaded.rowsTotal, location });
       },
     )
     .all(methodNotAllowed(problems, ['POST']));
@@ -195,9 +220,11 @@ export const importsRouteDocs: readonly RouteDoc[] = [
       '(docs/imports.md has the template and a sample). A column the template does not know is a 400 naming ' +
       'it. An empty cell sends no field, so an update keeps the stored value. Rows are applied in chunks of ' +
       '250 through the bulk upsert (mode upsert_by_sku by default). Answers 202 with the import id and its ' +
-      'Location; GET it for progress and per-row results.',
+      'Location; GET it for progress and per-row results. With an Idempotency-Key, the same file and mode sent ' +
+      'again answer the same 202 (same id) and import nothing twice, while the first is queued, running or done.',
     tags: ['listings'],
     auth: 'api_key',
+    idempotencyKey: true,
     query: importQuerySchema,
     fileBody: Object.values(IMPORT_CONTENT_TYPES),
     responses: {
@@ -210,7 +237,7 @@ export const importsRouteDocs: readonly RouteDoc[] = [
           location: z.string(),
         }),
       },
-      400: 'An unreadable file, no header row, unknown or repeated columns, no data rows, or a bad mode',
+      400: 'An unreadable file, no header row, unknown or repeated columns, no data rows, a bad mode or a malformed Idempotency-Key',
       401: 'No valid key',
       403: 'Not a seller key',
       413: 'The file is over 20 MiB',

@@ -4,7 +4,8 @@ import type { Migration } from '@marketplace/database';
  * The listings context's own schema (`listing_imports` in production): the imports of spreadsheet and CSV
  * files and their rows (docs/imports.md). A row's `chunk` is set when the worker plans the chunk, before its
  * bulk call, so a resumed import sends a planned chunk again with the same idempotency key (imports stored
- * before `002` had every chunk planned on arrival); `status` stays null until its chunk is applied.
+ * before `002` had every chunk planned on arrival); `status` stays null until its chunk is applied. An upload's
+ * `Idempotency-Key` is kept on its import with the digest of its file and options (`004`) for 24 hours.
  */
 export const LISTING_IMPORT_MIGRATIONS: readonly Migration[] = [
   {
@@ -53,6 +54,17 @@ export const LISTING_IMPORT_MIGRATIONS: readonly Migration[] = [
       DROP INDEX ${schema}.imports_pending;
       CREATE INDEX imports_pending ON ${schema}.imports ((coalesce(turn_at, created_at)))
         WHERE status IN ('queued', 'running');
+    `,
+  },
+  {
+    // An upload's Idempotency-Key (docs/imports.md, docs/idempotency.md): one import per seller and key, by a
+    // unique index the upload's insert meets, so two uploads racing with one key make one import.
+    id: '004-import-idempotency-keys',
+    sql: (schema) => `
+      ALTER TABLE ${schema}.imports ADD COLUMN idempotency_key text, ADD COLUMN request_hash text;
+      CREATE UNIQUE INDEX imports_idempotency_key ON ${schema}.imports (seller_account_id, idempotency_key)
+        WHERE idempotency_key IS NOT NULL;
+      CREATE INDEX imports_keyed ON ${schema}.imports (created_at) WHERE idempotency_key IS NOT NULL;
     `,
   },
 ];

@@ -1,5 +1,6 @@
-import type { Database } from '@marketplace/database';
+import type { Database, Queryable } from '@marketplace/database';
 import { quoteIdent } from '@marketplace/database';
+import { IDEMPOTENCY_KEY_RETENTION_MS } from '@marketplace/eventsourcing';
 import type { BulkUpsertMode } from '@marketplace/vocabulary';
 import type { ImportFormat, RowError } from '../imports/import-file.js';
 import type {
@@ -9,6 +10,7 @@ import type {
   ImportStatus,
   ImportView,
   ListingImportStore,
+  UploadedImport,
 } from '../imports/import.ports.js';
 
 interface ImportRecord extends Record<string, unknown> {
@@ -34,20 +36,41 @@ export class ListingImportsTable implements ListingImportStore {
     this.schema = quoteIdent(schema);
   }
 
-  async create(input: Parameters<ListingImportStore['create']>[0]): Promise<void> {
+  async create(input: Parameters<ListingImportStore['create']>[0]): Promise<UploadedImport> {
     const refused = input.rows.filter((row) => 'errors' in row).length;
     const rows = input.rows.map((row) =>
       'errors' in row
         ? { row_number: row.row, body: null, status: 'error', errors: row.errors }
         : { row_number: row.row, body: row.body, status: null, errors: [] },
     );
-    await this.db.transaction(async (tx) => {
-      await tx.query(
+    const { idempotency } = input;
+    return this.db.transaction(async (tx) => {
+      // On a racing upload's insert of the same key this waits for its transaction: when it commits, no row
+      // is inserted here and the next statement (read committed) finds that upload's import.
+      const inserted = await tx.query(
         `INSERT INTO ${this.schema}.imports
-           (id, seller_account_id, mode, format, status, rows_total, rows_processed, created_at)
-         VALUES ($1, $2, $3, $4, 'queued', $5, $6, now())`,
-        [input.id, input.sellerAccountId, input.mode, input.format, input.rows.length, refused],
+           (id, seller_account_id, mode, format, status, rows_total, rows_processed, created_at,
+            idempotency_key, request_hash)
+         VALUES ($1, $2, $3, $4, 'queued', $5, $6, now(), $7, $8)
+         ON CONFLICT (seller_account_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`,
+        [
+          input.id,
+          input.sellerAccountId,
+          input.mode,
+          input.format,
+          input.rows.length,
+          refused,
+          idempotency?.key ?? null,
+          idempotency?.requestHash ?? null,
+        ],
       );
+      if (inserted.rowCount === 0 && idempotency !== undefined) {
+        const earlier = await this.keyed(tx, input.sellerAccountId, idempotency.key);
+        if (earlier === undefined) {
+          throw new Error(`import key of ${input.id} neither recorded nor found`);
+        }
+        return earlier;
+      }
       // One statement for every row: 10,000 rows are one round trip, not 10,000.
       await tx.query(
         `INSERT INTO ${this.schema}.import_rows (import_id, row_number, body, status, errors)
@@ -56,7 +79,36 @@ export class ListingImportsTable implements ListingImportStore {
              AS r(row_number integer, body jsonb, status text, errors jsonb)`,
         [input.id, JSON.stringify(rows)],
       );
+      return { id: input.id, rowsTotal: input.rows.length, requestHash: idempotency?.requestHash };
     });
+  }
+
+  findByKey(sellerAccountId: number, key: string): Promise<UploadedImport | undefined> {
+    return this.keyed(this.db, sellerAccountId, key);
+  }
+
+  async purgeExpiredKeys(): Promise<number> {
+    // The import stays; only its key is forgotten, so the same key uploads anew (docs/idempotency.md).
+    const { rowCount } = await this.db.query(
+      `UPDATE ${this.schema}.imports SET idempotency_key = NULL, request_hash = NULL
+        WHERE idempotency_key IS NOT NULL AND created_at < now() - $1 * interval '1 millisecond'`,
+      [IDEMPOTENCY_KEY_RETENTION_MS],
+    );
+    return rowCount;
+  }
+
+  private async keyed(
+    q: Queryable,
+    sellerAccountId: number,
+    key: string,
+  ): Promise<UploadedImport | undefined> {
+    const { rows } = await q.query<{ id: string; rows_total: number; request_hash: string }>(
+      `SELECT id, rows_total, request_hash FROM ${this.schema}.imports
+        WHERE seller_account_id = $1 AND idempotency_key = $2`,
+      [sellerAccountId, key],
+    );
+    const [found] = rows;
+    return found && { id: found.id, rowsTotal: found.rows_total, requestHash: found.request_hash };
   }
 
   async find(sellerAccountId: number, id: string): Promise<ImportView | undefined> {

@@ -44,16 +44,39 @@ export interface ImportChunk {
   readonly rows: readonly { readonly row: number; readonly body: Record<string, unknown> }[];
 }
 
+/** An upload's Idempotency-Key and the digest of what it was sent with (its file and options). */
+export interface ImportKey {
+  readonly key: string;
+  readonly requestHash: string;
+}
+
+/** An import as its upload answered it: the one a key holds is answered again to the same key. */
+export interface UploadedImport {
+  readonly id: string;
+  readonly rowsTotal: number;
+  /** The digest its upload's key was recorded with; undefined for an upload without a key. */
+  readonly requestHash: string | undefined;
+}
+
 /** The imports and their rows (adapters/listing-imports.table.ts; docs/imports.md). */
 export interface ListingImportStore {
-  /** Records a queued import and all its rows in one transaction. */
+  /**
+   * Records a queued import and all its rows in one transaction, and answers it; with a key the seller's
+   * import stored before under that key (by the same upload or one racing it) is answered instead, and nothing
+   * is stored.
+   */
   create(input: {
     readonly id: string;
     readonly sellerAccountId: number;
     readonly mode: BulkUpsertMode;
     readonly format: ImportFormat;
     readonly rows: readonly StoredImportRow[];
-  }): Promise<void>;
+    readonly idempotency?: ImportKey | undefined;
+  }): Promise<UploadedImport>;
+  /** The seller's import stored under `key` within the keys' retention, if any. */
+  findByKey(sellerAccountId: number, key: string): Promise<UploadedImport | undefined>;
+  /** Forgets the keys of imports uploaded more than 24 hours ago (docs/idempotency.md); answers how many. */
+  purgeExpiredKeys(): Promise<number>;
   /** The seller's import, or undefined when there is none with the id or it is another seller's. */
   find(sellerAccountId: number, id: string): Promise<ImportView | undefined>;
   /**
