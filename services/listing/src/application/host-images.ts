@@ -39,6 +39,7 @@ const FETCH_FAILURE_MESSAGES: Record<OutboundFetchError['reason'], string> = {
   too_large: 'is larger than 10 MiB',
   timeout: 'did not answer within 10 seconds',
   network: 'could not be reached',
+  cancelled: 'was not fetched in time',
 };
 
 type Hosted = { readonly path: string } | { readonly violation: string };
