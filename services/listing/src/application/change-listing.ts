@@ -20,6 +20,7 @@ import type {
 import type { ListingState } from '../domain/listing.decider.js';
 import { listingDecider } from '../domain/listing.decider.js';
 import { bulkChangesOf, checkBulkValue } from '../domain/listing.rules.js';
+import type { ImageBudget } from './host-images.js';
 import { hostChangedImages } from './host-images.js';
 import type { ListingDependencies, VersionedListing } from './create-listing.js';
 import { LISTING_STREAM_TYPE, readListingState } from './create-listing.js';
@@ -149,6 +150,8 @@ export interface UpdateListingInput extends CommandContext {
   readonly changes: ListingChanges;
   /** If-Match: the versions the caller accepts; absent or empty: no check. */
   readonly matchVersions?: readonly number[] | undefined;
+  /** The call's budget for images, when the update is an item of a bulk call. */
+  readonly imageBudget?: ImageBudget | undefined;
 }
 
 /**
@@ -197,7 +200,7 @@ const changeListing = async (
     const { state, version } = await readState(deps, productId);
     precondition?.(state, version);
     listingDecider.decide(commandWith(), state);
-    hostedImages = await hostChangedImages(deps.images, changes);
+    hostedImages = await hostChangedImages(deps.images, changes, input.imageBudget);
   }
   return handleOnListing(deps, productId, () => commandWith(hostedImages), precondition, appendsOnlyChanges);
 };
