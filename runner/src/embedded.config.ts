@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { envPort } from '@marketplace/platform';
 import { blobStoreConfigSchema } from '@marketplace/blobstore';
 import { embedderConfigSchema } from '@marketplace/catalog';
+import { imageFetchConfigSchema } from '@marketplace/listing';
 import { mailerConfigSchema } from '@marketplace/mailer';
 import { outboundConfigSchema } from '@marketplace/outbound-http';
 import { infrastructureConfigSchema } from '@marketplace/runtime';
@@ -25,6 +26,7 @@ export const embeddedConfigSchema = infrastructureConfigSchema.extend({
   PUBLIC_BASE_URL: z.url().optional(),
   ...blobStoreConfigSchema.shape,
   ...outboundConfigSchema.shape,
+  ...imageFetchConfigSchema.shape,
   ...mailerConfigSchema.shape,
   ...embedderConfigSchema.shape,
   ...orderSettingsSchema.shape,

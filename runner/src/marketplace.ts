@@ -3,7 +3,7 @@ import { createMailer } from '@marketplace/mailer';
 import { persistentSigningKey, signingKeyFromPem } from '@marketplace/platform';
 import type { ServiceHandle } from '@marketplace/platform';
 import type { Infrastructure } from '@marketplace/runtime';
-import { startListingService } from '@marketplace/listing';
+import { imageFetchOptionsOf, startListingService } from '@marketplace/listing';
 import { createEmbedder, startCatalogService } from '@marketplace/catalog';
 import { startQuoteService } from '@marketplace/quote';
 import { startOrderService } from '@marketplace/order';
@@ -40,6 +40,7 @@ export const startMarketplace = async (
       grpc: IN_PROCESS,
       blobs: images,
       outboundAllowList: config.OUTBOUND_ALLOW_HOSTS,
+      imageFetch: imageFetchOptionsOf(config),
       mailer: createMailer(config, config.DATA_DIR),
       publicBaseUrl: config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`,
     });

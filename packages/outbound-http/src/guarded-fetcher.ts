@@ -38,8 +38,16 @@ export interface PostedResponse {
 }
 
 export interface GuardedFetcher {
-  /** GETs a URL under the guard; rejects with OutboundFetchError. */
-  fetch(url: string, options?: { readonly accept?: string }): Promise<FetchedResource>;
+  /** The bound on one whole exchange (every redirect and the body). */
+  readonly timeoutMs: number;
+  /**
+   * GETs a URL under the guard; rejects with OutboundFetchError. `signal` lets the caller give up earlier than
+   * the timeout (a call whose time for images ran out): the fetch then rejects as `cancelled`.
+   */
+  fetch(
+    url: string,
+    options?: { readonly accept?: string; readonly signal?: AbortSignal },
+  ): Promise<FetchedResource>;
   /**
    * POSTs a body under the same guard and timeout (webhooks). Redirects are not followed: a 3xx is an answer
    * like any other. Rejects with OutboundFetchError only when no answer arrived (refused address, timeout,
@@ -198,13 +206,20 @@ export const createGuardedFetcher = (options: GuardedFetcherOptions = {}): Guard
   };
 
   /** Runs one bounded exchange, turning whatever went wrong into an OutboundFetchError. */
-  const guarded = async <T>(exchange: (signal: AbortSignal) => Promise<T>): Promise<T> => {
-    const signal = AbortSignal.timeout(timeoutMs);
+  const guarded = async <T>(
+    exchange: (signal: AbortSignal) => Promise<T>,
+    callerSignal?: AbortSignal,
+  ): Promise<T> => {
+    if (callerSignal?.aborted)
+      throw new OutboundFetchError('cancelled', 'the caller gave up before the fetch');
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = callerSignal === undefined ? timeout : AbortSignal.any([timeout, callerSignal]);
     try {
       return await exchange(signal);
     } catch (error) {
       const refusal = guardErrorIn(error);
       if (refusal) throw refusal;
+      if (callerSignal?.aborted) throw new OutboundFetchError('cancelled', 'the caller gave up on the fetch');
       if (signal.aborted)
         throw new OutboundFetchError('timeout', `no complete answer within ${timeoutMs} ms`);
       throw new OutboundFetchError('network', 'the server could not be reached', { cause: error });
@@ -212,7 +227,9 @@ export const createGuardedFetcher = (options: GuardedFetcherOptions = {}): Guard
   };
 
   return {
-    fetch: (url, fetchOptions = {}) => guarded((signal) => fetchOnce(url, fetchOptions.accept, signal)),
+    timeoutMs,
+    fetch: (url, fetchOptions = {}) =>
+      guarded((signal) => fetchOnce(url, fetchOptions.accept, signal), fetchOptions.signal),
     post: (url, postRequest) => guarded((signal) => postOnce(url, postRequest, signal)),
     close: () => agent.close(),
   };

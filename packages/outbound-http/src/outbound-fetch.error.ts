@@ -6,7 +6,9 @@ export type OutboundFetchFailure =
   | 'http_status'
   | 'too_large'
   | 'timeout'
-  | 'network';
+  | 'network'
+  /** The caller's signal aborted the fetch before it completed. */
+  | 'cancelled';
 
 export class OutboundFetchError extends Error {
   constructor(

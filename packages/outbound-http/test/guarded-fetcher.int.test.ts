@@ -133,6 +133,14 @@ describe('guarded fetcher against a local HTTP server', () => {
     );
   });
 
+  it('gives up when the caller’s signal aborts, before the time limit, and at once when it already has', async () => {
+    const fetcher = fetcherWith({ allowList: LOOPBACK_ONLY, timeoutMs: 10_000 });
+    const started = performance.now();
+    await expectRefusal(fetcher.fetch(`${origin}/slow`, { signal: AbortSignal.timeout(200) }), 'cancelled');
+    expect(performance.now() - started).toBeLessThan(5_000);
+    await expectRefusal(fetcher.fetch(`${origin}/image`, { signal: AbortSignal.abort() }), 'cancelled');
+  });
+
   it('refuses other schemes, relative URLs and error statuses', async () => {
     const fetcher = fetcherWith({ allowList: LOOPBACK_ONLY });
     await expectRefusal(fetcher.fetch('ftp://example.com/a.png'), 'bad_url');

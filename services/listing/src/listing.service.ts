@@ -26,6 +26,8 @@ import { listSellerListings } from './application/list-seller-listings.js';
 import { StalenessTables } from './adapters/staleness.tables.js';
 import type { ListingDependencies } from './application/create-listing.js';
 import { createListing } from './application/create-listing.js';
+import type { ImageFetchLimits } from './application/host-images.js';
+import { IMAGE_FETCH_LIMITS } from './application/host-images.js';
 import type { ListingWriteDependencies } from './application/change-listing.js';
 import {
   bulkUpdateListings,
@@ -55,6 +57,8 @@ export interface ListingServiceOptions extends ServiceDependencies {
   readonly blobs: BlobStore;
   /** Hosts and CIDRs image fetches may reach although not public (`OUTBOUND_ALLOW_HOSTS`). */
   readonly outboundAllowList?: { readonly hosts?: readonly string[]; readonly cidrs?: readonly string[] };
+  /** Bounds of image fetches, tests shorten them; default OUTBOUND_LIMITS' timeout and IMAGE_FETCH_LIMITS. */
+  readonly imageFetch?: Partial<ImageFetchLimits> & { readonly timeoutMs?: number };
   /** Sends the staleness reminders (queued, then sent by the outgoing-mail worker). */
   readonly mailer: Mailer;
   /** `{base_url}` of the listing links in emails; default `http://localhost:8080`. */
@@ -74,7 +78,10 @@ export const startListingService = async (options: ListingServiceOptions): Promi
   const schema = options.schema ?? SERVICE_NAME;
 
   await migrate(db, schema, listingMigrations);
-  const fetcher = createGuardedFetcher({ allowList: options.outboundAllowList });
+  const fetcher = createGuardedFetcher({
+    allowList: options.outboundAllowList,
+    ...(options.imageFetch?.timeoutMs === undefined ? {} : { timeoutMs: options.imageFetch.timeoutMs }),
+  });
   const imageLibrary = new ImageLibraryTable(schema);
   const recentImages = new RecentImageLibrary(imageLibrary);
   await recentImages.load(db);
@@ -90,6 +97,7 @@ export const startListingService = async (options: ListingServiceOptions): Promi
       blobs: options.blobs,
       findLibraryImage: async (category, words) => recentImages.mostSimilar(category, words),
       placeholderImage: (category) => placeholders.get(category),
+      fetchLimits: { ...IMAGE_FETCH_LIMITS, ...options.imageFetch },
     },
     imageLibrary,
     recentImages,

@@ -7,6 +7,8 @@ import { dropSchema, freshSchemaName, testEngines } from '@marketplace/database/
 import type { EventLog } from '@marketplace/eventlog';
 import { createEmbeddedEventLog } from '@marketplace/eventlog';
 import { createEmlMailer } from '@marketplace/mailer';
+import type { StallingServer } from '@marketplace/outbound-http/testing';
+import { startStallingServer } from '@marketplace/outbound-http/testing';
 import type { ServiceHandle } from '@marketplace/platform';
 import { AppError, createLogger, ManualClock } from '@marketplace/platform';
 import { listingV1 } from '@marketplace/proto';
@@ -22,6 +24,16 @@ const OTHER_SELLER = 32;
 const { BULK_UPSERT_MODE_CREATE: CREATE, BULK_UPSERT_MODE_UPSERT_BY_SKU: UPSERT } = listingV1.BulkUpsertMode;
 const S = listingV1.BulkUpsertStatus;
 const actorOf = (accountId: number) => ({ kind: 'seller', id: String(accountId) });
+
+/** The image bounds, shortened from 10 s a fetch and 60 s a call so that hanging hosts cost seconds. */
+const FETCH_TIMEOUT_MS = 500;
+const FETCHES_AT_ONCE = 16;
+const CALL_BUDGET_MS = 3_000;
+/** What a call may take on top of its image budget: its lookups and writes. */
+const WRITES_MS = 6_000;
+const TIMED_OUT = 'did not answer within 500 ms';
+const BUDGET_SPENT =
+  "was not fetched: this call's 3 seconds for fetching images ran out (slow image hosts); send the item again";
 
 /** A sync record as an ERP sends it: every field, so an update replaces them all. */
 const record = (index: number, sku: string, overrides: Partial<listingV1.ListingDraft> = {}) => {
@@ -42,12 +54,26 @@ const record = (index: number, sku: string, overrides: Partial<listingV1.Listing
   };
 };
 
+/** A record that sends images too (an update replaces them). */
+const imaged = (
+  index: number,
+  sku: string,
+  images: Pick<listingV1.ListingDraft, 'imageUrl'> & {
+    galleryImageUrls?: string[];
+  },
+) => {
+  const sent = record(index, sku, images);
+  return { ...sent, fields: [...sent.fields, ...Object.keys(images)] };
+};
+
 describe.each(testEngines())('BulkUpsertListings on $name', ({ create }) => {
   const schema = freshSchemaName('bulk_upsert_test');
   const logSchema = freshSchemaName('eventlog_test');
   let db: Database;
   let log: EventLog;
   let images: TestImages;
+  let silent: StallingServer;
+  let trickling: StallingServer;
   let service: ServiceHandle;
   let grpc: GrpcClient<listingV1.ListingServiceDefinition>;
 
@@ -64,6 +90,12 @@ describe.each(testEngines())('BulkUpsertListings on $name', ({ create }) => {
       }),
       { deadline: BULK_UPSERT_LIMITS.callDeadlineMs },
     );
+  /** The call's answer and how long it took. */
+  const timedBulk = async (request: Partial<listingV1.BulkUpsertListingsRequest>) => {
+    const started = performance.now();
+    const { outcomes } = await bulk(request);
+    return { outcomes, elapsedMs: performance.now() - started };
+  };
   const statuses = (response: listingV1.BulkUpsertListingsResponse) =>
     response.outcomes.map((outcome) => outcome.status);
   const eventCount = async (): Promise<number> =>
@@ -74,6 +106,8 @@ describe.each(testEngines())('BulkUpsertListings on $name', ({ create }) => {
   beforeAll(async () => {
     db = await create();
     images = await TestImages.start();
+    silent = await startStallingServer('silent');
+    trickling = await startStallingServer('trickle', { trickleIntervalMs: 20 });
     log = await createEmbeddedEventLog({ db, schema: logSchema });
     service = await startListingService({
       db,
@@ -84,6 +118,11 @@ describe.each(testEngines())('BulkUpsertListings on $name', ({ create }) => {
       schema,
       blobs: images.blobs,
       outboundAllowList: IMAGE_SERVER_ALLOW_LIST,
+      imageFetch: {
+        timeoutMs: FETCH_TIMEOUT_MS,
+        fetchesAtOnce: FETCHES_AT_ONCE,
+        callBudgetMs: CALL_BUDGET_MS,
+      },
       mailer: createEmlMailer({
         directory: mkdtempSync(join(tmpdir(), 'listing-mail-')),
         from: 't@example.test',
@@ -96,6 +135,8 @@ describe.each(testEngines())('BulkUpsertListings on $name', ({ create }) => {
     grpc?.close();
     await service?.stop();
     await log?.close();
+    await silent?.close();
+    await trickling?.close();
     await images?.stop();
     await dropSchema(db, schema);
     await dropSchema(db, logSchema);
@@ -310,4 +351,84 @@ describe.each(testEngines())('BulkUpsertListings on $name', ({ create }) => {
       expect((refused as AppError).violations.map((violation) => violation.path)).toEqual([field]);
     }
   }, 120_000);
+
+  it('answers 250 items whose image hosts never answer within its image budget, each an error on imageUrl', async () => {
+    const connectionsBefore = silent.connections();
+    const items = Array.from({ length: 250 }, (_, index) =>
+      imaged(index, `HANG-${index}`, { imageUrl: silent.imageUrl(`hang-${index}`) }),
+    );
+    const { outcomes, elapsedMs } = await timedBulk({ mode: CREATE, items });
+    expect(elapsedMs).toBeLessThan(CALL_BUDGET_MS + WRITES_MS);
+    expect(outcomes).toHaveLength(250);
+    const messages = new Set<string>();
+    for (const outcome of outcomes) {
+      expect(outcome.status).toBe(S.BULK_UPSERT_STATUS_ERROR);
+      expect(outcome.violations.map(({ field }) => field)).toEqual(['imageUrl']);
+      messages.add(outcome.violations[0]?.description ?? '');
+    }
+    // Some fetches ran into their own timeout; once the call's time was spent, the rest failed without a fetch.
+    expect([...messages].sort()).toEqual([TIMED_OUT, BUDGET_SPENT].sort());
+    // At most FETCHES_AT_ONCE in flight, each for a timeout, during the budget (one round of slack for timers).
+    const connections = silent.connections() - connectionsBefore;
+    expect(connections).toBeLessThanOrEqual(FETCHES_AT_ONCE * (CALL_BUDGET_MS / FETCH_TIMEOUT_MS + 2));
+  }, 60_000);
+
+  it('applies the items whose images arrive and refuses the ones whose hosts hang, on the field of the URL', async () => {
+    // Every fifth item's host hangs; the others answer at once.
+    const items = Array.from({ length: 250 }, (_, index) =>
+      imaged(index, `MIX-${index}`, {
+        imageUrl: index % 5 === 4 ? silent.imageUrl(`mix-${index}`) : images.server.imageUrl(`mix-${index}`),
+        ...(index % 25 === 0 ? { galleryImageUrls: [trickling.imageUrl(`gallery-${index}`)] } : {}),
+      }),
+    );
+    const { outcomes, elapsedMs } = await timedBulk({ mode: CREATE, items });
+    expect(elapsedMs).toBeLessThan(CALL_BUDGET_MS + WRITES_MS);
+    const fieldsOf = (index: number) => outcomes[index]?.violations.map(({ field }) => field);
+    outcomes.forEach((outcome, index) => {
+      if (index % 5 === 4) {
+        expect([outcome.status, fieldsOf(index)]).toEqual([S.BULK_UPSERT_STATUS_ERROR, ['imageUrl']]);
+        expect(outcome.violations[0]?.description).toBe(TIMED_OUT);
+      } else if (index % 25 === 0) {
+        // A body that trickles in is bounded by the same timeout as one that never starts.
+        expect([outcome.status, fieldsOf(index)]).toEqual([
+          S.BULK_UPSERT_STATUS_ERROR,
+          ['galleryImageUrls/0'],
+        ]);
+        expect(outcome.violations[0]?.description).toBe(TIMED_OUT);
+      } else {
+        expect(outcome.status).toBe(S.BULK_UPSERT_STATUS_CREATED);
+      }
+    });
+    expect(outcomes.filter(({ status }) => status === S.BULK_UPSERT_STATUS_CREATED)).toHaveLength(190);
+  }, 60_000);
+
+  it('answers 1,000 items, updates and creates, whose hosts hang or trickle, within its image budget', async () => {
+    const existing = Array.from({ length: 300 }, (_, index) => record(index, `HANGING-${index}`));
+    const seeded = await timedBulk({ items: existing });
+    expect(seeded.outcomes.every(({ status }) => status === S.BULK_UPSERT_STATUS_CREATED)).toBe(true);
+    const items = Array.from({ length: 1_000 }, (_, index) =>
+      index < 300
+        ? imaged(index, `HANGING-${index}`, { imageUrl: trickling.imageUrl(`update-${index}`) })
+        : imaged(index, `HANGING-${index}`, {
+            imageUrl: images.server.imageUrl(`big-${index}`),
+            galleryImageUrls: [silent.imageUrl(`big-${index}`)],
+          }),
+    );
+    const { outcomes, elapsedMs } = await timedBulk({ items });
+    expect(elapsedMs).toBeLessThan(CALL_BUDGET_MS + WRITES_MS);
+    expect(outcomes).toHaveLength(1_000);
+    outcomes.forEach((outcome, index) => {
+      expect(outcome.status).toBe(S.BULK_UPSERT_STATUS_ERROR);
+      const fields = outcome.violations.map(({ field }) => field);
+      expect(fields).toContain(index < 300 ? 'imageUrl' : 'galleryImageUrls/0');
+      for (const { description } of outcome.violations) {
+        expect([TIMED_OUT, BUDGET_SPENT]).toContain(description);
+      }
+    });
+    // Nothing was written: the listings are as the seeding call left them.
+    const { rows } = await db.query<{ n: string }>(
+      `SELECT count(*)::text AS n FROM ${schema}.seller_listings WHERE sku LIKE 'HANGING-%' AND version = 1`,
+    );
+    expect(rows).toEqual([{ n: '300' }]);
+  }, 60_000);
 });

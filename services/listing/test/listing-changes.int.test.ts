@@ -279,6 +279,44 @@ describe.each(testEngines())('listing changes and stock over gRPC on $name', ({ 
     expect(await statusOf(grpc.client.getListing({ productId: 'product_99999999' }))).toBe(Status.NOT_FOUND);
   });
 
+  it('fetches no image for a change it refuses: another seller’s listing, a missing one, a stale If-Match', async () => {
+    const created = await publish();
+    const requestsBefore = images.server.requests();
+    const newImages = {
+      imageUrl: images.server.imageUrl('not-fetched'),
+      galleryImageUrls: { urls: [images.server.imageUrl('not-fetched-either')] },
+    };
+    const theirs = await update(created.productId, newImages, OTHER_SELLER).catch((e: unknown) => e);
+    expect(clientErrorOf(theirs).code).toBe(Status.NOT_FOUND);
+    expect((theirs as AppError).message).toBe(`listing ${created.productId} does not exist`);
+    expect(await statusOf(update('product_99999999', newImages))).toBe(Status.NOT_FOUND);
+    const stale = grpc.client.updateListing({
+      actor: actorOf(SELLER),
+      sellerAccountId: SELLER,
+      productId: created.productId,
+      changes: listingV1.ListingChanges.fromPartial(newImages),
+      correlationId: '',
+      matchVersions: [7],
+    });
+    expect(await statusOf(stale)).toBe(Status.FAILED_PRECONDITION);
+    // The rules are checked on the listing as it stands: a minimum order above its stock fetches nothing either.
+    const aboveStock = update(created.productId, { ...newImages, minOrderQuantity: created.quantity + 1 });
+    expect(await statusOf(aboveStock)).toBe(Status.INVALID_ARGUMENT);
+    expect(images.server.requests()).toBe(requestsBefore);
+    expect((await grpc.client.getListing({ productId: created.productId })).listing?.version).toBe(1);
+    // The seller's own current version fetches both.
+    const { listing } = await grpc.client.updateListing({
+      actor: actorOf(SELLER),
+      sellerAccountId: SELLER,
+      productId: created.productId,
+      changes: listingV1.ListingChanges.fromPartial(newImages),
+      correlationId: '',
+      matchVersions: [1],
+    });
+    expect(listing?.version).toBe(2);
+    expect(images.server.requests()).toBe(requestsBefore + 2);
+  });
+
   it('sets freight terms, publishes ListingShippingSet, and names the field of bad terms', async () => {
     const created = await publish();
     const setShipping = (shipping: Partial<listingV1.ListingShipping>, seller = SELLER) =>

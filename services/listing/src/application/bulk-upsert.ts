@@ -11,6 +11,8 @@ import type { ListingWriteDependencies } from './change-listing.js';
 import { updateListingIfChanged } from './change-listing.js';
 import type { BatchCreateDependencies, ClaimCreates } from './create-listing.js';
 import { createListings, mapInPool } from './create-listing.js';
+import type { ImageBudget } from './host-images.js';
+import { startImageBudget } from './host-images.js';
 import type {
   SellerListingRows,
   SellerListingsByProductId,
@@ -53,8 +55,9 @@ export interface BulkUpsertInput extends CommandContext {
 }
 
 /**
- * Updates run a few at a time: each fetches its images with no transaction open, and the pool's other callers
- * keep their connections (docs/specification.md, "Bulk upsert").
+ * Updates run a few at a time, each in its own transaction, so the pool's other callers keep their connections;
+ * their images are fetched with no transaction open, in the call's image budget (docs/specification.md, "Bulk
+ * upsert").
  */
 const UPDATES_AT_ONCE = 8;
 
@@ -92,6 +95,7 @@ const runUpdate = async (
   deps: BulkUpsertDependencies,
   input: BulkUpsertInput,
   step: Extract<BulkUpsertStep, { kind: 'update' }>,
+  imageBudget: ImageBudget,
 ): Promise<BulkUpsertOutcome> => {
   const { index } = step;
   try {
@@ -102,6 +106,7 @@ const runUpdate = async (
       sellerAccountId: input.sellerAccountId,
       productId: step.productId,
       changes: step.changes,
+      imageBudget,
     });
     return { index, status: changed ? 'updated' : 'unchanged', productId: listing.productId, version };
   } catch (error) {
@@ -137,9 +142,11 @@ const runCreates = async (
   input: BulkUpsertInput,
   mode: BulkUpsertMode,
   steps: readonly Extract<BulkUpsertStep, { kind: 'create' }>[],
+  imageBudget: ImageBudget,
 ): Promise<BulkUpsertOutcome[]> => {
   if (steps.length === 0) return [];
   const created = await createListings(deps, {
+    imageBudget,
     ...(mode === 'upsert_by_sku' ? { claim: claimSkus(deps, input.sellerAccountId) } : {}),
     sellerAccountId: input.sellerAccountId,
     actor: input.actor,
@@ -195,17 +202,20 @@ export const bulkUpsertListings = async (
       ? [{ index: step.index, status: 'error', message: 'invalid item', violations: step.violations }]
       : [],
   );
+  // One budget for the whole call: its creates and updates share the fetches at once and the time for images.
+  const imageBudget = startImageBudget(deps.images);
   const [created, updated] = await Promise.all([
     runCreates(
       deps,
       input,
       mode,
       steps.filter((step) => step.kind === 'create'),
+      imageBudget,
     ),
     mapInPool(
       steps.filter((step) => step.kind === 'update'),
       UPDATES_AT_ONCE,
-      (step) => runUpdate(deps, input, step),
+      (step) => runUpdate(deps, input, step, imageBudget),
     ),
   ]);
   const outcomes = [...refused, ...created, ...updated].sort((a, b) => a.index - b.index);

@@ -11,10 +11,16 @@ import {
 } from '@marketplace/platform';
 import type { BulkUpdateMode } from '@marketplace/vocabulary';
 import { BULK_UPDATE_LIMITS, BULK_UPDATE_MODES } from '@marketplace/vocabulary';
-import type { ListingChanges, ListingCommand, ShippingDraft } from '../domain/listing.commands.js';
+import type {
+  HostedImages,
+  ListingChanges,
+  ListingCommand,
+  ShippingDraft,
+} from '../domain/listing.commands.js';
 import type { ListingState } from '../domain/listing.decider.js';
 import { listingDecider } from '../domain/listing.decider.js';
-import { bulkChangesOf, checkBulkValue, validateListingChanges } from '../domain/listing.rules.js';
+import { bulkChangesOf, checkBulkValue } from '../domain/listing.rules.js';
+import type { ImageBudget } from './host-images.js';
 import { hostChangedImages } from './host-images.js';
 import type { ListingDependencies, VersionedListing } from './create-listing.js';
 import { LISTING_STREAM_TYPE, readListingState } from './create-listing.js';
@@ -144,11 +150,15 @@ export interface UpdateListingInput extends CommandContext {
   readonly changes: ListingChanges;
   /** If-Match: the versions the caller accepts; absent or empty: no check. */
   readonly matchVersions?: readonly number[] | undefined;
+  /** The call's budget for images, when the update is an item of a bulk call. */
+  readonly imageBudget?: ImageBudget | undefined;
 }
 
 /**
- * A PUT: the rules first (a refused change fetches nothing), then the new images are fetched and re-hosted
- * with no transaction open, then the change is decided under the stream's lock.
+ * A PUT. With new images: the change is first checked on the listing as it stands (it exists, it is the
+ * seller's, If-Match holds, the rules accept it), so nothing is fetched for a change that would be refused;
+ * then the images are fetched and re-hosted with no transaction open; then the change is decided under the
+ * stream's lock, on the listing as it is by then.
  */
 export const updateListing = async (
   deps: ListingWriteDependencies,
@@ -172,26 +182,27 @@ const changeListing = async (
 ): Promise<VersionedListing & { readonly changed: boolean }> => {
   const productId = knownProductId(input.productId);
   const { changes } = input;
-  const sendsImages = changes.imageUrl !== undefined || changes.galleryImageUrls !== undefined;
-  // Stock 0 skips the cross-field rule here; the decider checks it against the real stock.
-  if (sendsImages) validateListingChanges({ quantity: 0 }, changes);
-  const hostedImages = sendsImages ? await hostChangedImages(deps.images, changes) : undefined;
-  return handleOnListing(
-    deps,
-    productId,
-    () => ({
-      type: 'UpdateListing',
-      data: {
-        productId,
-        sellerAccountId: input.sellerAccountId,
-        changes,
-        ...(hostedImages === undefined ? {} : { hostedImages }),
-      },
-      metadata: metadataOf(deps, input),
-    }),
-    versionIn(input.sellerAccountId, input.matchVersions),
-    appendsOnlyChanges,
-  );
+  const precondition = versionIn(input.sellerAccountId, input.matchVersions);
+  const commandWith = (hostedImages?: Partial<HostedImages>): CommandOf<'UpdateListing'> => ({
+    type: 'UpdateListing',
+    data: {
+      productId,
+      sellerAccountId: input.sellerAccountId,
+      changes,
+      ...(hostedImages === undefined ? {} : { hostedImages }),
+    },
+    metadata: metadataOf(deps, input),
+  });
+  let hostedImages: Partial<HostedImages> | undefined;
+  if (changes.imageUrl !== undefined || changes.galleryImageUrls !== undefined) {
+    // The checks the lock's decision makes, before any fetch: a caller cannot make the marketplace fetch a URL
+    // for a listing it may not change (docs/security.md, API7). One read of the stream, no lock, no transaction.
+    const { state, version } = await readState(deps, productId);
+    precondition?.(state, version);
+    listingDecider.decide(commandWith(), state);
+    hostedImages = await hostChangedImages(deps.images, changes, input.imageBudget);
+  }
+  return handleOnListing(deps, productId, () => commandWith(hostedImages), precondition, appendsOnlyChanges);
 };
 
 export const setQuantity = (

@@ -22,8 +22,8 @@ import { listingDecider } from '../domain/listing.decider.js';
 import type { Listing, ListingEvent } from '../domain/listing.events.js';
 import type { ValidNewListing } from '../domain/listing.rules.js';
 import { validateNewListing } from '../domain/listing.rules.js';
-import type { ImageHostingDependencies } from './host-images.js';
-import { hostListingImages } from './host-images.js';
+import type { ImageBudget, ImageHostingDependencies } from './host-images.js';
+import { hostListingImages, startImageBudget } from './host-images.js';
 import type { SellerListingRows, SellerListingsByProductId } from './list-seller-listings.js';
 
 /** The stream type of listings: selects the topic `marketplace.listing.v1`. */
@@ -249,6 +249,8 @@ export interface CreateListingsInput {
    * be created after all, each with the error that refuses it (a concurrent call created its sku by now).
    */
   readonly claim?: ClaimCreates;
+  /** The call's budget for images, shared with its updates (a bulk upsert); default one for this batch. */
+  readonly imageBudget?: ImageBudget;
 }
 
 /** See `CreateListingsInput.claim`: the errors of the items of `items` not to create, by index. */
@@ -264,8 +266,6 @@ export type ClaimCreates = (
  * so other requests get their turn between them (docs/architecture.md, "Embedded mode: PGlite and the event loop").
  */
 export const CREATES_PER_TRANSACTION = 100;
-/** Images are fetched a few at a time, with no transaction open (docs/specification.md, "Bulk upsert"). */
-const IMAGE_FETCHES_AT_ONCE = 8;
 /** Keys a concurrent twin of the call recorded first are looked up again this often before giving up. */
 const KEY_RACE_ATTEMPTS = 3;
 
@@ -286,9 +286,10 @@ interface DecidedCreate extends PendingCreate {
  * Creates a batch of listings, each as `createListing` would, but in a few transactions rather than one per
  * listing (docs/specification.md, "Bulk upsert"): each item is checked by the rules on its own; keyed items seen
  * before answer the listing they created (one lookup for the batch); the images of the rest are fetched with no
- * transaction open; then each group of CREATES_PER_TRANSACTION listings is appended by one multi-stream append,
- * with the seller's rows in its statement and the keys and image library in its transaction. An item the rules
- * or its images refuse is that item's error alone. Answers in the order of `items`.
+ * transaction open, as many at once and for as long as the call's image budget allows; then each group of
+ * CREATES_PER_TRANSACTION listings is appended by one multi-stream append, with the seller's rows in its
+ * statement and the keys and image library in its transaction. An item the rules or its images refuse is that
+ * item's error alone. Answers in the order of `items`.
  */
 export const createListings = async (
   deps: BatchCreateDependencies,
@@ -307,14 +308,18 @@ export const createListings = async (
   }
   // Checked before the images are fetched, so a repeated call skips the slow part.
   const unseen = await replaySeen(deps, pending, outcomes);
-  const hosted = await mapInPool(unseen, IMAGE_FETCHES_AT_ONCE, async (create) => {
-    try {
-      return { create, hostedImages: await hostListingImages(deps.images, create.accepted) };
-    } catch (error) {
-      outcomes.set(create.item.index, { index: create.item.index, error });
-      return undefined;
-    }
-  });
+  const imageBudget = input.imageBudget ?? startImageBudget(deps.images);
+  // The budget bounds the fetches in flight (docs/specification.md, "Bulk upsert"), so every item asks at once.
+  const hosted = await Promise.all(
+    unseen.map(async (create) => {
+      try {
+        return { create, hostedImages: await hostListingImages(deps.images, create.accepted, imageBudget) };
+      } catch (error) {
+        outcomes.set(create.item.index, { index: create.item.index, error });
+        return undefined;
+      }
+    }),
+  );
   const now = deps.clock.now();
   const decided: DecidedCreate[] = [];
   for (const entry of hosted) {

@@ -31,17 +31,26 @@ export const IMPORT_TURN_MS = 10_000;
  */
 export const chunkKeyOf = (importId: string, chunk: number): string => `import-${importId}-chunk-${chunk}`;
 
+/**
+ * A field at fault as a cell's error: its column, and the entry of a list cell (`galleryImageUrls/1`, the
+ * second URL of the gallery cell) in front of the message.
+ */
+const cellErrorOf = (row: number, field: string, message: string) => {
+  const [column = field, ...within] = field.split(/[./]/);
+  const [entry] = within;
+  if (within.length === 1 && entry !== undefined && /^\d+$/.test(entry)) {
+    return { row, column, message: `entry ${Number(entry) + 1} ${message}` };
+  }
+  return { row, column, message: within.length === 0 ? message : `${within.join('/')} ${message}` };
+};
+
 /** The bulk answer's results, index by index, as the rows of the chunk; a field at fault is its column. */
 export const chunkResultsOf = (chunk: ImportChunk, answer: BulkUpsertAnswer): ImportRowResult[] =>
   answer.results.map((result) => {
     const row = chunk.rows[result.index]?.row ?? -1;
     if (result.status !== 'error')
       return { row, status: result.status, productId: result.product_id, errors: [] };
-    const errors = (result.errors ?? []).map(({ field, message }) => ({
-      row,
-      column: field.split('.')[0] ?? field,
-      message,
-    }));
+    const errors = (result.errors ?? []).map(({ field, message }) => cellErrorOf(row, field, message));
     return {
       row,
       status: 'error',
