@@ -27,6 +27,10 @@ export const awaitProductVersion = (
   input: AwaitProductVersionInput,
   signal: AbortSignal,
 ): Promise<boolean> => {
-  const { timeoutMs, ...request } = parseInput(awaitProductVersionInput, input, 'AwaitProductVersion request');
+  const { timeoutMs, ...request } = parseInput(
+    awaitProductVersionInput,
+    input,
+    'AwaitProductVersion request',
+  );
   return wait(request, timeoutMs, signal);
 };
