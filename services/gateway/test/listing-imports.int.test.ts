@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { migrate, type Database } from '@marketplace/database';
+import { migrate, type Database, type Transaction } from '@marketplace/database';
 import {
   dropSchema,
   freshSchemaName,
@@ -366,6 +366,56 @@ describe.each(testEngines())('listing imports on $name', ({ create }) => {
       const answers = await Promise.all(Array.from({ length: 5 }, () => upload(seller, 'raced')));
       expect(new Set(answers.map((answer) => answer.id)).size).toBe(1);
       expect(await counted(seller)).toEqual({ imports: 1, rows: 30 });
+    });
+
+    it('stores a new import when the purge forgets the key between the conflicting insert and its read', async () => {
+      const seller = SELLER + 4;
+      const first = await upload(seller, 'purged-between');
+      // The purge's effect, made in the upload's own transaction right after its insert met the key (one
+      // session on PGlite: another connection could not run there meanwhile).
+      const bound = <T extends object>(target: T, property: string | symbol): unknown => {
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      };
+      const purgingDb = new Proxy(db, {
+        get: (target, property) =>
+          property !== 'transaction'
+            ? bound(target, property)
+            : (work: (tx: Transaction) => Promise<unknown>) =>
+                target.transaction((tx) =>
+                  work(
+                    new Proxy(tx, {
+                      get: (txTarget, txProperty) =>
+                        txProperty !== 'query'
+                          ? bound(txTarget, txProperty)
+                          : async (sql: string, params?: unknown[]) => {
+                              const result = await txTarget.query(sql, params);
+                              if (
+                                sql.includes('INSERT INTO') &&
+                                sql.includes('ON CONFLICT') &&
+                                result.rowCount === 0
+                              )
+                                await txTarget.query(
+                                  `UPDATE ${keysSchema}.imports SET idempotency_key = NULL, request_hash = NULL
+                                    WHERE idempotency_key = 'purged-between'`,
+                                );
+                              return result;
+                            },
+                    }),
+                  ),
+                ),
+      });
+      const again = await new ListingImportsTable(purgingDb, keysSchema).create({
+        id: randomUUID(),
+        sellerAccountId: seller,
+        mode: 'create',
+        format: 'csv',
+        rows,
+        idempotency: { key: 'purged-between', requestHash: 'hash-a' },
+      });
+      expect(again.id).not.toBe(first.id);
+      expect(await keyed.findByKey(seller, 'purged-between')).toEqual(again);
+      expect(await counted(seller)).toEqual({ imports: 2, rows: 60 });
     });
 
     it('forgets a key 24 hours after its upload, and only then: the same key stores a new import', async () => {

@@ -46,30 +46,30 @@ export class ListingImportsTable implements ListingImportStore {
     const { idempotency } = input;
     return this.db.transaction(async (tx) => {
       // On a racing upload's insert of the same key this waits for its transaction: when it commits, no row
-      // is inserted here and the next statement (read committed) finds that upload's import.
-      const inserted = await tx.query(
-        `INSERT INTO ${this.schema}.imports
-           (id, seller_account_id, mode, format, status, rows_total, rows_processed, created_at,
-            idempotency_key, request_hash)
-         VALUES ($1, $2, $3, $4, 'queued', $5, $6, now(), $7, $8)
-         ON CONFLICT (seller_account_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`,
-        [
-          input.id,
-          input.sellerAccountId,
-          input.mode,
-          input.format,
-          input.rows.length,
-          refused,
-          idempotency?.key ?? null,
-          idempotency?.requestHash ?? null,
-        ],
-      );
-      if (inserted.rowCount === 0 && idempotency !== undefined) {
+      // is inserted here and the next statement (read committed) finds that upload's import. If the hourly
+      // purge forgot that key in between, the key is free again and the second insert takes it.
+      for (let attempt = 1; ; attempt++) {
+        const inserted = await tx.query(
+          `INSERT INTO ${this.schema}.imports
+             (id, seller_account_id, mode, format, status, rows_total, rows_processed, created_at,
+              idempotency_key, request_hash)
+           VALUES ($1, $2, $3, $4, 'queued', $5, $6, now(), $7, $8)
+           ON CONFLICT (seller_account_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`,
+          [
+            input.id,
+            input.sellerAccountId,
+            input.mode,
+            input.format,
+            input.rows.length,
+            refused,
+            idempotency?.key ?? null,
+            idempotency?.requestHash ?? null,
+          ],
+        );
+        if (inserted.rowCount === 1 || idempotency === undefined) break;
         const earlier = await this.keyed(tx, input.sellerAccountId, idempotency.key);
-        if (earlier === undefined) {
-          throw new Error(`import key of ${input.id} neither recorded nor found`);
-        }
-        return earlier;
+        if (earlier !== undefined) return earlier;
+        if (attempt === 2) throw new Error(`import key of ${input.id} neither recorded nor found`);
       }
       // One statement for every row: 10,000 rows are one round trip, not 10,000.
       await tx.query(
