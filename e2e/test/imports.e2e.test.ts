@@ -268,21 +268,25 @@ describe('listing imports (embedded mode on PostgreSQL)', () => {
         expect({ key, status: refused.status }).toEqual({ key, status: 400 });
         expect(refused.body).toMatchObject({ errors: [{ path: 'Idempotency-Key' }] });
       }
-      // NUL and the other control characters never reach the gateway: its HTTP parser refuses the request.
+      // NUL and the other control characters never reach a route: the HTTP parser refuses the request, and the
+      // gateway's answer still names the header.
       const { hostname, port } = new URL(marketplace.client.baseUrl);
-      const statusLine = await new Promise<string>((resolve, reject) => {
+      const answer = await new Promise<string>((resolve, reject) => {
         const socket = connect(Number(port), hostname, () =>
           socket.end(
             `POST /api/products/imports HTTP/1.1\r\nHost: ${hostname}\r\nX-MCP-API-Key: ${keyed.apiKey}\r\n` +
               'Content-Type: text/csv\r\nIdempotency-Key: nul\u0000key\r\nContent-Length: 0\r\n\r\n',
           ),
         );
-        let answer = '';
-        socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
-        socket.on('end', () => resolve(answer.split('\r\n')[0] ?? ''));
+        let received = '';
+        socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+        socket.on('end', () => resolve(received));
         socket.on('error', reject);
       });
-      expect(statusLine).toBe('HTTP/1.1 400 Bad Request');
+      expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({
+        errors: [{ path: 'Idempotency-Key' }],
+      });
       expect(await importsOf(keyed.accountId)).toBe(0);
     });
   });

@@ -27,7 +27,9 @@ import { startSavedSearchMatchFeed } from '../contexts/subscriptions/saved-searc
 import { createOrderClient } from '../contexts/orders/order.client.js';
 import { createQuoteClient } from '../contexts/quotes/quote.client.js';
 import type { RateLimitConfig } from './http/rate-limit.config.js';
+import { Problems } from './http/problem.js';
 import { openRateLimiter } from './http/rate-limit.js';
+import { answerUnparsableRequests } from './http/unparsable-requests.js';
 import { recordRequestTimings } from './http/request-timings.js';
 import { createGatewayApp } from './app.js';
 import { createHttpDrain } from './http/drain.js';
@@ -273,6 +275,7 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
   );
   server.on('request', foreground.listener);
   server.on('request', http.listener);
+  answerUnparsableRequests(server, new Problems(publicBaseUrl));
   const { host } = options.http;
   const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
   logger.info({ address, publicBaseUrl, adminApi: options.adminToken !== undefined }, 'gateway listening');
