@@ -263,6 +263,9 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
             const messages = await consumer.consume({ max_messages: batchSize, expires: pullExpiresMs });
             const close = (): void => void messages.close();
             stop.addEventListener('abort', close, { once: true });
+            // Stopped while the consumer was being set up: the listener came too late to fire, and the loop
+            // below would wait for messages for ever (a member closed right after it joined never closed).
+            if (stop.aborted) close();
             try {
               for await (const message of messages) {
                 if (stop.aborted) break;

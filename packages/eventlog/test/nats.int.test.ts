@@ -137,6 +137,19 @@ describe('NATS JetStream event log', () => {
     await publisher.close();
   });
 
+  it('closes a member right after it joined, while its partitions’ readers are still starting', async () => {
+    const name = topic();
+    const log = await open({ partitions: 4 });
+    for (let round = 0; round < 3; round++) {
+      const consumer = await log.consume({ topic: name, group: `closing-${round}`, handler: async () => {} });
+      const started = performance.now();
+      // A reader stopped before its ordered consumer was set up kept pulling, and close() never resolved.
+      await consumer.close();
+      expect(performance.now() - started).toBeLessThan(5_000);
+    }
+    await log.close();
+  }, 30_000);
+
   it('publishes a batch pipelined, in order per key, even while another client publishes to the topic', async () => {
     const name = topic();
     const [first, second] = [await open({ partitions: 2 }), await open({ partitions: 2 })];
