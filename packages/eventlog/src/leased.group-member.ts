@@ -35,6 +35,39 @@ interface Worker extends PartitionWorker {
 }
 
 /**
+ * `EventLog.deleteGroup` for the logs whose groups are rows of the group tables (embedded, NATS): refuses while a
+ * member of this client, or a live member of another process, is in the group; then deletes the group's offsets
+ * and the memberships of members that died, in one transaction.
+ */
+export const deleteGroupRows = async (
+  db: Database,
+  tables: GroupTables,
+  members: Iterable<LeasedGroupMember>,
+  topic: string,
+  group: string,
+): Promise<void> => {
+  for (const member of members) {
+    if (member.topic === topic && member.group === group)
+      throw new Error(
+        `the group ${group} still consumes ${topic} here: close its consumer before deleting it`,
+      );
+  }
+  await db.transaction(async (tx) => {
+    const { rows } = await tx.query<{ live: number }>(
+      `select count(*)::int as live from ${tables.members}
+       where topic = $1 and group_name = $2 and alive_until >= now()`,
+      [topic, group],
+    );
+    if (rows[0]!.live > 0)
+      throw new Error(
+        `the group ${group} still consumes ${topic} in another process: stop it before deleting it`,
+      );
+    await tx.query(`delete from ${tables.offsets} where topic = $1 and group_name = $2`, [topic, group]);
+    await tx.query(`delete from ${tables.members} where topic = $1 and group_name = $2`, [topic, group]);
+  });
+};
+
+/**
  * One member of a consumer group whose offsets and partition leases are rows of a PostgreSQL database (the
  * embedded log's, or, on NATS, the consuming service's own). Members share a group's partitions through leases in
  * `consumer_offsets`: every member renews its presence in `group_members` and wants the partitions whose number
