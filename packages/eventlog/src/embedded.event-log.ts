@@ -364,6 +364,8 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
     assertGroup(options.group);
     if (closed) throw new Error('the event log is closed');
     await checkTopic(options.topic);
+    // Closed while this waited: a member started now would run on a closed log, with no one to stop it.
+    if (closed) throw new Error('the event log is closed');
     const member = new LeasedGroupMember(settings, options);
     return startTracked(members, member, () => member.join());
   };
@@ -372,6 +374,7 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
     assertTopic(options.topic);
     if (closed) throw new Error('the event log is closed');
     await checkTopic(options.topic);
+    if (closed) throw new Error('the event log is closed');
     const follower = new Follower(settings, options);
     return startTracked(followers, follower, () => follower.start());
   };

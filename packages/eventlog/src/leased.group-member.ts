@@ -83,6 +83,8 @@ export class LeasedGroupMember {
   private readonly workers = new Map<number, Worker>();
   private readonly stopping = new AbortController();
   private heartbeat: NodeJS.Timeout | undefined;
+  /** The join in progress: `close()` waits for it, so that what it claims is released and it starts no timer. */
+  private joining: Promise<void> | undefined;
   private rebalancing: Promise<void> | undefined;
   private rebalanceAgain = false;
   private readonly rounds: BatchRounds;
@@ -111,6 +113,12 @@ export class LeasedGroupMember {
    * for wake-ups before: its partitions are read from here on.
    */
   async join(): Promise<void> {
+    const joining = this.enter();
+    this.joining = joining.catch(() => undefined);
+    await joining;
+  }
+
+  private async enter(): Promise<void> {
     const { db, tables, leaseMs, announceMembership, source } = this.settings;
     try {
       const starts = await source.startOffsets(this.topic, this.group, this.from);
@@ -123,9 +131,13 @@ export class LeasedGroupMember {
       await this.rebalanceOnce();
       await announceMembership(this.topic, this.group);
     } catch (error) {
-      await this.close();
+      this.stopping.abort();
+      await this.leave();
       throw error;
     }
+    // Closed while joining: close() waits for this join, then releases what it claimed. A heartbeat started now
+    // would outlive the member (a timer that kept a closed log's process alive).
+    if (this.stopping.signal.aborted) return;
     // Renewing three times per lease lets one renewal fail without losing anything.
     this.heartbeat = setInterval(() => this.requestRebalance(), Math.max(50, Math.floor(leaseMs / 3)));
   }
@@ -158,6 +170,12 @@ export class LeasedGroupMember {
   async close(): Promise<void> {
     if (this.stopping.signal.aborted) return;
     this.stopping.abort();
+    await this.joining;
+    await this.leave();
+  }
+
+  /** What `close()` does once no join runs: stops the workers and the heartbeat, releases leases and membership. */
+  private async leave(): Promise<void> {
     clearInterval(this.heartbeat);
     await this.rebalancing;
     for (const worker of this.workers.values()) worker.controller.abort();

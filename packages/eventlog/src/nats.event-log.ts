@@ -385,7 +385,10 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
     assertGroup(consumeOptions.group);
     if (closed) throw new Error('the event log is closed');
     await ensureStream(consumeOptions.topic);
-    const member = new LeasedGroupMember(await settingsOf(), consumeOptions);
+    const memberSettings = await settingsOf();
+    // Closed while this waited: a member started now would run on a closed log, with no one to stop it.
+    if (closed) throw new Error('the event log is closed');
+    const member = new LeasedGroupMember(memberSettings, consumeOptions);
     return startTracked(members, member, () => member.join());
   };
 
@@ -393,6 +396,7 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
     assertTopic(followOptions.topic);
     if (closed) throw new Error('the event log is closed');
     await ensureStream(followOptions.topic);
+    if (closed) throw new Error('the event log is closed');
     const follower = new Follower(readSettings, followOptions);
     return startTracked(followers, follower, () => follower.start());
   };
