@@ -131,6 +131,25 @@ describe('saved searches (embedded mode)', () => {
     expect(confirmed.status).toBe(200);
   };
 
+  /** Publishes a public overstock lot and waits for the webhook delivered to subscription `id` about it. */
+  const publishOverstockFor = async (id: string, name: string, price: number, quantity: number) => {
+    const published = await marketplace.client.publish(sellerKey, {
+      name,
+      description: 'Overstock, sealed',
+      imageUrl: marketplace.images.imageUrl('earbuds'),
+      price,
+      quantity,
+      category: 'electronics',
+      condition: 'overstock',
+      promotePublicly: true,
+    });
+    expect(published.status).toBe(201);
+    return eventually(async () => receiver.received.find(({ body }) => body.includes(id)), {
+      timeoutMs: 15_000,
+      describe: () => marketplace.process.logs,
+    });
+  };
+
   it('delivers a matching public lot once to the webhook, the email and the resource', async () => {
     const subscribed = await post(
       '/api/subscriptions',
@@ -492,21 +511,7 @@ describe('saved searches (embedded mode)', () => {
     });
     expect(Date.parse(second.previous_secret_valid_until) - Date.now()).toBeGreaterThan(23 * 3_600_000);
 
-    const published = await marketplace.client.publish(sellerKey, {
-      name: 'Rotorwing camera drones',
-      description: 'Overstock, sealed',
-      imageUrl: marketplace.images.imageUrl('earbuds'),
-      price: 90,
-      quantity: 40,
-      category: 'electronics',
-      condition: 'overstock',
-      promotePublicly: true,
-    });
-    expect(published.status).toBe(201);
-    const webhook = await eventually(async () => receiver.received.find(({ body }) => body.includes(id)), {
-      timeoutMs: 15_000,
-      describe: () => marketplace.process.logs,
-    });
+    const webhook = await publishOverstockFor(id, 'Rotorwing camera drones', 90, 40);
     const signature = String(webhook.headers['x-marketplace-signature']);
     expect(signature).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
     expect(signatureValid(signature, webhook.body, second.webhook_secret)).toBe(true);
@@ -554,21 +559,7 @@ describe('saved searches (embedded mode)', () => {
     );
     expect(subscribed.status).toBe(201);
     const { id } = subscribed.body as { id: string };
-    const published = await marketplace.client.publish(sellerKey, {
-      name: 'Keystonehook pallet of routers',
-      description: 'Overstock, sealed',
-      imageUrl: marketplace.images.imageUrl('earbuds'),
-      price: 60,
-      quantity: 50,
-      category: 'electronics',
-      condition: 'overstock',
-      promotePublicly: true,
-    });
-    expect(published.status).toBe(201);
-    const webhook = await eventually(async () => receiver.received.find(({ body }) => body.includes(id)), {
-      timeoutMs: 15_000,
-      describe: () => marketplace.process.logs,
-    });
+    const webhook = await publishOverstockFor(id, 'Keystonehook pallet of routers', 60, 50);
     expect(webhook.headers['ucp-agent']).toMatch(/^profile="https?:\/\/[^"]+\/\.well-known\/ucp"$/);
     expect(webhook.headers['content-digest']).toBe(contentDigest(webhook.body));
     const webhookKey = keys.find(({ kid }) =>

@@ -200,6 +200,8 @@ export const createKafkaEventLog = async (options: KafkaEventLogOptions): Promis
     if (closed) throw new Error('the event log is closed');
     await ensureTopic(topic);
     if (from === 'latest') await startNewGroupAtEnd(topic, group);
+    // Closed while this waited: a consumer connected now would outlive the log (as on the embedded log and NATS).
+    if (closed) throw new Error('the event log is closed');
 
     const consumer: Consumer = kafka.consumer({
       groupId: group,
