@@ -1,11 +1,11 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createPublicKey, timingSafeEqual, verify } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { EmbeddedMarketplace } from '../src/harness/embedded.js';
 import { mailFileNames } from '../src/harness/mail-store.js';
 import { eventually } from '../src/harness/processes.js';
-import { verifiesRequestSignature } from '@marketplace/platform';
+import { contentDigest, signatureBaseOf, verifiesRequestSignature } from '@marketplace/platform';
 import { WebhookReceiver } from '../src/harness/webhook-receiver.js';
 import type { SigningJwk } from '@marketplace/platform';
 
@@ -28,6 +28,39 @@ const signatureValid = (header: unknown, rawBody: string, secret: string): boole
       const presented = Buffer.from(value, 'hex');
       return presented.length === expected.length && timingSafeEqual(presented, expected);
     });
+};
+
+/** How a receiver checks each JWA `alg` a UCP profile may list (UCP signatures): the hash, raw r‖s. */
+const HASH_OF_ALG: Readonly<Record<string, string>> = { ES256: 'sha256', ES384: 'sha384' };
+
+/**
+ * A UCP receiver's check of an RFC 9421 signature, from the documented scheme only (docs/agents.md, "Signing
+ * key"): Signature-Input names the covered components, `created` and the `keyid` of a key the profile lists,
+ * and no `alg` (the verifier uses the one the profile lists for that key); every `required` component is
+ * covered; the signature over the rebuilt base verifies with exactly that key and alg.
+ */
+const verifiesWithListedKey = (
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+  derived: Readonly<Record<string, string>>,
+  required: readonly string[],
+  key: SigningJwk,
+): boolean => {
+  const input = /^sig1=(\(([^)]*)\);created=\d+;keyid="([^"]+)")$/.exec(String(headers['signature-input']));
+  const signature = /^sig1=:([A-Za-z0-9+/=]+):$/.exec(String(headers['signature']));
+  const hash = HASH_OF_ALG[key.alg];
+  if (!input || !signature || hash === undefined || input[3] !== key.kid) return false;
+  const names = input[2]!.split(' ').map((quoted) => quoted.slice(1, -1));
+  if (required.some((name) => !names.includes(name))) return false;
+  const base = signatureBaseOf(
+    names.map((name) => [name, derived[name] ?? String(headers[name])]),
+    input[1]!,
+  );
+  return verify(
+    hash,
+    Buffer.from(base),
+    { key: createPublicKey({ key: { ...key }, format: 'jwk' }), dsaEncoding: 'ieee-p1363' },
+    Buffer.from(signature[1]!, 'base64'),
+  );
 };
 
 /** The issue's story: an agent saves a search with three channels; a seller publishes a matching public lot. */
@@ -96,6 +129,25 @@ describe('saved searches (embedded mode)', () => {
   const confirmAddress = async (address: string): Promise<void> => {
     const confirmed = await marketplace.client.request(await confirmationLinkTo(address), { method: 'POST' });
     expect(confirmed.status).toBe(200);
+  };
+
+  /** Publishes a public overstock lot and waits for the webhook delivered to subscription `id` about it. */
+  const publishOverstockFor = async (id: string, name: string, price: number, quantity: number) => {
+    const published = await marketplace.client.publish(sellerKey, {
+      name,
+      description: 'Overstock, sealed',
+      imageUrl: marketplace.images.imageUrl('earbuds'),
+      price,
+      quantity,
+      category: 'electronics',
+      condition: 'overstock',
+      promotePublicly: true,
+    });
+    expect(published.status).toBe(201);
+    return eventually(async () => receiver.received.find(({ body }) => body.includes(id)), {
+      timeoutMs: 15_000,
+      describe: () => marketplace.process.logs,
+    });
   };
 
   it('delivers a matching public lot once to the webhook, the email and the resource', async () => {
@@ -459,21 +511,7 @@ describe('saved searches (embedded mode)', () => {
     });
     expect(Date.parse(second.previous_secret_valid_until) - Date.now()).toBeGreaterThan(23 * 3_600_000);
 
-    const published = await marketplace.client.publish(sellerKey, {
-      name: 'Rotorwing camera drones',
-      description: 'Overstock, sealed',
-      imageUrl: marketplace.images.imageUrl('earbuds'),
-      price: 90,
-      quantity: 40,
-      category: 'electronics',
-      condition: 'overstock',
-      promotePublicly: true,
-    });
-    expect(published.status).toBe(201);
-    const webhook = await eventually(async () => receiver.received.find(({ body }) => body.includes(id)), {
-      timeoutMs: 15_000,
-      describe: () => marketplace.process.logs,
-    });
+    const webhook = await publishOverstockFor(id, 'Rotorwing camera drones', 90, 40);
     const signature = String(webhook.headers['x-marketplace-signature']);
     expect(signature).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
     expect(signatureValid(signature, webhook.body, second.webhook_secret)).toBe(true);
@@ -492,6 +530,53 @@ describe('saved searches (embedded mode)', () => {
     expect(byTool.status).toBe(200);
     expect(byTool.body).toMatchObject({ id: held.id, secret_generation: 1 });
     expect((await invoke({ subscription_id: held.id, current_secret: first })).status).toBe(404);
+  }, 60_000);
+
+  it('signs /.well-known/ucp and each webhook so that the key and alg the profile lists verify both', async () => {
+    // The profile, as a UCP platform first fetches it: its keys, and its own answer signed by one of them.
+    const response = await fetch(new URL('/.well-known/ucp', marketplace.client.baseUrl));
+    const profileBody = await response.text();
+    const { signing_keys: keys } = JSON.parse(profileBody) as { signing_keys: SigningJwk[] };
+    expect(keys.map(({ alg }) => alg)).toEqual(['ES256']);
+    const profileHeaders = Object.fromEntries(response.headers);
+    expect(profileHeaders['content-digest']).toBe(contentDigest(profileBody));
+    const profileKey = keys.find(({ kid }) => profileHeaders['signature-input']?.includes(`keyid="${kid}"`));
+    expect(profileKey).toBeDefined();
+    expect(
+      verifiesWithListedKey(
+        profileHeaders,
+        { '@status': String(response.status) },
+        ['@status', 'content-digest', 'content-type'],
+        profileKey!,
+      ),
+    ).toBe(true);
+
+    // A real delivery, verified with the key its keyid names and the alg the profile lists for that key.
+    const subscribed = await post(
+      '/api/subscriptions',
+      { query: { search: 'keystonehook' }, channels: [{ type: 'webhook', url: receiver.url }] },
+      buyerKey,
+    );
+    expect(subscribed.status).toBe(201);
+    const { id } = subscribed.body as { id: string };
+    const webhook = await publishOverstockFor(id, 'Keystonehook pallet of routers', 60, 50);
+    expect(webhook.headers['ucp-agent']).toMatch(/^profile="https?:\/\/[^"]+\/\.well-known\/ucp"$/);
+    expect(webhook.headers['content-digest']).toBe(contentDigest(webhook.body));
+    const webhookKey = keys.find(({ kid }) =>
+      String(webhook.headers['signature-input']).includes(`keyid="${kid}"`),
+    );
+    expect(webhookKey).toEqual(profileKey);
+    const derived = {
+      '@method': webhook.method,
+      '@authority': String(webhook.headers.host),
+      '@path': webhook.path,
+    };
+    const required = ['@method', '@authority', '@path', 'ucp-agent', 'content-digest', 'content-type'];
+    expect(verifiesWithListedKey(webhook.headers, derived, required, webhookKey!)).toBe(true);
+    // Under any other alg the same key and bytes do not verify: the alg listed is the one used.
+    expect(
+      verifiesWithListedKey(webhook.headers, derived, required, { ...webhookKey!, alg: 'ES384' as 'ES256' }),
+    ).toBe(false);
   }, 60_000);
 
   it('lists and deletes the owner’s subscriptions', async () => {

@@ -15,7 +15,12 @@ import {
 } from './eventlog.port.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './delivery.js';
 import { Follower } from './follower.js';
-import { LeasedGroupMember, type GroupMemberSettings, type GroupTables } from './leased.group-member.js';
+import {
+  LeasedGroupMember,
+  deleteGroupRows,
+  type GroupMemberSettings,
+  type GroupTables,
+} from './leased.group-member.js';
 import { startTracked, type PartitionSource } from './partition-worker.js';
 import { EMBEDDED_EVENT_LOG_MIGRATIONS } from './embedded.schema.js';
 import { assertDuration, assertGroup, assertMessages, assertPartitions, assertTopic } from './validation.js';
@@ -359,6 +364,8 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
     assertGroup(options.group);
     if (closed) throw new Error('the event log is closed');
     await checkTopic(options.topic);
+    // Closed while this waited: a member started now would run on a closed log, with no one to stop it.
+    if (closed) throw new Error('the event log is closed');
     const member = new LeasedGroupMember(settings, options);
     return startTracked(members, member, () => member.join());
   };
@@ -367,14 +374,23 @@ export const createEmbeddedEventLog = async (options: EmbeddedEventLogOptions): 
     assertTopic(options.topic);
     if (closed) throw new Error('the event log is closed');
     await checkTopic(options.topic);
+    if (closed) throw new Error('the event log is closed');
     const follower = new Follower(settings, options);
     return startTracked(followers, follower, () => follower.start());
+  };
+
+  const deleteGroup = async (topic: string, group: string): Promise<void> => {
+    assertTopic(topic);
+    assertGroup(group);
+    if (closed) throw new Error('the event log is closed');
+    await deleteGroupRows(db, tables, members, topic, group);
   };
 
   return {
     publish,
     consume,
     follow,
+    deleteGroup,
     close: async () => {
       if (closed) return;
       closed = true;

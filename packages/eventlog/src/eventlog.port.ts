@@ -121,6 +121,14 @@ export interface EventLog {
    * broker's offset retention).
    */
   follow(options: FollowOptions): Promise<LogConsumer>;
+  /**
+   * Forgets a consumer group of a topic that no longer consumes it (a projection rebuilt under a new group):
+   * its committed positions and whatever else the log keeps for it (the embedded log's and NATS's rows, NATS's
+   * durable consumers of the group, the Kafka consumer group). A group that consumes the topic again afterwards
+   * starts as a new one. Idempotent: a group already forgotten, or never seen, is no error. Rejects while a
+   * consumer of this client is in the group; members in other processes are the caller's to stop first.
+   */
+  deleteGroup(topic: string, group: string): Promise<void>;
   /** Closes every consumer and connection. */
   close(): Promise<void>;
 }

@@ -200,6 +200,8 @@ export const createKafkaEventLog = async (options: KafkaEventLogOptions): Promis
     if (closed) throw new Error('the event log is closed');
     await ensureTopic(topic);
     if (from === 'latest') await startNewGroupAtEnd(topic, group);
+    // Closed while this waited: a consumer connected now would outlive the log (as on the embedded log and NATS).
+    if (closed) throw new Error('the event log is closed');
 
     const consumer: Consumer = kafka.consumer({
       groupId: group,
@@ -273,10 +275,44 @@ export const createKafkaEventLog = async (options: KafkaEventLogOptions): Promis
     return logConsumer;
   };
 
+  /** The groups this client's consumers are in, per topic: `deleteGroup` refuses them. */
+  const consuming = new Map<string, number>();
+  const consumingKey = (topic: string, group: string): string => `${topic} ${group}`;
+
   const consume = async (options: ConsumeOptions): Promise<LogConsumer> => {
     assertTopic(options.topic);
     assertGroup(options.group);
-    return tracked(await startConsumer(options, { commits: true }));
+    const key = consumingKey(options.topic, options.group);
+    const stop = await startConsumer(options, { commits: true });
+    consuming.set(key, (consuming.get(key) ?? 0) + 1);
+    return tracked(async () => {
+      const left = (consuming.get(key) ?? 1) - 1;
+      if (left === 0) consuming.delete(key);
+      else consuming.set(key, left);
+      await stop();
+    });
+  };
+
+  /**
+   * Deletes the Kafka consumer group, and with it its committed offsets. A Kafka group's offsets are not per
+   * topic, so this forgets the group on every topic: ours consume one topic each (a group per purpose). A group
+   * Kafka does not know (already deleted, never committed) is no error.
+   */
+  const deleteGroup = async (topic: string, group: string): Promise<void> => {
+    assertTopic(topic);
+    assertGroup(group);
+    if (closed) throw new Error('the event log is closed');
+    if (consuming.has(consumingKey(topic, group)))
+      throw new Error(
+        `the group ${group} still consumes ${topic} here: close its consumer before deleting it`,
+      );
+    await withTimeout(admin.deleteGroups([group]), requestTimeoutMs, `deleting group ${group}`).catch(
+      (error: unknown) => {
+        const groups = (error as { groups?: readonly { errorCode?: number }[] }).groups ?? [];
+        if (groups.length === 0 || groups.some(({ errorCode }) => errorCode !== GROUP_ID_NOT_FOUND))
+          throw error;
+      },
+    );
   };
 
   const follow = async ({ topic, maxBatch, handler }: FollowOptions): Promise<LogConsumer> => {
@@ -319,6 +355,7 @@ export const createKafkaEventLog = async (options: KafkaEventLogOptions): Promis
     publish,
     consume,
     follow,
+    deleteGroup,
     close: async () => {
       if (closed) return;
       closed = true;
@@ -327,6 +364,9 @@ export const createKafkaEventLog = async (options: KafkaEventLogOptions): Promis
     },
   };
 };
+
+/** Kafka's error code for a group it does not know (DeleteGroups on a group deleted before, or never made). */
+const GROUP_ID_NOT_FOUND = 69;
 
 const connectKafka = (options: KafkaEventLogOptions, logger: Logger, requestTimeoutMs: number): Kafka => {
   if (!options.brokers?.length) throw new TypeError('createKafkaEventLog needs `brokers` or `kafka`');

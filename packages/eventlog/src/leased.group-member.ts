@@ -35,6 +35,39 @@ interface Worker extends PartitionWorker {
 }
 
 /**
+ * `EventLog.deleteGroup` for the logs whose groups are rows of the group tables (embedded, NATS): refuses while a
+ * member of this client, or a live member of another process, is in the group; then deletes the group's offsets
+ * and the memberships of members that died, in one transaction.
+ */
+export const deleteGroupRows = async (
+  db: Database,
+  tables: GroupTables,
+  members: Iterable<LeasedGroupMember>,
+  topic: string,
+  group: string,
+): Promise<void> => {
+  for (const member of members) {
+    if (member.topic === topic && member.group === group)
+      throw new Error(
+        `the group ${group} still consumes ${topic} here: close its consumer before deleting it`,
+      );
+  }
+  await db.transaction(async (tx) => {
+    const { rows } = await tx.query<{ live: number }>(
+      `select count(*)::int as live from ${tables.members}
+       where topic = $1 and group_name = $2 and alive_until >= now()`,
+      [topic, group],
+    );
+    if (rows[0]!.live > 0)
+      throw new Error(
+        `the group ${group} still consumes ${topic} in another process: stop it before deleting it`,
+      );
+    await tx.query(`delete from ${tables.offsets} where topic = $1 and group_name = $2`, [topic, group]);
+    await tx.query(`delete from ${tables.members} where topic = $1 and group_name = $2`, [topic, group]);
+  });
+};
+
+/**
  * One member of a consumer group whose offsets and partition leases are rows of a PostgreSQL database (the
  * embedded log's, or, on NATS, the consuming service's own). Members share a group's partitions through leases in
  * `consumer_offsets`: every member renews its presence in `group_members` and wants the partitions whose number
@@ -50,6 +83,8 @@ export class LeasedGroupMember {
   private readonly workers = new Map<number, Worker>();
   private readonly stopping = new AbortController();
   private heartbeat: NodeJS.Timeout | undefined;
+  /** The join in progress: `close()` waits for it, so that what it claims is released and it starts no timer. */
+  private joining: Promise<void> | undefined;
   private rebalancing: Promise<void> | undefined;
   private rebalanceAgain = false;
   private readonly rounds: BatchRounds;
@@ -78,6 +113,12 @@ export class LeasedGroupMember {
    * for wake-ups before: its partitions are read from here on.
    */
   async join(): Promise<void> {
+    const joining = this.enter();
+    this.joining = joining.catch(() => undefined);
+    await joining;
+  }
+
+  private async enter(): Promise<void> {
     const { db, tables, leaseMs, announceMembership, source } = this.settings;
     try {
       const starts = await source.startOffsets(this.topic, this.group, this.from);
@@ -90,9 +131,13 @@ export class LeasedGroupMember {
       await this.rebalanceOnce();
       await announceMembership(this.topic, this.group);
     } catch (error) {
-      await this.close();
+      this.stopping.abort();
+      await this.leave();
       throw error;
     }
+    // Closed while joining: close() waits for this join, then releases what it claimed. A heartbeat started now
+    // would outlive the member (a timer that kept a closed log's process alive).
+    if (this.stopping.signal.aborted) return;
     // Renewing three times per lease lets one renewal fail without losing anything.
     this.heartbeat = setInterval(() => this.requestRebalance(), Math.max(50, Math.floor(leaseMs / 3)));
   }
@@ -125,6 +170,12 @@ export class LeasedGroupMember {
   async close(): Promise<void> {
     if (this.stopping.signal.aborted) return;
     this.stopping.abort();
+    await this.joining;
+    await this.leave();
+  }
+
+  /** What `close()` does once no join runs: stops the workers and the heartbeat, releases leases and membership. */
+  private async leave(): Promise<void> {
     clearInterval(this.heartbeat);
     await this.rebalancing;
     for (const worker of this.workers.values()) worker.controller.abort();

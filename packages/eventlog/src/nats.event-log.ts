@@ -28,7 +28,7 @@ import {
 import { DEFAULT_RETRY_POLICY, retryDelayMs, type RetryPolicy } from './delivery.js';
 import { EMBEDDED_EVENT_LOG_MIGRATIONS } from './embedded.schema.js';
 import { Follower } from './follower.js';
-import { LeasedGroupMember, type GroupMemberSettings } from './leased.group-member.js';
+import { LeasedGroupMember, deleteGroupRows, type GroupMemberSettings } from './leased.group-member.js';
 import {
   startTracked,
   type PartitionReadSettings,
@@ -263,6 +263,9 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
             const messages = await consumer.consume({ max_messages: batchSize, expires: pullExpiresMs });
             const close = (): void => void messages.close();
             stop.addEventListener('abort', close, { once: true });
+            // Stopped while the consumer was being set up: the listener came too late to fire, and the loop
+            // below would wait for messages for ever (a member closed right after it joined never closed).
+            if (stop.aborted) close();
             try {
               for await (const message of messages) {
                 if (stop.aborted) break;
@@ -382,7 +385,10 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
     assertGroup(consumeOptions.group);
     if (closed) throw new Error('the event log is closed');
     await ensureStream(consumeOptions.topic);
-    const member = new LeasedGroupMember(await settingsOf(), consumeOptions);
+    const memberSettings = await settingsOf();
+    // Closed while this waited: a member started now would run on a closed log, with no one to stop it.
+    if (closed) throw new Error('the event log is closed');
+    const member = new LeasedGroupMember(memberSettings, consumeOptions);
     return startTracked(members, member, () => member.join());
   };
 
@@ -390,6 +396,7 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
     assertTopic(followOptions.topic);
     if (closed) throw new Error('the event log is closed');
     await ensureStream(followOptions.topic);
+    if (closed) throw new Error('the event log is closed');
     const follower = new Follower(readSettings, followOptions);
     return startTracked(followers, follower, () => follower.start());
   };
@@ -448,10 +455,42 @@ export const createNatsEventLog = async (options: NatsEventLogOptions): Promise<
     }
   };
 
+  /**
+   * The group's rows in the consumers' database, and the durable consumers (`<group>-p<n>`) it may still have from
+   * before its offsets moved there: a durable consumer left behind keeps its position on the stream for ever.
+   */
+  const deleteGroup = async (topic: string, group: string): Promise<void> => {
+    assertTopic(topic);
+    assertGroup(group);
+    if (closed) throw new Error('the event log is closed');
+    if (db !== undefined) {
+      const { tables } = await settingsOf();
+      await deleteGroupRows(db, tables, members, topic, group);
+    } else if ([...members].some((member) => member.topic === topic && member.group === group)) {
+      throw new Error(
+        `the group ${group} still consumes ${topic} here: close its consumer before deleting it`,
+      );
+    }
+    const stream = streamNameOf(topic);
+    await Promise.all(
+      Array.from({ length: partitions }, async (_, partition) => {
+        try {
+          await jsm.consumers.delete(stream, durableNameOf(group, partition));
+        } catch (error) {
+          const gone =
+            isApiError(error, JetStreamApiCodes.ConsumerNotFound) ||
+            isApiError(error, JetStreamApiCodes.StreamNotFound);
+          if (!gone) throw error;
+        }
+      }),
+    );
+  };
+
   return {
     publish,
     consume,
     follow,
+    deleteGroup,
     close: async () => {
       if (closed) return;
       closed = true;

@@ -171,6 +171,81 @@ describe.each(contractTestEngines())('embedded event log on $name', ({ create })
     await log.close();
   });
 
+  /**
+   * Runs `body` recording the intervals it starts and the ones cleared: those still set afterwards keep a process
+   * (a Jest worker) alive after every client was closed.
+   */
+  const intervalsLeftBy = async (body: () => Promise<void>): Promise<number> => {
+    const live = new Set<unknown>();
+    const { setInterval: set, clearInterval: clear } = globalThis;
+    globalThis.setInterval = (...args: Parameters<typeof set>) => {
+      const timer = set(...args);
+      live.add(timer);
+      return timer;
+    };
+    globalThis.clearInterval = (timer?: Parameters<typeof clear>[0]) => {
+      live.delete(timer);
+      clear(timer);
+    };
+    try {
+      await body();
+    } finally {
+      globalThis.setInterval = set;
+      globalThis.clearInterval = clear;
+    }
+    for (const timer of live) clear(timer as NodeJS.Timeout);
+    return live.size;
+  };
+
+  it('starts no member when the log is closed while consume() waits, and leaves no timer', async () => {
+    const left = await intervalsLeftBy(async () => {
+      const log = await open();
+      const consuming = log.consume({
+        topic: `embedded.closing${Date.now()}.v1`,
+        group: 'g',
+        handler: async () => {},
+      });
+      await log.close();
+      await expect(consuming).rejects.toThrow(/closed/);
+    });
+    expect(left).toBe(0);
+  });
+
+  it('leaves no heartbeat when a member is closed while it joins, and releases what the join claimed', async () => {
+    const topic = `embedded.joining${Date.now()}.v1`;
+    let reached!: () => void;
+    const atJoin = new Promise<void>((resolve) => (reached = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    // Holds the join at its first statement on the group tables, so that close() comes in the middle of it.
+    const gated: Database = {
+      ...db,
+      query: async (sql, params) => {
+        if (/insert into \S+consumer_offsets/.test(sql)) {
+          reached();
+          await released;
+        }
+        return db.query(sql, params);
+      },
+    };
+    const left = await intervalsLeftBy(async () => {
+      const log = await createEmbeddedEventLog({ db: gated, schema, ...fastSettings });
+      const consuming = log.consume({ topic, group: 'joining', handler: async () => {} });
+      await atJoin;
+      const closing = log.close();
+      release();
+      await closing;
+      await consuming.catch(() => undefined);
+    });
+    expect(left).toBe(0);
+    const { rows } = await db.query<{ owners: number }>(
+      `select count(owner)::int as owners from "${schema}".consumer_offsets where topic = $1`,
+      [topic],
+    );
+    expect(rows[0]!.owners).toBe(0);
+    expect((await groupRowsOf(db, schema, topic)).filter((row) => row.startsWith('member'))).toEqual([]);
+  });
+
   it("refuses a client that counts a topic's partitions differently", async () => {
     const [eight, four] = [await open({ partitions: 8 }), await open({ partitions: 4 })];
     await eight.publish('embedded.partitions.v1', [message('k', 0)]);

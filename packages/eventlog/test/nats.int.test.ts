@@ -54,6 +54,7 @@ describeEventLogContract('NATS JetStream', {
       publish: log.publish,
       consume: log.consume,
       follow: log.follow,
+      deleteGroup: log.deleteGroup,
       close: async () => {
         await log.close();
         await connection.close();
@@ -135,6 +136,49 @@ describe('NATS JetStream event log', () => {
     while (seen.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(seen).toEqual(['3', '4']);
     await publisher.close();
+  });
+
+  it('closes a member right after it joined, while its partitions’ readers are still starting', async () => {
+    const name = topic();
+    const log = await open({ partitions: 4 });
+    for (let round = 0; round < 3; round++) {
+      const consumer = await log.consume({ topic: name, group: `closing-${round}`, handler: async () => {} });
+      const started = performance.now();
+      // A reader stopped before its ordered consumer was set up kept pulling, and close() never resolved.
+      await consumer.close();
+      expect(performance.now() - started).toBeLessThan(5_000);
+    }
+    await log.close();
+  }, 30_000);
+
+  it("deletes a group's rows and the durable consumers it had, and leaves other groups' alone", async () => {
+    const name = topic();
+    const log = await open({ partitions: 2 });
+    await log.publish(name, [{ key: 'k', value: new Uint8Array([1]), headers: { ce_id: randomUUID() } }]);
+    // Each group's offsets in the database, and the durable consumers of an earlier version beside them.
+    for (const group of ['rebuilt', 'kept']) {
+      await (await log.consume({ topic: name, group, handler: async () => {} })).close();
+      for (const partition of [0, 1]) {
+        await jsm.consumers.add(streamNameOf(name), {
+          durable_name: durableNameOf(group, partition),
+          filter_subject: `${name}.${partition}`,
+          ack_policy: AckPolicy.All,
+        });
+      }
+    }
+    const durables = async (): Promise<string[]> => {
+      const names: string[] = [];
+      for await (const info of jsm.consumers.list(streamNameOf(name))) names.push(info.name);
+      return names.sort();
+    };
+    expect(await durables()).toEqual(['kept-p0', 'kept-p1', 'rebuilt-p0', 'rebuilt-p1']);
+
+    await log.deleteGroup(name, 'rebuilt');
+
+    expect(await durables()).toEqual(['kept-p0', 'kept-p1']);
+    expect(await groupRowsOf(db, schema, name)).toEqual(['offsets kept 0', 'offsets kept 1']);
+    await log.deleteGroup(name, 'rebuilt');
+    await log.close();
   });
 
   it('publishes a batch pipelined, in order per key, even while another client publishes to the topic', async () => {

@@ -19,6 +19,10 @@ export const topicRecorder = () => {
       topics.add(options.topic);
       return log.follow(options);
     },
+    deleteGroup: (topic, group) => {
+      topics.add(topic);
+      return log.deleteGroup(topic, group);
+    },
     close: () => log.close(),
   });
   return { topics, record };

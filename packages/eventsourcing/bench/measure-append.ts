@@ -54,6 +54,7 @@ const discardingLog = (onPublish: (count: number) => void): EventLog => ({
   publish: async (_topic: string, messages: readonly LogMessage[]) => onPublish(messages.length),
   consume: () => Promise.reject(new Error('not used')),
   follow: () => Promise.reject(new Error('not used')),
+  deleteGroup: () => Promise.reject(new Error('not used')),
   close: async () => undefined,
 });
 

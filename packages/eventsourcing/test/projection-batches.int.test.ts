@@ -27,6 +27,9 @@ const handDrivenLog = (): { log: EventLog; member: () => Member } => {
       follow: async () => {
         throw new Error('the projection never follows');
       },
+      deleteGroup: async () => {
+        throw new Error('the projection never deletes a group');
+      },
       close: async () => {},
     },
     member: () => {

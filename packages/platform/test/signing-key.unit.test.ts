@@ -1,17 +1,22 @@
 import { describe, expect, it } from '@jest/globals';
-import { generateKeyPairSync } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync, sign } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  algorithmOf,
   contentDigest,
   ephemeralSigningKey,
   persistentSigningKey,
+  signatureBaseOf,
   signedRequestHeaders,
+  signedResponseHeaders,
   signingKeyFromPem,
   verifiesRequestSignature,
+  verifiesResponseSignature,
   verifyWithJwk,
 } from '../src/signing-key.js';
+import type { PublishedJwk } from '../src/signing-key.js';
 
 const p256Pem = (): string =>
   generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
@@ -159,5 +164,149 @@ describe('RFC 9421 signed requests (UCP webhooks)', () => {
     expect(headers['Signature-Input']).toBe(
       `sig1=("@method" "@authority" "@path" "content-digest" "content-type");created=1;keyid="${key.jwk.kid}"`,
     );
+  });
+});
+
+describe('RFC 9421 signed answers and the algorithm a verifier uses (UCP signatures)', () => {
+  it('signs an answer over @status, content-digest and content-type, naming no alg', () => {
+    const key = ephemeralSigningKey();
+    const body = '{"ucp":{}}';
+    const headers = signedResponseHeaders(
+      key,
+      { status: 200, contentType: 'application/json', body },
+      1_767_225_600,
+    );
+    expect(headers['Content-Digest']).toBe(contentDigest(body));
+    const params = `("@status" "content-digest" "content-type");created=1767225600;keyid="${key.jwk.kid}"`;
+    expect(headers['Signature-Input']).toBe(`sig1=${params}`);
+    const base = [
+      '"@status": 200',
+      `"content-digest": ${contentDigest(body)}`,
+      '"content-type": application/json',
+      `"@signature-params": ${params}`,
+    ].join('\n');
+    const signature = Buffer.from(/^sig1=:([A-Za-z0-9+/=]+):$/.exec(headers.Signature)![1]!, 'base64');
+    expect(verifyWithJwk(key.jwk, base, signature)).toBe(true);
+    const received = {
+      status: 200,
+      headers: {
+        'content-type': 'application/json',
+        'content-digest': headers['Content-Digest'],
+        'signature-input': headers['Signature-Input'],
+        signature: headers.Signature,
+      },
+      body,
+    };
+    expect(verifiesResponseSignature(received, key.jwk)).toBe(true);
+    expect(verifiesResponseSignature({ ...received, status: 201 }, key.jwk)).toBe(false);
+    expect(verifiesResponseSignature({ ...received, body: '{"ucp":[]}' }, key.jwk)).toBe(false);
+    expect(
+      verifiesResponseSignature(
+        { ...received, headers: { ...received.headers, 'content-type': 'text/html' } },
+        key.jwk,
+      ),
+    ).toBe(false);
+  });
+
+  it('takes the algorithm from the JWK: alg when listed, else kty and crv; a contradicting alg is unusable', () => {
+    const jwk = ephemeralSigningKey().jwk;
+    expect(algorithmOf(jwk)).toBe('ES256');
+    const { alg: _alg, ...withoutAlg } = jwk;
+    expect(algorithmOf(withoutAlg)).toBe('ES256');
+    expect(algorithmOf({ ...jwk, alg: 'ES384' })).toBeUndefined();
+    expect(algorithmOf({ ...jwk, alg: 'RS256' })).toBeUndefined();
+    expect(algorithmOf({ kid: 'k', kty: 'OKP', crv: 'Ed25519', x: 'AA' })).toBe('EdDSA');
+    expect(algorithmOf({ kid: 'k', kty: 'RSA' })).toBeUndefined();
+  });
+
+  it('verifies with the JWK’s algorithm: an ES384 key’s SHA-384 signature, not a SHA-256 one', () => {
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'secp384r1' });
+    const exported = createPublicKey(privateKey).export({ format: 'jwk' });
+    const jwk: PublishedJwk = {
+      kid: 'p384',
+      kty: 'EC',
+      crv: 'P-384',
+      x: exported.x!,
+      y: exported.y!,
+      alg: 'ES384',
+    };
+    const data = 'signed bytes';
+    const signed = (hash: string) =>
+      sign(hash, Buffer.from(data), { key: privateKey, dsaEncoding: 'ieee-p1363' });
+    expect(verifyWithJwk(jwk, data, signed('sha384'))).toBe(true);
+    expect(verifyWithJwk(jwk, data, signed('sha256'))).toBe(false);
+    // Listed as ES256, the P-384 key verifies nothing: its alg contradicts its curve.
+    expect(verifyWithJwk({ ...jwk, alg: 'ES256' }, data, signed('sha384'))).toBe(false);
+  });
+
+  it('refuses a Signature-Input whose alg names another algorithm than the key, accepts the same one', () => {
+    const key = ephemeralSigningKey();
+    const body = '{}';
+    const digest = contentDigest(body);
+    const received = (alg: string) => {
+      const params = `("@status" "content-digest" "content-type");keyid="${key.jwk.kid}";alg="${alg}";created=1`;
+      const base = signatureBaseOf(
+        [
+          ['@status', '200'],
+          ['content-digest', digest],
+          ['content-type', 'application/json'],
+        ],
+        params,
+      );
+      return {
+        status: 200,
+        headers: {
+          'content-type': 'application/json',
+          'content-digest': digest,
+          'signature-input': `sig1=${params}`,
+          signature: `sig1=:${key.sign(base).toString('base64')}:`,
+        },
+        body,
+      };
+    };
+    expect(verifiesResponseSignature(received('ecdsa-p256-sha256'), key.jwk)).toBe(true);
+    expect(verifiesResponseSignature(received('ecdsa-p384-sha384'), key.jwk)).toBe(false);
+    expect(verifiesResponseSignature(received('ES256'), key.jwk)).toBe(false);
+  });
+
+  it('refuses a signature that leaves the body or the sent UCP-Agent uncovered', () => {
+    const key = ephemeralSigningKey();
+    const body = '{"a":1}';
+    const receivedWith = (headers: Record<string, string>) => {
+      const signed = signedRequestHeaders(
+        key,
+        { method: 'POST', url: 'https://hooks.example/in', headers, body },
+        1,
+      );
+      return {
+        method: 'POST',
+        path: '/in',
+        headers: {
+          ...headers,
+          host: 'hooks.example',
+          'content-digest': signed['Content-Digest'],
+          'signature-input': signed['Signature-Input'],
+          signature: signed.Signature,
+        },
+        body,
+      };
+    };
+    const typed = receivedWith({ 'content-type': 'application/json' });
+    expect(verifiesRequestSignature(typed, key.jwk)).toBe(true);
+    // A UCP-Agent the signature does not cover could have been added on the way.
+    expect(
+      verifiesRequestSignature(
+        { ...typed, headers: { ...typed.headers, 'ucp-agent': 'profile="x"' } },
+        key.jwk,
+      ),
+    ).toBe(false);
+    // Signed without its content-type, the body is not bound by its type.
+    const untyped = receivedWith({});
+    expect(
+      verifiesRequestSignature(
+        { ...untyped, headers: { ...untyped.headers, 'content-type': 'application/json' } },
+        key.jwk,
+      ),
+    ).toBe(false);
   });
 });

@@ -25,6 +25,7 @@ export const namespacedEventLog = (log: EventLog, namespace: string): EventLog =
         topic: physical(options.topic),
         handler: logical(options.topic, options.handler),
       }),
+    deleteGroup: (topic, group) => log.deleteGroup(physical(topic), group),
     close: () => log.close(),
   };
 };

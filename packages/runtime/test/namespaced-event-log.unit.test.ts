@@ -6,6 +6,7 @@ import { namespacedEventLog } from '../src/namespaced-event-log.js';
 const recordingLog = () => {
   const published: string[] = [];
   const subscriptions: (ConsumeOptions | FollowOptions)[] = [];
+  const deletedGroups: string[] = [];
   const log: EventLog = {
     publish: async (topic) => {
       published.push(topic);
@@ -18,9 +19,12 @@ const recordingLog = () => {
       subscriptions.push(options);
       return { close: async () => undefined };
     },
+    deleteGroup: async (topic, group) => {
+      deletedGroups.push(`${topic} ${group}`);
+    },
     close: async () => undefined,
   };
-  return { log, published, subscriptions };
+  return { log, published, subscriptions, deletedGroups };
 };
 
 describe('namespacedEventLog', () => {
@@ -52,6 +56,12 @@ describe('namespacedEventLog', () => {
       messages: [delivered],
     });
     expect(seen).toEqual(['marketplace.listing.v1', 'marketplace.listing.v1']);
+  });
+
+  it('prefixes the topic of a group it deletes', async () => {
+    const { log, deletedGroups } = recordingLog();
+    await namespacedEventLog(log, 'staging').deleteGroup('marketplace.listing.v1', 'catalog');
+    expect(deletedGroups).toEqual(['staging.marketplace.listing.v1 catalog']);
   });
 
   it('prefixes the topic of a follower, and hands it the logical topic', async () => {

@@ -109,5 +109,7 @@ export const tracedEventLog = (log: EventLog): EventLog => ({
   follow: (options) =>
     log.follow({ ...options, handler: tracedHandler(options.topic, undefined, options.handler) }),
 
+  deleteGroup: (topic, group) => log.deleteGroup(topic, group),
+
   close: () => log.close(),
 });

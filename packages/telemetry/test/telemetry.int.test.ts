@@ -37,6 +37,9 @@ const inMemoryLog = (): EventLog => {
     async follow() {
       throw new Error('nothing here follows');
     },
+    async deleteGroup() {
+      throw new Error('nothing here deletes a group');
+    },
     close: async () => undefined,
   };
 };

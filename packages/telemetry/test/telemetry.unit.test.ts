@@ -33,6 +33,7 @@ describe('with the SDK off', () => {
       },
       consume: async () => ({ close: async () => undefined }),
       follow: async () => ({ close: async () => undefined }),
+      deleteGroup: async () => undefined,
       close: async () => undefined,
     };
     const message = {

@@ -76,6 +76,7 @@ const silentLog: EventLog = {
   publish: async () => undefined,
   consume: async () => ({ close: async () => undefined }),
   follow: async () => ({ close: async () => undefined }),
+  deleteGroup: async () => undefined,
   close: async () => undefined,
 };
 

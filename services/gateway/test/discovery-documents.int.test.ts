@@ -4,9 +4,8 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import type { Database } from '@marketplace/database';
 import { testEngines } from '@marketplace/database/testing';
 import { TestGateway, backendsAt } from './support/gateway-harness.js';
-import { contentDigest, verifyWithJwk } from '@marketplace/platform';
+import { contentDigest, verifiesResponseSignature } from '@marketplace/platform';
 import type { SigningJwk } from '@marketplace/platform';
-import { signatureBase } from '../src/edge/signing/signed-answer.js';
 
 const [engine] = testEngines();
 const PUBLIC_BASE_URL = 'https://market.example.com';
@@ -159,15 +158,16 @@ describe('discovery documents', () => {
 
     const digest = response.headers.get('content-digest')!;
     expect(digest).toBe(contentDigest(body));
-    const input = response.headers.get('signature-input')!;
-    expect(input).toMatch(
-      new RegExp(
-        `^sig1=\\("@status" "content-digest"\\);created=[0-9]+;keyid="${key!.kid}";alg="ecdsa-p256-sha256"$`,
-      ),
+    // UCP signatures: the answer's body bound by digest and type, no `alg` (the verifier takes it from the JWK).
+    expect(response.headers.get('signature-input')).toMatch(
+      new RegExp(`^sig1=\\("@status" "content-digest" "content-type"\\);created=[0-9]+;keyid="${key!.kid}"$`),
     );
-    const signature = Buffer.from(/^sig1=:(.+):$/.exec(response.headers.get('signature')!)![1]!, 'base64');
-    const params = input.slice('sig1='.length);
-    expect(verifyWithJwk(key!, signatureBase(response.status, digest, params), signature)).toBe(true);
+    const received = { status: response.status, headers: Object.fromEntries(response.headers), body };
+    expect(verifiesResponseSignature(received, key!)).toBe(true);
+    expect(verifiesResponseSignature({ ...received, body: body.replace('"ucp"', '"ucq"') }, key!)).toBe(
+      false,
+    );
+    expect(verifiesResponseSignature({ ...received, status: 404 }, key!)).toBe(false);
   });
 
   it('serves the ACP discovery document at /.well-known/acp and /.well-known/acp.json', async () => {

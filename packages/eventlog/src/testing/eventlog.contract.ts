@@ -295,6 +295,31 @@ export const describeEventLogContract = (name: string, target: EventLogContractT
       expect(of(2)().map((delivery) => delivery.seq)).toEqual(Array.from({ length: 10 }, (_, i) => 30 + i));
     });
 
+    test('deleteGroup forgets a group no one consumes: nothing of it is kept, and it starts afresh; twice is no error', async () => {
+      const topic = uniqueTopic();
+      const group = uniqueGroup('deleted');
+      const [client, publisher] = [await open(), await open()];
+      const history = Array.from({ length: 10 }, (_, seq) => testMessage('only-key', seq));
+      await publisher.publish(topic, history);
+      const first = await member(client, 0, { topic, group });
+      await waitForAll(history);
+      // Not while this client consumes in the group.
+      await expect(client.deleteGroup(topic, group)).rejects.toThrow(group);
+      await first.close();
+
+      await client.deleteGroup(topic, group);
+      if (target.consumerStateOf) expect(await target.consumerStateOf(topic)).toEqual([]);
+      await client.deleteGroup(topic, group);
+      await client.deleteGroup(topic, uniqueGroup('never-seen'));
+
+      // Consuming again, the group is a new one: it replays from the beginning.
+      await member(client, 1, { topic, group });
+      await waitForAll(history, () => deliveries.filter((delivery) => delivery.member === 1));
+      expect(deliveries.filter((delivery) => delivery.member === 1).map((delivery) => delivery.seq)).toEqual(
+        Array.from({ length: 10 }, (_, seq) => seq),
+      );
+    });
+
     test("a new group consuming from 'latest' skips the history", async () => {
       const topic = uniqueTopic();
       const [client, publisher] = [await open(), await open()];
@@ -461,6 +486,7 @@ export const describeEventLogContract = (name: string, target: EventLogContractT
         client.consume({ topic: uniqueTopic(), group: 'valid', maxBatch: 0, handler }),
       ).rejects.toThrow(/invalid maxBatch 0/);
       await expect(client.follow({ topic: 'no spaces allowed', handler })).rejects.toThrow(/invalid topic/);
+      await expect(client.deleteGroup(uniqueTopic(), 'a.b')).rejects.toThrow(/invalid consumer group/);
       await expect(client.follow({ topic: uniqueTopic(), maxBatch: 0, handler })).rejects.toThrow(
         /invalid maxBatch 0/,
       );

@@ -45,6 +45,10 @@ export class RecordingEventLog implements EventLog {
     throw new Error('RecordingEventLog has no followers');
   }
 
+  async deleteGroup(_topic: string, _group: string): Promise<void> {
+    throw new Error('RecordingEventLog has no groups');
+  }
+
   async close(): Promise<void> {}
 }
 

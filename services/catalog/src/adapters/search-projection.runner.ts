@@ -139,6 +139,9 @@ export const startSearchProjection = async (options: SearchProjectionOptions): P
     db,
     schema,
     name: SEARCH_PROJECTION,
+    log,
+    topic: LISTING_TOPIC,
+    logger,
     consume,
     reset: (tx) => products.deleteAll(tx),
     // The change feed sees the new generation and empties the indexes (every replica's feed does the same).

@@ -29,6 +29,9 @@ export const startSellerProjection = (options: {
     db: options.db,
     schema: options.schema,
     name: SELLER_PROJECTION,
+    log: options.log,
+    topic: ACCOUNT_TOPIC,
+    logger: options.logger,
     consume: (group) =>
       startProjection<AccountFact | undefined>({
         log: options.log,

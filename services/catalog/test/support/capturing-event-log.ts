@@ -7,6 +7,8 @@ import type { DeliveredMessage, EventLog, ConsumeOptions } from '@marketplace/ev
 export interface CapturingEventLog extends EventLog {
   /** Every consume call, in order, with whether it was closed since. */
   readonly consumers: { readonly options: ConsumeOptions; closed: boolean }[];
+  /** Every group deleted (`deleteGroup`), as `<topic> <group>`, in order. */
+  readonly deletedGroups: string[];
   /**
    * Hands the messages, as one batch of the first one's partition, to the handler of the open consumer of
    * their topic, as the log would; resolves when it was handled.
@@ -16,8 +18,10 @@ export interface CapturingEventLog extends EventLog {
 
 export const capturingEventLog = (): CapturingEventLog => {
   const consumers: { options: ConsumeOptions; closed: boolean }[] = [];
+  const deletedGroups: string[] = [];
   return {
     consumers,
+    deletedGroups,
     async publish() {
       throw new Error('the catalog never publishes');
     },
@@ -32,6 +36,13 @@ export const capturingEventLog = (): CapturingEventLog => {
     },
     async follow() {
       throw new Error('the catalog never follows');
+    },
+    async deleteGroup(topic, group) {
+      if (
+        consumers.some(({ options, closed }) => !closed && options.topic === topic && options.group === group)
+      )
+        throw new Error(`the group ${group} still consumes ${topic}`);
+      deletedGroups.push(`${topic} ${group}`);
     },
     async deliver(...messages) {
       const [message] = messages;

@@ -7,7 +7,7 @@ import type { McpDispatcher } from '../mcp/dispatcher.js';
 import { methodNotAllowed } from '../http/method-not-allowed.js';
 import type { Problems } from '../http/problem.js';
 import type { RouteDoc } from './openapi.describe.js';
-import { signedAnswerHeaders } from '../signing/signed-answer.js';
+import { signedResponseHeaders } from '@marketplace/platform';
 import type { SigningJwk, SigningKey } from '@marketplace/platform';
 import { UCP_CAPABILITIES, UCP_SHOPPING_PATH, UCP_VERSION } from '../ucp.js';
 
@@ -205,9 +205,12 @@ export const discoveryRoutes = (
   // Signed per answer: `created` tells a verifier how fresh the signature is (docs/agents.md, "Signing key").
   const signedJson = (document: unknown) => {
     const body = JSON.stringify(document);
+    // The Content-Type exactly as sent (Express adds the charset to a string body), since the signature covers it.
+    const contentType = 'application/json; charset=utf-8';
     return (_req: unknown, res: Response) => {
-      res.set(signedAnswerHeaders(signingKey, 200, body, Math.floor(Date.now() / 1000)));
-      sendDocument(res, 'application/json', body, DISCOVERY_CACHE_CONTROL);
+      const created = Math.floor(Date.now() / 1000);
+      res.set(signedResponseHeaders(signingKey, { status: 200, contentType, body }, created));
+      sendDocument(res, contentType, body, DISCOVERY_CACHE_CONTROL);
     };
   };
   const json = (document: unknown) => {
