@@ -57,11 +57,4 @@ export class ProductVersionWaits {
       if (waits.size === 0) this.#waits.delete(request.productId);
     }
   }
-
-  /** Calls waiting now (for tests and metrics). */
-  get size(): number {
-    let count = 0;
-    for (const waits of this.#waits.values()) count += waits.size;
-    return count;
-  }
 }
