@@ -7,7 +7,7 @@ import { mailerConfigSchema } from '@marketplace/mailer';
 import { outboundConfigSchema } from '@marketplace/outbound-http';
 import { infrastructureConfigSchema } from '@marketplace/runtime';
 import { orderSettingsSchema } from '@marketplace/order';
-import { rateLimitConfigSchema } from '@marketplace/gateway';
+import { importPacingConfigSchema, rateLimitConfigSchema } from '@marketplace/gateway';
 
 /** `pnpm start`: the whole marketplace in one process. Infrastructure defaults are the embedded adapters. */
 export const embeddedConfigSchema = infrastructureConfigSchema.extend({
@@ -31,6 +31,7 @@ export const embeddedConfigSchema = infrastructureConfigSchema.extend({
   ...embedderConfigSchema.shape,
   ...orderSettingsSchema.shape,
   ...rateLimitConfigSchema.shape,
+  ...importPacingConfigSchema.shape,
 });
 
 export type EmbeddedConfig = z.infer<typeof embeddedConfigSchema>;

@@ -97,6 +97,7 @@ export const startMarketplace = async (
           config.AGENT_TOKEN_SECRET ?? (await persistentSecret(config.DATA_DIR, 'agent-token-secret')),
         signingKey,
         publicBaseUrl: config.PUBLIC_BASE_URL,
+        importRestShare: config.IMPORT_REST_SHARE,
         isBackendReady: () => backends.every((handle) => handle.isReady()),
       }),
     );

@@ -38,5 +38,6 @@ runServiceMain({
           : signingKeyFromPem(config.SIGNING_KEY_PEM),
       publicBaseUrl: config.PUBLIC_BASE_URL,
       grpcDeadlineMs: config.GRPC_DEADLINE_MS,
+      importRestShare: config.IMPORT_REST_SHARE,
     }),
 });

@@ -91,4 +91,11 @@ describe('planning the next import chunk (nextChunkPlan)', () => {
     expect(firstChunkPlan().rows).toBeGreaterThanOrEqual(DEFAULT_CHUNK_PLAN_LIMITS.minRows);
     expect(DEFAULT_CHUNK_PLAN_LIMITS.maxRows).toBeLessThanOrEqual(1_000);
   });
+
+  it('works at most a tenth of the time by default while foreground requests come (docs/imports.md, "Pacing")', () => {
+    const rested = nextChunkPlan(firstChunkPlan(), { ...calm, chunkMs: 150 });
+
+    expect(rested.restMs).toBe(1_350);
+    expect(150 / (150 + rested.restMs)).toBeCloseTo(0.1);
+  });
 });

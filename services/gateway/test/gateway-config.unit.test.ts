@@ -1,5 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { gatewayConfigSchema } from '../src/edge/gateway.config.js';
+import { importPacingOf } from '../src/edge/import-pacing.config.js';
+import { DEFAULT_CHUNK_PLAN_LIMITS } from '../src/contexts/listings/imports/chunk-plan.js';
 
 describe('the gateway configuration', () => {
   it('takes a service address as host:port, a DNS name or a list of addresses, which it balances over', () => {
@@ -32,5 +34,22 @@ describe('the gateway configuration', () => {
 
     expect(result.success).toBe(false);
     expect(result.error?.issues.map((issue) => issue.path.join('.'))).toEqual(['SIGNING_KEY_PEM']);
+  });
+
+  it('takes IMPORT_REST_SHARE as the import\'s rest share, defaulting to the plan\'s (docs/imports.md, "Pacing")', () => {
+    expect(gatewayConfigSchema.parse({}).IMPORT_REST_SHARE).toBe(DEFAULT_CHUNK_PLAN_LIMITS.restShare);
+    const config = gatewayConfigSchema.parse({ IMPORT_REST_SHARE: '0.5' });
+
+    const pacing = importPacingOf(config.IMPORT_REST_SHARE);
+
+    expect(pacing.limits).toEqual({ ...DEFAULT_CHUNK_PLAN_LIMITS, restShare: 0.5 });
+    expect(importPacingOf().limits).toEqual(DEFAULT_CHUNK_PLAN_LIMITS);
+  });
+
+  it.each(['-1', '51', 'fast', 'NaN'])('refuses IMPORT_REST_SHARE=%s, naming the variable', (share) => {
+    const result = gatewayConfigSchema.safeParse({ IMPORT_REST_SHARE: share });
+
+    expect(result.success).toBe(false);
+    expect(result.error?.issues.map((issue) => issue.path.join('.'))).toEqual(['IMPORT_REST_SHARE']);
   });
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_GRPC_PORTS, envGrpcTarget, envPort } from '@marketplace/platform';
 import { rateLimitConfigSchema } from './http/rate-limit.config.js';
+import { importPacingConfigSchema } from './import-pacing.config.js';
 
 /** The gateway's own environment variables (cluster mode); the infrastructure ones come from @marketplace/runtime. */
 export const gatewayConfigSchema = z.object({
@@ -12,6 +13,7 @@ export const gatewayConfigSchema = z.object({
   ORDER_GRPC_ADDR: envGrpcTarget(DEFAULT_GRPC_PORTS.order),
   QUOTE_GRPC_ADDR: envGrpcTarget(DEFAULT_GRPC_PORTS.quote),
   ...rateLimitConfigSchema.shape,
+  ...importPacingConfigSchema.shape,
   ADMIN_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
   /** Absent: generated once and kept in DATA_DIR (replicas must then share DATA_DIR or set it). */
   AGENT_TOKEN_SECRET: z.string().min(32, 'use at least 32 characters').optional(),

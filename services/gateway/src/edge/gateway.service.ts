@@ -22,6 +22,7 @@ import { ListingImportsTable } from '../contexts/listings/adapters/listing-impor
 import { applyChunkVia } from '../contexts/listings/imports/apply-chunk.js';
 import { startImportWorker } from '../contexts/listings/imports/import.worker.js';
 import { paceImport } from '../contexts/listings/imports/pace-import.js';
+import { importPacingOf } from './import-pacing.config.js';
 import { createSubscriptionClient } from '../contexts/subscriptions/subscription.client.js';
 import { startSavedSearchMatchFeed } from '../contexts/subscriptions/saved-search-matches.js';
 import { createOrderClient } from '../contexts/orders/order.client.js';
@@ -84,6 +85,8 @@ export interface GatewayOptions {
   readonly importsSchema?: string;
   /** How often an idle import worker looks for queued imports; default 2 s (an upload wakes it at once). */
   readonly importPollMs?: number;
+  /** While others are served, an import rests this many times each chunk's window (docs/imports.md, "Pacing"). */
+  readonly importRestShare?: number;
   /** Deadline of every gRPC call; default 5 s. */
   readonly grpcDeadlineMs?: number;
   /** How long stop() lets in-flight requests finish before cutting connections; default 10 s. */
@@ -168,6 +171,7 @@ export const startGateway = async (options: GatewayOptions): Promise<ServiceHand
       async ({ sellerAccountId, productId, version }, timeoutMs) =>
         catalog.awaitProductVersion({ productId, minVersion: version, sellerAccountId, timeoutMs }),
       foreground,
+      importPacingOf(options.importRestShare),
     ),
   });
   // Uploads' idempotency keys are forgotten after 24 hours, as the services' are (docs/idempotency.md).

@@ -30,9 +30,10 @@ export const DEFAULT_CHUNK_PLAN_LIMITS: ChunkPlanLimits = {
   startRows: 25,
   stepRows: 25,
   excessFactor: 1.5,
-  // While others are served an import works at most a fifth of the time: every chunk's burst slows some of the
+  // While others are served an import works at most a tenth of the time: every chunk's burst slows some of the
   // requests it meets, however small the chunk, so only fewer bursts keep the foreground's tail (docs/imports.md).
-  restShare: 4,
+  // IMPORT_REST_SHARE sets another share.
+  restShare: 9,
   maxRestMs: 5_000,
 };
 
