@@ -5,7 +5,7 @@ export { runDemoCli, DEMO_USAGE } from './edge/cli/demo.cli.js';
 export { runImportCli, IMPORT_USAGE } from './contexts/listings/imports.cli.js';
 export { gatewayConfigSchema, type GatewayConfig } from './edge/gateway.config.js';
 export { rateLimitConfigSchema, type RateLimitConfig } from './edge/http/rate-limit.config.js';
-export { importPacingConfigSchema, type ImportPacingConfig } from './edge/import-pacing.config.js';
+export { importPacingConfigSchema } from './edge/import-pacing.config.js';
 export { createIdentityService, type IdentityService } from './contexts/identity/identity.service.js';
 export { createListingClient, type ListingClient } from './contexts/listings/listing.client.js';
 export { createCatalogClient, type CatalogClient } from './contexts/catalog/catalog.client.js';

@@ -12,8 +12,6 @@ export const importPacingConfigSchema = z.object({
   IMPORT_REST_SHARE: z.coerce.number().min(0).max(50).default(DEFAULT_CHUNK_PLAN_LIMITS.restShare),
 });
 
-export type ImportPacingConfig = z.infer<typeof importPacingConfigSchema>;
-
 /** The import worker's pacing with the configured rest share. */
 export const importPacingOf = (restShare: number = DEFAULT_CHUNK_PLAN_LIMITS.restShare): ImportPacing => ({
   ...DEFAULT_IMPORT_PACING,
