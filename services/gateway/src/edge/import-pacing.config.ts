@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { DEFAULT_CHUNK_PLAN_LIMITS } from '../contexts/listings/imports/chunk-plan.js';
 import type { ImportPacing } from '../contexts/listings/imports/pace-import.js';
 import { DEFAULT_IMPORT_PACING } from '../contexts/listings/imports/pace-import.js';
 
@@ -9,11 +8,11 @@ import { DEFAULT_IMPORT_PACING } from '../contexts/listings/imports/pace-import.
  * cores; where they have cores of their own, a smaller share imports faster. 0 never rests.
  */
 export const importPacingConfigSchema = z.object({
-  IMPORT_REST_SHARE: z.coerce.number().min(0).max(50).default(DEFAULT_CHUNK_PLAN_LIMITS.restShare),
+  IMPORT_REST_SHARE: z.coerce.number().min(0).max(50).default(DEFAULT_IMPORT_PACING.limits.restShare),
 });
 
 /** The import worker's pacing with the configured rest share. */
-export const importPacingOf = (restShare: number = DEFAULT_CHUNK_PLAN_LIMITS.restShare): ImportPacing => ({
+export const importPacingOf = (restShare = DEFAULT_IMPORT_PACING.limits.restShare): ImportPacing => ({
   ...DEFAULT_IMPORT_PACING,
   limits: { ...DEFAULT_IMPORT_PACING.limits, restShare },
 });
